@@ -1,0 +1,90 @@
+package metapolicy
+
+import "math"
+
+// tally is one candidate answer with its support.
+type tally struct {
+	answer string
+	votes  int
+	conf   float64 // summed confidence, missing counted as 0
+	first  int     // lowest agent index holding it
+}
+
+// tallies groups the answers of the agents for which keep(i) is true.
+// Empty answers cast no vote.
+func tallies(answers []string, conf []float64, keep func(int) bool) []tally {
+	var ts []tally
+	for i, a := range answers {
+		if a == "" || !keep(i) {
+			continue
+		}
+		c := 0.0
+		if conf != nil && Known(conf[i]) {
+			c = conf[i]
+		}
+		found := false
+		for k := range ts {
+			if ts[k].answer == a {
+				ts[k].votes++
+				ts[k].conf += c
+				found = true
+				break
+			}
+		}
+		if !found {
+			ts = append(ts, tally{answer: a, votes: 1, conf: c, first: i})
+		}
+	}
+	return ts
+}
+
+// TeamAnswer is the plurality answer of the agents other than exclude
+// (exclude < 0 keeps all): most votes, then highest summed confidence, then
+// the answer held by the lowest agent index (SPEC §1). conf may be nil
+// (all missing). It returns "" when no agent has an answer.
+func TeamAnswer(answers []string, conf []float64, exclude int) string {
+	ts := tallies(answers, conf, func(i int) bool { return i != exclude })
+	best := -1
+	for k, t := range ts {
+		if best < 0 || better(t.votes, t.conf, ts[best].votes, ts[best].conf) {
+			best = k
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return ts[best].answer
+}
+
+// ConcedeTarget is the answer a conceding agent self adopts: the answer held
+// by the peers with the highest summed confidence; ties go to the plurality
+// answer, then to the lowest agent index (SPEC §1). It returns "" when no
+// peer has an answer.
+func ConcedeTarget(answers []string, conf []float64, self int) string {
+	ts := tallies(answers, conf, func(i int) bool { return i != self })
+	best := -1
+	for k, t := range ts {
+		if best < 0 || better(0, t.conf, 0, ts[best].conf) ||
+			(sameConf(t.conf, ts[best].conf) && t.votes > ts[best].votes) {
+			best = k
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return ts[best].answer
+}
+
+// better orders by votes, then summed confidence. Tallies are built in
+// order of first holder, so keeping the earlier one on a full tie is the
+// lowest-agent-index rule.
+func better(v1 int, c1 float64, v2 int, c2 float64) bool {
+	if v1 != v2 {
+		return v1 > v2
+	}
+	return c1 > c2 && !sameConf(c1, c2)
+}
+
+// sameConf treats sums that differ only by rounding as tied, so that the
+// order in which confidences were added cannot decide a tie.
+func sameConf(a, b float64) bool { return math.Abs(a-b) <= 1e-12*max(1, math.Abs(a), math.Abs(b)) }

@@ -1,0 +1,67 @@
+package metapolicy
+
+import (
+	"fmt"
+	"math"
+)
+
+// Profile is an agent's reasoning profile for its current answer: what the
+// source tells about how the answer was produced. Zero counts mean unknown
+// or none; the featurizer treats them alike.
+type Profile struct {
+	Steps  int `json:"steps,omitempty"`  // reasoning steps (lines, numbered steps)
+	Tokens int `json:"tokens,omitempty"` // tokens spent on the answer
+	Hedges int `json:"hedges,omitempty"` // hedging words ("maybe", "not sure")
+	// SelfConfidence is the confidence the agent stated in its answer, in
+	// [0,1]; NaN when it stated none.
+	SelfConfidence float64 `json:"-"`
+}
+
+// AgentState is one agent's meta-cognitive state at the start of a round.
+type AgentState struct {
+	Answer  string // normalised answer; "" when none could be read
+	Profile Profile
+	// Confidence is the introspective confidence (a critic's or a self
+	// score) in [0,1]; NaN when missing. Missing is a flag, not a zero.
+	Confidence float64
+}
+
+// Known reports whether a confidence value is present.
+func Known(c float64) bool { return !math.IsNaN(c) }
+
+// Missing is the value of an absent confidence.
+var Missing = math.NaN()
+
+// Observation is what agent Self sees when it picks its action in round
+// Round (1-based deliberation round) of Rounds: every agent's state, its own
+// included, indexed by agent.
+type Observation struct {
+	Self   int
+	Round  int
+	Rounds int
+	Agents []AgentState
+}
+
+// Check reports an observation the featurizer cannot encode.
+func (o *Observation) Check() error {
+	switch {
+	case len(o.Agents) < 2:
+		return fmt.Errorf("metapolicy: observation has %d agents, want ≥ 2", len(o.Agents))
+	case o.Self < 0 || o.Self >= len(o.Agents):
+		return fmt.Errorf("metapolicy: self index %d outside [0, %d)", o.Self, len(o.Agents))
+	case o.Rounds < 1 || o.Round < 1 || o.Round > o.Rounds:
+		return fmt.Errorf("metapolicy: round %d of %d, want 1 ≤ round ≤ rounds", o.Round, o.Rounds)
+	}
+	for i, a := range o.Agents {
+		if c := a.Confidence; Known(c) && !(c >= 0 && c <= 1) {
+			return fmt.Errorf("metapolicy: agent %d: confidence %v outside [0,1]", i, c)
+		}
+		if c := a.Profile.SelfConfidence; Known(c) && !(c >= 0 && c <= 1) {
+			return fmt.Errorf("metapolicy: agent %d: self-confidence %v outside [0,1]", i, c)
+		}
+		if a.Profile.Steps < 0 || a.Profile.Tokens < 0 || a.Profile.Hedges < 0 {
+			return fmt.Errorf("metapolicy: agent %d: negative profile count", i)
+		}
+	}
+	return nil
+}

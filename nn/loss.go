@@ -1,0 +1,102 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+)
+
+// NumActions is the width of the policy's output: persist, refine, concede.
+const NumActions = 3
+
+// LossConfig holds the coefficients of the SoftRankPO loss of SPEC §4.
+type LossConfig struct {
+	EpsLow  float64 `json:"eps_low"`  // ratio clip below: 1 − EpsLow
+	EpsHigh float64 `json:"eps_high"` // ratio clip above: 1 + EpsHigh
+	Beta    float64 `json:"beta"`     // KL penalty to the reference policy
+	Entropy float64 `json:"entropy"`  // c_H, entropy bonus
+}
+
+// DefaultLoss returns ε_low = ε_high = 0.2, β = 0.05, c_H = 0.
+func DefaultLoss() LossConfig { return LossConfig{EpsLow: 0.2, EpsHigh: 0.2, Beta: 0.05} }
+
+// Validate reports a coefficient outside its domain.
+func (c LossConfig) Validate() error {
+	ok := func(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }
+	switch {
+	case !ok(c.EpsLow) || c.EpsLow >= 1:
+		return fmt.Errorf("nn: loss: eps_low %v, want [0, 1)", c.EpsLow)
+	case !ok(c.EpsHigh):
+		return fmt.Errorf("nn: loss: eps_high %v, want a finite value ≥ 0", c.EpsHigh)
+	case !ok(c.Beta):
+		return fmt.Errorf("nn: loss: beta %v, want a finite value ≥ 0", c.Beta)
+	case !ok(c.Entropy):
+		return fmt.Errorf("nn: loss: entropy %v, want a finite value ≥ 0", c.Entropy)
+	}
+	return nil
+}
+
+// Batch is one minibatch of training decisions, row-major.
+//
+//	X          B×F features
+//	Actions    B actions in [0, NumActions)
+//	Adv        B advantages
+//	BehLogp    B behaviour log-probabilities log μ(a|x)
+//	RefLogp    B×NumActions log π_ref(·|x) of the frozen reference policy
+//
+// The reference log-probabilities are an input, not a network: π_ref is
+// frozen, so they are computed once per batch by whoever builds it.
+type Batch[T Float] struct {
+	X       []T
+	Actions []uint8
+	Adv     []T
+	BehLogp []T
+	RefLogp []T
+}
+
+// Len is the number of rows B.
+func (b *Batch[T]) Len() int { return len(b.Actions) }
+
+// Check reports a batch whose slices disagree with B rows of width features,
+// an action outside the three, or a non-finite value. Call it once at a
+// boundary; kernels trust what passed.
+func (b *Batch[T]) Check(features int) error {
+	n := len(b.Actions)
+	if n == 0 {
+		return fmt.Errorf("nn: empty batch")
+	}
+	switch {
+	case len(b.X) != n*features:
+		return fmt.Errorf("nn: batch: %d feature values for %d rows of width %d", len(b.X), n, features)
+	case len(b.Adv) != n:
+		return fmt.Errorf("nn: batch: %d advantages for %d rows", len(b.Adv), n)
+	case len(b.BehLogp) != n:
+		return fmt.Errorf("nn: batch: %d behaviour log-probabilities for %d rows", len(b.BehLogp), n)
+	case len(b.RefLogp) != n*NumActions:
+		return fmt.Errorf("nn: batch: %d reference log-probabilities for %d rows of %d actions", len(b.RefLogp), n, NumActions)
+	}
+	for i, a := range b.Actions {
+		if a >= NumActions {
+			return fmt.Errorf("nn: batch: row %d: action %d outside [0, %d)", i, a, NumActions)
+		}
+	}
+	for name, s := range map[string][]T{"features": b.X, "advantage": b.Adv, "behaviour logprob": b.BehLogp, "reference logprob": b.RefLogp} {
+		for i, v := range s {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return fmt.Errorf("nn: batch: %s[%d] is %v", name, i, f)
+			}
+		}
+	}
+	return nil
+}
+
+// LossStats are the batch means of the loss and its parts, and the share of
+// rows whose ratio was clipped on each side (TRL's clip_ratio/low|high: the
+// clip was active and bounded the objective).
+type LossStats struct {
+	Loss       float64 `json:"loss"`
+	PolicyLoss float64 `json:"policy_loss"`
+	KL         float64 `json:"kl"`
+	Entropy    float64 `json:"entropy"`
+	ClipLow    float64 `json:"clip_ratio/low"`
+	ClipHigh   float64 `json:"clip_ratio/high"`
+}
