@@ -1,0 +1,39 @@
+// Package env runs deliberations: an Env supplies tasks and what each
+// meta-action does to an agent, and Run lets any metapolicy.Policy drive a
+// team through the rounds, recording data.Episodes with behaviour
+// log-probabilities.
+package env
+
+import (
+	"math/rand/v2"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/metapolicy"
+)
+
+// Env is a source of deliberation tasks.
+type Env interface {
+	// Name identifies the environment in episodes' Source field.
+	Name() string
+	// NumTasks is the number of tasks; Start takes 0 ≤ task < NumTasks().
+	NumTasks() int
+	// Start opens task number task for a team. rng is the episode's own
+	// stream: an Env draws all its randomness from it, so that the same
+	// seed replays the same episode.
+	Start(task int, rng *rand.Rand) (Game, error)
+}
+
+// Game is one task in progress.
+type Game interface {
+	// Task returns the task id, its text (may be empty) and its gold
+	// answer ("" when unknown).
+	Task() (id, question, gold string)
+	// Agents is the team size N ≥ 2.
+	Agents() int
+	// Initial returns every agent's round-0 turn.
+	Initial() ([]data.Turn, error)
+	// Step returns agent's turn for round (≥ 1) after it takes action,
+	// given every agent's turn of the previous round. Actions within a
+	// round are simultaneous: all see the same prev.
+	Step(round, agent int, action metapolicy.Action, prev []data.Turn) (data.Turn, error)
+}
