@@ -1,6 +1,6 @@
 module github.com/mpdf/mpdf
 
-go 1.26.8
+go 1.26
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
@@ -27,7 +27,6 @@ require (
 	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	github.com/xtgo/set v1.0.0 // indirect
-	go4.org/unsafe/assume-no-moving-gc v0.0.0-20231121144256-b99613f794b6 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/sys v0.46.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
@@ -43,3 +42,8 @@ require (
 	gorgonia.org/vecf32 v0.9.0 // indirect
 	gorgonia.org/vecf64 v0.9.0 // indirect
 )
+
+// gorgonia v0.9.18 pulls an old go4.org/unsafe/assume-no-moving-gc that
+// panics at start-up on Go ≥ 1.22 ("assume-no-moving-gc: unsupported Go
+// version"); this version knows newer runtimes.
+require go4.org/unsafe/assume-no-moving-gc v0.0.0-20231121144256-b99613f794b6
