@@ -1,7 +1,3 @@
-// Package env runs deliberations: an Env supplies tasks and what each
-// meta-action does to an agent, and Run lets any metapolicy.Policy drive a
-// team through the rounds, recording data.Episodes with behaviour
-// log-probabilities.
 package env
 
 import (

@@ -1,0 +1,191 @@
+package env
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/metapolicy"
+)
+
+// Result is one policy's evaluation.
+type Result struct {
+	Policy   string `json:"policy"`
+	Episodes int    `json:"episodes"`
+	Tasks    int    `json:"tasks"`  // distinct task ids
+	Scored   int    `json:"scored"` // episodes with a known gold answer
+	Correct  int    `json:"correct"`
+	// Accuracy is the share of scored episodes whose final team answer
+	// (metapolicy.TeamAnswer over all agents) is the gold; CILow and CIHigh
+	// bound it with the 95% Wilson score interval.
+	Accuracy float64 `json:"accuracy"`
+	CILow    float64 `json:"ci95_low"`
+	CIHigh   float64 `json:"ci95_high"`
+	// Round0Accuracy is the same for the round-0 answers: the accuracy
+	// before any deliberation.
+	Round0Accuracy float64 `json:"round0_accuracy"`
+	// TokensPerTask is the mean of an episode's tokens over all rounds,
+	// round 0 included.
+	TokensPerTask float64 `json:"tokens_per_task"`
+	// Actions holds each action's share of all decisions.
+	Actions ActionShares `json:"actions"`
+}
+
+// ActionShares are the shares of the three actions among decisions.
+type ActionShares struct {
+	Persist float64 `json:"persist"`
+	Refine  float64 `json:"refine"`
+	Concede float64 `json:"concede"`
+}
+
+// Results is one Result per policy, in the order evaluated.
+type Results []Result
+
+// Tally accumulates a Result from episodes, so that episodes read back from
+// a file score like fresh ones. The zero value is ready, with an empty name.
+type Tally struct {
+	Policy string
+
+	episodes, scored, correct, correct0, decisions int
+	tokens                                         int64
+	actions                                        [metapolicy.NumActions]int
+	tasks                                          map[string]struct{}
+}
+
+// Add scores one episode. It rejects an episode with fewer than two agents,
+// without rounds, with a round that has not one turn per agent, or with an
+// invalid action; a rejected episode leaves the tally unchanged.
+func (t *Tally) Add(ep *data.Episode) error {
+	switch {
+	case ep.Agents < 2:
+		return fmt.Errorf("env: eval: episode %s: %d agents, want ≥ 2", ep.ID, ep.Agents)
+	case len(ep.Rounds) == 0:
+		return fmt.Errorf("env: eval: episode %s: no rounds", ep.ID)
+	}
+	var actions [metapolicy.NumActions]int
+	var tokens int64
+	for r, round := range ep.Rounds {
+		if len(round.Turns) != ep.Agents {
+			return fmt.Errorf("env: eval: episode %s: round %d: %d turns for %d agents", ep.ID, r, len(round.Turns), ep.Agents)
+		}
+		for i := range round.Turns {
+			turn := &round.Turns[i]
+			if r > 0 && turn.Action != nil {
+				if !turn.Action.Valid() {
+					return fmt.Errorf("env: eval: episode %s: round %d: agent %d: invalid action %d", ep.ID, r, i, uint8(*turn.Action))
+				}
+				actions[*turn.Action]++
+			}
+			tokens += int64(turn.Tokens)
+		}
+	}
+	for a, k := range actions {
+		t.actions[a] += k
+		t.decisions += k
+	}
+	t.tokens += tokens
+	if t.tasks == nil {
+		t.tasks = map[string]struct{}{}
+	}
+	t.tasks[ep.Task] = struct{}{}
+	t.episodes++
+	if ep.Gold == "" {
+		return nil
+	}
+	t.scored++
+	if teamAnswer(ep.Rounds[len(ep.Rounds)-1].Turns) == ep.Gold {
+		t.correct++
+	}
+	if teamAnswer(ep.Rounds[0].Turns) == ep.Gold {
+		t.correct0++
+	}
+	return nil
+}
+
+// Result returns the tally so far.
+func (t *Tally) Result() Result {
+	r := Result{Policy: t.Policy, Episodes: t.episodes, Tasks: len(t.tasks), Scored: t.scored, Correct: t.correct}
+	if t.scored > 0 {
+		r.Accuracy = float64(t.correct) / float64(t.scored)
+		r.Round0Accuracy = float64(t.correct0) / float64(t.scored)
+	}
+	r.CILow, r.CIHigh = Wilson(t.correct, t.scored)
+	if t.episodes > 0 {
+		r.TokensPerTask = float64(t.tokens) / float64(t.episodes)
+	}
+	if d := float64(t.decisions); d > 0 {
+		r.Actions = ActionShares{
+			Persist: float64(t.actions[metapolicy.Persist]) / d,
+			Refine:  float64(t.actions[metapolicy.Refine]) / d,
+			Concede: float64(t.actions[metapolicy.Concede]) / d,
+		}
+	}
+	return r
+}
+
+func teamAnswer(turns []data.Turn) string {
+	answers, conf := split(turns)
+	return metapolicy.TeamAnswer(answers, conf, -1)
+}
+
+// Evaluate runs every policy on e with the same options (hence the same
+// tasks and seeds: the policies are compared on common random numbers) and
+// tallies each. opts.Progress, when set, counts the episodes of all
+// policies together.
+func Evaluate(e Env, policies []metapolicy.Policy, opts RunOptions) (Results, error) {
+	p, err := opts.plan(e)
+	if err != nil {
+		return nil, err
+	}
+	per := len(p.tasks) * p.episodes
+	res := make(Results, 0, len(policies))
+	for k, pol := range policies {
+		o := opts
+		if opts.Progress != nil {
+			o.Progress = func(done, _ int) { opts.Progress(k*per+done, len(policies)*per) }
+		}
+		t := Tally{Policy: pol.Name()}
+		if err := Run(e, pol, o, t.Add); err != nil {
+			return nil, err
+		}
+		res = append(res, t.Result())
+	}
+	return res, nil
+}
+
+// wilsonZ is Φ⁻¹(0.975).
+const wilsonZ = 1.959963984540054
+
+// Wilson returns the 95% Wilson score interval of k successes in n trials;
+// (0, 1) when n = 0.
+func Wilson(k, n int) (lo, hi float64) {
+	if n <= 0 {
+		return 0, 1
+	}
+	p, nf, z2 := float64(k)/float64(n), float64(n), wilsonZ*wilsonZ
+	centre := (p + z2/(2*nf)) / (1 + z2/nf)
+	half := wilsonZ / (1 + z2/nf) * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
+	return max(0, centre-half), min(1, centre+half)
+}
+
+// WriteTable writes the results as an aligned text table.
+func (rs Results) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "policy\tepisodes\taccuracy\t95% CI\tround 0\ttokens/task\tpersist\trefine\tconcede")
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t[%.3f, %.3f]\t%.3f\t%.0f\t%.3f\t%.3f\t%.3f\n",
+			r.Policy, r.Episodes, r.Accuracy, r.CILow, r.CIHigh, r.Round0Accuracy, r.TokensPerTask,
+			r.Actions.Persist, r.Actions.Refine, r.Actions.Concede)
+	}
+	return tw.Flush()
+}
+
+// WriteJSON writes the results as one indented JSON array.
+func (rs Results) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rs)
+}

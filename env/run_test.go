@@ -1,0 +1,324 @@
+package env
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/metapolicy"
+)
+
+func heuristic(t testing.TB, spec string) metapolicy.Policy {
+	t.Helper()
+	p, err := metapolicy.ParseHeuristic(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRunDeterministic(t *testing.T) {
+	s := newSim(t, SimConfig{})
+	p := heuristic(t, "random")
+	opts := RunOptions{NumTasks: 60, Episodes: 3, Seed: 11, Workers: 1}
+	a, err := Collect(s, p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != 180 {
+		t.Fatalf("%d episodes, want 180", len(a))
+	}
+	for _, w := range []int{1, 3, 8} {
+		opts.Workers = w
+		b, err := Collect(s, p, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("workers=%d: episodes differ from a sequential run with the same seed", w)
+		}
+	}
+	opts.Seed = 12
+	c, _ := Collect(s, p, opts)
+	if reflect.DeepEqual(a, c) {
+		t.Error("seeds 11 and 12 gave the same episodes")
+	}
+	// Episodes of one task differ from each other: each has its own streams.
+	if reflect.DeepEqual(a[0].Rounds, a[1].Rounds) {
+		t.Error("two episodes of one task are identical")
+	}
+}
+
+// TestRunTaskListDeterministic checks that an episode depends on (seed,
+// task, episode) only, not on its position in the run.
+func TestRunTaskListDeterministic(t *testing.T) {
+	s := newSim(t, SimConfig{})
+	p := heuristic(t, "random")
+	all, err := Collect(s, p, RunOptions{NumTasks: 10, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	some, err := Collect(s, p, RunOptions{Tasks: []int{7, 2}, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(some[0], all[7]) || !reflect.DeepEqual(some[1], all[2]) {
+		t.Error("an episode changed with the task list around it")
+	}
+}
+
+// TestEpisodeInvariants checks the episodes Run writes under a policy that
+// takes every action.
+func TestEpisodeInvariants(t *testing.T) {
+	s := newSim(t, SimConfig{MissingConfidence: 0.1})
+	const rounds = 4
+	eps, err := Collect(s, heuristic(t, "random"), RunOptions{NumTasks: 200, Episodes: 2, Rounds: rounds, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	var count [metapolicy.NumActions]int
+	for _, ep := range eps {
+		if ep.Kind != data.KindEpisode || ep.Source != "simulator" || ep.Policy != "random" || ep.Gold == "" || ep.Task == "" {
+			t.Fatalf("episode %s: header %+v", ep.ID, ep)
+		}
+		if ids[ep.ID] {
+			t.Fatalf("duplicate id %s", ep.ID)
+		}
+		ids[ep.ID] = true
+		if len(ep.Rounds) != rounds+1 {
+			t.Fatalf("%s: %d rounds, want %d", ep.ID, len(ep.Rounds), rounds+1)
+		}
+		for r, round := range ep.Rounds {
+			if len(round.Turns) != ep.Agents || ep.Agents != 3 {
+				t.Fatalf("%s: round %d: %d turns for %d agents", ep.ID, r, len(round.Turns), ep.Agents)
+			}
+			for i, tu := range round.Turns {
+				if r == 0 {
+					if tu.Action != nil || tu.LogProb != nil || tu.Tokens <= 0 {
+						t.Fatalf("%s: round 0 agent %d: %+v", ep.ID, i, tu)
+					}
+					continue
+				}
+				if tu.Action == nil || tu.LogProb == nil {
+					t.Fatalf("%s: round %d agent %d: no action or logprob", ep.ID, r, i)
+				}
+				if lp := *tu.LogProb; lp > 0 || math.Abs(lp-math.Log(1.0/3)) > 1e-12 {
+					t.Fatalf("%s: round %d agent %d: logprob %v, want log(1/3)", ep.ID, r, i, lp)
+				}
+				prev := ep.Rounds[r-1].Turns
+				count[*tu.Action]++
+				switch *tu.Action {
+				case metapolicy.Persist:
+					if tu.Answer != prev[i].Answer || tu.Tokens != 0 || !reflect.DeepEqual(tu.Confidence, prev[i].Confidence) {
+						t.Fatalf("%s: round %d agent %d: persist changed %+v into %+v", ep.ID, r, i, prev[i], tu)
+					}
+				case metapolicy.Concede:
+					answers, conf := split(prev)
+					want := metapolicy.ConcedeTarget(answers, conf, i)
+					if want == "" {
+						want = prev[i].Answer
+					}
+					if tu.Answer != want || tu.Tokens != DefaultConcedeTokens {
+						t.Fatalf("%s: round %d agent %d: concede to %q at %d tokens, want %q at %d",
+							ep.ID, r, i, tu.Answer, tu.Tokens, want, DefaultConcedeTokens)
+					}
+				case metapolicy.Refine:
+					if tu.Tokens <= prev[i].Profile.Tokens {
+						t.Fatalf("%s: round %d agent %d: refine cost %d tokens", ep.ID, r, i, tu.Tokens)
+					}
+				}
+				if c := tu.Confidence; c != nil && !(*c >= 0 && *c <= 1) {
+					t.Fatalf("%s: round %d agent %d: confidence %v", ep.ID, r, i, *c)
+				}
+			}
+		}
+	}
+	for a, k := range count {
+		if k < 1000 {
+			t.Errorf("%v taken %d times of %d", metapolicy.Action(a), k, 200*2*rounds*3)
+		}
+	}
+}
+
+// recorder wraps an Env to see what Game.Step receives.
+type recorder struct {
+	Env
+	blankPeers, fullPeers *int
+}
+
+type recGame struct {
+	Game
+	r *recorder
+}
+
+func (r recorder) Start(task int, rng *rand.Rand) (Game, error) {
+	g, err := r.Env.Start(task, rng)
+	return recGame{g, &r}, err
+}
+
+func (g recGame) Step(round, agent int, a metapolicy.Action, prev []data.Turn) (data.Turn, error) {
+	blank := 0
+	for i := range prev {
+		if i != agent && reflect.DeepEqual(prev[i], data.Turn{}) {
+			blank++
+		}
+	}
+	switch blank {
+	case len(prev) - 1:
+		*g.r.blankPeers++
+	case 0:
+		*g.r.fullPeers++
+	}
+	return g.Game.Step(round, agent, a, prev)
+}
+
+func TestRunSelfRefineHidesPeers(t *testing.T) {
+	s := newSim(t, SimConfig{})
+	for _, tc := range []struct {
+		policy      string
+		blank, full int
+	}{{"refine", 90, 0}, {"debate", 0, 90}} {
+		var blank, full int
+		env := recorder{Env: s, blankPeers: &blank, fullPeers: &full}
+		eps, err := Collect(env, heuristic(t, tc.policy), RunOptions{NumTasks: 10, Seed: 1, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if blank != tc.blank || full != tc.full {
+			t.Errorf("%s: %d steps saw no peers, %d saw all, want %d and %d", tc.policy, blank, full, tc.blank, tc.full)
+		}
+		// The record keeps what the agents really held.
+		if eps[0].Rounds[0].Turns[1].Answer == "" && eps[0].Rounds[0].Turns[2].Answer == "" {
+			t.Errorf("%s: recorded peers blank", tc.policy)
+		}
+	}
+}
+
+func TestRunOptionsErrors(t *testing.T) {
+	s := newSim(t, SimConfig{Tasks: 10})
+	p := heuristic(t, "persist")
+	for name, o := range map[string]RunOptions{
+		"negative episodes": {Episodes: -1},
+		"negative rounds":   {Rounds: -1},
+		"negative workers":  {Workers: -2},
+		"too many tasks":    {NumTasks: 11},
+		"task out of range": {Tasks: []int{3, 10}},
+		"negative task":     {Tasks: []int{-1}},
+		"list and count":    {Tasks: []int{1}, NumTasks: 1},
+	} {
+		if err := Run(s, p, o, func(*data.Episode) error { return nil }); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+var errStop = errors.New("stop here")
+
+func TestRunStopsOnEmitError(t *testing.T) {
+	s := newSim(t, SimConfig{})
+	for _, w := range []int{1, 4} {
+		n := 0
+		err := Run(s, heuristic(t, "debate"), RunOptions{Workers: w}, func(*data.Episode) error {
+			n++
+			if n == 5 {
+				return errStop
+			}
+			return nil
+		})
+		if !errors.Is(err, errStop) || n != 5 {
+			t.Errorf("workers=%d: err %v after %d episodes, want errStop after 5", w, err, n)
+		}
+	}
+}
+
+// failing is a policy that fails on its third call.
+type failing struct{ calls *int }
+
+func (f failing) Name() string { return "failing" }
+func (f failing) Probs(p *[metapolicy.NumActions]float64, obs *metapolicy.Observation) error {
+	*f.calls++
+	if *f.calls == 3 {
+		return errStop
+	}
+	*p = [metapolicy.NumActions]float64{1, 0, 0}
+	return nil
+}
+
+// zeroMass is a policy whose distribution is all zeros.
+type zeroMass struct{}
+
+func (zeroMass) Name() string { return "zero" }
+func (zeroMass) Probs(p *[metapolicy.NumActions]float64, obs *metapolicy.Observation) error {
+	*p = [metapolicy.NumActions]float64{}
+	return nil
+}
+
+func TestRunPolicyErrors(t *testing.T) {
+	s := newSim(t, SimConfig{})
+	calls := 0
+	_, err := Collect(s, failing{&calls}, RunOptions{NumTasks: 2, Workers: 1})
+	if !errors.Is(err, errStop) {
+		t.Errorf("policy error: got %v", err)
+	}
+	for _, greedy := range []bool{false, true} {
+		if _, err := Collect(s, zeroMass{}, RunOptions{NumTasks: 2, Greedy: greedy}); err == nil {
+			t.Errorf("greedy=%v: a policy with no mass ran", greedy)
+		}
+	}
+}
+
+func TestRunProgressAndGreedy(t *testing.T) {
+	s := newSim(t, SimConfig{})
+	var calls []int
+	opts := RunOptions{NumTasks: 7, Episodes: 2, Greedy: true, Workers: 3,
+		Progress: func(done, total int) {
+			if total != 14 {
+				t.Errorf("total %d, want 14", total)
+			}
+			calls = append(calls, done)
+		}}
+	eps, err := Collect(s, heuristic(t, "random"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range calls {
+		if d != i+1 {
+			t.Fatalf("progress %v, want 1..14", calls)
+		}
+	}
+	if len(calls) != 14 {
+		t.Fatalf("progress called %d times", len(calls))
+	}
+	// Greedy on a uniform policy takes the lowest index: persist.
+	for _, ep := range eps {
+		for _, tu := range ep.Rounds[1].Turns {
+			if *tu.Action != metapolicy.Persist {
+				t.Fatalf("greedy random took %v", *tu.Action)
+			}
+		}
+	}
+}
+
+func BenchmarkRun(b *testing.B) {
+	s := newSim(b, SimConfig{})
+	for _, name := range []string{"persist", "debate", "random"} {
+		for _, w := range []int{1, 2} {
+			b.Run(fmt.Sprintf("policy=%s/workers=%d", name, w), func(b *testing.B) {
+				p := heuristic(b, name)
+				b.ReportAllocs()
+				n := 0
+				for b.Loop() {
+					if err := Run(s, p, RunOptions{NumTasks: 100, Workers: w}, func(*data.Episode) error { n++; return nil }); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "episodes/s")
+			})
+		}
+	}
+}

@@ -1,0 +1,193 @@
+package env
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+)
+
+// SimConfig configures the deliberation simulator. The zero value is the
+// embedded default environment: 500 tasks, three agents of skills 0.80,
+// 0.625 and 0.45, three plausible wrong answers per task, concede at 20
+// tokens, confidence always present.
+type SimConfig struct {
+	// Seed draws the task pool (difficulties, answers, attractors). The
+	// episodes themselves draw from the seed given to Run.
+	Seed uint64 `json:"seed"`
+	// Tasks is the pool size; 0 means 500.
+	Tasks int `json:"tasks"`
+	// Agents is the team size N ≥ 2; 0 means len(Skills), or 3.
+	Agents int `json:"agents"`
+	// Skills holds one skill per agent, on the difficulty scale [0,1]: an
+	// agent answers a task of difficulty d right on its own with
+	// probability σ(6·(skill − d)). nil spreads the skills evenly from
+	// 0.80 down to 0.45.
+	Skills []float64 `json:"skills,omitempty"`
+	// WrongAnswers is the number of plausible wrong answers per task (≥ 1);
+	// 0 means 3. The first is the attractor most wrong agents fall into.
+	WrongAnswers int `json:"wrong_answers"`
+	// ConcedeTokens is the cost of a concede turn; 0 means 20.
+	ConcedeTokens int `json:"concede_tokens"`
+	// MissingConfidence is the probability that a turn's introspective
+	// confidence is missing (a critic that failed); 0 means never.
+	MissingConfidence float64 `json:"missing_confidence"`
+}
+
+// Defaults of SimConfig's zero fields.
+const (
+	DefaultSimTasks      = 500
+	DefaultSimAgents     = 3
+	DefaultWrongAnswers  = 3
+	DefaultConcedeTokens = 20
+	maxSkill, minSkill   = 0.70, 0.35
+)
+
+// Simulator is the embedded default environment: a fixed pool of synthetic
+// tasks and a stochastic model of how LLM agents answer, refine and concede
+// (see the package documentation). It is safe for concurrent use: Start
+// only reads the pool.
+type Simulator struct {
+	cfg   SimConfig
+	tasks []simTask
+	bias  []float64 // per-agent confidence bias (overconfidence), logit scale
+}
+
+// simTask is one task of the pool.
+type simTask struct {
+	id         string
+	question   string
+	difficulty float64   // in (0,1); higher is harder
+	gold       string    // the correct answer
+	wrong      []string  // plausible wrong answers, attractor first
+	wrongCum   []float64 // cumulative probabilities of the wrong answers
+}
+
+// NewSimulator checks cfg, fills its defaults and draws the task pool.
+func NewSimulator(cfg SimConfig) (*Simulator, error) {
+	if cfg.Tasks < 0 || cfg.Agents < 0 || cfg.WrongAnswers < 0 || cfg.ConcedeTokens < 0 {
+		return nil, fmt.Errorf("env: SimConfig: negative count (tasks %d, agents %d, wrong answers %d, concede tokens %d)",
+			cfg.Tasks, cfg.Agents, cfg.WrongAnswers, cfg.ConcedeTokens)
+	}
+	if !(cfg.MissingConfidence >= 0 && cfg.MissingConfidence <= 1) {
+		return nil, fmt.Errorf("env: SimConfig: missing_confidence %v outside [0,1]", cfg.MissingConfidence)
+	}
+	if cfg.Tasks == 0 {
+		cfg.Tasks = DefaultSimTasks
+	}
+	switch {
+	case cfg.Agents == 0 && len(cfg.Skills) > 0:
+		cfg.Agents = len(cfg.Skills)
+	case cfg.Agents == 0:
+		cfg.Agents = DefaultSimAgents
+	}
+	if cfg.Agents < 2 {
+		return nil, fmt.Errorf("env: SimConfig: agents %d, want ≥ 2", cfg.Agents)
+	}
+	if cfg.Skills == nil {
+		cfg.Skills = make([]float64, cfg.Agents)
+		for i := range cfg.Skills {
+			cfg.Skills[i] = maxSkill - (maxSkill-minSkill)*float64(i)/float64(cfg.Agents-1)
+		}
+	} else {
+		cfg.Skills = append([]float64(nil), cfg.Skills...)
+	}
+	if len(cfg.Skills) != cfg.Agents {
+		return nil, fmt.Errorf("env: SimConfig: skills: %d values for %d agents", len(cfg.Skills), cfg.Agents)
+	}
+	for i, s := range cfg.Skills {
+		if !(s >= 0 && s <= 1) {
+			return nil, fmt.Errorf("env: SimConfig: skills[%d]: %v outside [0,1]", i, s)
+		}
+	}
+	if cfg.WrongAnswers == 0 {
+		cfg.WrongAnswers = DefaultWrongAnswers
+	}
+	if cfg.ConcedeTokens == 0 {
+		cfg.ConcedeTokens = DefaultConcedeTokens
+	}
+	s := &Simulator{cfg: cfg, bias: make([]float64, cfg.Agents)}
+	for i, sk := range cfg.Skills {
+		// Weaker agents are more overconfident: the team's confidences are
+		// informative but not comparable at face value.
+		s.bias[i] = overconfidence * (maxSkill - sk) / (maxSkill - minSkill)
+	}
+	s.drawTasks()
+	return s, nil
+}
+
+// drawTasks draws the task pool from cfg.Seed.
+func (s *Simulator) drawTasks() {
+	rng := rand.New(rand.NewPCG(s.cfg.Seed, 0x7a5c_5eed))
+	s.tasks = make([]simTask, s.cfg.Tasks)
+	k := s.cfg.WrongAnswers
+	for i := range s.tasks {
+		t := &s.tasks[i]
+		t.id = fmt.Sprintf("sim-%04d", i)
+		// Triangular on (0,1): most tasks are middling, few trivial or hopeless.
+		t.difficulty = (rng.Float64() + rng.Float64()) / 2
+		t.question = fmt.Sprintf("Simulated task %d (difficulty %.2f).", i, t.difficulty)
+		// Answers are distinct integers, as in arithmetic word problems.
+		used := map[int]bool{}
+		draw := func() string {
+			for {
+				v := 10 + rng.IntN(990)
+				if !used[v] {
+					used[v] = true
+					return strconv.Itoa(v)
+				}
+			}
+		}
+		t.gold = draw()
+		t.wrong = make([]string, k)
+		for j := range t.wrong {
+			t.wrong[j] = draw()
+		}
+		// The attractor takes 45–85% of the wrong mass, more on harder tasks
+		// (the tempting mistake is what makes them hard).
+		attr := 1.0
+		if k > 1 {
+			attr = 0.45 + 0.25*rng.Float64() + 0.15*t.difficulty
+		}
+		t.wrongCum = make([]float64, k)
+		acc := 0.0
+		for j := range k {
+			if j == 0 {
+				acc += attr
+			} else {
+				acc += (1 - attr) / float64(k-1)
+			}
+			t.wrongCum[j] = acc
+		}
+		t.wrongCum[k-1] = 1
+	}
+}
+
+// Name implements Env.
+func (s *Simulator) Name() string { return "simulator" }
+
+// NumTasks implements Env.
+func (s *Simulator) NumTasks() int { return len(s.tasks) }
+
+// Config returns the configuration with its defaults filled in.
+func (s *Simulator) Config() SimConfig {
+	c := s.cfg
+	c.Skills = append([]float64(nil), c.Skills...)
+	return c
+}
+
+// Difficulty returns task's difficulty in (0,1), for diagnostics.
+func (s *Simulator) Difficulty(task int) float64 { return s.tasks[task].difficulty }
+
+// Start implements Env.
+func (s *Simulator) Start(task int, rng *rand.Rand) (Game, error) {
+	if task < 0 || task >= len(s.tasks) {
+		return nil, fmt.Errorf("env: simulator: task %d outside [0, %d)", task, len(s.tasks))
+	}
+	if rng == nil {
+		return nil, fmt.Errorf("env: simulator: task %d: nil rng", task)
+	}
+	return &simGame{s: s, t: &s.tasks[task], rng: rng}, nil
+}
+
+func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
