@@ -1,0 +1,86 @@
+package trainer
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/mpdf/mpdf/nn"
+)
+
+// KernelBackend is the default Backend: the hand-written batched kernels of
+// package nn. It checks its arguments once here, then calls kernels that
+// trust them; its workspace grows to the largest batch it has seen.
+type KernelBackend struct {
+	loss    nn.LossConfig
+	sizes   []int
+	act     nn.Activation
+	threads int
+	ws      *nn.Workspace[float32]
+	cap     int
+}
+
+// NewKernelBackend returns a Backend for networks of the given shape, on
+// threads goroutines (GOMAXPROCS when ≤ 0).
+func NewKernelBackend(sizes []int, act nn.Activation, loss nn.LossConfig, threads int) (*KernelBackend, error) {
+	if err := loss.Validate(); err != nil {
+		return nil, err
+	}
+	if _, err := nn.NumParams(sizes); err != nil {
+		return nil, err
+	}
+	return &KernelBackend{loss: loss, sizes: append([]int(nil), sizes...), act: act, threads: threads}, nil
+}
+
+// Close stops the workspace's workers.
+func (k *KernelBackend) Close() {
+	if k.ws != nil {
+		k.ws.Close()
+		k.ws = nil
+	}
+}
+
+func (k *KernelBackend) workspace(m *nn.MLP[float32], rows int, grad []float32) (*nn.Workspace[float32], error) {
+	if m.Act != k.act || !slices.Equal(m.Sizes, k.sizes) {
+		return nil, fmt.Errorf("trainer: kernel backend built for %v %v, got a network %v %v", k.sizes, k.act, m.Sizes, m.Act)
+	}
+	if len(grad) != len(m.Params) {
+		return nil, fmt.Errorf("trainer: kernel backend: %d gradient slots for %d parameters", len(grad), len(m.Params))
+	}
+	if rows > k.cap {
+		k.Close()
+		ws, err := nn.NewWorkspace[float32](k.sizes, k.act, rows, k.threads)
+		if err != nil {
+			return nil, err
+		}
+		k.ws, k.cap = ws, rows
+	}
+	return k.ws, nil
+}
+
+func (k *KernelBackend) LossAndGrad(grad []float32, m *nn.MLP[float32], b *nn.Batch[float32]) (nn.LossStats, error) {
+	if err := b.Check(m.In()); err != nil {
+		return nn.LossStats{}, err
+	}
+	ws, err := k.workspace(m, b.Len(), grad)
+	if err != nil {
+		return nn.LossStats{}, err
+	}
+	return ws.LossAndGrad(grad, m, b, k.loss), nil
+}
+
+func (k *KernelBackend) SFTLossAndGrad(grad []float32, m *nn.MLP[float32], x []float32, actions []uint8) (float64, error) {
+	n := len(actions)
+	if n == 0 || len(x) != n*m.In() {
+		return 0, fmt.Errorf("trainer: kernel backend: %d feature values for %d rows of width %d", len(x), n, m.In())
+	}
+	for i, a := range actions {
+		if a >= nn.NumActions {
+			return 0, fmt.Errorf("trainer: kernel backend: row %d: action %d outside [0, %d)", i, a, nn.NumActions)
+		}
+	}
+	ws, err := k.workspace(m, n, grad)
+	if err != nil {
+		return 0, err
+	}
+	return ws.SFTLossAndGrad(grad, m, x, actions), nil
+}

@@ -1,0 +1,153 @@
+package trainer
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mpdf/mpdf/data"
+
+	"github.com/mpdf/mpdf/nn"
+)
+
+// Config is the resolved configuration of a training run. It is stored in
+// every checkpoint, so its JSON form is part of the checkpoint format: add
+// fields, do not rename them.
+type Config struct {
+	Seed       uint64  `json:"seed"`
+	Hidden     []int   `json:"hidden"`     // hidden layer sizes
+	Activation string  `json:"activation"` // tanh or relu
+	Backend    string  `json:"backend"`    // kernel or gorgonia
+	Estimator  string  `json:"estimator"`  // softrank, grpo, drgrpo, rloo, reinforce
+	Tau        float64 `json:"tau"`        // SoftRankPO temperature
+
+	Loss        nn.LossConfig `json:"loss"`
+	Adam        nn.AdamConfig `json:"adam"`
+	MaxGradNorm float64       `json:"max_grad_norm"` // 0: no clip
+
+	Reward data.RewardConfig `json:"reward"`
+	SFT    SFTConfig         `json:"sft"`
+	RL     RLConfig          `json:"rl"`
+
+	// MaxBadSteps stops training after this many non-finite steps in a row.
+	MaxBadSteps int `json:"max_bad_steps"`
+}
+
+// SFTConfig configures the supervised stage.
+type SFTConfig struct {
+	Epochs    int     `json:"epochs"` // 0 skips the stage
+	BatchSize int     `json:"batch_size"`
+	LR        float64 `json:"lr"`
+	// Labels names the heuristic whose actions the online mode clones
+	// ("threshold" by default); offline, the rollouts' own actions are cloned.
+	Labels string `json:"labels"`
+}
+
+// RLConfig configures SoftRankPO fine-tuning.
+type RLConfig struct {
+	Iterations   int     `json:"iterations"`    // rollout batches (online) or passes over the data (offline)
+	BatchSize    int     `json:"batch_size"`    // rows per minibatch (whole groups, so approximate)
+	UpdateEpochs int     `json:"update_epochs"` // passes over each rollout batch
+	KLTarget     float64 `json:"kl_target"`     // stop a batch's update epochs once mean KL passes it; 0: never
+	Schedule     string  `json:"schedule"`      // constant, linear or cosine decay of Adam's lr
+	Warmup       int     `json:"warmup"`        // steps of linear warm-up
+
+	// Online mode: tasks drawn per iteration and episodes sampled per task
+	// (the episodes of a task form one SoftRankPO group).
+	TasksPerIter    int `json:"tasks_per_iter"`
+	EpisodesPerTask int `json:"episodes_per_task"`
+	Rounds          int `json:"rounds"`
+}
+
+// DefaultConfig is the configuration of `mpdf train` with no flags: a
+// 64×64 tanh policy, SPEC §4's loss and Adam, SoftRankPO with τ = 0.8.
+func DefaultConfig() Config {
+	return Config{
+		Seed:       1,
+		Hidden:     []int{64, 64},
+		Activation: "tanh",
+		Backend:    "kernel",
+		Estimator:  SoftRankName,
+		Tau:        DefaultTau,
+		Loss:       nn.DefaultLoss(),
+		Adam:       nn.DefaultAdam(),
+		Reward:     data.DefaultRewardConfig(),
+		SFT:        SFTConfig{Epochs: 5, BatchSize: 256, LR: 3e-3, Labels: "threshold"},
+		RL: RLConfig{
+			Iterations: 30, BatchSize: 512, UpdateEpochs: 4, KLTarget: 0.5,
+			Schedule: "constant", TasksPerIter: 64, EpisodesPerTask: 8, Rounds: 3,
+		},
+		MaxBadSteps: 10,
+	}
+}
+
+// Validate reports the first field outside its domain, by its JSON name.
+func (c *Config) Validate() error {
+	bad := func(field string, v any, want string) error {
+		return fmt.Errorf("trainer: config: %s: %v, want %s", field, v, want)
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	if len(c.Hidden) == 0 {
+		return bad("hidden", c.Hidden, "at least one layer")
+	}
+	for _, h := range c.Hidden {
+		if h <= 0 || h > 1<<16 {
+			return bad("hidden", c.Hidden, "sizes in [1, 65536]")
+		}
+	}
+	if _, err := nn.ParseActivation(c.Activation); err != nil {
+		return bad("activation", c.Activation, "tanh or relu")
+	}
+	if c.Backend != "kernel" && c.Backend != "gorgonia" {
+		return bad("backend", c.Backend, "kernel or gorgonia")
+	}
+	if _, err := NewEstimator(c.Estimator, c.Tau); err != nil {
+		return fmt.Errorf("trainer: config: estimator/tau: %w", err)
+	}
+	if err := c.Loss.Validate(); err != nil {
+		return fmt.Errorf("trainer: config: %w", err)
+	}
+	if err := c.Reward.Validate(); err != nil {
+		return fmt.Errorf("trainer: config: reward: %w", err)
+	}
+	if err := c.Adam.Validate(); err != nil {
+		return fmt.Errorf("trainer: config: %w", err)
+	}
+	switch {
+	case !(c.MaxGradNorm >= 0) || !finite(c.MaxGradNorm):
+		return bad("max_grad_norm", c.MaxGradNorm, "a finite value ≥ 0")
+	case c.SFT.Epochs < 0:
+		return bad("sft.epochs", c.SFT.Epochs, "≥ 0")
+	case c.SFT.Epochs > 0 && c.SFT.BatchSize <= 0:
+		return bad("sft.batch_size", c.SFT.BatchSize, "> 0")
+	case !(c.SFT.LR >= 0) || !finite(c.SFT.LR):
+		return bad("sft.lr", c.SFT.LR, "a finite value ≥ 0")
+	case c.RL.Iterations < 0:
+		return bad("rl.iterations", c.RL.Iterations, "≥ 0")
+	case c.RL.BatchSize <= 0:
+		return bad("rl.batch_size", c.RL.BatchSize, "> 0")
+	case c.RL.UpdateEpochs <= 0:
+		return bad("rl.update_epochs", c.RL.UpdateEpochs, "> 0")
+	case !(c.RL.KLTarget >= 0) || !finite(c.RL.KLTarget):
+		return bad("rl.kl_target", c.RL.KLTarget, "a finite value ≥ 0 (0: no early stop)")
+	case c.RL.Warmup < 0:
+		return bad("rl.warmup", c.RL.Warmup, "≥ 0")
+	case c.RL.TasksPerIter <= 0:
+		return bad("rl.tasks_per_iter", c.RL.TasksPerIter, "> 0")
+	case c.RL.EpisodesPerTask <= 0:
+		return bad("rl.episodes_per_task", c.RL.EpisodesPerTask, "> 0")
+	case c.RL.Rounds <= 0 || c.RL.Rounds > 64:
+		return bad("rl.rounds", c.RL.Rounds, "in [1, 64]")
+	case c.MaxBadSteps <= 0:
+		return bad("max_bad_steps", c.MaxBadSteps, "> 0")
+	}
+	if _, err := ParseSchedule(c.RL.Schedule); err != nil {
+		return fmt.Errorf("trainer: config: rl.schedule: %w", err)
+	}
+	return nil
+}
+
+// Sizes are the network's layer sizes for features inputs.
+func (c *Config) Sizes(features int) []int {
+	s := append([]int{features}, c.Hidden...)
+	return append(s, nn.NumActions)
+}

@@ -1,0 +1,158 @@
+package trainer
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/nn"
+)
+
+// AppendDecisions appends decisions to s as float32 rows of their features,
+// with NaN for an absent log-probability. All must have width features.
+func AppendDecisions(s *Samples, ds []data.Decision, width int) error {
+	for i := range ds {
+		d := &ds[i]
+		if len(d.Features) != width {
+			return fmt.Errorf("trainer: decision of group %q has %d features, want %d", d.Group, len(d.Features), width)
+		}
+		for _, v := range d.Features {
+			s.Features = append(s.Features, float32(v))
+		}
+		s.Actions = append(s.Actions, uint8(d.Action))
+		s.Rewards = append(s.Rewards, d.Reward)
+		s.Groups = append(s.Groups, d.Group)
+		lp := math.NaN()
+		if d.LogProb != nil {
+			lp = *d.LogProb
+		}
+		s.LogProb = append(s.LogProb, lp)
+	}
+	return nil
+}
+
+// IterResult summarises one online iteration.
+type IterResult struct {
+	Iter      int          `json:"iter"`
+	Episodes  int          `json:"episodes"`
+	Decisions int          `json:"decisions"`
+	NoGold    int          `json:"no_gold"`       // episodes without a gold answer: no reward, not trained on
+	TeamAcc   float64      `json:"team_accuracy"` // of the sampled episodes' final round
+	Tokens    float64      `json:"tokens_per_episode"`
+	Update    UpdateResult `json:"update"`
+}
+
+// IterTasks picks the tasks of online iteration iter: TasksPerIter distinct
+// tasks drawn from the Env's pool by a stream seeded by (seed, iter), so an
+// iteration is the same whether or not the run was resumed before it.
+func IterTasks(seed uint64, iter, perIter, pool int) []int {
+	rng := rand.New(rand.NewPCG(seed, 0x6f6e6c696e65^uint64(iter))) // "online"
+	if perIter >= pool {
+		return rng.Perm(pool)
+	}
+	return rng.Perm(pool)[:perIter]
+}
+
+// Iterate runs online iteration iter: it samples EpisodesPerTask episodes of
+// each of the iteration's tasks with the current policy, turns them into
+// decisions with the configured reward (grouped as Config.Reward says; by
+// task by default, so a task's episodes compete), and updates the policy.
+func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
+	pol, err := metapolicy.NewMLPPolicy("mpdf", r.stepper.Policy())
+	if err != nil {
+		return IterResult{}, err
+	}
+	res := IterResult{Iter: iter}
+	var batch Samples
+	tokens := 0
+	opts := env.RunOptions{
+		Tasks:    IterTasks(r.cfg.Seed, iter, r.cfg.RL.TasksPerIter, e.NumTasks()),
+		Episodes: r.cfg.RL.EpisodesPerTask,
+		Rounds:   r.cfg.RL.Rounds,
+		Seed:     r.cfg.Seed ^ (uint64(iter)+1)*0x9e3779b97f4a7c15,
+	}
+	err = env.Run(e, pol, opts, func(ep *data.Episode) error {
+		res.Episodes++
+		last := ep.Rounds[len(ep.Rounds)-1].Turns
+		answers := make([]string, len(last))
+		conf := make([]float64, len(last))
+		for i := range last {
+			answers[i], conf[i] = last[i].Answer, metapolicy.Missing
+			if last[i].Confidence != nil {
+				conf[i] = *last[i].Confidence
+			}
+		}
+		if ep.Gold != "" && metapolicy.TeamAnswer(answers, conf, -1) == ep.Gold {
+			res.TeamAcc++
+		}
+		for _, rd := range ep.Rounds {
+			for _, t := range rd.Turns {
+				tokens += t.Tokens
+			}
+		}
+		ds, err := data.Decisions(ep, r.cfg.Reward)
+		if err != nil {
+			if ep.Gold == "" {
+				res.NoGold++
+				return nil
+			}
+			return err
+		}
+		res.Decisions += len(ds)
+		return AppendDecisions(&batch, ds, r.stepper.Policy().In())
+	})
+	if err != nil {
+		return res, fmt.Errorf("trainer: online iteration %d: %w", iter, err)
+	}
+	if res.Episodes > 0 {
+		res.TeamAcc /= float64(res.Episodes)
+		res.Tokens = float64(tokens) / float64(res.Episodes)
+	}
+	if batch.Len() == 0 {
+		return res, fmt.Errorf("trainer: online iteration %d: no decisions with a reward", iter)
+	}
+	res.Update, err = r.Update(&batch)
+	return res, err
+}
+
+// Labels collects supervised labels for the first stage: the decisions of
+// episodes in which the heuristic teacher chose every action. Features come
+// from the same featurizer the policy uses.
+func Labels(e env.Env, teacher metapolicy.Policy, tasks []int, rounds int, seed uint64) (x []float32, actions []uint8, err error) {
+	opts := env.RunOptions{Tasks: tasks, Episodes: 1, Rounds: rounds, Seed: seed, Greedy: true}
+	f := make([]float64, metapolicy.FeatureWidth)
+	err = env.Run(e, teacher, opts, func(ep *data.Episode) error {
+		for t := 1; t < len(ep.Rounds); t++ {
+			for i, turn := range ep.Rounds[t].Turns {
+				obs := ep.Observation(t, i)
+				if err := metapolicy.Featurize(f, &obs); err != nil {
+					return err
+				}
+				for _, v := range f {
+					x = append(x, float32(v))
+				}
+				actions = append(actions, uint8(*turn.Action))
+			}
+		}
+		return nil
+	})
+	return x, actions, err
+}
+
+// NewPolicy returns a freshly initialised policy network of cfg's shape
+// for features inputs, seeded by cfg.Seed.
+func NewPolicy(cfg *Config, features int) (*nn.MLP[float32], error) {
+	act, err := nn.ParseActivation(cfg.Activation)
+	if err != nil {
+		return nil, err
+	}
+	m, err := nn.NewMLP[float32](cfg.Sizes(features), act)
+	if err != nil {
+		return nil, err
+	}
+	m.Init(cfg.Seed)
+	return m, nil
+}

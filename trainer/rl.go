@@ -1,0 +1,216 @@
+package trainer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/mpdf/mpdf/nn"
+)
+
+// RL runs SoftRankPO fine-tuning: rollout batch after rollout batch, several
+// update epochs of whole-group minibatches each (SPEC §3–4). It owns the
+// Stepper (policy, frozen reference, Adam) and the random stream that
+// shuffles minibatches, and counts steps for the learning-rate schedule.
+type RL struct {
+	cfg      Config
+	stepper  *Stepper
+	schedule Schedule
+	pcg      *rand.PCG
+	rng      *rand.Rand
+
+	// Steps is the number of update steps taken (skipped ones included).
+	Steps int64
+	// Progress is the share of the run done, in [0, 1], for the
+	// learning-rate schedule; the caller sets it before each Update.
+	Progress float64
+	// Skipped counts steps dropped for non-finite values; badRun the
+	// current run of them.
+	Skipped int64
+	badRun  int
+
+	// OnStep, when set, receives every step's metrics (also a skipped
+	// step's, with Skipped set).
+	OnStep func(StepInfo)
+
+	mb  Samples
+	buf []float64
+}
+
+// StepInfo is what RL reports after each step.
+type StepInfo struct {
+	Step    int64
+	Epoch   int // update epoch within the rollout batch
+	Metrics Metrics
+	Skipped error // the *NonFiniteError of a skipped step
+}
+
+// UpdateResult summarises the update on one rollout batch.
+type UpdateResult struct {
+	Steps     int     `json:"steps"`
+	Epochs    int     `json:"epochs"`     // update epochs run (fewer after an early stop)
+	ApproxKL  float64 `json:"approx_kl"`  // k3 estimate of KL(μ‖π) after the last epoch
+	EarlyStop bool    `json:"early_stop"` // approx_kl passed rl.kl_target
+	Metrics   Metrics `json:"metrics"`    // row-weighted mean of the steps' metrics
+}
+
+// ErrTooManyBadSteps stops training after Config.MaxBadSteps non-finite
+// steps in a row.
+var ErrTooManyBadSteps = errors.New("trainer: too many non-finite steps in a row")
+
+// NewRL fine-tunes policy in place against the frozen reference ref.
+func NewRL(backend Backend, policy, ref *nn.MLP[float32], cfg Config) (*RL, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	est, err := NewEstimator(cfg.Estimator, cfg.Tau)
+	if err != nil {
+		return nil, err
+	}
+	st, err := NewStepper(backend, policy, ref, StepConfig{Adam: cfg.Adam, MaxGradNorm: cfg.MaxGradNorm, Estimator: est})
+	if err != nil {
+		return nil, err
+	}
+	sched, _ := ParseSchedule(cfg.RL.Schedule)
+	pcg := rand.NewPCG(cfg.Seed, 0x726c) // "rl"
+	return &RL{cfg: cfg, stepper: st, schedule: sched, pcg: pcg, rng: rand.New(pcg)}, nil
+}
+
+// Stepper exposes the policy, reference and optimiser state.
+func (r *RL) Stepper() *Stepper { return r.stepper }
+
+// RNGState is the minibatch shuffler's state, for checkpoints.
+func (r *RL) RNGState() ([]byte, error) { return r.pcg.MarshalBinary() }
+
+// SetRNGState restores a state from RNGState.
+func (r *RL) SetRNGState(b []byte) error { return r.pcg.UnmarshalBinary(b) }
+
+// Update trains on one rollout batch. Behaviour log-probabilities absent
+// from the batch (NaN, or LogProb nil) are fixed to the policy's at the start
+// of the update, so that every update epoch measures its ratio against the
+// same μ. The batch is not modified.
+func (r *RL) Update(batch *Samples) (UpdateResult, error) {
+	f := r.stepper.Policy().In()
+	if err := batch.Check(f); err != nil {
+		return UpdateResult{}, err
+	}
+	n := batch.Len()
+	full := *batch
+	full.LogProb = make([]float64, n)
+	if err := r.stepper.PolicyLogProbsTo(full.LogProb, batch.Features, batch.Actions); err != nil {
+		return UpdateResult{}, err
+	}
+	for i := range full.LogProb {
+		if batch.LogProb != nil && !math.IsNaN(batch.LogProb[i]) {
+			full.LogProb[i] = batch.LogProb[i]
+		}
+	}
+	groups := groupRows(batch.Groups)
+	var res UpdateResult
+	var acc metricsMean
+	for ep := 0; ep < r.cfg.RL.UpdateEpochs; ep++ {
+		for _, rows := range minibatches(groups, r.cfg.RL.BatchSize, r.rng) {
+			gather(&r.mb, &full, rows, f)
+			lr := r.schedule.LR(r.cfg.Adam.LR, r.Steps, int64(r.cfg.RL.Warmup), r.Progress)
+			m, err := r.stepper.Step(&r.mb, lr)
+			r.Steps++
+			var nf *NonFiniteError
+			switch {
+			case errors.As(err, &nf):
+				r.Skipped++
+				r.badRun++
+				if r.OnStep != nil {
+					r.OnStep(StepInfo{Step: r.Steps, Epoch: ep, Metrics: m, Skipped: err})
+				}
+				if r.badRun >= r.cfg.MaxBadSteps {
+					return res, fmt.Errorf("%w (%d; last: %v)", ErrTooManyBadSteps, r.badRun, err)
+				}
+				continue
+			case err != nil:
+				return res, err
+			}
+			r.badRun = 0
+			res.Steps++
+			acc.add(&m, len(rows))
+			if r.OnStep != nil {
+				r.OnStep(StepInfo{Step: r.Steps, Epoch: ep, Metrics: m})
+			}
+		}
+		res.Epochs = ep + 1
+		kl, err := r.approxKL(&full)
+		if err != nil {
+			return res, err
+		}
+		res.ApproxKL = kl
+		if r.cfg.RL.KLTarget > 0 && kl > r.cfg.RL.KLTarget {
+			res.EarlyStop = true
+			break
+		}
+	}
+	res.Metrics = acc.mean()
+	return res, nil
+}
+
+// approxKL is the k3 estimate mean(ρ − 1 − log ρ) of KL(μ‖π) over the batch,
+// ρ = π(a|x)/μ(a|x): non-negative, and zero when nothing moved.
+func (r *RL) approxKL(b *Samples) (float64, error) {
+	if cap(r.buf) < b.Len() {
+		r.buf = make([]float64, b.Len())
+	}
+	lp := r.buf[:b.Len()]
+	if err := r.stepper.PolicyLogProbsTo(lp, b.Features, b.Actions); err != nil {
+		return 0, err
+	}
+	s := 0.0
+	for i, v := range lp {
+		l := max(-20, min(20, v-b.LogProb[i]))
+		s += math.Exp(l) - 1 - l
+	}
+	return s / float64(len(lp)), nil
+}
+
+// metricsMean accumulates row-weighted means of Metrics.
+type metricsMean struct {
+	sum  []float64
+	rows int
+	min  float64
+	max  float64
+}
+
+func (a *metricsMean) add(m *Metrics, rows int) {
+	v := m.AppendValues(nil)
+	if a.sum == nil {
+		a.sum = make([]float64, len(v))
+		a.min, a.max = m.AdvMin, m.AdvMax
+	}
+	for i, x := range v {
+		a.sum[i] += x * float64(rows)
+	}
+	a.rows += rows
+	a.min, a.max = min(a.min, m.AdvMin), max(a.max, m.AdvMax)
+}
+
+func (a *metricsMean) mean() Metrics {
+	if a.rows == 0 {
+		return Metrics{}
+	}
+	v := make([]float64, len(a.sum))
+	for i, s := range a.sum {
+		v[i] = s / float64(a.rows)
+	}
+	m := metricsFromValues(v)
+	m.AdvMin, m.AdvMax = a.min, a.max
+	return m
+}
+
+// metricsFromValues is the inverse of Metrics.AppendValues.
+func metricsFromValues(v []float64) Metrics {
+	return Metrics{
+		Loss: v[0], PolicyLoss: v[1], KL: v[2], Entropy: v[3], ClipLow: v[4], ClipHigh: v[5],
+		Reward: v[6], RewardStd: v[7], FracRewardZeroStd: v[8],
+		AdvMean: v[9], AdvMin: v[10], AdvMax: v[11],
+		GradNorm: v[12], LearningRate: v[13], StepTime: v[14],
+		ActPersist: v[15], ActRefine: v[16], ActConcede: v[17],
+	}
+}
