@@ -48,13 +48,19 @@ func Greedy(p Policy, obs *Observation) (Action, float64, error) {
 	if err := p.Probs(&pr, obs); err != nil {
 		return 0, 0, err
 	}
+	best := argmax(&pr)
+	return best, math.Log(pr[best]), nil
+}
+
+// argmax is the most probable action, the lowest index on ties.
+func argmax(p *[NumActions]float64) Action {
 	best := 0
 	for i := 1; i < NumActions; i++ {
-		if pr[i] > pr[best] {
+		if p[i] > p[best] {
 			best = i
 		}
 	}
-	return Action(best), math.Log(pr[best]), nil
+	return Action(best)
 }
 
 // MLPPolicy is a learned policy: softmax of an MLP over Featurize's vector.
@@ -89,5 +95,21 @@ func (p *MLPPolicy) Probs(pr *[NumActions]float64, obs *Observation) error {
 	for i, v := range logp {
 		pr[i] = math.Exp(float64(v))
 	}
+	return nil
+}
+
+// GreedyPolicy wraps a policy into its deterministic greedy version: all
+// mass on the most probable action (lowest index on ties).
+type GreedyPolicy struct{ Policy }
+
+func (g GreedyPolicy) Name() string { return g.Policy.Name() + "/greedy" }
+
+func (g GreedyPolicy) Probs(p *[NumActions]float64, obs *Observation) error {
+	if err := g.Policy.Probs(p, obs); err != nil {
+		return err
+	}
+	best := argmax(p)
+	*p = [NumActions]float64{}
+	p[best] = 1
 	return nil
 }

@@ -8,73 +8,82 @@ import (
 	"github.com/mpdf/mpdf/nn"
 )
 
-// SFTResult summarises the supervised stage.
-type SFTResult struct {
-	Epochs   int       `json:"epochs"`
-	Steps    int       `json:"steps"`
-	Loss     []float64 `json:"loss"`     // mean cross-entropy per epoch
-	Accuracy float64   `json:"accuracy"` // share of rows whose greedy action matches the label, at the end
+// SFT is the supervised stage of SPEC §4: it clones labelled decisions into
+// a policy by minibatch Adam on the mean cross-entropy −log π(a|x), rows
+// shuffled by seed. It has its own optimiser state; the policy it leaves is
+// what RL then freezes as its reference. Pass it the data whole (Epoch per
+// epoch) or chunk by chunk (Epoch per chunk), as memory allows.
+type SFT struct {
+	backend Backend
+	policy  *nn.MLP[float32]
+	cfg     SFTConfig
+	opt     *nn.Adam[float32]
+	grad    []float32
+	rng     *rand.Rand
+	bx      []float32
+	ba      []uint8
+	// Steps counts the Adam updates.
+	Steps int
 }
 
-// SFT clones labelled decisions into policy (SPEC §4's supervised stage):
-// minibatch Adam on the mean cross-entropy −log π(a|x), rows shuffled by
-// seed. x is B×F row-major. It has its own optimiser state; the returned
-// policy is what RL then freezes as its reference.
-func SFT(backend Backend, policy *nn.MLP[float32], x []float32, actions []uint8, cfg SFTConfig, adam nn.AdamConfig, seed uint64, onEpoch func(epoch int, loss float64)) (SFTResult, error) {
+// NewSFT trains policy in place with cfg; adam gives β1, β2, ε (the rate is
+// cfg.LR).
+func NewSFT(backend Backend, policy *nn.MLP[float32], cfg SFTConfig, adam nn.AdamConfig, seed uint64) (*SFT, error) {
+	if cfg.BatchSize <= 0 {
+		return nil, fmt.Errorf("trainer: sft: batch size %d, want > 0", cfg.BatchSize)
+	}
+	adam.LR = cfg.LR
+	if err := adam.Validate(); err != nil {
+		return nil, fmt.Errorf("trainer: sft: %w", err)
+	}
+	return &SFT{
+		backend: backend, policy: policy, cfg: cfg,
+		opt:  nn.NewAdam[float32](adam, len(policy.Params)),
+		grad: make([]float32, len(policy.Params)),
+		rng:  rand.New(rand.NewPCG(seed, 0x736674)), // "sft"
+	}, nil
+}
+
+// Epoch makes one shuffled pass of minibatches over the rows x (B×F) with
+// labels actions and returns their mean cross-entropy.
+func (s *SFT) Epoch(x []float32, actions []uint8) (float64, error) {
 	n := len(actions)
-	f := policy.In()
+	f := s.policy.In()
 	switch {
 	case n == 0:
-		return SFTResult{}, fmt.Errorf("trainer: sft: no labelled decisions")
+		return 0, fmt.Errorf("trainer: sft: no labelled decisions")
 	case len(x) != n*f:
-		return SFTResult{}, fmt.Errorf("trainer: sft: %d feature values for %d rows of width %d", len(x), n, f)
-	case cfg.BatchSize <= 0:
-		return SFTResult{}, fmt.Errorf("trainer: sft: batch size %d, want > 0", cfg.BatchSize)
+		return 0, fmt.Errorf("trainer: sft: %d feature values for %d rows of width %d", len(x), n, f)
 	}
 	if err := checkFeatures(x, f); err != nil {
-		return SFTResult{}, fmt.Errorf("trainer: sft: %w", err)
+		return 0, fmt.Errorf("trainer: sft: %w", err)
 	}
 	for i, a := range actions {
 		if a >= nn.NumActions {
-			return SFTResult{}, fmt.Errorf("trainer: sft: row %d: action %d outside [0, %d)", i, a, nn.NumActions)
+			return 0, fmt.Errorf("trainer: sft: row %d: action %d outside [0, %d)", i, a, nn.NumActions)
 		}
 	}
-	adam.LR = cfg.LR
-	opt := nn.NewAdam[float32](adam, len(policy.Params))
-	grad := make([]float32, len(policy.Params))
-	rng := rand.New(rand.NewPCG(seed, 0x736674)) // "sft"
-	bx := make([]float32, 0, cfg.BatchSize*f)
-	ba := make([]uint8, 0, cfg.BatchSize)
-	res := SFTResult{Epochs: cfg.Epochs}
-	for ep := 0; ep < cfg.Epochs; ep++ {
-		perm := rng.Perm(n)
-		sum, rows := 0.0, 0
-		for lo := 0; lo < n; lo += cfg.BatchSize {
-			idx := perm[lo:min(n, lo+cfg.BatchSize)]
-			bx, ba = bx[:0], ba[:0]
-			for _, r := range idx {
-				bx = append(bx, x[r*f:(r+1)*f]...)
-				ba = append(ba, actions[r])
-			}
-			loss, err := backend.SFTLossAndGrad(grad, policy, bx, ba)
-			if err != nil {
-				return res, fmt.Errorf("trainer: sft: epoch %d: %w", ep, err)
-			}
-			if math.IsNaN(loss) || math.IsInf(loss, 0) || !finite32(grad) {
-				return res, &NonFiniteError{What: "sft loss or gradient", Index: -1, Value: loss}
-			}
-			opt.Update(policy.Params, grad, cfg.LR)
-			sum += loss * float64(len(idx))
-			rows += len(idx)
-			res.Steps++
+	perm := s.rng.Perm(n)
+	sum := 0.0
+	for lo := 0; lo < n; lo += s.cfg.BatchSize {
+		idx := perm[lo:min(n, lo+s.cfg.BatchSize)]
+		s.bx, s.ba = s.bx[:0], s.ba[:0]
+		for _, r := range idx {
+			s.bx = append(s.bx, x[r*f:(r+1)*f]...)
+			s.ba = append(s.ba, actions[r])
 		}
-		res.Loss = append(res.Loss, sum/float64(rows))
-		if onEpoch != nil {
-			onEpoch(ep, sum/float64(rows))
+		loss, err := s.backend.SFTLossAndGrad(s.grad, s.policy, s.bx, s.ba)
+		if err != nil {
+			return 0, fmt.Errorf("trainer: sft: %w", err)
 		}
+		if math.IsNaN(loss) || math.IsInf(loss, 0) || !finite32(s.grad) {
+			return 0, &NonFiniteError{What: "sft loss or gradient", Index: -1, Value: loss}
+		}
+		s.opt.Update(s.policy.Params, s.grad, s.cfg.LR)
+		sum += loss * float64(len(idx))
+		s.Steps++
 	}
-	res.Accuracy = greedyAccuracy(policy, x, actions)
-	return res, nil
+	return sum / float64(n), nil
 }
 
 func finite32(v []float32) bool {
@@ -86,8 +95,9 @@ func finite32(v []float32) bool {
 	return true
 }
 
-// greedyAccuracy is the share of rows whose most probable action is the label.
-func greedyAccuracy(m *nn.MLP[float32], x []float32, actions []uint8) float64 {
+// Agreement is the share of rows whose most probable action under m is the
+// label: how well the supervised stage cloned its teacher.
+func Agreement(m *nn.MLP[float32], x []float32, actions []uint8) float64 {
 	f := m.In()
 	logits := make([]float32, nn.NumActions)
 	hit := 0
@@ -103,5 +113,5 @@ func greedyAccuracy(m *nn.MLP[float32], x []float32, actions []uint8) float64 {
 			hit++
 		}
 	}
-	return float64(hit) / float64(len(actions))
+	return float64(hit) / float64(max(1, len(actions)))
 }

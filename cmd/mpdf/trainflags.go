@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/trainer"
+)
+
+// hiddenValue is a pflag.Value for the hidden sizes ("64,64"), whose
+// String is parseable by Set, so that changed flags can be replayed.
+type hiddenValue struct{ p *[]int }
+
+func (h hiddenValue) Type() string { return "sizes" }
+func (h hiddenValue) String() string {
+	if h.p == nil {
+		return ""
+	}
+	s := make([]string, len(*h.p))
+	for i, v := range *h.p {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, ",")
+}
+func (h hiddenValue) Set(v string) error {
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("hidden sizes %q: want positive integers separated by commas", v)
+		}
+		out = append(out, n)
+	}
+	*h.p = out
+	return nil
+}
+
+// groupByValue is a pflag.Value for data.GroupBy.
+type groupByValue struct{ p *data.GroupBy }
+
+func (g groupByValue) Type() string   { return "key" }
+func (g groupByValue) String() string { return string(*g.p) }
+func (g groupByValue) Set(v string) error {
+	switch data.GroupBy(v) {
+	case data.GroupByTask, data.GroupByEpisode, data.GroupByTaskRound:
+		*g.p = data.GroupBy(v)
+		return nil
+	}
+	return fmt.Errorf("group key %q: want task, episode or task+round", v)
+}
+
+// bindConfig binds the training flags to the fields of c. It is called
+// twice: on the command's own config (whose defaults the help shows) and on
+// a config loaded from --config, onto which the changed flags are replayed,
+// so that flags win over the file and the file over the defaults.
+func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
+	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of everything random: initialisation, sampling, shuffling")
+	fs.Var(hiddenValue{&c.Hidden}, "hidden", "hidden layer sizes, comma-separated")
+	fs.StringVar(&c.Activation, "activation", c.Activation, "hidden activation: tanh or relu")
+	fs.StringVar(&c.Backend, "backend", c.Backend, "loss and gradients: kernel (fast CPU kernels) or gorgonia (autodiff graph)")
+	fs.StringVar(&c.Estimator, "estimator", c.Estimator, "advantage estimator: softrank, grpo, drgrpo, rloo, reinforce")
+	fs.Float64Var(&c.Tau, "tau", c.Tau, "SoftRankPO temperature τ")
+	fs.Float64Var(&c.Loss.EpsLow, "eps-low", c.Loss.EpsLow, "ratio clip below, 1 − ε_low")
+	fs.Float64Var(&c.Loss.EpsHigh, "eps-high", c.Loss.EpsHigh, "ratio clip above, 1 + ε_high")
+	fs.Float64Var(&c.Loss.Beta, "beta", c.Loss.Beta, "KL penalty coefficient β")
+	fs.Float64Var(&c.Loss.Entropy, "entropy", c.Loss.Entropy, "entropy bonus coefficient c_H")
+	fs.Float64Var(&c.Adam.LR, "lr", c.Adam.LR, "Adam learning rate of the RL stage")
+	fs.Float64Var(&c.MaxGradNorm, "max-grad-norm", c.MaxGradNorm, "global gradient-norm clip (0: none)")
+	fs.Float64Var(&c.Reward.WLocal, "w-local", c.Reward.WLocal, "reward weight of the local (self-improvement) term")
+	fs.Float64Var(&c.Reward.WGlobal, "w-global", c.Reward.WGlobal, "reward weight of the global (leave-one-out) term")
+	fs.Float64Var(&c.Reward.Lambda, "lambda", c.Reward.Lambda, "reward cost per 1000 tokens λ")
+	fs.Var(groupByValue{&c.Reward.GroupBy}, "group-by", "SoftRankPO group key: task, episode or task+round")
+	fs.IntVar(&c.SFT.Epochs, "sft-epochs", c.SFT.Epochs, "epochs of the supervised stage (0 skips it)")
+	fs.IntVar(&c.SFT.BatchSize, "sft-batch-size", c.SFT.BatchSize, "minibatch rows of the supervised stage")
+	fs.Float64Var(&c.SFT.LR, "sft-lr", c.SFT.LR, "Adam learning rate of the supervised stage")
+	fs.StringVar(&c.SFT.Labels, "sft-labels", c.SFT.Labels, "heuristic cloned by the supervised stage in online mode")
+	fs.IntVar(&c.RL.Iterations, "iterations", c.RL.Iterations, "RL iterations: rollout batches (online) or passes over the data (offline)")
+	fs.IntVar(&c.RL.BatchSize, "batch-size", c.RL.BatchSize, "RL minibatch rows (whole groups, so approximate)")
+	fs.IntVar(&c.RL.UpdateEpochs, "update-epochs", c.RL.UpdateEpochs, "update epochs over each rollout batch")
+	fs.Float64Var(&c.RL.KLTarget, "kl-target", c.RL.KLTarget, "stop a batch's update epochs when approx KL(μ‖π) passes it (0: never)")
+	fs.StringVar(&c.RL.Schedule, "schedule", c.RL.Schedule, "learning-rate schedule: constant, linear or cosine")
+	fs.IntVar(&c.RL.Warmup, "warmup", c.RL.Warmup, "learning-rate warm-up steps")
+	fs.IntVar(&c.RL.TasksPerIter, "tasks-per-iter", c.RL.TasksPerIter, "online: tasks simulated per iteration")
+	fs.IntVar(&c.RL.EpisodesPerTask, "episodes-per-task", c.RL.EpisodesPerTask, "online: episodes sampled per task (one SoftRankPO group)")
+	fs.IntVar(&c.RL.Rounds, "rounds", c.RL.Rounds, "online: deliberation rounds per episode")
+	fs.IntVar(&c.MaxBadSteps, "max-bad-steps", c.MaxBadSteps, "stop after this many non-finite steps in a row")
+}
+
+// resolveConfig returns the defaults, overlaid by the JSON file path (when
+// not empty), overlaid by the flags of fs that the user set.
+func resolveConfig(path string, fs *pflag.FlagSet) (trainer.Config, error) {
+	cfg := trainer.DefaultConfig()
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return cfg, err
+		}
+		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg); err != nil {
+			return cfg, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	file := pflag.NewFlagSet("config", pflag.ContinueOnError)
+	bindConfig(file, &cfg)
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		if g := file.Lookup(f.Name); g != nil && err == nil {
+			err = g.Value.Set(f.Value.String())
+		}
+	})
+	if err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Validate()
+}
