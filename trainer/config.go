@@ -100,6 +100,9 @@ func (c *Config) Validate() error {
 	if c.Backend != "kernel" && c.Backend != "gorgonia" {
 		return bad("backend", c.Backend, "kernel or gorgonia")
 	}
+	if !(c.Tau > 0) || !finite(c.Tau) {
+		return bad("tau", c.Tau, "a finite value > 0")
+	}
 	if _, err := NewEstimator(c.Estimator, c.Tau); err != nil {
 		return fmt.Errorf("trainer: config: estimator/tau: %w", err)
 	}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mpdf/mpdf/checkpoints"
+)
+
+// tiny keeps a training run to a fraction of a second.
+var tiny = []string{"-q", "--hidden", "8", "--sft-epochs", "1", "--tasks-per-iter", "6",
+	"--episodes-per-task", "3", "--batch-size", "32", "--update-epochs", "2", "--eval-tasks", "0"}
+
+func train(t *testing.T, out string, args ...string) string {
+	t.Helper()
+	root := newRoot()
+	var stdout, stderr bytes.Buffer
+	root.SetOut(&stdout)
+	root.SetErr(&stderr)
+	root.SetArgs(append(append([]string{"train", "--out", out}, tiny...), args...))
+	if err := root.Execute(); err != nil {
+		t.Fatalf("train %v: %v\nstderr: %s", args, err, stderr.String())
+	}
+	return stdout.String()
+}
+
+func latest(t *testing.T, dir string) []byte {
+	t.Helper()
+	p, err := checkpoints.Latest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestTrainSameSeedSameCheckpointBytes(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	train(t, a, "--iterations", "2", "--seed", "5")
+	train(t, b, "--iterations", "2", "--seed", "5")
+	if !bytes.Equal(latest(t, a), latest(t, b)) {
+		t.Fatal("same seed and data gave different checkpoint bytes")
+	}
+	c := t.TempDir()
+	train(t, c, "--iterations", "2", "--seed", "6")
+	if bytes.Equal(latest(t, a), latest(t, c)) {
+		t.Fatal("another seed gave the same checkpoint")
+	}
+	for _, f := range []string{"metrics.jsonl", "curve.png", "policy.safetensors", "best.mpdf"} {
+		if _, err := os.Stat(filepath.Join(a, f)); err != nil {
+			t.Errorf("run did not write %s: %v", f, err)
+		}
+	}
+}
+
+// N iterations, then a resume for M more, equals N+M iterations at once.
+func TestTrainResumeContinuesExactly(t *testing.T) {
+	straight, split := t.TempDir(), t.TempDir()
+	train(t, straight, "--iterations", "3")
+	train(t, split, "--iterations", "1")
+	out := train(t, split, "--iterations", "3", "--resume")
+	if !strings.Contains(out, "resuming from") {
+		t.Errorf("resume did not say where it resumed from:\n%s", out)
+	}
+	if !bytes.Equal(latest(t, straight), latest(t, split)) {
+		t.Fatal("1 + resume + 2 iterations differs from 3 iterations")
+	}
+}
+
+func TestTrainConfigFileAndFlags(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "cfg.json")
+	os.WriteFile(cfgPath, []byte(`{"seed": 9, "tau": 0.5, "rl": {"iterations": 1, "batch_size": 32, "update_epochs": 1, "tasks_per_iter": 4, "episodes_per_task": 2, "rounds": 2}}`), 0o644)
+	out := train(t, filepath.Join(dir, "run"), "--config", cfgPath, "--tau", "0.3")
+	if !strings.Contains(out, `"seed": 9`) {
+		t.Error("the config file's seed was not used")
+	}
+	if !strings.Contains(out, `"tau": 0.3`) {
+		t.Error("the --tau flag did not win over the config file")
+	}
+	c, err := checkpoints.Load(filepath.Join(dir, "run", "best.mpdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(c.Header.Train), `"tau":0.3`) || c.Header.Seed != 9 {
+		t.Errorf("checkpoint stores config %s, seed %d", c.Header.Train, c.Header.Seed)
+	}
+}
+
+func TestTrainRejectsBadConfig(t *testing.T) {
+	dir := t.TempDir()
+	for name, args := range map[string][]string{
+		"unknown field": {"--config", writeFile(t, dir, "a.json", `{"sede": 1}`)},
+		"bad tau":       {"--tau", "-1"},
+		"bad hidden":    {"--hidden", "64,x"},
+		"bad schedule":  {"--schedule", "sawtooth"},
+		"missing init":  {"--init", filepath.Join(dir, "none.safetensors")},
+	} {
+		root := newRoot()
+		root.SetOut(&bytes.Buffer{})
+		root.SetErr(&bytes.Buffer{})
+		root.SetArgs(append([]string{"train", "-q", "--out", filepath.Join(dir, "r")}, args...))
+		if err := root.Execute(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,132 @@
+package trainer
+
+import (
+	"fmt"
+	"math"
+)
+
+// GroupAdvantages writes into dst the advantages of rewards, computed by est
+// separately for each group of rows sharing a key in groups (SPEC §3: all
+// decisions about the same task compete). Keys are compared as exact
+// strings; "" is a key like any other. Errors name the row or the group.
+func GroupAdvantages(dst, rewards []float64, groups []string, est Estimator) error {
+	var g grouping
+	if err := g.check(dst, rewards, groups, est); err != nil {
+		return err
+	}
+	g.build(groups)
+	return g.advantages(dst, rewards, est)
+}
+
+// grouping partitions the rows of a batch by group key. Groups are numbered
+// in order of first appearance and rows keep their order within a group, so
+// the result does not depend on map iteration. Its buffers are reused.
+type grouping struct {
+	index map[string]int32
+	keys  []string // group → key
+	count []int    // group → rows; then start offsets
+	start []int    // group g's rows are rows[start[g]:start[g+1]]
+	rows  []int32  // row indices ordered by group
+	rbuf  []float64
+	abuf  []float64
+}
+
+func (g *grouping) check(dst, rewards []float64, groups []string, est Estimator) error {
+	switch {
+	case est == nil:
+		return fmt.Errorf("trainer: advantages: nil estimator")
+	case len(rewards) == 0:
+		return fmt.Errorf("trainer: advantages: no rewards")
+	case len(dst) != len(rewards):
+		return fmt.Errorf("trainer: advantages: len(dst)=%d for %d rewards", len(dst), len(rewards))
+	case len(groups) != len(rewards):
+		return fmt.Errorf("trainer: advantages: %d group keys for %d rewards", len(groups), len(rewards))
+	}
+	for i, r := range rewards {
+		if math.IsNaN(r) || math.IsInf(r, 0) {
+			return fmt.Errorf("trainer: advantages: row %d: reward is %v", i, r)
+		}
+	}
+	return nil
+}
+
+// build partitions the rows by key (a counting sort).
+func (g *grouping) build(groups []string) {
+	if g.index == nil {
+		g.index = make(map[string]int32)
+	}
+	clear(g.index)
+	g.keys, g.count = g.keys[:0], g.count[:0]
+	g.rows = grow(g.rows, len(groups))
+	for _, k := range groups {
+		id, ok := g.index[k]
+		if !ok {
+			id = int32(len(g.keys))
+			g.index[k] = id
+			g.keys = append(g.keys, k)
+			g.count = append(g.count, 0)
+		}
+		g.count[id]++
+	}
+	ng := len(g.keys)
+	g.start = grow(g.start, ng+1)
+	g.start[0] = 0
+	for i, c := range g.count {
+		g.start[i+1] = g.start[i] + c
+		g.count[i] = g.start[i] // next free slot
+	}
+	for i, k := range groups {
+		id := g.index[k]
+		g.rows[g.count[id]] = int32(i)
+		g.count[id]++
+	}
+}
+
+// len is the number of groups.
+func (g *grouping) len() int { return len(g.keys) }
+
+// members returns the rows of group i.
+func (g *grouping) members(i int) []int32 { return g.rows[g.start[i]:g.start[i+1]] }
+
+// advantages runs est on each group and scatters the results into dst.
+func (g *grouping) advantages(dst, rewards []float64, est Estimator) error {
+	for i := range g.len() {
+		rows := g.members(i)
+		g.rbuf, g.abuf = grow(g.rbuf, len(rows)), grow(g.abuf, len(rows))
+		for k, r := range rows {
+			g.rbuf[k] = rewards[r]
+		}
+		if err := est.Advantages(g.abuf, g.rbuf); err != nil {
+			return fmt.Errorf("trainer: advantages: group %q: %w", g.keys[i], err)
+		}
+		for k, r := range rows {
+			dst[r] = g.abuf[k]
+		}
+	}
+	return nil
+}
+
+// groupStats are the reward statistics of SPEC §4 that depend on the groups:
+// the mean over groups of their population std, and the share of groups
+// whose rewards all tie (range ≤ 1e-12, where SoftRankPO gives zeros; a
+// group of one counts).
+func (g *grouping) groupStats(rewards []float64) (stdMean, fracZero float64) {
+	zero := 0
+	for i := range g.len() {
+		rows := g.members(i)
+		g.rbuf = grow(g.rbuf, len(rows))
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for k, r := range rows {
+			v := rewards[r]
+			g.rbuf[k] = v
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		_, sd := meanStd(g.rbuf)
+		stdMean += sd
+		if hi-lo <= rangeEps {
+			zero++
+		}
+	}
+	n := float64(g.len())
+	return stdMean / n, float64(zero) / n
+}

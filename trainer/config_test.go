@@ -1,0 +1,86 @@
+package trainer
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestDefaultConfigIsValid(t *testing.T) {
+	c := DefaultConfig()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// The config is stored in checkpoints: it must survive JSON.
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Config
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if b2, _ := json.Marshal(back); string(b2) != string(b) {
+		t.Errorf("config changed through JSON:\n%s\n%s", b, b2)
+	}
+}
+
+func TestConfigValidateNamesTheField(t *testing.T) {
+	for field, mutate := range map[string]func(*Config){
+		"hidden":               func(c *Config) { c.Hidden = []int{64, 0} },
+		"activation":           func(c *Config) { c.Activation = "gelu" },
+		"backend":              func(c *Config) { c.Backend = "cuda" },
+		"tau":                  func(c *Config) { c.Tau = 0 },
+		"eps_low":              func(c *Config) { c.Loss.EpsLow = 1 },
+		"beta":                 func(c *Config) { c.Loss.Beta = math.NaN() },
+		"lr":                   func(c *Config) { c.Adam.LR = -1 },
+		"max_grad_norm":        func(c *Config) { c.MaxGradNorm = math.Inf(1) },
+		"sft.batch_size":       func(c *Config) { c.SFT.BatchSize = 0 },
+		"rl.update_epochs":     func(c *Config) { c.RL.UpdateEpochs = 0 },
+		"rl.kl_target":         func(c *Config) { c.RL.KLTarget = -0.1 },
+		"rl.schedule":          func(c *Config) { c.RL.Schedule = "step" },
+		"rl.episodes_per_task": func(c *Config) { c.RL.EpisodesPerTask = 0 },
+		"max_bad_steps":        func(c *Config) { c.MaxBadSteps = 0 },
+		"reward":               func(c *Config) { c.Reward.Lambda = -1 },
+	} {
+		c := DefaultConfig()
+		mutate(&c)
+		err := c.Validate()
+		if err == nil {
+			t.Errorf("%s: accepted", field)
+			continue
+		}
+		if !strings.Contains(err.Error(), field) {
+			t.Errorf("%s: error %q does not name the field", field, err)
+		}
+	}
+}
+
+func TestScheduleLR(t *testing.T) {
+	const base = 1.0
+	for _, c := range []struct {
+		s        Schedule
+		step     int64
+		warmup   int64
+		progress float64
+		want     float64
+	}{
+		{Constant, 5, 0, 0.7, 1},
+		{Constant, 0, 4, 0, 0.25},
+		{Constant, 3, 4, 0, 1},
+		{Linear, 10, 0, 0.25, 0.75},
+		{Linear, 10, 0, 1, 0},
+		{Cosine, 10, 0, 0, 1},
+		{Cosine, 10, 0, 0.5, 0.5},
+		{Cosine, 10, 0, 1, 0},
+		{Linear, 1, 4, 0.9, 0.5}, // warm-up first
+	} {
+		if got := c.s.LR(base, c.step, c.warmup, c.progress); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%v.LR(step %d, warmup %d, progress %v) = %v, want %v", c.s, c.step, c.warmup, c.progress, got, c.want)
+		}
+	}
+	if _, err := ParseSchedule("exp"); err == nil {
+		t.Error("unknown schedule accepted")
+	}
+}

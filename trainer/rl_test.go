@@ -1,0 +1,273 @@
+package trainer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/mpdf/mpdf/nn"
+)
+
+// rlSamples builds a rollout batch of groups×perGroup rows of width f
+// with random features, actions and rewards, and no behaviour log-probs.
+func rlSamples(seed uint64, groups, perGroup, f int) *Samples {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	s := &Samples{}
+	for g := 0; g < groups; g++ {
+		for k := 0; k < perGroup; k++ {
+			for j := 0; j < f; j++ {
+				s.Features = append(s.Features, float32(rng.NormFloat64()))
+			}
+			a := uint8(rng.IntN(nn.NumActions))
+			s.Actions = append(s.Actions, a)
+			// Reward favours action 1 so that there is something to learn.
+			s.Rewards = append(s.Rewards, float64(a%2)+0.1*rng.NormFloat64())
+			s.Groups = append(s.Groups, fmt.Sprintf("task-%d", g))
+		}
+	}
+	return s
+}
+
+func newTestRL(t *testing.T, cfg Config, f int) *RL {
+	t.Helper()
+	policy, err := NewPolicy(&cfg, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	act, _ := nn.ParseActivation(cfg.Activation)
+	backend, err := NewKernelBackend(policy.Sizes, act, cfg.Loss, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(backend.Close)
+	rl, err := NewRL(backend, policy, policy.Clone(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rl
+}
+
+func smallConfig() Config {
+	c := DefaultConfig()
+	c.Hidden = []int{16}
+	c.RL.BatchSize = 64
+	c.RL.UpdateEpochs = 3
+	c.RL.KLTarget = 0
+	return c
+}
+
+func TestMinibatchesKeepGroupsWhole(t *testing.T) {
+	groups := []string{"a", "b", "a", "c", "b", "a", "d", "c"}
+	rows := groupRows(groups)
+	seen := make([]int, len(groups))
+	for _, mb := range minibatches(rows, 3, rand.New(rand.NewPCG(1, 2))) {
+		in := map[string]int{}
+		for _, r := range mb {
+			seen[r]++
+			in[groups[r]]++
+		}
+		for g, n := range in {
+			if want := slices.Index(groups, g); want >= 0 {
+				total := 0
+				for _, x := range groups {
+					if x == g {
+						total++
+					}
+				}
+				if n != total {
+					t.Errorf("group %q split: %d of %d rows in one minibatch", g, n, total)
+				}
+			}
+		}
+	}
+	for r, n := range seen {
+		if n != 1 {
+			t.Errorf("row %d appears %d times", r, n)
+		}
+	}
+}
+
+// The behaviour log-probability of rows without one is the policy's at the
+// start of the update: later update epochs must see ratios away from 1
+// (clipping happens). Recomputing it at every step would keep ρ = 1.
+func TestUpdateFixesBehaviourAtStart(t *testing.T) {
+	cfg := smallConfig()
+	cfg.Adam.LR = 0.05 // big steps so that the ratio leaves [0.8, 1.2]
+	rl := newTestRL(t, cfg, 6)
+	clipped := 0.0
+	rl.OnStep = func(s StepInfo) {
+		if s.Epoch > 0 {
+			clipped += s.Metrics.ClipLow + s.Metrics.ClipHigh
+		}
+	}
+	res, err := rl.Update(rlSamples(3, 16, 12, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Epochs != cfg.RL.UpdateEpochs {
+		t.Errorf("ran %d update epochs, want %d", res.Epochs, cfg.RL.UpdateEpochs)
+	}
+	if clipped == 0 {
+		t.Error("no ratio was clipped after the first update epoch: behaviour log-probs follow the policy")
+	}
+	if res.ApproxKL <= 0 {
+		t.Errorf("approx KL %v after the update, want > 0", res.ApproxKL)
+	}
+}
+
+func TestUpdateEarlyStopsOnKLTarget(t *testing.T) {
+	cfg := smallConfig()
+	cfg.Adam.LR = 0.05
+	cfg.RL.UpdateEpochs = 10
+	cfg.RL.KLTarget = 1e-4
+	rl := newTestRL(t, cfg, 6)
+	res, err := rl.Update(rlSamples(4, 16, 12, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.EarlyStop || res.Epochs >= 10 || res.ApproxKL <= cfg.RL.KLTarget {
+		t.Errorf("update ran %d epochs, early stop %v, approx KL %v (target %v)", res.Epochs, res.EarlyStop, res.ApproxKL, cfg.RL.KLTarget)
+	}
+}
+
+func TestUpdateRaisesRewardedAction(t *testing.T) {
+	cfg := smallConfig()
+	cfg.Adam.LR = 0.01
+	rl := newTestRL(t, cfg, 6)
+	batch := rlSamples(5, 32, 12, 6)
+	share := func() float64 {
+		lp := make([]float64, batch.Len())
+		acts := slices.Repeat([]uint8{1}, batch.Len())
+		if err := rl.Stepper().PolicyLogProbsTo(lp, batch.Features, acts); err != nil {
+			t.Fatal(err)
+		}
+		s := 0.0
+		for _, v := range lp {
+			s += math.Exp(v)
+		}
+		return s / float64(len(lp))
+	}
+	before := share()
+	for i := 0; i < 5; i++ {
+		if _, err := rl.Update(batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := share(); after <= before+0.05 {
+		t.Errorf("π(rewarded action) went %v → %v, want a clear rise", before, after)
+	}
+}
+
+func TestRLDeterministic(t *testing.T) {
+	run := func() []float32 {
+		rl := newTestRL(t, smallConfig(), 6)
+		for i := 0; i < 3; i++ {
+			if _, err := rl.Update(rlSamples(uint64(i), 8, 10, 6)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return rl.Stepper().Policy().Params
+	}
+	a, b := run(), run()
+	if !slices.Equal(a, b) {
+		t.Error("same seed and data gave different weights")
+	}
+}
+
+// nanBackend returns a NaN gradient on every call.
+type nanBackend struct{ calls int }
+
+func (n *nanBackend) LossAndGrad(grad []float32, m *nn.MLP[float32], b *nn.Batch[float32]) (nn.LossStats, error) {
+	n.calls++
+	for i := range grad {
+		grad[i] = float32(math.NaN())
+	}
+	return nn.LossStats{}, nil
+}
+
+func (n *nanBackend) SFTLossAndGrad(grad []float32, m *nn.MLP[float32], x []float32, a []uint8) (float64, error) {
+	return math.NaN(), nil
+}
+
+func TestTooManyBadStepsStops(t *testing.T) {
+	cfg := smallConfig()
+	cfg.MaxBadSteps = 3
+	cfg.RL.BatchSize = 10
+	policy, _ := NewPolicy(&cfg, 6)
+	before := slices.Clone(policy.Params)
+	nb := &nanBackend{}
+	rl, err := NewRL(nb, policy, policy.Clone(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := 0
+	rl.OnStep = func(s StepInfo) {
+		if s.Skipped != nil {
+			skipped++
+		}
+	}
+	_, err = rl.Update(rlSamples(1, 10, 10, 6))
+	if !errors.Is(err, ErrTooManyBadSteps) {
+		t.Fatalf("err = %v, want ErrTooManyBadSteps", err)
+	}
+	if nb.calls != 3 || skipped != 3 || rl.Skipped != 3 {
+		t.Errorf("%d backend calls, %d reported and %d counted skips, want 3 each", nb.calls, skipped, rl.Skipped)
+	}
+	if !slices.Equal(before, policy.Params) {
+		t.Error("a non-finite step changed the weights")
+	}
+}
+
+func TestSFTClonesLabels(t *testing.T) {
+	cfg := smallConfig()
+	policy, _ := NewPolicy(&cfg, 6)
+	backend, err := NewKernelBackend(policy.Sizes, nn.Tanh, cfg.Loss, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer backend.Close()
+	// Label: action = 2 when feature 0 > 0.5, 1 when < −0.5, else 0.
+	rng := rand.New(rand.NewPCG(9, 9))
+	var x []float32
+	var y []uint8
+	for i := 0; i < 600; i++ {
+		row := make([]float32, 6)
+		for j := range row {
+			row[j] = float32(rng.NormFloat64())
+		}
+		a := uint8(0)
+		if row[0] > 0.5 {
+			a = 2
+		} else if row[0] < -0.5 {
+			a = 1
+		}
+		x, y = append(x, row...), append(y, a)
+	}
+	s, err := NewSFT(backend, policy, SFTConfig{Epochs: 1, BatchSize: 64, LR: 0.01}, cfg.Adam, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := s.Epoch(x, y)
+	var last float64
+	for i := 0; i < 30; i++ {
+		last, err = s.Epoch(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if last >= first/2 {
+		t.Errorf("cross-entropy %v → %v, want it at least halved", first, last)
+	}
+	if a := Agreement(policy, x, y); a < 0.9 {
+		t.Errorf("agreement with the labels %v, want ≥ 0.9", a)
+	}
+	if _, err := s.Epoch(x[:5], y); err == nil {
+		t.Error("mismatched features accepted")
+	}
+	if _, err := s.Epoch(x, append(slices.Clone(y[:len(y)-1]), 3)); err == nil {
+		t.Error("action 3 accepted")
+	}
+}

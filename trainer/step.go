@@ -1,0 +1,234 @@
+package trainer
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mpdf/mpdf/nn"
+)
+
+// StepConfig configures a Stepper. The loss coefficients are not here: the
+// Backend is built with them.
+type StepConfig struct {
+	Adam        nn.AdamConfig `json:"adam"`
+	MaxGradNorm float64       `json:"max_grad_norm"` // global gradient-norm clip; 0 means none
+	Estimator   Estimator     `json:"-"`             // nil means SoftRankPO with DefaultTau
+}
+
+// DefaultStepConfig returns SPEC §4's defaults: Adam (3e-4, 0.9, 0.999,
+// 1e-8), no gradient clip, SoftRankPO with τ = 0.8.
+func DefaultStepConfig() StepConfig {
+	return StepConfig{Adam: nn.DefaultAdam(), Estimator: SoftRankEstimator{Tau: DefaultTau}}
+}
+
+// NonFiniteError reports a NaN or infinite value met during a step; the step
+// left the policy and the optimiser state untouched, so the caller may count
+// it and go on with the next batch.
+type NonFiniteError struct {
+	What  string  // "loss", "kl", "gradient", "reference log-probability", ...
+	Index int     // row or parameter index, −1 when the value is a batch mean
+	Value float64 // the offending value
+}
+
+func (e *NonFiniteError) Error() string {
+	if e.Index < 0 {
+		return fmt.Sprintf("trainer: step: %s is %v", e.What, e.Value)
+	}
+	return fmt.Sprintf("trainer: step: %s[%d] is %v", e.What, e.Index, e.Value)
+}
+
+// Stepper runs SoftRankPO update steps on a policy. It holds the backend, the
+// policy (updated in place), a frozen copy of the reference policy, the Adam
+// state and the buffers a step reuses. A Stepper is not safe for concurrent
+// use.
+type Stepper struct {
+	backend Backend
+	policy  *nn.MLP[float32]
+	ref     *nn.MLP[float32]
+	est     Estimator
+	maxNorm float64
+	adam    *nn.Adam[float32]
+
+	grad   []float32
+	batch  nn.Batch[float32]
+	adv    []float64
+	groups grouping
+	fwd    forward
+	lp     [nn.NumActions]float32
+}
+
+// NewStepper returns a Stepper that updates policy in place. ref is copied,
+// so it stays frozen whatever happens to the original; policy and ref must
+// have the same shape, with nn.NumActions outputs.
+func NewStepper(backend Backend, policy, ref *nn.MLP[float32], cfg StepConfig) (*Stepper, error) {
+	switch {
+	case backend == nil:
+		return nil, fmt.Errorf("trainer: stepper: nil backend")
+	case policy == nil || ref == nil:
+		return nil, fmt.Errorf("trainer: stepper: nil policy or reference")
+	case policy.Out() != nn.NumActions:
+		return nil, fmt.Errorf("trainer: stepper: policy has %d outputs, want %d", policy.Out(), nn.NumActions)
+	case !sameShape(policy, ref):
+		return nil, fmt.Errorf("trainer: stepper: reference %v %v differs from policy %v %v", ref.Sizes, ref.Act, policy.Sizes, policy.Act)
+	case !(cfg.MaxGradNorm >= 0) || math.IsInf(cfg.MaxGradNorm, 0):
+		return nil, fmt.Errorf("trainer: stepper: max_grad_norm %v, want a finite value ≥ 0", cfg.MaxGradNorm)
+	}
+	if n, err := nn.NumParams(policy.Sizes); err != nil || n != len(policy.Params) || len(ref.Params) != n {
+		return nil, fmt.Errorf("trainer: stepper: %d policy and %d reference parameters for sizes %v", len(policy.Params), len(ref.Params), policy.Sizes)
+	}
+	if err := cfg.Adam.Validate(); err != nil {
+		return nil, fmt.Errorf("trainer: stepper: %w", err)
+	}
+	est := cfg.Estimator
+	if est == nil {
+		est = SoftRankEstimator{Tau: DefaultTau}
+	}
+	return &Stepper{
+		backend: backend,
+		policy:  policy,
+		ref:     ref.Clone(),
+		est:     est,
+		maxNorm: cfg.MaxGradNorm,
+		adam:    nn.NewAdam[float32](cfg.Adam, len(policy.Params)),
+		grad:    make([]float32, len(policy.Params)),
+	}, nil
+}
+
+func sameShape(a, b *nn.MLP[float32]) bool {
+	if a.Act != b.Act || len(a.Sizes) != len(b.Sizes) {
+		return false
+	}
+	for i := range a.Sizes {
+		if a.Sizes[i] != b.Sizes[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Policy is the network the steps update.
+func (s *Stepper) Policy() *nn.MLP[float32] { return s.policy }
+
+// Reference is the frozen copy of the reference policy.
+func (s *Stepper) Reference() *nn.MLP[float32] { return s.ref }
+
+// Adam is the optimiser state, for checkpoints: restore one by copying its
+// M, V and Step into it.
+func (s *Stepper) Adam() *nn.Adam[float32] { return s.adam }
+
+// Step runs one update on batch with learning rate lr:
+//
+//  1. advantages of the rewards, per group, by the configured estimator;
+//  2. log π_ref(·|x) of the frozen reference, and the behaviour log-prob of
+//     rows without one: the policy's log π(a|x) now, treated as a constant;
+//  3. loss and gradient from the backend;
+//  4. if the loss or any gradient is NaN or ±Inf: a *NonFiniteError, with the
+//     policy and the Adam state untouched;
+//  5. the global gradient-norm clip, when configured, and one Adam update.
+//
+// The metrics describe the batch before the update. On a *NonFiniteError
+// they hold the reward, advantage and action statistics and zero for the
+// rest; on other errors they are zero.
+func (s *Stepper) Step(batch *Samples, lr float64) (Metrics, error) {
+	start := time.Now()
+	if !(lr >= 0) || math.IsInf(lr, 0) {
+		return Metrics{}, fmt.Errorf("trainer: step: learning rate %v, want a finite value ≥ 0", lr)
+	}
+	if batch == nil {
+		return Metrics{}, fmt.Errorf("trainer: step: nil samples")
+	}
+	if err := batch.Check(s.policy.In()); err != nil {
+		return Metrics{}, err
+	}
+	n := batch.Len()
+	s.adv = grow(s.adv, n)
+	s.groups.build(batch.Groups)
+	if err := s.groups.advantages(s.adv, batch.Rewards, s.est); err != nil {
+		return Metrics{}, err
+	}
+	var mt Metrics
+	s.batchMetrics(&mt, batch)
+	if err := s.fillBatch(batch); err != nil {
+		return mt, err
+	}
+
+	clear(s.grad)
+	st, err := s.backend.LossAndGrad(s.grad, s.policy, &s.batch)
+	if err != nil {
+		return mt, fmt.Errorf("trainer: step: backend: %w", err)
+	}
+	for _, v := range [...]struct {
+		what string
+		x    float64
+	}{{"loss", st.Loss}, {"policy_loss", st.PolicyLoss}, {"kl", st.KL}, {"entropy", st.Entropy}} {
+		if math.IsNaN(v.x) || math.IsInf(v.x, 0) {
+			return mt, &NonFiniteError{What: v.what, Index: -1, Value: v.x}
+		}
+	}
+	for i, g := range s.grad {
+		if f := float64(g); math.IsNaN(f) || math.IsInf(f, 0) {
+			return mt, &NonFiniteError{What: "gradient", Index: i, Value: f}
+		}
+	}
+
+	mt.GradNorm = nn.ClipGradNorm(s.grad, s.maxNorm)
+	s.adam.Update(s.policy.Params, s.grad, lr)
+
+	mt.Loss, mt.PolicyLoss, mt.KL, mt.Entropy = st.Loss, st.PolicyLoss, st.KL, st.Entropy
+	mt.ClipLow, mt.ClipHigh = st.ClipLow, st.ClipHigh
+	mt.LearningRate = lr
+	mt.StepTime = time.Since(start).Seconds()
+	return mt, nil
+}
+
+// fillBatch builds the backend's batch: features (aliased, not copied),
+// actions, float32 advantages, behaviour and reference log-probabilities.
+func (s *Stepper) fillBatch(b *Samples) error {
+	n, F := b.Len(), s.policy.In()
+	s.batch.X, s.batch.Actions = b.Features, b.Actions
+	s.batch.Adv = grow(s.batch.Adv, n)
+	s.batch.BehLogp = grow(s.batch.BehLogp, n)
+	s.batch.RefLogp = grow(s.batch.RefLogp, n*nn.NumActions)
+	for i, a := range s.adv {
+		s.batch.Adv[i] = float32(a)
+	}
+	lp := s.lp[:]
+	for i, a := range b.Actions {
+		x := b.Features[i*F : (i+1)*F]
+		ref := s.batch.RefLogp[i*nn.NumActions : (i+1)*nn.NumActions]
+		s.fwd.logProbsTo(ref, s.ref, x)
+		for _, v := range ref {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return &NonFiniteError{What: "reference log-probability", Index: i, Value: f}
+			}
+		}
+		if b.LogProb != nil && !math.IsNaN(b.LogProb[i]) {
+			s.batch.BehLogp[i] = float32(b.LogProb[i])
+			continue
+		}
+		s.fwd.logProbsTo(lp, s.policy, x)
+		if f := float64(lp[a]); math.IsNaN(f) || math.IsInf(f, 0) {
+			return &NonFiniteError{What: "behaviour log-probability", Index: i, Value: f}
+		}
+		s.batch.BehLogp[i] = lp[a]
+	}
+	return nil
+}
+
+// batchMetrics fills the reward, advantage and action statistics.
+func (s *Stepper) batchMetrics(mt *Metrics, b *Samples) {
+	n := float64(b.Len())
+	mt.Reward = mean(b.Rewards)
+	mt.RewardStd, mt.FracRewardZeroStd = s.groups.groupStats(b.Rewards)
+	mt.AdvMin, mt.AdvMax = math.Inf(1), math.Inf(-1)
+	for _, a := range s.adv {
+		mt.AdvMin, mt.AdvMax = min(mt.AdvMin, a), max(mt.AdvMax, a)
+	}
+	mt.AdvMean = mean(s.adv)
+	var count [nn.NumActions]int
+	for _, a := range b.Actions {
+		count[a]++
+	}
+	mt.ActPersist, mt.ActRefine, mt.ActConcede = float64(count[0])/n, float64(count[1])/n, float64(count[2])/n
+}

@@ -1,0 +1,80 @@
+package trainer
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mpdf/mpdf/nn"
+)
+
+// forward evaluates an MLP one row at a time into reusable buffers, with the
+// arithmetic of nn.MLP.Logits (float64 sums, float32 between layers), so it
+// gives the same bits without allocating per row.
+type forward struct{ h, next []float32 }
+
+// logits returns m's output for the row x; it aliases f's buffers and is
+// valid until the next call.
+func (f *forward) logits(m *nn.MLP[float32], x []float32) []float32 {
+	f.h = append(f.h[:0], x...)
+	last := m.Layers() - 1
+	for l := 0; l <= last; l++ {
+		w, b := m.Weight(l), m.Bias(l)
+		in, out := m.Sizes[l], m.Sizes[l+1]
+		f.next = grow(f.next, out)
+		h := f.h[:in]
+		for o := range out {
+			s := float64(b[o])
+			for k, v := range w[o*in : (o+1)*in] {
+				s += float64(v) * float64(h[k])
+			}
+			if l < last {
+				if m.Act == nn.ReLU {
+					s = max(s, 0)
+				} else {
+					s = math.Tanh(s)
+				}
+			}
+			f.next[o] = float32(s)
+		}
+		f.h, f.next = f.next, f.h
+	}
+	return f.h
+}
+
+// logProbsTo writes log π(·|x) of m for the row x into dst (len NumActions).
+func (f *forward) logProbsTo(dst []float32, m *nn.MLP[float32], x []float32) {
+	nn.LogSoftmaxTo(dst, f.logits(m, x))
+}
+
+// PolicyLogProbsTo writes into dst the current policy's log π(a|x) for each
+// row of features (B×F) and its action. Call it before the first of several
+// steps over the same rollout to fix the behaviour log-probabilities for all
+// of them (Samples.LogProb); a Step with absent ones uses the policy as it is
+// at the start of that step.
+func (s *Stepper) PolicyLogProbsTo(dst []float64, features []float32, actions []uint8) error {
+	n, F := len(actions), s.policy.In()
+	switch {
+	case len(dst) != n:
+		return fmt.Errorf("trainer: logprobs: len(dst)=%d for %d actions", len(dst), n)
+	case len(features) != n*F:
+		return fmt.Errorf("trainer: logprobs: %d feature values for %d rows of width %d", len(features), n, F)
+	}
+	for i, a := range actions {
+		if a >= nn.NumActions {
+			return fmt.Errorf("trainer: logprobs: row %d: action %d outside [0, %d)", i, a, nn.NumActions)
+		}
+	}
+	if err := checkFeatures(features, F); err != nil {
+		return err
+	}
+	lp := s.lp[:]
+	for i, a := range actions {
+		s.fwd.logProbsTo(lp, s.policy, features[i*F:(i+1)*F])
+		v := float64(lp[a])
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return &NonFiniteError{What: "policy log-probability", Index: i, Value: v}
+		}
+		dst[i] = v
+	}
+	return nil
+}

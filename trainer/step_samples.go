@@ -1,0 +1,76 @@
+package trainer
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mpdf/mpdf/nn"
+)
+
+// Samples is one batch of training decisions for Step, row-major:
+//
+//	Features  B×F features, F the policy's input width
+//	Actions   B actions in [0, 3): persist, refine, concede
+//	Rewards   B finite rewards
+//	Groups    B group keys; rows with equal keys compete (SPEC §3)
+//	LogProb   nil, or B behaviour log-probabilities log μ(a|x); NaN marks
+//	          an absent one, replaced by the current policy's
+//
+// Step reads Samples and never modifies or retains them.
+type Samples struct {
+	Features []float32
+	Actions  []uint8
+	Rewards  []float64
+	Groups   []string
+	LogProb  []float64
+}
+
+// Len is the number of rows B.
+func (s *Samples) Len() int { return len(s.Actions) }
+
+// logProbSlack tolerates log-probabilities a rounding above 0.
+const logProbSlack = 1e-6
+
+// Check reports samples whose slices disagree with B rows of width
+// features, an action outside the three, a non-finite feature or reward, or
+// a behaviour log-probability that is ±Inf or above 0. Errors name the row.
+func (s *Samples) Check(features int) error {
+	n := s.Len()
+	switch {
+	case n == 0:
+		return fmt.Errorf("trainer: samples: empty batch")
+	case features <= 0 || len(s.Features) != n*features:
+		return fmt.Errorf("trainer: samples: %d feature values for %d rows of width %d", len(s.Features), n, features)
+	case len(s.Rewards) != n:
+		return fmt.Errorf("trainer: samples: %d rewards for %d rows", len(s.Rewards), n)
+	case len(s.Groups) != n:
+		return fmt.Errorf("trainer: samples: %d group keys for %d rows", len(s.Groups), n)
+	case s.LogProb != nil && len(s.LogProb) != n:
+		return fmt.Errorf("trainer: samples: %d log-probabilities for %d rows (nil when absent)", len(s.LogProb), n)
+	}
+	for i, a := range s.Actions {
+		if a >= nn.NumActions {
+			return fmt.Errorf("trainer: samples: row %d: action %d outside [0, %d)", i, a, nn.NumActions)
+		}
+	}
+	for i, r := range s.Rewards {
+		if math.IsNaN(r) || math.IsInf(r, 0) {
+			return fmt.Errorf("trainer: samples: row %d: reward is %v", i, r)
+		}
+	}
+	for i, lp := range s.LogProb {
+		if math.IsInf(lp, 0) || lp > logProbSlack {
+			return fmt.Errorf("trainer: samples: row %d: logprob %v, want a finite value ≤ 0 (NaN when absent)", i, lp)
+		}
+	}
+	return checkFeatures(s.Features, features)
+}
+
+func checkFeatures(x []float32, width int) error {
+	for k, v := range x {
+		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("trainer: samples: row %d: feature %d is %v", k/width, k%width, f)
+		}
+	}
+	return nil
+}
