@@ -1,0 +1,245 @@
+package autodiff
+
+import (
+	"fmt"
+
+	"github.com/mpdf/mpdf/nn"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// kind says which outputs a compiled graph computes.
+type kind uint8
+
+const (
+	kindLoss    kind = iota // SoftRankPO loss, its parts and gradient
+	kindSFT                 // mean cross-entropy and gradient
+	kindForward             // logits only
+)
+
+func (k kind) String() string {
+	switch k {
+	case kindLoss:
+		return "loss"
+	case kindSFT:
+		return "sft"
+	}
+	return "forward"
+}
+
+// minRows is the smallest batch a graph is built for. Gorgonia turns row a
+// of a (NumActions × 1) matrix into a scalar, which the elementwise ops then
+// reject, so a batch of one row runs as two copies of it. Every batch mean
+// and the gradient are unchanged exactly: v+v = 2v and ½·2v = v in floating
+// point, and scaling by ½ commutes with rounding.
+const minRows = 2
+
+// graphRows is the number of rows of the graph that serves a batch of B.
+func graphRows(B int) int { return max(B, minRows) }
+
+// key identifies a cached graph: its outputs and its batch size.
+type key struct {
+	kind  kind
+	batch int
+}
+
+// graph is one compiled program for one batch size. Every input node is
+// bound once, at build time, to a tensor backed by one of the buffers below;
+// every output is read (G.Read) into a tensor backed by a buffer. A call
+// fills the input buffers, runs the machine and reads the output buffers.
+//
+// The graph is feature-major: activations are (width × B), so layer l is
+// W_l·H + b_l with W_l in the [out, in] layout of nn.MLP and no transpose,
+// and the logits of action k are row k of the (NumActions × B) output.
+type graph struct {
+	g     *G.ExprGraph
+	vm    G.VM
+	batch int
+
+	// inputs
+	x        buffer   // in × B: the features, transposed
+	w, b     []buffer // layer weights [out, in] and biases [out]
+	onehot   [nn.NumActions]buffer
+	ref      [nn.NumActions]buffer // log π_ref(k|x), one buffer per action
+	adv, beh buffer
+
+	// outputs
+	logits buffer   // NumActions × B (kindForward)
+	ratio  buffer   // B: ρ (kindLoss)
+	gw, gb []buffer // dLoss/dW_l, dLoss/db_l
+	// scalars (kindLoss: all four; kindSFT: loss)
+	loss, policy, kl, entropy G.Value
+}
+
+// builder carries what every node constructor needs.
+type builder struct {
+	g     *G.ExprGraph
+	dt    tensor.Dtype
+	batch int
+}
+
+// build constructs and compiles the graph of kind k for batch rows. Gorgonia
+// reports many graph errors by panicking; they come back as an error.
+func build(k kind, sizes []int, act nn.Activation, cfg nn.LossConfig, dt tensor.Dtype, batch int) (gr *graph, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			gr, err = nil, fmt.Errorf("autodiff: building %s graph for batch %d: gorgonia panicked: %v", k, batch, r)
+		}
+	}()
+	bl := &builder{g: G.NewGraph(), dt: dt, batch: batch}
+	gr = &graph{g: bl.g, batch: batch}
+
+	logits, params := bl.mlp(gr, sizes, act)
+	if k == kindForward {
+		gr.logits = newBuffer(dt, nn.NumActions*batch)
+		bl.readInto(logits, gr.logits, nn.NumActions, batch)
+		return gr, gr.compile()
+	}
+
+	rows := make([]*G.Node, nn.NumActions)
+	for a := range rows {
+		rows[a] = G.Must(G.Slice(logits, G.S(a)))
+	}
+	logp := bl.logSoftmax(rows)
+
+	// log π(a|x) gathered with the one-hot mask of the taken actions.
+	var logpa *G.Node
+	for a := range logp {
+		gr.onehot[a] = newBuffer(dt, batch)
+		t := bl.input(gr.onehot[a], fmt.Sprintf("onehot%d", a), batch)
+		if term := bl.mul(t, logp[a]); logpa == nil {
+			logpa = term
+		} else {
+			logpa = bl.add(logpa, term)
+		}
+	}
+
+	var cost *G.Node
+	if k == kindSFT {
+		cost = G.Must(G.Neg(bl.mean(logpa)))
+		G.Read(cost, &gr.loss)
+	} else {
+		cost = bl.softRankPO(gr, cfg, logp, logpa)
+	}
+
+	grads, err := G.Grad(cost, params...)
+	if err != nil {
+		return nil, fmt.Errorf("autodiff: gradient of %s graph: %w", k, err)
+	}
+	for l := range gr.w {
+		in, out := sizes[l], sizes[l+1]
+		gr.gw = append(gr.gw, newBuffer(dt, out*in))
+		gr.gb = append(gr.gb, newBuffer(dt, out))
+		bl.readInto(grads[2*l], gr.gw[l], out, in)
+		bl.readInto(grads[2*l+1], gr.gb[l], out)
+	}
+	return gr, gr.compile()
+}
+
+// mlp adds the inputs x, W_l, b_l and the forward pass; it returns the
+// (NumActions × B) logits and the parameter nodes in flat-layout order.
+func (bl *builder) mlp(gr *graph, sizes []int, act nn.Activation) (*G.Node, G.Nodes) {
+	gr.x = newBuffer(bl.dt, sizes[0]*bl.batch)
+	h := bl.input(gr.x, "x", sizes[0], bl.batch)
+	var params G.Nodes
+	for l := 0; l+1 < len(sizes); l++ {
+		in, out := sizes[l], sizes[l+1]
+		gr.w = append(gr.w, newBuffer(bl.dt, out*in))
+		gr.b = append(gr.b, newBuffer(bl.dt, out))
+		w := bl.input(gr.w[l], fmt.Sprintf("w%d", l), out, in)
+		b := bl.input(gr.b[l], fmt.Sprintf("b%d", l), out)
+		params = append(params, w, b)
+
+		z := G.Must(G.Mul(w, h))                         // out × B
+		z = G.Must(G.BroadcastAdd(z, b, nil, []byte{1})) // + b along the batch
+		switch {
+		case l+2 == len(sizes):
+			h = z // linear output layer
+		case act == nn.ReLU:
+			h = bl.relu(z)
+		default:
+			h = G.Must(G.Tanh(z))
+		}
+	}
+	return h, params
+}
+
+// softRankPO adds the loss of SPEC §4 and the reads of its parts; it returns
+// the scalar cost mean(L_clip + β·KL − c_H·H).
+func (bl *builder) softRankPO(gr *graph, cfg nn.LossConfig, logp []*G.Node, logpa *G.Node) *G.Node {
+	B := bl.batch
+	gr.adv, gr.beh = newBuffer(bl.dt, B), newBuffer(bl.dt, B)
+	adv := bl.input(gr.adv, "adv", B)
+	beh := bl.input(gr.beh, "beh", B)
+
+	// ℓ = clamp(log π(a|x) − b, −20, 20); ρ = exp(ℓ)
+	ratio := G.Must(G.Exp(bl.clamp(bl.sub(logpa, beh), -20, 20)))
+	gr.ratio = newBuffer(bl.dt, B)
+	bl.readInto(ratio, gr.ratio, B)
+
+	// L_clip = −min(ρ·A, clip(ρ, 1−ε_low, 1+ε_high)·A)
+	unclipped := bl.mul(ratio, adv)
+	clipped := bl.mul(bl.clamp(ratio, 1-cfg.EpsLow, 1+cfg.EpsHigh), adv)
+	lclip := G.Must(G.Neg(bl.minimum(unclipped, clipped)))
+
+	// KL = Σ_a π (log π − log π_ref);  −H = Σ_a π log π
+	var kl, negH *G.Node
+	for a := range logp {
+		gr.ref[a] = newBuffer(bl.dt, B)
+		ref := bl.input(gr.ref[a], fmt.Sprintf("ref%d", a), B)
+		p := G.Must(G.Exp(logp[a]))
+		k := bl.mul(p, bl.sub(logp[a], ref))
+		e := bl.mul(p, logp[a])
+		if kl == nil {
+			kl, negH = k, e
+		} else {
+			kl, negH = bl.add(kl, k), bl.add(negH, e)
+		}
+	}
+
+	row := bl.add(lclip, bl.scale(kl, cfg.Beta))
+	row = bl.add(row, bl.scale(negH, cfg.Entropy)) // −c_H·H = c_H·(−H)
+	cost := bl.mean(row)
+
+	G.Read(cost, &gr.loss)
+	G.Read(bl.mean(lclip), &gr.policy)
+	G.Read(bl.mean(kl), &gr.kl)
+	G.Read(G.Must(G.Neg(bl.mean(negH))), &gr.entropy)
+	return cost
+}
+
+// input adds an input node bound to a tensor backed by buf.
+func (bl *builder) input(buf buffer, name string, shape ...int) *G.Node {
+	opts := []G.NodeConsOpt{G.WithName(name), G.WithShape(shape...), G.WithValue(buf.tensor(shape...))}
+	if len(shape) == 1 {
+		return G.NewVector(bl.g, bl.dt, opts...)
+	}
+	return G.NewMatrix(bl.g, bl.dt, opts...)
+}
+
+// readInto makes every run copy n's value into buf.
+func (bl *builder) readInto(n *G.Node, buf buffer, shape ...int) {
+	v := G.Value(buf.tensor(shape...))
+	G.Read(n, &v)
+}
+
+// compile makes the TapeMachine. NewTapeMachine panics when compilation
+// fails; build's recover turns that into its error.
+func (gr *graph) compile() error {
+	gr.vm = G.NewTapeMachine(gr.g)
+	return nil
+}
+
+// run executes the program once on the current input buffers.
+func (gr *graph) run() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("autodiff: gorgonia panicked: %v", r)
+		}
+	}()
+	defer gr.vm.Reset()
+	if err := gr.vm.RunAll(); err != nil {
+		return fmt.Errorf("autodiff: run: %w", err)
+	}
+	return nil
+}
