@@ -1,0 +1,53 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// BenchmarkChat measures the client's own overhead against a loopback
+// server that answers at once: encode, post, read, decode, per request.
+func BenchmarkChat(b *testing.B) {
+	for _, conc := range []int{1, 4} {
+		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
+			s := newFakeServer(b, func(w http.ResponseWriter, r *http.Request, n int, req *wireRequest) {
+				completion(w, req, `The answer is \boxed{42}.`)
+			})
+			c, err := NewClient(Config{BaseURL: s.url(), Model: "m", Concurrency: conc})
+			if err != nil {
+				b.Fatal(err)
+			}
+			req := userMsg(SolvePrompt(KindGSM, strings.Repeat("How many apples? ", 20)))
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for range conc {
+					wg.Go(func() {
+						if _, err := c.Chat(context.Background(), req); err != nil {
+							b.Error(err)
+						}
+					})
+				}
+				wg.Wait()
+				n += conc
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "requests/s")
+		})
+	}
+}
+
+func BenchmarkDefaultExtract(b *testing.B) {
+	text := strings.Repeat("Step 1: we add 3 and 4 to get 7, maybe.\n", 40) + `So the answer is \boxed{1,250}.`
+	b.ReportAllocs()
+	for b.Loop() {
+		if DefaultExtract(KindGSM, text) != "1250" {
+			b.Fatal("wrong answer")
+		}
+	}
+	b.ReportMetric(float64(len(text))*float64(b.N)/b.Elapsed().Seconds()/1e6, "MB/s")
+}

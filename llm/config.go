@@ -1,0 +1,171 @@
+package llm
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Config configures a Client. Zero fields take the defaults below; a field
+// whose zero value is meaningful says how to ask for it.
+type Config struct {
+	// BaseURL is the server's API root, such as http://127.0.0.1:8080/v1;
+	// requests go to BaseURL + "/chat/completions". A URL that already
+	// ends in /chat/completions is used as it is. Required.
+	BaseURL string
+	// Model is the "model" field of every request. Required: OpenAI,
+	// vLLM and Ollama route by it; llama.cpp's server accepts any name.
+	Model string
+	// APIKey is sent as "Authorization: Bearer KEY" when not empty.
+	APIKey string
+
+	// Timeout bounds one attempt (connect, wait, read the whole body);
+	// 0 means DefaultTimeout. Local models on a CPU are slow: raise it
+	// rather than retrying answers that are merely long.
+	Timeout time.Duration
+	// MaxRetries is the number of retries after the first attempt; 0 means
+	// DefaultMaxRetries, a negative value means none.
+	MaxRetries int
+	// Backoff spaces the retries.
+	Backoff Backoff
+	// MaxRetryAfter caps how long a server's Retry-After may make the
+	// client wait before a retry; 0 means DefaultMaxRetryAfter.
+	MaxRetryAfter time.Duration
+	// Concurrency is the most requests in flight at once from this client;
+	// 0 means DefaultConcurrency.
+	Concurrency int
+
+	// Temperature is the sampling temperature; nil leaves it to the
+	// server. A pointer so that 0 (greedy) can be asked for.
+	Temperature *float64
+	// MaxTokens bounds each completion ("max_tokens"); 0 leaves it to the
+	// server.
+	MaxTokens int
+
+	// HTTPClient sends the requests; nil means a client of the package's
+	// own with keep-alive connections for Concurrency requests. Its own
+	// Timeout, if any, applies on top of Timeout.
+	HTTPClient *http.Client
+}
+
+// Backoff is the retry schedule: retry k ≥ 1 waits
+//
+//	d_k = min(Max, Initial·2^(k−1)) · (1 − Jitter·u),  u uniform in [0,1)
+//
+// or the server's Retry-After when that is longer. u comes from a PCG
+// stream seeded with Seed, so that the same seed gives the same waits.
+type Backoff struct {
+	Initial time.Duration // 0 means DefaultBackoffInitial
+	Max     time.Duration // 0 means DefaultBackoffMax
+	// Jitter is the fraction of d_k drawn away at random, in [0,1]; 0
+	// means none. Spreading retries (0.2 to 0.5) helps when many clients
+	// share a server that has just failed them all at once.
+	Jitter float64
+	Seed   uint64
+}
+
+// Defaults of Config's zero fields.
+const (
+	DefaultTimeout        = 5 * time.Minute
+	DefaultMaxRetries     = 3
+	DefaultBackoffInitial = 500 * time.Millisecond
+	DefaultBackoffMax     = 30 * time.Second
+	DefaultMaxRetryAfter  = 60 * time.Second
+	DefaultConcurrency    = 4
+)
+
+// Environment variables read by ConfigFromEnv, first found wins.
+var (
+	EnvBaseURL = []string{"MPDF_OPENAI_BASE_URL", "OPENAI_BASE_URL"}
+	EnvModel   = []string{"MPDF_OPENAI_MODEL"}
+	EnvAPIKey  = []string{"MPDF_OPENAI_API_KEY", "OPENAI_API_KEY"}
+)
+
+// ConfigFromEnv returns a Config with BaseURL, Model and APIKey taken from
+// the environment (EnvBaseURL, EnvModel, EnvAPIKey) and every other field
+// zero. Command-line flags take precedence: a caller overwrites a field
+// with a flag's value when the flag was given.
+func ConfigFromEnv() Config {
+	return Config{
+		BaseURL: firstEnv(EnvBaseURL),
+		Model:   firstEnv(EnvModel),
+		APIKey:  firstEnv(EnvAPIKey),
+	}
+}
+
+func firstEnv(names []string) string {
+	for _, n := range names {
+		if v := strings.TrimSpace(os.Getenv(n)); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// withDefaults checks c and fills its zero fields. It returns the
+// endpoint URL.
+func (c *Config) withDefaults() (string, error) {
+	if c.BaseURL == "" {
+		return "", fmt.Errorf("llm: config: base URL: empty (set --base-url or %s)", EnvBaseURL[0])
+	}
+	u, err := url.Parse(c.BaseURL)
+	if err != nil {
+		return "", fmt.Errorf("llm: config: base URL %q: %w (want http://HOST[:PORT]/PATH)", c.BaseURL, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("llm: config: base URL %q: want http://HOST[:PORT]/PATH or https://...", c.BaseURL)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("llm: config: base URL %q: has a query or fragment", c.BaseURL)
+	}
+	if c.Model == "" {
+		return "", fmt.Errorf("llm: config: model: empty (set --model or %s)", EnvModel[0])
+	}
+	switch {
+	case c.Timeout < 0:
+		return "", fmt.Errorf("llm: config: timeout %v: negative", c.Timeout)
+	case c.Concurrency < 0:
+		return "", fmt.Errorf("llm: config: concurrency %d: negative", c.Concurrency)
+	case c.MaxTokens < 0:
+		return "", fmt.Errorf("llm: config: max tokens %d: negative", c.MaxTokens)
+	case c.Backoff.Initial < 0 || c.Backoff.Max < 0 || c.MaxRetryAfter < 0:
+		return "", fmt.Errorf("llm: config: backoff: negative duration")
+	case !(c.Backoff.Jitter >= 0 && c.Backoff.Jitter <= 1):
+		return "", fmt.Errorf("llm: config: backoff jitter %v: outside [0,1]", c.Backoff.Jitter)
+	case c.Temperature != nil && !(*c.Temperature >= 0 && !math.IsInf(*c.Temperature, 1)):
+		return "", fmt.Errorf("llm: config: temperature %v: want a finite value ≥ 0", *c.Temperature)
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	switch {
+	case c.MaxRetries == 0:
+		c.MaxRetries = DefaultMaxRetries
+	case c.MaxRetries < 0:
+		c.MaxRetries = 0
+	}
+	if c.Backoff.Initial == 0 {
+		c.Backoff.Initial = DefaultBackoffInitial
+	}
+	if c.Backoff.Max == 0 {
+		c.Backoff.Max = DefaultBackoffMax
+	}
+	if c.Backoff.Max < c.Backoff.Initial {
+		c.Backoff.Max = c.Backoff.Initial
+	}
+	if c.MaxRetryAfter == 0 {
+		c.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	if c.Concurrency == 0 {
+		c.Concurrency = DefaultConcurrency
+	}
+	base := strings.TrimRight(c.BaseURL, "/")
+	if strings.HasSuffix(base, "/chat/completions") {
+		return base, nil
+	}
+	return base + "/chat/completions", nil
+}

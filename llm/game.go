@@ -1,0 +1,301 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/metapolicy"
+)
+
+// Exchange roles (data.Exchange.Role).
+const (
+	RoleSolve   = "solve"
+	RoleRefine  = "refine"
+	RoleConcede = "concede"
+	RoleCritic  = "critic"
+)
+
+// game is one task in progress. It holds nothing that Step changes, so
+// Steps for different agents may run at once.
+type game struct {
+	e    *Env
+	t    Task
+	seed uint64 // drawn from the episode's rng; call seeds derive from it
+}
+
+func (g *game) Task() (id, question, gold string) { return g.t.ID, g.t.Question, g.t.Gold }
+func (g *game) Agents() int                       { return g.e.opts.Agents }
+
+// Initial asks every agent the solve prompt, all at once (the Client's
+// limit bounds the requests in flight). The first failure cancels the
+// calls still pending and is returned.
+func (g *game) Initial() ([]data.Turn, error) {
+	n := g.Agents()
+	ctx, cancel := context.WithCancel(g.e.opts.Context)
+	defer cancel()
+	turns := make([]data.Turn, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			msgs := append(g.system(i), Message{Role: "user", Content: SolvePrompt(g.t.Kind, g.t.Question)})
+			turns[i], errs[i] = g.generate(ctx, 0, i, RoleSolve, msgs, "")
+			if errs[i] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	// Report the failure that caused the others, not their cancellation.
+	var first error
+	for _, err := range errs {
+		if err != nil && (first == nil || (errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled))) {
+			first = err
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	return turns, nil
+}
+
+// Step plays agent's action in round (≥ 1), given every agent's turn of
+// the previous round:
+//
+//   - persist: the previous turn carried over, no call, 0 tokens;
+//   - refine: the agent's previous answer and its peers' (LLM-Debate's
+//     refine prompt), then the critic;
+//   - concede: the answer metapolicy.ConcedeTarget picks. Without
+//     Options.ConcedeCall, the agent takes over the solution text,
+//     profile and confidence of the peer holding it (highest confidence,
+//     then lowest index) at ConcedeTokens; with it, the model restates
+//     that solution (the concede prompt) and the critic scores it. When no
+//     peer has an answer, concede acts as persist.
+func (g *game) Step(round, agent int, action metapolicy.Action, prev []data.Turn) (data.Turn, error) {
+	n := g.Agents()
+	switch {
+	case round < 1:
+		return data.Turn{}, fmt.Errorf("llm: Step: round %d, want ≥ 1", round)
+	case agent < 0 || agent >= n:
+		return data.Turn{}, fmt.Errorf("llm: Step: agent %d outside [0, %d)", agent, n)
+	case len(prev) != n:
+		return data.Turn{}, fmt.Errorf("llm: Step: %d previous turns, want %d", len(prev), n)
+	case !action.Valid():
+		return data.Turn{}, fmt.Errorf("llm: Step: invalid action %d", uint8(action))
+	}
+	ctx := g.e.opts.Context
+	var (
+		turn data.Turn
+		err  error
+	)
+	switch action {
+	case metapolicy.Persist:
+		turn = carry(prev[agent])
+	case metapolicy.Refine:
+		peers := make([]string, 0, n-1)
+		for j := range prev {
+			if j != agent {
+				peers = append(peers, StripThinking(prev[j].Text))
+			}
+		}
+		msgs := g.history(agent, prev[agent].Text, RefinePrompt(g.t.Kind, g.t.Question, peers))
+		turn, err = g.generate(ctx, round, agent, RoleRefine, msgs, "")
+	case metapolicy.Concede:
+		target, src := concedeSource(prev, agent)
+		switch {
+		case target == "":
+			turn = carry(prev[agent])
+		case !g.e.opts.ConcedeCall:
+			turn = carry(prev[src])
+			turn.Answer = target
+			turn.Tokens = g.e.opts.ConcedeTokens
+		default:
+			msgs := g.history(agent, prev[agent].Text, ConcedePrompt(g.t.Kind, StripThinking(prev[src].Text), target))
+			turn, err = g.generate(ctx, round, agent, RoleConcede, msgs, target)
+		}
+	}
+	if err != nil {
+		return data.Turn{}, err
+	}
+	a := action
+	turn.Action = &a
+	return turn, nil
+}
+
+// concedeSource returns the concede target of agent and the peer whose
+// turn is taken over: among the peers holding the target, the most
+// confident (missing counts as 0), then the lowest index.
+func concedeSource(prev []data.Turn, agent int) (target string, src int) {
+	answers := make([]string, len(prev))
+	conf := make([]float64, len(prev))
+	for i := range prev {
+		answers[i] = prev[i].Answer
+		conf[i] = metapolicy.Missing
+		if c := prev[i].Confidence; c != nil {
+			conf[i] = *c
+		}
+	}
+	target = metapolicy.ConcedeTarget(answers, conf, agent)
+	src = -1
+	for j := range prev {
+		if j == agent || answers[j] != target || target == "" {
+			continue
+		}
+		if src < 0 || known0(conf[j]) > known0(conf[src]) {
+			src = j
+		}
+	}
+	return target, src
+}
+
+func known0(c float64) float64 {
+	if metapolicy.Known(c) {
+		return c
+	}
+	return 0
+}
+
+// carry copies a turn into the next round without a call: same answer,
+// text, profile and confidence, no tokens, no exchanges.
+func carry(t data.Turn) data.Turn {
+	out := data.Turn{Answer: t.Answer, Text: t.Text, Profile: t.Profile}
+	if t.Confidence != nil {
+		c := *t.Confidence
+		out.Confidence = &c
+	}
+	if t.Profile.SelfConfidence != nil {
+		c := *t.Profile.SelfConfidence
+		out.Profile.SelfConfidence = &c
+	}
+	return out
+}
+
+// system is agent's persona message, if any.
+func (g *game) system(agent int) []Message {
+	p := g.e.opts.Personas
+	if len(p) == 0 || p[agent%len(p)] == "" {
+		return nil
+	}
+	return []Message{{Role: "system", Content: p[agent%len(p)]}}
+}
+
+// history is the conversation of a deliberation call: the solve prompt,
+// the agent's own previous answer, then the round's instruction. Only the
+// latest answer is kept, not every round's, so that the context does not
+// grow with the rounds (and persist and concede, which make no call,
+// leave no gap in it).
+func (g *game) history(agent int, own, instruction string) []Message {
+	own = StripThinking(own)
+	if own == "" {
+		own = noAnswer
+	}
+	return append(g.system(agent),
+		Message{Role: "user", Content: SolvePrompt(g.t.Kind, g.t.Question)},
+		Message{Role: "assistant", Content: own},
+		Message{Role: "user", Content: instruction})
+}
+
+// generate makes a call that writes an answer, reads the answer (or takes
+// force, when not empty), measures the profile and runs the critic.
+func (g *game) generate(ctx context.Context, round, agent int, role string, msgs []Message, force string) (data.Turn, error) {
+	_, ex, err := g.call(ctx, round, agent, role, msgs)
+	if err != nil {
+		return data.Turn{}, fmt.Errorf("llm: task %s: round %d: agent %d: %s: %w", g.t.ID, round, agent, role, err)
+	}
+	text := ex.Response
+	turn := data.Turn{
+		Answer:    g.e.opts.Extract(g.t.Kind, text),
+		Text:      text,
+		Profile:   ProfileOf(text, ex.CompletionTokens),
+		Tokens:    ex.PromptTokens + ex.CompletionTokens,
+		Exchanges: []data.Exchange{ex},
+	}
+	if force != "" {
+		turn.Answer = force
+	}
+	if g.e.opts.NoCritic {
+		return turn, nil
+	}
+	cmsgs := []Message{{Role: "user", Content: CriticPrompt(g.t.Question, StripThinking(text))}}
+	cresp, cex, err := g.call(ctx, round, agent, RoleCritic, cmsgs)
+	if err != nil && ctx.Err() != nil {
+		return data.Turn{}, fmt.Errorf("llm: task %s: round %d: agent %d: critic: %w", g.t.ID, round, agent, err)
+	}
+	if err == nil {
+		if c, ok := ParseConfidence(cresp.Content); ok {
+			turn.Confidence = &c
+		} else {
+			cex.Error = "critic: no confidence score in the reply"
+		}
+	}
+	turn.Exchanges = append(turn.Exchanges, cex)
+	turn.Tokens += cex.PromptTokens + cex.CompletionTokens
+	return turn, nil
+}
+
+// call makes one request and records it. On error the exchange holds the
+// error and zero tokens.
+func (g *game) call(ctx context.Context, round, agent int, role string, msgs []Message) (Response, data.Exchange, error) {
+	prompt, err := json.Marshal(msgs)
+	if err != nil {
+		return Response{}, data.Exchange{}, err
+	}
+	ex := data.Exchange{Role: role, Prompt: string(prompt)}
+	req := Request{Messages: msgs}
+	if !g.e.opts.NoSeed {
+		s := callSeed(g.seed, round, agent, role)
+		req.Seed = &s
+	}
+	resp, err := g.e.c.Chat(ctx, req)
+	if err != nil {
+		ex.Error = err.Error()
+		return resp, ex, err
+	}
+	ex.Response = resp.Content
+	if resp.Reasoning != "" {
+		// Keep the thinking in the record, where StripThinking finds it.
+		ex.Response = "<think>" + resp.Reasoning + "</think>\n" + resp.Content
+	}
+	if resp.Usage.Known {
+		ex.PromptTokens, ex.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	} else {
+		ex.PromptTokens = EstimatePromptTokens(msgs)
+		ex.CompletionTokens = EstimateTokens(ex.Response)
+	}
+	return resp, ex, nil
+}
+
+// EstimateTokens guesses the token count of a text the server did not
+// count: one token per four bytes, rounded up, the usual rule of thumb for
+// English under BPE tokenizers.
+func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
+
+// EstimatePromptTokens guesses a prompt's token count: its messages'
+// contents plus four tokens of chat template per message.
+func EstimatePromptTokens(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += EstimateTokens(m.Content) + 4
+	}
+	return n
+}
+
+// callSeed derives a call's seed from the game's, the round, the agent and
+// the role, so that it does not depend on the order in which concurrent
+// calls happen. It stays within 31 bits, which every server accepts.
+func callSeed(base uint64, round, agent int, role string) int64 {
+	x := base ^ uint64(round)<<40 ^ uint64(agent)<<16
+	for _, c := range []byte(role) {
+		x = x*0x100000001b3 ^ uint64(c)
+	}
+	// splitmix64 finaliser
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	x ^= x >> 31
+	return int64(x >> 33)
+}

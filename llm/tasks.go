@@ -1,0 +1,132 @@
+package llm
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Task is one question for a live deliberation, a line of a tasks file:
+//
+//	{"id": "gsm-17", "question": "Jared is ...", "gold": "52", "kind": "gsm"}
+//
+// Question is the whole text the model sees; for mmlu it holds the options
+// too ("...?: A) 46,XX, B) 47,XXX, C) 69,XYY, D) 45,X"). Gold is optional
+// ("" = unknown: the episode earns no reward) and is normalised with
+// NormalizeGold, so a GSM8K reference solution ending "#### 52" will do.
+type Task struct {
+	ID       string `json:"id"`
+	Question string `json:"question"`
+	Gold     string `json:"gold,omitempty"`
+	Kind     string `json:"kind"`
+}
+
+// maxTaskLine bounds one line of a tasks file.
+const maxTaskLine = 4 << 20
+
+// check validates t and normalises its gold.
+func (t *Task) check() error {
+	switch {
+	case strings.TrimSpace(t.ID) == "":
+		return errors.New("id: empty")
+	case strings.TrimSpace(t.Question) == "":
+		return errors.New("question: empty")
+	case t.Kind != KindGSM && t.Kind != KindMMLU:
+		return fmt.Errorf("kind: %q is not %q or %q", t.Kind, KindGSM, KindMMLU)
+	}
+	t.Gold = NormalizeGold(t.Kind, t.Gold)
+	return nil
+}
+
+// ReadTasks reads a tasks file: JSON Lines, one Task per line, blank lines
+// skipped, unknown fields rejected (a misspelt "answer" for "gold" would
+// otherwise pass silently), ids unique. Errors read "FILE:LINE: FIELD:
+// reason".
+func ReadTasks(path string) ([]Task, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("llm: tasks: %w", err)
+	}
+	defer f.Close()
+	return DecodeTasks(f, path)
+}
+
+// DecodeTasks reads tasks in ReadTasks's format from r; name stands for
+// the file in errors.
+func DecodeTasks(r io.Reader, name string) ([]Task, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var tasks []Task
+	seen := map[string]int{}
+	for line := 1; ; line++ {
+		b, err := readLine(br)
+		if err == io.EOF && len(b) == 0 {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("llm: %s:%d: %w", name, line, err)
+		}
+		b = bytes.TrimSpace(b)
+		if len(b) == 0 {
+			continue
+		}
+		var t Task
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&t); err != nil {
+			return nil, fmt.Errorf("llm: %s:%d: %s", name, line, jsonReason(err))
+		}
+		if dec.More() {
+			return nil, fmt.Errorf("llm: %s:%d: more than one JSON value on the line", name, line)
+		}
+		if err := t.check(); err != nil {
+			return nil, fmt.Errorf("llm: %s:%d: %w", name, line, err)
+		}
+		if prev, ok := seen[t.ID]; ok {
+			return nil, fmt.Errorf("llm: %s:%d: id: %q repeats line %d", name, line, t.ID, prev)
+		}
+		seen[t.ID] = line
+		tasks = append(tasks, t)
+	}
+	if len(tasks) == 0 {
+		return nil, fmt.Errorf("llm: %s: no tasks", name)
+	}
+	return tasks, nil
+}
+
+// readLine reads one line without its newline, refusing lines longer than
+// maxTaskLine.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if len(buf) > maxTaskLine {
+			return nil, fmt.Errorf("line longer than %d bytes", maxTaskLine)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return bytes.TrimSuffix(buf, []byte("\n")), err
+	}
+}
+
+// jsonReason words a decoding error as "field: reason" when it can.
+func jsonReason(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field == "" {
+			return fmt.Sprintf("want a JSON object, got JSON %s", te.Value)
+		}
+		return fmt.Sprintf("%s: want a %s, got JSON %s", te.Field, te.Type, te.Value)
+	}
+	s := err.Error()
+	if f, ok := strings.CutPrefix(s, "json: unknown field "); ok {
+		return fmt.Sprintf("%s: unknown field (want id, question, gold, kind)", strings.Trim(f, `"`))
+	}
+	return "invalid JSON: " + strings.TrimPrefix(s, "json: ")
+}

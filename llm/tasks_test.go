@@ -1,0 +1,80 @@
+package llm
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReadTasks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tasks.jsonl")
+	text := `{"id":"g1","question":"What is 2+2?","gold":"4","kind":"gsm"}
+
+{"id":"g2","question":"Jared types ...","gold":"Jared ... \n#### 1,052","kind":"gsm"}
+{"id":"m1","question":"Which is monosomy?: A) 46,XX, B) 47,XXX, C) 69,XYY, D) 45,X","gold":"(d)","kind":"mmlu"}
+{"id":"u1","question":"No gold here","kind":"gsm"}
+`
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := ReadTasks(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Task{
+		{"g1", "What is 2+2?", "4", KindGSM},
+		{"g2", "Jared types ...", "1052", KindGSM},
+		{"m1", "Which is monosomy?: A) 46,XX, B) 47,XXX, C) 69,XYY, D) 45,X", "D", KindMMLU},
+		{"u1", "No gold here", "", KindGSM},
+	}
+	if len(tasks) != len(want) {
+		t.Fatalf("%d tasks, want %d", len(tasks), len(want))
+	}
+	for i := range want {
+		if tasks[i] != want[i] {
+			t.Errorf("task %d: %+v, want %+v", i, tasks[i], want[i])
+		}
+	}
+}
+
+func TestReadTasksErrors(t *testing.T) {
+	good := `{"id":"a","question":"q","kind":"gsm"}` + "\n"
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"empty", "\n\n", "t.jsonl: no tasks"},
+		{"syntax", good + "{\"id\":\"b\",\n", "t.jsonl:2: invalid JSON"},
+		{"unknown field", good + good[:len(good)-2] + `,"answer":"4"}`, `t.jsonl:2: answer: unknown field`},
+		{"type", `{"id":7,"question":"q","kind":"gsm"}`, "t.jsonl:1: id: want a string, got JSON number"},
+		{"no id", `{"question":"q","kind":"gsm"}`, "t.jsonl:1: id: empty"},
+		{"no question", `{"id":"a","kind":"gsm"}`, "t.jsonl:1: question: empty"},
+		{"kind", `{"id":"a","question":"q","kind":"math"}`, `t.jsonl:1: kind: "math" is not "gsm" or "mmlu"`},
+		{"no kind", `{"id":"a","question":"q"}`, `t.jsonl:1: kind: "" is not`},
+		{"duplicate", good + "\n" + good, `t.jsonl:3: id: "a" repeats line 1`},
+		{"two values", `{"id":"a","question":"q","kind":"gsm"} {}`, "t.jsonl:1: more than one JSON value"},
+		{"array", `[1]`, "t.jsonl:1: want a JSON object, got JSON array"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := DecodeTasks(strings.NewReader(tc.text), "t.jsonl")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := ReadTasks(filepath.Join(t.TempDir(), "missing.jsonl")); err == nil || !strings.Contains(err.Error(), "missing.jsonl") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestReadTasksLongLine(t *testing.T) {
+	long := `{"id":"a","question":"` + strings.Repeat("x", 200<<10) + `","kind":"gsm"}`
+	tasks, err := DecodeTasks(strings.NewReader(long), "t")
+	if err != nil || len(tasks[0].Question) != 200<<10 {
+		t.Fatalf("a 200 KiB line: %v", err)
+	}
+	huge := strings.Repeat("x", maxTaskLine+10)
+	if _, err := DecodeTasks(strings.NewReader(huge), "t"); err == nil || !strings.Contains(err.Error(), "t:1: line longer") {
+		t.Errorf("a line over the bound: %v", err)
+	}
+}

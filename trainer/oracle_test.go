@@ -1,0 +1,180 @@
+package trainer
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/mpdf/mpdf/autodiff"
+	"github.com/mpdf/mpdf/checkpoints"
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/nn"
+)
+
+const torchReference = "../../shared/bench/torch_reference.py"
+
+// torchOrSkip returns the interpreter that runs the PyTorch oracle, or skips.
+func torchOrSkip(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(torchReference); err != nil {
+		t.Skipf("PyTorch oracle not found: %v", err)
+	}
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import torch").Run(); err != nil {
+		t.Skipf("PyTorch not installed for %s (apt-get install python3-torch libopenblas0-pthread): %v", py, err)
+	}
+	return py
+}
+
+// oracleDecisions are decision records with ties within groups, groups of
+// one, and behaviour log-probabilities present on some rows (far enough
+// from the policy's that both clip sides are active) and absent on others.
+func oracleDecisions(policy *nn.MLP[float32], n int) []data.Decision {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var ds []data.Decision
+	x := make([]float32, policy.In())
+	logits := make([]float32, nn.NumActions)
+	lp := make([]float32, nn.NumActions)
+	for i := 0; i < n; i++ {
+		d := data.Decision{Kind: data.KindDecision, Features: make([]float64, policy.In())}
+		for j := range d.Features {
+			d.Features[j] = math.Round(rng.NormFloat64()*1e4) / 1e4
+			x[j] = float32(d.Features[j])
+		}
+		d.Action = metapolicy.Action(rng.IntN(nn.NumActions))
+		d.Reward = float64(rng.IntN(4)) - 1 // ties on purpose
+		d.Group = fmt.Sprintf("task-%d", rng.IntN(n/6+1))
+		if rng.IntN(3) > 0 {
+			policy.Logits(logits, x)
+			nn.LogSoftmaxTo(lp, logits)
+			v := float64(lp[d.Action]) + 0.6*rng.NormFloat64()
+			v = math.Min(v, -1e-3)
+			d.LogProb = &v
+		}
+		ds = append(ds, d)
+	}
+	return ds
+}
+
+// TestStepMatchesPyTorch runs K full-batch SoftRankPO steps (advantages,
+// loss, backward, Adam) from the same safetensors weights on the same
+// decision records in mpdf and in ../shared/bench/torch_reference.py, with
+// both backends, and compares the resulting weights.
+func TestStepMatchesPyTorch(t *testing.T) {
+	py := torchOrSkip(t)
+	const steps = 3
+	dir := t.TempDir()
+	policy, err := nn.NewMLP[float32]([]int{metapolicy.FeatureWidth, 32, 32, nn.NumActions}, nn.Tanh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy.Init(3)
+	ds := oracleDecisions(policy, 300)
+
+	w0, dpath, w1 := filepath.Join(dir, "w0.safetensors"), filepath.Join(dir, "d.jsonl"), filepath.Join(dir, "w1.safetensors")
+	meta := map[string]string{"activation": "tanh", "feature_version": metapolicy.FeatureVersion}
+	if err := checkpoints.SaveSafetensors(w0, policy, meta); err != nil {
+		t.Fatal(err)
+	}
+	w, err := data.Create(dpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ds {
+		if err := w.WriteDecision(&ds[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, torchReference, "step", "--init", w0, "--decisions", dpath, "--out", w1,
+		"--steps", fmt.Sprint(steps), "--beta", "0.05", "--entropy", "0.01", "--eps-low", "0.2", "--eps-high", "0.28")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("torch_reference.py step: %v\n%s", err, out)
+	}
+	want, _, err := checkpoints.LoadSafetensors(w1)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	loss := nn.LossConfig{EpsLow: 0.2, EpsHigh: 0.28, Beta: 0.05, Entropy: 0.01}
+	kernel, err := NewKernelBackend(policy.Sizes, policy.Act, loss, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kernel.Close()
+	graph, err := autodiff.New[float32](policy.Sizes, policy.Act, loss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer graph.Close()
+
+	for name, backend := range map[string]Backend{"kernel": kernel, "gorgonia": graph} {
+		t.Run(name, func(t *testing.T) {
+			got := policy.Clone()
+			st, err := NewStepper(backend, got, policy, DefaultStepConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s Samples
+			if err := AppendDecisions(&s, ds, got.In()); err != nil {
+				t.Fatal(err)
+			}
+			// As the oracle does: absent behaviour log-probs are the
+			// policy's at the start of the update, fixed for all K steps.
+			start := make([]float64, s.Len())
+			if err := st.PolicyLogProbsTo(start, s.Features, s.Actions); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range s.LogProb {
+				if math.IsNaN(v) {
+					s.LogProb[i] = start[i]
+				}
+			}
+			clipped := 0.0
+			for k := 0; k < steps; k++ {
+				m, err := st.Step(&s, nn.DefaultAdam().LR)
+				if err != nil {
+					t.Fatal(err)
+				}
+				clipped += m.ClipLow * m.ClipHigh
+			}
+			if clipped == 0 {
+				t.Error("the batch did not exercise both clip sides")
+			}
+			compareParams(t, got.Params, want.Params, policy.Params)
+		})
+	}
+}
+
+// compareParams checks got against want to 1e-5 relative to each weight's
+// change scale: |got − want| ≤ 1e-5·|want| + 1e-5·|want − init|.
+func compareParams(t *testing.T, got, want, init []float32) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d parameters, oracle has %d", len(got), len(want))
+	}
+	bad, worst := 0, 0.0
+	for i := range got {
+		g, w, w0 := float64(got[i]), float64(want[i]), float64(init[i])
+		d := math.Abs(g - w)
+		tol := 1e-5*math.Abs(w) + 1e-5*math.Abs(w-w0) + 1e-9
+		if d > tol {
+			bad++
+			if bad <= 5 {
+				t.Errorf("param %d: got %.9g, oracle %.9g (start %.9g)", i, g, w, w0)
+			}
+		}
+		worst = max(worst, d/max(math.Abs(w), 1e-12))
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d parameters differ from the PyTorch oracle", bad, len(got))
+	}
+	t.Logf("worst relative difference to the oracle: %.3g", worst)
+}
