@@ -84,3 +84,18 @@ func (k *KernelBackend) SFTLossAndGrad(grad []float32, m *nn.MLP[float32], x []f
 	}
 	return ws.SFTLossAndGrad(grad, m, x, actions), nil
 }
+
+// Forward writes the logits of the rows of x; it makes KernelBackend a
+// Forwarder, so the Stepper's log-probabilities are batched too.
+func (k *KernelBackend) Forward(logits []float32, m *nn.MLP[float32], x []float32) error {
+	n := len(x) / max(1, m.In())
+	if n == 0 || len(x) != n*m.In() || len(logits) != n*m.Out() {
+		return fmt.Errorf("trainer: kernel backend: forward of %d values into %d logits for widths %d→%d", len(x), len(logits), m.In(), m.Out())
+	}
+	ws, err := k.workspace(m, n, m.Params)
+	if err != nil {
+		return err
+	}
+	ws.ForwardTo(logits, m, x)
+	return nil
+}

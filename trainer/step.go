@@ -55,7 +55,7 @@ type Stepper struct {
 	adv    []float64
 	groups grouping
 	fwd    forward
-	lp     [nn.NumActions]float32
+	all    []float32 // B×NumActions log-probabilities of the policy
 }
 
 // NewStepper returns a Stepper that updates policy in place. ref is copied,
@@ -185,7 +185,7 @@ func (s *Stepper) Step(batch *Samples, lr float64) (Metrics, error) {
 // fillBatch builds the backend's batch: features (aliased, not copied),
 // actions, float32 advantages, behaviour and reference log-probabilities.
 func (s *Stepper) fillBatch(b *Samples) error {
-	n, F := b.Len(), s.policy.In()
+	n := b.Len()
 	s.batch.X, s.batch.Actions = b.Features, b.Actions
 	s.batch.Adv = grow(s.batch.Adv, n)
 	s.batch.BehLogp = grow(s.batch.BehLogp, n)
@@ -193,25 +193,34 @@ func (s *Stepper) fillBatch(b *Samples) error {
 	for i, a := range s.adv {
 		s.batch.Adv[i] = float32(a)
 	}
-	lp := s.lp[:]
-	for i, a := range b.Actions {
-		x := b.Features[i*F : (i+1)*F]
-		ref := s.batch.RefLogp[i*nn.NumActions : (i+1)*nn.NumActions]
-		s.fwd.logProbsTo(ref, s.ref, x)
-		for _, v := range ref {
-			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-				return &NonFiniteError{What: "reference log-probability", Index: i, Value: f}
-			}
+	if err := s.logProbsTo(s.batch.RefLogp, s.ref, b.Features); err != nil {
+		return err
+	}
+	for i, v := range s.batch.RefLogp {
+		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+			return &NonFiniteError{What: "reference log-probability", Index: i / nn.NumActions, Value: f}
 		}
+	}
+	missing := b.LogProb == nil
+	for i := 0; i < n && !missing; i++ {
+		missing = math.IsNaN(b.LogProb[i])
+	}
+	if missing {
+		s.all = grow(s.all, n*nn.NumActions)
+		if err := s.logProbsTo(s.all, s.policy, b.Features); err != nil {
+			return err
+		}
+	}
+	for i, a := range b.Actions {
 		if b.LogProb != nil && !math.IsNaN(b.LogProb[i]) {
 			s.batch.BehLogp[i] = float32(b.LogProb[i])
 			continue
 		}
-		s.fwd.logProbsTo(lp, s.policy, x)
-		if f := float64(lp[a]); math.IsNaN(f) || math.IsInf(f, 0) {
+		v := s.all[i*nn.NumActions+int(a)]
+		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
 			return &NonFiniteError{What: "behaviour log-probability", Index: i, Value: f}
 		}
-		s.batch.BehLogp[i] = lp[a]
+		s.batch.BehLogp[i] = v
 	}
 	return nil
 }

@@ -46,6 +46,34 @@ func (f *forward) logProbsTo(dst []float32, m *nn.MLP[float32], x []float32) {
 	nn.LogSoftmaxTo(dst, f.logits(m, x))
 }
 
+// Forwarder is implemented by backends that compute a batch of logits at
+// once (the nn kernels, the Gorgonia graph). The Stepper then computes
+// reference and behaviour log-probabilities with it instead of row by row.
+type Forwarder interface {
+	Forward(logits []float32, m *nn.MLP[float32], x []float32) error
+}
+
+// logProbsTo writes log π(·|x) of m for every row of x (B×F) into dst
+// (B×NumActions), batched through the backend when it is a Forwarder.
+func (s *Stepper) logProbsTo(dst []float32, m *nn.MLP[float32], x []float32) error {
+	f, ok := s.backend.(Forwarder)
+	if !ok {
+		F := m.In()
+		for i := 0; i < len(dst)/nn.NumActions; i++ {
+			s.fwd.logProbsTo(dst[i*nn.NumActions:(i+1)*nn.NumActions], m, x[i*F:(i+1)*F])
+		}
+		return nil
+	}
+	if err := f.Forward(dst, m, x); err != nil {
+		return fmt.Errorf("trainer: forward: %w", err)
+	}
+	for i := 0; i < len(dst); i += nn.NumActions {
+		row := dst[i : i+nn.NumActions]
+		nn.LogSoftmaxTo(row, row)
+	}
+	return nil
+}
+
 // PolicyLogProbsTo writes into dst the current policy's log π(a|x) for each
 // row of features (B×F) and its action. Call it before the first of several
 // steps over the same rollout to fix the behaviour log-probabilities for all
@@ -67,10 +95,12 @@ func (s *Stepper) PolicyLogProbsTo(dst []float64, features []float32, actions []
 	if err := checkFeatures(features, F); err != nil {
 		return err
 	}
-	lp := s.lp[:]
+	s.all = grow(s.all, n*nn.NumActions)
+	if err := s.logProbsTo(s.all, s.policy, features); err != nil {
+		return err
+	}
 	for i, a := range actions {
-		s.fwd.logProbsTo(lp, s.policy, features[i*F:(i+1)*F])
-		v := float64(lp[a])
+		v := float64(s.all[i*nn.NumActions+int(a)])
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return &NonFiniteError{What: "policy log-probability", Index: i, Value: v}
 		}
