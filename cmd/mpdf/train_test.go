@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/checkpoints"
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // tiny keeps a training run to a fraction of a second.
@@ -119,4 +122,69 @@ func writeFile(t *testing.T, dir, name, body string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// episodesFile writes simulator episodes (and extra raw lines) to a JSONL file.
+func episodesFile(t *testing.T, dir string, extra ...string) string {
+	t.Helper()
+	sim, err := env.NewSimulator(env.SimConfig{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := metapolicy.NewHeuristic("random")
+	eps, err := env.Collect(sim, p, env.RunOptions{NumTasks: 12, Episodes: 3, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w := data.NewWriter(&buf)
+	for i := range eps {
+		if err := w.WriteEpisode(&eps[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range extra {
+		buf.WriteString(l + "\n")
+	}
+	return writeFile(t, dir, "episodes.jsonl", buf.String())
+}
+
+func TestTrainOffline(t *testing.T) {
+	dir := t.TempDir()
+	path := episodesFile(t, dir)
+	out := train(t, filepath.Join(dir, "run"), "--iterations", "2", path)
+	if !strings.Contains(out, "actions of the rollouts") || !strings.Contains(out, "RL: 2 passes") {
+		t.Errorf("offline run output:\n%s", out)
+	}
+	if _, err := checkpoints.Load(filepath.Join(dir, "run", "best.mpdf")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTrainOfflineBadRecord(t *testing.T) {
+	dir := t.TempDir()
+	path := episodesFile(t, dir, `{"kind":"decision","group":"g","features":[1],"action":"wait","reward":0}`)
+	root := newRoot()
+	var stderr bytes.Buffer
+	root.SetOut(&bytes.Buffer{})
+	root.SetErr(&stderr)
+	root.SetArgs(append(append([]string{"train", "--out", filepath.Join(dir, "strict")}, tiny...), "--iterations", "1", path))
+	err := root.Execute()
+	if err == nil || !strings.Contains(err.Error(), "episodes.jsonl:37") {
+		t.Fatalf("strict run: err = %v, want the file:line of the bad record", err)
+	}
+	stderr.Reset()
+	root = newRoot()
+	root.SetOut(&bytes.Buffer{})
+	root.SetErr(&stderr)
+	root.SetArgs(append(append([]string{"train", "--out", filepath.Join(dir, "skip")}, tiny...), "--iterations", "1", "--skip-bad", path))
+	if err := root.Execute(); err != nil {
+		t.Fatalf("--skip-bad run: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "episodes.jsonl:37") || !strings.Contains(stderr.String(), "rejected") {
+		t.Errorf("--skip-bad did not report the rejected record and the counts:\n%s", stderr.String())
+	}
 }

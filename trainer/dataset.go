@@ -1,0 +1,128 @@
+package trainer
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/metapolicy"
+)
+
+// Dataset is offline training data: rollout files (JSONL episodes or
+// decisions, .gz/.zst, globs) or one packed directory. Each Pass streams it
+// chunk by chunk — shards of a pack, DecisionStream reads of JSONL — so
+// memory holds one chunk, whatever the size of the data set. A chunk is a
+// rollout batch: SoftRankPO ranks a group's rewards within the chunk that
+// holds it (a group split across chunks is ranked in parts; packs and the
+// simulator keep a task's decisions together).
+type Dataset struct {
+	Paths []string
+	// Skip reports and counts rejected records and reads on; otherwise
+	// the first rejected record stops the pass with its error.
+	Skip   bool
+	Reward data.RewardConfig
+	// ChunkRows bounds a JSONL chunk; 0 means data.DefaultBatchRows.
+	ChunkRows int
+	// Log receives every rejected record (file:line: field: reason),
+	// every episode without gold, and the counts of each pass; nil
+	// discards them.
+	Log io.Writer
+}
+
+// PassStats is what one pass read.
+type PassStats struct {
+	Rows   int64       `json:"rows"`
+	Chunks int         `json:"chunks"`
+	Counts data.Counts `json:"counts"` // JSONL only: records read, accepted, rejected
+	NoGold int64       `json:"no_gold_episodes"`
+}
+
+func (d *Dataset) log() io.Writer {
+	if d.Log == nil {
+		return io.Discard
+	}
+	return d.Log
+}
+
+// Pass calls each with every chunk in order, as Samples that alias the
+// chunk's columns (valid until each returns).
+func (d *Dataset) Pass(each func(*Samples) error) (PassStats, error) {
+	var st PassStats
+	var s Samples
+	visit := func(c *data.Columns) error {
+		st.Rows += int64(c.Len())
+		st.Chunks++
+		columnsToSamples(&s, c)
+		return each(&s)
+	}
+	if len(d.Paths) == 1 {
+		if fi, err := os.Stat(d.Paths[0]); err == nil && fi.IsDir() {
+			return st, d.packPass(d.Paths[0], visit)
+		}
+	}
+	r, err := data.Open(d.Paths, data.ReaderOptions{Skip: d.Skip, FeatureWidth: metapolicy.FeatureWidth,
+		OnReject: func(e *data.RecordError) { fmt.Fprintln(d.log(), e) }})
+	if err != nil {
+		return st, err
+	}
+	defer r.Close()
+	ds, err := data.NewDecisionStream(r, d.Reward)
+	if err != nil {
+		return st, err
+	}
+	ds.BatchRows = d.ChunkRows
+	ds.OnNoGold = func(p data.Pos, ep *data.Episode) {
+		fmt.Fprintf(d.log(), "%s: episode %q has no gold answer: no reward, not trained on\n", p, ep.ID)
+	}
+	var cols data.Columns
+	for {
+		err := ds.ReadColumns(&cols)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return st, err
+		}
+		if err := visit(&cols); err != nil {
+			return st, err
+		}
+	}
+	st.Counts, st.NoGold = r.Counts(), ds.Counts().NoGold
+	fmt.Fprintf(d.log(), "read %v: %v; decisions from episodes %d, decision records %d, episodes without gold %d\n",
+		d.Paths, st.Counts, ds.Counts().FromEpisodes, ds.Counts().FromRecords, st.NoGold)
+	return st, nil
+}
+
+func (d *Dataset) packPass(dir string, visit func(*data.Columns) error) error {
+	p, err := data.OpenPack(dir)
+	if err != nil {
+		return err
+	}
+	if p.Width() != metapolicy.FeatureWidth {
+		return fmt.Errorf("%s: pack has %d features per decision, the policy takes %d (%s)", dir, p.Width(), metapolicy.FeatureWidth, metapolicy.FeatureVersion)
+	}
+	var cols data.Columns
+	for i := range p.Shards() {
+		if err := p.ReadShard(i, &cols, data.SelectAll); err != nil {
+			return err
+		}
+		if err := visit(&cols); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// columnsToSamples views a chunk as Samples (group ids become their keys).
+func columnsToSamples(dst *Samples, c *data.Columns) {
+	n := c.Len()
+	dst.Features = c.Features[:n*c.Width]
+	dst.Actions = c.Actions[:n]
+	dst.Rewards = c.Rewards[:n]
+	dst.LogProb = c.LogProbs[:n]
+	dst.Groups = dst.Groups[:0]
+	for _, g := range c.Groups[:n] {
+		dst.Groups = append(dst.Groups, c.GroupNames[g])
+	}
+}
