@@ -1,0 +1,241 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/transcript"
+)
+
+func init() { register(newEvalCmd) }
+
+func newEvalCmd() *cobra.Command {
+	var (
+		cfg                              env.SimConfig
+		envSpec, kind, split             string
+		specs                            []string
+		tasks, episodes, rounds, workers int
+		seed, splitSeed                  uint64
+		heldOut                          float64
+		greedy, noBaselines, quiet       bool
+		asJSON                           bool
+	)
+	cmd := &cobra.Command{
+		Use:   "eval [--env sim|replay:GLOB[,GLOB...]] [--policy SPEC,...] [flags]",
+		Short: "Compare policies on the same tasks and seeds (accuracy, tokens, actions)",
+		Long: `Eval plays every policy on the same tasks with the same seeds (common
+random numbers) and prints, per policy, the team accuracy of the final round
+with its 95% Wilson interval, the round-0 accuracy, the mean tokens per task
+and the share of each action.
+
+Environments (--env):
+  sim                   the built-in simulator (default; --sim-* flags)
+  replay:GLOB[,GLOB]    imported LLM-Debate transcripts replayed: refine
+                        gives the recorded answer of the round, persist
+                        keeps the previous one, concede adopts a peer's
+                        (the transcripts hold no answer written without
+                        the peers, so there the refine baseline replays
+                        the debate's answers; confidences are missing)
+
+Policies (--policy, repeatable or comma-separated): when no heuristic is
+named, all heuristic baselines (` + strings.Join(metapolicy.HeuristicNames(), ", ") + `)
+are evaluated first, then the learned policies given; --no-baselines drops
+them. ` + policySpecHelp + `
+
+--split train|test evaluates on one side of a seeded split of the tasks
+(--held-out is the test fraction, --split-seed the seed); replayed questions
+are split by question, so that one debated in several files stays on one
+side. --tasks then takes the first N tasks of that side.`,
+		Example: `  mpdf eval
+  mpdf eval --policy runs/best.mpdf --tasks 200 --episodes 2
+  mpdf eval --env 'replay:debates/gsm_*.json' --policy best.mpdf --split test --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tasks < 0 || episodes < 1 || rounds < 0 || workers < 0 {
+				return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 0, workers ≥ 0",
+					tasks, episodes, rounds, workers)
+			}
+			pols, err := evalPolicies(specs, noBaselines)
+			if err != nil {
+				return err
+			}
+			e, defRounds, err := openEvalEnv(cmd.ErrOrStderr(), envSpec, kind, cfg, quiet)
+			if err != nil {
+				return err
+			}
+			if rounds == 0 {
+				rounds = defRounds
+			}
+			list, err := evalTasks(e, split, heldOut, splitSeed, tasks)
+			if err != nil {
+				return err
+			}
+			per := len(list) * episodes
+			bar := newBar(per*len(pols), "eval", quiet)
+			var results env.Results
+			for i, p := range pols {
+				opts := env.RunOptions{
+					Tasks: list, Episodes: episodes, Rounds: rounds, Seed: seed,
+					Greedy: greedy && p.Learned, Workers: workers, Progress: barProgress(bar, i*per),
+				}
+				rs, err := env.Evaluate(e, []metapolicy.Policy{p.Policy}, opts)
+				if err != nil {
+					return err
+				}
+				results = append(results, rs...)
+			}
+			_ = bar.Finish()
+			o := cmd.OutOrStdout()
+			if asJSON {
+				return results.WriteJSON(o)
+			}
+			side := ""
+			if split != "" {
+				side = fmt.Sprintf(", %s split (held out %.2f, seed %d)", split, heldOut, splitSeed)
+			}
+			name := e.Name()
+			if r, ok := e.(*replay.Env); ok && strings.Count(name, ",") > 0 {
+				name = fmt.Sprintf("replay of %d files (%d questions)", strings.Count(name, ",")+1, r.NumTasks())
+			}
+			fmt.Fprintf(o, "env %s: %d tasks%s × %d episodes, %d rounds, seed %d\n",
+				name, len(list), side, episodes, rounds, seed)
+			return results.WriteTable(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&envSpec, "env", "sim", "environment: sim, or replay:GLOB[,GLOB] of LLM-Debate transcripts")
+	f.StringVar(&kind, "kind", "", "task of replayed transcripts when their names do not say: gsm or mmlu")
+	f.StringSliceVarP(&specs, "policy", "p", nil, "policies to evaluate (heuristic names, .mpdf or .safetensors files)")
+	f.BoolVar(&noBaselines, "no-baselines", false, "do not add the heuristic baselines")
+	f.IntVar(&tasks, "tasks", 0, "number of tasks, the first of the environment or of the split side (0 = all)")
+	f.IntVar(&episodes, "episodes", 1, "sampled episodes per task and policy")
+	f.IntVar(&rounds, "rounds", 0, "deliberation rounds after round 0 (0 = 3 in the simulator, the most recorded in a replay)")
+	f.Uint64Var(&seed, "seed", 0, "seed of the episodes")
+	f.StringVar(&split, "split", "", "evaluate on one side of a seeded task split: train or test")
+	f.Float64Var(&heldOut, "held-out", 0.3, "fraction of the tasks held out as the test side of --split")
+	f.Uint64Var(&splitSeed, "split-seed", 0, "seed of --split")
+	f.BoolVar(&greedy, "greedy", false, "learned policies take their most probable action instead of sampling (heuristics unaffected)")
+	f.IntVar(&workers, "workers", 0, "episodes played at once (0 = one per CPU); the results do not depend on it")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no transcript report")
+	f.BoolVar(&asJSON, "json", false, "print the results as a JSON array")
+	addSimFlags(cmd, &cfg)
+	return cmd
+}
+
+// evalPolicies resolves the --policy values, adding the heuristic baselines
+// first when none is named (unless noBaselines).
+func evalPolicies(specs []string, noBaselines bool) ([]resolvedPolicy, error) {
+	named := false
+	for _, s := range specs {
+		named = named || isHeuristicSpec(s)
+	}
+	var all []string
+	if !named && !noBaselines {
+		all = append(all, metapolicy.HeuristicNames()...)
+	}
+	all = append(all, specs...)
+	if len(all) == 0 {
+		return nil, fmt.Errorf("no policy to evaluate: give --policy, or drop --no-baselines")
+	}
+	seen := map[string]bool{}
+	var pols []resolvedPolicy
+	for _, s := range all {
+		p, err := resolvePolicy(s)
+		if err != nil {
+			return nil, err
+		}
+		if seen[p.Name()] {
+			return nil, fmt.Errorf("policy %s given twice (results are named by policy)", p.Name())
+		}
+		seen[p.Name()] = true
+		pols = append(pols, p)
+	}
+	return pols, nil
+}
+
+// openEvalEnv opens the environment of --env and returns it with its
+// default number of rounds. Transcript reports go to log unless quiet.
+func openEvalEnv(log io.Writer, spec, kind string, cfg env.SimConfig, quiet bool) (env.Env, int, error) {
+	switch {
+	case spec == "sim" || spec == "simulator":
+		sim, err := env.NewSimulator(cfg)
+		return sim, env.DefaultRounds, err
+	case strings.HasPrefix(spec, "replay:"):
+		paths, err := expandPaths(strings.Split(strings.TrimPrefix(spec, "replay:"), ","))
+		if err != nil {
+			return nil, 0, fmt.Errorf("--env %s: %w", spec, err)
+		}
+		var topts transcript.Options
+		if kind != "" {
+			if topts.Task, err = transcript.ParseTask(kind); err != nil {
+				return nil, 0, fmt.Errorf("--kind: %w", err)
+			}
+		}
+		e, reps, err := replay.Load(paths, topts)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !quiet {
+			if err := transcript.WriteReports(log, reps); err != nil {
+				return nil, 0, err
+			}
+		}
+		r := e.Rounds()
+		if r < 1 {
+			return nil, 0, fmt.Errorf("--env %s: the transcripts record no deliberation round after round 0", spec)
+		}
+		return e, r, nil
+	}
+	return nil, 0, fmt.Errorf("--env %q: want sim or replay:GLOB[,GLOB]", spec)
+}
+
+// evalTasks lists the tasks to play: one side of a split when asked, then
+// the first n (0 = all).
+func evalTasks(e env.Env, split string, heldOut float64, seed uint64, n int) ([]int, error) {
+	var list []int
+	if split == "" {
+		list = make([]int, e.NumTasks())
+		for i := range list {
+			list[i] = i
+		}
+	} else {
+		var train, test []int
+		var err error
+		if r, ok := e.(*replay.Env); ok {
+			train, test, err = r.Split(heldOut, seed)
+		} else {
+			train, test, err = replay.Split(e.NumTasks(), heldOut, seed)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--split: %w", err)
+		}
+		switch split {
+		case "train":
+			list = train
+		case "test":
+			list = test
+		default:
+			return nil, fmt.Errorf("--split %q: want train or test", split)
+		}
+	}
+	if n > len(list) {
+		what := "the environment has"
+		if split != "" {
+			what = "the " + split + " side has"
+		}
+		return nil, fmt.Errorf("--tasks %d: %s %d tasks", n, what, len(list))
+	}
+	if n > 0 {
+		list = list[:n]
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("no task to play (the %s side is empty: check --held-out)", split)
+	}
+	return list, nil
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mpdf/mpdf/checkpoints"
+	"github.com/mpdf/mpdf/metapolicy"
+)
+
+// policySpecHelp describes what a --policy value may be, for help texts.
+const policySpecHelp = `A policy is a heuristic baseline — persist, refine, debate,
+threshold (or threshold:HIGH:LOW, e.g. threshold:0.9:0.3), random — or a
+learned policy: a checkpoint (*.mpdf, written by mpdf train) or a
+safetensors export (*.safetensors). A learned policy must have been trained
+on this build's feature layout (` + metapolicy.FeatureVersion + `).`
+
+// resolvedPolicy is a --policy value made into a policy.
+type resolvedPolicy struct {
+	metapolicy.Policy
+	// Learned is true for a checkpoint or safetensors file, false for a
+	// heuristic. --greedy applies to learned policies only: the heuristics
+	// are deterministic except random, which greedy would turn into persist.
+	Learned bool
+}
+
+// resolvePolicy turns a --policy value into a policy: a heuristic name
+// understood by metapolicy.ParseHeuristic, or the path of a checkpoint
+// (.mpdf) or safetensors file (.safetensors). A learned policy is named by
+// its file's base name.
+func resolvePolicy(spec string) (resolvedPolicy, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return resolvedPolicy{}, fmt.Errorf("empty policy")
+	}
+	switch strings.ToLower(filepath.Ext(spec)) {
+	case ".mpdf":
+		ck, err := checkpoints.Load(spec, checkpoints.WithFeatureVersion(metapolicy.FeatureVersion))
+		if err != nil {
+			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
+		}
+		p, err := metapolicy.NewMLPPolicy(filepath.Base(spec), ck.Policy)
+		if err != nil {
+			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
+		}
+		return resolvedPolicy{Policy: p, Learned: true}, nil
+	case ".safetensors":
+		net, _, err := checkpoints.LoadSafetensors(spec, checkpoints.WithFeatureVersion(metapolicy.FeatureVersion))
+		if err != nil {
+			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
+		}
+		p, err := metapolicy.NewMLPPolicy(filepath.Base(spec), net)
+		if err != nil {
+			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
+		}
+		return resolvedPolicy{Policy: p, Learned: true}, nil
+	}
+	p, err := metapolicy.ParseHeuristic(spec)
+	if err != nil {
+		if _, statErr := os.Stat(spec); statErr == nil {
+			return resolvedPolicy{}, fmt.Errorf("policy %s: a file, but not a .mpdf checkpoint or a .safetensors export", spec)
+		}
+		return resolvedPolicy{}, fmt.Errorf("policy %q: not a heuristic (%s, threshold:HIGH:LOW) nor a .mpdf or .safetensors file: %w",
+			spec, strings.Join(metapolicy.HeuristicNames(), ", "), err)
+	}
+	return resolvedPolicy{Policy: p}, nil
+}
+
+// isHeuristicSpec reports whether spec names a heuristic rather than a file.
+func isHeuristicSpec(spec string) bool {
+	ext := strings.ToLower(filepath.Ext(strings.TrimSpace(spec)))
+	return ext != ".mpdf" && ext != ".safetensors"
+}
+
+// expandPaths turns arguments into file paths: an argument naming an
+// existing file is kept, any other is a filepath.Match glob whose matches
+// are taken in lexical order. An argument that matches nothing is an error;
+// a file named twice is kept once.
+func expandPaths(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if fi, err := os.Stat(a); err == nil {
+			if fi.IsDir() {
+				return nil, fmt.Errorf("%s: is a directory, want files", a)
+			}
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+			continue
+		}
+		matches, err := filepath.Glob(a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: bad pattern: %w", a, err)
+		}
+		var files []string
+		for _, m := range matches {
+			if fi, err := os.Stat(m); err == nil && !fi.IsDir() {
+				files = append(files, m)
+			}
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%s: no such file", a)
+		}
+		for _, m := range files { // Glob returns lexical order
+			if !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out, nil
+}

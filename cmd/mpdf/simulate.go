@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
+)
+
+func init() { register(newSimulateCmd) }
+
+// simFlags are the simulator's configuration flags, shared by simulate
+// and eval.
+func addSimFlags(cmd *cobra.Command, cfg *env.SimConfig) {
+	f := cmd.Flags()
+	f.Uint64Var(&cfg.Seed, "sim-seed", 0, "seed of the simulator's task pool (difficulties, answers); --seed draws the episodes")
+	f.IntVar(&cfg.Tasks, "sim-tasks", 0, fmt.Sprintf("size of the simulator's task pool (0 = %d)", env.DefaultSimTasks))
+	f.IntVar(&cfg.Agents, "agents", 0, fmt.Sprintf("team size N ≥ 2 in the simulator (0 = %d)", env.DefaultSimAgents))
+	f.Float64Var(&cfg.MissingConfidence, "missing-confidence", 0, "probability that a simulated turn's confidence is missing, in [0,1]")
+}
+
+// barProgress returns a RunOptions.Progress that moves bar, offset by the
+// episodes counted before.
+func barProgress(bar interface{ Set(int) error }, offset int) func(done, total int) {
+	return func(done, _ int) { _ = bar.Set(offset + done) }
+}
+
+func newSimulateCmd() *cobra.Command {
+	var (
+		cfg                              env.SimConfig
+		policy, out                      string
+		tasks, episodes, rounds, workers int
+		seed                             uint64
+		greedy, quiet, asJSON            bool
+	)
+	cmd := &cobra.Command{
+		Use:   "simulate --out FILE.jsonl[.gz|.zst] [flags]",
+		Short: "Play a policy in the built-in simulator and write the episodes",
+		Long: `Simulate plays a policy in the built-in deliberation simulator (the
+embedded default environment, no LLM needed) and writes every episode as
+JSON Lines: each agent's answer, confidence, profile, action, behaviour
+log-probability and tokens per round. The output is compressed by its
+extension (.gz or .zst) and is the same, byte for byte, for the same flags.
+The written file is removed if the run fails.
+
+It plays --tasks tasks of the pool (0 = all), --episodes sampled episodes
+per task, each with round 0 and --rounds deliberation rounds, and ends with
+the policy's accuracy and cost over what it wrote.
+
+` + policySpecHelp,
+		Example: `  mpdf simulate --policy random --tasks 200 --episodes 4 --out rollouts.jsonl.zst
+  mpdf simulate --policy runs/best.mpdf --greedy --out eval.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			pol, err := resolvePolicy(policy)
+			if err != nil {
+				return err
+			}
+			sim, err := env.NewSimulator(cfg)
+			if err != nil {
+				return err
+			}
+			if tasks < 0 || episodes < 1 || rounds < 1 || workers < 0 {
+				return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 1, workers ≥ 0",
+					tasks, episodes, rounds, workers)
+			}
+			if tasks > sim.NumTasks() {
+				return fmt.Errorf("--tasks %d: the simulator's pool has %d tasks (raise --sim-tasks)", tasks, sim.NumTasks())
+			}
+			n := tasks
+			if n == 0 {
+				n = sim.NumTasks()
+			}
+			w, err := data.Create(out)
+			if err != nil {
+				return err
+			}
+			bar := newBar(n*episodes, "simulate", quiet)
+			opts := env.RunOptions{
+				NumTasks: tasks, Episodes: episodes, Rounds: rounds, Seed: seed,
+				Greedy: greedy && pol.Learned, Workers: workers, Progress: barProgress(bar, 0),
+			}
+			tally := env.Tally{Policy: pol.Name()}
+			err = env.Run(sim, pol, opts, func(ep *data.Episode) error {
+				if err := w.WriteEpisode(ep); err != nil {
+					return err
+				}
+				return tally.Add(ep)
+			})
+			_ = bar.Finish()
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return errors.Join(err, removeOnError(out))
+			}
+			res := env.Results{tally.Result()}
+			o := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(o)
+				enc.SetIndent("", "  ")
+				return enc.Encode(struct {
+					Out      string      `json:"out"`
+					Episodes int64       `json:"episodes"`
+					Rounds   int         `json:"rounds"`
+					Results  env.Results `json:"results"`
+				}{out, w.Records(), rounds, res})
+			}
+			fmt.Fprintf(o, "wrote %d episodes (%d tasks × %d episodes, %d rounds, policy %s) to %s\n",
+				w.Records(), n, episodes, rounds, pol.Name(), out)
+			return res.WriteTable(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&policy, "policy", "random", "policy that chooses the actions: a heuristic name or a .mpdf/.safetensors file")
+	f.StringVarP(&out, "out", "o", "", "output file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
+	f.IntVar(&tasks, "tasks", 0, "number of tasks to play, the first of the pool (0 = all)")
+	f.IntVar(&episodes, "episodes", 1, "sampled episodes per task")
+	f.IntVar(&rounds, "rounds", env.DefaultRounds, "deliberation rounds after round 0")
+	f.Uint64Var(&seed, "seed", 0, "seed of the episodes (environment draws and action sampling)")
+	f.BoolVar(&greedy, "greedy", false, "a learned policy takes its most probable action instead of sampling (heuristics unaffected)")
+	f.IntVar(&workers, "workers", 0, "episodes played at once (0 = one per CPU); the output does not depend on it")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	addSimFlags(cmd, &cfg)
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+// removeOnError removes a partly written output file.
+func removeOnError(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("removing the partial output: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package replay
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/transcript"
+)
+
+// DefaultConcedeTokens is what a concede costs unless WithConcedeTokens
+// says otherwise: a short message naming the adopted answer, no reasoning.
+const DefaultConcedeTokens = 20
+
+// Env replays imported transcripts: task i is question i, in the order given.
+type Env struct {
+	name    string
+	qs      []transcript.Question
+	concede int
+	text    bool
+}
+
+var _ env.Env = (*Env)(nil)
+
+// Option configures an Env; it returns an error for a value it refuses.
+type Option func(*Env) error
+
+// WithConcedeTokens sets the token cost of a concede (default
+// DefaultConcedeTokens); n ≥ 0.
+func WithConcedeTokens(n int) Option {
+	return func(e *Env) error {
+		if n < 0 {
+			return fmt.Errorf("replay: concede tokens %d, want ≥ 0", n)
+		}
+		e.concede = n
+		return nil
+	}
+}
+
+// WithName sets the name episodes carry as their source (default
+// "replay:" and the source files' base names, comma-separated).
+func WithName(name string) Option {
+	return func(e *Env) error {
+		if name == "" {
+			return fmt.Errorf("replay: empty name")
+		}
+		e.name = name
+		return nil
+	}
+}
+
+// WithText keeps the recorded response texts in the turns (default off:
+// episodes stay small).
+func WithText(on bool) Option {
+	return func(e *Env) error { e.text = on; return nil }
+}
+
+// New replays the given questions. Every question needs two or more agents,
+// each with a round-0 answer (transcript.Each guarantees it). The Env keeps
+// qs; the caller must not change it afterwards.
+func New(qs []transcript.Question, opts ...Option) (*Env, error) {
+	e := &Env{qs: qs, concede: DefaultConcedeTokens}
+	var files []string
+	for i := range qs {
+		q := &qs[i]
+		if len(q.Agents) < 2 {
+			return nil, fmt.Errorf("replay: question %d (%s#%d): %d agents, want ≥ 2", i, q.File, q.Index, len(q.Agents))
+		}
+		for k, as := range q.Agents {
+			if len(as) == 0 {
+				return nil, fmt.Errorf("replay: question %d (%s#%d): agent %d has no answer", i, q.File, q.Index, k)
+			}
+		}
+		if len(files) == 0 || files[len(files)-1] != q.File {
+			files = append(files, q.File)
+		}
+	}
+	e.name = "replay:" + strings.Join(files, ",")
+	for _, o := range opts {
+		if err := o(e); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// Load reads transcript files (transcript.ReadFile with topts, in the given
+// order) and replays all their questions. It returns the files' reports so
+// that the caller can show how much was readable.
+func Load(paths []string, topts transcript.Options, opts ...Option) (*Env, []transcript.Report, error) {
+	var qs []transcript.Question
+	var reps []transcript.Report
+	for _, p := range paths {
+		f, err := transcript.ReadFile(p, topts)
+		if err != nil {
+			return nil, nil, err
+		}
+		qs = append(qs, f.Questions...)
+		reps = append(reps, f.Report)
+	}
+	if len(qs) == 0 {
+		return nil, reps, fmt.Errorf("replay: no questions in %s", strings.Join(bases(paths), ", "))
+	}
+	e, err := New(qs, opts...)
+	return e, reps, err
+}
+
+func bases(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = filepath.Base(p)
+	}
+	return out
+}
+
+func (e *Env) Name() string  { return e.name }
+func (e *Env) NumTasks() int { return len(e.qs) }
+
+// Question returns task's question.
+func (e *Env) Question(task int) *transcript.Question { return &e.qs[task] }
+
+// Rounds is the most deliberation rounds any task recorded: the number of
+// rounds a run needs to reach every recorded answer.
+func (e *Env) Rounds() int {
+	n := 0
+	for i := range e.qs {
+		n = max(n, e.qs[i].Rounds())
+	}
+	return n
+}
+
+// Start opens a task. Replay is deterministic: rng is not used.
+func (e *Env) Start(task int, rng *rand.Rand) (env.Game, error) {
+	if task < 0 || task >= len(e.qs) {
+		return nil, fmt.Errorf("replay: task %d outside [0, %d)", task, len(e.qs))
+	}
+	return &game{e: e, q: &e.qs[task]}, nil
+}
+
+// Subset returns an Env over the given tasks, in that order (for training on
+// one side of a Split and evaluating on the other). Options carry over.
+func (e *Env) Subset(tasks []int) (*Env, error) {
+	qs := make([]transcript.Question, len(tasks))
+	for i, t := range tasks {
+		if t < 0 || t >= len(e.qs) {
+			return nil, fmt.Errorf("replay: subset: task %d outside [0, %d)", t, len(e.qs))
+		}
+		qs[i] = e.qs[t]
+	}
+	s := *e
+	s.qs = qs
+	return &s, nil
+}

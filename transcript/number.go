@@ -1,0 +1,158 @@
+package transcript
+
+import (
+	"math/big"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ExtractNumber reads a GSM8K answer from a response (or a reference
+// solution) and returns it in canonical form (see NormalizeNumber):
+//
+//  1. the last \boxed{...} that holds a number gives its last number; when
+//     the text has boxes but none holds a number, the answer is unreadable
+//     ("") — the model answered in the asked-for form, but not a number;
+//  2. else the number right after the last "####";
+//  3. else the last number of the text.
+//
+// Reasoning inside <think>...</think> is ignored, and a response cut off
+// inside an unclosed <think> has no answer.
+func ExtractNumber(text string) string {
+	s := answerPart(text)
+	if bs := boxes(s); len(bs) > 0 {
+		for i := len(bs) - 1; i >= 0; i-- {
+			if v := lastNumber(delatex(bs[i])); v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	if i := strings.LastIndex(s, "####"); i >= 0 {
+		line := s[i+len("####"):]
+		if j := strings.IndexByte(line, '\n'); j >= 0 {
+			line = line[:j]
+		}
+		if v := firstNumber(delatex(line)); v != "" {
+			return v
+		}
+	}
+	return lastNumber(delatex(s))
+}
+
+// numRe matches an unsigned number: digits with proper thousands groups,
+// plain digits, either with decimals, or a bare ".5".
+var numRe = regexp.MustCompile(`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+`)
+
+// number is one number found in a text.
+type number struct {
+	start, end int
+	val        *big.Rat
+}
+
+// numbers lists the numbers of s in order. A number glued to a letter on its
+// left ("H2O", "Qwen3") is not one. A "-" or "−" right before the digits is a
+// sign unless a letter, digit or ")" precedes it (then it is a subtraction or
+// a range: "10-5", "11-19"). "a/b" with both sides plain numbers is the
+// fraction a÷b.
+func numbers(s string) []number {
+	var out []number
+	for _, m := range numRe.FindAllStringIndex(s, -1) {
+		start, end := m[0], m[1]
+		if r, _ := utf8.DecodeLastRuneInString(s[:start]); unicode.IsLetter(r) {
+			continue
+		}
+		v, ok := new(big.Rat).SetString(strings.ReplaceAll(s[start:end], ",", ""))
+		if !ok {
+			continue
+		}
+		if n := len(out); n > 0 && start > 0 && s[start-1] == '/' && out[n-1].end == start-1 && v.Sign() != 0 {
+			out[n-1].val.Quo(out[n-1].val, v)
+			out[n-1].end = end
+			continue
+		}
+		if sign, w := utf8.DecodeLastRuneInString(s[:start]); sign == '-' || sign == '−' {
+			before, _ := utf8.DecodeLastRuneInString(s[:start-w])
+			if !(unicode.IsLetter(before) || unicode.IsDigit(before) || before == ')') {
+				v.Neg(v)
+				start -= w
+			}
+		}
+		out = append(out, number{start, end, v})
+	}
+	return out
+}
+
+func lastNumber(s string) string {
+	ns := numbers(s)
+	if len(ns) == 0 {
+		return ""
+	}
+	return canonical(ns[len(ns)-1].val)
+}
+
+func firstNumber(s string) string {
+	ns := numbers(s)
+	if len(ns) == 0 {
+		return ""
+	}
+	return canonical(ns[0].val)
+}
+
+// NormalizeNumber returns the canonical form of the single number s, or ""
+// when s is not one number. Currency signs, thousands commas, spaces, a
+// percent sign and trailing units are ignored, so "1,000", "1000.0",
+// "$1000" and "1000 dollars" all give "1000".
+func NormalizeNumber(s string) string {
+	ns := numbers(delatex(s))
+	if len(ns) != 1 {
+		return ""
+	}
+	return canonical(ns[0].val)
+}
+
+// canonical writes v as a plain decimal: an integer without a point, a
+// terminating fraction exactly with no trailing zeros ("2.50" → "2.5",
+// 5/2 → "2.5"), any other fraction rounded to 6 decimals (1/3 →
+// "0.333333"). Zero has no sign.
+func canonical(v *big.Rat) string {
+	if v.IsInt() {
+		return v.Num().String()
+	}
+	digits, exact := decimalDigits(v.Denom())
+	if !exact {
+		digits = 6
+	}
+	s := v.FloatString(digits)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// decimalDigits returns how many decimals 1/d needs, and whether that is
+// finite (d = 2^a·5^b needs max(a, b)).
+func decimalDigits(d *big.Int) (int, bool) {
+	x := new(big.Int).Set(d)
+	var two, five int
+	r := new(big.Int)
+	for {
+		q, m := new(big.Int).QuoRem(x, big.NewInt(2), r)
+		if m.Sign() != 0 {
+			break
+		}
+		x, two = q, two+1
+	}
+	for {
+		q, m := new(big.Int).QuoRem(x, big.NewInt(5), r)
+		if m.Sign() != 0 {
+			break
+		}
+		x, five = q, five+1
+	}
+	return max(two, five), x.IsInt64() && x.Int64() == 1
+}

@@ -1,0 +1,76 @@
+package transcript
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/mpdf/mpdf/data"
+)
+
+// Answer is one agent's response in one round.
+type Answer struct {
+	Text    string       // the response as recorded
+	Answer  string       // normalised answer; "" when unreadable
+	Profile data.Profile // reasoning profile of Text (ProfileOf)
+	// PromptTokens estimates the context the agent was sent for this
+	// answer: every message of its chat before it (LLM-Debate sends the
+	// whole chat each round). Profile.Tokens estimates the response.
+	PromptTokens int
+}
+
+// Tokens is the estimated cost of the answer: prompt plus response.
+func (a *Answer) Tokens() int { return a.PromptTokens + a.Profile.Tokens }
+
+// Question is one debated question of a transcript file.
+type Question struct {
+	// ID names the question, not the file: the task and a hash of the text,
+	// so that the same question debated in several files (other models,
+	// other team sizes) has one ID and lands on one side of a split.
+	ID    string
+	File  string // base name of the source file
+	Index int    // position in the file, from 0
+	Task  Task
+	Text  string // the question, as keyed in the file
+	// GoldRaw is the gold answer as recorded (for GSM8K the reference
+	// solution); Gold is it normalised, "" when unreadable.
+	GoldRaw string
+	Gold    string
+	// Agents[k][t] is agent k's round-t answer; round 0 is the independent
+	// answer. Every agent has at least one answer; agents may have recorded
+	// different numbers of rounds.
+	Agents [][]Answer
+}
+
+// QuestionID is the ID of a question text for a task: the task name, ":",
+// and the first 12 hex digits of the text's SHA-256.
+func QuestionID(task Task, text string) string {
+	h := sha256.Sum256([]byte(text))
+	return string(task) + ":" + hex.EncodeToString(h[:6])
+}
+
+// Rounds is the number of deliberation rounds recorded: the most answers
+// any agent gave, less round 0.
+func (q *Question) Rounds() int {
+	n := 0
+	for _, a := range q.Agents {
+		n = max(n, len(a))
+	}
+	return n - 1
+}
+
+// At returns agent's answer of round t, or its last recorded one when it
+// recorded fewer rounds.
+func (q *Question) At(agent, t int) *Answer {
+	as := q.Agents[agent]
+	return &as[min(t, len(as)-1)]
+}
+
+// Answers writes into dst (grown as needed) every agent's normalised answer
+// of round t, by At's rule, and returns it.
+func (q *Question) Answers(dst []string, t int) []string {
+	dst = dst[:0]
+	for k := range q.Agents {
+		dst = append(dst, q.At(k, t).Answer)
+	}
+	return dst
+}

@@ -1,0 +1,78 @@
+package transcript
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sharedDebates returns the transcripts of ../shared/data/debates (relative
+// to the repository root), skipping the test when they are absent.
+func sharedDebates(t testing.TB) []string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "shared", "data", "debates", "slm-debate")
+	paths, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
+	if len(paths) == 0 {
+		t.Skipf("no transcripts under %s", dir)
+	}
+	return paths
+}
+
+// TestRealFiles imports every shared transcript: each must read without
+// error, with a readable gold answer for every question, the team size and
+// rounds its name promises, and the unreadable share reported. Most files
+// must be mostly readable: a parser regression shows up as a jump here.
+func TestRealFiles(t *testing.T) {
+	paths := sharedDebates(t)
+	var reps []Report
+	var files []*File
+	bad := 0
+	for _, p := range paths {
+		f, err := ReadFile(p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+		r := f.Report
+		reps = append(reps, r)
+		if r.Questions == 0 || len(r.Skipped) > 0 {
+			t.Errorf("%s: %d questions, skipped %v", r.File, r.Questions, r.Skipped)
+		}
+		if r.GoldMissing > 0 {
+			t.Errorf("%s: %d gold answers unreadable", r.File, r.GoldMissing)
+		}
+		if len(r.Warnings) > 0 {
+			t.Errorf("%s: %v", r.File, r.Warnings)
+		}
+		if r.Model == "" || (r.Task != GSM8K && r.Task != MMLU) {
+			t.Errorf("%s: model %q task %q", r.File, r.Model, r.Task)
+		}
+		for i := range f.Questions {
+			q := &f.Questions[i]
+			if q.Task == MMLU && Choices(q.Text) == nil {
+				t.Errorf("%s: question %d: choices not found in %q", r.File, i, q.Text)
+			}
+		}
+		if r.Total().Share() > 0.25 {
+			bad++
+		}
+	}
+	var sb strings.Builder
+	if err := WriteReports(&sb, reps); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("unreadable answers per file:\n%s", sb.String())
+	if bad > len(paths)/4 {
+		t.Errorf("%d of %d files have more than 25%% unreadable answers", bad, len(paths))
+	}
+	sb.Reset()
+	rows := Baselines(files)
+	if err := WriteBaselines(&sb, rows); err != nil {
+		t.Fatal(err)
+	}
+	sb.WriteString("\n")
+	if err := WriteBaselines(&sb, ByModel(rows)); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("persist (round-0 majority) vs debate (recorded final round):\n%s", sb.String())
+}

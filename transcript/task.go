@@ -1,0 +1,87 @@
+package transcript
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Task is the kind of question a transcript holds; it picks the answer
+// extraction rules.
+type Task string
+
+const (
+	GSM8K Task = "gsm8k" // grade-school maths: numeric answers
+	MMLU  Task = "mmlu"  // multiple choice: letters A–D
+)
+
+// ParseTask reads a task name: "gsm8k" or "gsm", "mmlu" (any case).
+func ParseTask(s string) (Task, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "gsm", "gsm8k":
+		return GSM8K, nil
+	case "mmlu":
+		return MMLU, nil
+	}
+	return "", fmt.Errorf("transcript: unknown task %q (want gsm8k or mmlu)", s)
+}
+
+// Meta is what a transcript's file name tells about it. Zero values mean
+// the name does not say.
+type Meta struct {
+	Task   Task
+	Model  string
+	Agents int
+	// Generations is the LLM-Debate "rounds" count of the name: answers per
+	// agent, round 0 included (deliberation rounds = Generations − 1).
+	Generations int
+}
+
+var (
+	agentsRe = regexp.MustCompile(`^agents(\d+)$`)
+	roundsRe = regexp.MustCompile(`^rounds(\d+)$`)
+)
+
+// ParseName reads a transcript file name. Two conventions are known:
+//
+//	gsm_3_2.json                                  Du et al.: task_agents_rounds
+//	gsm_Qwen3-14B_persona_a+b+c_agents3_rounds3.json   task_model_..._agentsN_roundsM
+//
+// The task is the prefix before the first "_" (gsm, gsm8k, mmlu); an
+// unknown prefix leaves Task empty. The model is the second field unless it
+// is a count or a keyword.
+func ParseName(path string) Meta {
+	base := filepath.Base(path)
+	base = strings.TrimSuffix(base, filepath.Ext(base))
+	parts := strings.Split(base, "_")
+	var m Meta
+	if t, err := ParseTask(parts[0]); err == nil {
+		m.Task = t
+	}
+	if len(parts) == 3 {
+		a, errA := strconv.Atoi(parts[1])
+		g, errG := strconv.Atoi(parts[2])
+		if errA == nil && errG == nil {
+			m.Agents, m.Generations = a, g
+			return m
+		}
+	}
+	for i, p := range parts[1:] {
+		if s := agentsRe.FindStringSubmatch(p); s != nil {
+			m.Agents, _ = strconv.Atoi(s[1])
+			continue
+		}
+		if s := roundsRe.FindStringSubmatch(p); s != nil {
+			m.Generations, _ = strconv.Atoi(s[1])
+			continue
+		}
+		if i == 0 && p != "persona" {
+			if _, err := strconv.Atoi(p); err != nil {
+				m.Model = p
+			}
+		}
+	}
+	return m
+}
