@@ -71,9 +71,9 @@ func DefaultConfig() Config {
 		Loss:       nn.DefaultLoss(),
 		Adam:       nn.DefaultAdam(),
 		Reward:     data.DefaultRewardConfig(),
-		SFT:        SFTConfig{Epochs: 5, BatchSize: 256, LR: 3e-3, Labels: "threshold"},
+		SFT:        SFTConfig{Epochs: 5, BatchSize: 256, LR: 3e-3, Labels: "threshold:0.95:0.15"},
 		RL: RLConfig{
-			Iterations: 30, BatchSize: 512, UpdateEpochs: 4, KLTarget: 0.5,
+			Iterations: 40, BatchSize: 512, UpdateEpochs: 4, KLTarget: 0.5,
 			Schedule: "constant", TasksPerIter: 64, EpisodesPerTask: 8, Rounds: 3,
 		},
 		MaxBadSteps: 10,

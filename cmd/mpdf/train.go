@@ -36,7 +36,7 @@ type trainOpts struct {
 
 func newTrainCmd() *cobra.Command {
 	cfg := trainer.DefaultConfig()
-	o := trainOpts{out: "runs/mpdf", keep: 3, evalTasks: 400}
+	o := trainOpts{out: "runs/mpdf", keep: 3, evalTasks: 500}
 	cmd := &cobra.Command{
 		Use:   "train [rollouts...]",
 		Short: "Train a meta-policy: supervised bootstrap, then SoftRankPO fine-tuning",
@@ -385,6 +385,7 @@ func (r *run) online(resumed *checkpoints.Checkpoint) error {
 	bar := newBar(total, "rl", r.o.quiet)
 	bar.Add(r.iter)
 	start := time.Now()
+	var shares [][3]float64 // action shares of the sampled decisions, per iteration
 	for r.iter < total {
 		r.rl.Progress = float64(r.iter) / float64(total)
 		res, err := r.rl.Iterate(sim, r.iter)
@@ -394,6 +395,7 @@ func (r *run) online(resumed *checkpoints.Checkpoint) error {
 		}
 		r.iter++
 		m := res.Update.Metrics
+		shares = append(shares, [3]float64{m.ActPersist, m.ActRefine, m.ActConcede})
 		bar.Describe(fmt.Sprintf("rl step %d loss %+.4f kl %.4f reward %+.3f acc %.3f", r.rl.Steps, m.Loss, m.KL, m.Reward, res.TeamAcc))
 		bar.Add(1)
 		if err := r.save("online", map[string]float64{"team_accuracy": res.TeamAcc, "tokens_per_episode": res.Tokens}, m); err != nil {
@@ -403,6 +405,11 @@ func (r *run) online(resumed *checkpoints.Checkpoint) error {
 	}
 	bar.Finish()
 	fmt.Fprintf(r.stdout, "RL: %d iterations, %d steps (%d skipped) in %s\n", total, r.rl.Steps, r.rl.Skipped, time.Since(start).Round(time.Millisecond))
+	if len(shares) >= 2 {
+		a, b := meanShares(shares[:(len(shares)+4)/5]), meanShares(shares[len(shares)-(len(shares)+4)/5:])
+		fmt.Fprintf(r.stdout, "actions sampled, first → last fifth of RL: persist %.1f%% → %.1f%%, refine %.1f%% → %.1f%%, concede %.1f%% → %.1f%%\n",
+			100*a[0], 100*b[0], 100*a[1], 100*b[1], 100*a[2], 100*b[2])
+	}
 	if err := r.finish(); err != nil {
 		return err
 	}
@@ -432,9 +439,10 @@ func (r *run) evaluate() error {
 		policies = append(policies, p)
 	}
 	n := min(r.o.evalTasks, held.NumTasks())
-	bar := newBar(n*len(policies), "eval", r.o.quiet)
+	const episodes = 2
+	bar := newBar(n*episodes*len(policies), "eval", r.o.quiet)
 	res, err := env.Evaluate(held, policies, env.RunOptions{
-		NumTasks: n, Episodes: 1, Rounds: r.cfg.RL.Rounds, Seed: r.cfg.Seed + 7,
+		NumTasks: n, Episodes: episodes, Rounds: r.cfg.RL.Rounds, Seed: r.cfg.Seed + 7,
 		Progress: func(done, total int) { bar.Set(done) },
 	})
 	bar.Finish()
@@ -454,3 +462,13 @@ func (r *run) evaluate() error {
 }
 
 var errNoData = errors.New("no training decisions in the input")
+
+func meanShares(s [][3]float64) [3]float64 {
+	var m [3]float64
+	for _, v := range s {
+		for i := range m {
+			m[i] += v[i] / float64(len(s))
+		}
+	}
+	return m
+}
