@@ -1,0 +1,321 @@
+package checkpoints
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/mpdf/mpdf/nn"
+)
+
+// diskHeader is the JSON header of the body: the caller's Header plus what
+// the reader needs to lay out the arrays that follow it.
+type diskHeader struct {
+	Header
+	Model     diskModel `json:"model"`
+	Reference bool      `json:"reference"`
+	Adam      *diskAdam `json:"adam,omitempty"`
+	RNGBytes  int       `json:"rng_bytes"`
+}
+
+type diskModel struct {
+	Sizes      []int  `json:"sizes"`
+	Activation string `json:"activation"`
+}
+
+type diskAdam struct {
+	Config nn.AdamConfig `json:"config"`
+	Step   int64         `json:"step"`
+}
+
+// maxLayerWidth bounds every size in a header so that products of two sizes
+// cannot overflow before they are compared with the body length.
+const maxLayerWidth = 1 << 30
+
+// encodeBody checks c and returns the uncompressed body.
+func encodeBody(c *Checkpoint) ([]byte, error) {
+	if err := validate(c); err != nil {
+		return nil, err
+	}
+	h := diskHeader{
+		Header:    c.Header,
+		Model:     diskModel{Sizes: c.Policy.Sizes, Activation: c.Policy.Act.String()},
+		Reference: c.Reference != nil,
+		RNGBytes:  len(c.RNG),
+	}
+	if c.Adam != nil {
+		h.Adam = &diskAdam{Config: c.Adam.Config, Step: c.Adam.Step}
+	}
+	js, err := json.Marshal(&h)
+	if err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	arrays := [][]float32{c.Policy.Params}
+	if c.Reference != nil {
+		arrays = append(arrays, c.Reference.Params)
+	}
+	if c.Adam != nil {
+		arrays = append(arrays, c.Adam.M, c.Adam.V)
+	}
+	n := 4 + len(js) + 4*len(c.Policy.Params)*len(arrays) + len(c.RNG)
+	body := make([]byte, 0, n)
+	body = binary.LittleEndian.AppendUint32(body, uint32(len(js)))
+	body = append(body, js...)
+	for _, a := range arrays {
+		body = appendPlanes(body, a)
+	}
+	return append(body, c.RNG...), nil
+}
+
+// validate applies to a checkpoint about to be written the rules a reader
+// applies to one it has read.
+func validate(c *Checkpoint) error {
+	if c == nil || c.Policy == nil {
+		return errors.New("policy is nil")
+	}
+	if c.Header.FeatureVersion == "" {
+		return errors.New("header: feature_version is empty")
+	}
+	if c.Header.Step < 0 {
+		return fmt.Errorf("header: step %d, want ≥ 0", c.Header.Step)
+	}
+	for _, k := range sortedKeys(c.Header.Metrics) {
+		if v := c.Header.Metrics[k]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("header: metric %q is %v, want a finite value", k, v)
+		}
+	}
+	if len(c.Header.Train) > 0 && !json.Valid(c.Header.Train) {
+		return errors.New("header: train is not valid JSON")
+	}
+	if len(c.Header.DataPos) > 0 && !json.Valid(c.Header.DataPos) {
+		return errors.New("header: data_pos is not valid JSON")
+	}
+	p := c.Policy
+	if err := checkModel(p.Sizes, p.Act); err != nil {
+		return fmt.Errorf("policy: %w", err)
+	}
+	n, _ := nn.NumParams(p.Sizes)
+	if len(p.Params) != n {
+		return fmt.Errorf("policy: %d params, sizes %v need %d", len(p.Params), p.Sizes, n)
+	}
+	if err := checkFinite(p.Params, false); err != nil {
+		return fmt.Errorf("policy: %w", err)
+	}
+	if r := c.Reference; r != nil {
+		if !slices.Equal(r.Sizes, p.Sizes) || r.Act != p.Act {
+			return fmt.Errorf("reference: sizes %v %v, want the policy's %v %v", r.Sizes, r.Act, p.Sizes, p.Act)
+		}
+		if len(r.Params) != n {
+			return fmt.Errorf("reference: %d params, want %d", len(r.Params), n)
+		}
+		if err := checkFinite(r.Params, false); err != nil {
+			return fmt.Errorf("reference: %w", err)
+		}
+	}
+	if a := c.Adam; a != nil {
+		if err := checkAdam(a.Config, a.Step); err != nil {
+			return err
+		}
+		if len(a.M) != n || len(a.V) != n {
+			return fmt.Errorf("adam: moments of length %d and %d, want %d", len(a.M), len(a.V), n)
+		}
+		if err := checkFinite(a.M, false); err != nil {
+			return fmt.Errorf("adam: m: %w", err)
+		}
+		if err := checkFinite(a.V, true); err != nil {
+			return fmt.Errorf("adam: v: %w", err)
+		}
+	}
+	return nil
+}
+
+func checkModel(sizes []int, act nn.Activation) error {
+	if _, err := nn.NumParams(sizes); err != nil {
+		return err
+	}
+	for i, s := range sizes {
+		if s > maxLayerWidth {
+			return fmt.Errorf("size %d is %d, limit %d", i, s, maxLayerWidth)
+		}
+	}
+	if _, err := nn.ParseActivation(act.String()); err != nil {
+		return err
+	}
+	return nil
+}
+
+func checkAdam(c nn.AdamConfig, step int64) error {
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("adam: %w", err)
+	}
+	if step < 0 {
+		return fmt.Errorf("adam: step %d, want ≥ 0", step)
+	}
+	return nil
+}
+
+// checkFinite reports the first NaN or infinity in a (or negative value,
+// when nonNeg).
+func checkFinite(a []float32, nonNeg bool) error {
+	for i, v := range a {
+		f := float64(v)
+		if math.IsNaN(f) || math.IsInf(f, 0) || (nonNeg && f < 0) {
+			return fmt.Errorf("[%d] is %v", i, v)
+		}
+	}
+	return nil
+}
+
+// decodeBody parses an uncompressed body. Every failure is ErrCorrupt but a
+// feature-schema mismatch, which is checked last, on an otherwise sound body.
+func decodeBody(body []byte, featureVersion string) (*Checkpoint, error) {
+	if len(body) < 4 {
+		return nil, errf(ErrCorrupt, "body of %d bytes", len(body))
+	}
+	hlen := uint64(binary.LittleEndian.Uint32(body))
+	if hlen > uint64(len(body)-4) {
+		return nil, errf(ErrCorrupt, "body offset 0: header of %d bytes in a body of %d", hlen, len(body))
+	}
+	var h diskHeader
+	if err := json.Unmarshal(body[4:4+hlen], &h); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, errf(ErrCorrupt, "body offset %d: header JSON: %v", 4+se.Offset, err)
+		}
+		return nil, errf(ErrCorrupt, "body offset 4: header JSON: %v", err)
+	}
+	rest := body[4+hlen:]
+	c, err := layOut(&h, rest)
+	if err != nil {
+		return nil, errf(ErrCorrupt, "body offset %d: %v", 4+hlen, err)
+	}
+	if featureVersion != "" && h.FeatureVersion != featureVersion {
+		return nil, errf(ErrFeatureSchema, "feature_version %q, want %q", h.FeatureVersion, featureVersion)
+	}
+	return c, nil
+}
+
+// layOut checks header h against the arrays in data and builds the
+// checkpoint.
+func layOut(h *diskHeader, data []byte) (*Checkpoint, error) {
+	if h.FeatureVersion == "" {
+		return nil, errors.New("header: feature_version is empty")
+	}
+	if h.Step < 0 {
+		return nil, fmt.Errorf("header: step %d, want ≥ 0", h.Step)
+	}
+	act, err := nn.ParseActivation(h.Model.Activation)
+	if err != nil {
+		return nil, fmt.Errorf("header: model: %w", err)
+	}
+	if err := checkModel(h.Model.Sizes, act); err != nil {
+		return nil, fmt.Errorf("header: model: %w", err)
+	}
+	// Count parameters, giving up as soon as they outgrow the data, so that
+	// the sizes cannot ask for an allocation the body does not back.
+	params := uint64(0)
+	for i := 1; i < len(h.Model.Sizes); i++ {
+		in, out := uint64(h.Model.Sizes[i-1]), uint64(h.Model.Sizes[i])
+		params += in*out + out
+		if 4*params > uint64(len(data)) {
+			return nil, fmt.Errorf("header: model %v needs more than the %d bytes that follow", h.Model.Sizes, len(data))
+		}
+	}
+	arrays := uint64(1)
+	if h.Reference {
+		arrays++
+	}
+	if h.Adam != nil {
+		if err := checkAdam(h.Adam.Config, h.Adam.Step); err != nil {
+			return nil, fmt.Errorf("header: %w", err)
+		}
+		arrays += 2
+	}
+	if h.RNGBytes < 0 {
+		return nil, fmt.Errorf("header: rng_bytes %d", h.RNGBytes)
+	}
+	if want := 4*params*arrays + uint64(h.RNGBytes); want != uint64(len(data)) {
+		return nil, fmt.Errorf("header: model %v with %d arrays and %d RNG bytes needs %d bytes, the body holds %d",
+			h.Model.Sizes, arrays, h.RNGBytes, want, len(data))
+	}
+
+	n := int(params)
+	off := 0
+	next := func(what string, nonNeg bool) ([]float32, error) {
+		a := make([]float32, n)
+		planesTo(a, data[off:off+4*n])
+		if err := checkFinite(a, nonNeg); err != nil {
+			return nil, fmt.Errorf("%s at body offset +%d: %w", what, off, err)
+		}
+		off += 4 * n
+		return a, nil
+	}
+	mlp := func(params []float32) *nn.MLP[float32] {
+		return &nn.MLP[float32]{Sizes: slices.Clone(h.Model.Sizes), Act: act, Params: params}
+	}
+	c := &Checkpoint{Header: h.Header}
+	p, err := next("policy", false)
+	if err != nil {
+		return nil, err
+	}
+	c.Policy = mlp(p)
+	if h.Reference {
+		r, err := next("reference", false)
+		if err != nil {
+			return nil, err
+		}
+		c.Reference = mlp(r)
+	}
+	if h.Adam != nil {
+		m, err := next("adam m", false)
+		if err != nil {
+			return nil, err
+		}
+		v, err := next("adam v", true)
+		if err != nil {
+			return nil, err
+		}
+		c.Adam = &nn.Adam[float32]{Config: h.Adam.Config, M: m, V: v, Step: h.Adam.Step}
+	}
+	if h.RNGBytes > 0 {
+		c.RNG = bytes.Clone(data[off:])
+	}
+	return c, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// appendPlanes appends a as four byte planes: byte 0 of every little-endian
+// float32, then byte 1, byte 2, byte 3 (the shuffle filter of HDF5 and
+// Blosc). The planes holding sign and exponent are repetitive, which zstd
+// can exploit; interleaved, the random mantissas hide them.
+func appendPlanes(dst []byte, a []float32) []byte {
+	n := len(a)
+	dst = slices.Grow(dst, 4*n)
+	p := dst[len(dst) : len(dst)+4*n]
+	for i, v := range a {
+		u := math.Float32bits(v)
+		p[i], p[n+i], p[2*n+i], p[3*n+i] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+	}
+	return dst[:len(dst)+4*n]
+}
+
+// planesTo is the inverse of appendPlanes: len(p) == 4*len(dst).
+func planesTo(dst []float32, p []byte) {
+	n := len(dst)
+	p0, p1, p2, p3 := p[:n], p[n:2*n], p[2*n:3*n], p[3*n:4*n]
+	for i := range dst {
+		dst[i] = math.Float32frombits(uint32(p0[i]) | uint32(p1[i])<<8 | uint32(p2[i])<<16 | uint32(p3[i])<<24)
+	}
+}

@@ -1,0 +1,464 @@
+package checkpoints
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/nn"
+)
+
+// Metadata keys of an exported safetensors file.
+const (
+	MetaActivation     = "activation"      // "tanh" or "relu"; absent on import = tanh
+	MetaFeatureVersion = "feature_version" // metapolicy.FeatureVersion of the features
+	MetaFormat         = "format"          // "pt", what PyTorch tooling expects
+)
+
+const metadataKey = "__metadata__"
+
+// ExportSafetensors writes m's weights to w in the safetensors layout of
+// SPEC §5 (see the package doc). meta adds metadata; the activation and
+// "format": "pt" are set from m, and feature_version defaults to
+// metapolicy.FeatureVersion. A meta entry contradicting m is an error. The
+// bytes are those the reference writer (torch_reference.py) produces for the
+// same tensors and metadata.
+func ExportSafetensors(w io.Writer, m *nn.MLP[float32], meta map[string]string) error {
+	b, err := marshalSafetensors(m, meta)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("checkpoints: safetensors: write: %w", err)
+	}
+	return nil
+}
+
+// SaveSafetensors writes the export of m to path atomically (see Save).
+func SaveSafetensors(path string, m *nn.MLP[float32], meta map[string]string) error {
+	b, err := marshalSafetensors(m, meta)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return writeFileAtomic(path, bytesWriter(b))
+}
+
+// ImportSafetensors reads an MLP from a safetensors stream written by
+// ExportSafetensors, the reference script, or any writer using SPEC §5's
+// tensor names, and returns it with the file's metadata. It consumes exactly
+// the file's bytes. Errors wrap the same kinds as Load: ErrTruncated,
+// ErrCorrupt (malformed header, wrong dtype, shapes that do not chain, holes
+// or overlaps in the data, non-finite values), ErrTooLarge, ErrFeatureSchema.
+func ImportSafetensors(r io.Reader, opts ...Option) (*nn.MLP[float32], map[string]string, error) {
+	m, meta, err := readSafetensors(r, -1, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("checkpoints: safetensors: %w", err)
+	}
+	return m, meta, nil
+}
+
+// LoadSafetensors reads the safetensors file at path (see ImportSafetensors);
+// its lengths are checked against the file size before any allocation.
+func LoadSafetensors(path string, opts ...Option) (*nn.MLP[float32], map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("checkpoints: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("checkpoints: %w", err)
+	}
+	m, meta, err := readSafetensors(f, st.Size(), opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("checkpoints: %s: %w", path, err)
+	}
+	return m, meta, nil
+}
+
+func marshalSafetensors(m *nn.MLP[float32], meta map[string]string) ([]byte, error) {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("checkpoints: safetensors: "+format, args...)
+	}
+	if m == nil {
+		return nil, fail("model is nil")
+	}
+	if err := checkModel(m.Sizes, m.Act); err != nil {
+		return nil, fail("model: %v", err)
+	}
+	if n, _ := nn.NumParams(m.Sizes); len(m.Params) != n {
+		return nil, fail("model: %d params, sizes %v need %d", len(m.Params), m.Sizes, n)
+	}
+	if err := checkFinite(m.Params, false); err != nil {
+		return nil, fail("model: params%v", err)
+	}
+	md := map[string]string{MetaFeatureVersion: metapolicy.FeatureVersion}
+	for k, v := range meta {
+		md[k] = v
+	}
+	for k, want := range map[string]string{MetaActivation: m.Act.String(), MetaFormat: "pt"} {
+		if v, ok := md[k]; ok && v != want {
+			return nil, fail("metadata %s=%q contradicts the model's %q", k, v, want)
+		}
+		md[k] = want
+	}
+	keys := sortedKeys(md)
+	for _, k := range keys {
+		if !utf8.ValidString(k) || !utf8.ValidString(md[k]) {
+			return nil, fail("metadata %q: not valid UTF-8", k)
+		}
+	}
+
+	type tensor struct {
+		name  string
+		shape []int
+		data  []float32
+	}
+	var ts []tensor
+	for i := range m.Layers() {
+		ts = append(ts,
+			tensor{fmt.Sprintf("layers.%d.weight", i), []int{m.Sizes[i+1], m.Sizes[i]}, m.Weight(i)},
+			tensor{fmt.Sprintf("layers.%d.bias", i), []int{m.Sizes[i+1]}, m.Bias(i)})
+	}
+	slices.SortFunc(ts, func(a, b tensor) int { return strings.Compare(a.name, b.name) })
+
+	// The header, spelled as Python's json.dumps(separators=(",", ":")) does.
+	var h bytes.Buffer
+	h.WriteByte('{')
+	off := 0
+	for _, t := range ts {
+		pyQuote(&h, t.name)
+		fmt.Fprintf(&h, `:{"dtype":"F32","shape":[`)
+		for j, d := range t.shape {
+			if j > 0 {
+				h.WriteByte(',')
+			}
+			h.WriteString(strconv.Itoa(d))
+		}
+		fmt.Fprintf(&h, `],"data_offsets":[%d,%d]},`, off, off+4*len(t.data))
+		off += 4 * len(t.data)
+	}
+	pyQuote(&h, metadataKey)
+	h.WriteString(":{")
+	for j, k := range keys {
+		if j > 0 {
+			h.WriteByte(',')
+		}
+		pyQuote(&h, k)
+		h.WriteByte(':')
+		pyQuote(&h, md[k])
+	}
+	h.WriteString("}}")
+	for h.Len()%8 != 0 {
+		h.WriteByte(' ')
+	}
+
+	out := make([]byte, 0, 8+h.Len()+off)
+	out = binary.LittleEndian.AppendUint64(out, uint64(h.Len()))
+	out = append(out, h.Bytes()...)
+	for _, t := range ts {
+		for _, v := range t.data {
+			out = binary.LittleEndian.AppendUint32(out, math.Float32bits(v))
+		}
+	}
+	return out, nil
+}
+
+// pyQuote writes s as a JSON string the way Python's json module does with
+// ensure_ascii: printable ASCII as is, the usual short escapes, everything
+// else as lower-case \uXXXX (surrogate pairs above the BMP).
+func pyQuote(b *bytes.Buffer, s string) {
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r >= ' ' && r <= '~':
+			b.WriteRune(r)
+		case r < 0x10000:
+			fmt.Fprintf(b, `\u%04x`, r)
+		default:
+			r -= 0x10000
+			fmt.Fprintf(b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
+		}
+	}
+	b.WriteByte('"')
+}
+
+type stEntry struct {
+	Dtype       string   `json:"dtype"`
+	Shape       []uint64 `json:"shape"`
+	DataOffsets []uint64 `json:"data_offsets"`
+}
+
+type stTensor struct {
+	name       string
+	layer      int
+	weight     bool
+	shape      []uint64
+	begin, end uint64
+}
+
+// readSafetensors reads a safetensors file from r; size is its length when
+// known, -1 for a stream.
+func readSafetensors(r io.Reader, size int64, opts []Option) (*nn.MLP[float32], map[string]string, error) {
+	o, err := newOptions(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	var lenBuf [8]byte
+	if n, err := io.ReadFull(r, lenBuf[:]); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, nil, errf(ErrTruncated, "%d bytes, shorter than the 8-byte header length", n)
+		}
+		return nil, nil, fmt.Errorf("read: %w", err)
+	}
+	hlen := binary.LittleEndian.Uint64(lenBuf[:])
+	switch {
+	case hlen > maxSafetensorsHeader || hlen > uint64(o.maxBytes):
+		return nil, nil, errf(ErrTooLarge, "offset 0: header of %d bytes, limit %d", hlen, min(maxSafetensorsHeader, o.maxBytes))
+	case hlen < 2:
+		return nil, nil, errf(ErrCorrupt, "offset 0: header of %d bytes", hlen)
+	case size >= 0 && 8+int64(hlen) > size:
+		return nil, nil, errf(ErrTruncated, "%d bytes, the header alone announces %d", size, 8+hlen)
+	}
+	head, err := readN(r, int64(hlen), size >= 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if head[0] != '{' {
+		return nil, nil, errf(ErrCorrupt, "offset 8: header starts with %q, want '{'", head[0])
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(head, &raw); err != nil {
+		return nil, nil, errf(ErrCorrupt, "offset 8: header JSON: %v", err)
+	}
+	var meta map[string]string
+	if mr, ok := raw[metadataKey]; ok {
+		if err := json.Unmarshal(mr, &meta); err != nil {
+			return nil, nil, errf(ErrCorrupt, "header: %s: %v", metadataKey, err)
+		}
+		delete(raw, metadataKey)
+	}
+	ts, sizes, total, err := checkTensors(raw, uint64(o.maxBytes))
+	if err != nil {
+		return nil, nil, err
+	}
+	if size >= 0 {
+		want := 8 + int64(hlen) + int64(total)
+		if size < want {
+			return nil, nil, errf(ErrTruncated, "%d bytes, the header announces %d", size, want)
+		}
+		if size > want {
+			return nil, nil, errf(ErrCorrupt, "%d bytes after the tensor data, which ends at offset %d", size-want, want)
+		}
+	}
+	data, err := readN(r, int64(total), size >= 0)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	act := nn.Tanh
+	if a, ok := meta[MetaActivation]; ok {
+		if act, err = nn.ParseActivation(a); err != nil {
+			return nil, nil, errf(ErrCorrupt, "header: %s: %v", metadataKey, err)
+		}
+	}
+	m, err := nn.NewMLP[float32](sizes, act)
+	if err != nil {
+		return nil, nil, errf(ErrCorrupt, "header: %v", err)
+	}
+	base := 8 + hlen
+	for _, t := range ts {
+		dst := m.Bias(t.layer)
+		if t.weight {
+			dst = m.Weight(t.layer)
+		}
+		for i := range dst {
+			dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[t.begin+4*uint64(i):]))
+		}
+		if err := checkFinite(dst, false); err != nil {
+			return nil, nil, errf(ErrCorrupt, "offset %d: %s%v", base+t.begin, t.name, err)
+		}
+	}
+	if o.featureVersion != "" {
+		if v, ok := meta[MetaFeatureVersion]; !ok || v != o.featureVersion {
+			if !ok {
+				v = "(absent)"
+			}
+			return nil, nil, errf(ErrFeatureSchema, "%s.%s %q, want %q", metadataKey, MetaFeatureVersion, v, o.featureVersion)
+		}
+	}
+	return m, meta, nil
+}
+
+// checkTensors validates the tensor entries of a header: names, dtypes,
+// shapes that chain into an MLP, and data offsets that tile [0, total)
+// without holes or overlaps. It returns the tensors by offset, the MLP's
+// sizes and the data length.
+func checkTensors(raw map[string]json.RawMessage, maxBytes uint64) ([]stTensor, []int, uint64, error) {
+	var ts []stTensor
+	layers := map[int]*[2]*stTensor{} // [weight, bias]
+	for _, name := range sortedKeys(raw) {
+		t := stTensor{name: name}
+		var ok bool
+		if t.layer, t.weight, ok = parseTensorName(name); !ok {
+			return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: want layers.{i}.weight or layers.{i}.bias", name)
+		}
+		var e stEntry
+		if err := json.Unmarshal(raw[name], &e); err != nil {
+			return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: %v", name, err)
+		}
+		if e.Dtype != "F32" {
+			return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: dtype %q, want F32 (convert with .float())", name, e.Dtype)
+		}
+		if want := map[bool]int{true: 2, false: 1}[t.weight]; len(e.Shape) != want {
+			return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: shape %v, want %d dimensions", name, e.Shape, want)
+		}
+		numel := uint64(1)
+		for _, d := range e.Shape {
+			if d == 0 || d > maxLayerWidth {
+				return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: shape %v, want sizes in [1, %d]", name, e.Shape, maxLayerWidth)
+			}
+			numel *= d // ≤ 2^60: no overflow
+		}
+		if len(e.DataOffsets) != 2 || e.DataOffsets[0] > e.DataOffsets[1] || e.DataOffsets[1]-e.DataOffsets[0] != 4*numel {
+			return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: data_offsets %v do not hold %d float32", name, e.DataOffsets, numel)
+		}
+		t.shape, t.begin, t.end = e.Shape, e.DataOffsets[0], e.DataOffsets[1]
+		ts = append(ts, t)
+	}
+	for i := range ts {
+		l := layers[ts[i].layer]
+		if l == nil {
+			l = new([2]*stTensor)
+			layers[ts[i].layer] = l
+		}
+		if ts[i].weight {
+			l[0] = &ts[i]
+		} else {
+			l[1] = &ts[i]
+		}
+	}
+	if len(layers) == 0 {
+		return nil, nil, 0, errf(ErrCorrupt, "header: no tensors")
+	}
+	sizes := make([]int, 0, len(layers)+1)
+	for i := range len(layers) {
+		l := layers[i]
+		if l == nil || l[0] == nil || l[1] == nil {
+			return nil, nil, 0, errf(ErrCorrupt, "header: layers.%d.weight or layers.%d.bias is missing (%d layers)", i, i, len(layers))
+		}
+		out, in := l[0].shape[0], l[0].shape[1]
+		if l[1].shape[0] != out {
+			return nil, nil, 0, errf(ErrCorrupt, "header: layers.%d.bias has shape %v, want [%d]", i, l[1].shape, out)
+		}
+		if i == 0 {
+			sizes = append(sizes, int(in))
+		} else if uint64(sizes[i]) != in {
+			return nil, nil, 0, errf(ErrCorrupt, "header: layers.%d.weight has shape %v: its %d inputs do not match the %d outputs of layer %d",
+				i, l[0].shape, in, sizes[i], i-1)
+		}
+		sizes = append(sizes, int(out))
+	}
+	slices.SortFunc(ts, func(a, b stTensor) int {
+		if a.begin != b.begin {
+			return cmpU64(a.begin, b.begin)
+		}
+		return cmpU64(a.end, b.end)
+	})
+	end := uint64(0)
+	for _, t := range ts {
+		if t.begin != end {
+			what := "overlaps the previous tensor"
+			if t.begin > end {
+				what = fmt.Sprintf("leaves a hole [%d,%d)", end, t.begin)
+			}
+			return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: data_offsets [%d,%d] %s", t.name, t.begin, t.end, what)
+		}
+		end = t.end
+		if end > maxBytes {
+			return nil, nil, 0, errf(ErrTooLarge, "header: tensor data of more than %d bytes, limit %d (WithMaxBytes)", end, maxBytes)
+		}
+	}
+	return ts, sizes, end, nil
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// parseTensorName parses "layers.{i}.weight" or "layers.{i}.bias" with i
+// spelled canonically (no sign, no leading zero), as PyTorch names them.
+func parseTensorName(name string) (layer int, weight, ok bool) {
+	rest, ok := strings.CutPrefix(name, "layers.")
+	if !ok {
+		return 0, false, false
+	}
+	digits, kind, ok := strings.Cut(rest, ".")
+	if !ok || (kind != "weight" && kind != "bias") {
+		return 0, false, false
+	}
+	i, err := strconv.Atoi(digits)
+	if err != nil || i < 0 || strconv.Itoa(i) != digits {
+		return 0, false, false
+	}
+	return i, kind == "weight", true
+}
+
+// readN reads exactly n bytes. With exact (the input length was checked),
+// the buffer is allocated at once; from a stream it grows with the bytes
+// that really arrive, so a lying header cannot force a large allocation.
+func readN(r io.Reader, n int64, exact bool) ([]byte, error) {
+	var b []byte
+	var got int64
+	var err error
+	if exact {
+		b = make([]byte, n)
+		var m int
+		m, err = io.ReadFull(r, b)
+		got = int64(m)
+	} else {
+		var buf bytes.Buffer
+		got, err = buf.ReadFrom(io.LimitReader(r, n))
+		if err == nil && got < n {
+			err = io.ErrUnexpectedEOF
+		}
+		b = buf.Bytes()
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return nil, errf(ErrTruncated, "input ends %d bytes early", n-got)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	return b, nil
+}
