@@ -1,6 +1,10 @@
 package trainer
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/mpdf/mpdf/nn"
+)
 
 // groupRows lists, for each group key in order of first appearance, the
 // rows holding it. Minibatches are built from whole groups, so that the
@@ -46,6 +50,7 @@ func gather(dst, src *Samples, rows []int, features int) {
 	dst.Rewards = dst.Rewards[:0]
 	dst.Groups = dst.Groups[:0]
 	dst.LogProb = dst.LogProb[:0]
+	dst.RefLogProb = dst.RefLogProb[:0]
 	for _, r := range rows {
 		dst.Features = append(dst.Features, src.Features[r*features:(r+1)*features]...)
 		dst.Actions = append(dst.Actions, src.Actions[r])
@@ -54,6 +59,12 @@ func gather(dst, src *Samples, rows []int, features int) {
 		if src.LogProb != nil {
 			dst.LogProb = append(dst.LogProb, src.LogProb[r])
 		}
+		if src.RefLogProb != nil {
+			dst.RefLogProb = append(dst.RefLogProb, src.RefLogProb[r*nn.NumActions:(r+1)*nn.NumActions]...)
+		}
+	}
+	if src.RefLogProb == nil {
+		dst.RefLogProb = nil
 	}
 	if src.LogProb == nil {
 		dst.LogProb = nil

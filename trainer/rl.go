@@ -106,6 +106,11 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 			full.LogProb[i] = batch.LogProb[i]
 		}
 	}
+	// π_ref is frozen: its log-probabilities serve every update epoch.
+	full.RefLogProb = make([]float32, n*nn.NumActions)
+	if err := r.stepper.logProbsTo(full.RefLogProb, r.stepper.ref, batch.Features); err != nil {
+		return UpdateResult{}, err
+	}
 	groups := groupRows(batch.Groups)
 	var res UpdateResult
 	var acc metricsMean

@@ -193,7 +193,9 @@ func (s *Stepper) fillBatch(b *Samples) error {
 	for i, a := range s.adv {
 		s.batch.Adv[i] = float32(a)
 	}
-	if err := s.logProbsTo(s.batch.RefLogp, s.ref, b.Features); err != nil {
+	if b.RefLogProb != nil {
+		copy(s.batch.RefLogp, b.RefLogProb)
+	} else if err := s.logProbsTo(s.batch.RefLogp, s.ref, b.Features); err != nil {
 		return err
 	}
 	for i, v := range s.batch.RefLogp {

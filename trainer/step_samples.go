@@ -15,6 +15,8 @@ import (
 //	Groups    B group keys; rows with equal keys compete (SPEC §3)
 //	LogProb   nil, or B behaviour log-probabilities log μ(a|x); NaN marks
 //	          an absent one, replaced by the current policy's
+//	RefLogProb nil, or B×3 log π_ref(·|x) of the Stepper's reference,
+//	          computed once per rollout batch (RL.Update) instead of per step
 //
 // Step reads Samples and never modifies or retains them.
 type Samples struct {
@@ -23,6 +25,8 @@ type Samples struct {
 	Rewards  []float64
 	Groups   []string
 	LogProb  []float64
+
+	RefLogProb []float32
 }
 
 // Len is the number of rows B.
@@ -45,6 +49,8 @@ func (s *Samples) Check(features int) error {
 		return fmt.Errorf("trainer: samples: %d rewards for %d rows", len(s.Rewards), n)
 	case len(s.Groups) != n:
 		return fmt.Errorf("trainer: samples: %d group keys for %d rows", len(s.Groups), n)
+	case s.RefLogProb != nil && len(s.RefLogProb) != n*nn.NumActions:
+		return fmt.Errorf("trainer: samples: %d reference log-probabilities for %d rows (nil when absent)", len(s.RefLogProb), n)
 	case s.LogProb != nil && len(s.LogProb) != n:
 		return fmt.Errorf("trainer: samples: %d log-probabilities for %d rows (nil when absent)", len(s.LogProb), n)
 	}

@@ -1,0 +1,130 @@
+package mpdf_test
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/trainer"
+)
+
+// makePack simulates episodes of a random policy and packs their decisions
+// (shards of rowsPerShard rows) into a temporary directory. It returns the
+// pack's directory and its size on disk.
+func makePack(b *testing.B, tasks, episodes, rowsPerShard int) (string, int64) {
+	b.Helper()
+	dir := b.TempDir()
+	sim, err := env.NewSimulator(env.SimConfig{Seed: 1, Tasks: tasks})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pol, _ := metapolicy.NewHeuristic("random")
+	src := filepath.Join(dir, "episodes.jsonl.zst")
+	w, err := data.Create(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	err = env.Run(sim, pol, env.RunOptions{Episodes: episodes, Seed: 2}, func(ep *data.Episode) error { return w.WriteEpisode(ep) })
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	r, err := data.Open([]string{src}, data.ReaderOptions{Hash: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	pack := filepath.Join(dir, "pack")
+	if _, err := data.WritePack(pack, r, data.PackOptions{RowsPerShard: rowsPerShard}); err != nil {
+		b.Fatal(err)
+	}
+	var size int64
+	entries, _ := os.ReadDir(pack)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil {
+			size += fi.Size()
+		}
+	}
+	return pack, size
+}
+
+// peakHeap samples the live heap every 100 µs until stop is called, and
+// returns the highest value seen.
+func peakHeap() (stop func() uint64) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var peak uint64
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(100 * time.Microsecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		return peak
+	}
+}
+
+// BenchmarkTrainPackedMemory trains SoftRankPO offline on a packed data set,
+// one pass per iteration, streaming shard by shard, and reports the peak
+// live heap during training against the packed size of the data it trains
+// on (goal: peak/packed < 2). samples/s counts decisions trained on per
+// second of a full pass (reading, decompressing, advantages, 4 update
+// epochs of minibatch steps).
+func BenchmarkTrainPackedMemory(b *testing.B) {
+	pack, packed := makePack(b, 1000, 8, 8192)
+	cfg := trainer.DefaultConfig()
+	policy, err := trainer.NewPolicy(&cfg, metapolicy.FeatureWidth)
+	if err != nil {
+		b.Fatal(err)
+	}
+	backend, err := trainer.NewKernelBackend(policy.Sizes, policy.Act, cfg.Loss, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer backend.Close()
+	rl, err := trainer.NewRL(backend, policy, policy.Clone(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ds := &trainer.Dataset{Paths: []string{pack}}
+	runtime.GC()
+	stop := peakHeap()
+	var rows int64
+	for b.Loop() {
+		st, err := ds.Pass(func(s *trainer.Samples) error {
+			_, err := rl.Update(s)
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows += st.Rows
+	}
+	peak := stop()
+	b.ReportMetric(float64(packed)/(1<<20), "packed-MiB")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	b.ReportMetric(float64(peak)/float64(packed), "peak/packed")
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "samples/s")
+}
