@@ -1,0 +1,429 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// DefaultMaxLineBytes is the default limit on one JSON Lines record.
+const DefaultMaxLineBytes = 1 << 20
+
+// DefaultZstdWindow is the default bound on the window of a .zst stream,
+// the memory its decoder may allocate (zstd --long=27 fits).
+const DefaultZstdWindow = 1 << 27
+
+const defaultKeepErrors = 100
+
+// ReaderOptions configures a Reader. The zero value reads with the
+// documented defaults and stops at the first rejected record.
+type ReaderOptions struct {
+	// MaxLineBytes bounds one line, newline excluded. A longer line is
+	// rejected (field "line") and skipped without being buffered.
+	// 0 means DefaultMaxLineBytes.
+	MaxLineBytes int
+	// FeatureWidth is the width every decision record's features must
+	// have; 0 takes the width of the first accepted decision.
+	FeatureWidth int
+	// Skip counts and reports rejected records and reads on. Without it,
+	// Next returns each rejected record's *RecordError (and the caller
+	// usually stops; calling Next again reads on).
+	Skip bool
+	// OnReject, when set, is called with every rejected record, in both
+	// modes. When nil, the first KeepErrors rejections are kept for Errors.
+	OnReject func(*RecordError)
+	// KeepErrors is how many rejections Errors keeps: 0 means 100, a
+	// negative value none. The counts are complete either way.
+	KeepErrors int
+	// Hash computes the SHA-256 of every input as stored, for provenance
+	// (WritePack needs it).
+	Hash bool
+	// ZstdWindow bounds the window of .zst inputs; 0 means
+	// DefaultZstdWindow. A stream asking for more is an error.
+	ZstdWindow uint64
+}
+
+// Counts are the record counts of a read. Read = Accepted + Rejected
+// always holds; blank lines are not records and are not counted.
+type Counts struct {
+	Files     int   `json:"files"`
+	Bytes     int64 `json:"bytes"` // decompressed bytes read
+	Read      int64 `json:"read"`
+	Accepted  int64 `json:"accepted"`
+	Rejected  int64 `json:"rejected"`
+	Episodes  int64 `json:"episodes"`  // accepted episode records
+	Decisions int64 `json:"decisions"` // accepted decision records
+}
+
+func (c Counts) String() string {
+	return fmt.Sprintf("read %d records from %d files: %d accepted (%d episodes, %d decisions), %d rejected",
+		c.Read, c.Files, c.Accepted, c.Episodes, c.Decisions, c.Rejected)
+}
+
+// FileStats describes one input read to its end: its provenance (name,
+// stored size, SHA-256 when ReaderOptions.Hash) and its record counts.
+type FileStats struct {
+	Path     string `json:"path"`
+	Bytes    int64  `json:"bytes"` // as stored, compressed or not
+	SHA256   string `json:"sha256,omitempty"`
+	Read     int64  `json:"read"`
+	Accepted int64  `json:"accepted"`
+	Rejected int64  `json:"rejected"`
+}
+
+// Record is one accepted record: exactly one of Episode and Decision is
+// set. The Reader allocates a new one each time; the caller may keep it.
+type Record struct {
+	Pos      Pos
+	Episode  *Episode
+	Decision *Decision
+}
+
+// Kind is KindEpisode or KindDecision.
+func (r Record) Kind() string {
+	if r.Episode != nil {
+		return KindEpisode
+	}
+	return KindDecision
+}
+
+// Reader streams records from JSON Lines inputs, plain, gzip or zstd,
+// one after the other. Its memory is bounded by MaxLineBytes, the zstd
+// window and one record, whatever the size of the inputs. A Reader is not
+// safe for concurrent use.
+type Reader struct {
+	opts   ReaderOptions
+	inputs []input
+	next   int
+
+	cur   *input
+	count countingReader
+	raw   *bufio.Reader // stored bytes
+	text  *bufio.Reader // decompressed bytes
+	lines *bufio.Reader // raw or text
+	gz    *gzip.Reader
+	zd    *zstd.Decoder
+	sum   hash.Hash
+	line  []byte
+
+	width  int
+	counts Counts
+	files  []FileStats
+	errs   []*RecordError
+	err    error // sticky: io.EOF or a fatal error
+}
+
+type input struct {
+	name   string
+	r      io.Reader // nil: open the file name
+	f      *os.File
+	lineNo int
+	stats  FileStats
+}
+
+// Open returns a Reader over the files matched by patterns, in order:
+// each pattern is a path or a filepath.Match glob, whose matches are read
+// in lexical order. A pattern that matches nothing or a directory is an
+// error naming it; a file named twice is read once. Compression is told by
+// content (gzip or zstd magic), and a .gz or .zst name must hold what it
+// says.
+func Open(patterns []string, opts ReaderOptions) (*Reader, error) {
+	if len(patterns) == 0 {
+		return nil, errors.New("data: open: no input files")
+	}
+	seen := map[string]bool{}
+	var inputs []input
+	for _, p := range patterns {
+		matches, err := filepath.Glob(p)
+		if err != nil {
+			return nil, fmt.Errorf("data: open: pattern %q: %w", p, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("data: open: %q matches no file", p)
+		}
+		for _, m := range matches {
+			fi, err := os.Stat(m)
+			if err != nil {
+				return nil, fmt.Errorf("data: open: %w", err)
+			}
+			if fi.IsDir() {
+				return nil, fmt.Errorf("data: open: %s is a directory", m)
+			}
+			if key := filepath.Clean(m); !seen[key] {
+				seen[key] = true
+				inputs = append(inputs, input{name: m})
+			}
+		}
+	}
+	return newReader(inputs, opts), nil
+}
+
+// NewReader returns a Reader over one stream, such as standard input;
+// name is used in positions and provenance. Close does not close r.
+func NewReader(r io.Reader, name string, opts ReaderOptions) *Reader {
+	return newReader([]input{{name: name, r: r}}, opts)
+}
+
+func newReader(inputs []input, opts ReaderOptions) *Reader {
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if opts.KeepErrors == 0 {
+		opts.KeepErrors = defaultKeepErrors
+	}
+	if opts.ZstdWindow == 0 {
+		opts.ZstdWindow = DefaultZstdWindow
+	}
+	r := &Reader{opts: opts, inputs: inputs, width: max(opts.FeatureWidth, 0)}
+	r.raw = bufio.NewReaderSize(&r.count, 64<<10)
+	r.text = bufio.NewReaderSize(nil, 64<<10)
+	if opts.Hash {
+		r.sum = sha256.New()
+	}
+	return r
+}
+
+// Next returns the next accepted record, or io.EOF after the last one.
+// A rejected record is counted and reported (OnReject or Errors); with
+// Skip, Next reads on, without it Next returns its *RecordError. Any other
+// error (a file that cannot be read, a corrupt compressed stream) ends the
+// read and is returned by every later call.
+func (r *Reader) Next() (Record, error) {
+	for {
+		if r.err != nil {
+			return Record{}, r.err
+		}
+		if r.cur == nil {
+			if err := r.openNext(); err != nil {
+				r.err = err
+				continue
+			}
+		}
+		line, n, tooLong, err := r.readLine()
+		if err == io.EOF {
+			if err := r.finish(); err != nil {
+				r.err = err
+			}
+			continue
+		}
+		src := r.cur
+		if err != nil {
+			r.err = fmt.Errorf("data: %s:%d: %w", src.name, src.lineNo+1, err)
+			continue
+		}
+		src.lineNo++
+		if src.lineNo == 1 {
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+		}
+		if !tooLong && len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		r.counts.Read++
+		src.stats.Read++
+		var rec Record
+		var re *RecordError
+		if tooLong {
+			re = fieldErr("line", "%d bytes, over the limit of %d (MaxLineBytes)", n, r.opts.MaxLineBytes)
+		} else {
+			rec, re = decodeLine(line, r.width)
+		}
+		if re != nil {
+			re.File, re.Line = src.name, src.lineNo
+			r.counts.Rejected++
+			src.stats.Rejected++
+			if r.opts.OnReject != nil {
+				r.opts.OnReject(re)
+			} else if len(r.errs) < r.opts.KeepErrors {
+				r.errs = append(r.errs, re)
+			}
+			if !r.opts.Skip {
+				return Record{}, re
+			}
+			continue
+		}
+		r.counts.Accepted++
+		src.stats.Accepted++
+		if rec.Decision != nil {
+			r.counts.Decisions++
+			if r.width == 0 {
+				r.width = len(rec.Decision.Features)
+			}
+		} else {
+			r.counts.Episodes++
+		}
+		rec.Pos = Pos{src.name, src.lineNo}
+		return rec, nil
+	}
+}
+
+// Counts returns the counts so far; after io.EOF they cover every input.
+func (r *Reader) Counts() Counts { return r.counts }
+
+// Files returns the provenance and counts of the inputs read to their end.
+func (r *Reader) Files() []FileStats { return r.files }
+
+// Errors returns the rejections kept when OnReject is nil (at most
+// KeepErrors of them; Counts has the total).
+func (r *Reader) Errors() []*RecordError { return r.errs }
+
+// FeatureWidth is the width decision records must have: the option, or
+// the width of the first accepted decision (0 before it).
+func (r *Reader) FeatureWidth() int { return r.width }
+
+// Close releases the open file and the decoders. It is safe to call twice.
+func (r *Reader) Close() error {
+	var err error
+	if r.cur != nil && r.cur.f != nil {
+		err = r.cur.f.Close()
+	}
+	r.cur = nil
+	if r.zd != nil {
+		r.zd.Close()
+		r.zd = nil
+	}
+	if r.err == nil {
+		r.err = errors.New("data: read after Close")
+	}
+	return err
+}
+
+func (r *Reader) openNext() error {
+	if r.next >= len(r.inputs) {
+		return io.EOF
+	}
+	in := &r.inputs[r.next]
+	r.next++
+	in.stats.Path = in.name
+	src := in.r
+	if src == nil {
+		f, err := os.Open(in.name)
+		if err != nil {
+			return fmt.Errorf("data: %w", err)
+		}
+		in.f, src = f, f
+	}
+	r.cur = in
+	r.counts.Files++
+	r.count = countingReader{r: src, h: r.sum}
+	if r.sum != nil {
+		r.sum.Reset()
+	}
+	r.raw.Reset(&r.count)
+	magic, _ := r.raw.Peek(4)
+	ext := strings.ToLower(filepath.Ext(in.name))
+	switch {
+	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
+		var err error
+		if r.gz == nil {
+			r.gz, err = gzip.NewReader(r.raw)
+		} else {
+			err = r.gz.Reset(r.raw)
+		}
+		if err != nil {
+			return fmt.Errorf("data: %s: gzip: %w", in.name, err)
+		}
+		r.text.Reset(r.gz)
+		r.lines = r.text
+	case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		var err error
+		if r.zd == nil {
+			r.zd, err = zstd.NewReader(r.raw, zstd.WithDecoderConcurrency(1),
+				zstd.WithDecoderMaxMemory(r.opts.ZstdWindow), zstd.WithDecoderLowmem(true))
+		} else {
+			err = r.zd.Reset(r.raw)
+		}
+		if err != nil {
+			return fmt.Errorf("data: %s: zstd: %w", in.name, err)
+		}
+		r.text.Reset(r.zd)
+		r.lines = r.text
+	case ext == ".gz" || ext == ".zst":
+		return fmt.Errorf("data: %s: not a %s stream (bad magic bytes %x)", in.name, ext[1:], magic)
+	default:
+		r.lines = r.raw
+	}
+	return nil
+}
+
+// finish reads the rest of the stored bytes (so that the hash covers the
+// whole file), records the file's stats and closes it.
+func (r *Reader) finish() error {
+	in := r.cur
+	r.cur = nil
+	_, err := io.Copy(io.Discard, r.raw)
+	if in.f != nil {
+		if cerr := in.f.Close(); err == nil {
+			err = cerr
+		}
+		in.f = nil
+	}
+	if err != nil {
+		return fmt.Errorf("data: %s: %w", in.name, err)
+	}
+	in.stats.Bytes = r.count.n
+	if r.sum != nil {
+		in.stats.SHA256 = hex.EncodeToString(r.sum.Sum(nil))
+	}
+	r.files = append(r.files, in.stats)
+	return nil
+}
+
+// readLine returns the next line without its newline and its length. A
+// line over MaxLineBytes is consumed but not kept: tooLong is set and line
+// is empty. It returns io.EOF only when no byte is left.
+func (r *Reader) readLine() (line []byte, n int, tooLong bool, err error) {
+	limit := r.opts.MaxLineBytes
+	r.line = r.line[:0]
+	total := 0
+	for {
+		chunk, err := r.lines.ReadSlice('\n')
+		total += len(chunk)
+		r.counts.Bytes += int64(len(chunk))
+		if !tooLong && total <= limit+1 {
+			r.line = append(r.line, chunk...)
+		} else {
+			tooLong, r.line = true, r.line[:0]
+		}
+		switch err {
+		case nil:
+			n = total - 1
+			return r.line[:len(r.line)-min(len(r.line), 1)], n, tooLong || n > limit, nil
+		case bufio.ErrBufferFull:
+			continue
+		case io.EOF:
+			if total == 0 {
+				return nil, 0, false, io.EOF
+			}
+			return r.line, total, tooLong || total > limit, nil
+		default:
+			return nil, 0, false, err
+		}
+	}
+}
+
+// countingReader counts (and optionally hashes) the stored bytes.
+type countingReader struct {
+	r io.Reader
+	n int64
+	h hash.Hash
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.h != nil {
+		c.h.Write(p[:n])
+	}
+	return n, err
+}
