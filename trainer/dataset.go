@@ -13,9 +13,12 @@ import (
 // decisions, .gz/.zst, globs) or one packed directory. Each Pass streams it
 // chunk by chunk — shards of a pack, DecisionStream reads of JSONL — so
 // memory holds one chunk, whatever the size of the data set. A chunk is a
-// rollout batch: SoftRankPO ranks a group's rewards within the chunk that
-// holds it (a group split across chunks is ranked in parts; packs and the
-// simulator keep a task's decisions together).
+// rollout batch, and SoftRankPO ranks a group's rewards within it. So that
+// a group is ranked whole, the rows of the group that ends a chunk are held
+// back and delivered with the next chunk: a group whose decisions are
+// contiguous in the data (as the simulator, the importer and packs of them
+// write them: a task's episodes together) is never split. A group spread
+// over the data is ranked in parts, one per contiguous run.
 type Dataset struct {
 	Paths []string
 	// Skip reports and counts rejected records and reads on; otherwise
@@ -49,16 +52,40 @@ func (d *Dataset) log() io.Writer {
 // chunk's columns (valid until each returns).
 func (d *Dataset) Pass(each func(*Samples) error) (PassStats, error) {
 	var st PassStats
-	var s Samples
-	visit := func(c *data.Columns) error {
-		st.Rows += int64(c.Len())
+	var view, carry, spare Samples
+	emit := func(b *Samples) error {
+		if b.Len() == 0 {
+			return nil
+		}
+		st.Rows += int64(b.Len())
 		st.Chunks++
-		columnsToSamples(&s, c)
-		return each(&s)
+		return each(b)
+	}
+	visit := func(c *data.Columns) error {
+		columnsToSamples(&view, c)
+		b := &view
+		if carry.Len() > 0 {
+			appendRows(&carry, &view, 0, view.Len())
+			b = &carry
+		}
+		cut := lastGroupStart(b.Groups)
+		if err := emit(sliceRows(b, 0, cut)); err != nil {
+			return err
+		}
+		resetRows(&spare)
+		appendRows(&spare, b, cut, b.Len())
+		carry, spare = spare, carry
+		return nil
+	}
+	finish := func(err error) (PassStats, error) {
+		if err == nil {
+			err = emit(&carry)
+		}
+		return st, err
 	}
 	if len(d.Paths) == 1 {
 		if fi, err := os.Stat(d.Paths[0]); err == nil && fi.IsDir() {
-			return st, d.packPass(d.Paths[0], visit)
+			return finish(d.packPass(d.Paths[0], visit))
 		}
 	}
 	r, err := data.Open(d.Paths, data.ReaderOptions{Skip: d.Skip, FeatureWidth: metapolicy.FeatureWidth,
@@ -87,6 +114,9 @@ func (d *Dataset) Pass(each func(*Samples) error) (PassStats, error) {
 		if err := visit(&cols); err != nil {
 			return st, err
 		}
+	}
+	if _, err := finish(nil); err != nil {
+		return st, err
 	}
 	st.Counts, st.NoGold = r.Counts(), ds.Counts().NoGold
 	fmt.Fprintf(d.log(), "read %v: %v; decisions from episodes %d, decision records %d, episodes without gold %d\n",
@@ -125,4 +155,38 @@ func columnsToSamples(dst *Samples, c *data.Columns) {
 	for _, g := range c.Groups[:n] {
 		dst.Groups = append(dst.Groups, c.GroupNames[g])
 	}
+}
+
+// lastGroupStart is the index where the run of the last group key begins.
+func lastGroupStart(groups []string) int {
+	i := len(groups)
+	for i > 0 && groups[i-1] == groups[len(groups)-1] {
+		i--
+	}
+	return i
+}
+
+// sliceRows views rows [lo, hi) of s.
+func sliceRows(s *Samples, lo, hi int) *Samples {
+	f := len(s.Features) / max(1, s.Len())
+	return &Samples{
+		Features: s.Features[lo*f : hi*f], Actions: s.Actions[lo:hi], Rewards: s.Rewards[lo:hi],
+		Groups: s.Groups[lo:hi], LogProb: s.LogProb[lo:hi],
+	}
+}
+
+// resetRows empties s, keeping its storage.
+func resetRows(s *Samples) {
+	s.Features, s.Actions, s.Rewards = s.Features[:0], s.Actions[:0], s.Rewards[:0]
+	s.Groups, s.LogProb = s.Groups[:0], s.LogProb[:0]
+}
+
+// appendRows copies rows [lo, hi) of src onto dst.
+func appendRows(dst, src *Samples, lo, hi int) {
+	v := sliceRows(src, lo, hi)
+	dst.Features = append(dst.Features, v.Features...)
+	dst.Actions = append(dst.Actions, v.Actions...)
+	dst.Rewards = append(dst.Rewards, v.Rewards...)
+	dst.Groups = append(dst.Groups, v.Groups...)
+	dst.LogProb = append(dst.LogProb, v.LogProb...)
 }
