@@ -14,6 +14,7 @@ import (
 	"github.com/mpdf/mpdf/autodiff"
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
 	"github.com/mpdf/mpdf/trainer"
@@ -32,11 +33,13 @@ type trainOpts struct {
 	evalTasks int
 	skipBad   bool
 	threads   int
+	env       string
+	heldOut   float64
 }
 
 func newTrainCmd() *cobra.Command {
 	cfg := trainer.DefaultConfig()
-	o := trainOpts{out: "runs/mpdf", keep: 3, evalTasks: 500}
+	o := trainOpts{out: "runs/mpdf", keep: 3, evalTasks: 500, env: "sim", heldOut: 0.3}
 	cmd := &cobra.Command{
 		Use:   "train [rollouts...]",
 		Short: "Train a meta-policy: supervised bootstrap, then SoftRankPO fine-tuning",
@@ -44,9 +47,11 @@ func newTrainCmd() *cobra.Command {
 labelled decisions, then SoftRankPO fine-tuning with the supervised policy
 frozen as the KL reference.
 
-With no rollouts, train runs online on the embedded simulator: it clones the
---sft-labels heuristic, then alternates simulate (current policy) → reward →
-update for --iterations iterations. With rollout files (JSONL episodes or
+With no rollouts, train runs online on the embedded simulator (or, with
+--env replay:FILES, on recorded transcripts, holding out --held-out of the
+questions for the final evaluation): it clones the --sft-labels heuristic,
+then alternates play (current policy) → reward → update for --iterations
+iterations. With rollout files (JSONL episodes or
 decisions, .gz/.zst, globs) or a packed directory, it trains offline on them,
 using the behaviour log-probabilities they carry.
 
@@ -74,6 +79,8 @@ against the heuristic baselines (online mode).`,
 	f.IntVar(&o.evalTasks, "eval-tasks", o.evalTasks, "held-out simulator tasks in the final evaluation (0 skips it)")
 	f.BoolVar(&o.skipBad, "skip-bad", false, "offline: skip rejected records (reported and counted) instead of stopping")
 	f.IntVar(&o.threads, "threads", 0, "kernel threads (0: all cores)")
+	f.StringVar(&o.env, "env", o.env, "online environment: sim (the built-in simulator) or replay:GLOB[,GLOB] (LLM-Debate transcripts)")
+	f.Float64Var(&o.heldOut, "held-out", o.heldOut, "replay: share of questions held out of training for the final evaluation (split by --seed)")
 	return cmd
 }
 
@@ -357,9 +364,49 @@ func (r *run) finish() error {
 	return nil
 }
 
-// online trains on the embedded simulator and evaluates against baselines.
+// envs opens the online environments: one to train in, one to evaluate on
+// tasks never trained on. The simulator's evaluation tasks come from
+// another seed; a replay splits its questions by --held-out and --seed.
+func (r *run) envs() (train, held env.Env, err error) {
+	if r.o.env == "sim" || r.o.env == "simulator" {
+		if train, err = env.NewSimulator(env.SimConfig{Seed: r.cfg.Seed}); err != nil {
+			return nil, nil, err
+		}
+		held, err = env.NewSimulator(env.SimConfig{Seed: r.cfg.Seed + 1_000_003})
+		return train, held, err
+	}
+	e, rounds, err := openEvalEnv(r.stderr, r.o.env, "", env.SimConfig{}, r.o.quiet)
+	if err != nil {
+		return nil, nil, err
+	}
+	re, ok := e.(*replay.Env)
+	if !ok {
+		return nil, nil, fmt.Errorf("--env %s: want sim or replay:GLOB", r.o.env)
+	}
+	trainIdx, testIdx, err := re.Split(r.o.heldOut, r.cfg.Seed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--held-out: %w", err)
+	}
+	tr, err := re.Subset(trainIdx)
+	if err != nil {
+		return nil, nil, err
+	}
+	te, err := re.Subset(testIdx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.cfg.RL.Rounds != rounds {
+		fmt.Fprintf(r.stdout, "replay: %d deliberation rounds recorded; rl.rounds set to %d\n", rounds, rounds)
+		r.cfg.RL.Rounds = rounds
+	}
+	fmt.Fprintf(r.stdout, "replay: %d questions for training, %d held out\n", tr.NumTasks(), te.NumTasks())
+	return tr, te, nil
+}
+
+// online trains by playing in an environment and evaluates on held-out
+// tasks against the heuristic baselines.
 func (r *run) online(resumed *checkpoints.Checkpoint) error {
-	sim, err := env.NewSimulator(env.SimConfig{Seed: r.cfg.Seed})
+	sim, held, err := r.envs()
 	if err != nil {
 		return err
 	}
@@ -374,7 +421,7 @@ func (r *run) online(resumed *checkpoints.Checkpoint) error {
 			return err
 		}
 		all := func(each func([]float32, []uint8) error) error { return each(x, actions) }
-		if err := r.sft("labels of "+teacher.Name()+" on the simulator", all); err != nil {
+		if err := r.sft("labels of "+teacher.Name()+" on "+r.o.env, all); err != nil {
 			return err
 		}
 	}
@@ -413,18 +460,14 @@ func (r *run) online(resumed *checkpoints.Checkpoint) error {
 	if err := r.finish(); err != nil {
 		return err
 	}
-	return r.evaluate()
+	return r.evaluate(held)
 }
 
 // evaluate compares the trained policy with the heuristic baselines on
-// simulator tasks it never trained on (another seed draws other tasks).
-func (r *run) evaluate() error {
+// held-out tasks.
+func (r *run) evaluate(held env.Env) error {
 	if r.o.evalTasks == 0 {
 		return nil
-	}
-	held, err := env.NewSimulator(env.SimConfig{Seed: r.cfg.Seed + 1_000_003})
-	if err != nil {
-		return err
 	}
 	learned, err := metapolicy.NewMLPPolicy("mpdf", r.policy)
 	if err != nil {
@@ -449,7 +492,7 @@ func (r *run) evaluate() error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(r.stdout, "\nevaluation on %d held-out simulator tasks (seed %d):\n", n, r.cfg.Seed)
+	fmt.Fprintf(r.stdout, "\nevaluation on %d held-out tasks of %s (seed %d):\n", n, r.o.env, r.cfg.Seed)
 	if err := res.WriteTable(r.stdout); err != nil {
 		return err
 	}
