@@ -188,3 +188,16 @@ func TestTrainOfflineBadRecord(t *testing.T) {
 		t.Errorf("--skip-bad did not report the rejected record and the counts:\n%s", stderr.String())
 	}
 }
+
+// Online training on recorded transcripts: rounds follow the recording and
+// the evaluation runs on held-out questions only.
+func TestTrainReplay(t *testing.T) {
+	dir := realDebates(t)
+	glob := filepath.Join(dir, "*Qwen3-0.6B*agents3*.json")
+	out := train(t, t.TempDir(), "--env", "replay:"+glob, "--iterations", "2", "--sft-epochs", "0", "--eval-tasks", "5")
+	for _, want := range []string{"rl.rounds set to 2", "questions for training", "held out", "evaluation on 5 held-out tasks of replay:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
