@@ -35,6 +35,7 @@ type trainOpts struct {
 	threads   int
 	env       string
 	heldOut   float64
+	splitSeed uint64
 }
 
 func newTrainCmd() *cobra.Command {
@@ -80,7 +81,8 @@ against the heuristic baselines (online mode).`,
 	f.BoolVar(&o.skipBad, "skip-bad", false, "offline: skip rejected records (reported and counted) instead of stopping")
 	f.IntVar(&o.threads, "threads", 0, "kernel threads (0: all cores)")
 	f.StringVar(&o.env, "env", o.env, "online environment: sim (the built-in simulator) or replay:GLOB[,GLOB] (LLM-Debate transcripts)")
-	f.Float64Var(&o.heldOut, "held-out", o.heldOut, "replay: share of questions held out of training for the final evaluation (split by --seed)")
+	f.Float64Var(&o.heldOut, "held-out", o.heldOut, "replay: share of questions held out of training for the final evaluation")
+	f.Uint64Var(&o.splitSeed, "split-seed", 0, "replay: seed of the train/held-out split (eval --split uses the same)")
 	return cmd
 }
 
@@ -366,7 +368,8 @@ func (r *run) finish() error {
 
 // envs opens the online environments: one to train in, one to evaluate on
 // tasks never trained on. The simulator's evaluation tasks come from
-// another seed; a replay splits its questions by --held-out and --seed.
+// another seed; a replay splits its questions by --held-out and
+// --split-seed, as `mpdf eval --split` does.
 func (r *run) envs() (train, held env.Env, err error) {
 	if r.o.env == "sim" || r.o.env == "simulator" {
 		if train, err = env.NewSimulator(env.SimConfig{Seed: r.cfg.Seed}); err != nil {
@@ -383,7 +386,7 @@ func (r *run) envs() (train, held env.Env, err error) {
 	if !ok {
 		return nil, nil, fmt.Errorf("--env %s: want sim or replay:GLOB", r.o.env)
 	}
-	trainIdx, testIdx, err := re.Split(r.o.heldOut, r.cfg.Seed)
+	trainIdx, testIdx, err := re.Split(r.o.heldOut, r.o.splitSeed)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--held-out: %w", err)
 	}
