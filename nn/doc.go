@@ -18,6 +18,20 @@
 // training fast path and the checkpoint format; float64 is there for gradient
 // checks and for users who want it.
 //
+// # Kernels
+//
+// Workspace runs the update step on batched kernels: a fixed pool of worker
+// goroutines, each taking a contiguous block of rows in 64-row tiles with its
+// own gradient partial, reduced in a fixed order. Built with
+// GOEXPERIMENT=simd on amd64, the matrix products and the float32 loss use
+// simd/archsimd (AVX-512 or AVX2, chosen at run time from the CPU's
+// features); otherwise, and for named float types, portable Go loops run.
+// KernelName tells which. Each kernel keeps its plain reference loop beside
+// it (ForwardRef, LossAndGradRef, SFTLossAndGradRef, Adam.Update), and the
+// tests compare the two. Results are bit-for-bit reproducible for a given
+// build, CPU feature level and thread count. The vector files are generated:
+// go generate ./nn.
+//
 // # Ownership
 //
 // Functions named ...To write into a destination the caller owns and never

@@ -1,5 +1,8 @@
 package nn
 
+// The vector kernels simd_*_amd64.go are generated from one template.
+//go:generate go run simd_gen.go
+
 import (
 	"fmt"
 	"math"
@@ -26,6 +29,12 @@ type kernelSet[T Float] struct {
 	// With (sp, st) = (lda, 1) it is C = A·B (forward, backward to the
 	// inputs); with (1, lda) it is C += Aᵀ·B (weight gradients).
 	gemm func(c []T, ldc int, a []T, sp, st int, b []T, ldb int, np, nj, n int, acc bool)
+
+	// dot, when not nil, computes c[r*ldc+o] = Σ_{k<width} h[r*ldh+k]·w[o*ldw+k]
+	// for r < rows and o < out rounded up to 4 (w has that many rows, zero
+	// beyond out; width a multiple of lanes). It replaces gemm for an output
+	// layer much narrower than a vector: a 3-wide gemm would use 3 of 16 lanes.
+	dot func(c []T, ldc int, h []T, ldh int, w []T, ldw int, rows, out, width int)
 
 	// biasAct sets h[r*ld+j] = f(h[r*ld+j] + bias[j]) for r < rows, j < width,
 	// f the activation when hidden and the identity otherwise.
@@ -54,7 +63,7 @@ type adamCoef struct {
 // checkGemm panics unless every element a gemm call with these arguments
 // addresses lies inside its slice, so that the vector kernels can walk the
 // operands with unchecked pointers. It reports whether there is work.
-func checkGemm(lc, ldc, la, sp, st, lb, ldb, np, nj, n, lanes int, acc bool) bool {
+func checkGemm(lc, ldc, la, sp, st, lb, ldb, np, nj, n, lanes int) bool {
 	if np == 0 || nj == 0 {
 		return false
 	}
@@ -129,88 +138,101 @@ func portableSet[T Float]() *kernelSet[T] {
 	}
 }
 
-// gemmGo is kernelSet.gemm in plain Go, blocked 2 rows × 4 columns so the
-// accumulators stay in registers.
+// gemmGo is kernelSet.gemm in plain Go. Like the vector kernels it checks
+// the operands' extent once, then runs micro-kernels of 2 rows × 4 columns
+// (8 accumulators, within the 15 float registers) that walk the operands
+// with pointers, free of bounds checks.
 func gemmGo[T Float](c []T, ldc int, a []T, sp, st int, b []T, ldb int, np, nj, n int, acc bool) {
-	p := 0
-	for ; p+2 <= np; p += 2 {
-		c0 := c[p*ldc : p*ldc+nj]
-		c1 := c[(p+1)*ldc : (p+1)*ldc+nj]
+	if !checkGemm(len(c), ldc, len(a), sp, st, len(b), ldb, np, nj, n, 1) {
+		return
+	}
+	z := int(unsafe.Sizeof(c[0]))
+	cp, ap, bp := unsafe.Pointer(unsafe.SliceData(c)), unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
+	for p := 0; p < np; p += 2 {
+		rows := min(2, np-p)
+		ci, ai := unsafe.Add(cp, z*p*ldc), unsafe.Add(ap, z*p*sp)
 		j := 0
 		for ; j+4 <= nj; j += 4 {
-			var s00, s01, s02, s03, s10, s11, s12, s13 T
-			if acc {
-				s00, s01, s02, s03 = c0[j], c0[j+1], c0[j+2], c0[j+3]
-				s10, s11, s12, s13 = c1[j], c1[j+1], c1[j+2], c1[j+3]
+			if rows == 2 {
+				go2x4[T](unsafe.Add(ci, z*j), z*ldc, ai, z*sp, z*st, unsafe.Add(bp, z*j), z*ldb, n, acc)
+			} else {
+				go1x4[T](unsafe.Add(ci, z*j), ai, z*st, unsafe.Add(bp, z*j), z*ldb, n, acc)
 			}
-			o, ob := p*sp, j
-			for t := 0; t < n; t++ {
-				bt := b[ob : ob+4 : ob+4]
-				x0, x1 := a[o], a[o+sp]
-				s00 += x0 * bt[0]
-				s01 += x0 * bt[1]
-				s02 += x0 * bt[2]
-				s03 += x0 * bt[3]
-				s10 += x1 * bt[0]
-				s11 += x1 * bt[1]
-				s12 += x1 * bt[2]
-				s13 += x1 * bt[3]
-				o += st
-				ob += ldb
-			}
-			c0[j], c0[j+1], c0[j+2], c0[j+3] = s00, s01, s02, s03
-			c1[j], c1[j+1], c1[j+2], c1[j+3] = s10, s11, s12, s13
 		}
 		for ; j < nj; j++ {
-			var s0, s1 T
-			if acc {
-				s0, s1 = c0[j], c1[j]
+			for q := range rows {
+				go1x1[T](unsafe.Add(ci, z*(q*ldc+j)), unsafe.Add(ai, z*q*sp), z*st, unsafe.Add(bp, z*j), z*ldb, n, acc)
 			}
-			o, ob := p*sp, j
-			for t := 0; t < n; t++ {
-				s0 += a[o] * b[ob]
-				s1 += a[o+sp] * b[ob]
-				o += st
-				ob += ldb
-			}
-			c0[j], c1[j] = s0, s1
 		}
 	}
-	if p < np {
-		c0 := c[p*ldc : p*ldc+nj]
-		j := 0
-		for ; j+4 <= nj; j += 4 {
-			var s0, s1, s2, s3 T
-			if acc {
-				s0, s1, s2, s3 = c0[j], c0[j+1], c0[j+2], c0[j+3]
-			}
-			o, ob := p*sp, j
-			for t := 0; t < n; t++ {
-				bt := b[ob : ob+4 : ob+4]
-				x := a[o]
-				s0 += x * bt[0]
-				s1 += x * bt[1]
-				s2 += x * bt[2]
-				s3 += x * bt[3]
-				o += st
-				ob += ldb
-			}
-			c0[j], c0[j+1], c0[j+2], c0[j+3] = s0, s1, s2, s3
-		}
-		for ; j < nj; j++ {
-			var s T
-			if acc {
-				s = c0[j]
-			}
-			o, ob := p*sp, j
-			for t := 0; t < n; t++ {
-				s += a[o] * b[ob]
-				o += st
-				ob += ldb
-			}
-			c0[j] = s
-		}
+}
+
+// at returns the T at p plus off bytes.
+func at[T Float](p unsafe.Pointer, off int) *T { return (*T)(unsafe.Add(p, off)) }
+
+// go2x4 is gemmGo's micro-kernel for rows 0 and 1 of C, columns 0..3;
+// strides are in bytes and n ≥ 1.
+func go2x4[T Float](c unsafe.Pointer, ldc int, a unsafe.Pointer, sp, st int, b unsafe.Pointer, ldb int, n int, acc bool) {
+	var s00, s01, s02, s03, s10, s11, s12, s13 T
+	z := int(unsafe.Sizeof(s00))
+	c1, a1 := unsafe.Add(c, ldc), unsafe.Add(a, sp)
+	if acc {
+		s00, s01, s02, s03 = *at[T](c, 0), *at[T](c, z), *at[T](c, 2*z), *at[T](c, 3*z)
+		s10, s11, s12, s13 = *at[T](c1, 0), *at[T](c1, z), *at[T](c1, 2*z), *at[T](c1, 3*z)
 	}
+	for t := 1; ; t++ {
+		x0, x1 := *at[T](a, 0), *at[T](a1, 0)
+		b0, b1, b2, b3 := *at[T](b, 0), *at[T](b, z), *at[T](b, 2*z), *at[T](b, 3*z)
+		s00 += x0 * b0
+		s01 += x0 * b1
+		s02 += x0 * b2
+		s03 += x0 * b3
+		s10 += x1 * b0
+		s11 += x1 * b1
+		s12 += x1 * b2
+		s13 += x1 * b3
+		if t == n {
+			break
+		}
+		a, a1, b = unsafe.Add(a, st), unsafe.Add(a1, st), unsafe.Add(b, ldb)
+	}
+	*at[T](c, 0), *at[T](c, z), *at[T](c, 2*z), *at[T](c, 3*z) = s00, s01, s02, s03
+	*at[T](c1, 0), *at[T](c1, z), *at[T](c1, 2*z), *at[T](c1, 3*z) = s10, s11, s12, s13
+}
+
+func go1x4[T Float](c unsafe.Pointer, a unsafe.Pointer, st int, b unsafe.Pointer, ldb int, n int, acc bool) {
+	var s0, s1, s2, s3 T
+	z := int(unsafe.Sizeof(s0))
+	if acc {
+		s0, s1, s2, s3 = *at[T](c, 0), *at[T](c, z), *at[T](c, 2*z), *at[T](c, 3*z)
+	}
+	for t := 1; ; t++ {
+		x := *at[T](a, 0)
+		s0 += x * *at[T](b, 0)
+		s1 += x * *at[T](b, z)
+		s2 += x * *at[T](b, 2*z)
+		s3 += x * *at[T](b, 3*z)
+		if t == n {
+			break
+		}
+		a, b = unsafe.Add(a, st), unsafe.Add(b, ldb)
+	}
+	*at[T](c, 0), *at[T](c, z), *at[T](c, 2*z), *at[T](c, 3*z) = s0, s1, s2, s3
+}
+
+func go1x1[T Float](c unsafe.Pointer, a unsafe.Pointer, st int, b unsafe.Pointer, ldb int, n int, acc bool) {
+	var s T
+	if acc {
+		s = *at[T](c, 0)
+	}
+	for t := 1; ; t++ {
+		s += *at[T](a, 0) * *at[T](b, 0)
+		if t == n {
+			break
+		}
+		a, b = unsafe.Add(a, st), unsafe.Add(b, ldb)
+	}
+	*at[T](c, 0) = s
 }
 
 func biasActGo[T Float](h []T, ld int, bias []T, rows, width int, act Activation, hidden bool) {

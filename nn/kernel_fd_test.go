@@ -21,6 +21,18 @@ func TestGradientsFiniteDifference(t *testing.T) {
 				sizes := []int{6, 9, 7, NumActions}
 				m := randModel[float64](rng, sizes, act)
 				b := randBatch(rng, m, 50)
+				// Rows clamped at ℓ = 20 with A < 0 add e²⁰·|A| to the loss, which
+				// would drown the differences; give them A > 0 (the clip then
+				// bounds the term, and its gradient is still zero).
+				logits := make([]float64, 50*NumActions)
+				ForwardRef(logits, m, b.X)
+				lp := make([]float64, NumActions)
+				for r := range 50 {
+					LogSoftmaxTo(lp, logits[r*NumActions:(r+1)*NumActions])
+					if lp[b.Actions[r]]-b.BehLogp[r] > 20 {
+						b.Adv[r] = math.Abs(b.Adv[r]) + 0.5
+					}
+				}
 				cfg := LossConfig{EpsLow: 0.2, EpsHigh: 0.28, Beta: 0.1, Entropy: 0.02}
 				ws, err := newWorkspace(sizes, act, 50, 2, k)
 				if err != nil {

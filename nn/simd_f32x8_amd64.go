@@ -38,7 +38,7 @@ func bcpF32x8(p unsafe.Pointer) archsimd.Float32x8 {
 // of their loops. Pointers never step past the last element they read.
 func gemmF32x8(c []float32, ldc int, a []float32, sp, st int, b []float32, ldb int, np, nj, n int, acc bool) {
 	const L, z = 8, 4
-	if !checkGemm(len(c), ldc, len(a), sp, st, len(b), ldb, np, nj, n, L, acc) {
+	if !checkGemm(len(c), ldc, len(a), sp, st, len(b), ldb, np, nj, n, L) {
 		return
 	}
 	cp, ap, bp := unsafe.Pointer(unsafe.SliceData(c)), unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
@@ -269,47 +269,92 @@ func k1x1zF32x8(c unsafe.Pointer, a unsafe.Pointer, st int, b unsafe.Pointer, ld
 	stpF32x8(s, c, 0)
 }
 
-func biasActF32x8(h []float32, ld int, bias []float32, rows, width int, act Activation, hidden bool) {
-	const L = 8
-	bias = bias[:width]
-	zero := bcF32x8(0)
-	for r := 0; r < rows; r++ {
-		row := h[r*ld : r*ld+width]
-		switch {
-		case !hidden:
-			for j := 0; j < width; j += L {
-				ldF32x8(row[j:]).Add(ldF32x8(bias[j:])).StoreSlice(row[j:])
+// redF32x8 sums v down to a Float32x4.
+func redF32x8(v archsimd.Float32x8) archsimd.Float32x4 { return v.GetLo().Add(v.GetHi()) }
+
+// dotF32x8 is kernelSet.dot: four outputs at a time (three when fewer
+// remain: the rows past out are zero), each the dot product of a row of h
+// with a row of w, reduced across lanes and stored as one small vector.
+func dotF32x8(c []float32, ldc int, h []float32, ldh int, w []float32, ldw int, rows, out, width int) {
+	const L, z = 8, 4
+	out4 := (out + 3) &^ 3
+	if rows == 0 || out == 0 {
+		return
+	}
+	if width <= 0 || width%L != 0 || ldc < out4 || ldw < width || (rows-1)*ldc+out4 > len(c) || (rows-1)*ldh+width > len(h) || (out4-1)*ldw+width > len(w) {
+		panic("nn: dot: operands out of bounds")
+	}
+	cp, hp, wp := unsafe.Pointer(unsafe.SliceData(c)), unsafe.Pointer(unsafe.SliceData(h)), unsafe.Pointer(unsafe.SliceData(w))
+	for o := 0; o < out4; o += 4 {
+		w0 := unsafe.Add(wp, z*o*ldw)
+		w1, w2, w3 := unsafe.Add(w0, z*ldw), unsafe.Add(w0, 2*z*ldw), unsafe.Add(w0, 3*z*ldw)
+		four := out-o >= 4
+		for r := 0; r < rows; r++ {
+			hr := unsafe.Add(hp, z*r*ldh)
+			var s0, s1, s2, s3 archsimd.Float32x8
+			for k := 0; k < width; k += L {
+				x := ldpF32x8(hr, k)
+				s0 = ldpF32x8(w0, k).MulAdd(x, s0)
+				s1 = ldpF32x8(w1, k).MulAdd(x, s1)
+				s2 = ldpF32x8(w2, k).MulAdd(x, s2)
+				if four {
+					s3 = ldpF32x8(w3, k).MulAdd(x, s3)
+				}
 			}
-		case act == ReLU:
-			for j := 0; j < width; j += L {
-				ldF32x8(row[j:]).Add(ldF32x8(bias[j:])).Max(zero).StoreSlice(row[j:])
-			}
-		default:
-			tanhRowF32x8(row, bias)
+			cr := unsafe.Add(cp, z*(r*ldc+o))
+			redF32x8(s0).AddPairs(redF32x8(s1)).AddPairs(redF32x8(s2).AddPairs(redF32x8(s3))).Store((*[4]float32)(cr))
 		}
 	}
 	archsimd.ClearAVXUpperBits()
 }
 
-// tanhRowF32x8 sets row = tanh32(row + bias), len(row) a multiple of 8.
-// The constants are hoisted out of the loop (a broadcast costs two
-// instructions) and the division is a reciprocal estimate refined by one
-// Newton step (r·(2 − q·r): ~23 bits), several times cheaper than a divide.
-func tanhRowF32x8(row, bias []float32) {
+func biasActF32x8(h []float32, ld int, bias []float32, rows, width int, act Activation, hidden bool) {
+	const L = 8
+	bias = bias[:width]
+	if hidden && act == Tanh {
+		tanhRowsF32x8(h, ld, bias, rows, width)
+		archsimd.ClearAVXUpperBits()
+		return
+	}
+	zero := bcF32x8(0)
+	for r := 0; r < rows; r++ {
+		row := h[r*ld : r*ld+width]
+		if hidden { // ReLU
+			for j := 0; j < width; j += L {
+				ldF32x8(row[j:]).Add(ldF32x8(bias[j:])).Max(zero).StoreSlice(row[j:])
+			}
+			continue
+		}
+		for j := 0; j < width; j += L {
+			ldF32x8(row[j:]).Add(ldF32x8(bias[j:])).StoreSlice(row[j:])
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+// tanhRowsF32x8 sets h[r*ld+j] = tanh32(h[r*ld+j] + bias[j]) for r < rows,
+// j < width (a multiple of 8). The constants are broadcast once for the
+// tile (a broadcast costs two instructions), and the division is a
+// reciprocal estimate refined by one Newton step (r·(2 − q·r): ~23 bits),
+// several times cheaper than a divide.
+func tanhRowsF32x8(h []float32, ld int, bias []float32, rows, width int) {
 	const L = 8
 	hi, lo, two := bcF32x8(tanhClamp), bcF32x8(-tanhClamp), bcF32x8(2)
 	p13, p11, p9, p7 := bcF32x8(tanhP13), bcF32x8(tanhP11), bcF32x8(tanhP9), bcF32x8(tanhP7)
 	p5, p3, p1 := bcF32x8(tanhP5), bcF32x8(tanhP3), bcF32x8(tanhP1)
 	q6, q4, q2, q0 := bcF32x8(tanhQ6), bcF32x8(tanhQ4), bcF32x8(tanhQ2), bcF32x8(tanhQ0)
-	bias = bias[:len(row)]
-	for j := 0; j < len(row); j += L {
-		x := ldF32x8(row[j:]).Add(ldF32x8(bias[j:])).Min(hi).Max(lo)
-		x2 := x.Mul(x)
-		p := p13.MulAdd(x2, p11).MulAdd(x2, p9).MulAdd(x2, p7).MulAdd(x2, p5).MulAdd(x2, p3).MulAdd(x2, p1)
-		q := q6.MulAdd(x2, q4).MulAdd(x2, q2).MulAdd(x2, q0)
-		r := q.Reciprocal()
-		r = r.Mul(two.Sub(q.Mul(r)))
-		x.Mul(p).Mul(r).StoreSlice(row[j:])
+	bias = bias[:width]
+	for r := 0; r < rows; r++ {
+		row := h[r*ld : r*ld+width]
+		for j := 0; j < width; j += L {
+			x := ldF32x8(row[j:]).Add(ldF32x8(bias[j:])).Min(hi).Max(lo)
+			x2 := x.Mul(x)
+			p := p13.MulAdd(x2, p11).MulAdd(x2, p9).MulAdd(x2, p7).MulAdd(x2, p5).MulAdd(x2, p3).MulAdd(x2, p1)
+			q := q6.MulAdd(x2, q4).MulAdd(x2, q2).MulAdd(x2, q0)
+			rq := q.Reciprocal()
+			rq = rq.Mul(two.Sub(q.Mul(rq)))
+			x.Mul(p).Mul(rq).StoreSlice(row[j:])
+		}
 	}
 }
 
@@ -357,33 +402,50 @@ func logF32x8(x archsimd.Float32x8) archsimd.Float32x8 {
 	return e.MulAdd(bcF32x8(0.693359375), f.Add(y))
 }
 
-// lossF32x8 is lossRows on 8 rows at a time, in float32: the rows'
-// logits, reference log-probabilities and actions are gathered into
-// vectors, the gradient scattered back. The statistics are summed in float64.
+// lossF32x8 is lossRows in float32, 8 rows to a vector. Each chunk of
+// up to tileRows rows goes through three phases: a scalar gather of the
+// logits, reference log-probabilities, actions, advantages and behaviour
+// log-probabilities into columns; the vector loss; and, once the upper
+// vector state is cleared (scalar SSE code after AVX pays on every
+// instruction otherwise), the scalar scatter of the gradient and the float64
+// sums of the statistics.
 func lossF32x8(dz, z []float32, ld int, b *Batch[float32], r0, rows int, cfg LossConfig, invB float64, s *lossSums) {
 	const L = 8
-	var z0b, z1b, z2b, q0b, q1b, q2b, ab, advb, behb [L]float32
-	var g0b, g1b, g2b, polb, klb, entb [L]float32
+	var c lossCols
+	for c0 := 0; c0 < rows; c0 += tileRows {
+		m := min(tileRows, rows-c0)
+		c.gather(z[c0*ld:], ld, b, r0+c0, m, L)
+		var pol, kl, ent [L]float32
+		lo, hi := lossVecF32x8(&c, m, cfg, invB, &pol, &kl, &ent)
+		archsimd.ClearAVXUpperBits()
+		s.clipLow += lo
+		s.clipHigh += hi
+		for i := range L {
+			p, k, e := float64(pol[i]), float64(kl[i]), float64(ent[i])
+			s.pol += p
+			s.kl += k
+			s.ent += e
+			s.loss += p + cfg.Beta*k - cfg.Entropy*e
+		}
+		for i := range m {
+			dr := dz[(c0+i)*ld : (c0+i)*ld+NumActions]
+			dr[0], dr[1], dr[2] = c.g0[i], c.g1[i], c.g2[i]
+		}
+	}
+}
+
+// lossVecF32x8 is the vector phase of lossF32x8 on the first m rows of c:
+// it writes the gradient columns of c, returns the clip counts and leaves
+// the lane sums of the policy loss, KL and entropy in pol, kl and ent.
+func lossVecF32x8(c *lossCols, m int, cfg LossConfig, invB float64, pol, kl, ent *[8]float32) (clipLow, clipHigh int) {
+	const L = 8
 	zero, one, half, two := bcF32x8(0), bcF32x8(1), bcF32x8(0.5), bcF32x8(2)
 	lo, hi := bcF32x8(float32(1-cfg.EpsLow)), bcF32x8(float32(1+cfg.EpsHigh))
 	beta, cH, scale := bcF32x8(float32(cfg.Beta)), bcF32x8(float32(cfg.Entropy)), bcF32x8(float32(invB))
-	lim := bcF32x8(20)
-	var acc lossSums
-	for g := 0; g < rows; g += L {
-		m := min(L, rows-g)
-		for i := range m {
-			zr := z[(g+i)*ld : (g+i)*ld+NumActions]
-			z0b[i], z1b[i], z2b[i] = zr[0], zr[1], zr[2]
-			k := r0 + g + i
-			ref := b.RefLogp[k*NumActions : k*NumActions+NumActions]
-			q0b[i], q1b[i], q2b[i] = ref[0], ref[1], ref[2]
-			ab[i] = float32(b.Actions[k])
-			advb[i], behb[i] = b.Adv[k], b.BehLogp[k]
-		}
-		for i := m; i < L; i++ { // lanes past the tile: finite, zero advantage, not counted
-			z0b[i], z1b[i], z2b[i], q0b[i], q1b[i], q2b[i], ab[i], advb[i], behb[i] = 0, 0, 0, 0, 0, 0, 0, 0, 0
-		}
-		z0, z1, z2 := archsimd.LoadFloat32x8(&z0b), archsimd.LoadFloat32x8(&z1b), archsimd.LoadFloat32x8(&z2b)
+	lim, nlim := bcF32x8(20), bcF32x8(-20)
+	var polS, klS, entS archsimd.Float32x8
+	for g := 0; g < m; g += L {
+		z0, z1, z2 := ldF32x8(c.z0[g:]), ldF32x8(c.z1[g:]), ldF32x8(c.z2[g:])
 		mx := z0.Max(z1).Max(z2)
 		e0, e1, e2 := expF32x8(z0.Sub(mx)), expF32x8(z1.Sub(mx)), expF32x8(z2.Sub(mx))
 		sum := e0.Add(e1).Add(e2)
@@ -391,55 +453,50 @@ func lossF32x8(dz, z []float32, ld int, b *Batch[float32], r0, rows int, cfg Los
 		inv := one.Div(sum)
 		p0, p1, p2 := e0.Mul(inv), e1.Mul(inv), e2.Mul(inv)
 		l0, l1, l2 := z0.Sub(lse), z1.Sub(lse), z2.Sub(lse)
-		d0 := l0.Sub(archsimd.LoadFloat32x8(&q0b))
-		d1 := l1.Sub(archsimd.LoadFloat32x8(&q1b))
-		d2 := l2.Sub(archsimd.LoadFloat32x8(&q2b))
-		kl := p0.Mul(d0).Add(p1.Mul(d1)).Add(p2.Mul(d2))
-		ent := zero.Sub(p0.Mul(l0).Add(p1.Mul(l1)).Add(p2.Mul(l2)))
+		d0 := l0.Sub(ldF32x8(c.q0[g:]))
+		d1 := l1.Sub(ldF32x8(c.q1[g:]))
+		d2 := l2.Sub(ldF32x8(c.q2[g:]))
+		klv := p0.Mul(d0).Add(p1.Mul(d1)).Add(p2.Mul(d2))
+		entv := zero.Sub(p0.Mul(l0).Add(p1.Mul(l1)).Add(p2.Mul(l2)))
 
 		// One-hot of the action by arithmetic, exact for a ∈ {0, 1, 2}:
 		// (1−a)(2−a)/2, a(2−a), a(a−1)/2. (Selecting with Masked here was
 		// miscompiled by Go 1.26's AVX-512 lowering: NaN in the masked lanes.)
-		av := archsimd.LoadFloat32x8(&ab)
+		av := ldF32x8(c.a[g:])
 		oh0 := one.Sub(av).Mul(two.Sub(av)).Mul(half)
 		oh1 := av.Mul(two.Sub(av))
 		oh2 := av.Mul(av.Sub(one)).Mul(half)
 		la := l0.Mul(oh0).Add(l1.Mul(oh1)).Add(l2.Mul(oh2))
-		adv := archsimd.LoadFloat32x8(&advb)
-		raw := la.Sub(archsimd.LoadFloat32x8(&behb))
-		rho := expF32x8(raw.Max(zero.Sub(lim)).Min(lim))
+		adv := ldF32x8(c.adv[g:])
+		raw := la.Sub(ldF32x8(c.beh[g:]))
+		rho := expF32x8(raw.Max(nlim).Min(lim))
 		u, v := rho.Mul(adv), rho.Max(lo).Min(hi).Mul(adv)
 		inClip := rho.GreaterEqual(lo).And(rho.LessEqual(hi))
 		// ∂L_clip/∂ρ = −A·f: f = 1 when min takes ρA or the clamp passes,
 		// ½ on a tie outside the clip range, 0 when the clipped term wins.
 		f := one.Merge(half.Masked(u.Equal(v)), u.Less(v).Or(inClip))
-		inRange := raw.GreaterEqual(zero.Sub(lim)).And(raw.LessEqual(lim))
+		inRange := raw.GreaterEqual(nlim).And(raw.LessEqual(lim))
 		dLp := zero.Sub(adv.Mul(f).Mul(rho)).Masked(inRange)
 
-		g0 := beta.Mul(d0.Sub(kl)).Add(cH.Mul(l0.Add(ent))).Sub(dLp).Mul(p0).Add(dLp.Mul(oh0))
-		g1 := beta.Mul(d1.Sub(kl)).Add(cH.Mul(l1.Add(ent))).Sub(dLp).Mul(p1).Add(dLp.Mul(oh1))
-		g2 := beta.Mul(d2.Sub(kl)).Add(cH.Mul(l2.Add(ent))).Sub(dLp).Mul(p2).Add(dLp.Mul(oh2))
-		g0.Mul(scale).Store(&g0b)
-		g1.Mul(scale).Store(&g1b)
-		g2.Mul(scale).Store(&g2b)
-		zero.Sub(u.Min(v)).Store(&polb)
-		kl.Store(&klb)
-		ent.Store(&entb)
-		valid := uint(1)<<m - 1
-		acc.clipLow += bits.OnesCount(uint(rho.Less(lo).And(adv.Less(zero)).ToBits()) & valid)
-		acc.clipHigh += bits.OnesCount(uint(rho.Greater(hi).And(adv.Greater(zero)).ToBits()) & valid)
-		for i := range m {
-			dr := dz[(g+i)*ld : (g+i)*ld+NumActions]
-			dr[0], dr[1], dr[2] = g0b[i], g1b[i], g2b[i]
-			pol, kl, ent := float64(polb[i]), float64(klb[i]), float64(entb[i])
-			acc.pol += pol
-			acc.kl += kl
-			acc.ent += ent
-			acc.loss += pol + cfg.Beta*kl - cfg.Entropy*ent
-		}
+		g0 := beta.Mul(d0.Sub(klv)).Add(cH.Mul(l0.Add(entv))).Sub(dLp).Mul(p0).Add(dLp.Mul(oh0))
+		g1 := beta.Mul(d1.Sub(klv)).Add(cH.Mul(l1.Add(entv))).Sub(dLp).Mul(p1).Add(dLp.Mul(oh1))
+		g2 := beta.Mul(d2.Sub(klv)).Add(cH.Mul(l2.Add(entv))).Sub(dLp).Mul(p2).Add(dLp.Mul(oh2))
+		g0.Mul(scale).StoreSlice(c.g0[g:])
+		g1.Mul(scale).StoreSlice(c.g1[g:])
+		g2.Mul(scale).StoreSlice(c.g2[g:])
+
+		valid := ldF32x8(c.valid[g:])
+		polS = polS.Add(zero.Sub(u.Min(v)).Mul(valid))
+		klS = klS.Add(klv.Mul(valid))
+		entS = entS.Add(entv.Mul(valid))
+		bitsValid := uint(1)<<min(L, m-g) - 1
+		clipLow += bits.OnesCount(uint(rho.Less(lo).And(adv.Less(zero)).ToBits()) & bitsValid)
+		clipHigh += bits.OnesCount(uint(rho.Greater(hi).And(adv.Greater(zero)).ToBits()) & bitsValid)
 	}
-	s.add(acc)
-	archsimd.ClearAVXUpperBits()
+	polS.Store(pol)
+	klS.Store(kl)
+	entS.Store(ent)
+	return clipLow, clipHigh
 }
 
 func actGradF32x8(d, h []float32, act Activation) {

@@ -38,7 +38,7 @@ func bcpF64x4(p unsafe.Pointer) archsimd.Float64x4 {
 // of their loops. Pointers never step past the last element they read.
 func gemmF64x4(c []float64, ldc int, a []float64, sp, st int, b []float64, ldb int, np, nj, n int, acc bool) {
 	const L, z = 4, 8
-	if !checkGemm(len(c), ldc, len(a), sp, st, len(b), ldb, np, nj, n, L, acc) {
+	if !checkGemm(len(c), ldc, len(a), sp, st, len(b), ldb, np, nj, n, L) {
 		return
 	}
 	cp, ap, bp := unsafe.Pointer(unsafe.SliceData(c)), unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
@@ -269,25 +269,71 @@ func k1x1zF64x4(c unsafe.Pointer, a unsafe.Pointer, st int, b unsafe.Pointer, ld
 	stpF64x4(s, c, 0)
 }
 
+// redF64x4 sums v down to a Float64x2.
+func redF64x4(v archsimd.Float64x4) archsimd.Float64x2 { return v.GetLo().Add(v.GetHi()) }
+
+// dotF64x4 is kernelSet.dot: four outputs at a time (three when fewer
+// remain: the rows past out are zero), each the dot product of a row of h
+// with a row of w, reduced across lanes and stored as one small vector.
+func dotF64x4(c []float64, ldc int, h []float64, ldh int, w []float64, ldw int, rows, out, width int) {
+	const L, z = 4, 8
+	out4 := (out + 3) &^ 3
+	if rows == 0 || out == 0 {
+		return
+	}
+	if width <= 0 || width%L != 0 || ldc < out4 || ldw < width || (rows-1)*ldc+out4 > len(c) || (rows-1)*ldh+width > len(h) || (out4-1)*ldw+width > len(w) {
+		panic("nn: dot: operands out of bounds")
+	}
+	cp, hp, wp := unsafe.Pointer(unsafe.SliceData(c)), unsafe.Pointer(unsafe.SliceData(h)), unsafe.Pointer(unsafe.SliceData(w))
+	for o := 0; o < out4; o += 4 {
+		w0 := unsafe.Add(wp, z*o*ldw)
+		w1, w2, w3 := unsafe.Add(w0, z*ldw), unsafe.Add(w0, 2*z*ldw), unsafe.Add(w0, 3*z*ldw)
+		four := out-o >= 4
+		for r := 0; r < rows; r++ {
+			hr := unsafe.Add(hp, z*r*ldh)
+			var s0, s1, s2, s3 archsimd.Float64x4
+			for k := 0; k < width; k += L {
+				x := ldpF64x4(hr, k)
+				s0 = ldpF64x4(w0, k).MulAdd(x, s0)
+				s1 = ldpF64x4(w1, k).MulAdd(x, s1)
+				s2 = ldpF64x4(w2, k).MulAdd(x, s2)
+				if four {
+					s3 = ldpF64x4(w3, k).MulAdd(x, s3)
+				}
+			}
+			cr := unsafe.Add(cp, z*(r*ldc+o))
+			redF64x4(s0).AddPairs(redF64x4(s1)).Store((*[2]float64)(cr))
+			redF64x4(s2).AddPairs(redF64x4(s3)).Store((*[2]float64)(unsafe.Add(cr, 2*z)))
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
 func biasActF64x4(h []float64, ld int, bias []float64, rows, width int, act Activation, hidden bool) {
 	const L = 4
 	bias = bias[:width]
-	zero := bcF64x4(0)
-	for r := 0; r < rows; r++ {
-		row := h[r*ld : r*ld+width]
-		switch {
-		case !hidden:
-			for j := 0; j < width; j += L {
-				ldF64x4(row[j:]).Add(ldF64x4(bias[j:])).StoreSlice(row[j:])
-			}
-		case act == ReLU:
-			for j := 0; j < width; j += L {
-				ldF64x4(row[j:]).Add(ldF64x4(bias[j:])).Max(zero).StoreSlice(row[j:])
-			}
-		default:
+	if hidden && act == Tanh {
+		// Scalar math.Tanh: no vector op may run first, or every SSE
+		// instruction of math.Tanh would pay for the dirty upper state.
+		for r := 0; r < rows; r++ {
+			row := h[r*ld : r*ld+width]
 			for j, b := range bias {
 				row[j] = math.Tanh(row[j] + b)
 			}
+		}
+		return
+	}
+	zero := bcF64x4(0)
+	for r := 0; r < rows; r++ {
+		row := h[r*ld : r*ld+width]
+		if hidden { // ReLU
+			for j := 0; j < width; j += L {
+				ldF64x4(row[j:]).Add(ldF64x4(bias[j:])).Max(zero).StoreSlice(row[j:])
+			}
+			continue
+		}
+		for j := 0; j < width; j += L {
+			ldF64x4(row[j:]).Add(ldF64x4(bias[j:])).StoreSlice(row[j:])
 		}
 	}
 	archsimd.ClearAVXUpperBits()

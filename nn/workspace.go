@@ -12,40 +12,53 @@ import (
 //
 // # How a step runs
 //
-// The batch is split into one contiguous block of rows per worker (the
-// calling goroutine is worker 0). Each worker walks its block in tiles of
-// up to 64 rows and, for each tile, runs the forward pass, the loss and the
-// backward pass while the tile's activations are in cache, accumulating the
-// gradient into its own partial. The calling goroutine then sums the partials
-// in worker order into the caller's grad. Row blocks, tiles and reduction
-// order depend only on the batch size and the thread count, so results are
-// reproducible bit for bit for a given build, CPU feature level and threads.
+// The calling goroutine copies the weights into the layouts the kernels read
+// (Wᵀ for the forward products, W with padded rows for the backward ones),
+// then splits the batch into one contiguous block of rows per worker, itself
+// being worker 0; a block has at least one tile. Each worker walks its block
+// in tiles of up to 64 rows and, for each tile, runs the forward pass, the
+// loss and the backward pass while the tile's activations are in cache,
+// accumulating the gradient into its own partial. The caller then adds the
+// partials in worker order and writes them, in the flat layout, to grad.
+// Row blocks, tiles and the order of every sum depend only on the batch
+// size and the thread count: results are reproducible bit for bit for a
+// given build, CPU feature level and thread count.
 //
 // # Kernels
 //
-// Every matrix product of the step — Z = H·Wᵀ forward, ∂H = ∂Z·W backward,
-// ∂W += ∂Zᵀ·H — is one primitive, C (+)= A·B with A read through arbitrary
-// strides and B, C row-major with rows padded to the vector width (zeros in
-// the padding, so kernels have no column tails). It is vectorised along C's
-// rows with register blocks of 2×4 vectors. The instruction set is chosen at
-// run time: with GOEXPERIMENT=simd on amd64, AVX-512 (16 float32 lanes) or
-// AVX2+FMA (8 lanes) through simd/archsimd; otherwise, and on other CPUs, a
-// portable Go loop. KernelName reports the choice.
+// Every matrix product — Z = H·Wᵀ forward, ∂H = ∂Z·W and ∂W += ∂Zᵀ·H
+// backward — is one primitive, C (+)= A·B, with A read a scalar at a time
+// through arbitrary strides and B, C row-major with rows padded to the vector
+// width (zeros in the padding, so no kernel has a column tail, whatever the
+// layer widths). It is vectorised along C's rows in register blocks of 2×4
+// vectors, the most Go's register allocator keeps in its 15 vector registers.
+// An output layer much narrower than a vector (the 3 logits) is computed
+// instead as dot products reduced across lanes. The loss runs 16 rows (8
+// with AVX2) to a vector, with polynomial exp and log, on the columns of a
+// tile gathered from the rows. float32 tanh is tanh32, a rational function
+// within 4e-7 of math.Tanh, in every build; float64 uses math.Tanh.
 //
-// float32 is the fast path: tanh is the rational approximation of tanh32
-// (within 4e-7 of math.Tanh) in every build. float64 runs the same products
-// with math.Tanh. The loss terms of each row are computed in float64.
+// The instruction set is chosen at run time: with GOEXPERIMENT=simd on
+// amd64, AVX-512 (16 float32 lanes) or AVX2 with FMA (8 lanes) through
+// simd/archsimd; otherwise, and on other CPUs, portable Go loops blocked the
+// same way. KernelName reports the choice. Every vector kernel ends with
+// archsimd.ClearAVXUpperBits: scalar Go code (SSE instructions) run while
+// the upper halves of the vector registers are dirty pays on every
+// instruction, which made math.Tanh several times slower.
 //
 // Each kernel keeps its plain reference loop beside it (ForwardRef,
-// LossAndGradRef, SFTLossAndGradRef, Adam.Update); the tests compare them on
-// random shapes, in both builds, with NaN guard bands around every output.
+// LossAndGradRef, SFTLossAndGradRef, Adam.Update); the tests compare every
+// instruction set the machine has against them, and against Gorgonia, on
+// random shapes, with NaN guard bands around every output.
 //
 // # Use
 //
 // A Workspace serves one goroutine at a time and MLPs of the sizes and
 // activation it was built for; arguments that disagree are caller bugs and
-// panic. Close stops its goroutines; a Workspace that becomes unreachable is
-// closed by the garbage collector.
+// panic. Batch statistics and the loss terms of a row are computed in
+// float64 by the portable and float64 kernels, in float32 (summed in
+// float64) by the float32 vector kernels. Close stops the goroutines; a
+// Workspace that becomes unreachable is closed by the garbage collector.
 type Workspace[T Float] struct {
 	s *wsState[T]
 }
@@ -75,9 +88,11 @@ type wsState[T Float] struct {
 	k        *kernelSet[T]
 	pad      []int  // pad[i]: sizes[i] rounded up to k.lanes
 	vecIn    []bool // layer l's weight gradient is kept [out][pad in] (else [in][pad out])
+	dotOut   bool   // the output layer runs k.dot on wp[L−1] instead of gemm
 
 	// The step's weights, copied from the MLP: wt[l] is Wᵀ [in][pad out],
-	// wp[l] is W [out][pad in] (l > 0), bias[l] is [pad out].
+	// wp[l] is W [out][pad in] (for l > 0, and for the output layer when
+	// dotOut, its rows then rounded up to 4), bias[l] is [pad out].
 	wt, wp, bias [][]T
 
 	workers []*worker[T]
@@ -146,6 +161,8 @@ func newWorkspace[T Float](sizes []int, act Activation, maxBatch, threads int, k
 	for i, n := range sizes {
 		s.pad[i] = (n + k.lanes - 1) / k.lanes * k.lanes
 	}
+	out, out4 := sizes[L], (sizes[L]+3)&^3
+	s.dotOut = k.dot != nil && 2*out <= k.lanes && out4 <= s.pad[L] && (L > 1 || sizes[0] == s.pad[0])
 	for l := 0; l < L; l++ {
 		in, out := sizes[l], sizes[l+1]
 		// Vectorise the weight gradient along whichever side wastes fewer
@@ -153,7 +170,10 @@ func newWorkspace[T Float](sizes []int, act Activation, maxBatch, threads int, k
 		// only be read a scalar at a time.
 		s.vecIn[l] = l > 0 && in*s.pad[l+1] > out*s.pad[l]
 		s.wt[l] = alignedSlice[T](in * s.pad[l+1])
-		if l > 0 {
+		switch {
+		case l == L-1 && s.dotOut:
+			s.wp[l] = alignedSlice[T](out4 * s.pad[l]) // rows past out stay zero
+		case l > 0:
 			s.wp[l] = alignedSlice[T](out * s.pad[l])
 		}
 		s.bias[l] = alignedSlice[T](s.pad[l+1])
@@ -290,13 +310,14 @@ func (s *wsState[T]) loadWeights(m *MLP[T], backward bool) {
 	for l := 0; l < len(s.sizes)-1; l++ {
 		in, out, po := s.sizes[l], s.sizes[l+1], s.pad[l+1]
 		w, wt := m.Weight(l), s.wt[l]
-		for o := 0; o < out; o++ {
-			for k, v := range w[o*in : (o+1)*in] {
-				wt[k*po+o] = v
+		for k := 0; k < in; k++ {
+			row := wt[k*po : k*po+out]
+			for o := range row {
+				row[o] = w[o*in+k]
 			}
 		}
 		copy(s.bias[l], m.Bias(l))
-		if backward && l > 0 {
+		if (backward && l > 0) || (l == len(s.sizes)-2 && s.dotOut) {
 			pi, wp := s.pad[l], s.wp[l]
 			for o := 0; o < out; o++ {
 				copy(wp[o*pi:o*pi+in], w[o*in:(o+1)*in])
@@ -349,7 +370,11 @@ func (s *wsState[T]) forwardTile(wk *worker[T], x []T, rows int) {
 	for l := 0; l < L; l++ {
 		po := s.pad[l+1]
 		h := wk.h[l]
-		k.gemm(h, po, a, lda, 1, s.wt[l], po, rows, po, s.sizes[l], false)
+		if l == L-1 && s.dotOut {
+			k.dot(h, po, a, lda, s.wp[l], s.pad[l], rows, s.sizes[l+1], s.pad[l])
+		} else {
+			k.gemm(h, po, a, lda, 1, s.wt[l], po, rows, po, s.sizes[l], false)
+		}
 		k.biasAct(h, po, s.bias[l], rows, po, s.act, l < L-1)
 		a, lda = h, po
 	}
@@ -380,32 +405,32 @@ func (s *wsState[T]) backwardTile(wk *worker[T], x []T, rows int) {
 	}
 }
 
-// reduceGrad sums the workers' partials, in worker order, into grad.
+// reduceGrad sums the workers' partials, in worker order, into worker 0's
+// (a vector add), then writes them into grad in the flat layout.
 func (s *wsState[T]) reduceGrad(grad []T) {
 	ws := s.workers[:s.nw]
 	for l := 0; l < len(s.sizes)-1; l++ {
 		in, out := s.sizes[l], s.sizes[l+1]
-		gw, gb := LayerWeight(s.sizes, grad, l), LayerBias(s.sizes, grad, l)
-		// Partial element (o, k) sits at o*so + k*sk.
-		so, sk := 1, s.pad[l+1]
-		if s.vecIn[l] {
-			so, sk = s.pad[l], 1
+		pw, pb := ws[0].gw[l], ws[0].gb[l]
+		for _, wk := range ws[1:] {
+			s.k.colSum(pw, wk.gw[l], 0, 1, len(pw))
+			s.k.colSum(pb, wk.gb[l], 0, 1, len(pb))
 		}
-		for o := 0; o < out; o++ {
+		gw := LayerWeight(s.sizes, grad, l)
+		if s.vecIn[l] { // pw is [out][pad in]
+			pi := s.pad[l]
+			for o := 0; o < out; o++ {
+				copy(gw[o*in:(o+1)*in], pw[o*pi:o*pi+in])
+			}
+		} else { // pw is [in][pad out]
+			po := s.pad[l+1]
 			for k := 0; k < in; k++ {
-				i := o*so + k*sk
-				v := ws[0].gw[l][i]
-				for _, wk := range ws[1:] {
-					v += wk.gw[l][i]
+				for o, v := range pw[k*po : k*po+out] {
+					gw[o*in+k] = v
 				}
-				gw[o*in+k] = v
 			}
-			v := ws[0].gb[l][o]
-			for _, wk := range ws[1:] {
-				v += wk.gb[l][o]
-			}
-			gb[o] = v
 		}
+		copy(LayerBias(s.sizes, grad, l), pb[:out])
 	}
 }
 

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // batchSizes include 1, sizes below and above a tile and the vector widths,
@@ -140,6 +142,9 @@ func testForward[T Float](t *testing.T) {
 		for trial := range 6 {
 			act := Activation(trial % 2)
 			sizes := randSizes(rng, 1+rng.IntN(70), 1+rng.IntN(20))
+			if trial == 1 {
+				sizes = []int{32, NumActions} // the output layer reads X itself
+			}
 			m := randModel[T](rng, sizes, act)
 			ws, err := newWorkspace(sizes, act, 1000, 1+trial%3, k)
 			if err != nil {
@@ -220,8 +225,8 @@ func TestLossAndGradDeterministic(t *testing.T) {
 }
 
 func TestWorkspaceZeroAllocs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocation counts")
+	if testing.Short() || raceEnabled {
+		t.Skip("allocation counts need a plain build")
 	}
 	rng := rand.New(rand.NewPCG(11, 12))
 	sizes := []int{32, 64, 64, NumActions}
@@ -281,7 +286,11 @@ func TestWorkspaceMisusePanics(t *testing.T) {
 		f    func()
 	}{
 		{"other sizes", func() { ws.ForwardTo(make([]float32, 3), other, make([]float32, 4)) }},
-		{"other activation", func() { m.Act = ReLU; defer func() { m.Act = Tanh }(); ws.ForwardTo(make([]float32, 3), m, make([]float32, 4)) }},
+		{"other activation", func() {
+			m.Act = ReLU
+			defer func() { m.Act = Tanh }()
+			ws.ForwardTo(make([]float32, 3), m, make([]float32, 4))
+		}},
 		{"too many rows", func() { ws.ForwardTo(make([]float32, 33), m, make([]float32, 44)) }},
 		{"short grad", func() { ws.LossAndGrad(grad[1:], m, randBatch(rng, m, 3), DefaultLoss()) }},
 		{"ragged x", func() { ws.SFTLossAndGrad(grad, m, make([]float32, 5), []uint8{0, 1}) }},
@@ -297,5 +306,30 @@ func TestWorkspaceMisusePanics(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// A Workspace dropped without Close stops its goroutines once collected.
+func TestWorkspaceCleanupStopsWorkers(t *testing.T) {
+	before := runtime.NumGoroutine()
+	func() {
+		ws, err := NewWorkspace[float32]([]int{4, 3}, Tanh, 1000, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ws.Threads() != 4 {
+			t.Fatalf("Threads() = %d, want 4", ws.Threads())
+		}
+		if n := runtime.NumGoroutine(); n < before+3 {
+			t.Fatalf("%d goroutines after starting 3 workers, had %d", n, before)
+		}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines 10 s after dropping the workspace, had %d", runtime.NumGoroutine(), before)
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -1,0 +1,205 @@
+package mpdf_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mpdf/mpdf/autodiff"
+	"github.com/mpdf/mpdf/nn"
+	"github.com/mpdf/mpdf/trainer"
+)
+
+// Benchmarks of the update step on the target model — 32 features, hidden
+// 64×64, tanh, 3 actions — for the kernels of package nn (impl=kernel: the
+// AVX-512 or AVX2 kernels with GOEXPERIMENT=simd on amd64, the portable Go
+// kernels otherwise) and the Gorgonia graph of package autodiff
+// (impl=gorgonia). Compare them with
+//
+//	GOEXPERIMENT=simd go test -run XXX -bench 'Step/.*/dtype=float32/batch=4096' -count 5 . | benchstat -col /impl -
+//
+// FLOPs are counted as 2·in·out per sample for each matrix product a pass
+// runs (elementwise work, the loss and Adam are not counted): forward
+// 2·Σ in·out = 12 672, backward 2·Σ in·out for the weight gradients plus
+// 2·Σ_{l≥1} in·out for the input gradients (none for the features) = 21 248;
+// a step is both, 33 920 FLOP per sample.
+
+var benchSizes = []int{32, 64, 64, nn.NumActions}
+
+var benchBatches = []int{256, 4096, 65536}
+
+// benchFLOPs returns the forward and backward FLOPs per sample of benchSizes.
+func benchFLOPs() (fwd, bwd float64) {
+	for l := 0; l+1 < len(benchSizes); l++ {
+		mac := float64(benchSizes[l] * benchSizes[l+1])
+		fwd += 2 * mac
+		bwd += 2 * mac
+		if l > 0 {
+			bwd += 2 * mac
+		}
+	}
+	return fwd, bwd
+}
+
+// benchRun runs the sub-benchmarks impl × dtype × batch of one pass.
+// setup returns the operation for a model and batch; flops is per sample.
+func benchRun(b *testing.B, flops float64, kernel32, gorgonia32 func(*testing.B, *nn.MLP[float32], *nn.Batch[float32]) func(), kernel64, gorgonia64 func(*testing.B, *nn.MLP[float64], *nn.Batch[float64]) func()) {
+	for _, impl := range []string{"kernel", "gorgonia"} {
+		for _, dtype := range []string{"float32", "float64"} {
+			for _, n := range benchBatches {
+				b.Run(fmt.Sprintf("impl=%s/dtype=%s/batch=%d", impl, dtype, n), func(b *testing.B) {
+					var op func()
+					switch {
+					case dtype == "float32" && impl == "kernel":
+						op = kernel32(b, benchModel[float32](), benchBatch[float32](n))
+					case dtype == "float32":
+						op = gorgonia32(b, benchModel[float32](), benchBatch[float32](n))
+					case impl == "kernel":
+						op = kernel64(b, benchModel[float64](), benchBatch[float64](n))
+					default:
+						op = gorgonia64(b, benchModel[float64](), benchBatch[float64](n))
+					}
+					op() // warm up: Gorgonia compiles its graph for this batch size
+					b.ReportAllocs()
+					for b.Loop() {
+						op()
+					}
+					sps := float64(n) * float64(b.N) / b.Elapsed().Seconds()
+					b.ReportMetric(sps, "samples/s")
+					b.ReportMetric(sps*flops/1e9, "GFLOP/s")
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkStep is the full update step: loss, gradient and Adam.
+func BenchmarkStep(b *testing.B) {
+	fwd, bwd := benchFLOPs()
+	benchRun(b, fwd+bwd, kernelStep[float32], gorgoniaStep[float32], kernelStep[float64], gorgoniaStep[float64])
+}
+
+// BenchmarkBackward is the loss and its gradient, without Adam (the kernels
+// fuse the forward pass into the backward one: it is not separable).
+func BenchmarkBackward(b *testing.B) {
+	fwd, bwd := benchFLOPs()
+	benchRun(b, fwd+bwd, kernelGrad[float32], gorgoniaGrad[float32], kernelGrad[float64], gorgoniaGrad[float64])
+}
+
+// BenchmarkForward is the logits of the batch.
+func BenchmarkForward(b *testing.B) {
+	fwd, _ := benchFLOPs()
+	benchRun(b, fwd, kernelForward[float32], gorgoniaForward[float32], kernelForward[float64], gorgoniaForward[float64])
+}
+
+// BenchmarkAdvantages is SoftRankPO's advantages of one group of distinct
+// rewards (SPEC §3), in rewards per second; it does no matrix products, so
+// it reports no GFLOP/s. (The pairwise sums grow as the square of the
+// group: 65 536 distinct rewards took 34 s on the reference machine, so
+// the largest group here is 16 384.)
+func BenchmarkAdvantages(b *testing.B) {
+	for _, n := range []int{256, 4096, 16384} {
+		b.Run(fmt.Sprintf("group=%d", n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(7, uint64(n)))
+			rewards := make([]float64, n)
+			for i := range rewards {
+				rewards[i] = rng.NormFloat64()
+			}
+			adv := make([]float64, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := trainer.SoftRankTo(adv, rewards, trainer.DefaultTau); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+		})
+	}
+}
+
+func kernelWorkspace[T nn.Float](b *testing.B, rows int) *nn.Workspace[T] {
+	ws, err := nn.NewWorkspace[T](benchSizes, nn.Tanh, rows, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(ws.Close)
+	return ws
+}
+
+func gorgoniaEngine[T nn.Float](b *testing.B) *autodiff.Engine[T] {
+	e, err := autodiff.New[T](benchSizes, nn.Tanh, nn.DefaultLoss())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	return e
+}
+
+func kernelStep[T nn.Float](b *testing.B, m *nn.MLP[T], batch *nn.Batch[T]) func() {
+	ws := kernelWorkspace[T](b, batch.Len())
+	grad := make([]T, len(m.Params))
+	opt := nn.NewAdam[T](nn.DefaultAdam(), len(m.Params))
+	return func() {
+		ws.LossAndGrad(grad, m, batch, nn.DefaultLoss())
+		opt.UpdateFast(m.Params, grad, 1e-5)
+	}
+}
+
+func gorgoniaStep[T nn.Float](b *testing.B, m *nn.MLP[T], batch *nn.Batch[T]) func() {
+	e := gorgoniaEngine[T](b)
+	grad := make([]T, len(m.Params))
+	opt := nn.NewAdam[T](nn.DefaultAdam(), len(m.Params))
+	return func() {
+		if _, err := e.LossAndGrad(grad, m, batch); err != nil {
+			b.Fatal(err)
+		}
+		opt.Update(m.Params, grad, 1e-5)
+	}
+}
+
+func kernelGrad[T nn.Float](b *testing.B, m *nn.MLP[T], batch *nn.Batch[T]) func() {
+	ws := kernelWorkspace[T](b, batch.Len())
+	grad := make([]T, len(m.Params))
+	return func() { ws.LossAndGrad(grad, m, batch, nn.DefaultLoss()) }
+}
+
+func gorgoniaGrad[T nn.Float](b *testing.B, m *nn.MLP[T], batch *nn.Batch[T]) func() {
+	e := gorgoniaEngine[T](b)
+	grad := make([]T, len(m.Params))
+	return func() {
+		if _, err := e.LossAndGrad(grad, m, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func kernelForward[T nn.Float](b *testing.B, m *nn.MLP[T], batch *nn.Batch[T]) func() {
+	ws := kernelWorkspace[T](b, batch.Len())
+	logits := make([]T, batch.Len()*nn.NumActions)
+	return func() { ws.ForwardTo(logits, m, batch.X) }
+}
+
+func gorgoniaForward[T nn.Float](b *testing.B, m *nn.MLP[T], batch *nn.Batch[T]) func() {
+	e := gorgoniaEngine[T](b)
+	logits := make([]T, batch.Len()*nn.NumActions)
+	return func() {
+		if err := e.Forward(logits, m, batch.X); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchModel[T nn.Float]() *nn.MLP[T] {
+	m, err := nn.NewMLP[T](benchSizes, nn.Tanh)
+	if err != nil {
+		panic(err)
+	}
+	m.Init(1)
+	return m
+}
+
+// benchBatch returns n rows of normal features with behaviour
+// log-probabilities near the policy's, so that most ratios are near 1.
+func benchBatch[T nn.Float](n int) *nn.Batch[T] {
+	return kernelBatch(rand.New(rand.NewPCG(3, uint64(n))), benchModel[T](), n)
+}
