@@ -22,7 +22,7 @@ func (r *run) offline(args []string, resumed *checkpoints.Checkpoint) error {
 			return err
 		}
 	}
-	if err := r.startRL(resumed); err != nil {
+	if err := r.startRL("offline", resumed); err != nil {
 		return err
 	}
 	total := r.cfg.RL.Iterations
@@ -49,7 +49,7 @@ func (r *run) offline(args []string, resumed *checkpoints.Checkpoint) error {
 		m := acc[len(acc)-1]
 		bar.Describe(fmt.Sprintf("rl step %d loss %+.4f kl %.4f reward %+.3f", r.rl.Steps, m.Loss, m.KL, m.Reward))
 		bar.Add(1)
-		if err := r.save("offline", nil, m); err != nil {
+		if err := r.save("offline", stepMetrics(m, nil)); err != nil {
 			bar.Exit()
 			return err
 		}

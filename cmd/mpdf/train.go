@@ -105,6 +105,8 @@ type run struct {
 	metrics *os.File
 	curve   curve
 	iter    int // completed iterations
+
+	sftMetrics map[string]float64 // of the supervised stage, when it ran
 }
 
 func runTrain(stdout, stderr io.Writer, cfg trainer.Config, o trainOpts, args []string) error {
@@ -227,6 +229,7 @@ func (r *run) sft(what string, pass func(each func(x []float32, actions []uint8)
 		fmt.Fprintln(r.stdout, "supervised stage: skipped (--sft-epochs 0)")
 		return nil
 	}
+	r.sftMetrics = map[string]float64{}
 	s, err := trainer.NewSFT(r.backend, r.policy, r.cfg.SFT, r.cfg.Adam, r.cfg.Seed)
 	if err != nil {
 		return err
@@ -261,14 +264,17 @@ func (r *run) sft(what string, pass func(each func(x []float32, actions []uint8)
 		bar.Add(1)
 	}
 	bar.Finish()
+	r.sftMetrics = map[string]float64{"sft_loss": last, "sft_agreement": agree}
 	fmt.Fprintf(r.stdout, "supervised stage: %d decisions (%s), %d epochs, %d steps, cross-entropy %.4f → %.4f, agreement %.1f%%\n",
 		rows, what, r.cfg.SFT.Epochs, s.Steps, first, last, 100*agree)
 	return nil
 }
 
 // startRL freezes the reference and builds the RL loop, restoring the
-// optimiser, step count and random state when resuming.
-func (r *run) startRL(resumed *checkpoints.Checkpoint) error {
+// optimiser, step count and random state when resuming; a fresh run saves
+// its step-0 checkpoint (the supervised policy), so that --resume never
+// redoes the supervised stage.
+func (r *run) startRL(mode string, resumed *checkpoints.Checkpoint) error {
 	ref := r.policy.Clone()
 	if resumed != nil && resumed.Reference != nil {
 		ref = resumed.Reference
@@ -298,6 +304,9 @@ func (r *run) startRL(resumed *checkpoints.Checkpoint) error {
 	}
 	r.rl = rl
 	rl.OnStep = r.logStep
+	if resumed == nil {
+		return r.save(mode, r.sftMetrics)
+	}
 	return nil
 }
 
@@ -322,18 +331,26 @@ func (r *run) logStep(s trainer.StepInfo) {
 	r.metrics.Write(append(b, '\n'))
 }
 
-// save writes a checkpoint after a completed iteration.
-func (r *run) save(mode string, extra map[string]float64, m trainer.Metrics) error {
-	metrics := map[string]float64{}
+// stepMetrics are a step's metrics by name, plus extra, for a checkpoint
+// header; step_time is left out, as wall time would make the bytes of two
+// identical runs differ.
+func stepMetrics(m trainer.Metrics, extra map[string]float64) map[string]float64 {
+	out := map[string]float64{}
 	names := trainer.MetricNames()
 	for i, v := range m.AppendValues(nil) {
-		if names[i] != "step_time" { // wall time would make the bytes differ run to run
-			metrics[names[i]] = v
+		if names[i] != "step_time" {
+			out[names[i]] = v
 		}
 	}
 	for k, v := range extra {
-		metrics[k] = v
+		out[k] = v
 	}
+	return out
+}
+
+// save writes a checkpoint: after the supervised stage (step 0, so that
+// --resume does not redo it) and after every completed iteration.
+func (r *run) save(mode string, metrics map[string]float64) error {
 	train, _ := json.Marshal(r.cfg)
 	pos, _ := json.Marshal(dataPos{Mode: mode, Iter: r.iter})
 	rng, err := r.rl.RNGState()
@@ -428,7 +445,7 @@ func (r *run) online(resumed *checkpoints.Checkpoint) error {
 			return err
 		}
 	}
-	if err := r.startRL(resumed); err != nil {
+	if err := r.startRL("online", resumed); err != nil {
 		return err
 	}
 	total := r.cfg.RL.Iterations
@@ -448,7 +465,7 @@ func (r *run) online(resumed *checkpoints.Checkpoint) error {
 		shares = append(shares, [3]float64{m.ActPersist, m.ActRefine, m.ActConcede})
 		bar.Describe(fmt.Sprintf("rl step %d loss %+.4f kl %.4f reward %+.3f acc %.3f", r.rl.Steps, m.Loss, m.KL, m.Reward, res.TeamAcc))
 		bar.Add(1)
-		if err := r.save("online", map[string]float64{"team_accuracy": res.TeamAcc, "tokens_per_episode": res.Tokens}, m); err != nil {
+		if err := r.save("online", stepMetrics(m, map[string]float64{"team_accuracy": res.TeamAcc, "tokens_per_episode": res.Tokens})); err != nil {
 			bar.Exit()
 			return err
 		}

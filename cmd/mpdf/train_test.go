@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -199,5 +200,34 @@ func TestTrainReplay(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// --init starts from exported weights: with no training at all (0 SFT
+// epochs, 0 iterations) the exported policy comes back unchanged.
+func TestTrainInitFromSafetensors(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first")
+	train(t, first, "--iterations", "1")
+	w0 := filepath.Join(first, "policy.safetensors")
+	second := filepath.Join(dir, "second")
+	train(t, second, "--iterations", "0", "--sft-epochs", "0", "--init", w0, "--hidden", "99")
+	a, _, err := checkpoints.LoadSafetensors(w0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := checkpoints.LoadSafetensors(filepath.Join(second, "policy.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Params, b.Params) || !slices.Equal(a.Sizes, b.Sizes) {
+		t.Errorf("--init weights %v did not come back unchanged: %v", a.Sizes, b.Sizes)
+	}
+	c, err := checkpoints.Load(filepath.Join(second, checkpoints.StepName(0)))
+	if err != nil {
+		t.Fatalf("no step-0 checkpoint after a run without RL: %v", err)
+	}
+	if !slices.Equal(c.Policy.Params, a.Params) {
+		t.Error("the step-0 checkpoint does not hold the initial weights")
 	}
 }
