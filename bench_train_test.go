@@ -93,7 +93,7 @@ func peakHeap() (stop func() uint64) {
 // second of a full pass (reading, decompressing, advantages, 4 update
 // epochs of minibatch steps).
 func BenchmarkTrainPackedMemory(b *testing.B) {
-	pack, packed := makePack(b, 1000, 8, 8192)
+	pack, packed := makePack(b, 3000, 8, 8192)
 	cfg := trainer.DefaultConfig()
 	policy, err := trainer.NewPolicy(&cfg, metapolicy.FeatureWidth)
 	if err != nil {

@@ -85,17 +85,26 @@ func (k *KernelBackend) SFTLossAndGrad(grad []float32, m *nn.MLP[float32], x []f
 	return ws.SFTLossAndGrad(grad, m, x, actions), nil
 }
 
+// forwardBlock bounds the rows of one forward call, so that computing the
+// log-probabilities of a whole rollout batch does not grow the workspace
+// (and memory) to the batch: only the minibatches of LossAndGrad size it.
+const forwardBlock = 1024
+
 // Forward writes the logits of the rows of x; it makes KernelBackend a
 // Forwarder, so the Stepper's log-probabilities are batched too.
 func (k *KernelBackend) Forward(logits []float32, m *nn.MLP[float32], x []float32) error {
-	n := len(x) / max(1, m.In())
-	if n == 0 || len(x) != n*m.In() || len(logits) != n*m.Out() {
-		return fmt.Errorf("trainer: kernel backend: forward of %d values into %d logits for widths %d→%d", len(x), len(logits), m.In(), m.Out())
+	in, out := m.In(), m.Out()
+	n := len(x) / max(1, in)
+	if n == 0 || len(x) != n*in || len(logits) != n*out {
+		return fmt.Errorf("trainer: kernel backend: forward of %d values into %d logits for widths %d→%d", len(x), len(logits), in, out)
 	}
-	ws, err := k.workspace(m, n, m.Params)
+	ws, err := k.workspace(m, min(n, max(forwardBlock, k.cap)), m.Params)
 	if err != nil {
 		return err
 	}
-	ws.ForwardTo(logits, m, x)
+	for lo := 0; lo < n; lo += forwardBlock {
+		hi := min(n, lo+forwardBlock)
+		ws.ForwardTo(logits[lo*out:hi*out], m, x[lo*in:hi*in])
+	}
 	return nil
 }
