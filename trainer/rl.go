@@ -98,8 +98,14 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 	n := batch.Len()
 	full := *batch
 	full.LogProb = make([]float64, n)
-	if err := r.stepper.PolicyLogProbsTo(full.LogProb, batch.Features, batch.Actions); err != nil {
-		return UpdateResult{}, err
+	missing := batch.LogProb == nil
+	for i := 0; i < n && !missing; i++ {
+		missing = math.IsNaN(batch.LogProb[i])
+	}
+	if missing {
+		if err := r.stepper.PolicyLogProbsTo(full.LogProb, batch.Features, batch.Actions); err != nil {
+			return UpdateResult{}, err
+		}
 	}
 	for i := range full.LogProb {
 		if batch.LogProb != nil && !math.IsNaN(batch.LogProb[i]) {
@@ -143,6 +149,9 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 			}
 		}
 		res.Epochs = ep + 1
+		if r.cfg.RL.KLTarget == 0 && ep+1 < r.cfg.RL.UpdateEpochs {
+			continue // the estimate only decides an early stop, or is reported at the end
+		}
 		kl, err := r.approxKL(&full)
 		if err != nil {
 			return res, err
