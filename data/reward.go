@@ -106,17 +106,9 @@ func rewards(ep *Episode, cfg RewardConfig) ([][]float64, error) {
 	}
 	n := ep.Agents
 	out := make([][]float64, len(ep.Rounds))
-	answers := make([]string, n)
-	conf := make([]float64, n)
 	for t := 1; t < len(ep.Rounds); t++ {
 		prev, cur := ep.Rounds[t-1].Turns, ep.Rounds[t].Turns
-		for i := range cur {
-			answers[i] = cur[i].Answer
-			conf[i] = metapolicy.Missing
-			if c := cur[i].Confidence; c != nil {
-				conf[i] = *c
-			}
-		}
+		answers, conf := Votes(cur)
 		team := correct(metapolicy.TeamAnswer(answers, conf, -1))
 		row := make([]float64, n)
 		for i := range cur {

@@ -107,15 +107,7 @@ func (s *Stats) Add(rec Record) error {
 		return fmt.Errorf("data: %s: %w", rec.Pos, err)
 	}
 	team := func(t int) bool {
-		turns := ep.Rounds[t].Turns
-		answers, conf := make([]string, len(turns)), make([]float64, len(turns))
-		for i, u := range turns {
-			answers[i], conf[i] = u.Answer, metapolicy.Missing
-			if u.Confidence != nil {
-				conf[i] = *u.Confidence
-			}
-		}
-		a := metapolicy.TeamAnswer(answers, conf, -1)
+		a := TeamAnswer(ep.Rounds[t].Turns)
 		return a != "" && a == ep.Gold
 	}
 	if team(0) {

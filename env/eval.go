@@ -96,10 +96,10 @@ func (t *Tally) Add(ep *data.Episode) error {
 		return nil
 	}
 	t.scored++
-	if teamAnswer(ep.Rounds[len(ep.Rounds)-1].Turns) == ep.Gold {
+	if data.TeamAnswer(ep.Rounds[len(ep.Rounds)-1].Turns) == ep.Gold {
 		t.correct++
 	}
-	if teamAnswer(ep.Rounds[0].Turns) == ep.Gold {
+	if data.TeamAnswer(ep.Rounds[0].Turns) == ep.Gold {
 		t.correct0++
 	}
 	return nil
@@ -124,11 +124,6 @@ func (t *Tally) Result() Result {
 		}
 	}
 	return r
-}
-
-func teamAnswer(turns []data.Turn) string {
-	answers, conf := split(turns)
-	return metapolicy.TeamAnswer(answers, conf, -1)
 }
 
 // Evaluate runs every policy on e with the same options (hence the same

@@ -118,7 +118,7 @@ func TestEpisodeInvariants(t *testing.T) {
 						t.Fatalf("%s: round %d agent %d: persist changed %+v into %+v", ep.ID, r, i, prev[i], tu)
 					}
 				case metapolicy.Concede:
-					answers, conf := split(prev)
+					answers, conf := data.Votes(prev)
 					want := metapolicy.ConcedeTarget(answers, conf, i)
 					if want == "" {
 						want = prev[i].Answer

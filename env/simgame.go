@@ -119,7 +119,7 @@ func keep(t *data.Turn) data.Turn {
 // holder. With no target, or when the target is its own answer, it keeps
 // its state; either way the turn costs ConcedeTokens.
 func (g *simGame) concede(agent int, prev []data.Turn) data.Turn {
-	answers, conf := split(prev)
+	answers, conf := data.Votes(prev)
 	target := metapolicy.ConcedeTarget(answers, conf, agent)
 	out := keep(&prev[agent])
 	out.Tokens = g.s.cfg.ConcedeTokens
@@ -297,18 +297,6 @@ func (g *simGame) questionTokens() int {
 }
 
 // split returns the answers and confidences (NaN when missing) of turns.
-func split(turns []data.Turn) ([]string, []float64) {
-	answers := make([]string, len(turns))
-	conf := make([]float64, len(turns))
-	for i := range turns {
-		answers[i] = turns[i].Answer
-		conf[i] = metapolicy.Missing
-		if turns[i].Confidence != nil {
-			conf[i] = *turns[i].Confidence
-		}
-	}
-	return answers, conf
-}
 
 // poisson draws from Poisson(lambda) by Knuth's product method (λ is small).
 func poisson(rng *rand.Rand, lambda float64) int {

@@ -169,7 +169,7 @@ func TestSimWrongMajority(t *testing.T) {
 		}
 		if right > 0 {
 			someRight++
-			if teamAnswer(turns) != gold {
+			if data.TeamAnswer(turns) != gold {
 				wrongMaj++
 			}
 		}

@@ -105,7 +105,7 @@ func (g *game) Step(round, agent int, action metapolicy.Action, prev []data.Turn
 		msgs := g.history(agent, prev[agent].Text, RefinePrompt(g.t.Kind, g.t.Question, peers))
 		turn, err = g.generate(ctx, round, agent, RoleRefine, msgs, "")
 	case metapolicy.Concede:
-		target, src := concedeSource(prev, agent)
+		target, src := data.ConcedeSource(prev, agent)
 		switch {
 		case target == "":
 			turn = carry(prev[agent])
@@ -124,39 +124,6 @@ func (g *game) Step(round, agent int, action metapolicy.Action, prev []data.Turn
 	a := action
 	turn.Action = &a
 	return turn, nil
-}
-
-// concedeSource returns the concede target of agent and the peer whose
-// turn is taken over: among the peers holding the target, the most
-// confident (missing counts as 0), then the lowest index.
-func concedeSource(prev []data.Turn, agent int) (target string, src int) {
-	answers := make([]string, len(prev))
-	conf := make([]float64, len(prev))
-	for i := range prev {
-		answers[i] = prev[i].Answer
-		conf[i] = metapolicy.Missing
-		if c := prev[i].Confidence; c != nil {
-			conf[i] = *c
-		}
-	}
-	target = metapolicy.ConcedeTarget(answers, conf, agent)
-	src = -1
-	for j := range prev {
-		if j == agent || answers[j] != target || target == "" {
-			continue
-		}
-		if src < 0 || known0(conf[j]) > known0(conf[src]) {
-			src = j
-		}
-	}
-	return target, src
-}
-
-func known0(c float64) float64 {
-	if metapolicy.Known(c) {
-		return c
-	}
-	return 0
 }
 
 // carry copies a turn into the next round without a call: same answer,

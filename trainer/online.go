@@ -76,16 +76,7 @@ func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
 	}
 	err = env.Run(e, pol, opts, func(ep *data.Episode) error {
 		res.Episodes++
-		last := ep.Rounds[len(ep.Rounds)-1].Turns
-		answers := make([]string, len(last))
-		conf := make([]float64, len(last))
-		for i := range last {
-			answers[i], conf[i] = last[i].Answer, metapolicy.Missing
-			if last[i].Confidence != nil {
-				conf[i] = *last[i].Confidence
-			}
-		}
-		if ep.Gold != "" && metapolicy.TeamAnswer(answers, conf, -1) == ep.Gold {
+		if ep.Gold != "" && data.TeamAnswer(ep.Rounds[len(ep.Rounds)-1].Turns) == ep.Gold {
 			res.TeamAcc++
 		}
 		for _, rd := range ep.Rounds {

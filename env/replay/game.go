@@ -76,24 +76,9 @@ func (g *game) Step(round, agent int, action metapolicy.Action, prev []data.Turn
 
 // concede returns the turn agent adopts from its peers in prev.
 func concede(prev []data.Turn, agent int) data.Turn {
-	answers := make([]string, len(prev))
-	conf := make([]float64, len(prev))
-	for i := range prev {
-		answers[i] = prev[i].Answer
-		conf[i] = metapolicy.Missing
-		if c := prev[i].Confidence; c != nil {
-			conf[i] = *c
-		}
-	}
-	target := metapolicy.ConcedeTarget(answers, conf, agent)
-	src := agent
-	if target != "" {
-		for i := range prev {
-			if i != agent && answers[i] == target {
-				src = i
-				break
-			}
-		}
+	_, src := data.ConcedeSource(prev, agent)
+	if src < 0 {
+		src = agent
 	}
 	t := prev[src]
 	t.Confidence, t.Exchanges = nil, nil
