@@ -6,7 +6,14 @@ package nn
 // polynomial, so float32 gives the same activations in every build up to
 // the order of the multiply-adds.
 func tanh32(x float32) float32 {
-	x = min(max(x, -tanhClamp), tanhClamp)
+	// Compares rather than min and max, which spend a dozen instructions
+	// on NaN and signed-zero cases that these branches already get right
+	// (a NaN compares false and passes through).
+	if x > tanhClamp {
+		x = tanhClamp
+	} else if x < -tanhClamp {
+		x = -tanhClamp
+	}
 	x2 := x * x
 	p := float32(tanhP13)
 	p = p*x2 + tanhP11
