@@ -39,12 +39,15 @@ func (k *KernelBackend) Close() {
 	}
 }
 
-func (k *KernelBackend) workspace(m *nn.MLP[float32], rows int, grad []float32) (*nn.Workspace[float32], error) {
+// workspace checks that m has the backend's shape (and as many parameters
+// as that shape has: the kernels trust it) and returns a workspace for at
+// least rows rows.
+func (k *KernelBackend) workspace(m *nn.MLP[float32], rows int) (*nn.Workspace[float32], error) {
 	if m.Act != k.act || !slices.Equal(m.Sizes, k.sizes) {
 		return nil, fmt.Errorf("trainer: kernel backend built for %v %v, got a network %v %v", k.sizes, k.act, m.Sizes, m.Act)
 	}
-	if len(grad) != len(m.Params) {
-		return nil, fmt.Errorf("trainer: kernel backend: %d gradient slots for %d parameters", len(grad), len(m.Params))
+	if n, _ := nn.NumParams(k.sizes); len(m.Params) != n {
+		return nil, fmt.Errorf("trainer: kernel backend: network has %d parameters, its sizes %v need %d", len(m.Params), m.Sizes, n)
 	}
 	if rows > k.cap {
 		k.Close()
@@ -57,11 +60,21 @@ func (k *KernelBackend) workspace(m *nn.MLP[float32], rows int, grad []float32) 
 	return k.ws, nil
 }
 
+func checkGrad(grad []float32, m *nn.MLP[float32]) error {
+	if len(grad) != len(m.Params) {
+		return fmt.Errorf("trainer: kernel backend: %d gradient slots for %d parameters", len(grad), len(m.Params))
+	}
+	return nil
+}
+
 func (k *KernelBackend) LossAndGrad(grad []float32, m *nn.MLP[float32], b *nn.Batch[float32]) (nn.LossStats, error) {
 	if err := b.Check(m.In()); err != nil {
 		return nn.LossStats{}, err
 	}
-	ws, err := k.workspace(m, b.Len(), grad)
+	if err := checkGrad(grad, m); err != nil {
+		return nn.LossStats{}, err
+	}
+	ws, err := k.workspace(m, b.Len())
 	if err != nil {
 		return nn.LossStats{}, err
 	}
@@ -78,7 +91,10 @@ func (k *KernelBackend) SFTLossAndGrad(grad []float32, m *nn.MLP[float32], x []f
 			return 0, fmt.Errorf("trainer: kernel backend: row %d: action %d outside [0, %d)", i, a, nn.NumActions)
 		}
 	}
-	ws, err := k.workspace(m, n, grad)
+	if err := checkGrad(grad, m); err != nil {
+		return 0, err
+	}
+	ws, err := k.workspace(m, n)
 	if err != nil {
 		return 0, err
 	}
@@ -98,7 +114,7 @@ func (k *KernelBackend) Forward(logits []float32, m *nn.MLP[float32], x []float3
 	if n == 0 || len(x) != n*in || len(logits) != n*out {
 		return fmt.Errorf("trainer: kernel backend: forward of %d values into %d logits for widths %d→%d", len(x), len(logits), in, out)
 	}
-	ws, err := k.workspace(m, min(n, max(forwardBlock, k.cap)), m.Params)
+	ws, err := k.workspace(m, min(n, forwardBlock))
 	if err != nil {
 		return err
 	}

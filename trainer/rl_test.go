@@ -271,3 +271,30 @@ func TestSFTClonesLabels(t *testing.T) {
 		t.Error("action 3 accepted")
 	}
 }
+
+func TestKernelBackendRejectsMismatchedNetworks(t *testing.T) {
+	cfg := smallConfig()
+	policy, _ := NewPolicy(&cfg, 6)
+	k, err := NewKernelBackend(policy.Sizes, policy.Act, cfg.Loss, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	s := rlSamples(1, 2, 4, 6)
+	b := &nn.Batch[float32]{X: s.Features, Actions: s.Actions, Adv: make([]float32, 8), BehLogp: make([]float32, 8), RefLogp: make([]float32, 24)}
+	grad := make([]float32, len(policy.Params))
+	short := policy.Clone()
+	short.Params = short.Params[:len(short.Params)-1]
+	other, _ := nn.NewMLP[float32]([]int{6, 8, 3}, nn.Tanh)
+	for name, m := range map[string]*nn.MLP[float32]{"short params": short, "other sizes": other} {
+		if _, err := k.LossAndGrad(grad[:len(m.Params)], m, b); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+		if err := k.Forward(make([]float32, 24), m, s.Features); err == nil {
+			t.Errorf("%s: forward accepted", name)
+		}
+	}
+	if _, err := k.LossAndGrad(grad[1:], policy, b); err == nil {
+		t.Error("short gradient accepted")
+	}
+}

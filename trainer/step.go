@@ -3,6 +3,7 @@ package trainer
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/mpdf/mpdf/nn"
@@ -96,15 +97,7 @@ func NewStepper(backend Backend, policy, ref *nn.MLP[float32], cfg StepConfig) (
 }
 
 func sameShape(a, b *nn.MLP[float32]) bool {
-	if a.Act != b.Act || len(a.Sizes) != len(b.Sizes) {
-		return false
-	}
-	for i := range a.Sizes {
-		if a.Sizes[i] != b.Sizes[i] {
-			return false
-		}
-	}
-	return true
+	return a.Act == b.Act && slices.Equal(a.Sizes, b.Sizes)
 }
 
 // Policy is the network the steps update.
