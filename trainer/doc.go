@@ -108,7 +108,34 @@
 // Rewards, advantages and metrics are float64. The network, the batch the
 // backend sees and the gradients are float32 (nn's training fast path);
 // advantages and behaviour log-probabilities are rounded to float32 there.
-// The reference and behaviour log-probabilities use the arithmetic of
-// nn.MLP.Logits (float64 sums, float32 between layers) and nn.LogSoftmaxTo,
-// bit for bit, without allocating per row.
+// The reference and behaviour log-probabilities come from the backend's
+// batched forward pass when it is a Forwarder (KernelBackend and
+// autodiff.Engine are), else from the arithmetic of nn.MLP.Logits (float64
+// sums, float32 between layers), row by row; nn.LogSoftmaxTo either way.
+//
+// # Training loops
+//
+// SFT clones labelled decisions (minibatch Adam on the cross-entropy, its
+// own optimiser state). RL fine-tunes with SoftRankPO, one rollout batch at
+// a time (RL.Update):
+//
+//   - behaviour log-probabilities a batch lacks are fixed to the policy's at
+//     the start of the update, so every update epoch measures its ratio
+//     against the same μ (SPEC §4); π_ref's are computed once per batch;
+//   - each update epoch shuffles the groups (seeded) and packs whole groups
+//     into minibatches of about RLConfig.BatchSize rows, so a minibatch's
+//     advantages equal the batch's;
+//   - after an epoch, the k3 estimate mean(ρ − 1 − log ρ) of KL(μ ‖ π) over
+//     the batch stops the remaining epochs when it passes RLConfig.KLTarget
+//     (PPO's target_kl; the SPEC's KL to π_ref is a loss term, not a stop);
+//   - the learning rate follows RLConfig.Schedule by the share of the run
+//     done (RL.Progress), after a linear warm-up in steps;
+//   - a step with a non-finite loss or gradient is skipped and counted;
+//     Config.MaxBadSteps in a row stop training (ErrTooManyBadSteps).
+//
+// Online, RL.Iterate plays an env.Env with the current policy (the
+// iteration's tasks drawn by IterTasks from (seed, iteration), so a resumed
+// run replays the same iterations), rewards the episodes (data.Decisions)
+// and updates. Offline, Dataset streams rollout files or a pack chunk by
+// chunk; each chunk is a rollout batch.
 package trainer
