@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -36,6 +38,7 @@ type trainOpts struct {
 	env       string
 	heldOut   float64
 	splitSeed uint64
+	best      string
 }
 
 func newTrainCmd() *cobra.Command {
@@ -76,6 +79,7 @@ against the heuristic baselines (online mode).`,
 	f.BoolVar(&o.resume, "resume", false, "continue from the latest checkpoint in --out")
 	f.StringVar(&o.init, "init", "", "start from these weights (.safetensors or .mpdf) instead of a fresh network")
 	f.IntVar(&o.keep, "keep", o.keep, "checkpoints to keep (plus best.mpdf)")
+	f.StringVar(&o.best, "best-metric", "", "metric that picks best.mpdf: a metrics.jsonl name, or team_accuracy/tokens_per_episode (online); prefix - for lower is better (default team_accuracy online, reward offline)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
 	f.IntVar(&o.evalTasks, "eval-tasks", o.evalTasks, "held-out simulator tasks in the final evaluation (0 skips it)")
 	f.BoolVar(&o.skipBad, "skip-bad", false, "offline: skip rejected records (reported and counted) instead of stopping")
@@ -116,10 +120,21 @@ func runTrain(stdout, stderr io.Writer, cfg trainer.Config, o trainOpts, args []
 	resolved, _ := json.MarshalIndent(cfg, "", "  ")
 	fmt.Fprintf(stdout, "mpdf train: resolved config\n%s\n", resolved)
 	r := &run{cfg: cfg, o: o, stdout: stdout, stderr: stderr}
-	r.mgr = &checkpoints.Manager{Dir: o.out, KeepLast: o.keep, BestMetric: "team_accuracy", HigherIsBetter: true}
-	if len(args) > 0 {
-		r.mgr.BestMetric, r.mgr.HigherIsBetter = "reward", true
+	best := o.best
+	switch {
+	case best != "":
+	case len(args) > 0:
+		best = "reward"
+	default:
+		best = "team_accuracy"
 	}
+	metric := strings.TrimPrefix(best, "-")
+	known := slices.Contains(trainer.MetricNames(), metric) || metric == "sft_loss" || metric == "sft_agreement" ||
+		(len(args) == 0 && (metric == "team_accuracy" || metric == "tokens_per_episode"))
+	if !known || metric == "step_time" {
+		return fmt.Errorf("--best-metric %q: not a metric this run records", best)
+	}
+	r.mgr = &checkpoints.Manager{Dir: o.out, KeepLast: o.keep, BestMetric: metric, HigherIsBetter: !strings.HasPrefix(best, "-")}
 
 	var resumed *checkpoints.Checkpoint
 	if o.resume {

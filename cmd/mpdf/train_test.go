@@ -231,3 +231,30 @@ func TestTrainInitFromSafetensors(t *testing.T) {
 		t.Error("the step-0 checkpoint does not hold the initial weights")
 	}
 }
+
+func TestTrainBestMetric(t *testing.T) {
+	dir := t.TempDir()
+	train(t, dir, "--iterations", "3", "--best-metric", "-kl")
+	best, err := checkpoints.Load(filepath.Join(dir, "best.mpdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "-kl": best.mpdf holds the lowest KL of every checkpoint kept.
+	paths, _ := filepath.Glob(filepath.Join(dir, "ckpt-*.mpdf"))
+	for _, p := range paths {
+		c, err := checkpoints.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kl, ok := c.Header.Metrics["kl"]; ok && kl < best.Header.Metrics["kl"] {
+			t.Errorf("%s has kl %v below best.mpdf's %v", p, kl, best.Header.Metrics["kl"])
+		}
+	}
+	root := newRoot()
+	root.SetOut(&bytes.Buffer{})
+	root.SetErr(&bytes.Buffer{})
+	root.SetArgs([]string{"train", "-q", "--out", t.TempDir(), "--best-metric", "accuracy"})
+	if err := root.Execute(); err == nil || !strings.Contains(err.Error(), "--best-metric") {
+		t.Errorf("unknown best metric: err = %v", err)
+	}
+}
