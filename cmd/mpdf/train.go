@@ -60,23 +60,41 @@ decisions, .gz/.zst, globs) or a packed directory, it trains offline on them,
 using the behaviour log-probabilities they carry.
 
 Configuration: defaults < --config FILE.json < flags. The resolved config is
-printed at start and stored in every checkpoint. Writes to --out:
+printed at start and stored in every checkpoint; --resume continues the run
+in --out from its latest checkpoint with that stored config (flags given
+again still win) and gives the same weights as a run never interrupted. Writes to --out:
 checkpoints (ckpt-*.mpdf, best.mpdf), metrics.jsonl, curve.png and
 policy.safetensors, and ends with an evaluation table of the trained policy
 against the heuristic baselines (online mode).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := resolveConfig(o.config, cmd.Flags())
+			base := trainer.DefaultConfig()
+			var resumed *checkpoints.Checkpoint
+			if o.resume {
+				path, err := checkpoints.Latest(o.out)
+				if err != nil {
+					return fmt.Errorf("--resume: %w", err)
+				}
+				if resumed, err = checkpoints.Load(path, checkpoints.WithFeatureVersion(metapolicy.FeatureVersion)); err != nil {
+					return fmt.Errorf("--resume: %w", err)
+				}
+				// The run goes on with its own config; flags given now still win.
+				if err := json.Unmarshal(resumed.Header.Train, &base); err != nil {
+					return fmt.Errorf("--resume: %s: stored config: %w", path, err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "resuming from %s (step %d)\n", path, resumed.Header.Step)
+			}
+			c, err := resolveConfig(base, o.config, cmd.Flags())
 			if err != nil {
 				return err
 			}
-			return runTrain(cmd.OutOrStdout(), cmd.ErrOrStderr(), c, o, args)
+			return runTrain(cmd.OutOrStdout(), cmd.ErrOrStderr(), c, o, args, resumed)
 		},
 	}
 	bindConfig(cmd.Flags(), &cfg)
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "JSON config file (flags win over it)")
 	f.StringVarP(&o.out, "out", "o", o.out, "output directory")
-	f.BoolVar(&o.resume, "resume", false, "continue from the latest checkpoint in --out")
+	f.BoolVar(&o.resume, "resume", false, "continue the run in --out from its latest checkpoint and stored config")
 	f.StringVar(&o.init, "init", "", "start from these weights (.safetensors or .mpdf) instead of a fresh network")
 	f.IntVar(&o.keep, "keep", o.keep, "checkpoints to keep (plus best.mpdf)")
 	f.StringVar(&o.best, "best-metric", "", "metric that picks best.mpdf: a metrics.jsonl name, or team_accuracy/tokens_per_episode (online); prefix - for lower is better (default team_accuracy online, reward offline)")
@@ -113,12 +131,10 @@ type run struct {
 	sftMetrics map[string]float64 // of the supervised stage, when it ran
 }
 
-func runTrain(stdout, stderr io.Writer, cfg trainer.Config, o trainOpts, args []string) error {
+func runTrain(stdout, stderr io.Writer, cfg trainer.Config, o trainOpts, args []string, resumed *checkpoints.Checkpoint) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
-	resolved, _ := json.MarshalIndent(cfg, "", "  ")
-	fmt.Fprintf(stdout, "mpdf train: resolved config\n%s\n", resolved)
 	r := &run{cfg: cfg, o: o, stdout: stdout, stderr: stderr}
 	best := o.best
 	switch {
@@ -136,21 +152,12 @@ func runTrain(stdout, stderr io.Writer, cfg trainer.Config, o trainOpts, args []
 	}
 	r.mgr = &checkpoints.Manager{Dir: o.out, KeepLast: o.keep, BestMetric: metric, HigherIsBetter: !strings.HasPrefix(best, "-")}
 
-	var resumed *checkpoints.Checkpoint
-	if o.resume {
-		path, err := checkpoints.Latest(o.out)
-		if err != nil {
-			return fmt.Errorf("--resume: %w", err)
-		}
-		resumed, err = checkpoints.Load(path, checkpoints.WithFeatureVersion(metapolicy.FeatureVersion))
-		if err != nil {
-			return fmt.Errorf("--resume: %w", err)
-		}
-		fmt.Fprintf(stdout, "resuming from %s (step %d)\n", path, resumed.Header.Step)
-	}
 	if err := r.buildPolicy(resumed); err != nil {
 		return err
 	}
+	// Printed once the network is known: --init and --resume fix its shape.
+	resolved, _ := json.MarshalIndent(r.cfg, "", "  ")
+	fmt.Fprintf(stdout, "mpdf train: resolved config\n%s\n", resolved)
 	backend, closeBackend, err := newBackend(&r.cfg, r.policy, o.threads)
 	if err != nil {
 		return err

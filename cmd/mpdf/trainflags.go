@@ -92,10 +92,11 @@ func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.IntVar(&c.MaxBadSteps, "max-bad-steps", c.MaxBadSteps, "stop after this many non-finite steps in a row")
 }
 
-// resolveConfig returns the defaults, overlaid by the JSON file path (when
-// not empty), overlaid by the flags of fs that the user set.
-func resolveConfig(path string, fs *pflag.FlagSet) (trainer.Config, error) {
-	cfg := trainer.DefaultConfig()
+// resolveConfig returns base (the defaults, or the config of the run being
+// resumed), overlaid by the JSON file path (when not empty), overlaid by the
+// flags of fs that the user set.
+func resolveConfig(base trainer.Config, path string, fs *pflag.FlagSet) (trainer.Config, error) {
+	cfg := base
 	if path != "" {
 		b, err := os.ReadFile(path)
 		if err != nil {
