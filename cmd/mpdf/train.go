@@ -77,9 +77,24 @@ against the heuristic baselines (online mode).`,
 				if resumed, err = checkpoints.Load(path, checkpoints.WithFeatureVersion(metapolicy.FeatureVersion)); err != nil {
 					return fmt.Errorf("--resume: %w", err)
 				}
-				// The run goes on with its own config; flags given now still win.
+				// The run goes on with its own config and environment; flags
+				// given now still win.
 				if err := json.Unmarshal(resumed.Header.Train, &base); err != nil {
 					return fmt.Errorf("--resume: %s: stored config: %w", path, err)
+				}
+				var pos dataPos
+				if err := json.Unmarshal(resumed.Header.DataPos, &pos); err != nil {
+					return fmt.Errorf("--resume: %s: data position: %w", path, err)
+				}
+				fl := cmd.Flags()
+				if pos.Env != "" && !fl.Changed("env") {
+					o.env = pos.Env
+				}
+				if pos.Env != "" && !fl.Changed("held-out") {
+					o.heldOut = pos.HeldOut
+				}
+				if pos.Env != "" && !fl.Changed("split-seed") {
+					o.splitSeed = pos.SplitSeed
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "resuming from %s (step %d)\n", path, resumed.Header.Step)
 			}
@@ -112,6 +127,10 @@ against the heuristic baselines (online mode).`,
 type dataPos struct {
 	Mode string `json:"mode"` // online or offline
 	Iter int    `json:"iter"` // iterations (or passes) completed
+	// Online: the environment and, for a replay, its split.
+	Env       string  `json:"env,omitempty"`
+	HeldOut   float64 `json:"held_out,omitempty"`
+	SplitSeed uint64  `json:"split_seed,omitempty"`
 }
 
 // run is the state of one training run.
@@ -374,7 +393,11 @@ func stepMetrics(m trainer.Metrics, extra map[string]float64) map[string]float64
 // --resume does not redo it) and after every completed iteration.
 func (r *run) save(mode string, metrics map[string]float64) error {
 	train, _ := json.Marshal(r.cfg)
-	pos, _ := json.Marshal(dataPos{Mode: mode, Iter: r.iter})
+	p := dataPos{Mode: mode, Iter: r.iter}
+	if mode == "online" {
+		p.Env, p.HeldOut, p.SplitSeed = r.o.env, r.o.heldOut, r.o.splitSeed
+	}
+	pos, _ := json.Marshal(p)
 	rng, err := r.rl.RNGState()
 	if err != nil {
 		return err
