@@ -112,7 +112,7 @@ against the heuristic baselines (online mode).`,
 	f.BoolVar(&o.resume, "resume", false, "continue the run in --out from its latest checkpoint and stored config")
 	f.StringVar(&o.init, "init", "", "start from these weights (.safetensors or .mpdf) instead of a fresh network")
 	f.IntVar(&o.keep, "keep", o.keep, "checkpoints to keep (plus best.mpdf)")
-	f.StringVar(&o.best, "best-metric", "", "metric that picks best.mpdf: a metrics.jsonl name, or team_accuracy/tokens_per_episode (online); prefix - for lower is better (default team_accuracy online, reward offline)")
+	f.StringVar(&o.best, "best-metric", "", "metric that picks best.mpdf: a metrics.jsonl name, or team_accuracy/tokens_per_episode (online); prefix - for lower is better (default team_accuracy online, -loss offline)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
 	f.IntVar(&o.evalTasks, "eval-tasks", o.evalTasks, "held-out simulator tasks in the final evaluation (0 skips it)")
 	f.BoolVar(&o.skipBad, "skip-bad", false, "offline: skip rejected records (reported and counted) instead of stopping")
@@ -159,7 +159,7 @@ func runTrain(stdout, stderr io.Writer, cfg trainer.Config, o trainOpts, args []
 	switch {
 	case best != "":
 	case len(args) > 0:
-		best = "reward"
+		best = "-loss" // offline rewards are the data's, the same every pass
 	default:
 		best = "team_accuracy"
 	}
