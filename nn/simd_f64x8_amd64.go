@@ -18,6 +18,9 @@ func ldF64x8(s []float64) archsimd.Float64x8 { return archsimd.LoadFloat64x8Slic
 
 func bcF64x8(x float64) archsimd.Float64x8 { return archsimd.BroadcastFloat64x8(x) }
 
+// vecF64x8 is the memory a vector loads from or stores to.
+type vecF64x8 = [8]float64
+
 // ldpF64x8 loads the vector at p plus i elements.
 func ldpF64x8(p unsafe.Pointer, i int) archsimd.Float64x8 {
 	return archsimd.LoadFloat64x8((*[8]float64)(unsafe.Add(p, i*8)))
@@ -87,29 +90,85 @@ func gemmF64x8(c []float64, ldc int, a []float64, sp, st int, b []float64, ldb i
 }
 
 // k2x4aF64x8: rows 0 and 1 of C, 4 vectors wide: 8 accumulators, 4
-// vectors of B and a broadcast, within the 15 vector registers Go allocates.
-// Strides are in bytes; n ≥ 1.
+// vectors of B and two broadcasts, within the 15 vector registers Go
+// allocates. Strides are in bytes; n ≥ 1.
+//
+// This loop is most of a step's time, and it is written for Go 1.26's code
+// generator. After one step when n is odd, the k loop runs two steps a
+// turn, the halves in blocks of their own (a test between them) so that the
+// scheduler cannot hoist the second half's loads above the first half's
+// products, which spilled, and each half on its own pointers (vector loads
+// take no index register). The loads and broadcasts call archsimd directly:
+// a helper inlined on a line of its own leaves a NOP per call. The register
+// moves the allocator adds at the back edge then come once per two steps:
+// ~11% fewer instructions a step. The sums still run in order t = 0..n−1.
 func k2x4aF64x8(c unsafe.Pointer, ldc int, a unsafe.Pointer, sp, st int, b unsafe.Pointer, ldb int, n int) {
-	const L = 8
+	const L, z = 8, 8
 	c1, a1 := unsafe.Add(c, ldc), unsafe.Add(a, sp)
 	s00, s01, s02, s03 := ldpF64x8(c, 0), ldpF64x8(c, L), ldpF64x8(c, 2*L), ldpF64x8(c, 3*L)
 	s10, s11, s12, s13 := ldpF64x8(c1, 0), ldpF64x8(c1, L), ldpF64x8(c1, 2*L), ldpF64x8(c1, 3*L)
-	for t := 1; ; t++ {
-		w0, w1, w2, w3 := ldpF64x8(b, 0), ldpF64x8(b, L), ldpF64x8(b, 2*L), ldpF64x8(b, 3*L)
-		x := bcpF64x8(a)
+	var w0, w1, w2, w3, x archsimd.Float64x8
+	if n&1 == 1 {
+		w0 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, 0)))
+		w1 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, L*z)))
+		w2 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, 2*L*z)))
+		w3 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, 3*L*z)))
+		x = archsimd.Float64x2{}.SetElem(0, *(*float64)(a)).Broadcast1To8()
 		s00 = w0.MulAdd(x, s00)
 		s01 = w1.MulAdd(x, s01)
 		s02 = w2.MulAdd(x, s02)
 		s03 = w3.MulAdd(x, s03)
-		x = bcpF64x8(a1)
+		x = archsimd.Float64x2{}.SetElem(0, *(*float64)(a1)).Broadcast1To8()
 		s10 = w0.MulAdd(x, s10)
 		s11 = w1.MulAdd(x, s11)
 		s12 = w2.MulAdd(x, s12)
 		s13 = w3.MulAdd(x, s13)
-		if t == n {
-			break
+		if n--; n > 0 {
+			a, a1, b = unsafe.Add(a, st), unsafe.Add(a1, st), unsafe.Add(b, ldb)
 		}
-		a, a1, b = unsafe.Add(a, st), unsafe.Add(a1, st), unsafe.Add(b, ldb)
+	}
+	if n > 0 {
+		// n is even: the pointers never step past the operands.
+		a2, a12, b2 := unsafe.Add(a, st), unsafe.Add(a1, st), unsafe.Add(b, ldb)
+		st2, ldb2 := 2*st, 2*ldb
+		for {
+			w0 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, 0)))
+			w1 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, L*z)))
+			w2 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, 2*L*z)))
+			w3 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, 3*L*z)))
+			x = archsimd.Float64x2{}.SetElem(0, *(*float64)(a)).Broadcast1To8()
+			s00 = w0.MulAdd(x, s00)
+			s01 = w1.MulAdd(x, s01)
+			s02 = w2.MulAdd(x, s02)
+			s03 = w3.MulAdd(x, s03)
+			x = archsimd.Float64x2{}.SetElem(0, *(*float64)(a1)).Broadcast1To8()
+			s10 = w0.MulAdd(x, s10)
+			s11 = w1.MulAdd(x, s11)
+			s12 = w2.MulAdd(x, s12)
+			s13 = w3.MulAdd(x, s13)
+			if n--; n == 0 { // never taken: it ends the block
+				break
+			}
+			w0 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b2, 0)))
+			w1 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b2, L*z)))
+			w2 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b2, 2*L*z)))
+			w3 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b2, 3*L*z)))
+			x = archsimd.Float64x2{}.SetElem(0, *(*float64)(a2)).Broadcast1To8()
+			s00 = w0.MulAdd(x, s00)
+			s01 = w1.MulAdd(x, s01)
+			s02 = w2.MulAdd(x, s02)
+			s03 = w3.MulAdd(x, s03)
+			x = archsimd.Float64x2{}.SetElem(0, *(*float64)(a12)).Broadcast1To8()
+			s10 = w0.MulAdd(x, s10)
+			s11 = w1.MulAdd(x, s11)
+			s12 = w2.MulAdd(x, s12)
+			s13 = w3.MulAdd(x, s13)
+			if n--; n == 0 {
+				break
+			}
+			a, a1, b = unsafe.Add(a, st2), unsafe.Add(a1, st2), unsafe.Add(b, ldb2)
+			a2, a12, b2 = unsafe.Add(a2, st2), unsafe.Add(a12, st2), unsafe.Add(b2, ldb2)
+		}
 	}
 	stpF64x8(s00, c, 0)
 	stpF64x8(s01, c, L)
@@ -179,28 +238,84 @@ func k1x1aF64x8(c unsafe.Pointer, a unsafe.Pointer, st int, b unsafe.Pointer, ld
 }
 
 // k2x4zF64x8: rows 0 and 1 of C, 4 vectors wide: 8 accumulators, 4
-// vectors of B and a broadcast, within the 15 vector registers Go allocates.
-// Strides are in bytes; n ≥ 1.
+// vectors of B and two broadcasts, within the 15 vector registers Go
+// allocates. Strides are in bytes; n ≥ 1.
+//
+// This loop is most of a step's time, and it is written for Go 1.26's code
+// generator. After one step when n is odd, the k loop runs two steps a
+// turn, the halves in blocks of their own (a test between them) so that the
+// scheduler cannot hoist the second half's loads above the first half's
+// products, which spilled, and each half on its own pointers (vector loads
+// take no index register). The loads and broadcasts call archsimd directly:
+// a helper inlined on a line of its own leaves a NOP per call. The register
+// moves the allocator adds at the back edge then come once per two steps:
+// ~11% fewer instructions a step. The sums still run in order t = 0..n−1.
 func k2x4zF64x8(c unsafe.Pointer, ldc int, a unsafe.Pointer, sp, st int, b unsafe.Pointer, ldb int, n int) {
-	const L = 8
+	const L, z = 8, 8
 	c1, a1 := unsafe.Add(c, ldc), unsafe.Add(a, sp)
 	var s00, s01, s02, s03, s10, s11, s12, s13 archsimd.Float64x8
-	for t := 1; ; t++ {
-		w0, w1, w2, w3 := ldpF64x8(b, 0), ldpF64x8(b, L), ldpF64x8(b, 2*L), ldpF64x8(b, 3*L)
-		x := bcpF64x8(a)
+	var w0, w1, w2, w3, x archsimd.Float64x8
+	if n&1 == 1 {
+		w0 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, 0)))
+		w1 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, L*z)))
+		w2 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, 2*L*z)))
+		w3 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, 3*L*z)))
+		x = archsimd.Float64x2{}.SetElem(0, *(*float64)(a)).Broadcast1To8()
 		s00 = w0.MulAdd(x, s00)
 		s01 = w1.MulAdd(x, s01)
 		s02 = w2.MulAdd(x, s02)
 		s03 = w3.MulAdd(x, s03)
-		x = bcpF64x8(a1)
+		x = archsimd.Float64x2{}.SetElem(0, *(*float64)(a1)).Broadcast1To8()
 		s10 = w0.MulAdd(x, s10)
 		s11 = w1.MulAdd(x, s11)
 		s12 = w2.MulAdd(x, s12)
 		s13 = w3.MulAdd(x, s13)
-		if t == n {
-			break
+		if n--; n > 0 {
+			a, a1, b = unsafe.Add(a, st), unsafe.Add(a1, st), unsafe.Add(b, ldb)
 		}
-		a, a1, b = unsafe.Add(a, st), unsafe.Add(a1, st), unsafe.Add(b, ldb)
+	}
+	if n > 0 {
+		// n is even: the pointers never step past the operands.
+		a2, a12, b2 := unsafe.Add(a, st), unsafe.Add(a1, st), unsafe.Add(b, ldb)
+		st2, ldb2 := 2*st, 2*ldb
+		for {
+			w0 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, 0)))
+			w1 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, L*z)))
+			w2 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, 2*L*z)))
+			w3 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b, 3*L*z)))
+			x = archsimd.Float64x2{}.SetElem(0, *(*float64)(a)).Broadcast1To8()
+			s00 = w0.MulAdd(x, s00)
+			s01 = w1.MulAdd(x, s01)
+			s02 = w2.MulAdd(x, s02)
+			s03 = w3.MulAdd(x, s03)
+			x = archsimd.Float64x2{}.SetElem(0, *(*float64)(a1)).Broadcast1To8()
+			s10 = w0.MulAdd(x, s10)
+			s11 = w1.MulAdd(x, s11)
+			s12 = w2.MulAdd(x, s12)
+			s13 = w3.MulAdd(x, s13)
+			if n--; n == 0 { // never taken: it ends the block
+				break
+			}
+			w0 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b2, 0)))
+			w1 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b2, L*z)))
+			w2 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b2, 2*L*z)))
+			w3 = archsimd.LoadFloat64x8((*vecF64x8)(unsafe.Add(b2, 3*L*z)))
+			x = archsimd.Float64x2{}.SetElem(0, *(*float64)(a2)).Broadcast1To8()
+			s00 = w0.MulAdd(x, s00)
+			s01 = w1.MulAdd(x, s01)
+			s02 = w2.MulAdd(x, s02)
+			s03 = w3.MulAdd(x, s03)
+			x = archsimd.Float64x2{}.SetElem(0, *(*float64)(a12)).Broadcast1To8()
+			s10 = w0.MulAdd(x, s10)
+			s11 = w1.MulAdd(x, s11)
+			s12 = w2.MulAdd(x, s12)
+			s13 = w3.MulAdd(x, s13)
+			if n--; n == 0 {
+				break
+			}
+			a, a1, b = unsafe.Add(a, st2), unsafe.Add(a1, st2), unsafe.Add(b, ldb2)
+			a2, a12, b2 = unsafe.Add(a2, st2), unsafe.Add(a12, st2), unsafe.Add(b2, ldb2)
+		}
 	}
 	stpF64x8(s00, c, 0)
 	stpF64x8(s01, c, L)
