@@ -77,34 +77,14 @@ func (d *Dataset) Pass(each func(*Samples) error) (PassStats, error) {
 		carry, spare = spare, carry
 		return nil
 	}
-	finish := func(err error) (PassStats, error) {
-		if err == nil {
-			err = emit(&carry)
-		}
-		return st, err
-	}
-	if len(d.Paths) == 1 {
-		if fi, err := os.Stat(d.Paths[0]); err == nil && fi.IsDir() {
-			return finish(d.packPass(d.Paths[0], visit))
-		}
-	}
-	r, err := data.Open(d.Paths, data.ReaderOptions{Skip: d.Skip, FeatureWidth: metapolicy.FeatureWidth,
-		OnReject: func(e *data.RecordError) { fmt.Fprintln(d.log(), e) }})
+	src, err := d.open()
 	if err != nil {
 		return st, err
 	}
-	defer r.Close()
-	ds, err := data.NewDecisionStream(r, d.Reward)
-	if err != nil {
-		return st, err
-	}
-	ds.BatchRows = d.ChunkRows
-	ds.OnNoGold = func(p data.Pos, ep *data.Episode) {
-		fmt.Fprintf(d.log(), "%s: episode %q has no gold answer: no reward, not trained on\n", p, ep.ID)
-	}
+	defer src.close()
 	var cols data.Columns
 	for {
-		err := ds.ReadColumns(&cols)
+		err := src.ReadColumns(&cols)
 		if err == io.EOF {
 			break
 		}
@@ -115,46 +95,55 @@ func (d *Dataset) Pass(each func(*Samples) error) (PassStats, error) {
 			return st, err
 		}
 	}
-	if _, err := finish(nil); err != nil {
+	if err := emit(&carry); err != nil {
 		return st, err
 	}
-	st.Counts, st.NoGold = r.Counts(), ds.Counts().NoGold
-	fmt.Fprintf(d.log(), "read %v: %v; decisions from episodes %d, decision records %d, episodes without gold %d\n",
-		d.Paths, st.Counts, ds.Counts().FromEpisodes, ds.Counts().FromRecords, st.NoGold)
+	src.counts(&st)
 	return st, nil
 }
 
-func (d *Dataset) packPass(dir string, visit func(*data.Columns) error) error {
-	p, err := data.OpenPack(dir)
-	if err != nil {
-		return err
-	}
-	if p.Width() != metapolicy.FeatureWidth {
-		return fmt.Errorf("%s: pack has %d features per decision, the policy takes %d (%s)", dir, p.Width(), metapolicy.FeatureWidth, metapolicy.FeatureVersion)
-	}
-	var cols data.Columns
-	for i := range p.Shards() {
-		if err := p.ReadShard(i, &cols, data.SelectAll); err != nil {
-			return err
-		}
-		if err := visit(&cols); err != nil {
-			return err
-		}
-	}
-	return nil
+// source is a data set opened for one pass: a pack's shards or the
+// decisions of rollout files, as column chunks.
+type source struct {
+	data.ColumnReader
+	close  func()
+	counts func(*PassStats) // fills in and logs what the pass read
 }
 
-// columnsToSamples views a chunk as Samples (group ids become their keys).
-func columnsToSamples(dst *Samples, c *data.Columns) {
-	n := c.Len()
-	dst.Features = c.Features[:n*c.Width]
-	dst.Actions = c.Actions[:n]
-	dst.Rewards = c.Rewards[:n]
-	dst.LogProb = c.LogProbs[:n]
-	dst.Groups = dst.Groups[:0]
-	for _, g := range c.Groups[:n] {
-		dst.Groups = append(dst.Groups, c.GroupNames[g])
+func (d *Dataset) open() (*source, error) {
+	if len(d.Paths) == 1 {
+		if fi, err := os.Stat(d.Paths[0]); err == nil && fi.IsDir() {
+			p, err := data.OpenPack(d.Paths[0])
+			if err != nil {
+				return nil, err
+			}
+			if p.Width() != metapolicy.FeatureWidth {
+				p.Close()
+				return nil, fmt.Errorf("%s: pack has %d features per decision, the policy takes %d (%s)", d.Paths[0], p.Width(), metapolicy.FeatureWidth, metapolicy.FeatureVersion)
+			}
+			return &source{ColumnReader: p.Scan(data.SelectAll), close: func() { p.Close() }, counts: func(*PassStats) {}}, nil
+		}
 	}
+	r, err := data.Open(d.Paths, data.ReaderOptions{Skip: d.Skip, FeatureWidth: metapolicy.FeatureWidth,
+		OnReject: func(e *data.RecordError) { fmt.Fprintln(d.log(), e) }})
+	if err != nil {
+		return nil, err
+	}
+	ds, err := data.NewDecisionStream(r, d.Reward)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	ds.BatchRows = d.ChunkRows
+	ds.OnNoGold = func(p data.Pos, ep *data.Episode) {
+		fmt.Fprintf(d.log(), "%s: episode %q has no gold answer: no reward, not trained on\n", p, ep.ID)
+	}
+	counts := func(st *PassStats) {
+		st.Counts, st.NoGold = r.Counts(), ds.Counts().NoGold
+		fmt.Fprintf(d.log(), "read %v: %v; decisions from episodes %d, decision records %d, episodes without gold %d\n",
+			d.Paths, st.Counts, ds.Counts().FromEpisodes, ds.Counts().FromRecords, st.NoGold)
+	}
+	return &source{ColumnReader: ds, close: func() { r.Close() }, counts: counts}, nil
 }
 
 // lastGroupStart is the index where the run of the last group key begins.
@@ -189,4 +178,17 @@ func appendRows(dst, src *Samples, lo, hi int) {
 	dst.Rewards = append(dst.Rewards, v.Rewards...)
 	dst.Groups = append(dst.Groups, v.Groups...)
 	dst.LogProb = append(dst.LogProb, v.LogProb...)
+}
+
+// columnsToSamples views a chunk as Samples (group ids become their keys).
+func columnsToSamples(dst *Samples, c *data.Columns) {
+	n := c.Len()
+	dst.Features = c.Features[:n*c.Width]
+	dst.Actions = c.Actions[:n]
+	dst.Rewards = c.Rewards[:n]
+	dst.LogProb = c.LogProbs[:n]
+	dst.Groups = dst.Groups[:0]
+	for _, g := range c.Groups[:n] {
+		dst.Groups = append(dst.Groups, c.GroupNames[g])
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
@@ -69,5 +70,54 @@ func TestDatasetKeepsContiguousGroupsWhole(t *testing.T) {
 				t.Errorf("chunk rows %d: group %s in %d chunks", chunk, g, n)
 			}
 		}
+	}
+}
+
+// A pack and the JSONL it was packed from deliver the same decisions.
+func TestDatasetPackEqualsJSONL(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	w := data.NewWriter(&buf)
+	for i := 0; i < 50; i++ {
+		f := make([]float64, metapolicy.FeatureWidth)
+		f[1] = float64(i) / 4
+		lp := -0.5
+		d := data.Decision{Group: fmt.Sprintf("g%d", i/5), Features: f, Action: metapolicy.Action(i % 3), Reward: float64(i % 4), LogProb: &lp}
+		if err := w.WriteDecision(&d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	src := filepath.Join(dir, "d.jsonl")
+	os.WriteFile(src, buf.Bytes(), 0o644)
+	r, err := data.Open([]string{src}, data.ReaderOptions{Hash: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pack := filepath.Join(dir, "pack")
+	if _, err := data.WritePack(pack, r, data.PackOptions{RowsPerShard: 7}); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	collect := func(path string) (rows []string) {
+		_, err := (&Dataset{Paths: []string{path}}).Pass(func(s *Samples) error {
+			for i := range s.Actions {
+				rows = append(rows, fmt.Sprint(s.Groups[i], s.Features[i*metapolicy.FeatureWidth+1], s.Actions[i], s.Rewards[i], s.LogProb[i]))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	a, b := collect(src), collect(pack)
+	if len(a) != 50 || !slices.Equal(a, b) {
+		t.Errorf("JSONL gave %d rows, pack %d; equal: %v", len(a), len(b), slices.Equal(a, b))
+	}
+	bad := filepath.Join(dir, "nope")
+	os.Mkdir(bad, 0o755)
+	if _, err := (&Dataset{Paths: []string{bad}}).Pass(func(*Samples) error { return nil }); err == nil {
+		t.Error("a directory without a pack accepted")
 	}
 }
