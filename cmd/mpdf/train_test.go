@@ -114,6 +114,7 @@ func TestTrainRejectsBadConfig(t *testing.T) {
 		"bad hidden":    {"--hidden", "64,x"},
 		"bad schedule":  {"--schedule", "sawtooth"},
 		"missing init":  {"--init", filepath.Join(dir, "none.safetensors")},
+		"env and files": {"--env", "replay:x.json", filepath.Join(dir, "a.json")},
 	} {
 		root := newRoot()
 		root.SetOut(&bytes.Buffer{})

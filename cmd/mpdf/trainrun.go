@@ -34,6 +34,9 @@ type run struct {
 }
 
 func runTrain(stdout, stderr io.Writer, cfg trainer.Config, o trainOpts, args []string, resumed *checkpoints.Checkpoint) error {
+	if len(args) > 0 && o.env != "sim" {
+		return fmt.Errorf("--env %s: rollout files train offline; --env chooses the online environment (give one or the other)", o.env)
+	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
