@@ -191,12 +191,12 @@ func TestTrainOfflineBadRecord(t *testing.T) {
 	root = newRoot()
 	root.SetOut(&bytes.Buffer{})
 	root.SetErr(&stderr)
-	root.SetArgs(append(append([]string{"train", "--out", filepath.Join(dir, "skip")}, tiny...), "--iterations", "1", "--skip-bad", path))
+	root.SetArgs(append(append([]string{"train", "--out", filepath.Join(dir, "skip")}, tiny...), "--iterations", "1", "--skip-invalid", path))
 	if err := root.Execute(); err != nil {
-		t.Fatalf("--skip-bad run: %v", err)
+		t.Fatalf("--skip-invalid run: %v", err)
 	}
 	if !strings.Contains(stderr.String(), "episodes.jsonl:37") || !strings.Contains(stderr.String(), "rejected") {
-		t.Errorf("--skip-bad did not report the rejected record and the counts:\n%s", stderr.String())
+		t.Errorf("--skip-invalid did not report the rejected record and the counts:\n%s", stderr.String())
 	}
 }
 
