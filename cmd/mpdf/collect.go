@@ -148,34 +148,23 @@ an interrupt the episodes written so far are kept.
 			if err != nil {
 				return err
 			}
-			bar := newBar(n*episodes, "collect", quiet)
-			tally := env.Tally{Policy: pol.Name()}
-			err = env.Run(e, pol, env.RunOptions{
+			written, result, err := record(e, pol, env.RunOptions{
 				NumTasks: limit, Episodes: episodes, Rounds: rounds, Seed: seed,
-				Greedy: greedy && pol.Learned, Workers: concurrency, Progress: barProgress(bar, 0),
-			}, func(ep *data.Episode) error {
-				if err := w.WriteEpisode(ep); err != nil {
-					return err
-				}
-				return tally.Add(ep)
-			})
-			_ = bar.Finish()
-			if cerr := w.Close(); err == nil {
-				err = cerr
-			}
+				Greedy: greedy && pol.Learned, Workers: concurrency,
+			}, w, "collect", n*episodes, quiet)
 			st := client.Stats()
 			if err != nil {
 				if errors.Is(err, context.Canceled) {
 					err = errors.New("interrupted")
 				}
-				if w.Records() == 0 {
+				if written == 0 {
 					return errors.Join(err, removeOnError(out))
 				}
 				return fmt.Errorf("%w (kept the %d episodes written before it in %s; %d requests, %d failed)",
-					err, w.Records(), out, st.Requests, st.Failures)
+					err, written, out, st.Requests, st.Failures)
 			}
 			o := cmd.OutOrStdout()
-			res := env.Results{tally.Result()}
+			res := env.Results{result}
 			if asJSON {
 				return printJSON(o, struct {
 					Out      string      `json:"out"`
@@ -183,10 +172,10 @@ an interrupt the episodes written so far are kept.
 					Model    string      `json:"model"`
 					Client   llm.Stats   `json:"client"`
 					Results  env.Results `json:"results"`
-				}{out, w.Records(), cfg.Model, st, res})
+				}{out, written, cfg.Model, st, res})
 			}
 			fmt.Fprintf(o, "wrote %d episodes (%d tasks × %d episodes, %d rounds, policy %s, model %s) to %s\n",
-				w.Records(), n, episodes, rounds, pol.Name(), cfg.Model, out)
+				written, n, episodes, rounds, pol.Name(), cfg.Model, out)
 			fmt.Fprintf(o, "calls: %d requests, %d attempts, %d retries, %d failed; tokens: %d prompt, %d completion (%d answers without usage)\n",
 				st.Requests, st.Attempts, st.Retries, st.Failures, st.PromptTokens, st.CompletionTokens, st.MissingUsage)
 			return res.WriteTable(o)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -80,39 +79,25 @@ the policy's accuracy and cost over what it wrote.
 			if err != nil {
 				return err
 			}
-			bar := newBar(n*episodes, "simulate", quiet)
-			opts := env.RunOptions{
+			written, result, err := record(sim, pol, env.RunOptions{
 				NumTasks: tasks, Episodes: episodes, Rounds: rounds, Seed: seed,
-				Greedy: greedy && pol.Learned, Workers: workers, Progress: barProgress(bar, 0),
-			}
-			tally := env.Tally{Policy: pol.Name()}
-			err = env.Run(sim, pol, opts, func(ep *data.Episode) error {
-				if err := w.WriteEpisode(ep); err != nil {
-					return err
-				}
-				return tally.Add(ep)
-			})
-			_ = bar.Finish()
-			if cerr := w.Close(); err == nil {
-				err = cerr
-			}
+				Greedy: greedy && pol.Learned, Workers: workers,
+			}, w, "simulate", n*episodes, quiet)
 			if err != nil {
 				return errors.Join(err, removeOnError(out))
 			}
-			res := env.Results{tally.Result()}
+			res := env.Results{result}
 			o := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(o)
-				enc.SetIndent("", "  ")
-				return enc.Encode(struct {
+				return printJSON(o, struct {
 					Out      string      `json:"out"`
 					Episodes int64       `json:"episodes"`
 					Rounds   int         `json:"rounds"`
 					Results  env.Results `json:"results"`
-				}{out, w.Records(), rounds, res})
+				}{out, written, rounds, res})
 			}
 			fmt.Fprintf(o, "wrote %d episodes (%d tasks × %d episodes, %d rounds, policy %s) to %s\n",
-				w.Records(), n, episodes, rounds, pol.Name(), out)
+				written, n, episodes, rounds, pol.Name(), out)
 			return res.WriteTable(o)
 		},
 	}
