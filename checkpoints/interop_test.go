@@ -10,24 +10,10 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
 )
-
-// referenceScript is the PyTorch reference of the project,
-// ../shared/bench/torch_reference.py seen from the repository root.
-func referenceScript(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(root, "..", "shared", "bench", "torch_reference.py")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("no reference script: %v", err)
-	}
-	return p
-}
 
 // The reference's own read_safetensors reads our export, and its
 // write_safetensors, given what it read, writes back exactly our bytes,
@@ -35,11 +21,7 @@ func referenceScript(t *testing.T) string {
 // /usr/bin/python3 has it, and under testdata/st_interop.py's stand-in for
 // the handful of torch calls otherwise.
 func TestSafetensorsReferenceInterop(t *testing.T) {
-	ref := referenceScript(t)
-	py := "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		t.Skip("no /usr/bin/python3")
-	}
+	py, ref := testenv.Script(t)
 	for _, mode := range []string{"torch", "stand-in"} {
 		t.Run("mode="+mode, func(t *testing.T) { interop(t, py, ref, mode) })
 	}

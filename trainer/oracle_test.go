@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -12,24 +11,11 @@ import (
 	"github.com/mpdf/mpdf/autodiff"
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
 )
 
-const torchReference = "../../shared/bench/torch_reference.py"
-
-// torchOrSkip returns the interpreter that runs the PyTorch oracle, or skips.
-func torchOrSkip(t *testing.T) string {
-	t.Helper()
-	if _, err := os.Stat(torchReference); err != nil {
-		t.Skipf("PyTorch oracle not found: %v", err)
-	}
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import torch").Run(); err != nil {
-		t.Skipf("PyTorch not installed for %s (apt-get install python3-torch libopenblas0-pthread): %v", py, err)
-	}
-	return py
-}
 
 // oracleDecisions are decision records with ties within groups, groups of
 // one, and behaviour log-probabilities present on some rows (far enough
@@ -63,10 +49,10 @@ func oracleDecisions(policy *nn.MLP[float32], n int) []data.Decision {
 
 // TestStepMatchesPyTorch runs K full-batch SoftRankPO steps (advantages,
 // loss, backward, Adam) from the same safetensors weights on the same
-// decision records in mpdf and in ../shared/bench/torch_reference.py, with
+// decision records in mpdf and in oracle/torch_reference.py, with
 // both backends, and compares the resulting weights.
 func TestStepMatchesPyTorch(t *testing.T) {
-	py := torchOrSkip(t)
+	py, torchReference := testenv.Oracle(t)
 	const steps = 3
 	dir := t.TempDir()
 	policy, err := nn.NewMLP[float32]([]int{metapolicy.FeatureWidth, 32, 32, nn.NumActions}, nn.Tanh)

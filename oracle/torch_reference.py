@@ -1,0 +1,220 @@
+#!/usr/bin/python3
+"""PyTorch reference for the mpdf meta-policy update (docs/design.md sections 3 and 4).
+
+Two uses:
+  bench  time one full update step (forward, SoftRankPO loss with exact KL, backward, Adam)
+         of the same MLP that mpdf trains, on random data, as the peer to compare against:
+             torch_reference.py bench --batch 4096 --features 32 --hidden 64,64
+  step   apply K full-batch update steps to weights read from a safetensors file, on decision
+         records read from a JSON Lines file, and write the new weights, so an implementation
+         can be checked number for number:
+             torch_reference.py step --init w0.safetensors --decisions d.jsonl --out w1.safetensors
+
+Needs Debian's python3-torch (apt-get install python3-torch libopenblas0-pthread), run with
+/usr/bin/python3. Tensor layout: layers.{i}.weight [out, in], layers.{i}.bias [out], float32.
+"""
+import argparse
+import json
+import math
+import struct
+import sys
+import time
+
+import torch
+
+ACTIONS = {"persist": 0, "refine": 1, "concede": 2}
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        raw = f.read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n])
+    base = 8 + n
+    out, meta = {}, header.pop("__metadata__", {})
+    for name, info in header.items():
+        if info["dtype"] != "F32":
+            sys.exit(f"{path}: {name}: dtype {info['dtype']}, want F32")
+        a, b = info["data_offsets"]
+        t = torch.frombuffer(bytearray(raw[base + a:base + b]), dtype=torch.float32)
+        out[name] = t.reshape(info["shape"]).clone()
+    return out, meta
+
+
+def write_safetensors(path, tensors, meta):
+    header, blobs, off = {}, [], 0
+    for name in sorted(tensors):
+        data = tensors[name].detach().to(torch.float32).contiguous().numpy().tobytes()
+        header[name] = {"dtype": "F32", "shape": list(tensors[name].shape),
+                        "data_offsets": [off, off + len(data)]}
+        blobs.append(data)
+        off += len(data)
+    if meta:
+        header["__metadata__"] = {k: str(v) for k, v in meta.items()}
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for b in blobs:
+            f.write(b)
+
+
+def layers_from(tensors):
+    n = 0
+    while f"layers.{n}.weight" in tensors:
+        n += 1
+    if n == 0:
+        sys.exit("no layers.0.weight in the weights file")
+    return [(tensors[f"layers.{i}.weight"].requires_grad_(True),
+             tensors[f"layers.{i}.bias"].requires_grad_(True)) for i in range(n)]
+
+
+def logits_of(layers, x, act):
+    h = x
+    for i, (w, b) in enumerate(layers):
+        h = h @ w.T + b
+        if i < len(layers) - 1:
+            h = torch.tanh(h) if act == "tanh" else torch.relu(h)
+    return h
+
+
+def softrank_advantages(rewards, groups, tau):
+    """SPEC section 3, per group."""
+    adv = torch.zeros_like(rewards)
+    normal = torch.distributions.Normal(0.0, 1.0)
+    for g in torch.unique(groups):
+        idx = (groups == g).nonzero(as_tuple=True)[0]
+        r = rewards[idx].double()
+        n = r.numel()
+        if n < 2 or (r.max() - r.min()) <= 1e-12:
+            continue
+        c = 1.4826 * torch.quantile((r - torch.quantile(r, 0.5)).abs(), 0.5)  # median: middle pair averaged
+        if c <= 1e-12:
+            c = r.std(unbiased=False)
+        diff = (r[:, None] - r[None, :]) / (tau * c)
+        s = torch.sigmoid(diff).sum(dim=1)  # includes j == i, which adds exactly 1/2
+        q = normal.icdf((s / n).clamp(1e-12, 1 - 1e-12))
+        adv[idx] = (q - q.mean()).to(adv.dtype)
+    return adv
+
+
+def loss_of(layers, ref_logp_all, x, a, blogp, adv, act, eps_low, eps_high, beta, c_h):
+    logp_all = torch.log_softmax(logits_of(layers, x, act), dim=1)
+    logp = logp_all.gather(1, a[:, None]).squeeze(1)
+    ratio = torch.exp(torch.clamp(logp - blogp, -20, 20))
+    surr = -torch.minimum(ratio * adv, torch.clamp(ratio, 1 - eps_low, 1 + eps_high) * adv)
+    p = logp_all.exp()
+    kl = (p * (logp_all - ref_logp_all)).sum(dim=1)
+    ent = -(p * logp_all).sum(dim=1)
+    return (surr + beta * kl - c_h * ent).mean()
+
+
+def cmd_step(args):
+    tensors, meta = read_safetensors(args.init)
+    layers = layers_from(tensors)
+    feats, acts, rewards, groups, blogps, gid = [], [], [], [], [], {}
+    with open(args.decisions) as f:
+        for line in f:
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            feats.append(r["features"])
+            acts.append(ACTIONS[r["action"]])
+            rewards.append(float(r["reward"]))
+            groups.append(gid.setdefault(str(r.get("group", "")), len(gid)))
+            blogps.append(r.get("logprob"))
+    x = torch.tensor(feats, dtype=torch.float32)
+    a = torch.tensor(acts)
+    adv = softrank_advantages(torch.tensor(rewards, dtype=torch.float64),
+                              torch.tensor(groups), args.tau).to(torch.float32)
+    with torch.no_grad():
+        start_logp_all = torch.log_softmax(logits_of(layers, x, args.activation), dim=1)
+        start_logp = start_logp_all.gather(1, a[:, None]).squeeze(1)
+    blogp = torch.tensor([start_logp[i].item() if v is None else float(v)
+                          for i, v in enumerate(blogps)], dtype=torch.float32)
+    ref = start_logp_all  # the initial policy is the reference
+    params = [p for wb in layers for p in wb]
+    opt = torch.optim.Adam(params, lr=args.lr, betas=(0.9, 0.999), eps=1e-8)
+    for _ in range(args.steps):
+        opt.zero_grad()
+        loss = loss_of(layers, ref, x, a, blogp, adv, args.activation,
+                       args.eps_low, args.eps_high, args.beta, args.entropy)
+        loss.backward()
+        opt.step()
+        print(f"loss {loss.item():.9g}")
+    out = {}
+    for i, (w, b) in enumerate(layers):
+        out[f"layers.{i}.weight"], out[f"layers.{i}.bias"] = w, b
+    write_safetensors(args.out, out, meta)
+
+
+def cmd_bench(args):
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    dt = {"float32": torch.float32, "float64": torch.float64}[args.dtype]
+    sizes = [args.features] + [int(h) for h in args.hidden.split(",")] + [3]
+    layers = []
+    for i in range(len(sizes) - 1):
+        w = (torch.randn(sizes[i + 1], sizes[i], dtype=dt) / math.sqrt(sizes[i])).requires_grad_(True)
+        b = torch.zeros(sizes[i + 1], dtype=dt, requires_grad=True)
+        layers.append((w, b))
+    B = args.batch
+    x = torch.randn(B, args.features, dtype=dt)
+    a = torch.randint(0, 3, (B,))
+    adv = torch.randn(B, dtype=dt)
+    with torch.no_grad():
+        ref = torch.log_softmax(logits_of(layers, x, args.activation), dim=1)
+        blogp = ref.gather(1, a[:, None]).squeeze(1)
+    params = [p for wb in layers for p in wb]
+    opt = torch.optim.Adam(params, lr=3e-4)
+
+    def step():
+        opt.zero_grad()
+        loss = loss_of(layers, ref, x, a, blogp, adv, args.activation, 0.2, 0.2, 0.05, 0.0)
+        loss.backward()
+        opt.step()
+
+    for _ in range(3):
+        step()
+    reps = max(3, 200000 // B)
+    best = float("inf")
+    for _ in range(args.rounds):
+        t = time.perf_counter()
+        for _ in range(reps):
+            step()
+        best = min(best, (time.perf_counter() - t) / reps)
+    print(f"torch {torch.__version__} threads={args.threads} dtype={args.dtype} batch={B} "
+          f"features={args.features} hidden={args.hidden} step_ms={best * 1e3:.3f} "
+          f"samples_per_s={B / best:.0f}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("bench")
+    b.add_argument("--batch", type=int, default=4096)
+    b.add_argument("--features", type=int, default=32)
+    b.add_argument("--hidden", default="64,64")
+    b.add_argument("--activation", default="tanh", choices=["tanh", "relu"])
+    b.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    b.add_argument("--threads", type=int, default=2)
+    b.add_argument("--rounds", type=int, default=5)
+    s = sub.add_parser("step")
+    s.add_argument("--init", required=True)
+    s.add_argument("--decisions", required=True)
+    s.add_argument("--out", required=True)
+    s.add_argument("--steps", type=int, default=1)
+    s.add_argument("--lr", type=float, default=3e-4)
+    s.add_argument("--tau", type=float, default=0.8)
+    s.add_argument("--beta", type=float, default=0.05)
+    s.add_argument("--entropy", type=float, default=0.0)
+    s.add_argument("--eps-low", type=float, default=0.2)
+    s.add_argument("--eps-high", type=float, default=0.2)
+    s.add_argument("--activation", default="tanh", choices=["tanh", "relu"])
+    args = p.parse_args()
+    cmd_bench(args) if args.cmd == "bench" else cmd_step(args)
+
+
+if __name__ == "__main__":
+    main()
