@@ -16,7 +16,6 @@ import (
 	"github.com/mpdf/mpdf/nn"
 )
 
-
 // oracleDecisions are decision records with ties within groups, groups of
 // one, and behaviour log-probabilities present on some rows (far enough
 // from the policy's that both clip sides are active) and absent on others.
