@@ -13,10 +13,12 @@ var (
 	//   "(B)"                                  the asked-for form
 	//   "answer is (B)", "Answer: **B**", "answer: B)"
 	//   "(X) B", "(X) Option B)"               the form's placeholder, then the letter
+	//   "X) A) text"                            the placeholder without "(", then a label
 	statedRe = regexp.MustCompile(
 		`\(([A-D])\)` +
 			`|(?i:answer)(?:\s+(?i:is|would be|should be|remains))?\s*[:：]?\s*[*_]*\s*(?:(?i:option)\s+)?\(?([A-D])\b` +
-			`|\([Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])\b`)
+			`|\([Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])\b` +
+			`|(?:^|[\s:*])[Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])(?:[).:]|\s*$)`)
 	// lastLineRe reads a last line that is an option label: "B", "B)", "B. text".
 	lastLineRe = regexp.MustCompile(`^\(?([A-D])(?:$|[).:][*_]*(?:\s|$))`)
 )
@@ -93,8 +95,8 @@ func ExtractLetterIn(text string, choices []string) string {
 		return l
 	}
 	s := answerPart(text)
-	if i := strings.LastIndex(strings.ToUpper(s), "(X)"); i >= 0 {
-		line := s[i+3:]
+	if i := lastPlaceholder(s); i >= 0 {
+		line := s[i:]
 		if j := strings.IndexByte(line, '\n'); j >= 0 {
 			line = line[:j]
 		}
@@ -139,4 +141,16 @@ func matchChoice(c string, choices []string, prefix bool) string {
 func fold(s string) string {
 	s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
 	return strings.Trim(s, " *_.,;:!?\"'`")
+}
+
+// placeholderRe finds the answer form's placeholder, "(X)" or a bare "X)".
+var placeholderRe = regexp.MustCompile(`\([Xx]\)|(?:^|[\s:*])[Xx]\)`)
+
+// lastPlaceholder returns the index just past the last placeholder, or -1.
+func lastPlaceholder(s string) int {
+	ms := placeholderRe.FindAllStringIndex(s, -1)
+	if len(ms) == 0 {
+		return -1
+	}
+	return ms[len(ms)-1][1]
 }

@@ -29,6 +29,10 @@ var (
 	answerIsRe = regexp.MustCompile(`(?i)answer\s+is\s*:?\s*([^\n]*)`)
 	// dollarRe takes the first inline $...$ of a statement.
 	dollarRe = regexp.MustCompile(`^\$+([^$]+)\$+`)
+	// endIsMathRe and endIsNumberRe read a text whose last sentence ends
+	// "is $EXPR$." or "is 11 [unit]." (DyLAN's answers often close so).
+	endIsMathRe   = regexp.MustCompile(`\bis\s+\$([^$]+)\$\s*\.?$`)
+	endIsNumberRe = regexp.MustCompile(`\bis\s+(-?\d[\d,]*(?:\.\d+)?)(?:\s+[A-Za-z]+)?\s*\.?$`)
 	// parenMathRe takes a statement that starts with \(...\).
 	parenMathRe = regexp.MustCompile(`^\\\((.*?)\\\)`)
 	// numberUnitsRe is a number followed by plain words: "6 trees".
@@ -41,6 +45,7 @@ var (
 // ExtractMath reads a MATH answer: the last \boxed{...} (braces nest),
 // else the statement after the last "The answer is" (its first $...$ when
 // it starts with one, else the rest of its line less a closing period),
+// else a text that ends "is $EXPR$." or "is NUMBER [unit]." — always
 // normalised by NormalizeMath. A statement that is prose rather than an
 // expression ("the answer is not an integer") is unreadable; a number
 // followed by plain words is the number ("6 trees" → 6).
@@ -51,6 +56,14 @@ func ExtractMath(text string) string {
 	}
 	ms := answerIsRe.FindAllStringSubmatch(s, -1)
 	if len(ms) == 0 {
+		// The closing sentence "..., the value of $n$ is $11$." states it too.
+		t := strings.TrimSpace(s)
+		if m := endIsMathRe.FindStringSubmatch(t); m != nil {
+			return NormalizeMath(m[1])
+		}
+		if m := endIsNumberRe.FindStringSubmatch(t); m != nil {
+			return NormalizeMath(m[1])
+		}
 		return ""
 	}
 	c := strings.TrimSpace(ms[len(ms)-1][1])

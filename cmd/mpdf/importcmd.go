@@ -33,7 +33,7 @@ type importFile struct {
 func newImportCmd() *cobra.Command {
 	var (
 		out, kind, model, layout string
-		text, asJSON     bool
+		text, asJSON             bool
 	)
 	cmd := &cobra.Command{
 		Use:   "import FILES... --out episodes.jsonl [--kind gsm|mmlu|arithmetic|math] [--layout auto|debate|agora]",
