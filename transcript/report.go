@@ -87,6 +87,9 @@ func (r *Report) noteValue(ctxs [][]message, extra int) {
 }
 
 func (r *Report) add(q *Question) {
+	if r.Questions > 0 && (len(q.Agents) != r.Agents || q.Rounds() != r.Rounds) {
+		r.Variants = addOnce(r.Variants, "team size or rounds vary by question")
+	}
 	r.Questions++
 	for _, m := range q.Models {
 		r.Models = addOnce(r.Models, m)
