@@ -77,6 +77,11 @@ func TestLetterPlaceholderForms(t *testing.T) {
 		{"Answer: (B)", "B"},
 		{"X) A lot of things", ""},
 		{"(X) Amendment", ""}, // a prefix of no option's whole text
+		{"Thus:\n\n**Final Answer**: D) product of its inductance", "D"},
+		{"Thus, analyzing each option, option D, 45,X, stands out as the correct answer. It is clear.\n\n(X)", "D"},
+		{"(X) The best evidence for this truth is B) Radioactive dating of lunar samples.", "B"},
+		{"The correct answer is either option A or option B.\n\n(X)", ""},
+		{"Option C implies salt glands. Option D suggests nasal glands, which seems unlikely.", ""},
 	}
 	for _, c := range cases {
 		if got := Extract(MMLU, c.text, Options{Choices: ch}); got != c.want {
