@@ -198,8 +198,16 @@ func concluded(s string) string {
 	return ""
 }
 
-// oneOption returns the option s refers to when it refers to exactly one.
+// enumRe finds letters listed together ("(A, B, & C)", "A or B"): a
+// sentence that lists options names none of them.
+var enumRe = regexp.MustCompile(`\b[A-D]\s*(?:,|&|\band\b|\bor\b)\s*(?:(?i:option)\s+)?\(?[A-D]\b`)
+
+// oneOption returns the option s refers to when it refers to exactly one
+// and lists none.
 func oneOption(s string) string {
+	if enumRe.MatchString(s) {
+		return ""
+	}
 	l := ""
 	for _, m := range optionRefRe.FindAllStringSubmatch(s, -1) {
 		g := m[1] + m[2]

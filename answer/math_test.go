@@ -81,6 +81,7 @@ func TestLetterPlaceholderForms(t *testing.T) {
 		{"Thus, analyzing each option, option D, 45,X, stands out as the correct answer. It is clear.\n\n(X)", "D"},
 		{"(X) The best evidence for this truth is B) Radioactive dating of lunar samples.", "B"},
 		{"The correct answer is either option A or option B.\n\n(X)", ""},
+		{" (X) 45,X represents monosomy. The other options (A, B, & C) suggest abnormal numbers, so the answer is not theirs.", ""},
 		{"Option C implies salt glands. Option D suggests nasal glands, which seems unlikely.", ""},
 	}
 	for _, c := range cases {
