@@ -57,7 +57,7 @@ func eachAgora(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(q
 			Text: text, GoldRaw: gold, Gold: answer.Gold(meta.Task, gold),
 			Agents: make([][]Answer, len(answers)), Models: models,
 		}
-		opts := answer.Options{Question: text}
+		opts := readOptions(meta.Task, text)
 		skip := ""
 		for k, rs := range answers {
 			prompt := answer.EstimateTokens(text)

@@ -272,7 +272,7 @@ func buildQuestion(task Task, file string, index int, text string, ctxs [][]mess
 		Text: text, GoldRaw: gold, Gold: answer.Gold(task, gold),
 		Agents: make([][]Answer, len(ctxs)),
 	}
-	opts := answer.Options{Question: text}
+	opts := readOptions(task, text)
 	for k, chat := range ctxs {
 		prompt := 0
 		for i, m := range chat {
@@ -323,4 +323,13 @@ func baseName(name string) string {
 		b = strings.TrimSuffix(b, ext)
 	}
 	return b
+}
+
+// readOptions gives answer.Read a question's choices, parsed once for all
+// its answers.
+func readOptions(task Task, question string) answer.Options {
+	if task != MMLU {
+		return answer.Options{}
+	}
+	return answer.Options{Choices: answer.Choices(question)}
 }
