@@ -100,7 +100,8 @@ func (o *RunOptions) plan(e Env) (plan, error) {
 //
 // In each round every agent's action is chosen from the previous round's
 // states (simultaneously), sampled from pol (or its mode when Greedy), and
-// recorded with its log-probability. An agent of a metapolicy.SelfRefiner
+// recorded with its log-probability. The observation's History holds
+// every earlier round's answers. An agent of a metapolicy.SelfRefiner
 // policy that refines is given a copy of the previous round in which the
 // peers' turns are blank.
 func Run(e Env, pol metapolicy.Policy, opts RunOptions, emit func(*data.Episode) error) error {
@@ -283,13 +284,17 @@ func playEpisode(e Env, pol metapolicy.Policy, task, ep, rounds int, opts *RunOp
 	states := make([]metapolicy.AgentState, n)
 	actions := make([]metapolicy.Action, n)
 	logps := make([]float64, n)
+	history := make([][]string, 0, rounds)
 	for t := 1; t <= rounds; t++ {
 		prev := out.Rounds[t-1].Turns
+		answers := make([]string, n)
 		for i := range prev {
 			states[i] = prev[i].State()
+			answers[i] = prev[i].Answer
 		}
+		history = append(history, answers)
 		for i := range n {
-			obs := metapolicy.Observation{Self: i, Round: t, Rounds: rounds, Agents: states}
+			obs := metapolicy.Observation{Self: i, Round: t, Rounds: rounds, Agents: states, History: history}
 			var a metapolicy.Action
 			var lp float64
 			if opts.Greedy {

@@ -322,3 +322,58 @@ func BenchmarkRun(b *testing.B) {
 		}
 	}
 }
+
+// historyCheck is a policy that checks each observation's History against
+// the episode the runner records, through data.Episode.Observation.
+type historyCheck struct {
+	seen *[]metapolicy.Observation
+}
+
+func (h historyCheck) Name() string { return "history" }
+func (h historyCheck) Probs(p *[metapolicy.NumActions]float64, obs *metapolicy.Observation) error {
+	o := *obs
+	o.History = nil
+	for _, row := range obs.History {
+		o.History = append(o.History, append([]string(nil), row...))
+	}
+	*h.seen = append(*h.seen, o)
+	*p = [metapolicy.NumActions]float64{0.3, 0.4, 0.3}
+	return nil
+}
+
+// TestRunFillsHistory: every observation carries the answers of all
+// earlier rounds, equal to what the episode records and to what
+// data.Episode.Observation rebuilds from it.
+func TestRunFillsHistory(t *testing.T) {
+	s := newSim(t, SimConfig{})
+	var seen []metapolicy.Observation
+	eps, err := Collect(s, historyCheck{&seen}, RunOptions{NumTasks: 5, Seed: 3, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	for _, ep := range eps {
+		for r := 1; r < len(ep.Rounds); r++ {
+			for i := range ep.Agents {
+				obs := seen[k]
+				k++
+				if len(obs.History) != r {
+					t.Fatalf("%s round %d: history of %d rounds", ep.ID, r, len(obs.History))
+				}
+				for q := range r {
+					for j, tu := range ep.Rounds[q].Turns {
+						if obs.History[q][j] != tu.Answer {
+							t.Fatalf("%s round %d: history[%d][%d] = %q, recorded %q", ep.ID, r, q, j, obs.History[q][j], tu.Answer)
+						}
+					}
+				}
+				if re := ep.Observation(r, i); !reflect.DeepEqual(re.History, obs.History) {
+					t.Fatalf("%s round %d agent %d: Episode.Observation history %q, runner's %q", ep.ID, r, i, re.History, obs.History)
+				}
+			}
+		}
+	}
+	if k != len(seen) {
+		t.Errorf("%d observations, %d decisions", len(seen), k)
+	}
+}
