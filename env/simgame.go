@@ -29,7 +29,7 @@ func (g *simGame) Initial() ([]data.Turn, error) {
 		if g.rng.Float64() < sigmoid(p.SolveSlope*(g.s.cfg.Skills[i]-g.t.difficulty)) {
 			ans = g.t.gold
 		}
-		turns[i] = g.answer(i, g.garble(ans), 0, g.t.prompt)
+		turns[i] = g.answer(i, g.garble(ans, p.Unreadable), 0, g.t.prompt, false)
 	}
 	return turns, nil
 }
@@ -159,7 +159,7 @@ func (g *simGame) refine(agent int, prev []data.Turn) data.Turn {
 			ans = g.otherWrong(own)
 		}
 	}
-	ans = g.garble(ans)
+	ans = g.garble(ans, p.RevisionUnreadable)
 
 	agree := 0
 	for i := range prev {
@@ -169,7 +169,7 @@ func (g *simGame) refine(agent int, prev []data.Turn) data.Turn {
 	}
 	prompt := p.PromptBase + p.PromptQuestion*float64(t.prompt) +
 		p.PromptOwn*float64(prev[agent].Profile.Tokens) + p.PromptPeers*float64(quoted)
-	return g.answer(agent, ans, share(agree), max(1, int(math.Round(prompt))))
+	return g.answer(agent, ans, share(agree), max(1, int(math.Round(prompt))), true)
 }
 
 // topWrong is the wrong answer most peers of agent hold (ties: the lowest
@@ -195,8 +195,9 @@ func (g *simGame) topWrong(agent int, prev []data.Turn) (string, int) {
 }
 
 // answer builds agent's turn holding ans: confidence, stated confidence and
-// profile drawn from the model, tokens = prompt + the completion.
-func (g *simGame) answer(agent int, ans string, agree float64, prompt int) data.Turn {
+// profile drawn from the model (of a revision when revised), tokens =
+// prompt + the completion.
+func (g *simGame) answer(agent int, ans string, agree float64, prompt int, revised bool) data.Turn {
 	t, rng, p := g.t, g.rng, &g.s.p
 	right := ans == t.gold
 	z := g.s.bias[agent] - p.ConfDifficulty*(t.difficulty-p.DifficultyMean) + p.ConfConsensus*agree + p.ConfNoise*rng.NormFloat64()
@@ -212,7 +213,17 @@ func (g *simGame) answer(agent int, ans string, agree float64, prompt int) data.
 	if right {
 		tokens, steps, hedges = p.TokensRight, p.StepsRight, p.HedgesRight
 	}
-	completion := max(1, int(math.Round(tokens.draw(rng.NormFloat64()))))
+	if revised {
+		tokens = p.RevisionTokensWrong
+		if right {
+			tokens = p.RevisionTokensRight
+		}
+	}
+	// One draw sets the length, and scales steps and hedges with it.
+	zl := rng.NormFloat64()
+	completion := max(1, int(math.Round(tokens.draw(zl))))
+	steps *= math.Exp(p.StepsSpread*zl - p.StepsSpread*p.StepsSpread/2)
+	hedges *= math.Exp(p.HedgesSpread*zl - p.HedgesSpread*p.HedgesSpread/2)
 	out := data.Turn{
 		Answer:  ans,
 		Profile: data.Profile{Steps: poisson(rng, steps), Tokens: completion, Hedges: poisson(rng, hedges)},
@@ -248,9 +259,9 @@ func (g *simGame) otherWrong(own string) string {
 	return g.wrongAnswer()
 }
 
-// garble makes an answer unreadable with probability Params.Unreadable.
-func (g *simGame) garble(ans string) string {
-	if g.rng.Float64() < g.s.p.Unreadable {
+// garble makes an answer unreadable with probability u.
+func (g *simGame) garble(ans string, u float64) string {
+	if g.rng.Float64() < u {
 		return ""
 	}
 	return ans

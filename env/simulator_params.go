@@ -29,8 +29,10 @@ type SimParams struct {
 	Skill            float64 `json:"skill"`
 	DifficultyMean   float64 `json:"difficulty_mean"`
 	DifficultySpread float64 `json:"difficulty_spread"`
-	// Unreadable is the chance that an answer cannot be read (fitted).
-	Unreadable float64 `json:"unreadable"`
+	// Unreadable is the chance that a round-0 answer cannot be read,
+	// RevisionUnreadable that a revision cannot (fitted).
+	Unreadable         float64 `json:"unreadable"`
+	RevisionUnreadable float64 `json:"revision_unreadable"`
 	// Attractor is the share of wrong answers that go to a task's first
 	// wrong answer (fitted from how often two wrong agents agree);
 	// AttractorJitter spreads it uniformly per task by ± half that much.
@@ -77,15 +79,23 @@ type SimParams struct {
 	StatedNoise float64 `json:"stated_noise"`
 
 	// Profile (fitted): an answer's completion tokens are
-	// exp(N(mean, sd)) of the log for right and for wrong answers; its
-	// reasoning steps and hedges are Poisson with the mean of right or of
-	// wrong answers.
-	TokensRight LogNormal `json:"tokens_right"`
-	TokensWrong LogNormal `json:"tokens_wrong"`
-	StepsRight  float64   `json:"steps_right"`
-	StepsWrong  float64   `json:"steps_wrong"`
-	HedgesRight float64   `json:"hedges_right"`
-	HedgesWrong float64   `json:"hedges_wrong"`
+	// exp(N(mean, sd)) of the log, for right and for wrong answers, in
+	// round 0 (Tokens*) and in revisions (RevisionTokens*), the log's mean
+	// set so that the plain mean is the recorded one; its reasoning steps
+	// and hedges are Poisson with the mean of right or of wrong answers
+	// times exp(Spread·N(0,1) − Spread²/2), one normal draw shared with
+	// the completion's log, so that long answers have more steps (the
+	// spreads matched to the recorded variances).
+	TokensRight         LogNormal `json:"tokens_right"`
+	TokensWrong         LogNormal `json:"tokens_wrong"`
+	RevisionTokensRight LogNormal `json:"revision_tokens_right"`
+	RevisionTokensWrong LogNormal `json:"revision_tokens_wrong"`
+	StepsRight          float64   `json:"steps_right"`
+	StepsWrong          float64   `json:"steps_wrong"`
+	StepsSpread         float64   `json:"steps_spread"`
+	HedgesRight         float64   `json:"hedges_right"`
+	HedgesWrong         float64   `json:"hedges_wrong"`
+	HedgesSpread        float64   `json:"hedges_spread"`
 	// Prompts (fitted): a task's question prompt is exp(N(mean, sd))
 	// tokens; a refine prompt is PromptBase + PromptQuestion·question +
 	// PromptOwn·(own previous completion) + PromptPeers·(seen peers'
@@ -153,7 +163,7 @@ func (p SimParams) MarshalIndent() ([]byte, error) {
 // Check reports a parameter outside its domain.
 func (p *SimParams) Check() error {
 	prob := map[string]float64{
-		"unreadable": p.Unreadable, "attractor": p.Attractor, "conform": p.Conform,
+		"unreadable": p.Unreadable, "revision_unreadable": p.RevisionUnreadable, "attractor": p.Attractor, "conform": p.Conform,
 		"keep_wrong": p.KeepWrong, "break_to": p.BreakTo, "stated_rate": p.StatedRate,
 	}
 	for name, v := range prob {
@@ -165,7 +175,9 @@ func (p *SimParams) Check() error {
 		"solve_slope": p.SolveSlope, "difficulty_spread": p.DifficultySpread, "attractor_jitter": p.AttractorJitter,
 		"conf_noise": p.ConfNoise, "stated_noise": p.StatedNoise, "steps_right": p.StepsRight,
 		"steps_wrong": p.StepsWrong, "hedges_right": p.HedgesRight, "hedges_wrong": p.HedgesWrong,
+		"steps_spread": p.StepsSpread, "hedges_spread": p.HedgesSpread,
 		"tokens_right.log_sd": p.TokensRight.LogSD, "tokens_wrong.log_sd": p.TokensWrong.LogSD,
+		"revision_tokens_right.log_sd": p.RevisionTokensRight.LogSD, "revision_tokens_wrong.log_sd": p.RevisionTokensWrong.LogSD,
 		"question.log_sd": p.Question.LogSD,
 	}
 	for name, v := range nonNeg {

@@ -23,12 +23,13 @@ func newSim(t testing.TB, cfg SimConfig) *Simulator {
 func handSet() *SimParams {
 	return &SimParams{
 		Source: "hand-set", SolveSlope: 6, Skill: 0.525, DifficultyMean: 0.5, DifficultySpread: 0.2,
-		Unreadable: 0.02, Attractor: 0.7, AttractorJitter: 0.25,
+		Unreadable: 0.02, RevisionUnreadable: 0.02, Attractor: 0.7, AttractorJitter: 0.25,
 		FixBase: -2.2, FixSkill: 3, FixGold: 3.5, FixSame: -1.5, Conform: 0.5, KeepWrong: 0.6,
 		BreakBase: -2.9, BreakWrong: 1.5, BreakGap: 1.5, BreakTo: 0.7,
 		ConfRight: 1.4, ConfAttractor: 0.4, ConfOther: -0.6, ConfDifficulty: 1.2, ConfConsensus: 0.6,
 		ConfNoise: 0.9, Overconfidence: 2.3, StatedRate: 1, StatedShift: 1, StatedNoise: 0.5,
 		TokensRight: LogNormal{5.5, 0.4}, TokensWrong: LogNormal{5.7, 0.4},
+		RevisionTokensRight: LogNormal{5.5, 0.4}, RevisionTokensWrong: LogNormal{5.7, 0.4},
 		StepsRight: 5, StepsWrong: 6, HedgesRight: 0.5, HedgesWrong: 1,
 		Question: LogNormal{4.4, 0.3}, PromptBase: 40, PromptQuestion: 1, PromptOwn: 1, PromptPeers: 0.6,
 	}
