@@ -129,3 +129,14 @@ func WriteSignals(w io.Writer, names []string, cols ...[]Signal) error {
 	}
 	return tw.Flush()
 }
+
+// MeasureSignals plays pol on e (Run with opts) and returns every
+// feature's signal over the decisions of its episodes: which features
+// carry information about correctness in that environment, and how much.
+func MeasureSignals(e Env, pol metapolicy.Policy, opts RunOptions) ([]Signal, int, error) {
+	var s SignalTally
+	if err := Run(e, pol, opts, s.Add); err != nil {
+		return nil, 0, err
+	}
+	return s.Signals(), s.Decisions(), nil
+}

@@ -134,12 +134,13 @@ func (g *simGame) refine(agent int, prev []data.Turn) data.Turn {
 	var ans string
 	if own == t.gold {
 		ans = own
-		pb := sigmoid(p.BreakBase + p.BreakWrong*share(topVotes) + p.BreakGap*(t.difficulty-skill))
+		w := share(topVotes)
+		pb := sigmoid(p.BreakBase + p.BreakWrong*w + p.BreakAllWrong*all(w) + p.BreakGap*(t.difficulty-skill))
 		if g.rng.Float64() < pb {
 			if topWrong != "" && g.rng.Float64() < p.BreakTo {
 				ans = topWrong
 			} else {
-				ans = g.otherWrong(own)
+				ans = g.otherWrong(own, topWrong)
 			}
 		}
 	} else {
@@ -147,7 +148,8 @@ func (g *simGame) refine(agent int, prev []data.Turn) data.Turn {
 		if own != "" {
 			sameShare = share(same)
 		}
-		pf := sigmoid(p.FixBase + p.FixSkill*(skill-t.difficulty) + p.FixGold*share(gold) + p.FixSame*sameShare)
+		gs := share(gold)
+		pf := sigmoid(p.FixBase + p.FixSkill*(skill-t.difficulty) + p.FixGold*gs + p.FixSame*sameShare + p.FixAllGold*all(gs))
 		switch {
 		case g.rng.Float64() < pf:
 			ans = t.gold
@@ -156,7 +158,7 @@ func (g *simGame) refine(agent int, prev []data.Turn) data.Turn {
 		case own != "" && g.rng.Float64() < p.KeepWrong:
 			ans = own
 		default:
-			ans = g.otherWrong(own)
+			ans = g.otherWrong(own, topWrong)
 		}
 	}
 	ans = g.garble(ans, p.RevisionUnreadable)
@@ -170,6 +172,14 @@ func (g *simGame) refine(agent int, prev []data.Turn) data.Turn {
 	prompt := p.PromptBase + p.PromptQuestion*float64(t.prompt) +
 		p.PromptOwn*float64(prev[agent].Profile.Tokens) + p.PromptPeers*float64(quoted)
 	return g.answer(agent, ans, share(agree), max(1, int(math.Round(prompt))), true)
+}
+
+// all is 1 for a share of 1 (every seen peer), else 0.
+func all(share float64) float64 {
+	if share == 1 {
+		return 1
+	}
+	return 0
 }
 
 // topWrong is the wrong answer most peers of agent hold (ties: the lowest
@@ -249,10 +259,17 @@ func (g *simGame) wrongAnswer() string {
 	return g.t.wrong[len(g.t.wrong)-1]
 }
 
-// otherWrong draws a wrong answer other than own when the task has one.
-func (g *simGame) otherWrong(own string) string {
-	for range 8 {
-		if a := g.wrongAnswer(); a != own {
+// otherWrong draws a wrong answer other than own and the peers' top wrong
+// one when the task has one, so that keeping, joining the peers and
+// drifting elsewhere stay distinct outcomes (as Calibrate counts them).
+func (g *simGame) otherWrong(own, top string) string {
+	for range 16 {
+		if a := g.wrongAnswer(); a != own && a != top {
+			return a
+		}
+	}
+	for _, a := range g.t.wrong {
+		if a != own && a != top {
 			return a
 		}
 	}

@@ -59,20 +59,21 @@ func FitSimParams(real *DebateStats) (SimParams, error) {
 	var fk, fn []float64
 	for _, key := range sortedKeys3(real.fix) {
 		b := real.fix[key]
-		fx = append(fx, []float64{1, float64(key[1]) / nonZero(key[0]), float64(key[2]) / nonZero(key[0])})
+		fx = append(fx, []float64{1, float64(key[1]) / nonZero(key[0]), float64(key[2]) / nonZero(key[0]),
+			indicator(key[0] > 0 && key[1] == key[0])})
 		fk, fn = append(fk, float64(b.k)), append(fn, float64(b.n))
 	}
 	beta := logistic(fx, fk, fn)
-	p.FixBase, p.FixGold, p.FixSame = beta[0], beta[1], beta[2]
+	p.FixBase, p.FixGold, p.FixSame, p.FixAllGold = beta[0], beta[1], beta[2], beta[3]
 	var bx [][]float64
 	var bk, bn []float64
 	for _, key := range sortedKeys2(real.brk) {
 		b := real.brk[key]
-		bx = append(bx, []float64{1, float64(key[1]) / nonZero(key[0])})
+		bx = append(bx, []float64{1, float64(key[1]) / nonZero(key[0]), indicator(key[0] > 0 && key[1] == key[0])})
 		bk, bn = append(bk, float64(b.k)), append(bn, float64(b.n))
 	}
 	beta = logistic(bx, bk, bn)
-	p.BreakBase, p.BreakWrong = beta[0], beta[1]
+	p.BreakBase, p.BreakWrong, p.BreakAllWrong = beta[0], beta[1], beta[2]
 	p.Conform = clamp01(ratio(real.conformed, real.conformShare, 0))
 	p.KeepWrong = clamp01(ratio(float64(real.kept), float64(real.keepTrials), 0.5))
 	p.BreakTo = clamp01(ratio(float64(real.brokeToTop), float64(real.brokeWithTop), 0.5))
@@ -101,7 +102,7 @@ func FitSimParams(real *DebateStats) (SimParams, error) {
 	p.PromptBase, p.PromptQuestion, p.PromptOwn, p.PromptPeers = c[0], c[1], c[2], c[3]
 	round := func(x *float64) { *x = math.Round(*x*1e6) / 1e6 }
 	for _, x := range []*float64{&p.Skill, &p.DifficultySpread, &p.Unreadable, &p.RevisionUnreadable, &p.Attractor, &p.FixBase,
-		&p.FixGold, &p.FixSame, &p.Conform, &p.KeepWrong, &p.BreakBase, &p.BreakWrong, &p.BreakTo,
+		&p.FixGold, &p.FixSame, &p.FixAllGold, &p.BreakAllWrong, &p.Conform, &p.KeepWrong, &p.BreakBase, &p.BreakWrong, &p.BreakTo,
 		&p.TokensRight.LogMean, &p.TokensRight.LogSD, &p.TokensWrong.LogMean, &p.TokensWrong.LogSD,
 		&p.RevisionTokensRight.LogMean, &p.RevisionTokensRight.LogSD, &p.RevisionTokensWrong.LogMean, &p.RevisionTokensWrong.LogSD,
 		&p.StepsRight, &p.StepsWrong, &p.HedgesRight, &p.HedgesWrong, &p.StepsSpread, &p.HedgesSpread, &p.StatedRate,
@@ -437,6 +438,13 @@ func dispersion(m *moments) float64 {
 		return 0
 	}
 	return math.Sqrt(math.Log1p(extra))
+}
+
+func indicator(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func nonZero(n int) float64 { return float64(max(n, 1)) }

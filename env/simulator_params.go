@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 )
 
@@ -40,25 +42,28 @@ type SimParams struct {
 	AttractorJitter float64 `json:"attractor_jitter"`
 
 	// Refine of a wrong or unreadable answer (fitted): fixed with
-	// probability σ(FixBase + FixSkill·(skill − d) + FixGold·g + FixSame·s),
-	// g the share of seen peers holding the gold, s the share holding the
-	// agent's own wrong answer. Not fixed: it follows the peers' most
+	// probability σ(FixBase + FixSkill·(skill − d) + FixGold·g + FixSame·s
+	// + FixAllGold·[g = 1]), g the share of seen peers holding the gold, s
+	// the share holding the agent's own wrong answer ([g = 1]: every seen
+	// peer on the gold, a jump a logistic in g alone misses). Not fixed: it follows the peers' most
 	// common wrong answer with probability Conform·(their share), else
 	// keeps its answer with probability KeepWrong, else draws a wrong one.
-	FixBase   float64 `json:"fix_base"`
-	FixSkill  float64 `json:"fix_skill"`
-	FixGold   float64 `json:"fix_gold"`
-	FixSame   float64 `json:"fix_same"`
-	Conform   float64 `json:"conform"`
-	KeepWrong float64 `json:"keep_wrong"`
+	FixBase    float64 `json:"fix_base"`
+	FixSkill   float64 `json:"fix_skill"`
+	FixGold    float64 `json:"fix_gold"`
+	FixSame    float64 `json:"fix_same"`
+	FixAllGold float64 `json:"fix_all_gold"`
+	Conform    float64 `json:"conform"`
+	KeepWrong  float64 `json:"keep_wrong"`
 	// Refine of a right answer (fitted): broken with probability
-	// σ(BreakBase + BreakWrong·w + BreakGap·(d − skill)), w the share of
-	// seen peers on their most common wrong answer; a broken answer joins
-	// that answer with probability BreakTo.
-	BreakBase  float64 `json:"break_base"`
-	BreakWrong float64 `json:"break_wrong"`
-	BreakGap   float64 `json:"break_gap"`
-	BreakTo    float64 `json:"break_to"`
+	// σ(BreakBase + BreakWrong·w + BreakAllWrong·[w = 1] + BreakGap·(d −
+	// skill)), w the share of seen peers on their most common wrong
+	// answer; a broken answer joins that answer with probability BreakTo.
+	BreakBase     float64 `json:"break_base"`
+	BreakWrong    float64 `json:"break_wrong"`
+	BreakAllWrong float64 `json:"break_all_wrong"`
+	BreakGap      float64 `json:"break_gap"`
+	BreakTo       float64 `json:"break_to"`
 
 	// Critic confidence (hand-set: the transcripts hold none): σ(z), z =
 	// bias_i + ConfRight | ConfAttractor | ConfOther − ConfDifficulty·(d −
@@ -205,3 +210,46 @@ func (p *SimParams) Check() error {
 
 // draw samples the distribution.
 func (l LogNormal) draw(z float64) float64 { return math.Exp(l.LogMean + l.LogSD*z) }
+
+// ReadSimParams reads parameters from a JSON file (ParseSimParams).
+func ReadSimParams(path string) (SimParams, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return SimParams{}, fmt.Errorf("env: simulator parameters: %w", err)
+	}
+	p, err := ParseSimParams(b)
+	if err != nil {
+		return SimParams{}, fmt.Errorf("%w (file %s)", err, path)
+	}
+	return p, nil
+}
+
+// WriteFile writes the parameters as indented JSON to path, through a
+// temporary file in the same directory renamed into place, so that a
+// failed write never leaves a half-written file there.
+func (p SimParams) WriteFile(path string) (err error) {
+	b, err := p.MarshalIndent()
+	if err != nil {
+		return fmt.Errorf("env: write simulator parameters: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("env: write simulator parameters: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(b); err != nil {
+		return fmt.Errorf("env: write simulator parameters: %w", err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("env: write simulator parameters: %w", err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("env: write simulator parameters: %w", err)
+	}
+	return nil
+}
