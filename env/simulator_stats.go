@@ -30,23 +30,24 @@ type DebateStats struct {
 	fix map[[3]int]*binom
 	// Revisions of right answers, grouped by seen peers and the votes of
 	// the peers' most common wrong answer.
-	brk                        map[[2]int]*binom
-	conformed, conformShare    float64       // not fixed: joined the peers' top wrong answer; Σ its share
-	kept, keepTrials           int           // not fixed nor conformed, readable own answer: kept it
-	brokeToTop, brokeWithTop   int           // broken revisions that joined the peers' top wrong answer, of those that could
-	tokens, rawTokens          [2][2]moments // log and plain completion tokens: [round 0, revision][wrong, right]
-	stepsM, hedgesM            [2]moments    // steps and hedges by correctness
-	revisions, revUnreadable   int           // revisions, unreadable ones
-	tokensPerTask              moments       // all tokens of an episode
-	steps, hedges, counted     [2]float64    // sums and counts by correctness
-	stated                     int           // answers with a stated confidence
-	question                   moments       // log question prompt tokens (agent 0, round 0)
-	xtx                        [4][4]float64
-	xty                        [4]float64
-	refinePrompts              moments // refine prompt tokens (not logged)
-	majorityRight, debateRight int
-	fixedTotal, fixTrials      int
-	brokenTotal, breakTrials   int
+	brk                               map[[2]int]*binom
+	conformed, conformShare           float64       // not fixed: joined the peers' top wrong answer; Σ its share
+	kept, keepTrials                  int           // not fixed nor conformed, readable own answer: kept it
+	brokeToTop, brokeWithTop          int           // broken revisions that joined the peers' top wrong answer, of those that could
+	tokens, rawTokens                 [2][2]moments // log and plain completion tokens: [round 0, revision][wrong, right]
+	stepsM, hedgesM                   [2]moments    // steps and hedges by correctness
+	revisions, revUnreadable          int           // revisions, unreadable ones
+	tokensPerTask                     moments       // all tokens of an episode
+	steps, hedges, counted            [2]float64    // sums and counts by correctness
+	stated                            int           // answers with a stated confidence
+	question                          moments       // log question prompt tokens (agent 0, round 0)
+	xtx                               [4][4]float64
+	xty                               [4]float64
+	refinePrompts                     moments // refine prompt tokens (not logged)
+	majorityRight, debateRight        int
+	split, splitMajority, splitDebate int // teams split in round 0; of those, majority and debate right
+	fixedTotal, fixTrials             int
+	brokenTotal, breakTrials          int
 }
 
 // binom counts successes in trials.
@@ -123,11 +124,26 @@ func (s *DebateStats) Add(ep *data.Episode) error {
 	if q := first[0].Tokens - first[0].Profile.Tokens; q > 0 {
 		s.question.add(math.Log(float64(q)))
 	}
-	if data.TeamAnswer(first) == gold {
+	majority := data.TeamAnswer(first) == gold
+	debate := data.TeamAnswer(ep.Rounds[len(ep.Rounds)-1].Turns) == gold
+	if majority {
 		s.majorityRight++
 	}
-	if data.TeamAnswer(ep.Rounds[len(ep.Rounds)-1].Turns) == gold {
+	if debate {
 		s.debateRight++
+	}
+	unanimous := first[0].Answer != ""
+	for i := range first {
+		unanimous = unanimous && first[i].Answer == first[0].Answer
+	}
+	if !unanimous {
+		s.split++
+		if majority {
+			s.splitMajority++
+		}
+		if debate {
+			s.splitDebate++
+		}
 	}
 	for t := 1; t < len(ep.Rounds); t++ {
 		prev, cur := ep.Rounds[t-1].Turns, ep.Rounds[t].Turns
@@ -318,6 +334,9 @@ func (s *DebateStats) summary() []Row {
 	add("teams all wrong in round 0", frac(allWrong, e))
 	add("round-0 majority accuracy", frac(float64(s.majorityRight), e))
 	add("debate accuracy (last round)", frac(float64(s.debateRight), e))
+	add("teams split in round 0", frac(float64(s.split), e))
+	add("  majority accuracy of split teams", frac(float64(s.splitMajority), float64(s.split)))
+	add("  debate accuracy of split teams", frac(float64(s.splitDebate), float64(s.split)))
 	add("unreadable answers, round 0", frac(float64(s.Unreadable-s.revUnreadable), float64(s.Answers-s.revisions)))
 	add("unreadable answers, revisions", frac(float64(s.revUnreadable), float64(s.revisions)))
 	add("two wrong agents agree (round 0)", frac(float64(s.WrongPairsSame), float64(s.WrongPairs)))
