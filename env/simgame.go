@@ -29,7 +29,7 @@ func (g *simGame) Initial() ([]data.Turn, error) {
 		if g.rng.Float64() < sigmoid(p.SolveSlope*(g.s.cfg.Skills[i]-g.t.difficulty)) {
 			ans = g.t.gold
 		}
-		turns[i] = g.answer(i, g.garble(ans, p.Unreadable), 0, g.t.prompt, false)
+		turns[i] = g.answer(i, g.garble(ans, g.t.unreadable), 0, g.t.prompt, false)
 	}
 	return turns, nil
 }
@@ -161,7 +161,7 @@ func (g *simGame) refine(agent int, prev []data.Turn) data.Turn {
 			ans = g.otherWrong(own, topWrong)
 		}
 	}
-	ans = g.garble(ans, p.RevisionUnreadable)
+	ans = g.garble(ans, g.t.revUnread)
 
 	agree := 0
 	for i := range prev {

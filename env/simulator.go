@@ -64,6 +64,8 @@ type simTask struct {
 	question   string
 	difficulty float64   // higher is harder
 	prompt     int       // tokens of the question prompt
+	unreadable float64   // this task's round-0 unreadable rate
+	revUnread  float64   // this task's revision unreadable rate
 	gold       string    // the correct answer
 	wrong      []string  // plausible wrong answers, attractor first
 	wrongCum   []float64 // cumulative probabilities of the wrong answers
@@ -143,6 +145,12 @@ func (s *Simulator) drawTasks() {
 		t.id = fmt.Sprintf("sim-%04d", i)
 		t.difficulty = s.p.DifficultyMean + s.p.DifficultySpread*rng.NormFloat64()
 		t.prompt = max(1, int(math.Round(s.p.Question.draw(rng.NormFloat64()))))
+		t.unreadable, t.revUnread = s.p.Unreadable, s.p.RevisionUnreadable
+		if rho, m := s.p.UnreadableCorrelation, s.p.Unreadable; rho > 0 && m > 0 && m < 1 {
+			k := 1/min(rho, 0.999) - 1 // Beta concentration a + b
+			b := betaDraw(rng, m*k, (1-m)*k)
+			t.unreadable, t.revUnread = b, min(1, b*s.p.RevisionUnreadable/m)
+		}
 		t.question = fmt.Sprintf("Simulated task %d (difficulty %.2f).", i, t.difficulty)
 		// Answers are distinct integers, as in arithmetic word problems.
 		used := map[int]bool{}
@@ -209,3 +217,34 @@ func (s *Simulator) Start(task int, rng *rand.Rand) (Game, error) {
 }
 
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+// betaDraw draws from Beta(a, b) as X/(X+Y) of two gamma draws.
+func betaDraw(rng *rand.Rand, a, b float64) float64 {
+	x, y := gammaDraw(rng, a), gammaDraw(rng, b)
+	if x+y == 0 {
+		return a / (a + b)
+	}
+	return x / (x + y)
+}
+
+// gammaDraw draws from Gamma(a, 1) by Marsaglia and Tsang's method, with
+// the boost U^(1/a) for a < 1.
+func gammaDraw(rng *rand.Rand, a float64) float64 {
+	if a < 1 {
+		return gammaDraw(rng, a+1) * math.Pow(rng.Float64(), 1/a)
+	}
+	d := a - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := rng.Float64()
+		if u < 1-0.0331*x*x*x*x || math.Log(u) < x*x/2+d*(1-v+math.Log(v)) {
+			return d * v
+		}
+	}
+}

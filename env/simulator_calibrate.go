@@ -48,6 +48,7 @@ func FitSimParams(real *DebateStats) (SimParams, error) {
 	}
 	p.Unreadable = ratio(float64(real.Unreadable-real.revUnreadable), float64(real.Answers-real.revisions), 0)
 	p.RevisionUnreadable = ratio(float64(real.revUnreadable), float64(real.revisions), 0)
+	p.UnreadableCorrelation = unreadableCorrelation(real.unreadTeams)
 	p.Skill, p.DifficultySpread = fitRoundZero(real.Teams, p.Unreadable)
 	p.Attractor = fitAttractor(real.WrongPairsSame, real.WrongPairs)
 
@@ -101,7 +102,7 @@ func FitSimParams(real *DebateStats) (SimParams, error) {
 	c := leastSquares(real.xtx, real.xty)
 	p.PromptBase, p.PromptQuestion, p.PromptOwn, p.PromptPeers = c[0], c[1], c[2], c[3]
 	round := func(x *float64) { *x = math.Round(*x*1e6) / 1e6 }
-	for _, x := range []*float64{&p.Skill, &p.DifficultySpread, &p.Unreadable, &p.RevisionUnreadable, &p.Attractor, &p.FixBase,
+	for _, x := range []*float64{&p.Skill, &p.DifficultySpread, &p.Unreadable, &p.RevisionUnreadable, &p.UnreadableCorrelation, &p.Attractor, &p.FixBase,
 		&p.FixGold, &p.FixSame, &p.FixAllGold, &p.BreakAllWrong, &p.Conform, &p.KeepWrong, &p.BreakBase, &p.BreakWrong, &p.BreakTo,
 		&p.TokensRight.LogMean, &p.TokensRight.LogSD, &p.TokensWrong.LogMean, &p.TokensWrong.LogSD,
 		&p.RevisionTokensRight.LogMean, &p.RevisionTokensRight.LogSD, &p.RevisionTokensWrong.LogMean, &p.RevisionTokensWrong.LogSD,
@@ -413,6 +414,15 @@ func sortedKeys3(m map[[3]int]*binom) [][3]int {
 		ks = append(ks, k)
 	}
 	slices.SortFunc(ks, func(a, b [3]int) int { return slices.Compare(a[:], b[:]) })
+	return ks
+}
+
+func sortedKeys2Int(m map[[2]int]int) [][2]int {
+	ks := make([][2]int, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(a, b [2]int) int { return slices.Compare(a[:], b[:]) })
 	return ks
 }
 

@@ -37,6 +37,7 @@ func TestFitRecoversSimulator(t *testing.T) {
 		{"difficulty_spread", fit.DifficultySpread, truth.DifficultySpread, 0.04},
 		{"unreadable", fit.Unreadable, truth.Unreadable, 0.01},
 		{"revision_unreadable", fit.RevisionUnreadable, truth.RevisionUnreadable, 0.01},
+		{"unreadable_correlation", fit.UnreadableCorrelation, truth.UnreadableCorrelation, 0.08},
 		{"attractor", fit.Attractor, truth.Attractor, 0.05},
 		{"fix_base", fit.FixBase, truth.FixBase, 0.4},
 		{"fix_gold", fit.FixGold + fit.FixAllGold, truth.FixGold + truth.FixAllGold, 0.5},

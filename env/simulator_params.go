@@ -33,8 +33,13 @@ type SimParams struct {
 	DifficultySpread float64 `json:"difficulty_spread"`
 	// Unreadable is the chance that a round-0 answer cannot be read,
 	// RevisionUnreadable that a revision cannot (fitted).
-	Unreadable         float64 `json:"unreadable"`
-	RevisionUnreadable float64 `json:"revision_unreadable"`
+	// Both are means over tasks: a task's own rates are the means times
+	// B/Unreadable, B ~ Beta with mean Unreadable and intra-team
+	// correlation UnreadableCorrelation (fitted), since models that
+	// cannot keep the answer format fail on the same questions.
+	Unreadable            float64 `json:"unreadable"`
+	RevisionUnreadable    float64 `json:"revision_unreadable"`
+	UnreadableCorrelation float64 `json:"unreadable_correlation"`
 	// Attractor is the share of wrong answers that go to a task's first
 	// wrong answer (fitted from how often two wrong agents agree);
 	// AttractorJitter spreads it uniformly per task by ± half that much.
@@ -168,7 +173,8 @@ func (p SimParams) MarshalIndent() ([]byte, error) {
 // Check reports a parameter outside its domain.
 func (p *SimParams) Check() error {
 	prob := map[string]float64{
-		"unreadable": p.Unreadable, "revision_unreadable": p.RevisionUnreadable, "attractor": p.Attractor, "conform": p.Conform,
+		"unreadable": p.Unreadable, "revision_unreadable": p.RevisionUnreadable,
+		"unreadable_correlation": p.UnreadableCorrelation, "attractor": p.Attractor, "conform": p.Conform,
 		"keep_wrong": p.KeepWrong, "break_to": p.BreakTo, "stated_rate": p.StatedRate,
 	}
 	for name, v := range prob {

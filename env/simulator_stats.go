@@ -31,16 +31,17 @@ type DebateStats struct {
 	// Revisions of right answers, grouped by seen peers and the votes of
 	// the peers' most common wrong answer.
 	brk                               map[[2]int]*binom
-	conformed, conformShare           float64       // not fixed: joined the peers' top wrong answer; Σ its share
-	kept, keepTrials                  int           // not fixed nor conformed, readable own answer: kept it
-	brokeToTop, brokeWithTop          int           // broken revisions that joined the peers' top wrong answer, of those that could
-	tokens, rawTokens                 [2][2]moments // log and plain completion tokens: [round 0, revision][wrong, right]
-	stepsM, hedgesM                   [2]moments    // steps and hedges by correctness
-	revisions, revUnreadable          int           // revisions, unreadable ones
-	tokensPerTask                     moments       // all tokens of an episode
-	steps, hedges, counted            [2]float64    // sums and counts by correctness
-	stated                            int           // answers with a stated confidence
-	question                          moments       // log question prompt tokens (agent 0, round 0)
+	conformed, conformShare           float64        // not fixed: joined the peers' top wrong answer; Σ its share
+	kept, keepTrials                  int            // not fixed nor conformed, readable own answer: kept it
+	brokeToTop, brokeWithTop          int            // broken revisions that joined the peers' top wrong answer, of those that could
+	tokens, rawTokens                 [2][2]moments  // log and plain completion tokens: [round 0, revision][wrong, right]
+	stepsM, hedgesM                   [2]moments     // steps and hedges by correctness
+	revisions, revUnreadable          int            // revisions, unreadable ones
+	unreadTeams                       map[[2]int]int // (team size, unreadable round-0 answers) → teams
+	tokensPerTask                     moments        // all tokens of an episode
+	steps, hedges, counted            [2]float64     // sums and counts by correctness
+	stated                            int            // answers with a stated confidence
+	question                          moments        // log question prompt tokens (agent 0, round 0)
 	xtx                               [4][4]float64
 	xty                               [4]float64
 	refinePrompts                     moments // refine prompt tokens (not logged)
@@ -120,6 +121,16 @@ func (s *DebateStats) Add(ep *data.Episode) error {
 	if s.Teams[n] == nil {
 		s.Teams[n] = map[int]int{}
 	}
+	if s.unreadTeams == nil {
+		s.unreadTeams = map[[2]int]int{}
+	}
+	unread := 0
+	for i := range first {
+		if first[i].Answer == "" {
+			unread++
+		}
+	}
+	s.unreadTeams[[2]int{n, unread}]++
 	s.Teams[n][right]++
 	if q := first[0].Tokens - first[0].Profile.Tokens; q > 0 {
 		s.question.add(math.Log(float64(q)))
@@ -339,6 +350,7 @@ func (s *DebateStats) summary() []Row {
 	add("  debate accuracy of split teams", frac(float64(s.splitDebate), float64(s.split)))
 	add("unreadable answers, round 0", frac(float64(s.Unreadable-s.revUnreadable), float64(s.Answers-s.revisions)))
 	add("unreadable answers, revisions", frac(float64(s.revUnreadable), float64(s.revisions)))
+	add("  unreadable answers' correlation within a team", unreadableCorrelation(s.unreadTeams))
 	add("two wrong agents agree (round 0)", frac(float64(s.WrongPairsSame), float64(s.WrongPairs)))
 	add("revision fixes a wrong answer", frac(float64(s.fixedTotal), float64(s.fixTrials)))
 	for _, bk := range shareBuckets {
@@ -406,4 +418,34 @@ var shareBuckets = []bucket{
 	{"in (0, 1/2)", 0, 0.5 - 1e-9, false},
 	{"in [1/2, 1)", 0.5 - 1e-9, 1 - 1e-9, false},
 	{"= 1", 1 - 1e-9, 1, false},
+}
+
+// unreadableCorrelation is the intra-team correlation ρ of round-0
+// unreadability: the moment estimator Σ[(U − N·m)² − N·m(1−m)] /
+// Σ[N(N−1)·m(1−m)] over teams of N agents with U unreadable answers, m
+// the pooled rate (0 when undefined or negative).
+func unreadableCorrelation(teams map[[2]int]int) float64 {
+	var u, a float64
+	for k, c := range teams {
+		u += float64(k[1] * c)
+		a += float64(k[0] * c)
+	}
+	if a == 0 {
+		return 0
+	}
+	m := u / a
+	if m <= 0 || m >= 1 {
+		return 0
+	}
+	var num, den float64
+	for _, k := range sortedKeys2Int(teams) {
+		c := float64(teams[k])
+		n, x := float64(k[0]), float64(k[1])
+		num += c * ((x-n*m)*(x-n*m) - n*m*(1-m))
+		den += c * n * (n - 1) * m * (1 - m)
+	}
+	if den == 0 {
+		return 0
+	}
+	return clamp01(num / den)
 }

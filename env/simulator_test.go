@@ -23,7 +23,7 @@ func newSim(t testing.TB, cfg SimConfig) *Simulator {
 func handSet() *SimParams {
 	return &SimParams{
 		Source: "hand-set", SolveSlope: 6, Skill: 0.525, DifficultyMean: 0.5, DifficultySpread: 0.2,
-		Unreadable: 0.02, RevisionUnreadable: 0.02, Attractor: 0.7, AttractorJitter: 0.25,
+		Unreadable: 0.02, RevisionUnreadable: 0.02, UnreadableCorrelation: 0.2, Attractor: 0.7, AttractorJitter: 0.25,
 		FixBase: -2.2, FixSkill: 3, FixGold: 3.5, FixSame: -1.5, Conform: 0.5, KeepWrong: 0.6,
 		BreakBase: -2.9, BreakWrong: 1.5, BreakGap: 1.5, BreakTo: 0.7,
 		ConfRight: 1.4, ConfAttractor: 0.4, ConfOther: -0.6, ConfDifficulty: 1.2, ConfConsensus: 0.6,
