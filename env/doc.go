@@ -43,7 +43,8 @@
 // often agree. In round 0 agent i is right with probability
 // σ(SolveSlope·(skill_i − d)) (every skill Params.Skill unless
 // SimConfig.Skills says otherwise), else gives a wrong answer; an answer is
-// unreadable ("", no vote) with probability Unreadable. Each answer comes
+// unreadable ("", no vote) with probability Unreadable on average, more on
+// some tasks than on others (UnreadableCorrelation). Each answer comes
 // with a completion length drawn from a log-normal of right or of wrong
 // answers (of round 0 or of revisions), reasoning steps and hedges drawn
 // from overdispersed Poissons whose means differ for right and wrong answers
