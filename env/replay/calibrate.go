@@ -1,6 +1,9 @@
 package replay
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/transcript"
 )
@@ -45,5 +48,8 @@ func Calibrate(paths []string, topts transcript.Options, opts env.CalibrateOptio
 		return nil, reps, err
 	}
 	c, err := env.Calibrate(&stats, &signals, opts)
-	return c, reps, err
+	if err != nil {
+		return nil, reps, fmt.Errorf("replay: calibrate on %s: %w", strings.Join(bases(paths), ", "), err)
+	}
+	return c, reps, nil
 }
