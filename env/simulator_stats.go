@@ -37,6 +37,7 @@ type DebateStats struct {
 	tokens, rawTokens                 [2][2]moments  // log and plain completion tokens: [round 0, revision][wrong, right]
 	stepsM, hedgesM                   [2]moments     // steps and hedges by correctness
 	revisions, revUnreadable          int            // revisions, unreadable ones
+	changed                           int            // revisions whose answer differs from the previous one
 	unreadTeams                       map[[2]int]int // (team size, unreadable round-0 answers) → teams
 	tokensPerTask                     moments        // all tokens of an episode
 	steps, hedges, counted            [2]float64     // sums and counts by correctness
@@ -164,6 +165,9 @@ func (s *DebateStats) Add(ep *data.Episode) error {
 			}
 			s.answer(&cur[i], gold, 1)
 			s.revisions++
+			if cur[i].Answer != prev[i].Answer {
+				s.changed++
+			}
 			if cur[i].Answer == "" {
 				// Unreadability is fitted on its own; fixes and breaks on
 				// the readable revisions.
@@ -352,6 +356,7 @@ func (s *DebateStats) summary() []Row {
 	add("unreadable answers, revisions", frac(float64(s.revUnreadable), float64(s.revisions)))
 	add("  unreadable answers' correlation within a team", unreadableCorrelation(s.unreadTeams))
 	add("two wrong agents agree (round 0)", frac(float64(s.WrongPairsSame), float64(s.WrongPairs)))
+	add("revision changes the answer", frac(float64(s.changed), float64(s.revisions)))
 	add("revision fixes a wrong answer", frac(float64(s.fixedTotal), float64(s.fixTrials)))
 	for _, bk := range shareBuckets {
 		var k, n float64
