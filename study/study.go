@@ -60,7 +60,7 @@ type Config struct {
 }
 
 // DefaultConfig is a study sized to run on the shared transcripts in
-// minutes on two cores: 5 folds × 3 seeds, λ ∈ {0, 0.5}, one episode per
+// minutes on two cores: 5 folds × 3 seeds, λ ∈ {0, 0.1, 0.5}, one episode per
 // task, and a shortened online run per fold (20 iterations of 32 tasks ×
 // 4 episodes, no supervised stage: transcripts carry no confidence, so
 // the default threshold teacher would only teach "refine").
@@ -69,7 +69,7 @@ func DefaultConfig() Config {
 	t.SFT.Epochs = 0
 	t.RL.Iterations, t.RL.TasksPerIter, t.RL.EpisodesPerTask = 20, 32, 4
 	return Config{
-		Folds: 5, Seeds: 3, Seed: 1, GroupBy: ByQuestion, Lambdas: []float64{0, 0.5},
+		Folds: 5, Seeds: 3, Seed: 1, GroupBy: ByQuestion, Lambdas: []float64{0, 0.1, 0.5},
 		Episodes: 1, Train: t,
 		Bootstrap: stats.Bootstrap{Resamples: stats.DefaultResamples, Level: 0.95, Seed: 1},
 	}
@@ -192,15 +192,10 @@ func Run(e env.Env, cfg Config) (*Study, error) {
 			rounds = r.Rounds()
 		}
 	}
-	bases := make([]metapolicy.Policy, len(cfg.Baselines))
 	s := &Study{Config: cfg, Env: e.Name(), Rounds: rounds, Tasks: Describe(e)}
-	for i, name := range cfg.Baselines {
-		p, err := metapolicy.ParseHeuristic(name)
-		if err != nil {
-			return nil, fmt.Errorf("study: baseline: %w", err)
-		}
-		bases[i] = p
-		s.Fixed = append(s.Fixed, p.Name())
+	bases, err := s.baselines()
+	if err != nil {
+		return nil, err
 	}
 	for _, l := range cfg.Lambdas {
 		s.Learned = append(s.Learned, LearnedName(l))
@@ -221,7 +216,7 @@ func Run(e env.Env, cfg Config) (*Study, error) {
 		}
 	}
 	out := make([][]Row, len(jobs))
-	err := parallel(len(jobs), cfg.Workers, func(i int) error {
+	err = parallel(len(jobs), cfg.Workers, func(i int) error {
 		rows, err := s.runJob(e, &cfg, bases, rounds, jobs[i])
 		out[i] = rows
 		return err
@@ -236,6 +231,21 @@ func Run(e env.Env, cfg Config) (*Study, error) {
 		}
 	}
 	return s, nil
+}
+
+// baselines parses the configured baselines and records their names.
+func (s *Study) baselines() ([]metapolicy.Policy, error) {
+	bases := make([]metapolicy.Policy, len(s.Config.Baselines))
+	s.Fixed = nil
+	for i, name := range s.Config.Baselines {
+		p, err := metapolicy.ParseHeuristic(name)
+		if err != nil {
+			return nil, fmt.Errorf("study: baseline: %w", err)
+		}
+		bases[i] = p
+		s.Fixed = append(s.Fixed, p.Name())
+	}
+	return bases, nil
 }
 
 // runJob plays one job's policies on its fold.
