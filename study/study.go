@@ -37,7 +37,8 @@ type Config struct {
 	Episodes int `json:"episodes"`
 	Rounds   int `json:"rounds"`
 	// Baselines are the fixed protocols compared (heuristic names,
-	// metapolicy.ParseHeuristic); nil means every metapolicy.HeuristicNames.
+	// metapolicy.ParseHeuristic); nil means env.Baselines of the Env (every
+	// heuristic the Env can play).
 	Baselines []string `json:"baselines"`
 	// Greedy makes the learned policies take their most probable action
 	// on the test side instead of sampling.
@@ -132,9 +133,6 @@ func (c *Config) resolve() error {
 	if c.Episodes == 0 {
 		c.Episodes = 1
 	}
-	if c.Baselines == nil {
-		c.Baselines = metapolicy.HeuristicNames()
-	}
 	if c.Trainer == nil {
 		c.Trainer = TrainInMemory
 	}
@@ -184,6 +182,9 @@ type job struct {
 func Run(e env.Env, cfg Config) (*Study, error) {
 	if err := cfg.resolve(); err != nil {
 		return nil, err
+	}
+	if cfg.Baselines == nil {
+		cfg.Baselines = env.Baselines(e)
 	}
 	rounds := cfg.Rounds
 	if rounds == 0 {
