@@ -270,7 +270,11 @@ func (sum *Summary) WriteMarkdown(w io.Writer) error {
 	}
 	for _, sc := range sum.Scopes {
 		title := "All models"
-		if sc.Name != "all" {
+		switch sc.Name {
+		case "all":
+		case "":
+			title = "Model unknown (file names that do not say)"
+		default:
 			title = "Model " + sc.Name
 		}
 		fmt.Fprintf(&b, "\n## %s\n\n", title)
