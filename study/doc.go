@@ -15,7 +15,10 @@
 // For each of Config.Seeds seeds, Folds deals the units into Config.Folds
 // folds by a seeded shuffle (ByQuestion; no question is in two folds), or
 // makes one fold per model (ByModel: leave one model out, a test on a
-// model never trained on). For each fold and each token cost λ of
+// model never trained on; the same question text may then appear in
+// training under another model — the policy sees features of the debate,
+// never the text — so this fold mode tests transfer across models, not
+// across questions). For each fold and each token cost λ of
 // Config.Lambdas, Config.Trainer trains a policy on the other folds' tasks;
 // the learned policies and every baseline (Config.Baselines, by default
 // env.Baselines) then play the fold's tasks with the same episode seeds
