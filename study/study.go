@@ -92,6 +92,7 @@ type Row struct {
 	Task   string `json:"task"`  // task id
 	Index  int    `json:"index"` // task number in the Env
 	Model  string `json:"model"`
+	File   string `json:"file,omitempty"` // transcript file of a replayed task
 	Policy string `json:"policy"`
 	// Lambda is the token cost the policy was trained with (learned rows).
 	Lambda   *float64 `json:"lambda,omitempty"`
@@ -259,7 +260,7 @@ func (s *Study) runJob(e env.Env, cfg *Config, bases []metapolicy.Policy, rounds
 		return env.Run(e, p, opts, func(ep *data.Episode) error {
 			if k%cfg.Episodes == 0 {
 				t := j.test[k/cfg.Episodes]
-				rows = append(rows, Row{Seed: j.seed, Fold: j.fold, Task: ep.Task, Index: t, Model: s.Tasks[t].Model, Policy: name, Lambda: lambda})
+				rows = append(rows, Row{Seed: j.seed, Fold: j.fold, Task: ep.Task, Index: t, Model: s.Tasks[t].Model, File: s.Tasks[t].File, Policy: name, Lambda: lambda})
 			}
 			k++
 			tally(&rows[n+(k-1)/cfg.Episodes], ep)

@@ -53,7 +53,7 @@ func checkFolds(t *testing.T, info []TaskInfo, folds [][]int) {
 
 func TestFoldsKeepQuestionsTogether(t *testing.T) {
 	// q0 is debated in three files, q1 in two: each stays in one fold.
-	info := []TaskInfo{{"q0", "a"}, {"q1", "a"}, {"q2", "a"}, {"q0", "b"}, {"q3", "b"}, {"q1", "c"}, {"q0", "c"}, {"q4", "c"}}
+	info := []TaskInfo{{"q0", "a", ""}, {"q1", "a", ""}, {"q2", "a", ""}, {"q0", "b", ""}, {"q3", "b", ""}, {"q1", "c", ""}, {"q0", "c", ""}, {"q4", "c", ""}}
 	for seed := range uint64(20) {
 		folds, _, err := Folds(info, 2, ByQuestion, seed)
 		if err != nil {
