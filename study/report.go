@@ -1,6 +1,7 @@
 package study
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -136,6 +137,11 @@ func (s *Study) scope(model string, all bool, unit map[string]int) (Scope, error
 			keys = append(keys, k)
 		}
 	}
+	// Task order, not fold order: the bootstrap numbers clusters by first
+	// appearance, so the same rows give the same interval whatever the folds.
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.task, b.task), cmp.Compare(a.seed, b.seed))
+	})
 	for _, name := range s.policies() {
 		rows := by[name]
 		if len(rows) == 0 {
