@@ -22,8 +22,9 @@ type Result struct {
 	// Accuracy is the share of scored episodes whose final team answer
 	// (metapolicy.TeamAnswer over all agents) is the gold; CILow and CIHigh
 	// bound it with a 95% percentile bootstrap interval that resamples
-	// tasks, all of a task's episodes together (AccuracyInterval), since
-	// episodes of one task are not independent.
+	// tasks, all of a task's episodes together (2000 resamples, fixed
+	// seed: the same episodes give the same bounds), since episodes of one
+	// task are not independent.
 	Accuracy float64 `json:"accuracy"`
 	CILow    float64 `json:"ci95_low"`
 	CIHigh   float64 `json:"ci95_high"`
@@ -165,10 +166,10 @@ func Evaluate(e Env, policies []metapolicy.Policy, opts RunOptions) (Results, er
 	return res, nil
 }
 
-// AccuracyInterval configures the interval of Result.Accuracy: a 95%
+// accuracyInterval configures the interval of Result.Accuracy: a 95%
 // percentile cluster bootstrap (package stats) over tasks, fixed seed, so
 // that the same episodes always give the same bounds.
-var AccuracyInterval = stats.Bootstrap{Resamples: stats.DefaultResamples, Level: 0.95, Seed: 1}
+var accuracyInterval = stats.Bootstrap{Resamples: stats.DefaultResamples, Level: 0.95, Seed: 1}
 
 // interval is the accuracy's cluster-bootstrap interval over the tasks with
 // a scored episode; (0, 1) when none is scored.
@@ -184,11 +185,11 @@ func (t *Tally) interval() (lo, hi float64) {
 	if len(sums) == 0 {
 		return 0, 1
 	}
-	dist, err := AccuracyInterval.Distribution(sums, counts)
-	if err != nil { // only a misconfigured AccuracyInterval gets here
+	dist, err := accuracyInterval.Distribution(sums, counts)
+	if err != nil { // only a misconfigured accuracyInterval gets here
 		return math.NaN(), math.NaN()
 	}
-	return stats.Percentiles(dist, AccuracyInterval.Level)
+	return stats.Percentiles(dist, accuracyInterval.Level)
 }
 
 // wilsonZ is Φ⁻¹(0.975).
