@@ -22,39 +22,37 @@
 // that act alike see the same environment draws, so that Evaluate compares
 // policies on common random numbers. With Workers > 1, Env.Start, the
 // Games and Policy.Probs run on several goroutines at once (one Game per
-// goroutine); the Simulator, the heuristics and metapolicy.MLPPolicy are
-// safe for that. Run holds at most a small window of finished episodes
+// goroutine); the Simulator, the replay, the heuristics and
+// metapolicy.MLPPolicy are safe for that. Each observation carries the
+// answers of every earlier round (metapolicy.Observation.History). Run holds at most a small window of finished episodes
 // waiting for their turn, so its memory does not grow with the count.
 //
 // # The simulator
 //
-// The Simulator models what makes deliberation worth learning: a team whose
-// majority is sometimes wrong, confidences that carry information but
-// cannot be taken at face value, and actions whose benefit depends on the
-// state. SimConfig.Seed draws a fixed pool of tasks (default 500); each has
-// a difficulty d in (0,1) (triangular, mostly middling), a gold answer and
-// a few plausible wrong answers (integers, as in arithmetic problems). The
-// first wrong answer is the attractor: it takes 45–85% of the wrong
-// answers, more on harder tasks, so wrong agents tend to agree with each
-// other and a wrong majority is common (about one team in four that has a
-// right agent in round 0 still votes wrong).
+// The Simulator models a team deliberating on a pool of synthetic tasks
+// (SimConfig.Seed draws it; default 500 tasks, 3 agents). Its coefficients
+// are SimParams; the default, DefaultSimParams, is the fit of Calibrate to
+// the shared LLM-Debate transcripts, embedded from simulator_calibrated.json
+// (its "source" field holds the command that reproduces it, and a test in
+// env/replay checks that the fit still gives those bytes).
 //
-// The team has N agents (default 3) with skills from 0.70 down to 0.35 on
-// the difficulty scale. In round 0 agent i is right with probability
-// σ(6·(skill_i − d)) — about 69%, 52% and 34% over the pool — and
-// otherwise draws a wrong answer; 2% of answers are unreadable ("", no
-// vote). Each answer comes with
-//
-//   - an introspective confidence σ(z), z = bias_i + m − 1.2·(d − ½) +
-//     0.6·(share of seen peers holding the same answer) + 0.9·N(0,1), where
-//     m is 1.4 for a right answer, 0.4 for the attractor and −0.6 for other
-//     wrong answers, and bias_i grows to 0.8 for the weakest agent: the
-//     confidence is informative (a right answer is usually more confident)
-//     but overconfident, more so for weak agents, and high for the tempting
-//     mistake; it is missing with probability SimConfig.MissingConfidence;
-//   - a stated self-confidence, more overconfident, noisier, in steps of 0.05;
-//   - a profile whose steps and tokens grow with difficulty and are larger
-//     for wrong answers, and whose hedges grow as the confidence falls.
+// Each task has a difficulty d ~ N(DifficultyMean, DifficultySpread²), a
+// gold answer, WrongAnswers plausible wrong answers (integers) and a
+// question prompt of exp(N(·,·)) tokens. The first wrong answer is the
+// attractor, taking about Attractor of the wrong answers, so wrong agents
+// often agree. In round 0 agent i is right with probability
+// σ(SolveSlope·(skill_i − d)) (every skill Params.Skill unless
+// SimConfig.Skills says otherwise), else gives a wrong answer; an answer is
+// unreadable ("", no vote) with probability Unreadable on average, more on
+// some tasks than on others (UnreadableCorrelation). Each answer comes
+// with a completion length drawn from a log-normal of right or of wrong
+// answers (of round 0 or of revisions), reasoning steps and hedges drawn
+// from overdispersed Poissons whose means differ for right and wrong answers
+// and grow with the length, a stated self-confidence with probability
+// StatedRate, and an introspective (critic) confidence σ(z) with z = bias_i
+// + ConfRight | ConfAttractor | ConfOther − ConfDifficulty·(d − mean) +
+// ConfConsensus·(share of seen peers agreeing) + ConfNoise·N(0,1), missing
+// with probability SimConfig.MissingConfidence.
 //
 // The meta-actions act as follows (seen peers are the other agents whose
 // previous turn has an answer):
@@ -66,44 +64,73 @@
 //     SimConfig.ConcedeTokens (default 20); with no target, or when the
 //     target is its own answer, the agent keeps its state at that cost;
 //   - refine redraws the answer. A wrong agent is fixed with probability
-//     σ(−2.2 + 3·(skill − d) + 3.5·g − 1.5·s), g the share of seen peers
-//     holding the gold and s the share sharing its own wrong answer: alone
-//     it rarely finds its mistake, with right peers it usually does, and
-//     peers agreeing on its mistake entrench it. Not fixed, it follows the
-//     peers' most common wrong answer with probability ½·(their share),
-//     else keeps its answer (60%) or draws another wrong one. A right agent
-//     breaks with probability σ(−2.9 + 1.5·w + 1.5·(d − skill)), w the share
-//     of seen peers on their most common wrong answer: refining a right
-//     answer is mostly wasted and slightly risky, riskier when the peers
-//     push a wrong one, to which a broken agent goes 70% of the time. Then
-//     confidence and profile are drawn afresh. A refine costs the prompt
-//     (question, instructions, its own previous answer and 60% of each seen
-//     peer's) plus the new completion: about 1,200 tokens with two peers,
-//     against about 430 for a round-0 answer.
+//     σ(FixBase + FixGold·g + FixSame·s + FixAllGold·[g = 1] +
+//     FixSkill·(skill − d)), g the share of seen peers on the gold and s
+//     the share on its own wrong answer; not fixed, it joins the peers'
+//     most common wrong answer with probability Conform·(its share), else
+//     keeps its answer with probability KeepWrong, else drifts to another
+//     wrong answer. A right agent breaks with probability σ(BreakBase +
+//     BreakWrong·w + BreakAllWrong·[w = 1] + BreakGap·(d − skill)), w the
+//     share of seen peers on their most common wrong answer, and then joins
+//     that answer with probability BreakTo. The revision is unreadable with
+//     probability RevisionUnreadable. A refine costs PromptBase +
+//     PromptQuestion·(question) + PromptOwn·(own previous completion) +
+//     PromptPeers·(seen peers' previous completions) prompt tokens plus the
+//     new completion.
 //
-// Measured over the default pool (R = 3, seed 1, two episodes a task),
-// persisting gives the round-0 majority, about 62% right at about 1,300
-// tokens a task; Self-Refine about 68% at 8,600; debating about 74% at
-// 12,000; the threshold baseline about 71% at 4,600. A hand-written policy
-// that persists when the team is unanimous, concedes below confidence 0.3
-// and otherwise refines reaches about 75% at 6,800 (the package tests hold
-// these relations). That gap — debate's accuracy or better at a fraction
-// of its tokens — is what a learned meta-policy has to find.
+// # Calibration
+//
+// DebateStats measures, on debate episodes (real ones from
+// transcript.ToEpisode, or the simulator's under the debate policy): how
+// many agents of each team are right in round 0, unreadable answers, how
+// often two wrong agents agree, every revision's outcome grouped by what
+// the reviser saw (peers on the gold, on its own answer, on the top wrong
+// answer), completion lengths, steps and hedges of right and wrong
+// answers, and prompt sizes. FitSimParams turns them into SimParams: a
+// maximum-likelihood grid search for skill and difficulty spread (slope
+// fixed at 6: only their ratio is identified), logistic regressions
+// (Newton's method on the grouped counts) for fixing and breaking, ratio
+// estimators for Conform, KeepWrong and BreakTo, log-normal and
+// overdispersed-Poisson moments for lengths, steps and hedges, least
+// squares for the refine prompt. The transcripts say nothing of a task's
+// difficulty beyond what the team answers, so FixSkill and BreakGap are 0
+// in a fit; the critic confidence has no counterpart in them (no critic
+// ran), so its coefficients keep hand-set values. Calibrate fits, then
+// plays debate on simulators of the real episodes' team sizes and round
+// counts and reports every statistic and every feature's signal on both
+// sides (mpdf simulate --calibrate prints it).
+//
+// # Signals
+//
+// SignalTally measures what each feature of metapolicy.Featurize says
+// about correctness: the AUC of the feature as a score for "the agent's
+// current answer is the gold", over every decision of the episodes
+// tallied. On the calibrated simulator the agreement features (own_share,
+// peer_agree, target_is_own) carry about what they carry in the real
+// transcripts (AUC ≈ 0.84 both), length, steps and hedges about as much
+// (AUC 0.3–0.46, longer answers being more often wrong); the critic
+// confidence features are the one planted signal with no real
+// counterpart: conf has AUC ≈ 0.95 in the simulator and is missing in the
+// transcripts. mpdf simulate --signals prints the table; --calibrate
+// prints it next to the real one.
 //
 // # Baselines
 //
 // The heuristics of metapolicy.NewHeuristic run wherever a learned policy
-// runs. persist is self-consistency over the team (the final answer is the
-// round-0 majority). debate refines every agent every round, each shown its
-// peers: exactly SPEC's refine, i.e. LLM-Debate. refine is Self-Refine:
-// every agent refines every round but alone. Since the meta-action refine
-// always shows the peers (SPEC §1), the difference is one of information,
-// not of action: the refine heuristic implements metapolicy.SelfRefiner,
-// and Run, when such a policy's agent refines, passes Game.Step a copy of
-// the previous round in which the peers' turns are blank (no answer), so
-// any Env treats them as unseen. Both baselines thus choose the same
-// actions with the same log-probabilities; in the simulator Self-Refine is
-// cheaper (no quoted peers) and gains much less. threshold persists at
+// runs. majority (formerly persist) is self-consistency over the team (the
+// final answer is the round-0 majority). debate refines every agent every
+// round, each shown its peers: exactly SPEC's refine, i.e. LLM-Debate.
+// gate persists to the end when round 0 is unanimous and debates
+// otherwise; until-consensus refines until the team is unanimous, then
+// persists. refine is Self-Refine: every agent refines every round but
+// alone. Since the meta-action refine always shows the peers (SPEC §1),
+// the difference is one of information, not of action: the refine
+// heuristic implements metapolicy.SelfRefiner, and Run, when such a
+// policy's agent refines, passes Game.Step a copy of the previous round in
+// which the peers' turns are blank (no answer), so the Env treats them as
+// unseen. An Env that cannot hide the peers (a replay, whose recorded
+// revisions all saw them) implements PeersAlwaysSeen: Run refuses
+// Self-Refine there and Baselines leaves it out. threshold persists at
 // confidence ≥ 0.8, concedes below 0.4 and refines between or when the
 // confidence is missing; random picks each action with probability 1/3.
 //

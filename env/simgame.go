@@ -9,51 +9,6 @@ import (
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
-// Coefficients of the simulator's model (package documentation, "The
-// simulator"). Probabilities are logistic in a score; confidences are
-// logistic in a noisy latent.
-const (
-	solveSlope = 6.0  // round 0: P(right) = σ(solveSlope·(skill − difficulty))
-	unreadable = 0.02 // chance that an answer cannot be parsed ("")
-
-	// Refine of a wrong (or unreadable) answer: P(fix) = σ(fixBase +
-	// fixSkill·(skill − d) + fixGold·(share of seen peers holding the gold)
-	// + fixSame·(share of seen peers sharing the agent's wrong answer)).
-	fixBase  = -2.2
-	fixSkill = 3.0
-	fixGold  = 3.5
-	fixSame  = -1.5
-	// Not fixed: follow the peers' top wrong answer with chance conform·share,
-	// else keep the own answer with chance keepWrong, else another wrong one.
-	conform   = 0.5
-	keepWrong = 0.6
-	// Refine of a right answer: P(break) = σ(breakBase + breakWrong·(share of
-	// seen peers on their top wrong answer) + breakGap·(d − skill)).
-	breakBase  = -2.9
-	breakWrong = 1.5
-	breakGap   = 1.5
-	breakTo    = 0.7 // a broken answer joins the peers' top wrong answer with this chance
-
-	// Confidence latent: bias + class mean − confDifficulty·(d − ½) +
-	// confConsensus·(share of seen peers agreeing) + confNoise·N(0,1).
-	confRight      = 1.4
-	confAttractor  = 0.4
-	confOther      = -0.6
-	confDifficulty = 1.2
-	confConsensus  = 0.6
-	confNoise      = 0.9
-	overconfidence = 0.8 // extra latent of the weakest agent over the strongest
-	statedShift    = 1.0 // stated confidence is more overconfident ...
-	statedNoise    = 0.5 // ... noisier, and rounded to 0.05
-
-	// Tokens: the question, an answer's completion, and the share of a
-	// peer's answer that a refine prompt quotes.
-	questionTokens = 60
-	questionPerD   = 40
-	instructTokens = 40
-	peerQuote      = 0.6
-)
-
 // simGame is one task in progress. Its only state is the episode's rng:
 // an agent's hidden correctness is its answer compared with the gold.
 type simGame struct {
@@ -68,13 +23,13 @@ func (g *simGame) Agents() int { return g.s.cfg.Agents }
 
 func (g *simGame) Initial() ([]data.Turn, error) {
 	turns := make([]data.Turn, g.s.cfg.Agents)
-	prompt := g.questionTokens()
+	p := &g.s.p
 	for i := range turns {
 		ans := g.wrongAnswer()
-		if g.rng.Float64() < sigmoid(solveSlope*(g.s.cfg.Skills[i]-g.t.difficulty)) {
+		if g.rng.Float64() < sigmoid(p.SolveSlope*(g.s.cfg.Skills[i]-g.t.difficulty)) {
 			ans = g.t.gold
 		}
-		turns[i] = g.answer(i, g.garble(ans), 0, prompt)
+		turns[i] = g.answer(i, g.garble(ans, g.t.unreadable), 0, g.t.prompt, false)
 	}
 	return turns, nil
 }
@@ -152,16 +107,15 @@ func (g *simGame) concede(agent int, prev []data.Turn) data.Turn {
 // (peers whose turn has no answer, as when Run hides them for
 // Self-Refine, are not seen).
 func (g *simGame) refine(agent int, prev []data.Turn) data.Turn {
-	t, own := g.t, prev[agent].Answer
+	t, own, p := g.t, prev[agent].Answer, &g.s.p
 	skill := g.s.cfg.Skills[agent]
-	seen, gold, same := 0, 0, 0
-	quoted := 0
+	seen, gold, same, quoted := 0, 0, 0, 0
 	for i := range prev {
 		if i == agent || prev[i].Answer == "" {
 			continue
 		}
 		seen++
-		quoted += int(math.Round(peerQuote * float64(prev[i].Profile.Tokens)))
+		quoted += prev[i].Profile.Tokens
 		switch prev[i].Answer {
 		case t.gold:
 			gold++
@@ -180,12 +134,13 @@ func (g *simGame) refine(agent int, prev []data.Turn) data.Turn {
 	var ans string
 	if own == t.gold {
 		ans = own
-		pb := sigmoid(breakBase + breakWrong*share(topVotes) + breakGap*(t.difficulty-skill))
+		w := share(topVotes)
+		pb := sigmoid(p.BreakBase + p.BreakWrong*w + p.BreakAllWrong*all(w) + p.BreakGap*(t.difficulty-skill))
 		if g.rng.Float64() < pb {
-			if topWrong != "" && g.rng.Float64() < breakTo {
+			if topWrong != "" && g.rng.Float64() < p.BreakTo {
 				ans = topWrong
 			} else {
-				ans = g.wrongAnswer()
+				ans = g.otherWrong(own, topWrong)
 			}
 		}
 	} else {
@@ -193,19 +148,20 @@ func (g *simGame) refine(agent int, prev []data.Turn) data.Turn {
 		if own != "" {
 			sameShare = share(same)
 		}
-		pf := sigmoid(fixBase + fixSkill*(skill-t.difficulty) + fixGold*share(gold) + fixSame*sameShare)
+		gs := share(gold)
+		pf := sigmoid(p.FixBase + p.FixSkill*(skill-t.difficulty) + p.FixGold*gs + p.FixSame*sameShare + p.FixAllGold*all(gs))
 		switch {
 		case g.rng.Float64() < pf:
 			ans = t.gold
-		case topWrong != "" && topWrong != own && g.rng.Float64() < conform*share(topVotes):
+		case topWrong != "" && topWrong != own && g.rng.Float64() < p.Conform*share(topVotes):
 			ans = topWrong
-		case own != "" && g.rng.Float64() < keepWrong:
+		case own != "" && g.rng.Float64() < p.KeepWrong:
 			ans = own
 		default:
-			ans = g.wrongAnswer()
+			ans = g.otherWrong(own, topWrong)
 		}
 	}
-	ans = g.garble(ans)
+	ans = g.garble(ans, g.t.revUnread)
 
 	agree := 0
 	for i := range prev {
@@ -213,8 +169,17 @@ func (g *simGame) refine(agent int, prev []data.Turn) data.Turn {
 			agree++
 		}
 	}
-	prompt := g.questionTokens() + instructTokens + prev[agent].Profile.Tokens + quoted
-	return g.answer(agent, ans, share(agree), prompt)
+	prompt := p.PromptBase + p.PromptQuestion*float64(t.prompt) +
+		p.PromptOwn*float64(prev[agent].Profile.Tokens) + p.PromptPeers*float64(quoted)
+	return g.answer(agent, ans, share(agree), max(1, int(math.Round(prompt))), true)
+}
+
+// all is 1 for a share of 1 (every seen peer), else 0.
+func all(share float64) float64 {
+	if share == 1 {
+		return 1
+	}
+	return 0
 }
 
 // topWrong is the wrong answer most peers of agent hold (ties: the lowest
@@ -240,35 +205,45 @@ func (g *simGame) topWrong(agent int, prev []data.Turn) (string, int) {
 }
 
 // answer builds agent's turn holding ans: confidence, stated confidence and
-// profile drawn from the model, tokens = prompt + the completion.
-func (g *simGame) answer(agent int, ans string, agree float64, prompt int) data.Turn {
-	t, rng := g.t, g.rng
+// profile drawn from the model (of a revision when revised), tokens =
+// prompt + the completion.
+func (g *simGame) answer(agent int, ans string, agree float64, prompt int, revised bool) data.Turn {
+	t, rng, p := g.t, g.rng, &g.s.p
 	right := ans == t.gold
-	z := g.s.bias[agent] - confDifficulty*(t.difficulty-0.5) + confConsensus*agree + confNoise*rng.NormFloat64()
+	z := g.s.bias[agent] - p.ConfDifficulty*(t.difficulty-p.DifficultyMean) + p.ConfConsensus*agree + p.ConfNoise*rng.NormFloat64()
 	switch {
 	case right:
-		z += confRight
+		z += p.ConfRight
 	case ans != "" && ans == t.wrong[0]:
-		z += confAttractor
+		z += p.ConfAttractor
 	default:
-		z += confOther
+		z += p.ConfOther
 	}
-	stated := math.Round(sigmoid(z+statedShift+statedNoise*rng.NormFloat64())*20) / 20
-	c := round2(sigmoid(z))
-	wrong := 0.0
-	if !right {
-		wrong = 1
+	tokens, steps, hedges := p.TokensWrong, p.StepsWrong, p.HedgesWrong
+	if right {
+		tokens, steps, hedges = p.TokensRight, p.StepsRight, p.HedgesRight
 	}
-	steps := max(1, int(math.Round(2+6*t.difficulty+2*wrong+1.5*rng.NormFloat64())))
-	completion := max(30, int(math.Round(120+380*t.difficulty+80*wrong+40*rng.NormFloat64())))
-	hedges := poisson(rng, 0.2+2.5*(1-c))
+	if revised {
+		tokens = p.RevisionTokensWrong
+		if right {
+			tokens = p.RevisionTokensRight
+		}
+	}
+	// One draw sets the length, and scales steps and hedges with it.
+	zl := rng.NormFloat64()
+	completion := max(1, int(math.Round(tokens.draw(zl))))
+	steps *= math.Exp(p.StepsSpread*zl - p.StepsSpread*p.StepsSpread/2)
+	hedges *= math.Exp(p.HedgesSpread*zl - p.HedgesSpread*p.HedgesSpread/2)
 	out := data.Turn{
 		Answer:  ans,
-		Profile: data.Profile{Steps: steps, Tokens: completion, Hedges: hedges, SelfConfidence: ptr(stated)},
+		Profile: data.Profile{Steps: poisson(rng, steps), Tokens: completion, Hedges: poisson(rng, hedges)},
 		Tokens:  prompt + completion,
 	}
+	if rng.Float64() < p.StatedRate {
+		out.Profile.SelfConfidence = ptr(math.Round(sigmoid(z+p.StatedShift+p.StatedNoise*rng.NormFloat64())*20) / 20)
+	}
 	if rng.Float64() >= g.s.cfg.MissingConfidence {
-		out.Confidence = ptr(c)
+		out.Confidence = ptr(round2(sigmoid(z)))
 	}
 	return out
 }
@@ -284,22 +259,37 @@ func (g *simGame) wrongAnswer() string {
 	return g.t.wrong[len(g.t.wrong)-1]
 }
 
-// garble makes an answer unreadable with a small probability.
-func (g *simGame) garble(ans string) string {
-	if g.rng.Float64() < unreadable {
+// otherWrong draws a wrong answer other than own and the peers' top wrong
+// one when the task has one, so that keeping, joining the peers and
+// drifting elsewhere stay distinct outcomes (as Calibrate counts them).
+func (g *simGame) otherWrong(own, top string) string {
+	for range 16 {
+		if a := g.wrongAnswer(); a != own && a != top {
+			return a
+		}
+	}
+	for _, a := range g.t.wrong {
+		if a != own && a != top {
+			return a
+		}
+	}
+	return g.wrongAnswer()
+}
+
+// garble makes an answer unreadable with probability u.
+func (g *simGame) garble(ans string, u float64) string {
+	if g.rng.Float64() < u {
 		return ""
 	}
 	return ans
 }
 
-func (g *simGame) questionTokens() int {
-	return questionTokens + int(math.Round(questionPerD*g.t.difficulty))
-}
-
-// split returns the answers and confidences (NaN when missing) of turns.
-
-// poisson draws from Poisson(lambda) by Knuth's product method (λ is small).
+// poisson draws from Poisson(lambda): Knuth's product method for small λ,
+// a rounded normal approximation for large.
 func poisson(rng *rand.Rand, lambda float64) int {
+	if lambda > 30 {
+		return max(0, int(math.Round(lambda+math.Sqrt(lambda)*rng.NormFloat64())))
+	}
 	l, k, p := math.Exp(-lambda), 0, rng.Float64()
 	for p > l {
 		k++

@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 )
 
 // SimConfig configures the deliberation simulator. The zero value is the
-// embedded default environment: 500 tasks, three agents of skills 0.80,
-// 0.625 and 0.45, three plausible wrong answers per task, concede at 20
-// tokens, confidence always present.
+// embedded default environment: 500 tasks, three agents, three plausible
+// wrong answers per task, concede at 20 tokens, confidence always present,
+// and the model's coefficients fitted to the shared debate transcripts
+// (DefaultSimParams).
 type SimConfig struct {
 	// Seed draws the task pool (difficulties, answers, attractors). The
 	// episodes themselves draw from the seed given to Run.
@@ -19,10 +21,10 @@ type SimConfig struct {
 	Tasks int `json:"tasks"`
 	// Agents is the team size N ≥ 2; 0 means len(Skills), or 3.
 	Agents int `json:"agents"`
-	// Skills holds one skill per agent, on the difficulty scale [0,1]: an
-	// agent answers a task of difficulty d right on its own with
-	// probability σ(6·(skill − d)). nil spreads the skills evenly from
-	// 0.80 down to 0.45.
+	// Skills holds one skill per agent, on the difficulty scale: an agent
+	// answers a task of difficulty d right on its own with probability
+	// σ(Params.SolveSlope·(skill − d)). nil gives every agent Params.Skill
+	// (the corpus's teams are one model each).
 	Skills []float64 `json:"skills,omitempty"`
 	// WrongAnswers is the number of plausible wrong answers per task (≥ 1);
 	// 0 means 3. The first is the attractor most wrong agents fall into.
@@ -32,6 +34,9 @@ type SimConfig struct {
 	// MissingConfidence is the probability that a turn's introspective
 	// confidence is missing (a critic that failed); 0 means never.
 	MissingConfidence float64 `json:"missing_confidence"`
+	// Params are the model's coefficients; nil means DefaultSimParams, the
+	// embedded calibration.
+	Params *SimParams `json:"params,omitempty"`
 }
 
 // Defaults of SimConfig's zero fields.
@@ -40,7 +45,6 @@ const (
 	DefaultSimAgents     = 3
 	DefaultWrongAnswers  = 3
 	DefaultConcedeTokens = 20
-	maxSkill, minSkill   = 0.70, 0.35
 )
 
 // Simulator is the embedded default environment: a fixed pool of synthetic
@@ -49,6 +53,7 @@ const (
 // only reads the pool.
 type Simulator struct {
 	cfg   SimConfig
+	p     SimParams
 	tasks []simTask
 	bias  []float64 // per-agent confidence bias (overconfidence), logit scale
 }
@@ -57,7 +62,10 @@ type Simulator struct {
 type simTask struct {
 	id         string
 	question   string
-	difficulty float64   // in (0,1); higher is harder
+	difficulty float64   // higher is harder
+	prompt     int       // tokens of the question prompt
+	unreadable float64   // this task's round-0 unreadable rate
+	revUnread  float64   // this task's revision unreadable rate
 	gold       string    // the correct answer
 	wrong      []string  // plausible wrong answers, attractor first
 	wrongCum   []float64 // cumulative probabilities of the wrong answers
@@ -72,6 +80,16 @@ func NewSimulator(cfg SimConfig) (*Simulator, error) {
 	if !(cfg.MissingConfidence >= 0 && cfg.MissingConfidence <= 1) {
 		return nil, fmt.Errorf("env: SimConfig: missing_confidence %v outside [0,1]", cfg.MissingConfidence)
 	}
+	var p SimParams
+	if cfg.Params == nil {
+		p = DefaultSimParams()
+	} else {
+		p = *cfg.Params
+		if err := p.Check(); err != nil {
+			return nil, err
+		}
+	}
+	cfg.Params = &p
 	if cfg.Tasks == 0 {
 		cfg.Tasks = DefaultSimTasks
 	}
@@ -87,7 +105,7 @@ func NewSimulator(cfg SimConfig) (*Simulator, error) {
 	if cfg.Skills == nil {
 		cfg.Skills = make([]float64, cfg.Agents)
 		for i := range cfg.Skills {
-			cfg.Skills[i] = maxSkill - (maxSkill-minSkill)*float64(i)/float64(cfg.Agents-1)
+			cfg.Skills[i] = p.Skill
 		}
 	} else {
 		cfg.Skills = append([]float64(nil), cfg.Skills...)
@@ -96,8 +114,8 @@ func NewSimulator(cfg SimConfig) (*Simulator, error) {
 		return nil, fmt.Errorf("env: SimConfig: skills: %d values for %d agents", len(cfg.Skills), cfg.Agents)
 	}
 	for i, s := range cfg.Skills {
-		if !(s >= 0 && s <= 1) {
-			return nil, fmt.Errorf("env: SimConfig: skills[%d]: %v outside [0,1]", i, s)
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			return nil, fmt.Errorf("env: SimConfig: skills[%d]: %v", i, s)
 		}
 	}
 	if cfg.WrongAnswers == 0 {
@@ -106,11 +124,12 @@ func NewSimulator(cfg SimConfig) (*Simulator, error) {
 	if cfg.ConcedeTokens == 0 {
 		cfg.ConcedeTokens = DefaultConcedeTokens
 	}
-	s := &Simulator{cfg: cfg, bias: make([]float64, cfg.Agents)}
+	s := &Simulator{cfg: cfg, p: p, bias: make([]float64, cfg.Agents)}
+	strongest := slices.Max(cfg.Skills)
 	for i, sk := range cfg.Skills {
 		// Weaker agents are more overconfident: the team's confidences are
 		// informative but not comparable at face value.
-		s.bias[i] = overconfidence * (maxSkill - sk) / (maxSkill - minSkill)
+		s.bias[i] = p.Overconfidence * (strongest - sk)
 	}
 	s.drawTasks()
 	return s, nil
@@ -124,8 +143,14 @@ func (s *Simulator) drawTasks() {
 	for i := range s.tasks {
 		t := &s.tasks[i]
 		t.id = fmt.Sprintf("sim-%04d", i)
-		// Triangular on (0,1): most tasks are middling, few trivial or hopeless.
-		t.difficulty = (rng.Float64() + rng.Float64()) / 2
+		t.difficulty = s.p.DifficultyMean + s.p.DifficultySpread*rng.NormFloat64()
+		t.prompt = max(1, int(math.Round(s.p.Question.draw(rng.NormFloat64()))))
+		t.unreadable, t.revUnread = s.p.Unreadable, s.p.RevisionUnreadable
+		if rho, m := s.p.UnreadableCorrelation, s.p.Unreadable; rho > 0 && m > 0 && m < 1 {
+			k := 1/min(rho, 0.999) - 1 // Beta concentration a + b
+			b := betaDraw(rng, m*k, (1-m)*k)
+			t.unreadable, t.revUnread = b, min(1, b*s.p.RevisionUnreadable/m)
+		}
 		t.question = fmt.Sprintf("Simulated task %d (difficulty %.2f).", i, t.difficulty)
 		// Answers are distinct integers, as in arithmetic word problems.
 		used := map[int]bool{}
@@ -143,11 +168,9 @@ func (s *Simulator) drawTasks() {
 		for j := range t.wrong {
 			t.wrong[j] = draw()
 		}
-		// The attractor takes 45–85% of the wrong mass, more on harder tasks
-		// (the tempting mistake is what makes them hard).
 		attr := 1.0
 		if k > 1 {
-			attr = 0.45 + 0.25*rng.Float64() + 0.15*t.difficulty
+			attr = min(1, max(0, s.p.Attractor+s.p.AttractorJitter*(rng.Float64()-0.5)))
 		}
 		t.wrongCum = make([]float64, k)
 		acc := 0.0
@@ -169,14 +192,17 @@ func (s *Simulator) Name() string { return "simulator" }
 // NumTasks implements Env.
 func (s *Simulator) NumTasks() int { return len(s.tasks) }
 
-// Config returns the configuration with its defaults filled in.
+// Config returns the configuration with its defaults filled in, Params
+// included.
 func (s *Simulator) Config() SimConfig {
 	c := s.cfg
 	c.Skills = append([]float64(nil), c.Skills...)
+	p := s.p
+	c.Params = &p
 	return c
 }
 
-// Difficulty returns task's difficulty in (0,1), for diagnostics.
+// Difficulty returns task's difficulty, for diagnostics.
 func (s *Simulator) Difficulty(task int) float64 { return s.tasks[task].difficulty }
 
 // Start implements Env.
@@ -191,3 +217,34 @@ func (s *Simulator) Start(task int, rng *rand.Rand) (Game, error) {
 }
 
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+// betaDraw draws from Beta(a, b) as X/(X+Y) of two gamma draws.
+func betaDraw(rng *rand.Rand, a, b float64) float64 {
+	x, y := gammaDraw(rng, a), gammaDraw(rng, b)
+	if x+y == 0 {
+		return a / (a + b)
+	}
+	return x / (x + y)
+}
+
+// gammaDraw draws from Gamma(a, 1) by Marsaglia and Tsang's method, with
+// the boost U^(1/a) for a < 1.
+func gammaDraw(rng *rand.Rand, a float64) float64 {
+	if a < 1 {
+		return gammaDraw(rng, a+1) * math.Pow(rng.Float64(), 1/a)
+	}
+	d := a - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := rng.Float64()
+		if u < 1-0.0331*x*x*x*x || math.Log(u) < x*x/2+d*(1-v+math.Log(v)) {
+			return d * v
+		}
+	}
+}

@@ -18,21 +18,45 @@ func newSim(t testing.TB, cfg SimConfig) *Simulator {
 	return s
 }
 
+// handSet returns fixed model parameters for the tests that check the
+// model's mechanics, so that they do not depend on the calibration.
+func handSet() *SimParams {
+	return &SimParams{
+		Source: "hand-set", SolveSlope: 6, Skill: 0.525, DifficultyMean: 0.5, DifficultySpread: 0.2,
+		Unreadable: 0.02, RevisionUnreadable: 0.02, UnreadableCorrelation: 0.2, Attractor: 0.7, AttractorJitter: 0.25,
+		FixBase: -2.2, FixSkill: 3, FixGold: 3.5, FixSame: -1.5, Conform: 0.5, KeepWrong: 0.6,
+		BreakBase: -2.9, BreakWrong: 1.5, BreakGap: 1.5, BreakTo: 0.7,
+		ConfRight: 1.4, ConfAttractor: 0.4, ConfOther: -0.6, ConfDifficulty: 1.2, ConfConsensus: 0.6,
+		ConfNoise: 0.9, Overconfidence: 2.3, StatedRate: 1, StatedShift: 1, StatedNoise: 0.5,
+		TokensRight: LogNormal{5.5, 0.4}, TokensWrong: LogNormal{5.7, 0.4},
+		RevisionTokensRight: LogNormal{5.5, 0.4}, RevisionTokensWrong: LogNormal{5.7, 0.4},
+		StepsRight: 5, StepsWrong: 6, HedgesRight: 0.5, HedgesWrong: 1,
+		Question: LogNormal{4.4, 0.3}, PromptBase: 40, PromptQuestion: 1, PromptOwn: 1, PromptPeers: 0.6,
+	}
+}
+
 func TestSimConfigDefaults(t *testing.T) {
 	s := newSim(t, SimConfig{})
 	c := s.Config()
 	if c.Tasks != 500 || c.Agents != 3 || c.WrongAnswers != 3 || c.ConcedeTokens != 20 || len(c.Skills) != 3 {
 		t.Fatalf("defaults %+v", c)
 	}
-	if c.Skills[0] != maxSkill || c.Skills[2] != minSkill {
-		t.Errorf("skills %v, want %v down to %v", c.Skills, maxSkill, minSkill)
+	def := DefaultSimParams()
+	if *c.Params != def {
+		t.Errorf("params %+v, want the embedded calibration %+v", *c.Params, def)
+	}
+	for i, sk := range c.Skills {
+		if sk != def.Skill {
+			t.Errorf("skill %d = %v, want the calibrated %v", i, sk, def.Skill)
+		}
 	}
 	if s.NumTasks() != 500 || s.Name() != "simulator" {
 		t.Errorf("NumTasks %d, Name %q", s.NumTasks(), s.Name())
 	}
-	c.Skills[0] = 0 // Config returns a copy
-	if s.Config().Skills[0] != maxSkill {
-		t.Error("Config aliases the simulator's skills")
+	c.Skills[0] = 9 // Config returns a copy
+	c.Params.Skill = 9
+	if s.Config().Skills[0] == 9 || s.Config().Params.Skill == 9 {
+		t.Error("Config aliases the simulator's skills or parameters")
 	}
 	if n := newSim(t, SimConfig{Skills: []float64{0.5, 0.5}}).Config().Agents; n != 2 {
 		t.Errorf("agents from skills: %d, want 2", n)
@@ -44,7 +68,6 @@ func TestSimConfigErrors(t *testing.T) {
 		"negative tasks":   {Tasks: -1},
 		"one agent":        {Agents: 1},
 		"skills mismatch":  {Agents: 3, Skills: []float64{0.5, 0.5}},
-		"skill range":      {Skills: []float64{0.5, 1.5}},
 		"skill NaN":        {Skills: []float64{0.5, metapolicy.Missing}},
 		"missing conf":     {MissingConfidence: 2},
 		"negative concede": {ConcedeTokens: -5},
@@ -55,11 +78,16 @@ func TestSimConfigErrors(t *testing.T) {
 			t.Errorf("%s: error %q lacks its origin", name, err)
 		}
 	}
+	bad := handSet()
+	bad.KeepWrong = 1.5
+	if _, err := NewSimulator(SimConfig{Params: bad}); err == nil || !strings.Contains(err.Error(), "keep_wrong") {
+		t.Errorf("keep_wrong 1.5: err %v", err)
+	}
 }
 
 func TestSimTaskPool(t *testing.T) {
-	a, b := newSim(t, SimConfig{Seed: 7}), newSim(t, SimConfig{Seed: 7})
-	c := newSim(t, SimConfig{Seed: 8})
+	a, b := newSim(t, SimConfig{Seed: 7, Params: handSet()}), newSim(t, SimConfig{Seed: 7, Params: handSet()})
+	c := newSim(t, SimConfig{Seed: 8, Params: handSet()})
 	same := 0
 	for i := range a.tasks {
 		ta := &a.tasks[i]
@@ -69,9 +97,6 @@ func TestSimTaskPool(t *testing.T) {
 		if ta.gold == c.tasks[i].gold {
 			same++
 		}
-		if !(ta.difficulty > 0 && ta.difficulty < 1) {
-			t.Errorf("task %d: difficulty %v", i, ta.difficulty)
-		}
 		seen := map[string]bool{ta.gold: true}
 		for _, w := range ta.wrong {
 			if seen[w] {
@@ -79,7 +104,7 @@ func TestSimTaskPool(t *testing.T) {
 			}
 			seen[w] = true
 		}
-		if ta.wrongCum[0] < 0.45 || ta.wrongCum[len(ta.wrongCum)-1] != 1 {
+		if ta.wrongCum[0] < 0.575 || ta.wrongCum[0] > 0.825 || ta.wrongCum[len(ta.wrongCum)-1] != 1 {
 			t.Errorf("task %d: wrong-answer distribution %v", i, ta.wrongCum)
 		}
 	}
@@ -127,7 +152,7 @@ func TestSimStepErrors(t *testing.T) {
 // from wrong answers but is overconfident: what makes it worth reading and
 // not worth trusting blindly.
 func TestSimConfidenceInformative(t *testing.T) {
-	s := newSim(t, SimConfig{})
+	s := newSim(t, SimConfig{Params: handSet(), Skills: []float64{0.7, 0.525, 0.35}})
 	var sum, n [2]float64
 	for task := range 300 {
 		g, _ := s.Start(task, rand.New(rand.NewPCG(3, uint64(task))))
@@ -155,7 +180,7 @@ func TestSimConfidenceInformative(t *testing.T) {
 // TestSimWrongMajority checks that the attractor makes a wrong majority
 // happen even when an agent is right.
 func TestSimWrongMajority(t *testing.T) {
-	s := newSim(t, SimConfig{})
+	s := newSim(t, SimConfig{Params: handSet(), Skills: []float64{0.7, 0.525, 0.35}})
 	wrongMaj, someRight := 0, 0
 	for task := range 500 {
 		g, _ := s.Start(task, rand.New(rand.NewPCG(4, uint64(task))))
@@ -201,7 +226,7 @@ func TestSimConcedeWithoutTarget(t *testing.T) {
 // TestSimRefineSeesPeers checks that peers holding the gold make a wrong
 // agent's refine succeed far more often than refining alone.
 func TestSimRefineSeesPeers(t *testing.T) {
-	s := newSim(t, SimConfig{})
+	s := newSim(t, SimConfig{Params: handSet(), Skills: []float64{0.7, 0.525, 0.35}})
 	fixed := func(withPeers bool) int {
 		k := 0
 		for task := range 400 {

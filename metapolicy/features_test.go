@@ -125,3 +125,15 @@ func TestFeaturizeRejectsBadObservations(t *testing.T) {
 		t.Error("short destination accepted")
 	}
 }
+
+// TestFeatureNames: every feature of the layout has its own name.
+func TestFeatureNames(t *testing.T) {
+	seen := map[string]bool{}
+	for i := range FeatureWidth {
+		n := FeatureName(i)
+		if _, ok := featureNames[i]; !ok || seen[n] {
+			t.Errorf("feature %d: name %q missing or repeated", i, n)
+		}
+		seen[n] = true
+	}
+}

@@ -4,11 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/transcript"
 )
 
 func init() { register(newSimulateCmd) }
@@ -36,6 +40,9 @@ func newSimulateCmd() *cobra.Command {
 		tasks, episodes, rounds, workers int
 		seed                             uint64
 		greedy, quiet, asJSON            bool
+		calibrate                        []string
+		paramsOut, kind                  string
+		signals                          bool
 	)
 	cmd := &cobra.Command{
 		Use:   "simulate --out FILE.jsonl[.gz|.zst] [flags]",
@@ -51,11 +58,35 @@ It plays --tasks tasks of the pool (0 = all), --episodes sampled episodes
 per task, each with round 0 and --rounds deliberation rounds, and ends with
 the policy's accuracy and cost over what it wrote.
 
+The simulator's coefficients are fitted to real debates. --calibrate
+GLOB[,GLOB] fits them to LLM-Debate transcripts (instead of playing) and
+prints the fit: the parameters, each statistic (round-0 accuracy, how often
+a revision fixes or breaks an answer given the peers, token lengths of right
+and wrong answers, ...) on the transcripts and on the simulator's debates of
+the same team sizes, and each feature's AUC for correctness on both;
+--params-out writes the parameters as JSON. The default simulator embeds the
+fit to the shared corpus (env/simulator_calibrated.json, whose "source" says
+how it was made). --signals prints each feature's AUC for correctness on the
+simulator's debate episodes (--tasks, --rounds, --seed): the signals the
+simulator plants.
+
 ` + policySpecHelp,
 		Example: `  mpdf simulate --policy random --tasks 200 --episodes 4 --out rollouts.jsonl.zst
-  mpdf simulate --policy runs/best.mpdf --greedy --out eval.jsonl`,
+  mpdf simulate --policy runs/best.mpdf --greedy --out eval.jsonl
+  mpdf simulate --calibrate '../shared/data/debates/slm-debate/*/*.json' --params-out fit.json
+  mpdf simulate --signals`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch {
+			case len(calibrate) > 0:
+				return runCalibrate(cmd, calibrate, kind, paramsOut, seed, workers, quiet, asJSON)
+			case paramsOut != "":
+				return fmt.Errorf("--params-out needs --calibrate")
+			case signals:
+				return runSignals(cmd, cfg, tasks, rounds, seed, workers, asJSON)
+			case out == "":
+				return fmt.Errorf("--out is required (unless --calibrate or --signals)")
+			}
 			pol, err := resolvePolicy(policy)
 			if err != nil {
 				return err
@@ -112,9 +143,78 @@ the policy's accuracy and cost over what it wrote.
 	f.IntVar(&workers, "workers", 0, "episodes played at once (0 = one per CPU); the output does not depend on it")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	f.StringSliceVar(&calibrate, "calibrate", nil, "fit the simulator to these LLM-Debate transcripts (globs) and print the fit, instead of playing")
+	f.StringVar(&kind, "kind", "", "task of --calibrate transcripts whose names do not say: gsm or mmlu")
+	f.StringVar(&paramsOut, "params-out", "", "with --calibrate: write the fitted parameters to this JSON file")
+	f.BoolVar(&signals, "signals", false, "print each feature's AUC for correctness on the simulator's debate episodes, instead of playing")
 	addSimFlags(cmd, &cfg)
-	_ = cmd.MarkFlagRequired("out")
 	return cmd
+}
+
+// runCalibrate fits the simulator to transcripts and prints the fit.
+func runCalibrate(cmd *cobra.Command, globs []string, kind, paramsOut string, seed uint64, workers int, quiet, asJSON bool) error {
+	paths, err := expandPaths(globs)
+	if err != nil {
+		return fmt.Errorf("--calibrate: %w", err)
+	}
+	var topts transcript.Options
+	if kind != "" {
+		if topts.Task, err = transcript.ParseTask(kind); err != nil {
+			return fmt.Errorf("--kind: %w", err)
+		}
+	}
+	source := fmt.Sprintf("mpdf simulate --calibrate '%s' --seed %d (%d files)", strings.Join(globs, ","), seed, len(paths))
+	c, reps, err := replay.Calibrate(paths, topts, env.CalibrateOptions{Source: source, Seed: seed, Workers: workers})
+	if err != nil {
+		return err
+	}
+	if !quiet {
+		if err := transcript.WriteReports(cmd.ErrOrStderr(), reps); err != nil {
+			return err
+		}
+	}
+	if paramsOut != "" {
+		if err := c.Params.WriteFile(paramsOut); err != nil {
+			return err
+		}
+	}
+	o := cmd.OutOrStdout()
+	if asJSON {
+		return printJSON(o, c)
+	}
+	if err := c.WriteTable(o); err != nil {
+		return err
+	}
+	if paramsOut != "" {
+		fmt.Fprintf(o, "\nwrote the parameters to %s\n", paramsOut)
+	}
+	return nil
+}
+
+// runSignals prints the simulator's feature AUCs under the debate policy.
+func runSignals(cmd *cobra.Command, cfg env.SimConfig, tasks, rounds int, seed uint64, workers int, asJSON bool) error {
+	sim, err := env.NewSimulator(cfg)
+	if err != nil {
+		return err
+	}
+	debate, err := metapolicy.NewHeuristic(metapolicy.HeuristicDebate)
+	if err != nil {
+		return err
+	}
+	sig, n, err := env.MeasureSignals(sim, debate, env.RunOptions{NumTasks: tasks, Rounds: rounds, Seed: seed, Workers: workers})
+	if err != nil {
+		return err
+	}
+	o := cmd.OutOrStdout()
+	if asJSON {
+		return printJSON(o, struct {
+			Decisions int          `json:"decisions"`
+			Signals   []env.Signal `json:"signals"`
+		}{n, sig})
+	}
+	fmt.Fprintf(o, "simulator (%s): AUC of each feature for \"the agent's current answer is right\" over %d debate decisions, seed %d\n",
+		sim.Config().Params.Source, n, seed)
+	return env.WriteSignals(o, []string{"simulated"}, sig)
 }
 
 // removeOnError removes a partly written output file.

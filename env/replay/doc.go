@@ -62,6 +62,13 @@
 // follow the peers), a model-free proxy for, not an equal of, running the
 // policy with a live model; the llm environment is the live one.
 //
+// # Calibration
+//
+// Tally adds the recorded debates of transcript files (transcript.ToEpisode)
+// to env.DebateStats and env.SignalTally, one file in memory at a time;
+// Calibrate fits the simulator to them (env.Calibrate). mpdf simulate
+// --calibrate is this function.
+//
 // # Splits
 //
 // Split and SplitKeys divide tasks into train and held-out sets with a

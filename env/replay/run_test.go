@@ -63,3 +63,38 @@ func TestRunnerOnReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselinesOnReplay: gate and until-consensus on the recorded debates.
+// q1 (5, 6, 6) is split in round 0: gate debates to the end;
+// until-consensus refines until the recorded answers agree. q2 (1, 4) is
+// split, still split after the first revisions (2, 3), and agrees (3, 3)
+// after the second.
+func TestBaselinesOnReplay(t *testing.T) {
+	e := newTiny(t)
+	for _, c := range []struct {
+		policy string
+		want   [2][]metapolicy.Action // per task, the team's action in rounds 1..3
+	}{
+		{"gate", [2][]metapolicy.Action{{1, 1, 1}, {1, 1, 1}}},
+		{"until-consensus", [2][]metapolicy.Action{{1, 1, 1}, {1, 1, 0}}},
+		{"majority", [2][]metapolicy.Action{{0, 0, 0}, {0, 0, 0}}},
+	} {
+		pol, err := metapolicy.ParseHeuristic(c.policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eps, err := env.Collect(e, pol, env.RunOptions{Rounds: 3, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for task, ep := range eps {
+			for r := 1; r <= 3; r++ {
+				for k, tu := range ep.Rounds[r].Turns {
+					if *tu.Action != c.want[task][r-1] {
+						t.Errorf("%s: task %d round %d agent %d: %v, want %v", c.policy, task, r, k, *tu.Action, c.want[task][r-1])
+					}
+				}
+			}
+		}
+	}
+}
