@@ -28,6 +28,7 @@ var below = map[string][]string{
 	"autodiff":   {"nn"},
 	"metapolicy": {"nn"},
 	"answer":     {"data"},
+	"stats":      {},
 }
 
 const module = "github.com/mpdf/mpdf"

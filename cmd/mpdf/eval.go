@@ -31,8 +31,9 @@ func newEvalCmd() *cobra.Command {
 		Short: "Compare policies on the same tasks and seeds (accuracy, tokens, actions)",
 		Long: `Eval plays every policy on the same tasks with the same seeds (common
 random numbers) and prints, per policy, the team accuracy of the final round
-with its 95% Wilson interval, the round-0 accuracy, the mean tokens per task
-and the share of each action.
+with a 95% bootstrap interval that resamples tasks (a task's episodes are
+drawn together: they are not independent), the round-0 accuracy, the mean
+tokens per task and the share of each action.
 
 Environments (--env):
   sim                   the built-in simulator (default; --sim-* flags)
