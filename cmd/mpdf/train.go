@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -225,7 +226,10 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 	defer stop()
 	res, err := run.Run(ctx, rc, hooks)
 	p.endBar(err == nil)
-	if err != nil {
+	switch {
+	case errors.Is(err, run.ErrNotEmpty):
+		return fmt.Errorf("--out: %w\n(--resume continues that run; --out NEW starts another beside it; --overwrite replaces it)", err)
+	case err != nil:
 		return err
 	}
 	return p.result(res, o, c.Seed)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -106,6 +107,13 @@ func resolveConfig(base trainer.Config, path string, fs *pflag.FlagSet) (trainer
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&cfg); err != nil {
 			return cfg, fmt.Errorf("%s: %w", path, err)
+		}
+		// One object per file: a second one (a pasted duplicate, a merge
+		// left over) would otherwise be ignored without a word.
+		end := dec.InputOffset()
+		var more json.RawMessage
+		if err := dec.Decode(&more); err != io.EOF {
+			return cfg, fmt.Errorf("%s: more after the config object ends at offset %d (want one JSON object)", path, end)
 		}
 	}
 	file := pflag.NewFlagSet("config", pflag.ContinueOnError)

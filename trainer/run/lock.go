@@ -18,13 +18,15 @@ const LockName = "run.lock"
 // writes the run directory.
 var ErrLocked = errors.New("run directory in use")
 
-// dirLock is a held run-directory lock.
-type dirLock struct{ f *os.File }
+// DirLock is a held run-directory lock.
+type DirLock struct{ f *os.File }
 
-// lockDir creates dir when missing and takes its exclusive lock, writing
-// this process's pid and host into the lock file. It fails at once, naming
-// the holder, when another process holds it.
-func lockDir(dir string) (*dirLock, error) {
+// LockDir creates dir when missing and takes its exclusive lock, writing
+// this process's pid and host into the lock file. It fails at once, with
+// an error wrapping ErrLocked that names the holder, when another process
+// (or another LockDir of this one) holds it. Run takes it for the whole
+// run; tools that change a run directory take it too.
+func LockDir(dir string) (*DirLock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
@@ -55,11 +57,11 @@ func lockDir(dir string) (*dirLock, error) {
 		f.Close()
 		return nil, fmt.Errorf("run: lock %s: %w", path, err)
 	}
-	return &dirLock{f: f}, nil
+	return &DirLock{f: f}, nil
 }
 
-// unlock releases the lock; the file stays, empty, for the next run.
-func (l *dirLock) unlock() {
+// Unlock releases the lock; the file stays, empty, for the next run.
+func (l *DirLock) Unlock() {
 	if l == nil {
 		return
 	}

@@ -67,11 +67,11 @@ func Run(ctx context.Context, cfg Config, hooks Hooks) (*Result, error) {
 		r.iter = rs.Position.Iter
 	}
 	if cfg.Dir != "" {
-		lock, err := lockDir(cfg.Dir)
+		lock, err := LockDir(cfg.Dir)
 		if err != nil {
 			return nil, err
 		}
-		defer lock.unlock()
+		defer lock.Unlock()
 		if rs := cfg.Resume; rs != nil {
 			// Read before the lock was ours: make sure it is still the latest.
 			if p, err := checkpoints.Latest(cfg.Dir); err != nil || p != rs.Path {
