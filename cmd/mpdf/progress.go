@@ -102,21 +102,14 @@ func (b *bar) line(suffix string) error {
 
 // Finish completes the bar: the terminal bar is filled, a plain log gets
 // its last line.
-func (b *bar) Finish() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.finished {
-		return nil
-	}
-	b.finished = true
-	if b.pb != nil {
-		return b.pb.Finish()
-	}
-	return b.line(" done")
-}
+func (b *bar) Finish() error { return b.end(" done", (*progressbar.ProgressBar).Finish) }
 
 // Exit leaves the bar where it stands (on an error).
-func (b *bar) Exit() error {
+func (b *bar) Exit() error { return b.end(" stopped", (*progressbar.ProgressBar).Exit) }
+
+// end ends the bar once: the terminal bar by how, a plain log by a last
+// line ending in suffix.
+func (b *bar) end(suffix string, how func(*progressbar.ProgressBar) error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.finished {
@@ -124,10 +117,7 @@ func (b *bar) Exit() error {
 	}
 	b.finished = true
 	if b.pb != nil {
-		return b.pb.Exit()
+		return how(b.pb)
 	}
-	if b.w == io.Discard {
-		return nil
-	}
-	return b.line(" stopped")
+	return b.line(suffix)
 }

@@ -2,8 +2,6 @@ package run
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/mpdf/mpdf/trainer"
 )
@@ -22,46 +20,24 @@ func (r *runner) offline(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := r.startRL(); err != nil {
-		return err
-	}
-	total := r.cfg.Train.RL.Iterations
-	r.progress("rl", r.iter, total, "rl")
-	start := time.Now()
-	for r.iter < total {
-		if err := r.stopped(ctx); err != nil {
-			return err
-		}
-		r.rl.Progress = float64(r.iter) / float64(total)
-		var last trainer.Metrics
+	return r.rlLoop(ctx, func() (Iteration, map[string]float64, error) {
+		var it Iteration
 		chunks := 0
 		_, err := src.Pass(func(s *trainer.Samples) error {
 			if err := r.stopped(ctx); err != nil {
 				return err
 			}
 			res, err := r.rl.Update(s)
-			last = res.Metrics
+			it.Metrics = res.Metrics // the last chunk's update stands for the pass
 			chunks++
 			if err == nil {
 				err = r.stepErr
 			}
 			return err
 		})
-		if err != nil {
-			return err
+		if err == nil && chunks == 0 {
+			err = ErrNoData
 		}
-		if chunks == 0 {
-			return ErrNoData
-		}
-		r.iter++
-		if err := r.save(stepMetrics(last, nil)); err != nil {
-			return err
-		}
-		if r.hooks.Iteration != nil {
-			r.hooks.Iteration(Iteration{Iter: r.iter, Step: r.rl.Steps, Metrics: last})
-		}
-		r.progress("rl", r.iter, total, fmt.Sprintf("rl step %d loss %+.4f kl %.4f reward %+.3f", r.rl.Steps, last.Loss, last.KL, last.Reward))
-	}
-	r.res.RLTime = time.Since(start)
-	return r.finish()
+		return it, nil, err
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -32,37 +31,12 @@ func (r *runner) online(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := r.startRL(); err != nil {
-		return err
-	}
-	total := r.cfg.Train.RL.Iterations
-	r.progress("rl", r.iter, total, "rl")
-	start := time.Now()
-	for r.iter < total {
-		if err := r.stopped(ctx); err != nil {
-			return err
-		}
-		r.rl.Progress = float64(r.iter) / float64(total)
+	err := r.rlLoop(ctx, func() (Iteration, map[string]float64, error) {
 		res, err := r.rl.Iterate(sim, r.iter)
-		if err == nil {
-			err = r.stepErr
-		}
-		if err != nil {
-			return err
-		}
-		r.iter++
-		m := res.Update.Metrics
-		extra := map[string]float64{"team_accuracy": res.TeamAcc, "tokens_per_episode": res.Tokens}
-		if err := r.save(stepMetrics(m, extra)); err != nil {
-			return err
-		}
-		if r.hooks.Iteration != nil {
-			r.hooks.Iteration(Iteration{Iter: r.iter, Step: r.rl.Steps, Metrics: m, TeamAccuracy: res.TeamAcc, TokensPerEpisode: res.Tokens})
-		}
-		r.progress("rl", r.iter, total, fmt.Sprintf("rl step %d loss %+.4f kl %.4f reward %+.3f acc %.3f", r.rl.Steps, m.Loss, m.KL, m.Reward, res.TeamAcc))
-	}
-	r.res.RLTime = time.Since(start)
-	if err := r.finish(); err != nil {
+		it := Iteration{Metrics: res.Update.Metrics, TeamAccuracy: res.TeamAcc, TokensPerEpisode: res.Tokens}
+		return it, map[string]float64{"team_accuracy": res.TeamAcc, "tokens_per_episode": res.Tokens}, err
+	})
+	if err != nil {
 		return err
 	}
 	return r.evaluate(ctx)

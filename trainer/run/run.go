@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/mpdf/mpdf/autodiff"
 	"github.com/mpdf/mpdf/checkpoints"
@@ -276,6 +277,47 @@ func (r *runner) startRL() error {
 		return r.save(extra)
 	}
 	return nil
+}
+
+// rlLoop starts RL and runs the iterations left, each one call of
+// iterate (which returns the iteration's metrics and extra checkpoint
+// metrics), saving a checkpoint after each; then it finishes the run.
+func (r *runner) rlLoop(ctx context.Context, iterate func() (Iteration, map[string]float64, error)) error {
+	if err := r.startRL(); err != nil {
+		return err
+	}
+	total := r.cfg.Train.RL.Iterations
+	r.progress("rl", r.iter, total, "rl")
+	start := time.Now()
+	for r.iter < total {
+		if err := r.stopped(ctx); err != nil {
+			return err
+		}
+		r.rl.Progress = float64(r.iter) / float64(total)
+		it, extra, err := iterate()
+		if err == nil {
+			err = r.stepErr
+		}
+		if err != nil {
+			return err
+		}
+		r.iter++
+		it.Iter, it.Step = r.iter, r.rl.Steps
+		if err := r.save(stepMetrics(it.Metrics, extra)); err != nil {
+			return err
+		}
+		if r.hooks.Iteration != nil {
+			r.hooks.Iteration(it)
+		}
+		m := &it.Metrics
+		desc := fmt.Sprintf("rl step %d loss %+.4f kl %.4f reward %+.3f", it.Step, m.Loss, m.KL, m.Reward)
+		if r.cfg.Data == nil {
+			desc += fmt.Sprintf(" acc %.3f", it.TeamAccuracy)
+		}
+		r.progress("rl", r.iter, total, desc)
+	}
+	r.res.RLTime = time.Since(start)
+	return r.finish()
 }
 
 func (r *runner) logStep(s trainer.StepInfo) {
