@@ -190,7 +190,7 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 		}
 	}
 	if len(args) > 0 {
-		if o.env != "sim" && !o.resume {
+		if o.env != "sim" || fl.Changed("env") {
 			return fmt.Errorf("--env %s: rollout files train offline; --env chooses the online environment (give one or the other)", o.env)
 		}
 		d, err := run.CheckData(args, o.featureWidth)

@@ -61,7 +61,10 @@ func TestTrainRefusesNonEmptyOut(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--resume") || !strings.Contains(err.Error(), "--overwrite") {
 		t.Fatalf("fresh run into a run directory: err = %v, want a refusal suggesting --resume or --overwrite", err)
 	}
-	// A typo in an input file, even with --overwrite, leaves the run as it was.
+	// A typo in an input, even with --overwrite, leaves the run as it was.
+	if _, _, err := trainErr(t, out, "--overwrite", "--sft-labels", "thresold"); err == nil {
+		t.Fatal("a bad --sft-labels was accepted")
+	}
 	_, _, err = trainErr(t, out, "--overwrite", "--iterations", "1", filepath.Join(dir, "no-such-episodes.jsonl"))
 	if err == nil || !strings.Contains(err.Error(), "no-such-episodes.jsonl") {
 		t.Fatalf("missing input: err = %v", err)
@@ -171,6 +174,9 @@ func TestTrainResumeKeepsOneHistory(t *testing.T) {
 	a, b2 := metricLines(t, filepath.Join(straight, "metrics.jsonl")), metricLines(t, mf)
 	if strings.Join(a, "\n") != strings.Join(b2, "\n") {
 		t.Errorf("metrics.jsonl after resume: %d lines, straight run %d; they differ", len(b2), len(a))
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(straight, "curve.png")), readFile(t, filepath.Join(split, "curve.png"))) {
+		t.Error("curve.png after resume differs from the straight run's: it does not plot the whole run")
 	}
 	if s := sharesLine(want); s == "" || s != sharesLine(got) {
 		t.Errorf("action shares line: straight %q, resumed %q", s, sharesLine(got))

@@ -197,6 +197,11 @@ func (c *Config) check() error {
 	if _, _, err := c.bestMetric(offline); err != nil {
 		return err
 	}
+	if !offline && c.Resume == nil {
+		if _, err := metapolicy.ParseHeuristic(c.Train.SFT.Labels); err != nil {
+			return fmt.Errorf("run: sft labels: %w", err)
+		}
+	}
 	if r := c.Resume; r != nil {
 		p := r.Position
 		switch {
