@@ -228,7 +228,7 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 	p.endBar(err == nil)
 	switch {
 	case errors.Is(err, run.ErrNotEmpty):
-		return fmt.Errorf("--out: %w\n(--resume continues that run; --out NEW starts another beside it; --overwrite replaces it)", err)
+		return fmt.Errorf("--out: %w: --resume continues that run, a new --out starts another, --overwrite replaces it", err)
 	case err != nil:
 		return err
 	}

@@ -18,7 +18,8 @@ const (
 )
 
 // ErrNotEmpty is wrapped by the error Run returns for a fresh run into a
-// directory that holds files.
+// directory that holds files: resume that run (Config.Resume), give
+// another directory, or set Config.Overwrite.
 var ErrNotEmpty = errors.New("run directory is not empty")
 
 // isRunFile reports whether name is a file a run writes (or a temporary
@@ -58,8 +59,7 @@ func prepareFresh(dir string, overwrite bool) error {
 			more = fmt.Sprintf(" and %d more", len(found)-3)
 			found = found[:3]
 		}
-		return fmt.Errorf("run: %s: %w (%s%s): continue that run with resume, give a new directory, or overwrite it explicitly",
-			dir, ErrNotEmpty, strings.Join(found, ", "), more)
+		return fmt.Errorf("run: %s: %w (%s%s)", dir, ErrNotEmpty, strings.Join(found, ", "), more)
 	}
 	var errs []error
 	for _, name := range found {
