@@ -35,6 +35,10 @@ type skippedLine struct {
 type metricsLog struct {
 	f       *os.File
 	history []StepLine
+	size    int64 // bytes in the file
+	// mark is the size and history length at the last checkpoint.
+	markSize    int64
+	markHistory int
 }
 
 // openMetrics opens dir's log. A fresh run starts it empty; a resumed run
@@ -55,6 +59,7 @@ func openMetrics(dir string, resumed bool, step int64) (*metricsLog, error) {
 		if err := writeAtomic(path, kept); err != nil {
 			return nil, fmt.Errorf("run: %s: %w", MetricsName, err)
 		}
+		l.size = int64(len(kept))
 	}
 	flag := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
 	if resumed {
@@ -65,6 +70,7 @@ func openMetrics(dir string, resumed bool, step int64) (*metricsLog, error) {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	l.f = f
+	l.mark()
 	return l, nil
 }
 
@@ -112,9 +118,28 @@ func (l *metricsLog) add(s StepLine) error {
 	if err != nil {
 		return fmt.Errorf("run: %s: step %d: %w", MetricsName, s.Step, err)
 	}
-	if _, err := l.f.Write(append(b, '\n')); err != nil {
+	n, err := l.f.Write(append(b, '\n'))
+	l.size += int64(n)
+	if err != nil {
 		return fmt.Errorf("run: %s: %w", MetricsName, err)
 	}
+	return nil
+}
+
+// mark records that a checkpoint holds every step logged so far.
+func (l *metricsLog) mark() { l.markSize, l.markHistory = l.size, len(l.history) }
+
+// rewind drops the steps logged after the last mark, the work a stopped
+// run leaves unsaved, so that the log ends where the last checkpoint does.
+func (l *metricsLog) rewind() error {
+	l.history = l.history[:l.markHistory]
+	if l.f == nil || l.size == l.markSize {
+		return nil
+	}
+	if err := l.f.Truncate(l.markSize); err != nil {
+		return fmt.Errorf("run: %s: %w", MetricsName, err)
+	}
+	l.size = l.markSize
 	return nil
 }
 

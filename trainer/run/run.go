@@ -102,6 +102,10 @@ func Run(ctx context.Context, cfg Config, hooks Hooks) (*Result, error) {
 		err = r.online(ctx)
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped: the log ends where the last checkpoint does.
+			err = errors.Join(err, r.metrics.rewind())
+		}
 		return nil, err
 	}
 	if err := r.metrics.close(); err != nil {
@@ -375,6 +379,7 @@ func (r *runner) save(metrics map[string]float64) error {
 		return r.stepErr
 	}
 	if r.mgr == nil {
+		r.metrics.mark()
 		return nil
 	}
 	train, err := json.Marshal(r.cfg.Train)
@@ -397,6 +402,9 @@ func (r *runner) save(metrics map[string]float64) error {
 		},
 		Policy: st.Policy(), Reference: st.Reference(), Adam: st.Adam(), RNG: rng,
 	})
+	if err == nil {
+		r.metrics.mark()
+	}
 	return err
 }
 

@@ -75,15 +75,7 @@ func (m *memSource) Pass(each func(*trainer.Samples) error) (trainer.PassStats, 
 
 // Offline data need not come from files: any Source trains.
 func TestRunOfflineFromMemory(t *testing.T) {
-	var src memSource
-	for i := range 60 {
-		row := make([]float32, metapolicy.FeatureWidth)
-		row[i%metapolicy.FeatureWidth] = 1
-		src.s.Features = append(src.s.Features, row...)
-		src.s.Actions = append(src.s.Actions, uint8(i%3))
-		src.s.Rewards = append(src.s.Rewards, float64(i%5))
-		src.s.Groups = append(src.s.Groups, fmt.Sprint("g", i/6))
-	}
+	src := memRows()
 	var iters []int
 	res, err := Run(context.Background(), Config{Train: tinyConfig(), Data: &src}, Hooks{
 		Iteration: func(it Iteration) { iters = append(iters, it.Iter) },
@@ -93,6 +85,75 @@ func TestRunOfflineFromMemory(t *testing.T) {
 	}
 	if res.Mode != "offline" || res.Iterations != 2 || !slices.Equal(iters, []int{1, 2}) || res.Steps == 0 {
 		t.Errorf("mode %s, %d iterations (hooks saw %v), %d steps", res.Mode, res.Iterations, iters, res.Steps)
+	}
+}
+
+// chunkedSource delivers its rows in chunks of 12 and calls after at the
+// end of every chunk.
+type chunkedSource struct {
+	memSource
+	passes int
+	after  func(pass, chunk int)
+}
+
+func (c *chunkedSource) Pass(each func(*trainer.Samples) error) (trainer.PassStats, error) {
+	c.passes++
+	s, f := &c.s, metapolicy.FeatureWidth
+	for k, lo := 0, 0; lo < s.Len(); k, lo = k+1, lo+12 {
+		hi := min(lo+12, s.Len())
+		part := trainer.Samples{Features: s.Features[lo*f : hi*f], Actions: s.Actions[lo:hi], Rewards: s.Rewards[lo:hi], Groups: s.Groups[lo:hi]}
+		if err := each(&part); err != nil {
+			return trainer.PassStats{}, err
+		}
+		if c.after != nil {
+			c.after(c.passes, k)
+		}
+	}
+	return trainer.PassStats{Rows: int64(s.Len())}, nil
+}
+
+func memRows() memSource {
+	var src memSource
+	for i := range 60 {
+		row := make([]float32, metapolicy.FeatureWidth)
+		row[i%metapolicy.FeatureWidth] = 1
+		src.s.Features = append(src.s.Features, row...)
+		src.s.Actions = append(src.s.Actions, uint8(i%3))
+		src.s.Rewards = append(src.s.Rewards, float64(i%5))
+		src.s.Groups = append(src.s.Groups, fmt.Sprint("g", i/6))
+	}
+	return src
+}
+
+// Stopped in the middle of a pass, an offline run leaves a log that ends
+// at its last checkpoint: the steps of the unfinished pass are dropped.
+func TestRunStoppedMidPassRewindsTheLog(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Pass 1 is the supervised stage, 2 the first RL iteration; stop
+	// after the first chunk of the second.
+	src := &chunkedSource{memSource: memRows(), after: func(pass, chunk int) {
+		if pass == 3 && chunk == 0 {
+			cancel()
+		}
+	}}
+	dir := t.TempDir()
+	cfg := tinyConfig()
+	cfg.RL.Iterations = 5
+	_, err := Run(ctx, Config{Train: cfg, Data: src, Dir: dir}, Hooks{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want a stop", err)
+	}
+	r, err := Latest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &metricsLog{}
+	if _, err := l.load(filepath.Join(dir, MetricsName), 1<<62); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(l.history); r.Position.Iter != 1 || n == 0 || l.history[n-1].Step != r.Checkpoint.Header.Step {
+		t.Errorf("stopped at iteration %d, step %d; the log has %d lines, ending at %+v", r.Position.Iter, r.Checkpoint.Header.Step, n, l.history[max(n-1, 0)].Step)
 	}
 }
 
