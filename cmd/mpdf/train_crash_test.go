@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/trainer/run"
 )
 
@@ -143,6 +144,43 @@ func TestTrainSIGTERMStopsCleanly(t *testing.T) {
 	}
 	if b := readFile(t, filepath.Join(out, run.LockName)); len(b) != 0 {
 		t.Errorf("lock file after SIGTERM: %q, want released (empty)", b)
+	}
+	if _, err := resume(t, out, "--iterations", strconv.Itoa(r.Position.Iter+1)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A full disk (here a file-size limit set by prlimit, which fails
+// write(2) with EFBIG as a full disk fails it with ENOSPC) stops the run
+// with the error; every checkpoint written stays whole, metrics.jsonl ends
+// at the last one with no torn line, and --resume continues.
+func TestTrainDiskFullKeepsCheckpoints(t *testing.T) {
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("no prlimit")
+	}
+	out := t.TempDir()
+	args := append(append([]string{"--fsize=30000", "--", builtMpdf(t), "train", "--out", out}, tiny...), "--iterations", "1000", "--keep", "0")
+	b, err := exec.Command(prlimit, args...).CombinedOutput()
+	if err == nil || !strings.Contains(string(b), "metrics.jsonl") || !strings.Contains(string(b), "file too large") {
+		t.Fatalf("train past the size limit: %v\n%s", err, b)
+	}
+	paths, _ := filepath.Glob(filepath.Join(out, "ckpt-*.mpdf"))
+	for _, p := range paths {
+		if _, err := checkpoints.Load(p); err != nil {
+			t.Errorf("after the failed write: %v", err)
+		}
+	}
+	r, err := run.Latest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := readFile(t, filepath.Join(out, "metrics.jsonl"))
+	if len(log) > 0 && log[len(log)-1] != '\n' {
+		t.Error("metrics.jsonl ends in a torn line")
+	}
+	if got := maxStep(t, filepath.Join(out, "metrics.jsonl")); got != r.Checkpoint.Header.Step {
+		t.Errorf("metrics.jsonl reaches step %d, the last checkpoint step %d", got, r.Checkpoint.Header.Step)
 	}
 	if _, err := resume(t, out, "--iterations", strconv.Itoa(r.Position.Iter+1)); err != nil {
 		t.Fatal(err)

@@ -44,7 +44,8 @@
 // a killed process wrote after it, a torn last line), so the log, the
 // curve and Result.Shares describe one history. A cancelled context
 // (SIGINT, SIGTERM in mpdf train) stops at the next iteration, epoch or
-// chunk with the last checkpoint intact, and cuts metrics.jsonl back to it.
+// chunk with the last checkpoint intact, and cuts metrics.jsonl back to it;
+// so does a run that fails (a full disk, a write error).
 //
 // Each checkpoint stores the Position: the iteration reached, the
 // environment (online) or the paths and SHA-256 of the data (offline), and

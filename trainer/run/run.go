@@ -102,11 +102,10 @@ func Run(ctx context.Context, cfg Config, hooks Hooks) (*Result, error) {
 		err = r.online(ctx)
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			// Stopped: the log ends where the last checkpoint does.
-			err = errors.Join(err, r.metrics.rewind())
-		}
-		return nil, err
+		// Stopped or failed: the log ends where the last checkpoint does,
+		// without the steps no checkpoint holds or a line torn by a
+		// failed write.
+		return nil, errors.Join(err, r.metrics.rewind())
 	}
 	if err := r.metrics.close(); err != nil {
 		return nil, err
