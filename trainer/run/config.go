@@ -73,7 +73,8 @@ type Config struct {
 	FeatureVersion string
 }
 
-// Hooks report a run as it goes. Every field may be nil.
+// Hooks report a run as it goes. Every field may be nil; each is called
+// from the goroutine that called Run.
 type Hooks struct {
 	// Logger receives what the run reports on the way: skipped steps,
 	// rejected records (at Warn). Nil discards.
