@@ -20,7 +20,8 @@ func StepName(step int64) string { return fmt.Sprintf("ckpt-%08d.mpdf", step) }
 
 // Manager saves a run's checkpoints into Dir, keeps the last KeepLast of
 // them and a copy of the best one by a metric. One Manager (one process)
-// writes a directory at a time.
+// writes a directory at a time; trainer/run's LockDir enforces that for
+// training runs.
 type Manager struct {
 	// Dir holds the checkpoints; Save creates it when missing.
 	Dir string

@@ -25,6 +25,9 @@ type Dataset struct {
 	// the first rejected record stops the pass with its error.
 	Skip   bool
 	Reward data.RewardConfig
+	// Width is the features per decision (0: metapolicy.FeatureWidth);
+	// decision records of another encoding than the built-in one set it.
+	Width int
 	// ChunkRows bounds a JSONL chunk; 0 means data.DefaultBatchRows.
 	ChunkRows int
 	// Log receives every rejected record (file:line: field: reason),
@@ -39,6 +42,13 @@ type PassStats struct {
 	Chunks int         `json:"chunks"`
 	Counts data.Counts `json:"counts"` // JSONL only: records read, accepted, rejected
 	NoGold int64       `json:"no_gold_episodes"`
+}
+
+func (d *Dataset) width() int {
+	if d.Width > 0 {
+		return d.Width
+	}
+	return metapolicy.FeatureWidth
 }
 
 func (d *Dataset) log() io.Writer {
@@ -117,14 +127,18 @@ func (d *Dataset) open() (*source, error) {
 			if err != nil {
 				return nil, err
 			}
-			if p.Width() != metapolicy.FeatureWidth {
+			if p.Width() != d.width() {
 				p.Close()
-				return nil, fmt.Errorf("%s: pack has %d features per decision, the policy takes %d (%s)", d.Paths[0], p.Width(), metapolicy.FeatureWidth, metapolicy.FeatureVersion)
+				return nil, fmt.Errorf("%s: pack has %d features per decision, the policy takes %d", d.Paths[0], p.Width(), d.width())
+			}
+			if v := p.Manifest().FeatureVersion; d.width() == metapolicy.FeatureWidth && v != "" && v != metapolicy.FeatureVersion {
+				p.Close()
+				return nil, fmt.Errorf("%s: pack feature_version %q, the policy takes %q", d.Paths[0], v, metapolicy.FeatureVersion)
 			}
 			return &source{ColumnReader: p.Scan(data.SelectAll), close: func() { p.Close() }, counts: func(*PassStats) {}}, nil
 		}
 	}
-	r, err := data.Open(d.Paths, data.ReaderOptions{Skip: d.Skip, FeatureWidth: metapolicy.FeatureWidth,
+	r, err := data.Open(d.Paths, data.ReaderOptions{Skip: d.Skip, FeatureWidth: d.width(),
 		OnReject: func(e *data.RecordError) { fmt.Fprintln(d.log(), e) }})
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,19 +28,12 @@ paths or filepath.Match globs ('runs/*.jsonl.zst'), read in order.`,
 }
 
 // rewardFlags are the reward and grouping of decisions made from episodes
-// (SPEC §2, §3).
-type rewardFlags struct {
-	wLocal, wGlobal, lambda float64
-	groupBy                 string
-}
+// (SPEC §2, §3), bound as train binds them (bindReward).
+type rewardFlags struct{ c data.RewardConfig }
 
 func (r *rewardFlags) add(cmd *cobra.Command) {
-	f := cmd.Flags()
-	d := data.DefaultRewardConfig()
-	f.Float64Var(&r.wLocal, "w-local", d.WLocal, "weight of the local reward (own answer became right/wrong)")
-	f.Float64Var(&r.wGlobal, "w-global", d.WGlobal, "weight of the global reward (the agent made the team answer right/wrong)")
-	f.Float64Var(&r.lambda, "lambda", d.Lambda, "token cost λ per 1000 tokens of the decision's turn")
-	f.StringVar(&r.groupBy, "group-by", string(d.GroupBy), "group of decisions ranked together: task, episode or task+round")
+	r.c = data.DefaultRewardConfig()
+	bindReward(cmd.Flags(), &r.c)
 }
 
 // changed reports whether any reward flag was given.
@@ -54,18 +46,7 @@ func (r *rewardFlags) changed(cmd *cobra.Command) bool {
 	return false
 }
 
-func (r *rewardFlags) config() (data.RewardConfig, error) {
-	c := data.RewardConfig{WLocal: r.wLocal, WGlobal: r.wGlobal, Lambda: r.lambda, GroupBy: data.GroupBy(r.groupBy)}
-	if c.WLocal == 0 && c.WGlobal == 0 && c.Lambda == 0 {
-		// data reads an all-zero config as the defaults; asked for on the
-		// command line it is a constant reward, which nothing can learn from.
-		return c, errors.New("--w-local, --w-global and --lambda are all 0: the reward would be constant")
-	}
-	if err := c.Validate(); err != nil {
-		return c, fmt.Errorf("reward flags: %w", err)
-	}
-	return c, nil
-}
+func (r *rewardFlags) config() (data.RewardConfig, error) { return r.c, checkReward(r.c) }
 
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

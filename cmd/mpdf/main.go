@@ -26,7 +26,9 @@ func newRoot() *cobra.Command {
 		Short:         "Learn how a team of LLM agents should deliberate (SoftRankPO meta-policies)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
+	root.SetVersionTemplate("mpdf {{.Version}}\n")
 	for _, c := range commands {
 		root.AddCommand(c())
 	}

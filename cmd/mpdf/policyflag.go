@@ -9,6 +9,7 @@ import (
 
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/nn"
 )
 
 // policySpecHelp describes what a --policy value may be, for help texts.
@@ -36,19 +37,8 @@ func resolvePolicy(spec string) (resolvedPolicy, error) {
 	if spec == "" {
 		return resolvedPolicy{}, fmt.Errorf("empty policy")
 	}
-	switch strings.ToLower(filepath.Ext(spec)) {
-	case ".mpdf":
-		ck, err := checkpoints.Load(spec, checkpoints.WithFeatureVersion(metapolicy.FeatureVersion))
-		if err != nil {
-			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
-		}
-		p, err := metapolicy.NewMLPPolicy(filepath.Base(spec), ck.Policy)
-		if err != nil {
-			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
-		}
-		return resolvedPolicy{Policy: p, Learned: true}, nil
-	case ".safetensors":
-		net, _, err := checkpoints.LoadSafetensors(spec, checkpoints.WithFeatureVersion(metapolicy.FeatureVersion))
+	if !isHeuristicSpec(spec) {
+		net, err := loadNetwork(spec)
 		if err != nil {
 			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
 		}
@@ -67,6 +57,25 @@ func resolvePolicy(spec string) (resolvedPolicy, error) {
 			spec, strings.Join(metapolicy.HeuristicNames(), ", "), err)
 	}
 	return resolvedPolicy{Policy: p}, nil
+}
+
+// loadNetwork reads a policy network from a checkpoint (.mpdf) or a
+// safetensors export (.safetensors), trained on this build's features: the
+// one loader of policy files, for --policy and train --init.
+func loadNetwork(path string) (*nn.MLP[float32], error) {
+	fv := checkpoints.WithFeatureVersion(metapolicy.FeatureVersion)
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".mpdf":
+		c, err := checkpoints.Load(path, fv)
+		if err != nil {
+			return nil, err
+		}
+		return c.Policy, nil
+	case ".safetensors":
+		m, _, err := checkpoints.LoadSafetensors(path, fv)
+		return m, err
+	}
+	return nil, fmt.Errorf("%s: want a .mpdf checkpoint or a .safetensors export", path)
 }
 
 // isHeuristicSpec reports whether spec names a heuristic rather than a file.

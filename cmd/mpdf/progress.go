@@ -1,28 +1,136 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
 )
 
-// newBar returns a progress bar on stderr for total units of work, with an
-// ETA; quiet (or a non-terminal stderr in CI logs) gets a bar that prints
-// nothing but the final state.
-func newBar(total int, desc string, quiet bool) *progressbar.ProgressBar {
-	var w io.Writer = os.Stderr
+// plainEvery is how often a progress line is printed when stderr is not a
+// terminal (CI logs, files): a redrawn bar there would fill the log.
+const plainEvery = 10 * time.Second
+
+// bar reports progress on stderr: a redrawn bar with an ETA on a
+// terminal, a plain line at most every plainEvery (and one at the end)
+// elsewhere, nothing when quiet.
+type bar struct {
+	pb *progressbar.ProgressBar // on a terminal
+
+	mu          sync.Mutex // plain mode: Set may come from worker goroutines
+	w           io.Writer
+	desc        string
+	total, done int
+	start, last time.Time
+	finished    bool
+}
+
+// newBar returns a progress bar on stderr for total units of work.
+func newBar(total int, desc string, quiet bool) *bar {
 	if quiet {
-		w = io.Discard
+		return newBarTo(io.Discard, false, total, desc)
 	}
-	return progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription(desc),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionShowElapsedTimeOnFinish(),
-		progressbar.OptionSetWidth(24),
-		progressbar.OptionThrottle(100_000_000), // at most 10 redraws a second
-		progressbar.OptionOnCompletion(func() { io.WriteString(w, "\n") }),
-	)
+	return newBarTo(os.Stderr, term.IsTerminal(int(os.Stderr.Fd())), total, desc)
+}
+
+// newBarTo writes to w, redrawing only when w is a terminal.
+func newBarTo(w io.Writer, terminal bool, total int, desc string) *bar {
+	b := &bar{w: w, desc: desc, total: total, start: time.Now()}
+	b.last = b.start
+	if terminal {
+		b.pb = progressbar.NewOptions(total,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetDescription(desc),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionShowElapsedTimeOnFinish(),
+			progressbar.OptionSetWidth(24),
+			progressbar.OptionThrottle(100_000_000), // at most 10 redraws a second
+			progressbar.OptionOnCompletion(func() { io.WriteString(w, "\n") }),
+		)
+	}
+	return b
+}
+
+// Describe sets the text shown before the count.
+func (b *bar) Describe(desc string) {
+	if b.pb != nil {
+		b.pb.Describe(desc)
+		return
+	}
+	b.mu.Lock()
+	b.desc = desc
+	b.mu.Unlock()
+}
+
+// Add moves the bar n units on.
+func (b *bar) Add(n int) error {
+	b.mu.Lock()
+	done := b.done + n
+	b.mu.Unlock()
+	return b.Set(done)
+}
+
+// Set moves the bar to done units.
+func (b *bar) Set(done int) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.done = done
+	if b.pb != nil {
+		return b.pb.Set(done)
+	}
+	if now := time.Now(); now.Sub(b.last) >= plainEvery {
+		b.last = now
+		return b.line("")
+	}
+	return nil
+}
+
+// line prints the plain progress line; the caller holds mu.
+func (b *bar) line(suffix string) error {
+	pct := 100.0
+	if b.total > 0 {
+		pct = 100 * float64(b.done) / float64(b.total)
+	}
+	_, err := fmt.Fprintf(b.w, "%s: %d/%d (%.0f%%) %s%s\n", b.desc, b.done, b.total, pct, time.Since(b.start).Round(time.Second), suffix)
+	return err
+}
+
+// Finish completes the bar: the terminal bar is filled, a plain log gets
+// its last line.
+func (b *bar) Finish() error { return b.end(" done", (*progressbar.ProgressBar).Finish) }
+
+// Exit leaves the bar where it stands (on an error).
+func (b *bar) Exit() error { return b.end(" stopped", (*progressbar.ProgressBar).Exit) }
+
+// end ends the bar once: the terminal bar by how, a plain log by a last
+// line ending in suffix.
+func (b *bar) end(suffix string, how func(*progressbar.ProgressBar) error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.finished {
+		return nil
+	}
+	b.finished = true
+	if b.pb != nil {
+		return how(b.pb)
+	}
+	return b.line(suffix)
+}
+
+// SetTotal changes the amount of work, for work whose size is known late.
+func (b *bar) SetTotal(total int) {
+	if b.pb != nil {
+		if b.pb.GetMax() != total {
+			b.pb.ChangeMax(total)
+		}
+		return
+	}
+	b.mu.Lock()
+	b.total = total
+	b.mu.Unlock()
 }

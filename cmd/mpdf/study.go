@@ -78,9 +78,7 @@ data give the same bytes.`,
 			}
 			bar := newBar(jobs, "study (folds × seeds × policies)", quiet)
 			cfg.Progress = func(done, total int) {
-				if bar.GetMax() != total {
-					bar.ChangeMax(total)
-				}
+				bar.SetTotal(total)
 				_ = bar.Set(done)
 			}
 			start := time.Now()

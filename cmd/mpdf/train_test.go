@@ -20,15 +20,11 @@ var tiny = []string{"-q", "--hidden", "8", "--sft-epochs", "1", "--tasks-per-ite
 
 func train(t *testing.T, out string, args ...string) string {
 	t.Helper()
-	root := newRoot()
-	var stdout, stderr bytes.Buffer
-	root.SetOut(&stdout)
-	root.SetErr(&stderr)
-	root.SetArgs(append(append([]string{"train", "--out", out}, tiny...), args...))
-	if err := root.Execute(); err != nil {
-		t.Fatalf("train %v: %v\nstderr: %s", args, err, stderr.String())
+	stdout, stderr, err := trainErr(t, out, args...)
+	if err != nil {
+		t.Fatalf("train %v: %v\nstderr: %s", args, err, stderr)
 	}
-	return stdout.String()
+	return stdout
 }
 
 func latest(t *testing.T, dir string) []byte {

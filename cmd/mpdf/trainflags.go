@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -72,10 +74,7 @@ func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.Float64Var(&c.Loss.Entropy, "entropy", c.Loss.Entropy, "entropy bonus coefficient c_H")
 	fs.Float64Var(&c.Adam.LR, "lr", c.Adam.LR, "Adam learning rate of the RL stage")
 	fs.Float64Var(&c.MaxGradNorm, "max-grad-norm", c.MaxGradNorm, "global gradient-norm clip (0: none)")
-	fs.Float64Var(&c.Reward.WLocal, "w-local", c.Reward.WLocal, "reward weight of the local (self-improvement) term")
-	fs.Float64Var(&c.Reward.WGlobal, "w-global", c.Reward.WGlobal, "reward weight of the global (leave-one-out) term")
-	fs.Float64Var(&c.Reward.Lambda, "lambda", c.Reward.Lambda, "reward cost per 1000 tokens λ")
-	fs.Var(groupByValue{&c.Reward.GroupBy}, "group-by", "SoftRankPO group key: task, episode or task+round")
+	bindReward(fs, &c.Reward)
 	fs.IntVar(&c.SFT.Epochs, "sft-epochs", c.SFT.Epochs, "epochs of the supervised stage (0 skips it)")
 	fs.IntVar(&c.SFT.BatchSize, "sft-batch-size", c.SFT.BatchSize, "minibatch rows of the supervised stage")
 	fs.Float64Var(&c.SFT.LR, "sft-lr", c.SFT.LR, "Adam learning rate of the supervised stage")
@@ -90,6 +89,28 @@ func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.IntVar(&c.RL.EpisodesPerTask, "episodes-per-task", c.RL.EpisodesPerTask, "online: episodes sampled per task (one SoftRankPO group)")
 	fs.IntVar(&c.RL.Rounds, "rounds", c.RL.Rounds, "online: deliberation rounds per episode")
 	fs.IntVar(&c.MaxBadSteps, "max-bad-steps", c.MaxBadSteps, "stop after this many non-finite steps in a row")
+}
+
+// bindReward binds the reward and grouping flags (SPEC §2, §3) to c: the
+// one definition train and the data commands share.
+func bindReward(fs *pflag.FlagSet, c *data.RewardConfig) {
+	fs.Float64Var(&c.WLocal, "w-local", c.WLocal, "reward weight of the local term (the agent's own answer became right/wrong)")
+	fs.Float64Var(&c.WGlobal, "w-global", c.WGlobal, "reward weight of the global term (the agent made the team answer right/wrong, leave-one-out)")
+	fs.Float64Var(&c.Lambda, "lambda", c.Lambda, "reward cost λ per 1000 tokens of the decision's turn")
+	fs.Var(groupByValue{&c.GroupBy}, "group-by", "decisions ranked together (the SoftRankPO group): task, episode or task+round")
+}
+
+// checkReward refuses a reward config the data package would misread:
+// all weights 0 reads as "the defaults" there, while asked for on the
+// command line it is a constant reward, which nothing can learn from.
+func checkReward(c data.RewardConfig) error {
+	if c.WLocal == 0 && c.WGlobal == 0 && c.Lambda == 0 {
+		return errors.New("--w-local, --w-global and --lambda are all 0: the reward would be constant")
+	}
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("reward flags: %w", err)
+	}
+	return nil
 }
 
 // resolveConfig returns base (the defaults, or the config of the run being
@@ -107,6 +128,13 @@ func resolveConfig(base trainer.Config, path string, fs *pflag.FlagSet) (trainer
 		if err := dec.Decode(&cfg); err != nil {
 			return cfg, fmt.Errorf("%s: %w", path, err)
 		}
+		// One object per file: a second one (a pasted duplicate, a merge
+		// left over) would otherwise be ignored without a word.
+		end := dec.InputOffset()
+		var more json.RawMessage
+		if err := dec.Decode(&more); err != io.EOF {
+			return cfg, fmt.Errorf("%s: more after the config object ends at offset %d (want one JSON object)", path, end)
+		}
 	}
 	file := pflag.NewFlagSet("config", pflag.ContinueOnError)
 	bindConfig(file, &cfg)
@@ -117,6 +145,9 @@ func resolveConfig(base trainer.Config, path string, fs *pflag.FlagSet) (trainer
 		}
 	})
 	if err != nil {
+		return cfg, err
+	}
+	if err := checkReward(cfg.Reward); err != nil {
 		return cfg, err
 	}
 	return cfg, cfg.Validate()

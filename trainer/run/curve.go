@@ -1,8 +1,8 @@
-package main
+package run
 
 import (
+	"bytes"
 	"fmt"
-	"os"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -18,6 +18,20 @@ type curve struct {
 	reward, kl, entropy      []float64
 	persist, refine, concede []float64
 }
+
+// curveOf is the curve of a run's history; skipped steps are left out.
+func curveOf(history []StepLine) *curve {
+	c := &curve{}
+	for _, s := range history {
+		if s.Skipped == "" {
+			m := &s.Metrics
+			c.add(s.Step, m.Reward, m.KL, m.Entropy, m.ActPersist, m.ActRefine, m.ActConcede)
+		}
+	}
+	return c
+}
+
+func (c *curve) len() int { return len(c.step) }
 
 func (c *curve) add(step int64, reward, kl, entropy, persist, refine, concede float64) {
 	c.step = append(c.step, float64(step))
@@ -74,13 +88,9 @@ func (c *curve) writePNG(path string) error {
 		}
 		p.Draw(tiles.At(dc, i%cols, i/cols))
 	}
-	f, err := os.Create(path)
-	if err != nil {
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
 		return err
 	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeAtomic(path, buf.Bytes())
 }

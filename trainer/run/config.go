@@ -1,0 +1,239 @@
+package run
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/nn"
+	"github.com/mpdf/mpdf/trainer"
+)
+
+// Source is offline training data, streamed pass by pass: a
+// trainer.Dataset over files or a pack, or rows held in memory.
+type Source interface {
+	Pass(each func(*trainer.Samples) error) (trainer.PassStats, error)
+}
+
+// Config is one training run. Online runs give Env (and HeldOutEnv to
+// evaluate on); offline runs give Data. Everything is checked before the
+// run directory is touched.
+type Config struct {
+	Train trainer.Config
+
+	// Dir is the run directory: checkpoints, metrics.jsonl, curve.png,
+	// policy.safetensors, eval.json. Empty trains in memory: nothing is
+	// written and Result.Policy is the only output.
+	Dir string
+	// Resume continues the run in Dir from this checkpoint (see Latest).
+	Resume *Resumable
+	// Overwrite lets a fresh run start in a Dir that holds another run's
+	// files, removing them first. Without it (and without Resume) such a
+	// Dir is refused.
+	Overwrite bool
+
+	// Init, when set, is the starting network (else one is initialised
+	// from Train.Seed); its shape wins over Train.Hidden and Activation.
+	Init *nn.MLP[float32]
+	// Keep is how many step checkpoints to keep besides best.mpdf; 0
+	// keeps them all.
+	Keep int
+	// BestMetric picks best.mpdf: a metrics.jsonl name, sft_loss,
+	// sft_agreement, or online team_accuracy and tokens_per_episode;
+	// prefixed by "-" when lower is better. Empty: team_accuracy online,
+	// -loss offline.
+	BestMetric string
+	// Threads bounds the kernel backend's threads; 0 uses every core.
+	Threads int
+	// EvalTasks is how many held-out tasks the final evaluation plays
+	// (online, with HeldOutEnv); 0 skips it.
+	EvalTasks int
+
+	// Online: the environment trained in, the one evaluated on, and how
+	// they were made (recorded for resume).
+	Env        env.Env
+	HeldOutEnv env.Env
+	EnvName    string
+	HeldOut    float64
+	SplitSeed  uint64
+
+	// Offline: the data, what it is (recorded, and checked on resume), the
+	// width of its decisions (0: metapolicy.FeatureWidth) and the feature
+	// version checkpoints record (empty: metapolicy.FeatureVersion for
+	// that width).
+	Data           Source
+	DataID         *DataID
+	SkipInvalid    bool // recorded only: Data itself skips or not
+	AllowOtherData bool // resume on data other than the run's
+	FeatureWidth   int
+	FeatureVersion string
+}
+
+// Hooks report a run as it goes. Every field may be nil; each is called
+// from the goroutine that called Run.
+type Hooks struct {
+	// Logger receives what the run reports on the way: skipped steps,
+	// rejected records (at Warn). Nil discards.
+	Logger *slog.Logger
+	// Start is called once the network is known, before any training.
+	Start func(Start)
+	// Progress is called as each stage advances.
+	Progress func(Progress)
+	// SFT is called when the supervised stage ends (or is skipped).
+	SFT func(SFTResult)
+	// Iteration is called after each RL iteration, once its checkpoint is
+	// saved.
+	Iteration func(Iteration)
+}
+
+// Start describes the run about to train.
+type Start struct {
+	Config   trainer.Config // resolved: Hidden and Activation are the network's
+	Mode     string         // online or offline
+	Resumed  string         // the checkpoint resumed from, or ""
+	Step     int64          // the optimiser step the run starts at
+	Iter     int            // the iteration it starts at
+	Features int            // the network's input width
+}
+
+// Progress is a stage's advance: "sft" (epochs), "rl" (iterations) or
+// "eval" (episodes).
+type Progress struct {
+	Stage       string
+	Done, Total int
+	Desc        string
+}
+
+// SFTResult summarises the supervised stage.
+type SFTResult struct {
+	Skipped         bool
+	What            string // the labels cloned
+	Rows            int    // decisions per epoch
+	Epochs, Steps   int
+	FirstLoss, Loss float64 // mean cross-entropy of the first and last epoch
+	Agreement       float64 // share of the last epoch's decisions the policy's mode matches
+}
+
+// Iteration is one RL iteration's outcome.
+type Iteration struct {
+	Iter    int // iterations completed
+	Step    int64
+	Metrics trainer.Metrics // of the update (row-weighted mean over steps)
+	// Online only.
+	TeamAccuracy, TokensPerEpisode float64
+}
+
+// Result is what a run leaves.
+type Result struct {
+	Mode       string
+	Policy     *nn.MLP[float32] // the trained network
+	SFT        SFTResult
+	Iterations int   // RL iterations completed, over the whole run
+	Steps      int64 // optimiser steps, over the whole run
+	Skipped    int64 // steps skipped as non-finite in this process
+	RLTime     time.Duration
+	Shares     *Shares     // action shares, first and last fifth of the run's iterations; nil under 2
+	Eval       env.Results // the final evaluation, when it ran
+	EvalTasks  int
+	Files      []string // what was written to Dir
+}
+
+// Shares are the action shares of the sampled decisions (persist, refine,
+// concede), averaged over the first and the last fifth of the iterations of
+// the whole run (resumes included), from the metrics log.
+type Shares struct{ First, Last [3]float64 }
+
+// bestMetric resolves Config.BestMetric for a mode.
+func (c *Config) bestMetric(offline bool) (name string, higher bool, err error) {
+	return ParseBestMetric(c.BestMetric, offline)
+}
+
+// ParseBestMetric resolves a best-metric name ("" for the mode's default;
+// "-" prefixed when lower is better) for an offline or online run.
+func ParseBestMetric(best string, offline bool) (name string, higher bool, err error) {
+	switch {
+	case best != "":
+	case offline:
+		best = "-loss" // offline rewards are the data's, the same every pass
+	default:
+		best = "team_accuracy"
+	}
+	metric := strings.TrimPrefix(best, "-")
+	known := slices.Contains(trainer.MetricNames(), metric) || metric == "sft_loss" || metric == "sft_agreement" ||
+		(!offline && (metric == "team_accuracy" || metric == "tokens_per_episode"))
+	if !known || metric == "step_time" {
+		return "", false, fmt.Errorf("run: best metric %q: not a metric this run records", best)
+	}
+	return metric, !strings.HasPrefix(best, "-"), nil
+}
+
+// check validates c before anything is written.
+func (c *Config) check() error {
+	if err := c.Train.Validate(); err != nil {
+		return err
+	}
+	offline := c.Data != nil
+	switch {
+	case c.Keep < 0:
+		return fmt.Errorf("run: keep %d: want ≥ 0 (0 keeps every checkpoint)", c.Keep)
+	case c.Threads < 0:
+		return fmt.Errorf("run: threads %d: want ≥ 0 (0 uses every core)", c.Threads)
+	case c.EvalTasks < 0:
+		return fmt.Errorf("run: eval tasks %d: want ≥ 0 (0 skips the evaluation)", c.EvalTasks)
+	case c.FeatureWidth < 0:
+		return fmt.Errorf("run: feature width %d: want ≥ 1 (0: %d)", c.FeatureWidth, metapolicy.FeatureWidth)
+	case offline && c.Env != nil:
+		return fmt.Errorf("run: both offline data and an online environment given")
+	case !offline && c.Env == nil:
+		return fmt.Errorf("run: neither offline data nor an online environment given")
+	case !offline && c.FeatureWidth != 0 && c.FeatureWidth != metapolicy.FeatureWidth:
+		return fmt.Errorf("run: feature width %d online: the environments encode %d features (%s)", c.FeatureWidth, metapolicy.FeatureWidth, metapolicy.FeatureVersion)
+	case c.Resume != nil && c.Dir == "":
+		return fmt.Errorf("run: resume needs the run directory")
+	}
+	if _, _, err := c.bestMetric(offline); err != nil {
+		return err
+	}
+	if !offline && c.Resume == nil {
+		if _, err := metapolicy.ParseHeuristic(c.Train.SFT.Labels); err != nil {
+			return fmt.Errorf("run: sft labels: %w", err)
+		}
+	}
+	if r := c.Resume; r != nil {
+		p := r.Position
+		switch {
+		case p.Mode == "offline" && !offline:
+			return fmt.Errorf("run: resume: %s is an offline run; give it its data (it will not go on online)", r.Path)
+		case p.Mode == "online" && offline:
+			return fmt.Errorf("run: resume: %s is an online run (%s); it cannot go on offline", r.Path, p.Env)
+		case offline && !c.AllowOtherData && p.Data != nil && !p.Data.Same(c.DataID):
+			return fmt.Errorf("run: resume: the data differ from what %s trained on (%v, sha256 %.12s…); give the same data, or allow other data explicitly", r.Path, p.Data.Paths, p.Data.SHA256)
+		case !offline && c.EnvName != "" && p.Env != "" && c.EnvName != p.Env:
+			return fmt.Errorf("run: resume: %s trained on %s, not %s", r.Path, p.Env, c.EnvName)
+		}
+	}
+	return nil
+}
+
+// width is the network's input width.
+func (c *Config) width() int {
+	if c.FeatureWidth > 0 {
+		return c.FeatureWidth
+	}
+	return metapolicy.FeatureWidth
+}
+
+// featureVersion is what checkpoints record as the features trained on.
+func (c *Config) featureVersion() string {
+	switch {
+	case c.FeatureVersion != "":
+		return c.FeatureVersion
+	case c.width() == metapolicy.FeatureWidth:
+		return metapolicy.FeatureVersion
+	}
+	return fmt.Sprintf("custom-%d", c.width())
+}

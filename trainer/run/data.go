@@ -1,0 +1,55 @@
+package run
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/metapolicy"
+)
+
+// Data describes offline data checked before a run.
+type Data struct {
+	ID             *DataID
+	Width          int    // features per decision
+	FeatureVersion string // the encoding checkpoints record
+}
+
+// CheckData checks offline data before a run touches its directory:
+// every path names something (IdentifyData hashes it), and a pack's
+// feature width and version fit. width is the features per decision the
+// caller expects; 0 takes a pack's, else metapolicy.FeatureWidth. A pack
+// of the built-in width must carry the built-in feature version (or none,
+// for decision records of the user's own encoding).
+func CheckData(paths []string, width int) (*Data, error) {
+	id, err := IdentifyData(paths)
+	if err != nil {
+		return nil, err
+	}
+	d := &Data{ID: id, Width: width}
+	if len(paths) == 1 {
+		if fi, err := os.Stat(paths[0]); err == nil && fi.IsDir() {
+			p, err := data.OpenPack(paths[0])
+			if err != nil {
+				return nil, err
+			}
+			m := p.Manifest()
+			p.Close()
+			switch {
+			case width != 0 && m.FeatureWidth != width:
+				return nil, fmt.Errorf("run: %s: pack has %d features per decision, want %d", paths[0], m.FeatureWidth, width)
+			case m.FeatureWidth == metapolicy.FeatureWidth && m.FeatureVersion != "" && m.FeatureVersion != metapolicy.FeatureVersion:
+				return nil, fmt.Errorf("run: %s: pack feature_version %q, this build encodes %q: pack the episodes again with this build",
+					paths[0], m.FeatureVersion, metapolicy.FeatureVersion)
+			}
+			d.Width = m.FeatureWidth
+			if m.FeatureWidth != metapolicy.FeatureWidth {
+				d.FeatureVersion = m.FeatureVersion
+			}
+		}
+	}
+	if d.Width == 0 {
+		d.Width = metapolicy.FeatureWidth
+	}
+	return d, nil
+}

@@ -1,0 +1,95 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/trainer"
+)
+
+// online trains by playing in cfg.Env and evaluates on cfg.HeldOutEnv
+// against the heuristic baselines.
+func (r *runner) online(ctx context.Context) error {
+	sim := r.cfg.Env
+	if r.cfg.Resume == nil {
+		teacher, err := metapolicy.ParseHeuristic(r.cfg.Train.SFT.Labels)
+		if err != nil {
+			return fmt.Errorf("run: sft labels: %w", err)
+		}
+		c := &r.cfg.Train
+		tasks := trainer.IterTasks(c.Seed, -1, sim.NumTasks(), sim.NumTasks())
+		x, actions, err := trainer.Labels(sim, teacher, tasks, c.RL.Rounds, c.Seed)
+		if err != nil {
+			return err
+		}
+		all := func(each func([]float32, []uint8) error) error { return each(x, actions) }
+		if err := r.sft(ctx, "labels of "+teacher.Name()+" on "+r.cfg.EnvName, all); err != nil {
+			return err
+		}
+	}
+	err := r.rlLoop(ctx, func() (Iteration, map[string]float64, error) {
+		res, err := r.rl.Iterate(sim, r.iter)
+		it := Iteration{Metrics: res.Update.Metrics, TeamAccuracy: res.TeamAcc, TokensPerEpisode: res.Tokens}
+		return it, map[string]float64{"team_accuracy": res.TeamAcc, "tokens_per_episode": res.Tokens}, err
+	})
+	if err != nil {
+		return err
+	}
+	return r.evaluate(ctx)
+}
+
+// evaluate compares the trained policy (sampled and greedy) with the
+// heuristic baselines on held-out tasks, two episodes each.
+func (r *runner) evaluate(ctx context.Context) error {
+	held := r.cfg.HeldOutEnv
+	if r.cfg.EvalTasks == 0 || held == nil {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("run: evaluation: %w", err)
+	}
+	learned, err := metapolicy.NewMLPPolicy("mpdf", r.policy)
+	if err != nil {
+		return err
+	}
+	policies := []metapolicy.Policy{learned, metapolicy.GreedyPolicy{Policy: learned}}
+	for _, name := range env.Baselines(held) {
+		p, err := metapolicy.NewHeuristic(name)
+		if err != nil {
+			return err
+		}
+		policies = append(policies, p)
+	}
+	n := min(r.cfg.EvalTasks, held.NumTasks())
+	const episodes = 2
+	total := n * episodes * len(policies)
+	r.progress("eval", 0, total, "eval")
+	res, err := env.Evaluate(held, policies, env.RunOptions{
+		NumTasks: n, Episodes: episodes, Rounds: r.cfg.Train.RL.Rounds, Seed: r.cfg.Train.Seed + 7,
+		Progress: func(done, total int) { r.progress("eval", done, total, "eval") },
+	})
+	if err != nil {
+		return err
+	}
+	r.res.Eval, r.res.EvalTasks = res, n
+	if r.cfg.Dir == "" {
+		return nil
+	}
+	f, err := os.Create(filepath.Join(r.cfg.Dir, EvalName))
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	if err := res.WriteJSON(f); err != nil {
+		f.Close()
+		return fmt.Errorf("run: %s: %w", EvalName, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("run: %s: %w", EvalName, err)
+	}
+	r.res.Files = append(r.res.Files, EvalName)
+	return nil
+}
