@@ -17,8 +17,13 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// DefaultMaxLineBytes is the default limit on one JSON Lines record.
-const DefaultMaxLineBytes = 1 << 20
+// DefaultMaxLineBytes is the default limit on one JSON Lines record, the
+// same for the Writer and the Reader. Live episodes record every LLM call
+// (prompts hold the peers' answers): a 4-agent, 6-round episode of a
+// reasoning model reaches 1.2 MB, 8 agents and 10 rounds of long answers
+// some 30 MB. The Reader holds one line at a time, so the limit bounds its
+// memory; lower it to reject runaway lines early.
+const DefaultMaxLineBytes = 64 << 20
 
 // DefaultZstdWindow is the default bound on the window of a .zst stream,
 // the memory its decoder may allocate (zstd --long=27 fits).
@@ -111,7 +116,7 @@ type Reader struct {
 	count countingReader
 	raw   *bufio.Reader // stored bytes
 	text  *bufio.Reader // decompressed bytes
-	lines *bufio.Reader // raw or text
+	lines lineSource    // raw or text
 	gz    *gzip.Reader
 	zd    *zstd.Decoder
 	sum   hash.Hash
@@ -210,7 +215,7 @@ func (r *Reader) Next() (Record, error) {
 				continue
 			}
 		}
-		line, n, tooLong, err := r.readLine()
+		line, n, tooLong, unended, err := r.readLine()
 		if err == io.EOF {
 			if err := r.finish(); err != nil {
 				r.err = err
@@ -218,25 +223,41 @@ func (r *Reader) Next() (Record, error) {
 			continue
 		}
 		src := r.cur
+		var re *RecordError
 		if err != nil {
-			r.err = fmt.Errorf("data: %s:%d: %w", src.name, src.lineNo+1, err)
-			continue
+			if !errors.Is(err, io.ErrUnexpectedEOF) || r.lines == r.raw {
+				r.err = fmt.Errorf("data: %s:%d: %w", src.name, src.lineNo+1, err)
+				continue
+			}
+			// A compressed stream cut mid-member: the writer was stopped
+			// while writing. The records before are whole; report the
+			// torn end as a rejected record and read on.
+			re = &RecordError{Field: "line", Torn: true, Reason: fmt.Sprintf(
+				"torn end of file: the compressed stream stops mid-record after %d bytes of it (was its writer killed?)", n)}
+			r.endFile()
 		}
 		src.lineNo++
 		if src.lineNo == 1 {
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 		}
-		if !tooLong && len(bytes.TrimSpace(line)) == 0 {
+		if re == nil && !tooLong && len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		r.counts.Read++
 		src.stats.Read++
 		var rec Record
-		var re *RecordError
-		if tooLong {
+		switch {
+		case re != nil:
+		case tooLong:
 			re = fieldErr("line", "%d bytes, over the limit of %d (MaxLineBytes)", n, r.opts.MaxLineBytes)
-		} else {
+		default:
 			rec, re = decodeLine(line, r.width)
+			if re != nil && unended {
+				// The last line has no newline and does not read: most
+				// likely cut by a writer that was stopped mid-write.
+				re.Torn = true
+				re.Reason += "; the file ends here without a newline: a torn last record (was its writer killed?)"
+			}
 		}
 		if re != nil {
 			re.File, re.Line = src.name, src.lineNo
@@ -356,6 +377,13 @@ func (r *Reader) openNext() error {
 	return nil
 }
 
+// endFile makes the current input end here: its next read is io.EOF.
+func (r *Reader) endFile() { r.lines = eofReader{} }
+
+type eofReader struct{}
+
+func (eofReader) ReadSlice(byte) ([]byte, error) { return nil, io.EOF }
+
 // finish reads the rest of the stored bytes (so that the hash covers the
 // whole file), records the file's stats and closes it.
 func (r *Reader) finish() error {
@@ -381,8 +409,10 @@ func (r *Reader) finish() error {
 
 // readLine returns the next line without its newline and its length. A
 // line over MaxLineBytes is consumed but not kept: tooLong is set and line
-// is empty. It returns io.EOF only when no byte is left.
-func (r *Reader) readLine() (line []byte, n int, tooLong bool, err error) {
+// is empty. unended says the line ends at the end of the input, without a
+// newline. It returns io.EOF only when no byte is left; with another error
+// n is the count of the line's bytes read before it.
+func (r *Reader) readLine() (line []byte, n int, tooLong, unended bool, err error) {
 	limit := r.opts.MaxLineBytes
 	r.line = r.line[:0]
 	total := 0
@@ -398,18 +428,23 @@ func (r *Reader) readLine() (line []byte, n int, tooLong bool, err error) {
 		switch err {
 		case nil:
 			n = total - 1
-			return r.line[:len(r.line)-min(len(r.line), 1)], n, tooLong || n > limit, nil
+			return r.line[:len(r.line)-min(len(r.line), 1)], n, tooLong || n > limit, false, nil
 		case bufio.ErrBufferFull:
 			continue
 		case io.EOF:
 			if total == 0 {
-				return nil, 0, false, io.EOF
+				return nil, 0, false, false, io.EOF
 			}
-			return r.line, total, tooLong || total > limit, nil
+			return r.line, total, tooLong || total > limit, true, nil
 		default:
-			return nil, 0, false, err
+			return nil, total, false, false, err
 		}
 	}
+}
+
+// lineSource is a *bufio.Reader, or eofReader once a torn input ended.
+type lineSource interface {
+	ReadSlice(delim byte) ([]byte, error)
 }
 
 // countingReader counts (and optionally hashes) the stored bytes.
