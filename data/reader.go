@@ -234,6 +234,9 @@ func (r *Reader) Next() (Record, error) {
 			// torn end as a rejected record and read on.
 			re = &RecordError{Field: "line", Torn: true, Reason: fmt.Sprintf(
 				"torn end of file: the compressed stream stops mid-record after %d bytes of it (was its writer killed?)", n)}
+			if n == 0 {
+				re.Reason = "torn end of file: the compressed stream stops before the end of its last member (was its writer killed?)"
+			}
 			r.endFile()
 		}
 		src.lineNo++

@@ -170,7 +170,8 @@ func TestOpenErrors(t *testing.T) {
 	if _, err := r.Next(); err == nil || !strings.Contains(err.Error(), "not a gz stream") {
 		t.Errorf("plain text named .gz: %v", err)
 	}
-	// A truncated gzip stream is an error, returned again by later calls.
+	// A truncated gzip stream is a torn end: a rejected record after the
+	// whole ones, then the end of the input.
 	gz := gzipBytes(t, strings.Repeat(goodDecision+"\n", 100))
 	r = NewReader(bytes.NewReader(gz[:len(gz)-10]), "cut.gz", ReaderOptions{})
 	var last error
@@ -179,8 +180,27 @@ func TestOpenErrors(t *testing.T) {
 			break
 		}
 	}
-	if last == nil || last == io.EOF {
-		t.Fatalf("truncated gzip: %v, want an error", last)
+	var re *RecordError
+	if !errors.As(last, &re) || !re.Torn || !strings.Contains(last.Error(), "cut.gz:101: line: torn end of file") {
+		t.Fatalf("truncated gzip: %v, want a torn end at line 101", last)
+	}
+	if _, again := r.Next(); again != io.EOF {
+		t.Errorf("after the torn end: %v, want io.EOF", again)
+	}
+	// A corrupt stream (not a cut one) is an error returned again by
+	// later calls.
+	bad2 := append([]byte(nil), gz...)
+	for i := 20; i < 40; i++ {
+		bad2[i] ^= 0x55
+	}
+	r = NewReader(bytes.NewReader(bad2), "bad.gz", ReaderOptions{})
+	for range 200 {
+		if _, last = r.Next(); last != nil {
+			break
+		}
+	}
+	if errors.As(last, &re) || last == io.EOF {
+		t.Fatalf("corrupt gzip: %v, want a read error", last)
 	}
 	if _, again := r.Next(); again != last {
 		t.Errorf("error not sticky: %v then %v", last, again)
