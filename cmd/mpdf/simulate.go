@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -34,6 +32,7 @@ func newSimulateCmd() *cobra.Command {
 		cfg                              env.SimConfig
 		policy, out                      string
 		tasks, episodes, rounds, workers int
+		maxLine                          int
 		seed                             uint64
 		greedy, quiet, asJSON            bool
 	)
@@ -45,7 +44,9 @@ embedded default environment, no LLM needed) and writes every episode as
 JSON Lines: each agent's answer, confidence, profile, action, behaviour
 log-probability and tokens per round. The output is compressed by its
 extension (.gz or .zst) and is the same, byte for byte, for the same flags.
-The written file is removed if the run fails.
+The episodes go to a temporary file beside --out, renamed over it when
+the run succeeds: a failed or interrupted run leaves --out as it was.
+--out must be a new or a regular file (not a link or a device).
 
 It plays --tasks tasks of the pool (0 = all), --episodes sampled episodes
 per task, each with round 0 and --rounds deliberation rounds, and ends with
@@ -56,6 +57,9 @@ the policy's accuracy and cost over what it wrote.
   mpdf simulate --policy runs/best.mpdf --greedy --out eval.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkMaxLine(maxLine); err != nil {
+				return err
+			}
 			pol, err := resolvePolicy(policy)
 			if err != nil {
 				return err
@@ -79,12 +83,17 @@ the policy's accuracy and cost over what it wrote.
 			if err != nil {
 				return err
 			}
+			w.SetMaxLineBytes(maxLine)
 			written, result, err := record(sim, pol, env.RunOptions{
 				NumTasks: tasks, Episodes: episodes, Rounds: rounds, Seed: seed,
 				Greedy: greedy && pol.Learned, Workers: workers,
-			}, w, "simulate", n*episodes, quiet)
+			}, w, "simulate", n*episodes, quiet, false, nil, nil)
 			if err != nil {
-				return errors.Join(err, removeOnError(out))
+				w.Abort() // out is left as it was
+				return err
+			}
+			if err := w.Close(); err != nil {
+				return err
 			}
 			res := env.Results{result}
 			o := cmd.OutOrStdout()
@@ -112,15 +121,23 @@ the policy's accuracy and cost over what it wrote.
 	f.IntVar(&workers, "workers", 0, "episodes played at once (0 = one per CPU); the output does not depend on it")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	addMaxLineFlag(cmd, &maxLine)
 	addSimFlags(cmd, &cfg)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
 
-// removeOnError removes a partly written output file.
-func removeOnError(path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("removing the partial output: %w", err)
+// addMaxLineFlag adds --max-line-bytes, the longest record line written or
+// read (data.DefaultMaxLineBytes by default).
+func addMaxLineFlag(cmd *cobra.Command, n *int) {
+	cmd.Flags().IntVar(n, "max-line-bytes", data.DefaultMaxLineBytes,
+		"longest record (one JSON line) written or read, in bytes; writers and readers of one file need the same")
+}
+
+// checkMaxLine refuses a --max-line-bytes below 1.
+func checkMaxLine(n int) error {
+	if n < 1 {
+		return fmt.Errorf("--max-line-bytes %d: want ≥ 1", n)
 	}
 	return nil
 }
