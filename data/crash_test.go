@@ -187,3 +187,21 @@ func TestWriterAndReaderAgreeOnLineLimit(t *testing.T) {
 		t.Error("bytes of the refused record were written")
 	}
 }
+
+// The Writer refuses invalid UTF-8 (which encoding/json would silently
+// replace) as the Reader does.
+func TestWriterRefusesInvalidUTF8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	ep := randomEpisode(rng, 0)
+	ep.Rounds[0].Turns[1].Answer = "560\xff"
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	if err := w.WriteEpisode(ep); err == nil || !strings.Contains(err.Error(), "rounds[0].turns[1].answer: invalid UTF-8") {
+		t.Errorf("WriteEpisode with an invalid answer: %v", err)
+	}
+	d := randomDecision(rng, 3, false)
+	d.Group = "g\xfe"
+	if err := w.WriteDecision(d); err == nil || !strings.Contains(err.Error(), "group: invalid UTF-8") {
+		t.Errorf("WriteDecision with an invalid group: %v", err)
+	}
+}

@@ -25,13 +25,13 @@ type Pack struct {
 	dir       string
 	m         Manifest
 	dec       *zstd.Decoder
-	stored    []byte
+	file      []byte // one shard file, as stored
 	raw       []byte
-	headerBuf [headerSize]byte
 }
 
-// OpenPack opens the pack in dir, checking its manifest. Shards are
-// checked when read; Verify checks their hashes.
+// OpenPack opens the pack in dir, checking its manifest. Each shard is
+// checked when read: its size and SHA-256 against the manifest, then its
+// header and values. Verify checks every shard's hash without decoding.
 func OpenPack(dir string) (*Pack, error) {
 	path := filepath.Join(dir, ManifestName)
 	f, err := os.Open(path)
@@ -130,6 +130,7 @@ func (p *Pack) ReadShard(i int, dst *Columns, sel Select) error {
 }
 
 func (p *Pack) readShard(path string, i int, dst *Columns, sel Select) error {
+	info := p.m.Shards[i]
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -139,14 +140,24 @@ func (p *Pack) readShard(path string, i int, dst *Columns, sel Select) error {
 	if err != nil {
 		return err
 	}
-	hb := p.headerBuf[:]
+	if fi.Size() != info.Bytes {
+		return fmt.Errorf("%w: %d bytes, manifest says %d", ErrCorruptShard, fi.Size(), info.Bytes)
+	}
 	if fi.Size() < headerSize {
 		return fmt.Errorf("%w: truncated: %d bytes, shorter than the %d-byte header", ErrCorruptShard, fi.Size(), headerSize)
 	}
-	if _, err := io.ReadFull(f, hb); err != nil {
+	// The whole shard is read and hashed, whatever columns are selected:
+	// a shard whose bytes are not those the manifest recorded is refused
+	// before any value is used. Stored (compressed) bytes are few; SHA-256
+	// of them costs little next to decompressing them.
+	p.file = grow(p.file, int(fi.Size()))
+	if _, err := io.ReadFull(f, p.file); err != nil {
 		return err
 	}
-	h, err := parseShardHeader(hb, fi.Size(), p.m.FeatureWidth, p.m.Shards[i].Rows, i)
+	if sum := sha256.Sum256(p.file); hex.EncodeToString(sum[:]) != info.SHA256 {
+		return fmt.Errorf("%w: sha256 %x, manifest says %s", ErrCorruptShard, sum, info.SHA256)
+	}
+	h, err := parseShardHeader(p.file[:headerSize], fi.Size(), p.m.FeatureWidth, info.Rows, i)
 	if err != nil {
 		return err
 	}
@@ -158,13 +169,13 @@ func (p *Pack) readShard(path string, i int, dst *Columns, sel Select) error {
 			off += n
 			continue
 		}
-		p.stored = grow(p.stored, int(n))
-		if _, err := f.ReadAt(p.stored, off); err != nil {
-			return fmt.Errorf("%s: %w", columnName[k], err)
+		if off+n > int64(len(p.file)) {
+			return fmt.Errorf("%w: %s: %d stored bytes past the end of the file", ErrCorruptShard, columnName[k], n)
 		}
+		stored := p.file[off : off+n]
 		off += n
 		p.raw = grow(p.raw, int(h.raw[k]))
-		raw, err := p.dec.DecodeAll(p.stored, p.raw[:0:h.raw[k]])
+		raw, err := p.dec.DecodeAll(stored, p.raw[:0:h.raw[k]])
 		if err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrCorruptShard, columnName[k], err)
 		}

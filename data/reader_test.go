@@ -88,7 +88,11 @@ func TestSkipCountsComplete(t *testing.T) {
 	if f := files[0]; f.Read != 5 || f.Accepted != 3 || f.Rejected != 2 {
 		t.Errorf("file a counts %+v", f)
 	}
-	if c.String() != "read 9 records from 2 files: 5 accepted (2 episodes, 3 decisions), 4 rejected" {
+	// goodEpisode is in both files: its id repeats, counted and listed.
+	if d := r.Duplicates(); c.DuplicateIDs != 1 || len(d) != 1 || d[0].ID != "e1" || d[0].Pos != (Pos{b, 2}) {
+		t.Errorf("duplicate ids: %d, %v; want e1 at %s:2", c.DuplicateIDs, d, b)
+	}
+	if c.String() != "read 9 records from 2 files: 5 accepted (2 episodes, 3 decisions), 4 rejected; 1 episodes repeat an earlier id" {
 		t.Errorf("Counts.String() = %q", c.String())
 	}
 }

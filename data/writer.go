@@ -10,6 +10,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -114,6 +115,9 @@ func (w *Writer) WriteEpisode(ep *Episode) error {
 	if err := validateEpisode(&c); err != nil {
 		return fmt.Errorf("data: write episode %q: %w", ep.ID, err)
 	}
+	if err := episodeUTF8(&c); err != nil {
+		return fmt.Errorf("data: write episode %q: %w", ep.ID, err)
+	}
 	if err := w.encode(&c); err != nil {
 		return fmt.Errorf("data: write episode %q: %w", ep.ID, err)
 	}
@@ -130,6 +134,9 @@ func (w *Writer) WriteDecision(d *Decision) error {
 	}
 	if err := validateDecision(&c, w.width); err != nil {
 		return fmt.Errorf("data: write decision: %w", err)
+	}
+	if !utf8.ValidString(c.Group) {
+		return fmt.Errorf("data: write decision: %w", fieldErr("group", "invalid UTF-8 (the Reader refuses it)"))
 	}
 	if err := w.encode(&c); err != nil {
 		return fmt.Errorf("data: write decision: %w", err)
@@ -284,6 +291,37 @@ func (w *Writer) Abort() error {
 	}
 	if err != nil {
 		return fmt.Errorf("data: %w", err)
+	}
+	return nil
+}
+
+// episodeUTF8 finds a string of e that is not valid UTF-8: encoding/json
+// would write it with U+FFFD in place of the bad bytes, a silent change
+// the Reader refuses in its input.
+func episodeUTF8(e *Episode) *RecordError {
+	for _, f := range []struct{ name, v string }{{"id", e.ID}, {"task", e.Task}, {"question", e.Question},
+		{"gold", e.Gold}, {"source", e.Source}, {"policy", e.Policy}} {
+		if !utf8.ValidString(f.v) {
+			return fieldErr(f.name, "invalid UTF-8 (the Reader refuses it)")
+		}
+	}
+	for t := range e.Rounds {
+		for i := range e.Rounds[t].Turns {
+			u := &e.Rounds[t].Turns[i]
+			p := turnPath(t, i)
+			if !utf8.ValidString(u.Answer) {
+				return fieldErr(p+".answer", "invalid UTF-8 (the Reader refuses it)")
+			}
+			if !utf8.ValidString(u.Text) {
+				return fieldErr(p+".text", "invalid UTF-8 (the Reader refuses it)")
+			}
+			for k := range u.Exchanges {
+				x := &u.Exchanges[k]
+				if !utf8.ValidString(x.Role) || !utf8.ValidString(x.Prompt) || !utf8.ValidString(x.Response) || !utf8.ValidString(x.Error) {
+					return fieldErr(fmt.Sprintf("%s.exchanges[%d]", p, k), "invalid UTF-8 (the Reader refuses it)")
+				}
+			}
+		}
 	}
 	return nil
 }
