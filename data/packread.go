@@ -22,11 +22,11 @@ const maxManifestBytes = 1 << 30
 // a caller's Columns, so memory grows with the shard, not the data set. A
 // Pack is not safe for concurrent use: it reuses one decoder and buffers.
 type Pack struct {
-	dir       string
-	m         Manifest
-	dec       *zstd.Decoder
-	file      []byte // one shard file, as stored
-	raw       []byte
+	dir  string
+	m    Manifest
+	dec  *zstd.Decoder
+	file []byte // one shard file, as stored
+	raw  []byte
 }
 
 // OpenPack opens the pack in dir, checking its manifest. Each shard is

@@ -160,7 +160,7 @@ type Reader struct {
 
 type input struct {
 	name   string
-	err    error // known before opening: the pattern matched nothing
+	err    error     // known before opening: the pattern matched nothing
 	r      io.Reader // nil: open the file name
 	f      *os.File
 	lineNo int
