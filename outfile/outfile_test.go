@@ -1,3 +1,5 @@
+//go:build unix
+
 package outfile
 
 import (
@@ -127,4 +129,25 @@ func assertNoTemp(t *testing.T, dir string) {
 	if len(m) > 0 {
 		t.Errorf("temporary files left: %v", m)
 	}
+}
+
+// A second TryLock fails naming the holder until the first is released;
+// closing the descriptor (as the kernel does when a process dies, even by
+// kill -9) releases it.
+func TestLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	l, err := TryLock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = TryLock(path) // another descriptor: flock excludes it as another process
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "pid ") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("second lock: %v, want ErrLocked naming the holder", err)
+	}
+	l.Unlock()
+	l2, err := TryLock(path)
+	if err != nil {
+		t.Fatalf("after Unlock: %v", err)
+	}
+	l2.Unlock()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/llm"
+	"github.com/mpdf/mpdf/outfile"
 	"github.com/mpdf/mpdf/transcript"
 )
 
@@ -86,7 +87,9 @@ each is committed to --out (flushed, its own gzip member or zstd frame,
 synced) as it ends, so that even a kill -9 loses only the episodes being
 played. --resume with the same flags continues: it keeps the episodes in
 --out (dropping a record torn by a kill) and plays only the missing ones.
-An existing --out is refused without --resume or --overwrite.
+An existing --out is refused without --resume or --overwrite, and a
+second collection into an --out being written is refused (a lock, the
+hidden file .NAME.lock beside it, which dies with its process).
 
 ` + policySpecHelp,
 		Example: `  mpdf collect --base-url http://127.0.0.1:8080/v1 --model qwen3-8b \
@@ -160,6 +163,16 @@ An existing --out is refused without --resume or --overwrite.
 			}
 			plan := collectPlan{policy: pol.Name(), seed: seed, source: e.Name(), agents: agents, rounds: rounds,
 				episodes: episodes, tasks: tasks[:n]}
+			// One writer per output: a second collection (or --resume) on
+			// it is refused while this one runs; the lock dies with us.
+			if err := outfile.Check(out); err != nil {
+				return err
+			}
+			lock, err := outfile.TryLock(out)
+			if err != nil {
+				return err
+			}
+			defer lock.Unlock()
 			w, kept, err := plan.open(out, resume, overwrite, maxLine)
 			if err != nil {
 				return err

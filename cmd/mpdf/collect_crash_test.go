@@ -193,6 +193,12 @@ func TestCollectSurvivesKill9AndResumes(t *testing.T) {
 			srv := newGateServer(t, 2*callsPerEpisode)
 			cmd := exec.Command(bin, collectArgs(srv, tasks, out)...)
 			startUntil(t, cmd, out, 2)
+			// A second collection into the same output is refused while
+			// the first runs, naming it.
+			b, err := exec.Command(bin, collectArgs(newGateServer(t, -1), tasks, out, "--resume")...).CombinedOutput()
+			if err == nil || !strings.Contains(string(b), fmt.Sprintf("being written by pid %d", cmd.Process.Pid)) {
+				t.Errorf("a concurrent --resume: %v\n%s", err, b)
+			}
 			cmd.Process.Signal(syscall.SIGKILL)
 			cmd.Wait()
 
@@ -217,7 +223,8 @@ func TestCollectSurvivesKill9AndResumes(t *testing.T) {
 				t.Fatal("a refused collect changed the output")
 			}
 
-			b, err := exec.Command(bin, collectArgs(srv2, tasks, out, "--resume")...).CombinedOutput()
+			// The killed run's lock died with it.
+			b, err = exec.Command(bin, collectArgs(srv2, tasks, out, "--resume")...).CombinedOutput()
 			if err != nil {
 				t.Fatalf("collect --resume: %v\n%s", err, b)
 			}
