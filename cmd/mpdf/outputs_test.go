@@ -2,10 +2,12 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // The outputs of simulate, import, export and collect are files mpdf
@@ -76,4 +78,43 @@ func TestOutputsAreFilesWeOwn(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*")); len(m) > 0 {
 		t.Errorf("temporary files left: %v", m)
 	}
+}
+
+// simulate stopped by SIGTERM or kill -9 (it does not catch them) leaves
+// an existing --out as it was: the episodes went to a temporary file.
+func TestSimulateKilledLeavesOutput(t *testing.T) {
+	bin := mpdfBinary(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "sim.jsonl")
+		os.WriteFile(out, []byte("old episodes\n"), 0o644)
+		cmd := exec.Command(bin, "simulate", "--episodes", "100000", "--workers", "1", "-q", "--out", out)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(2 * time.Minute) // a bound on a wait
+		for {
+			m, _ := filepath.Glob(filepath.Join(dir, ".sim.jsonl.tmp-*"))
+			if fi, err := os.Stat(firstOr(m)); err == nil && fi.Size() > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatal("simulate never wrote its temporary file")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cmd.Process.Signal(sig)
+		cmd.Wait()
+		if b, _ := os.ReadFile(out); string(b) != "old episodes\n" {
+			t.Errorf("after %v, --out holds %d bytes, want it unchanged", sig, len(b))
+		}
+	}
+}
+
+func firstOr(m []string) string {
+	if len(m) == 0 {
+		return ""
+	}
+	return m[0]
 }
