@@ -205,3 +205,55 @@ func TestWriterRefusesInvalidUTF8(t *testing.T) {
 		t.Errorf("WriteDecision with an invalid group: %v", err)
 	}
 }
+
+// Continue keeps a file's records, drops its torn end, refuses records
+// keep refuses (leaving the file as it was), and starts a missing file.
+func TestContinue(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.jsonl.zst")
+	w, _ := Create(path)
+	for i := range 3 {
+		w.WriteEpisode(randomEpisode(rng, i))
+		w.Commit()
+	}
+	w.Close()
+	full, _ := os.ReadFile(path)
+	os.WriteFile(path, append(full, full[:len(full)/6]...), 0o644) // a torn member after the 3 records
+	torn, _ := os.ReadFile(path)
+
+	boom := errors.New("not ours")
+	if _, _, err := Continue(path, ReaderOptions{}, func(rec Record) error {
+		if rec.Pos.Line == 2 {
+			return boom
+		}
+		return nil
+	}); !errors.Is(err, boom) || !strings.Contains(err.Error(), path+":2") {
+		t.Fatalf("refused record: %v", err)
+	}
+	if b, _ := os.ReadFile(path); !bytes.Equal(b, torn) {
+		t.Fatal("a refused Continue changed the file")
+	}
+
+	w, c, err := Continue(path, ReaderOptions{}, func(Record) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Existed || c.Records != 3 || c.Torn == nil {
+		t.Errorf("Continued %+v, want 3 records kept and a torn end", c)
+	}
+	w.WriteEpisode(randomEpisode(rng, 3))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs, r := readAll(t, ReaderOptions{}, path)
+	if len(recs) != 4 || r.Counts().Rejected != 0 {
+		t.Errorf("after Continue: %d records, %v", len(recs), r.Counts())
+	}
+
+	w, c, err = Continue(filepath.Join(dir, "new.jsonl"), ReaderOptions{}, func(Record) error { return nil })
+	if err != nil || c.Existed || c.Records != 0 {
+		t.Fatalf("Continue of a missing file: %+v, %v", c, err)
+	}
+	w.Close()
+}

@@ -41,7 +41,14 @@
 // # Writing
 //
 // NewWriter and Create (compression by extension) write records as JSON
-// Lines after validating them, deterministically.
+// Lines after validating them, deterministically. Create writes to a
+// temporary file beside the target (package outfile): Close renames it
+// over the target, Abort removes it, and a symbolic link, device or
+// directory is refused as a target. Commit makes the records so far
+// durable at the target while writing goes on (ending the gzip member or
+// zstd frame, syncing), for writers that must survive a kill; Continue
+// reopens such a file after one, keeping its records and dropping a torn
+// last one.
 //
 // # Reward and training decisions
 //
