@@ -427,6 +427,10 @@ func (r *Reader) openNext() error {
 		} else {
 			err = r.gz.Reset(r.raw)
 		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			r.lines = tornSource{} // cut within the first header
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("data: %s: gzip: %w", in.name, err)
 		}
@@ -445,6 +449,11 @@ func (r *Reader) openNext() error {
 		}
 		r.text.Reset(r.zd)
 		r.lines = r.text
+	case (ext == ".gz" && bytes.HasPrefix([]byte{0x1f, 0x8b}, magic)) ||
+		(ext == ".zst" && bytes.HasPrefix([]byte{0x28, 0xb5, 0x2f, 0xfd}, magic)):
+		// Shorter than its magic bytes, and a prefix of them: a stream
+		// cut in its first header, reported as a torn end.
+		r.lines = tornSource{}
 	case ext == ".gz" || ext == ".zst":
 		return fmt.Errorf("data: %s: not a %s stream (bad magic bytes %x)", in.name, ext[1:], magic)
 	default:
@@ -457,6 +466,11 @@ func (r *Reader) openNext() error {
 func (r *Reader) endFile() { r.lines = eofReader{} }
 
 type eofReader struct{}
+
+// tornSource is a compressed input cut within its first header.
+type tornSource struct{}
+
+func (tornSource) ReadSlice(byte) ([]byte, error) { return nil, io.ErrUnexpectedEOF }
 
 func (eofReader) ReadSlice(byte) ([]byte, error) { return nil, io.EOF }
 
