@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -173,7 +174,7 @@ hidden file .NAME.lock beside it, which dies with its process).
 				return err
 			}
 			defer lock.Unlock()
-			w, kept, err := plan.open(out, resume, overwrite, maxLine)
+			w, kept, err := plan.open(cmd.ErrOrStderr(), out, resume, overwrite, maxLine)
 			if err != nil {
 				return err
 			}
@@ -218,6 +219,9 @@ hidden file .NAME.lock beside it, which dies with its process).
 			}
 			fmt.Fprintf(o, "wrote %d episodes (%d tasks × %d episodes, %d rounds, policy %s, model %s) to %s\n",
 				written, n, episodes, rounds, pol.Name(), cfg.Model, out)
+			if kept.Records > 0 {
+				fmt.Fprintf(o, "resumed: %d of them were kept from the earlier run, %d played now\n", kept.Records, written-kept.Records)
+			}
 			fmt.Fprintf(o, "calls: %d requests, %d attempts, %d retries, %d failed; tokens: %d prompt, %d completion (%d answers without usage)\n",
 				st.Requests, st.Attempts, st.Retries, st.Failures, st.PromptTokens, st.CompletionTokens, st.MissingUsage)
 			return res.WriteTable(o)
@@ -271,7 +275,7 @@ type collectPlan struct {
 
 // open creates out, or with resume continues it: its episodes must be
 // ones this plan plays (same policy, seed, tasks, source, team and rounds).
-func (p *collectPlan) open(out string, resume, overwrite bool, maxLine int) (*data.Writer, data.Continued, error) {
+func (p *collectPlan) open(log io.Writer, out string, resume, overwrite bool, maxLine int) (*data.Writer, data.Continued, error) {
 	p.done = map[string]bool{}
 	p.tally = &env.Tally{Policy: p.policy}
 	if !resume {
@@ -313,7 +317,7 @@ func (p *collectPlan) open(out string, resume, overwrite bool, maxLine int) (*da
 		return nil, c, fmt.Errorf("--resume: %w", err)
 	}
 	if c.Torn != nil {
-		fmt.Fprintf(os.Stderr, "collect: dropped the torn last record of %s (%s)\n", out, c.Torn)
+		fmt.Fprintf(log, "collect: dropped the torn last record of %s (%s)\n", out, c.Torn)
 	}
 	return w, c, nil
 }
