@@ -17,6 +17,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -240,6 +241,19 @@ func TestShardCorruption(t *testing.T) {
 	}
 	defer p.Close()
 	edit := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), orig...)) }
+	// A shard verified once and then changed in place (same size, a later
+	// modification time) is hashed again.
+	var first Columns
+	if err := p.ReadShard(0, &first, SelectAll); err != nil {
+		t.Fatal(err)
+	}
+	flipped := edit(func(b []byte) []byte { b[len(b)-3] ^= 0x40; return b })
+	os.WriteFile(shard, flipped, 0o644)
+	later := time.Now().Add(time.Second)
+	os.Chtimes(shard, later, later)
+	if err := p.ReadShard(0, &first, SelectAll); !errors.Is(err, ErrCorruptShard) || !strings.Contains(err.Error(), "sha256") {
+		t.Errorf("a shard changed after its first read: %v, want its sha256 refused", err)
+	}
 	cases := []struct {
 		name string
 		b    []byte

@@ -10,6 +10,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -30,8 +32,10 @@ type Pack struct {
 }
 
 // OpenPack opens the pack in dir, checking its manifest. Each shard is
-// checked when read: its size and SHA-256 against the manifest, then its
-// header and values. Verify checks every shard's hash without decoding.
+// checked when read: its size against the manifest, its SHA-256 the first
+// time this process reads it (again if the file changed: size or
+// modification time), then its header and values. Verify checks every
+// shard's hash without decoding.
 func OpenPack(dir string) (*Pack, error) {
 	path := filepath.Join(dir, ManifestName)
 	f, err := os.Open(path)
@@ -146,16 +150,15 @@ func (p *Pack) readShard(path string, i int, dst *Columns, sel Select) error {
 	if fi.Size() < headerSize {
 		return fmt.Errorf("%w: truncated: %d bytes, shorter than the %d-byte header", ErrCorruptShard, fi.Size(), headerSize)
 	}
-	// The whole shard is read and hashed, whatever columns are selected:
-	// a shard whose bytes are not those the manifest recorded is refused
-	// before any value is used. Stored (compressed) bytes are few; SHA-256
-	// of them costs little next to decompressing them.
+	// The whole shard is read and, the first time, hashed, whatever
+	// columns are selected: a shard whose bytes are not those the manifest
+	// recorded is refused before any value is used.
 	p.file = grow(p.file, int(fi.Size()))
 	if _, err := io.ReadFull(f, p.file); err != nil {
 		return err
 	}
-	if sum := sha256.Sum256(p.file); hex.EncodeToString(sum[:]) != info.SHA256 {
-		return fmt.Errorf("%w: sha256 %x, manifest says %s", ErrCorruptShard, sum, info.SHA256)
+	if err := verifyShard(path, fi, p.file, info.SHA256); err != nil {
+		return err
 	}
 	h, err := parseShardHeader(p.file[:headerSize], fi.Size(), p.m.FeatureWidth, info.Rows, i)
 	if err != nil {
@@ -187,6 +190,32 @@ func (p *Pack) readShard(path string, i int, dst *Columns, sel Select) error {
 		}
 	}
 	dst.GroupNames = p.m.Groups
+	return nil
+}
+
+// verified remembers the shards whose SHA-256 this process has checked,
+// with the size and modification time they had: training reads every
+// shard once per epoch, and hashing it each time would cost as much as
+// decoding it. A shard rewritten since is hashed again.
+var verified sync.Map // path + "\x00" + sha256 → shardStamp
+
+type shardStamp struct {
+	size  int64
+	mtime time.Time
+}
+
+// verifyShard checks b, the bytes of the shard file at path, against the
+// manifest's SHA-256, unless this process checked the same file before.
+func verifyShard(path string, fi os.FileInfo, b []byte, want string) error {
+	key := path + "\x00" + want
+	stamp := shardStamp{fi.Size(), fi.ModTime()}
+	if v, ok := verified.Load(key); ok && v.(shardStamp).size == stamp.size && v.(shardStamp).mtime.Equal(stamp.mtime) {
+		return nil
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != want {
+		return fmt.Errorf("%w: sha256 %x, manifest says %s", ErrCorruptShard, sum, want)
+	}
+	verified.Store(key, stamp)
 	return nil
 }
 
