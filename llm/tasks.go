@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -41,7 +42,7 @@ func (t *Task) check() error {
 	}
 	raw := t.Gold
 	t.Gold = NormalizeGold(t.Kind, t.Gold)
-	if t.Kind == KindGSM && t.Gold != "" && numberRe.FindString(t.Gold) != t.Gold {
+	if _, err := strconv.ParseFloat(t.Gold, 64); t.Kind == KindGSM && t.Gold != "" && err != nil {
 		// An answer is read as a number: a gold that is not one would
 		// make every episode of the task wrong.
 		return fmt.Errorf("gold: %q is not a number (a gsm gold is the final number, or a solution ending \"#### N\")", raw)
