@@ -30,6 +30,7 @@ var below = map[string][]string{
 	"metapolicy": {"nn"},
 	"answer":     {"data"},
 	"stats":      {},
+	"outfile":    {},
 }
 
 const module = "github.com/mpdf/mpdf"

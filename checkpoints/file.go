@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"runtime"
+
+	"github.com/mpdf/mpdf/outfile"
 )
 
 // Save writes c to path atomically: the bytes go to a temporary file in the
@@ -51,61 +51,16 @@ func bytesWriter(b []byte) func(io.Writer) error {
 	}
 }
 
-// tempPattern names the temporary files of writeFileAtomic: hidden, next to
-// the target, recognisable for clean-up.
-func tempPattern(base string) string { return "." + base + ".tmp-*" }
+// tempPattern names the temporary files of writeFileAtomic (outfile's):
+// hidden, next to the target, recognisable for clean-up.
+func tempPattern(base string) string { return outfile.TempPattern(base) }
 
 // writeFileAtomic creates path with the bytes write produces, atomically
-// (see Save). The file is made readable by all (0644), as os.Create would
-// under the usual umask.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
+// (see Save), mode 0644. A target that is not a regular file (a symbolic
+// link, a device, a directory) is refused, not replaced.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	if err := outfile.WriteFile(path, write); err != nil {
+		return fmt.Errorf("checkpoints: %w", err)
 	}
-	f, err := os.CreateTemp(dir, tempPattern(base))
-	if err != nil {
-		return fmt.Errorf("checkpoints: %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-			err = fmt.Errorf("checkpoints: %s: %w", path, err)
-		}
-	}()
-	if err = write(f); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-// syncDir makes a rename in dir durable. Windows cannot sync a directory
-// (and its renames are durable without it).
-func syncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return nil
 }

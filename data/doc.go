@@ -41,7 +41,14 @@
 // # Writing
 //
 // NewWriter and Create (compression by extension) write records as JSON
-// Lines after validating them, deterministically.
+// Lines after validating them, deterministically. Create writes to a
+// temporary file beside the target (package outfile): Close renames it
+// over the target, Abort removes it, and a symbolic link, device or
+// directory is refused as a target. Commit makes the records so far
+// durable at the target while writing goes on (ending the gzip member or
+// zstd frame, syncing), for writers that must survive a kill; Continue
+// reopens such a file after one, keeping its records and dropping a torn
+// last one.
 //
 // # Reward and training decisions
 //
@@ -88,8 +95,20 @@
 //     as float32 (unpacking returns them rounded to float32).
 //   - Blank lines are not records and are not counted; a line over the
 //     length limit is rejected even when it is only spaces.
-//   - Episode ids are not checked for uniqueness across a data set (that
-//     would take memory growing with it).
+//   - Episode ids should be unique within a data set. A repeated id is
+//     accepted but counted (Counts.DuplicateIDs) and listed
+//     (Reader.Duplicates): ids are kept as 64-bit hashes, some 40 bytes
+//     per episode read.
+//   - A JSON object with a key twice, or a string that is not valid UTF-8,
+//     is rejected with the path of the key or string: encoding/json would
+//     keep the last value or replace the bad bytes silently.
+//   - The Writer and the Reader share one line limit
+//     (DefaultMaxLineBytes, 64 MiB; SetMaxLineBytes and
+//     ReaderOptions.MaxLineBytes): what one writes, the other reads.
+//   - A file cut mid-record (a writer killed mid-write) ends in a rejected
+//     record marked RecordError.Torn; the records before it are read.
+//     Writer.Commit ends a gzip member or zstd frame, so a compressed file
+//     is whole up to the last Commit.
 //   - A file named twice (or matched by two patterns) is read once.
 //
 // Readers, Writers, DecisionStreams and Packs are not safe for concurrent

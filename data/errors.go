@@ -25,6 +25,10 @@ type RecordError struct {
 	Line   int
 	Field  string
 	Reason string
+	// Torn marks the torn end of a file: a last record cut short, most
+	// likely by a writer killed mid-write (the records before it are
+	// whole). mpdf collect --resume drops it and writes the file again.
+	Torn bool
 }
 
 // Error formats the error as file:line: field: reason, or field: reason

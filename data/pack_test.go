@@ -2,7 +2,9 @@ package data
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +17,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -238,6 +241,19 @@ func TestShardCorruption(t *testing.T) {
 	}
 	defer p.Close()
 	edit := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), orig...)) }
+	// A shard verified once and then changed in place (same size, a later
+	// modification time) is hashed again.
+	var first Columns
+	if err := p.ReadShard(0, &first, SelectAll); err != nil {
+		t.Fatal(err)
+	}
+	flipped := edit(func(b []byte) []byte { b[len(b)-3] ^= 0x40; return b })
+	os.WriteFile(shard, flipped, 0o644)
+	later := time.Now().Add(time.Second)
+	os.Chtimes(shard, later, later)
+	if err := p.ReadShard(0, &first, SelectAll); !errors.Is(err, ErrCorruptShard) || !strings.Contains(err.Error(), "sha256") {
+		t.Errorf("a shard changed after its first read: %v, want its sha256 refused", err)
+	}
 	cases := []struct {
 		name string
 		b    []byte
@@ -254,22 +270,36 @@ func TestShardCorruption(t *testing.T) {
 		{"version", edit(func(b []byte) []byte { b[8] = 9; return fixCRC(b) }), "format version 9"},
 		{"codec", edit(func(b []byte) []byte { b[32+1] = 1; return fixCRC(b) }), "features: codec 1, want 2"},
 	}
+	info := p.m.Shards[0]
 	for _, tc := range cases {
 		if err := os.WriteFile(shard, tc.b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		var c Columns
-		err := p.ReadShard(0, &c, SelectAll)
-		if !errors.Is(err, ErrCorruptShard) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), shard) {
-			t.Errorf("%s: %v, want ErrCorruptShard naming the file and saying %q", tc.name, err, tc.want)
+		// Every change is caught first by the manifest's size and SHA-256,
+		// whatever columns are read.
+		p.m.Shards[0] = info
+		for _, sel := range []Select{SelectAll, SelectActions} {
+			var c Columns
+			err := p.ReadShard(0, &c, sel)
+			if !errors.Is(err, ErrCorruptShard) || !strings.Contains(err.Error(), "manifest says") || !strings.Contains(err.Error(), shard) {
+				t.Errorf("%s: %v, want ErrCorruptShard naming the file and the manifest's size or sha256", tc.name, err)
+			}
 		}
 		if tc.name == "payload bit flip" {
 			if err := p.Verify(); !errors.Is(err, ErrCorruptShard) {
 				t.Errorf("Verify missed a flipped byte: %v", err)
 			}
 		}
+		// A manifest forged to match: the checks behind the hash hold.
+		forgeShard(p, 0, tc.b)
+		var c Columns
+		err := p.ReadShard(0, &c, SelectAll)
+		if !errors.Is(err, ErrCorruptShard) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), shard) {
+			t.Errorf("%s: %v, want ErrCorruptShard naming the file and saying %q", tc.name, err, tc.want)
+		}
 	}
 	os.WriteFile(shard, orig, 0o644)
+	p.m.Shards[0] = info
 	var c Columns
 	if err := p.ReadShard(0, &c, SelectAll); err != nil {
 		t.Errorf("restored shard: %v", err)
@@ -277,6 +307,13 @@ func TestShardCorruption(t *testing.T) {
 	if err := p.ReadShard(1, &c, SelectAll); err == nil {
 		t.Error("read a shard past the end")
 	}
+}
+
+// forgeShard makes p's manifest agree with shard i's bytes b, as a
+// manifest rewritten with a damaged shard would.
+func forgeShard(p *Pack, i int, b []byte) {
+	sum := sha256.Sum256(b)
+	p.m.Shards[i].Bytes, p.m.Shards[i].SHA256 = int64(len(b)), hex.EncodeToString(sum[:])
 }
 
 // fixCRC recomputes the header checksum after an edit of the header, so
@@ -320,6 +357,7 @@ func TestShardBadValues(t *testing.T) {
 		tc.edit(c)
 		b, _ := encodeShard(nil, enc, c, 0, nil)
 		os.WriteFile(filepath.Join(dir, shardName(0)), b, 0o644)
+		forgeShard(p, 0, b)
 		var dst Columns
 		err := p.ReadShard(0, &dst, SelectAll)
 		if !errors.Is(err, ErrCorruptShard) || !strings.Contains(err.Error(), tc.want) {

@@ -10,6 +10,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -22,16 +24,18 @@ const maxManifestBytes = 1 << 30
 // a caller's Columns, so memory grows with the shard, not the data set. A
 // Pack is not safe for concurrent use: it reuses one decoder and buffers.
 type Pack struct {
-	dir       string
-	m         Manifest
-	dec       *zstd.Decoder
-	stored    []byte
-	raw       []byte
-	headerBuf [headerSize]byte
+	dir  string
+	m    Manifest
+	dec  *zstd.Decoder
+	file []byte // one shard file, as stored
+	raw  []byte
 }
 
-// OpenPack opens the pack in dir, checking its manifest. Shards are
-// checked when read; Verify checks their hashes.
+// OpenPack opens the pack in dir, checking its manifest. Each shard is
+// checked when read: its size against the manifest, its SHA-256 the first
+// time this process reads it (again if the file changed: size or
+// modification time), then its header and values. Verify checks every
+// shard's hash without decoding.
 func OpenPack(dir string) (*Pack, error) {
 	path := filepath.Join(dir, ManifestName)
 	f, err := os.Open(path)
@@ -130,6 +134,7 @@ func (p *Pack) ReadShard(i int, dst *Columns, sel Select) error {
 }
 
 func (p *Pack) readShard(path string, i int, dst *Columns, sel Select) error {
+	info := p.m.Shards[i]
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -139,14 +144,23 @@ func (p *Pack) readShard(path string, i int, dst *Columns, sel Select) error {
 	if err != nil {
 		return err
 	}
-	hb := p.headerBuf[:]
+	if fi.Size() != info.Bytes {
+		return fmt.Errorf("%w: %d bytes, manifest says %d", ErrCorruptShard, fi.Size(), info.Bytes)
+	}
 	if fi.Size() < headerSize {
 		return fmt.Errorf("%w: truncated: %d bytes, shorter than the %d-byte header", ErrCorruptShard, fi.Size(), headerSize)
 	}
-	if _, err := io.ReadFull(f, hb); err != nil {
+	// The whole shard is read and, the first time, hashed, whatever
+	// columns are selected: a shard whose bytes are not those the manifest
+	// recorded is refused before any value is used.
+	p.file = grow(p.file, int(fi.Size()))
+	if _, err := io.ReadFull(f, p.file); err != nil {
 		return err
 	}
-	h, err := parseShardHeader(hb, fi.Size(), p.m.FeatureWidth, p.m.Shards[i].Rows, i)
+	if err := verifyShard(path, fi, p.file, info.SHA256); err != nil {
+		return err
+	}
+	h, err := parseShardHeader(p.file[:headerSize], fi.Size(), p.m.FeatureWidth, info.Rows, i)
 	if err != nil {
 		return err
 	}
@@ -158,13 +172,13 @@ func (p *Pack) readShard(path string, i int, dst *Columns, sel Select) error {
 			off += n
 			continue
 		}
-		p.stored = grow(p.stored, int(n))
-		if _, err := f.ReadAt(p.stored, off); err != nil {
-			return fmt.Errorf("%s: %w", columnName[k], err)
+		if off+n > int64(len(p.file)) {
+			return fmt.Errorf("%w: %s: %d stored bytes past the end of the file", ErrCorruptShard, columnName[k], n)
 		}
+		stored := p.file[off : off+n]
 		off += n
 		p.raw = grow(p.raw, int(h.raw[k]))
-		raw, err := p.dec.DecodeAll(p.stored, p.raw[:0:h.raw[k]])
+		raw, err := p.dec.DecodeAll(stored, p.raw[:0:h.raw[k]])
 		if err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrCorruptShard, columnName[k], err)
 		}
@@ -176,6 +190,32 @@ func (p *Pack) readShard(path string, i int, dst *Columns, sel Select) error {
 		}
 	}
 	dst.GroupNames = p.m.Groups
+	return nil
+}
+
+// verified remembers the shards whose SHA-256 this process has checked,
+// with the size and modification time they had: training reads every
+// shard once per epoch, and hashing it each time would cost as much as
+// decoding it. A shard rewritten since is hashed again.
+var verified sync.Map // path + "\x00" + sha256 → shardStamp
+
+type shardStamp struct {
+	size  int64
+	mtime time.Time
+}
+
+// verifyShard checks b, the bytes of the shard file at path, against the
+// manifest's SHA-256, unless this process checked the same file before.
+func verifyShard(path string, fi os.FileInfo, b []byte, want string) error {
+	key := path + "\x00" + want
+	stamp := shardStamp{fi.Size(), fi.ModTime()}
+	if v, ok := verified.Load(key); ok && v.(shardStamp).size == stamp.size && v.(shardStamp).mtime.Equal(stamp.mtime) {
+		return nil
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != want {
+		return fmt.Errorf("%w: sha256 %x, manifest says %s", ErrCorruptShard, sum, want)
+	}
+	verified.Store(key, stamp)
 	return nil
 }
 

@@ -17,8 +17,13 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// DefaultMaxLineBytes is the default limit on one JSON Lines record.
-const DefaultMaxLineBytes = 1 << 20
+// DefaultMaxLineBytes is the default limit on one JSON Lines record, the
+// same for the Writer and the Reader. Live episodes record every LLM call
+// (prompts hold the peers' answers): a 4-agent, 6-round episode of a
+// reasoning model reaches 1.2 MB, 8 agents and 10 rounds of long answers
+// some 30 MB. The Reader holds one line at a time, so the limit bounds its
+// memory; lower it to reject runaway lines early.
+const DefaultMaxLineBytes = 64 << 20
 
 // DefaultZstdWindow is the default bound on the window of a .zst stream,
 // the memory its decoder may allocate (zstd --long=27 fits).
@@ -52,6 +57,13 @@ type ReaderOptions struct {
 	// ZstdWindow bounds the window of .zst inputs; 0 means
 	// DefaultZstdWindow. A stream asking for more is an error.
 	ZstdWindow uint64
+	// SkipUnreadable goes on with the next input after one that cannot be
+	// read (missing, unreadable, a corrupt compressed stream, a pattern
+	// matching nothing): the error is recorded in its FileStats.Error and
+	// counted (Counts.Unreadable), its records read before it stay
+	// counted. Without it such an error ends the read (and Open fails on a
+	// pattern matching nothing).
+	SkipUnreadable bool
 }
 
 // Counts are the record counts of a read. Read = Accepted + Rejected
@@ -64,11 +76,28 @@ type Counts struct {
 	Rejected  int64 `json:"rejected"`
 	Episodes  int64 `json:"episodes"`  // accepted episode records
 	Decisions int64 `json:"decisions"` // accepted decision records
+	// DuplicateIDs counts accepted episodes whose id an earlier episode
+	// of the read already had (Reader.Duplicates lists the first ones).
+	// They are accepted: the count is a warning.
+	DuplicateIDs int64 `json:"duplicate_ids,omitempty"`
+	// Unreadable counts the inputs that could not be read to their end
+	// (ReaderOptions.SkipUnreadable).
+	Unreadable int `json:"unreadable_files,omitempty"`
 }
 
 func (c Counts) String() string {
-	return fmt.Sprintf("read %d records from %d files: %d accepted (%d episodes, %d decisions), %d rejected",
+	s := fmt.Sprintf("read %d records from %d files: %d accepted (%d episodes, %d decisions), %d rejected",
 		c.Read, c.Files, c.Accepted, c.Episodes, c.Decisions, c.Rejected)
+	if c.DuplicateIDs > 0 {
+		s += fmt.Sprintf("; %d episodes repeat an earlier id", c.DuplicateIDs)
+	}
+	return s
+}
+
+// DuplicateID is an accepted episode whose id an earlier one had.
+type DuplicateID struct {
+	ID  string `json:"id"`
+	Pos Pos    `json:"pos"`
 }
 
 // FileStats describes one input read to its end: its provenance (name,
@@ -80,6 +109,9 @@ type FileStats struct {
 	Read     int64  `json:"read"`
 	Accepted int64  `json:"accepted"`
 	Rejected int64  `json:"rejected"`
+	// Error is why the input could not be read to its end
+	// (ReaderOptions.SkipUnreadable); its counts cover what was read.
+	Error string `json:"error,omitempty"`
 }
 
 // Record is one accepted record: exactly one of Episode and Decision is
@@ -111,7 +143,7 @@ type Reader struct {
 	count countingReader
 	raw   *bufio.Reader // stored bytes
 	text  *bufio.Reader // decompressed bytes
-	lines *bufio.Reader // raw or text
+	lines lineSource    // raw or text
 	gz    *gzip.Reader
 	zd    *zstd.Decoder
 	sum   hash.Hash
@@ -121,11 +153,14 @@ type Reader struct {
 	counts Counts
 	files  []FileStats
 	errs   []*RecordError
+	ids    map[uint64]struct{} // FNV-1a hashes of the episode ids seen
+	dups   []DuplicateID
 	err    error // sticky: io.EOF or a fatal error
 }
 
 type input struct {
 	name   string
+	err    error     // known before opening: the pattern matched nothing
 	r      io.Reader // nil: open the file name
 	f      *os.File
 	lineNo int
@@ -150,15 +185,26 @@ func Open(patterns []string, opts ReaderOptions) (*Reader, error) {
 			return nil, fmt.Errorf("data: open: pattern %q: %w", p, err)
 		}
 		if len(matches) == 0 {
-			return nil, fmt.Errorf("data: open: %q matches no file", p)
+			err := fmt.Errorf("data: open: %q matches no file", p)
+			if !opts.SkipUnreadable {
+				return nil, err
+			}
+			inputs = append(inputs, input{name: p, err: err})
+			continue
 		}
 		for _, m := range matches {
 			fi, err := os.Stat(m)
-			if err != nil {
-				return nil, fmt.Errorf("data: open: %w", err)
+			if err == nil && fi.IsDir() {
+				err = fmt.Errorf("data: open: %s is a directory", m)
+			} else if err != nil {
+				err = fmt.Errorf("data: open: %w", err)
 			}
-			if fi.IsDir() {
-				return nil, fmt.Errorf("data: open: %s is a directory", m)
+			if err != nil {
+				if !opts.SkipUnreadable {
+					return nil, err
+				}
+				inputs = append(inputs, input{name: m, err: err})
+				continue
 			}
 			if key := filepath.Clean(m); !seen[key] {
 				seen[key] = true
@@ -206,37 +252,56 @@ func (r *Reader) Next() (Record, error) {
 		}
 		if r.cur == nil {
 			if err := r.openNext(); err != nil {
-				r.err = err
+				r.fail(err)
 				continue
 			}
 		}
-		line, n, tooLong, err := r.readLine()
+		line, n, tooLong, unended, err := r.readLine()
 		if err == io.EOF {
 			if err := r.finish(); err != nil {
-				r.err = err
+				r.fail(err)
 			}
 			continue
 		}
 		src := r.cur
+		var re *RecordError
 		if err != nil {
-			r.err = fmt.Errorf("data: %s:%d: %w", src.name, src.lineNo+1, err)
-			continue
+			if !errors.Is(err, io.ErrUnexpectedEOF) || r.lines == r.raw {
+				r.fail(fmt.Errorf("data: %s:%d: %w", src.name, src.lineNo+1, err))
+				continue
+			}
+			// A compressed stream cut mid-member: the writer was stopped
+			// while writing. The records before are whole; report the
+			// torn end as a rejected record and read on.
+			re = &RecordError{Field: "line", Torn: true, Reason: fmt.Sprintf(
+				"torn end of file: the compressed stream stops mid-record after %d bytes of it (was its writer killed?)", n)}
+			if n == 0 {
+				re.Reason = "torn end of file: the compressed stream stops before the end of its last member (was its writer killed?)"
+			}
+			r.endFile()
 		}
 		src.lineNo++
 		if src.lineNo == 1 {
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 		}
-		if !tooLong && len(bytes.TrimSpace(line)) == 0 {
+		if re == nil && !tooLong && len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		r.counts.Read++
 		src.stats.Read++
 		var rec Record
-		var re *RecordError
-		if tooLong {
+		switch {
+		case re != nil:
+		case tooLong:
 			re = fieldErr("line", "%d bytes, over the limit of %d (MaxLineBytes)", n, r.opts.MaxLineBytes)
-		} else {
+		default:
 			rec, re = decodeLine(line, r.width)
+			if re != nil && unended {
+				// The last line has no newline and does not read: most
+				// likely cut by a writer that was stopped mid-write.
+				re.Torn = true
+				re.Reason += "; the file ends here without a newline: a torn last record (was its writer killed?)"
+			}
 		}
 		if re != nil {
 			re.File, re.Line = src.name, src.lineNo
@@ -263,9 +328,38 @@ func (r *Reader) Next() (Record, error) {
 			r.counts.Episodes++
 		}
 		rec.Pos = Pos{src.name, src.lineNo}
+		if rec.Episode != nil {
+			r.checkID(rec.Episode.ID, rec.Pos)
+		}
 		return rec, nil
 	}
 }
+
+// checkID counts an episode id seen before. Ids are kept as 64-bit
+// hashes, 8 bytes (and the map's overhead) per episode: a collision, with
+// probability about n²/2⁶⁵ for n episodes, would count a false duplicate.
+func (r *Reader) checkID(id string, pos Pos) {
+	k := uint64(14695981039346656037) // FNV-1a
+	for i := 0; i < len(id); i++ {
+		k ^= uint64(id[i])
+		k *= 1099511628211
+	}
+	if r.ids == nil {
+		r.ids = map[uint64]struct{}{}
+	}
+	if _, ok := r.ids[k]; !ok {
+		r.ids[k] = struct{}{}
+		return
+	}
+	r.counts.DuplicateIDs++
+	if len(r.dups) < max(r.opts.KeepErrors, 0) {
+		r.dups = append(r.dups, DuplicateID{id, pos})
+	}
+}
+
+// Duplicates returns the first episodes (KeepErrors of them) whose id an
+// earlier episode of the read had; Counts.DuplicateIDs has their number.
+func (r *Reader) Duplicates() []DuplicateID { return r.dups }
 
 // Counts returns the counts so far; after io.EOF they cover every input.
 func (r *Reader) Counts() Counts { return r.counts }
@@ -305,6 +399,11 @@ func (r *Reader) openNext() error {
 	in := &r.inputs[r.next]
 	r.next++
 	in.stats.Path = in.name
+	r.cur = in
+	r.counts.Files++
+	if in.err != nil {
+		return in.err
+	}
 	src := in.r
 	if src == nil {
 		f, err := os.Open(in.name)
@@ -313,8 +412,6 @@ func (r *Reader) openNext() error {
 		}
 		in.f, src = f, f
 	}
-	r.cur = in
-	r.counts.Files++
 	r.count = countingReader{r: src, h: r.sum}
 	if r.sum != nil {
 		r.sum.Reset()
@@ -329,6 +426,10 @@ func (r *Reader) openNext() error {
 			r.gz, err = gzip.NewReader(r.raw)
 		} else {
 			err = r.gz.Reset(r.raw)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			r.lines = tornSource{} // cut within the first header
+			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("data: %s: gzip: %w", in.name, err)
@@ -348,12 +449,49 @@ func (r *Reader) openNext() error {
 		}
 		r.text.Reset(r.zd)
 		r.lines = r.text
+	case (ext == ".gz" && bytes.HasPrefix([]byte{0x1f, 0x8b}, magic)) ||
+		(ext == ".zst" && bytes.HasPrefix([]byte{0x28, 0xb5, 0x2f, 0xfd}, magic)):
+		// Shorter than its magic bytes, and a prefix of them: a stream
+		// cut in its first header, reported as a torn end.
+		r.lines = tornSource{}
 	case ext == ".gz" || ext == ".zst":
 		return fmt.Errorf("data: %s: not a %s stream (bad magic bytes %x)", in.name, ext[1:], magic)
 	default:
 		r.lines = r.raw
 	}
 	return nil
+}
+
+// endFile makes the current input end here: its next read is io.EOF.
+func (r *Reader) endFile() { r.lines = eofReader{} }
+
+type eofReader struct{}
+
+// tornSource is a compressed input cut within its first header.
+type tornSource struct{}
+
+func (tornSource) ReadSlice(byte) ([]byte, error) { return nil, io.ErrUnexpectedEOF }
+
+func (eofReader) ReadSlice(byte) ([]byte, error) { return nil, io.EOF }
+
+// fail handles an error that ends the current input: with
+// SkipUnreadable it is recorded in the input's FileStats and the read goes
+// on with the next input; else it ends the read (io.EOF among them).
+func (r *Reader) fail(err error) {
+	in := r.cur
+	if err == io.EOF || !r.opts.SkipUnreadable || in == nil {
+		r.err = err
+		return
+	}
+	r.cur = nil
+	if in.f != nil {
+		in.f.Close()
+		in.f = nil
+	}
+	in.stats.Error = err.Error()
+	in.stats.Bytes = r.count.n
+	r.counts.Unreadable++
+	r.files = append(r.files, in.stats)
 }
 
 // finish reads the rest of the stored bytes (so that the hash covers the
@@ -381,8 +519,10 @@ func (r *Reader) finish() error {
 
 // readLine returns the next line without its newline and its length. A
 // line over MaxLineBytes is consumed but not kept: tooLong is set and line
-// is empty. It returns io.EOF only when no byte is left.
-func (r *Reader) readLine() (line []byte, n int, tooLong bool, err error) {
+// is empty. unended says the line ends at the end of the input, without a
+// newline. It returns io.EOF only when no byte is left; with another error
+// n is the count of the line's bytes read before it.
+func (r *Reader) readLine() (line []byte, n int, tooLong, unended bool, err error) {
 	limit := r.opts.MaxLineBytes
 	r.line = r.line[:0]
 	total := 0
@@ -398,18 +538,23 @@ func (r *Reader) readLine() (line []byte, n int, tooLong bool, err error) {
 		switch err {
 		case nil:
 			n = total - 1
-			return r.line[:len(r.line)-min(len(r.line), 1)], n, tooLong || n > limit, nil
+			return r.line[:len(r.line)-min(len(r.line), 1)], n, tooLong || n > limit, false, nil
 		case bufio.ErrBufferFull:
 			continue
 		case io.EOF:
 			if total == 0 {
-				return nil, 0, false, io.EOF
+				return nil, 0, false, false, io.EOF
 			}
-			return r.line, total, tooLong || total > limit, nil
+			return r.line, total, tooLong || total > limit, true, nil
 		default:
-			return nil, 0, false, err
+			return nil, total, false, false, err
 		}
 	}
+}
+
+// lineSource is a *bufio.Reader, or eofReader once a torn input ended.
+type lineSource interface {
+	ReadSlice(delim byte) ([]byte, error)
 }
 
 // countingReader counts (and optionally hashes) the stored bytes.

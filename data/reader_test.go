@@ -88,7 +88,11 @@ func TestSkipCountsComplete(t *testing.T) {
 	if f := files[0]; f.Read != 5 || f.Accepted != 3 || f.Rejected != 2 {
 		t.Errorf("file a counts %+v", f)
 	}
-	if c.String() != "read 9 records from 2 files: 5 accepted (2 episodes, 3 decisions), 4 rejected" {
+	// goodEpisode is in both files: its id repeats, counted and listed.
+	if d := r.Duplicates(); c.DuplicateIDs != 1 || len(d) != 1 || d[0].ID != "e1" || d[0].Pos != (Pos{b, 2}) {
+		t.Errorf("duplicate ids: %d, %v; want e1 at %s:2", c.DuplicateIDs, d, b)
+	}
+	if c.String() != "read 9 records from 2 files: 5 accepted (2 episodes, 3 decisions), 4 rejected; 1 episodes repeat an earlier id" {
 		t.Errorf("Counts.String() = %q", c.String())
 	}
 }
@@ -170,7 +174,8 @@ func TestOpenErrors(t *testing.T) {
 	if _, err := r.Next(); err == nil || !strings.Contains(err.Error(), "not a gz stream") {
 		t.Errorf("plain text named .gz: %v", err)
 	}
-	// A truncated gzip stream is an error, returned again by later calls.
+	// A truncated gzip stream is a torn end: a rejected record after the
+	// whole ones, then the end of the input.
 	gz := gzipBytes(t, strings.Repeat(goodDecision+"\n", 100))
 	r = NewReader(bytes.NewReader(gz[:len(gz)-10]), "cut.gz", ReaderOptions{})
 	var last error
@@ -179,8 +184,27 @@ func TestOpenErrors(t *testing.T) {
 			break
 		}
 	}
-	if last == nil || last == io.EOF {
-		t.Fatalf("truncated gzip: %v, want an error", last)
+	var re *RecordError
+	if !errors.As(last, &re) || !re.Torn || !strings.Contains(last.Error(), "cut.gz:101: line: torn end of file") {
+		t.Fatalf("truncated gzip: %v, want a torn end at line 101", last)
+	}
+	if _, again := r.Next(); again != io.EOF {
+		t.Errorf("after the torn end: %v, want io.EOF", again)
+	}
+	// A corrupt stream (not a cut one) is an error returned again by
+	// later calls.
+	bad2 := append([]byte(nil), gz...)
+	for i := 20; i < 40; i++ {
+		bad2[i] ^= 0x55
+	}
+	r = NewReader(bytes.NewReader(bad2), "bad.gz", ReaderOptions{})
+	for range 200 {
+		if _, last = r.Next(); last != nil {
+			break
+		}
+	}
+	if errors.As(last, &re) || last == io.EOF {
+		t.Fatalf("corrupt gzip: %v, want a read error", last)
 	}
 	if _, again := r.Next(); again != last {
 		t.Errorf("error not sticky: %v then %v", last, again)

@@ -77,6 +77,11 @@ func TestRejections(t *testing.T) {
 		{"missing value", decisionWith(`"g"`, ``), `group: invalid character ',' looking for beginning of value (byte 28)`},
 		{"empty id", episodeWith(`"e1"`, `""`), `id: empty`},
 		{"no rounds", `{"kind":"episode","id":"e","task":"t","agents":2,"rounds":[]}`, `rounds: empty, want round 0 at least`},
+		{"duplicate key", episodeWith(`"gold":"4"`, `"gold":"4","gold":"5"`), `gold: duplicate key: the object has it twice; which value wins is up to the reader`},
+		{"duplicate key, other case", episodeWith(`"tokens":90`, `"tokens":90,"Tokens":1`), `rounds[0].turns[1].Tokens: duplicate key: the object has it twice (as "tokens" and "Tokens": names match regardless of case); which value wins is up to the reader`},
+		{"duplicate decision key", decisionWith(`"reward":1`, `"reward":1,"reward":2`), `reward: duplicate key: the object has it twice; which value wins is up to the reader`},
+		{"invalid UTF-8 answer", episodeWith(`"answer":"5"`, "\"answer\":\"560\xff\""), `rounds[0].turns[1].answer: invalid UTF-8 (byte 164 of the line is 0xff): text must be UTF-8, or bytes that differ would read alike`},
+		{"invalid UTF-8 group", decisionWith(`"g"`, "\"g\xfe\""), `group: invalid UTF-8 (byte 30 of the line is 0xfe): text must be UTF-8, or bytes that differ would read alike`},
 		{"line too long", `{"kind":"decision","group":"` + strings.Repeat("x", 300) + `"}`, `line: 330 bytes, over the limit of 256 (MaxLineBytes)`},
 	}
 	for _, tc := range tests {

@@ -151,6 +151,9 @@ func decodeGeneral(line []byte, width int) (Record, *RecordError) {
 		}
 		return Record{}, fieldErr("json", "%s", strings.TrimPrefix(err.Error(), "json: "))
 	}
+	if re := checkStrict(line); re != nil {
+		return Record{}, re
+	}
 	return w.record(width)
 }
 

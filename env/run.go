@@ -245,6 +245,14 @@ func mix(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
+// EpisodeID is the id Run gives episode ep of the task whose id is task,
+// played by the policy named policy under seed: one id per (policy, seed,
+// task, episode), so that a resumed run can tell which episodes an output
+// already holds.
+func EpisodeID(policy string, seed uint64, task string, ep int) string {
+	return fmt.Sprintf("%s/s%d/%s/%d", policy, seed, task, ep)
+}
+
 // playEpisode plays episode ep of task.
 func playEpisode(e Env, pol metapolicy.Policy, task, ep, rounds int, opts *RunOptions) (*data.Episode, error) {
 	g, err := e.Start(task, episodeRNG(opts.Seed, task, ep, streamEnv))
@@ -272,7 +280,7 @@ func playEpisode(e Env, pol metapolicy.Policy, task, ep, rounds int, opts *RunOp
 	}
 	out := &data.Episode{
 		Kind:     data.KindEpisode,
-		ID:       fmt.Sprintf("%s/s%d/%s/%d", pol.Name(), opts.Seed, id, ep),
+		ID:       EpisodeID(pol.Name(), opts.Seed, id, ep),
 		Task:     id,
 		Question: question,
 		Gold:     gold,

@@ -166,7 +166,7 @@ func (c *Client) chat(ctx context.Context, req Request) (Response, error) {
 		if !retryable {
 			return Response{Attempts: attempt}, err
 		}
-		if attempt > c.cfg.MaxRetries {
+		if attempt > *c.cfg.MaxRetries {
 			return Response{Attempts: attempt}, fmt.Errorf("llm: POST %s: giving up after %d attempts: %w", c.endpoint, attempt, err)
 		}
 		wait := c.backoff(attempt)

@@ -97,7 +97,7 @@ func TestChatGivesUpAfterMaxRetries(t *testing.T) {
 	s := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, n int, req *wireRequest) {
 		apiError(w, http.StatusServiceUnavailable, "overloaded")
 	})
-	c, waits := testClient(t, s, func(c *Config) { c.MaxRetries = 2 })
+	c, waits := testClient(t, s, func(c *Config) { c.MaxRetries = new(2) })
 	_, err := c.Chat(context.Background(), userMsg("x"))
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 503 || apiErr.Message != "overloaded" {
@@ -115,12 +115,12 @@ func TestChatNoRetries(t *testing.T) {
 	s := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, n int, req *wireRequest) {
 		apiError(w, http.StatusBadGateway, "proxy down")
 	})
-	c, waits := testClient(t, s, func(c *Config) { c.MaxRetries = -1 })
+	c, waits := testClient(t, s, func(c *Config) { c.MaxRetries = new(0) })
 	if _, err := c.Chat(context.Background(), userMsg("x")); err == nil {
 		t.Fatal("no error")
 	}
 	if s.hits.Load() != 1 || len(*waits) != 0 {
-		t.Errorf("%d hits, %d waits with MaxRetries < 0; want 1 and 0", s.hits.Load(), len(*waits))
+		t.Errorf("%d hits, %d waits with MaxRetries = 0; want 1 and 0", s.hits.Load(), len(*waits))
 	}
 }
 
@@ -198,7 +198,7 @@ func TestChatTimeoutIsRetriedThenFails(t *testing.T) {
 	s := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, n int, req *wireRequest) {
 		hang(r)
 	})
-	c, waits := testClient(t, s, func(c *Config) { c.Timeout = 50 * time.Millisecond; c.MaxRetries = 2 })
+	c, waits := testClient(t, s, func(c *Config) { c.Timeout = 50 * time.Millisecond; c.MaxRetries = new(2) })
 	_, err := c.Chat(context.Background(), userMsg("x"))
 	if !errors.Is(err, ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v, want ErrTimeout (and not the caller's deadline)", err)
@@ -223,7 +223,7 @@ func TestChatSlowThenFast(t *testing.T) {
 	})
 	// The timeout must let the quick answers through even on a loaded
 	// machine; retries cover one that is late all the same.
-	c, _ := testClient(t, s, func(c *Config) { c.Timeout = 250 * time.Millisecond; c.MaxRetries = 5 })
+	c, _ := testClient(t, s, func(c *Config) { c.Timeout = 250 * time.Millisecond; c.MaxRetries = new(5) })
 	resp, err := c.Chat(context.Background(), userMsg("x"))
 	if err != nil || resp.Content != "quick" || resp.Attempts < 2 || s.hits.Load() < 2 {
 		t.Fatalf("%+v, %v after %d hits; want quick after the hanging attempt", resp, err, s.hits.Load())
@@ -239,7 +239,7 @@ func TestChatSlowBody(t *testing.T) {
 		w.(http.Flusher).Flush()
 		hang(r)
 	})
-	c, _ := testClient(t, s, func(c *Config) { c.Timeout = 100 * time.Millisecond; c.MaxRetries = 1 })
+	c, _ := testClient(t, s, func(c *Config) { c.Timeout = 100 * time.Millisecond; c.MaxRetries = new(1) })
 	_, err := c.Chat(context.Background(), userMsg("x"))
 	if a := c.Stats().Attempts; !errors.Is(err, ErrTimeout) || a != 2 || s.hits.Load() < 1 {
 		t.Fatalf("error %v after %d attempts (%d hits), want ErrTimeout after 2", err, a, s.hits.Load())
@@ -324,7 +324,7 @@ func TestChatConnectionRefusedIsRetried(t *testing.T) {
 	s := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, n int, req *wireRequest) {})
 	url := s.url()
 	s.Close() // nothing listens there any more
-	c, err := NewClient(Config{BaseURL: url, Model: "m", MaxRetries: 2, Backoff: Backoff{Initial: time.Millisecond}})
+	c, err := NewClient(Config{BaseURL: url, Model: "m", MaxRetries: new(2), Backoff: Backoff{Initial: time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,6 +478,8 @@ func TestConfig(t *testing.T) {
 		{Config{BaseURL: "http://h/v1", Model: "m", Concurrency: -2}, "concurrency"},
 		{Config{BaseURL: "http://h/v1", Model: "m", Backoff: Backoff{Jitter: 1.5}}, "jitter"},
 		{Config{BaseURL: "http://h/v1", Model: "m", Temperature: new(-0.5)}, "temperature"},
+		{Config{BaseURL: "http://h/v1", Model: "m", MaxRetries: new(-1)}, "max retries -1"},
+		{Config{BaseURL: "http://h/v1", Model: "m", MaxRetries: new(0)}, ""},
 		{Config{BaseURL: "http://h/v1", Model: "m"}, ""},
 	} {
 		_, err := NewClient(tc.cfg)
@@ -493,7 +495,7 @@ func TestConfig(t *testing.T) {
 		t.Errorf("endpoint %q", c.Endpoint())
 	}
 	got := c.Config()
-	if got.Timeout != DefaultTimeout || got.MaxRetries != DefaultMaxRetries || got.Concurrency != DefaultConcurrency ||
+	if got.Timeout != DefaultTimeout || *got.MaxRetries != DefaultMaxRetries || got.Concurrency != DefaultConcurrency ||
 		got.Backoff.Initial != DefaultBackoffInitial || got.Backoff.Max != DefaultBackoffMax || got.MaxRetryAfter != DefaultMaxRetryAfter {
 		t.Errorf("defaults not filled: %+v", got)
 	}

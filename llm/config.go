@@ -27,9 +27,10 @@ type Config struct {
 	// 0 means DefaultTimeout. Local models on a CPU are slow: raise it
 	// rather than retrying answers that are merely long.
 	Timeout time.Duration
-	// MaxRetries is the number of retries after the first attempt; 0 means
-	// DefaultMaxRetries, a negative value means none.
-	MaxRetries int
+	// MaxRetries is the number of retries after the first attempt; nil
+	// means DefaultMaxRetries. A pointer so that 0 (no retry) can be asked
+	// for: new(0).
+	MaxRetries *int
 	// Backoff spaces the retries.
 	Backoff Backoff
 	// MaxRetryAfter caps how long a server's Retry-After may make the
@@ -136,17 +137,18 @@ func (c *Config) withDefaults() (string, error) {
 		return "", fmt.Errorf("llm: config: backoff: negative duration")
 	case !(c.Backoff.Jitter >= 0 && c.Backoff.Jitter <= 1):
 		return "", fmt.Errorf("llm: config: backoff jitter %v: outside [0,1]", c.Backoff.Jitter)
+	case c.MaxRetries != nil && *c.MaxRetries < 0:
+		return "", fmt.Errorf("llm: config: max retries %d: negative (0 means none)", *c.MaxRetries)
 	case c.Temperature != nil && !(*c.Temperature >= 0 && !math.IsInf(*c.Temperature, 1)):
 		return "", fmt.Errorf("llm: config: temperature %v: want a finite value ≥ 0", *c.Temperature)
 	}
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
 	}
-	switch {
-	case c.MaxRetries == 0:
-		c.MaxRetries = DefaultMaxRetries
-	case c.MaxRetries < 0:
-		c.MaxRetries = 0
+	if c.MaxRetries == nil {
+		c.MaxRetries = new(DefaultMaxRetries)
+	} else {
+		c.MaxRetries = new(*c.MaxRetries) // the caller's variable may change
 	}
 	if c.Backoff.Initial == 0 {
 		c.Backoff.Initial = DefaultBackoffInitial

@@ -24,7 +24,7 @@
 //
 // Config holds the server (BaseURL, Model, APIKey), the per-attempt
 // Timeout (default 5 min: local models on a CPU are slow), MaxRetries
-// (3), Backoff (500 ms doubling up to 30 s, optional seeded jitter),
+// (nil = 3; new(0) asks for none), Backoff (500 ms doubling up to 30 s, optional seeded jitter),
 // MaxRetryAfter (60 s), Concurrency (4 requests in flight), and the
 // sampling fields Temperature (nil = the server's default) and MaxTokens
 // (0 = the server's). Zero fields take the defaults.

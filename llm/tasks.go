@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -39,7 +40,13 @@ func (t *Task) check() error {
 	case t.Kind != KindGSM && t.Kind != KindMMLU:
 		return fmt.Errorf("kind: %q is not %q or %q", t.Kind, KindGSM, KindMMLU)
 	}
+	raw := t.Gold
 	t.Gold = NormalizeGold(t.Kind, t.Gold)
+	if _, err := strconv.ParseFloat(t.Gold, 64); t.Kind == KindGSM && t.Gold != "" && err != nil {
+		// An answer is read as a number: a gold that is not one would
+		// make every episode of the task wrong.
+		return fmt.Errorf("gold: %q is not a number (a gsm gold is the final number, or a solution ending \"#### N\")", raw)
+	}
 	return nil
 }
 

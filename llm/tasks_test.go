@@ -54,6 +54,8 @@ func TestReadTasksErrors(t *testing.T) {
 		{"duplicate", good + "\n" + good, `t.jsonl:3: id: "a" repeats line 1`},
 		{"two values", `{"id":"a","question":"q","kind":"gsm"} {}`, "t.jsonl:1: more than one JSON value"},
 		{"array", `[1]`, "t.jsonl:1: want a JSON object, got JSON array"},
+		{"gsm gold not a number", `{"id":"a","question":"q","gold":"forty-two","kind":"gsm"}`, `t.jsonl:1: gold: "forty-two" is not a number`},
+		{"gsm solution without a number", `{"id":"a","question":"q","gold":"so\n#### many","kind":"gsm"}`, `t.jsonl:1: gold: "so\n#### many" is not a number`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := DecodeTasks(strings.NewReader(tc.text), "t.jsonl")

@@ -324,8 +324,9 @@ func TestDataValidateReportsBadLine(t *testing.T) {
 	if out := mustRun(t, "data", "validate", good); !strings.Contains(out, "read 2 records, accepted 2") {
 		t.Errorf("clean file output:\n%s", out)
 	}
-	if _, err := runCmd(t, "data", "validate", filepath.Join(t.TempDir(), "none*.jsonl")); err == nil || errors.As(err, &ee) {
-		t.Errorf("a pattern matching nothing: error %v, want a plain error (status 1)", err)
+	if out, err := runCmd(t, "data", "validate", filepath.Join(t.TempDir(), "none*.jsonl")); !errors.As(err, &ee) || ee.code != 1 ||
+		!strings.Contains(out, "none*.jsonl\" matches no file") {
+		t.Errorf("a pattern matching nothing: error %v, output %q; want status 1 naming it", err, out)
 	}
 }
 

@@ -56,36 +56,53 @@ func printJSON(w io.Writer, v any) error {
 
 func newValidateCmd() *cobra.Command {
 	var (
-		maxShown, width int
-		asJSON          bool
+		maxShown, width, maxLine int
+		asJSON                   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "validate FILES...",
 		Short: "Check every record; list the rejected ones as file:line: field: reason",
 		Long: `Validate reads every record of FILES and checks it against the episode and
 decision rules. It prints each rejected record as file:line: field: reason
-(the first --max-errors of them, then how many more), and always the counts
-of records read, accepted and rejected.
+(the first --max-errors of them, then how many more), a warning for each
+episode whose id an earlier one had, and always the counts of every file,
+read, accepted and rejected, and their total. A file that cannot be read
+(missing, not gzip/zstd as named, corrupt) is named with its error and the
+others are still read. A file cut mid-record (its writer was killed) ends
+in a rejected record reported as torn.
 
 Exit status: 0 when every record is accepted, 2 when any is rejected,
-1 when a file cannot be read (missing, not gzip/zstd as named, corrupt).`,
+1 when a file cannot be read.`,
 		Example: `  mpdf data validate rollouts.jsonl.zst
   mpdf data validate 'runs/*.jsonl' --max-errors 10`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if maxShown < 0 {
+				return fmt.Errorf("--max-errors %d: want ≥ 0 (0 lists none; all are counted)", maxShown)
+			}
+			if width < 0 {
+				return fmt.Errorf("--feature-width %d: want ≥ 0", width)
+			}
+			if err := checkMaxLine(maxLine); err != nil {
+				return err
+			}
 			o := cmd.OutOrStdout()
 			var errs []*data.RecordError
 			var shown int64
-			opts := data.ReaderOptions{Skip: true, FeatureWidth: width, OnReject: func(e *data.RecordError) {
-				if shown < int64(maxShown) {
-					if asJSON {
-						errs = append(errs, e)
-					} else {
-						fmt.Fprintln(o, e.Error())
+			opts := data.ReaderOptions{Skip: true, FeatureWidth: width, MaxLineBytes: maxLine, SkipUnreadable: true,
+				KeepErrors: maxShown, OnReject: func(e *data.RecordError) {
+					if shown < int64(maxShown) {
+						if asJSON {
+							errs = append(errs, e)
+						} else {
+							fmt.Fprintln(o, e.Error())
+						}
+						shown++
 					}
-				}
-				shown++
-			}}
+				}}
+			if maxShown == 0 {
+				opts.KeepErrors = -1
+			}
 			r, err := data.Open(args, opts)
 			if err != nil {
 				return err
@@ -101,32 +118,61 @@ Exit status: 0 when every record is accepted, 2 when any is rejected,
 				}
 			}
 			c := r.Counts()
-			more := max(c.Rejected-int64(maxShown), 0)
+			more := c.Rejected - shown
+			dups := r.Duplicates()
 			if asJSON {
 				type rejected struct {
 					File   string `json:"file"`
 					Line   int    `json:"line"`
 					Field  string `json:"field"`
 					Reason string `json:"reason"`
+					Torn   bool   `json:"torn,omitempty"`
 				}
 				rs := make([]rejected, len(errs))
 				for i, e := range errs {
-					rs[i] = rejected{e.File, e.Line, e.Field, e.Reason}
+					rs[i] = rejected{e.File, e.Line, e.Field, e.Reason, e.Torn}
 				}
 				if err := printJSON(o, struct {
-					Counts     data.Counts      `json:"counts"`
-					Files      []data.FileStats `json:"files"`
-					Rejected   []rejected       `json:"rejected"`
-					NotPrinted int64            `json:"rejected_not_listed"`
-				}{c, r.Files(), rs, more}); err != nil {
+					Counts     data.Counts        `json:"counts"`
+					Files      []data.FileStats   `json:"files"`
+					Rejected   []rejected         `json:"rejected"`
+					NotPrinted int64              `json:"rejected_not_listed"`
+					Duplicates []data.DuplicateID `json:"duplicate_ids"`
+				}{c, r.Files(), rs, more, append([]data.DuplicateID{}, dups...)}); err != nil {
 					return err
 				}
 			} else {
 				if more > 0 {
 					fmt.Fprintf(o, "... and %d more rejected records\n", more)
 				}
-				fmt.Fprintf(o, "%d files: read %d records, accepted %d (%d episodes, %d decisions), rejected %d\n",
+				for _, d := range dups {
+					fmt.Fprintf(o, "warning: %s: episode id %q repeats an earlier episode's\n", d.Pos, d.ID)
+				}
+				if n := c.DuplicateIDs - int64(len(dups)); n > 0 {
+					fmt.Fprintf(o, "... and %d more repeated episode ids\n", n)
+				}
+				for _, f := range r.Files() {
+					if f.Error != "" {
+						fmt.Fprintf(o, "%s: unreadable: %s (read %d records before it: accepted %d, rejected %d)\n",
+							f.Path, f.Error, f.Read, f.Accepted, f.Rejected)
+						continue
+					}
+					if len(args) > 1 || c.Files > 1 {
+						fmt.Fprintf(o, "%s: read %d records, accepted %d, rejected %d\n", f.Path, f.Read, f.Accepted, f.Rejected)
+					}
+				}
+				fmt.Fprintf(o, "%d files: read %d records, accepted %d (%d episodes, %d decisions), rejected %d",
 					c.Files, c.Read, c.Accepted, c.Episodes, c.Decisions, c.Rejected)
+				if c.DuplicateIDs > 0 {
+					fmt.Fprintf(o, "; %d repeated episode ids", c.DuplicateIDs)
+				}
+				if c.Unreadable > 0 {
+					fmt.Fprintf(o, "; %d files unreadable", c.Unreadable)
+				}
+				fmt.Fprintln(o)
+			}
+			if c.Unreadable > 0 {
+				return &exitError{code: 1, err: fmt.Errorf("%d of %d files could not be read", c.Unreadable, c.Files)}
 			}
 			if c.Rejected > 0 {
 				return &exitError{code: 2, err: fmt.Errorf("%d of %d records rejected", c.Rejected, c.Read)}
@@ -135,9 +181,10 @@ Exit status: 0 when every record is accepted, 2 when any is rejected,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&maxShown, "max-errors", 50, "most rejected records to list (all are counted)")
+	f.IntVar(&maxShown, "max-errors", 50, "most rejected records and repeated ids to list, ≥ 0 (all are counted)")
 	f.IntVar(&width, "feature-width", 0, "width decision records must have (0 = that of the first decision)")
 	f.BoolVar(&asJSON, "json", false, "print the counts, files and rejected records as JSON")
+	addMaxLineFlag(cmd, &maxLine)
 	return cmd
 }
 
@@ -149,6 +196,7 @@ func newPackCmd() *cobra.Command {
 		skipInvalid  bool
 		asJSON       bool
 		featureWidth int
+		maxLine      int
 	)
 	cmd := &cobra.Command{
 		Use:   "pack FILES... --out DIR [--shard-rows N]",
@@ -175,7 +223,13 @@ A rejected record stops the packing (run mpdf data validate), unless
 			if shardRows < 0 {
 				return fmt.Errorf("--shard-rows %d: want ≥ 0", shardRows)
 			}
-			r, err := data.Open(args, data.ReaderOptions{Hash: true, Skip: skipInvalid, FeatureWidth: featureWidth})
+			if featureWidth < 0 {
+				return fmt.Errorf("--feature-width %d: want ≥ 0", featureWidth)
+			}
+			if err := checkMaxLine(maxLine); err != nil {
+				return err
+			}
+			r, err := data.Open(args, data.ReaderOptions{Hash: true, Skip: skipInvalid, FeatureWidth: featureWidth, MaxLineBytes: maxLine})
 			if err != nil {
 				return err
 			}
@@ -197,6 +251,7 @@ A rejected record stops the packing (run mpdf data validate), unless
 	f.BoolVar(&skipInvalid, "skip-invalid", false, "skip rejected records (counted in the manifest) instead of stopping")
 	f.IntVar(&featureWidth, "feature-width", 0, "width decision records must have (0 = that of the first decision)")
 	f.BoolVar(&asJSON, "json", false, "print the manifest as JSON")
+	addMaxLineFlag(cmd, &maxLine)
 	rf.add(cmd)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
@@ -209,6 +264,9 @@ func writeManifest(w io.Writer, dir string, m *data.Manifest) error {
 		c.Read, c.Files, c.Accepted, c.Episodes, c.Decisions, c.Rejected)
 	fmt.Fprintf(w, "decisions: %d from episodes, %d decision records; %d episodes without gold skipped\n",
 		s.FromEpisodes, s.FromRecords, s.NoGold)
+	if c.DuplicateIDs > 0 {
+		fmt.Fprintf(w, "warning: %d episodes repeat an earlier episode's id (mpdf data validate lists them)\n", c.DuplicateIDs)
+	}
 	var bytes int64
 	for _, sh := range m.Shards {
 		bytes += sh.Bytes
@@ -226,8 +284,9 @@ func writeManifest(w io.Writer, dir string, m *data.Manifest) error {
 
 func newStatsCmd() *cobra.Command {
 	var (
-		rf     rewardFlags
-		asJSON bool
+		rf      rewardFlags
+		asJSON  bool
+		maxLine int
 	)
 	cmd := &cobra.Command{
 		Use:   "stats FILES...|DIR",
@@ -262,7 +321,10 @@ and counted: mpdf data validate lists them.`,
 				if err != nil {
 					return err
 				}
-				r, err := data.Open(args, data.ReaderOptions{Skip: true, KeepErrors: -1})
+				if err := checkMaxLine(maxLine); err != nil {
+					return err
+				}
+				r, err := data.Open(args, data.ReaderOptions{Skip: true, KeepErrors: -1, MaxLineBytes: maxLine})
 				if err != nil {
 					return err
 				}
@@ -281,10 +343,14 @@ and counted: mpdf data validate lists them.`,
 			if st.Counts.Rejected > 0 {
 				fmt.Fprintf(o, "%d records were rejected and skipped: mpdf data validate lists them\n", st.Counts.Rejected)
 			}
+			if st.Counts.DuplicateIDs > 0 {
+				fmt.Fprintf(o, "warning: %d episodes repeat an earlier episode's id: mpdf data validate lists them\n", st.Counts.DuplicateIDs)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON")
+	addMaxLineFlag(cmd, &maxLine)
 	rf.add(cmd)
 	return cmd
 }

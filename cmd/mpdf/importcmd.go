@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,6 +33,7 @@ func newImportCmd() *cobra.Command {
 	var (
 		out, kind, model, layout string
 		text, asJSON             bool
+		maxLine                  int
 	)
 	cmd := &cobra.Command{
 		Use:   "import FILES... --out episodes.jsonl [--kind gsm|mmlu|arithmetic|math] [--layout auto|debate|agora]",
@@ -54,7 +54,9 @@ The task and model come from the file name (gsm_3_2.json,
 gsm_MODEL_..._agents3_rounds3.json) unless --kind and --model say. It then
 prints, per file, the questions read, unreadable gold answers, skipped
 questions, and the unreadable share of the answers per round.
-The output is removed if the import fails.`,
+The episodes go to a temporary file beside --out, renamed over it when
+the import succeeds: a failed import leaves --out as it was. --out must
+be a new or a regular file (not a link or a device).`,
 		Example: `  mpdf import debates/gsm_*.json --out gsm.jsonl.zst
   mpdf import run1.json --kind mmlu --model Qwen3-8B --out mmlu.jsonl`,
 		Args: cobra.MinimumNArgs(1),
@@ -82,16 +84,21 @@ The output is removed if the import fails.`,
 				}
 				bases[b] = p
 			}
+			if err := checkMaxLine(maxLine); err != nil {
+				return err
+			}
 			w, err := data.Create(out)
 			if err != nil {
 				return err
 			}
+			w.SetMaxLineBytes(maxLine)
 			reps, noGold, err := importAll(w, paths, opts, transcript.EpisodeOptions{Text: text})
-			if cerr := w.Close(); err == nil {
-				err = cerr
-			}
 			if err != nil {
-				return errors.Join(err, removeOnError(out))
+				w.Abort() // out is left as it was
+				return err
+			}
+			if err := w.Close(); err != nil {
+				return err
 			}
 			o := cmd.OutOrStdout()
 			if asJSON {
@@ -119,6 +126,7 @@ The output is removed if the import fails.`,
 		},
 	}
 	f := cmd.Flags()
+	addMaxLineFlag(cmd, &maxLine)
 	f.StringVarP(&out, "out", "o", "", "output episodes file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
 	f.StringVar(&kind, "kind", "", "task of every file, when the names do not say: gsm, mmlu, arithmetic or math")
 	f.StringVar(&layout, "layout", "auto", "file layout: auto (detect), debate (LLM-Debate and variants, DyLAN) or agora (LLM-Agora)")

@@ -5,23 +5,36 @@ import (
 	"github.com/mpdf/mpdf/env"
 )
 
-// record plays e under opts with pol, writing every episode to w as it
-// comes (total episodes on a progress bar named label) and tallying them.
-// It returns how many episodes it wrote and their tally. w is closed either
-// way; on error the caller decides whether to keep what was written.
-func record(e env.Env, pol resolvedPolicy, opts env.RunOptions, w *data.Writer, label string, total int, quiet bool) (int64, env.Result, error) {
+// record plays e under opts with pol, writing every episode emit accepts
+// (all when emit is nil) to w as it comes (total episodes on a progress
+// bar named label) and tallying them. With commit, each episode is
+// committed (data.Writer.Commit) before the next, so that a crash keeps
+// every episode finished before it. It returns how many episodes it wrote
+// and their tally, added to tally when it is not nil (a resumed run's
+// earlier episodes); w is left open: the caller closes or aborts it.
+func record(e env.Env, pol resolvedPolicy, opts env.RunOptions, w *data.Writer, label string, total int,
+	quiet, commit bool, emit func(*data.Episode) bool, tally *env.Tally) (int64, env.Result, error) {
 	bar := newBar(total, label, quiet)
 	opts.Progress = barProgress(bar, 0)
-	tally := env.Tally{Policy: pol.Name()}
+	if tally == nil {
+		tally = &env.Tally{Policy: pol.Name()}
+	}
+	var written int64
 	err := env.Run(e, pol, opts, func(ep *data.Episode) error {
+		if emit != nil && !emit(ep) {
+			return nil
+		}
 		if err := w.WriteEpisode(ep); err != nil {
 			return err
 		}
+		if commit {
+			if err := w.Commit(); err != nil {
+				return err
+			}
+		}
+		written++
 		return tally.Add(ep)
 	})
 	_ = bar.Finish()
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	return w.Records(), tally.Result(), err
+	return written, tally.Result(), err
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -38,6 +36,7 @@ func newSimulateCmd() *cobra.Command {
 		cfg                              env.SimConfig
 		policy, out                      string
 		tasks, episodes, rounds, workers int
+		maxLine                          int
 		seed                             uint64
 		greedy, quiet, asJSON            bool
 		calibrate                        []string
@@ -52,7 +51,9 @@ embedded default environment, no LLM needed) and writes every episode as
 JSON Lines: each agent's answer, confidence, profile, action, behaviour
 log-probability and tokens per round. The output is compressed by its
 extension (.gz or .zst) and is the same, byte for byte, for the same flags.
-The written file is removed if the run fails.
+The episodes go to a temporary file beside --out, renamed over it when
+the run succeeds: a failed or interrupted run leaves --out as it was.
+--out must be a new or a regular file (not a link or a device).
 
 It plays --tasks tasks of the pool (0 = all), --episodes sampled episodes
 per task, each with round 0 and --rounds deliberation rounds, and ends with
@@ -77,6 +78,9 @@ simulator plants.
   mpdf simulate --signals`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkMaxLine(maxLine); err != nil {
+				return err
+			}
 			switch {
 			case len(calibrate) > 0:
 				return runCalibrate(cmd, calibrate, kind, paramsOut, seed, workers, quiet, asJSON)
@@ -110,12 +114,17 @@ simulator plants.
 			if err != nil {
 				return err
 			}
+			w.SetMaxLineBytes(maxLine)
 			written, result, err := record(sim, pol, env.RunOptions{
 				NumTasks: tasks, Episodes: episodes, Rounds: rounds, Seed: seed,
 				Greedy: greedy && pol.Learned, Workers: workers,
-			}, w, "simulate", n*episodes, quiet)
+			}, w, "simulate", n*episodes, quiet, false, nil, nil)
 			if err != nil {
-				return errors.Join(err, removeOnError(out))
+				w.Abort() // out is left as it was
+				return err
+			}
+			if err := w.Close(); err != nil {
+				return err
 			}
 			res := env.Results{result}
 			o := cmd.OutOrStdout()
@@ -147,6 +156,7 @@ simulator plants.
 	f.StringVar(&kind, "kind", "", "task of --calibrate transcripts whose names do not say: gsm or mmlu")
 	f.StringVar(&paramsOut, "params-out", "", "with --calibrate: write the fitted parameters to this JSON file")
 	f.BoolVar(&signals, "signals", false, "print each feature's AUC for correctness on the simulator's debate episodes, instead of playing")
+	addMaxLineFlag(cmd, &maxLine)
 	addSimFlags(cmd, &cfg)
 	return cmd
 }
@@ -217,10 +227,17 @@ func runSignals(cmd *cobra.Command, cfg env.SimConfig, tasks, rounds int, seed u
 	return env.WriteSignals(o, []string{"simulated"}, sig)
 }
 
-// removeOnError removes a partly written output file.
-func removeOnError(path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("removing the partial output: %w", err)
+// addMaxLineFlag adds --max-line-bytes, the longest record line written or
+// read (data.DefaultMaxLineBytes by default).
+func addMaxLineFlag(cmd *cobra.Command, n *int) {
+	cmd.Flags().IntVar(n, "max-line-bytes", data.DefaultMaxLineBytes,
+		"longest record (one JSON line) written or read, in bytes; writers and readers of one file need the same")
+}
+
+// checkMaxLine refuses a --max-line-bytes below 1.
+func checkMaxLine(n int) error {
+	if n < 1 {
+		return fmt.Errorf("--max-line-bytes %d: want ≥ 1", n)
 	}
 	return nil
 }

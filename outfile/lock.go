@@ -1,0 +1,66 @@
+package outfile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrLocked is wrapped by Lock's error when another process holds the lock.
+var ErrLocked = errors.New("locked by another process")
+
+// Lock is an exclusive lock on an output that one process at a time may
+// write (a collection resumed in two terminals would otherwise lose one's
+// episodes). It is an flock(2) on a hidden file beside the target,
+// .NAME.lock, which records the holder's pid and host for the message a
+// second process gets. The kernel releases it when its process ends, even
+// by kill -9, so a lock is never stale; the file itself stays (it holds no
+// state). Where flock is not available (Windows) Lock does not exclude.
+type Lock struct {
+	f *os.File
+}
+
+// LockPath is the lock file of the target path.
+func LockPath(path string) string {
+	dir, base := filepath.Split(path)
+	return filepath.Join(dir, "."+base+".lock")
+}
+
+// TryLock takes the lock of path without waiting. When another process
+// holds it, the error wraps ErrLocked and names the holder.
+func TryLock(path string) (*Lock, error) {
+	lp := LockPath(path)
+	f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("outfile: lock: %w", err)
+	}
+	if err := flock(f); err != nil {
+		holder, _ := os.ReadFile(lp)
+		f.Close()
+		if errors.Is(err, ErrLocked) {
+			who := strings.TrimSpace(string(holder))
+			if who == "" {
+				who = "another process"
+			}
+			return nil, fmt.Errorf("outfile: %s is being written by %s (lock %s): %w", path, who, lp, ErrLocked)
+		}
+		return nil, fmt.Errorf("outfile: lock %s: %w", lp, err)
+	}
+	host, _ := os.Hostname()
+	if err := f.Truncate(0); err == nil {
+		fmt.Fprintf(f, "pid %d on %s\n", os.Getpid(), host)
+	}
+	return &Lock{f: f}, nil
+}
+
+// Unlock releases the lock. It is safe to call twice.
+func (l *Lock) Unlock() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := l.f.Close() // closing the descriptor releases the flock
+	l.f = nil
+	return err
+}
