@@ -17,7 +17,7 @@ var owners = map[string][]string{
 	"github.com/klauspost/compress":  {"data", "checkpoints"},
 	"github.com/spf13/":              {"cmd"},
 	"github.com/schollz/progressbar": {"cmd"},
-	"gonum.org/v1/plot":              {"trainer/run"},
+	"gonum.org/v1/plot":              {"plots"},
 	"golang.org/x/term":              {"cmd"},
 	"gonum.org/v1/gonum":             {"nn", "trainer", "env", "data"},
 }

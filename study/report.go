@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mpdf/mpdf/plots"
 	"github.com/mpdf/mpdf/stats"
 )
 
@@ -329,4 +330,17 @@ func shorten(name string) string {
 		return fmt.Sprintf("replay of %d files", n+1)
 	}
 	return name
+}
+
+// WritePareto draws the scope's accuracy (with its 95% interval) against
+// tokens per task as a PNG: the baselines and the oracle as labelled
+// points, the learned policies as a line through their λ sweep.
+func (sc *Scope) WritePareto(w io.Writer) error {
+	pts := make([]plots.Point, len(sc.Policies))
+	for i, ps := range sc.Policies {
+		pts[i] = plots.Point{Name: ps.Policy, Tokens: ps.TokensPerTask, Accuracy: ps.Accuracy.Estimate,
+			Low: ps.Accuracy.Low, High: ps.Accuracy.High, Learned: ps.Lambda != nil}
+	}
+	title := fmt.Sprintf("accuracy vs tokens per task (%s; bars: 95%% bootstrap by question)", sc.Name)
+	return plots.WritePareto(w, title, pts)
 }

@@ -107,7 +107,7 @@ data give the same bytes.`,
 				return err
 			}
 			if err := writeFileAtomic(filepath.Join(out, "pareto.png"), func(w io.Writer) error {
-				return writePareto(w, &sum.Scopes[0])
+				return sum.Scopes[0].WritePareto(w)
 			}); err != nil {
 				return err
 			}

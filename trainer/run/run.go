@@ -415,8 +415,8 @@ func (r *runner) finish() error {
 		return nil
 	}
 	r.res.Files = append(r.res.Files, "checkpoints", MetricsName)
-	if c := curveOf(r.metrics.history); c.len() > 0 {
-		if err := c.writePNG(filepath.Join(r.cfg.Dir, CurveName)); err != nil {
+	if c := curveOf(r.metrics.history); len(c.Step) > 0 {
+		if err := writeCurve(filepath.Join(r.cfg.Dir, CurveName), c); err != nil {
 			return fmt.Errorf("run: %s: %w", CurveName, err)
 		}
 		r.res.Files = append(r.res.Files, CurveName)

@@ -1,7 +1,6 @@
-package main
+package plots
 
 import (
-	"fmt"
 	"image/color"
 	"io"
 
@@ -10,40 +9,47 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-
-	"github.com/mpdf/mpdf/study"
 )
 
-// paretoPoints are points with a vertical interval each.
-type paretoPoints struct {
+// Point is one policy in the accuracy-against-tokens plane, with the
+// interval [Low, High] of its accuracy.
+type Point struct {
+	Name                string
+	Tokens              float64
+	Accuracy, Low, High float64
+	Learned             bool // a learned policy: joined by a line, in sweep order
+}
+
+// points are points with a vertical interval each.
+type points struct {
 	plotter.XYs
 	plotter.YErrors
 }
 
-// writePareto draws a scope's accuracy (with its 95% interval) against
-// tokens per task as a PNG: the baselines and the oracle as labelled
-// points, the learned policies as a line through their λ sweep.
-func writePareto(w io.Writer, sc *study.Scope) error {
+// WritePareto draws accuracy (with its interval) against tokens per task
+// as a PNG into w: fixed protocols as labelled grey points, learned
+// policies as a red line through their sweep, in the order given.
+func WritePareto(w io.Writer, title string, pts []Point) error {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("accuracy vs tokens per task (%s; bars: 95%% bootstrap by question)", sc.Name)
+	p.Title.Text = title
 	p.X.Label.Text = "tokens per task"
 	p.Y.Label.Text = "team accuracy"
-	var fixed, learned paretoPoints
+	var fixed, learned points
 	var fixedNames, learnedNames []string
-	for _, ps := range sc.Policies {
-		pt := plotter.XY{X: ps.TokensPerTask, Y: ps.Accuracy.Estimate}
-		e := struct{ Low, High float64 }{ps.Accuracy.Estimate - ps.Accuracy.Low, ps.Accuracy.High - ps.Accuracy.Estimate}
-		if ps.Lambda != nil {
-			learned.XYs = append(learned.XYs, pt)
+	for _, pt := range pts {
+		xy := plotter.XY{X: pt.Tokens, Y: pt.Accuracy}
+		e := struct{ Low, High float64 }{pt.Accuracy - pt.Low, pt.High - pt.Accuracy}
+		if pt.Learned {
+			learned.XYs = append(learned.XYs, xy)
 			learned.YErrors = append(learned.YErrors, e)
-			learnedNames = append(learnedNames, ps.Policy)
+			learnedNames = append(learnedNames, pt.Name)
 		} else {
-			fixed.XYs = append(fixed.XYs, pt)
+			fixed.XYs = append(fixed.XYs, xy)
 			fixed.YErrors = append(fixed.YErrors, e)
-			fixedNames = append(fixedNames, ps.Policy)
+			fixedNames = append(fixedNames, pt.Name)
 		}
 	}
-	add := func(pts paretoPoints, names []string, c color.Color, line bool) error {
+	add := func(pts points, names []string, c color.Color, line bool) error {
 		if len(pts.XYs) == 0 {
 			return nil
 		}
@@ -76,8 +82,8 @@ func writePareto(w io.Writer, sc *study.Scope) error {
 		}
 		for i := range labels.TextStyle {
 			labels.TextStyle[i].Color = c
-			labels.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
 		}
+		labels.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
 		p.Add(s, bars, labels)
 		return nil
 	}
