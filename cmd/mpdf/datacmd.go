@@ -25,6 +25,7 @@ func newDataCmd() *cobra.Command {
 paths or filepath.Match globs ('runs/*.jsonl.zst'), read in order.`,
 	}
 	cmd.AddCommand(newValidateCmd(), newPackCmd(), newStatsCmd())
+	cmd.AddCommand(newSignalCmd(), newHindsightCmd()) // signalcmd.go
 	return cmd
 }
 
