@@ -99,12 +99,21 @@ func (t *Turn) State() metapolicy.AgentState {
 }
 
 // Observation is what agent self saw when it chose its action in round t ≥ 1:
-// the states of round t−1.
+// the states of round t−1 and the answers of rounds 0..t−1 (History), as
+// env.Run showed them.
 func (e *Episode) Observation(t, self int) metapolicy.Observation {
 	prev := e.Rounds[t-1].Turns
 	agents := make([]metapolicy.AgentState, len(prev))
 	for i := range prev {
 		agents[i] = prev[i].State()
 	}
-	return metapolicy.Observation{Self: self, Round: t, Rounds: len(e.Rounds) - 1, Agents: agents}
+	history := make([][]string, t)
+	for r := range history {
+		turns := e.Rounds[r].Turns
+		history[r] = make([]string, len(turns))
+		for i := range turns {
+			history[r][i] = turns[i].Answer
+		}
+	}
+	return metapolicy.Observation{Self: self, Round: t, Rounds: len(e.Rounds) - 1, Agents: agents, History: history}
 }

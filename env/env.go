@@ -33,3 +33,36 @@ type Game interface {
 	// round are simultaneous: all see the same prev.
 	Step(round, agent int, action metapolicy.Action, prev []data.Turn) (data.Turn, error)
 }
+
+// PeersAlwaysSeen is implemented by an Env whose refine always reflects the
+// peers' answers, whatever Run hides from it: a replay, where every recorded
+// revision was written after seeing the peers. Such an Env cannot play
+// Self-Refine: Run refuses a metapolicy.SelfRefiner policy that refines
+// alone on it, and Baselines leaves refine out, rather than reporting a
+// debate under Self-Refine's name.
+type PeersAlwaysSeen interface {
+	PeersAlwaysSeen() bool
+}
+
+// peersAlwaysSeen reports whether e implements PeersAlwaysSeen and says so.
+func peersAlwaysSeen(e Env) bool {
+	p, ok := e.(PeersAlwaysSeen)
+	return ok && p.PeersAlwaysSeen()
+}
+
+// Baselines lists the heuristic baselines (metapolicy.HeuristicNames) that
+// e can play, in table order: all of them, less refine on an Env whose
+// peers are always seen.
+func Baselines(e Env) []string {
+	names := metapolicy.HeuristicNames()
+	if !peersAlwaysSeen(e) {
+		return names
+	}
+	out := names[:0]
+	for _, n := range names {
+		if n != metapolicy.HeuristicRefine {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -34,8 +34,8 @@ func TestWilson(t *testing.T) {
 }
 
 // smart is a hand-written meta-policy: persist when the team is unanimous,
-// concede when unsure, refine otherwise. It is the existence proof that the
-// simulator rewards choosing: it must match debate for far fewer tokens.
+// concede when unsure, refine otherwise; a state-dependent policy for the
+// evaluator's tests.
 type smart struct{}
 
 func (smart) Name() string { return "smart" }
@@ -67,9 +67,11 @@ func baselines(t testing.TB) []metapolicy.Policy {
 	return append(ps, smart{})
 }
 
-// TestBaselines checks the trade-off the meta-policy must learn: debating
-// beats the round-0 majority clearly and costs far more; Self-Refine gains
-// less than debate; choosing per state matches debate for much less.
+// TestBaselines checks what Evaluate must report for every baseline
+// whatever the simulator's parameters: counts, shares that sum to one, an
+// interval around the accuracy, majority scoring exactly its round 0 at
+// round 0's tokens, debate refining every turn. It asserts no ranking of
+// the policies: which protocol wins is a measurement, not a test.
 func TestBaselines(t *testing.T) {
 	s := newSim(t, SimConfig{})
 	res, err := Evaluate(s, baselines(t), RunOptions{Episodes: 2, Seed: 1})
@@ -92,22 +94,14 @@ func TestBaselines(t *testing.T) {
 			t.Errorf("%s: accuracy %v outside [%v, %v]", r.Policy, r.Accuracy, r.CILow, r.CIHigh)
 		}
 	}
-	persist, debate, refine, sm := by["persist"], by["debate"], by["refine"], by["smart"]
-	if persist.Accuracy != persist.Round0Accuracy || persist.Actions.Persist != 1 {
-		t.Errorf("persist: accuracy %v, round 0 %v: not the round-0 majority", persist.Accuracy, persist.Round0Accuracy)
+	majority, debate := by["majority"], by["debate"]
+	if majority.Accuracy != majority.Round0Accuracy || majority.Actions.Persist != 1 {
+		t.Errorf("majority: accuracy %v, round 0 %v, persist share %v: not the round-0 majority",
+			majority.Accuracy, majority.Round0Accuracy, majority.Actions.Persist)
 	}
-	if debate.Accuracy < persist.Accuracy+0.07 || debate.CILow <= persist.CIHigh {
-		t.Errorf("debate %.3f does not clearly beat persist %.3f", debate.Accuracy, persist.Accuracy)
-	}
-	if debate.TokensPerTask < 5*persist.TokensPerTask {
-		t.Errorf("debate costs %.0f tokens a task, persist %.0f: not the trade-off", debate.TokensPerTask, persist.TokensPerTask)
-	}
-	if !(refine.Accuracy > persist.Accuracy && refine.Accuracy < debate.Accuracy-0.03) {
-		t.Errorf("self-refine %.3f not between persist %.3f and debate %.3f", refine.Accuracy, persist.Accuracy, debate.Accuracy)
-	}
-	if sm.Accuracy < debate.Accuracy-0.005 || sm.TokensPerTask > 0.7*debate.TokensPerTask {
-		t.Errorf("smart %.3f at %.0f tokens vs debate %.3f at %.0f: no headroom for a learned policy",
-			sm.Accuracy, sm.TokensPerTask, debate.Accuracy, debate.TokensPerTask)
+	if debate.Actions.Refine != 1 || debate.TokensPerTask <= majority.TokensPerTask {
+		t.Errorf("debate: refine share %v, %.0f tokens a task against majority's %.0f",
+			debate.Actions.Refine, debate.TokensPerTask, majority.TokensPerTask)
 	}
 }
 

@@ -100,13 +100,19 @@ func (o *RunOptions) plan(e Env) (plan, error) {
 //
 // In each round every agent's action is chosen from the previous round's
 // states (simultaneously), sampled from pol (or its mode when Greedy), and
-// recorded with its log-probability. An agent of a metapolicy.SelfRefiner
+// recorded with its log-probability. The observation's History holds
+// every earlier round's answers. An agent of a metapolicy.SelfRefiner
 // policy that refines is given a copy of the previous round in which the
-// peers' turns are blank.
+// peers' turns are blank; on an Env that implements PeersAlwaysSeen such a
+// policy is refused.
 func Run(e Env, pol metapolicy.Policy, opts RunOptions, emit func(*data.Episode) error) error {
 	p, err := opts.plan(e)
 	if err != nil {
 		return err
+	}
+	if selfRefines(pol) && peersAlwaysSeen(e) {
+		return fmt.Errorf("env: %s cannot play policy %s: its agents refine without seeing the peers, "+
+			"and every refine of this environment reflects them (it would be a debate under another name)", e.Name(), pol.Name())
 	}
 	total := len(p.tasks) * p.episodes
 	play := func(k int) (*data.Episode, error) {
@@ -276,20 +282,20 @@ func playEpisode(e Env, pol metapolicy.Policy, task, ep, rounds int, opts *RunOp
 		Rounds:   make([]data.Round, 1, rounds+1),
 	}
 	out.Rounds[0].Turns = turns
-	selfRefine := false
-	if sr, ok := pol.(metapolicy.SelfRefiner); ok {
-		selfRefine = sr.SelfRefine()
-	}
 	states := make([]metapolicy.AgentState, n)
 	actions := make([]metapolicy.Action, n)
 	logps := make([]float64, n)
+	history := make([][]string, 0, rounds)
 	for t := 1; t <= rounds; t++ {
 		prev := out.Rounds[t-1].Turns
+		answers := make([]string, n)
 		for i := range prev {
 			states[i] = prev[i].State()
+			answers[i] = prev[i].Answer
 		}
+		history = append(history, answers)
 		for i := range n {
-			obs := metapolicy.Observation{Self: i, Round: t, Rounds: rounds, Agents: states}
+			obs := metapolicy.Observation{Self: i, Round: t, Rounds: rounds, Agents: states, History: history}
 			var a metapolicy.Action
 			var lp float64
 			if opts.Greedy {
@@ -309,7 +315,7 @@ func playEpisode(e Env, pol metapolicy.Policy, task, ep, rounds int, opts *RunOp
 		cur := make([]data.Turn, n)
 		for i := range n {
 			seen := prev
-			if selfRefine && actions[i] == metapolicy.Refine {
+			if selfRefines(pol) && actions[i] == metapolicy.Refine {
 				seen = alone(prev, i)
 			}
 			turn, err := g.Step(t, i, actions[i], seen)
@@ -322,6 +328,12 @@ func playEpisode(e Env, pol metapolicy.Policy, task, ep, rounds int, opts *RunOp
 		out.Rounds = append(out.Rounds, data.Round{Turns: cur})
 	}
 	return out, nil
+}
+
+// selfRefines reports whether pol's agents refine without seeing the peers.
+func selfRefines(pol metapolicy.Policy) bool {
+	sr, ok := pol.(metapolicy.SelfRefiner)
+	return ok && sr.SelfRefine()
 }
 
 // alone returns a copy of prev with every turn but self's blank.

@@ -322,3 +322,124 @@ func BenchmarkRun(b *testing.B) {
 		}
 	}
 }
+
+// historyCheck is a policy that checks each observation's History against
+// the episode the runner records, through data.Episode.Observation.
+type historyCheck struct {
+	seen *[]metapolicy.Observation
+}
+
+func (h historyCheck) Name() string { return "history" }
+func (h historyCheck) Probs(p *[metapolicy.NumActions]float64, obs *metapolicy.Observation) error {
+	o := *obs
+	o.History = nil
+	for _, row := range obs.History {
+		o.History = append(o.History, append([]string(nil), row...))
+	}
+	*h.seen = append(*h.seen, o)
+	*p = [metapolicy.NumActions]float64{0.3, 0.4, 0.3}
+	return nil
+}
+
+// TestRunFillsHistory: every observation carries the answers of all
+// earlier rounds, equal to what the episode records and to what
+// data.Episode.Observation rebuilds from it.
+func TestRunFillsHistory(t *testing.T) {
+	s := newSim(t, SimConfig{})
+	var seen []metapolicy.Observation
+	eps, err := Collect(s, historyCheck{&seen}, RunOptions{NumTasks: 5, Seed: 3, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	for _, ep := range eps {
+		for r := 1; r < len(ep.Rounds); r++ {
+			for i := range ep.Agents {
+				obs := seen[k]
+				k++
+				if len(obs.History) != r {
+					t.Fatalf("%s round %d: history of %d rounds", ep.ID, r, len(obs.History))
+				}
+				for q := range r {
+					for j, tu := range ep.Rounds[q].Turns {
+						if obs.History[q][j] != tu.Answer {
+							t.Fatalf("%s round %d: history[%d][%d] = %q, recorded %q", ep.ID, r, q, j, obs.History[q][j], tu.Answer)
+						}
+					}
+				}
+				if re := ep.Observation(r, i); !reflect.DeepEqual(re.History, obs.History) {
+					t.Fatalf("%s round %d agent %d: Episode.Observation history %q, runner's %q", ep.ID, r, i, re.History, obs.History)
+				}
+			}
+		}
+	}
+	if k != len(seen) {
+		t.Errorf("%d observations, %d decisions", len(seen), k)
+	}
+}
+
+// wantBaseline is the action the baseline policy must take in round r of
+// ep, from the recorded answers.
+func wantBaseline(t *testing.T, policy string, ep *data.Episode, r int) metapolicy.Action {
+	t.Helper()
+	answers := func(q int) []string {
+		out := make([]string, ep.Agents)
+		for i, tu := range ep.Rounds[q].Turns {
+			out[i] = tu.Answer
+		}
+		return out
+	}
+	switch policy {
+	case "majority":
+		return metapolicy.Persist
+	case "gate":
+		if metapolicy.Unanimous(answers(0)) {
+			return metapolicy.Persist
+		}
+		return metapolicy.Refine
+	case "until-consensus":
+		if metapolicy.Unanimous(answers(r - 1)) {
+			return metapolicy.Persist
+		}
+		return metapolicy.Refine
+	}
+	t.Fatalf("no rule for %s", policy)
+	return 0
+}
+
+// TestBaselinesOnSimulator runs majority, gate and until-consensus on the
+// simulator: every recorded action follows the baseline's rule, both gate
+// branches occur, and until-consensus stops on agreement and never starts
+// again.
+func TestBaselinesOnSimulator(t *testing.T) {
+	s := newSim(t, SimConfig{})
+	for _, name := range []string{"majority", "gate", "until-consensus"} {
+		eps, err := Collect(s, heuristic(t, name), RunOptions{NumTasks: 200, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var count [metapolicy.NumActions]int
+		for i := range eps {
+			ep := &eps[i]
+			stopped := false
+			for r := 1; r < len(ep.Rounds); r++ {
+				want := wantBaseline(t, name, ep, r)
+				for k, tu := range ep.Rounds[r].Turns {
+					if *tu.Action != want {
+						t.Fatalf("%s: %s round %d agent %d: %v, want %v", name, ep.ID, r, k, *tu.Action, want)
+					}
+					count[*tu.Action]++
+				}
+				if name == "until-consensus" {
+					if stopped && want == metapolicy.Refine {
+						t.Fatalf("%s: refined again after agreeing", ep.ID)
+					}
+					stopped = want == metapolicy.Persist
+				}
+			}
+		}
+		if name != "majority" && (count[metapolicy.Persist] == 0 || count[metapolicy.Refine] == 0) {
+			t.Errorf("%s: actions %v: one branch never taken on 200 tasks", name, count)
+		}
+	}
+}

@@ -8,11 +8,14 @@ import (
 
 // Names of the heuristic baselines (NewHeuristic).
 const (
-	HeuristicPersist   = "persist"   // self-consistency: the round-0 majority
-	HeuristicRefine    = "refine"    // Self-Refine: refine every round, peers unseen
-	HeuristicDebate    = "debate"    // LLM-Debate: refine every round, peers seen
-	HeuristicThreshold = "threshold" // persist / refine / concede by confidence
-	HeuristicRandom    = "random"    // uniform over the three actions
+	HeuristicMajority   = "majority"        // self-consistency: everyone persists, the round-0 majority
+	HeuristicPersist    = "persist"         // the former name of majority, kept as an alias
+	HeuristicRefine     = "refine"          // Self-Refine: refine every round, peers unseen
+	HeuristicDebate     = "debate"          // LLM-Debate: refine every round, peers seen
+	HeuristicGate       = "gate"            // debate only when round 0 disagrees (iMAD-style)
+	HeuristicUntilAgree = "until-consensus" // refine until unanimous, then persist (DyLAN's early stop)
+	HeuristicThreshold  = "threshold"       // persist / refine / concede by confidence
+	HeuristicRandom     = "random"          // uniform over the three actions
 )
 
 // Default thresholds of the threshold heuristic.
@@ -21,9 +24,11 @@ const (
 	DefaultLow  = 0.4
 )
 
-// HeuristicNames lists the heuristic baselines in the order tables show them.
+// HeuristicNames lists the heuristic baselines in the order tables show
+// them. The alias persist is not listed: it is majority under its old name.
 func HeuristicNames() []string {
-	return []string{HeuristicPersist, HeuristicRefine, HeuristicDebate, HeuristicThreshold, HeuristicRandom}
+	return []string{HeuristicMajority, HeuristicRefine, HeuristicDebate, HeuristicGate,
+		HeuristicUntilAgree, HeuristicThreshold, HeuristicRandom}
 }
 
 // SelfRefiner is implemented by policies whose agents refine alone, without
@@ -59,11 +64,23 @@ type heuristic struct {
 
 // NewHeuristic returns the baseline policy called name (HeuristicNames):
 //
-//   - persist: always persist, so the final team answer is the round-0
+//   - majority: always persist, so the final team answer is the round-0
 //     majority (self-consistency over the team's independent answers).
+//     "persist" is accepted as an alias; the policy keeps the name it was
+//     asked by, so that old records and scripts still match.
 //   - refine: always refine, without seeing the peers (Self-Refine; the
 //     policy implements SelfRefiner).
 //   - debate: always refine, seeing the peers (LLM-Debate).
+//   - gate: decide once whether to debate at all (as iMAD does with a
+//     classifier, here with the plainest signal): when every agent's
+//     round-0 answer is the same readable answer, everyone persists to the
+//     end; otherwise a full debate (everyone refines every round). It reads
+//     round 0 from Observation.History (from Agents in round 1), so later
+//     rounds need the History that runners fill.
+//   - until-consensus: everyone refines each round until the team is
+//     unanimous (every agent holds the same readable answer), then
+//     persists (DyLAN's early stop on agreement). All agents see the same
+//     states, so the whole team stops together; it needs no history.
 //   - threshold: persist when the agent's introspective confidence is
 //     ≥ high, concede when it is < low, refine in between or when the
 //     confidence is missing (WithThresholds; defaults 0.8 and 0.4).
@@ -73,7 +90,8 @@ type heuristic struct {
 func NewHeuristic(name string, opts ...HeuristicOption) (Policy, error) {
 	h := &heuristic{kind: name, high: DefaultHigh, low: DefaultLow}
 	switch name {
-	case HeuristicPersist, HeuristicRefine, HeuristicDebate, HeuristicRandom:
+	case HeuristicMajority, HeuristicPersist, HeuristicRefine, HeuristicDebate,
+		HeuristicGate, HeuristicUntilAgree, HeuristicRandom:
 		if len(opts) > 0 {
 			return nil, fmt.Errorf("metapolicy: heuristic %q takes no options", name)
 		}
@@ -84,7 +102,7 @@ func NewHeuristic(name string, opts ...HeuristicOption) (Policy, error) {
 			}
 		}
 	default:
-		return nil, fmt.Errorf("metapolicy: unknown heuristic %q (want one of %s)",
+		return nil, fmt.Errorf("metapolicy: unknown heuristic %q (want one of %s, or persist for majority)",
 			name, strings.Join(HeuristicNames(), ", "))
 	}
 	return h, nil
@@ -130,17 +148,34 @@ func (h *heuristic) Name() string {
 func (h *heuristic) SelfRefine() bool { return h.kind == HeuristicRefine }
 
 // Probs implements Policy. It returns Check's error for a malformed
-// observation.
+// observation, and for gate an error when a round after the first comes
+// without History.
 func (h *heuristic) Probs(p *[NumActions]float64, obs *Observation) error {
 	if err := obs.Check(); err != nil {
 		return err
 	}
 	*p = [NumActions]float64{}
 	switch h.kind {
-	case HeuristicPersist:
+	case HeuristicMajority, HeuristicPersist:
 		p[Persist] = 1
 	case HeuristicRefine, HeuristicDebate:
 		p[Refine] = 1
+	case HeuristicGate:
+		first := obs.Answers(0)
+		if first == nil {
+			return fmt.Errorf("metapolicy: gate: round %d observation without the answer history", obs.Round)
+		}
+		if Unanimous(first) {
+			p[Persist] = 1
+		} else {
+			p[Refine] = 1
+		}
+	case HeuristicUntilAgree:
+		if Unanimous(obs.Answers(obs.Round - 1)) {
+			p[Persist] = 1
+		} else {
+			p[Refine] = 1
+		}
 	case HeuristicRandom:
 		*p = [NumActions]float64{1.0 / 3, 1.0 / 3, 1.0 / 3}
 	case HeuristicThreshold:

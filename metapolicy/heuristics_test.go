@@ -65,10 +65,18 @@ func TestHeuristicNamesAndParse(t *testing.T) {
 		if p.Name() != n {
 			t.Errorf("Name %q, want %q", p.Name(), n)
 		}
+		if n == HeuristicPersist {
+			t.Error("the alias persist is listed")
+		}
 		sr, ok := p.(SelfRefiner)
 		if !ok || sr.SelfRefine() != (n == HeuristicRefine) {
 			t.Errorf("%s: SelfRefine wrong", n)
 		}
+	}
+	// persist is majority under its old name, and keeps that name.
+	alias, err := ParseHeuristic("persist")
+	if err != nil || alias.Name() != "persist" {
+		t.Errorf("persist alias: %v, %v", alias, err)
 	}
 	p, err := NewHeuristic(HeuristicThreshold, WithThresholds(0.9, 0.25))
 	if err != nil {
@@ -133,5 +141,71 @@ func TestHeuristicSampling(t *testing.T) {
 		if k < 900 || k > 1100 {
 			t.Errorf("random took %v %d times of 3000", Action(a), k)
 		}
+	}
+}
+
+// history builds the observation of round len(rounds) for agent self:
+// rounds[r] are the answers of round r.
+func history(self int, rounds ...[]string) *Observation {
+	last := rounds[len(rounds)-1]
+	o := &Observation{Self: self, Round: len(rounds), Rounds: 3, History: rounds}
+	for _, a := range last {
+		o.Agents = append(o.Agents, AgentState{Answer: a, Confidence: Missing, Profile: Profile{SelfConfidence: Missing}})
+	}
+	return o
+}
+
+// TestRoundZeroBaselines checks the actions of majority, gate and
+// until-consensus on observations of rounds 1 to 3.
+func TestRoundZeroBaselines(t *testing.T) {
+	agree, split := []string{"7", "7", "7"}, []string{"7", "8", "7"}
+	blank := []string{"", "", ""}
+	for _, c := range []struct {
+		policy string
+		obs    *Observation
+		want   Action
+	}{
+		{"majority", history(0, split), Persist},
+		{"majority", history(2, split, split, split), Persist},
+		{"persist", history(1, split, agree), Persist},
+		// gate: round 0 decides for the whole episode.
+		{"gate", history(0, agree), Persist},
+		{"gate", history(1, split), Refine},
+		{"gate", history(2, agree, split, split), Persist}, // round 0 agreed: keep persisting
+		{"gate", history(0, split, agree), Refine},         // round 0 split: debate to the end
+		{"gate", history(0, split, agree, agree), Refine},
+		{"gate", history(0, blank), Refine}, // nobody readable is no agreement
+		// until-consensus: the previous round decides.
+		{"until-consensus", history(0, split), Refine},
+		{"until-consensus", history(1, agree), Persist},
+		{"until-consensus", history(2, split, agree), Persist},
+		{"until-consensus", history(0, agree, split), Refine},
+		{"until-consensus", history(0, split, split, agree), Persist},
+		{"until-consensus", history(0, blank), Refine},
+	} {
+		p, err := ParseHeuristic(c.policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, lp, err := Greedy(p, c.obs)
+		if err != nil || a != c.want || lp != 0 {
+			t.Errorf("%s in round %d after %q: %v (log p %v, err %v), want %v",
+				c.policy, c.obs.Round, c.obs.History, a, lp, err, c.want)
+		}
+		// Without History, round 1 still works: Agents are round 0.
+		if c.obs.Round == 1 {
+			bare := *c.obs
+			bare.History = nil
+			if b, _, err := Greedy(p, &bare); err != nil || b != a {
+				t.Errorf("%s in round 1 without history: %v %v, want %v", c.policy, b, err, a)
+			}
+		}
+	}
+	gate, _ := NewHeuristic(HeuristicGate)
+	bare := *history(0, agree, agree)
+	bare.History = nil
+	var pr [NumActions]float64
+	if err := gate.Probs(&pr, &bare); err == nil || !strings.Contains(err.Error(), "history") {
+		t.Errorf("gate in round 2 without history: err %v", err)
 	}
 }

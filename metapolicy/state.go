@@ -34,12 +34,52 @@ var Missing = math.NaN()
 
 // Observation is what agent Self sees when it picks its action in round
 // Round (1-based deliberation round) of Rounds: every agent's state, its own
-// included, indexed by agent.
+// included, indexed by agent, and the answers of every earlier round.
 type Observation struct {
 	Self   int
 	Round  int
 	Rounds int
 	Agents []AgentState
+	// History holds the answers of every round before Round: History[r][i]
+	// is agent i's answer ("" when unreadable) in round r, 0 ≤ r < Round,
+	// so History[Round-1] repeats Agents' answers. Runners (env.Run,
+	// data.Episode.Observation) fill it; nil means the past is unknown, as
+	// in a hand-made observation. Policies must not modify it: rows are
+	// shared between the agents of a round. The featurizer does not read
+	// it (FeatureVersion is unchanged); baselines such as gate do.
+	History [][]string
+}
+
+// Answers returns every agent's answer in round r < Round: History[r], or
+// Agents' answers for r = Round−1 when History is nil. It returns nil
+// when the observation does not know round r.
+func (o *Observation) Answers(r int) []string {
+	switch {
+	case r < 0 || r >= o.Round:
+		return nil
+	case o.History != nil:
+		return o.History[r]
+	case r == o.Round-1:
+		out := make([]string, len(o.Agents))
+		for i := range o.Agents {
+			out[i] = o.Agents[i].Answer
+		}
+		return out
+	}
+	return nil
+}
+
+// Unanimous reports whether every agent holds the same readable answer.
+func Unanimous(answers []string) bool {
+	if len(answers) == 0 || answers[0] == "" {
+		return false
+	}
+	for _, a := range answers[1:] {
+		if a != answers[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // Check reports an observation the featurizer cannot encode.
@@ -51,6 +91,21 @@ func (o *Observation) Check() error {
 		return fmt.Errorf("metapolicy: self index %d outside [0, %d)", o.Self, len(o.Agents))
 	case o.Rounds < 1 || o.Round < 1 || o.Round > o.Rounds:
 		return fmt.Errorf("metapolicy: round %d of %d, want 1 ≤ round ≤ rounds", o.Round, o.Rounds)
+	}
+	if o.History != nil {
+		if len(o.History) != o.Round {
+			return fmt.Errorf("metapolicy: history of %d rounds in round %d, want %d", len(o.History), o.Round, o.Round)
+		}
+		for r, row := range o.History {
+			if len(row) != len(o.Agents) {
+				return fmt.Errorf("metapolicy: history round %d has %d answers for %d agents", r, len(row), len(o.Agents))
+			}
+		}
+		for i, a := range o.History[o.Round-1] {
+			if a != o.Agents[i].Answer {
+				return fmt.Errorf("metapolicy: history round %d: agent %d answer %q, state says %q", o.Round-1, i, a, o.Agents[i].Answer)
+			}
+		}
 	}
 	for i, a := range o.Agents {
 		if c := a.Confidence; Known(c) && !(c >= 0 && c <= 1) {

@@ -9,10 +9,15 @@
 // Task i is question i (transcript.Question) in the order given; round 0 is
 // the recorded round 0. In deliberation round t ≥ 1:
 //
-//   - refine: the agent takes its recorded round-t answer, with that
-//     answer's estimated tokens (transcript.Answer.Tokens: prompt plus
-//     response). Past the end of its recording it repeats its last
-//     recorded answer, at that answer's cost.
+//   - refine: the agent takes its next recorded revision: its k-th refine
+//     of the episode takes its recorded answer of round k (and that
+//     answer's estimated tokens, transcript.Answer.Tokens: prompt plus
+//     response), whatever round the refine happens in. Refining is never
+//     a way to skip ahead to a later round's answer: an agent that
+//     persists twice and refines in round 3 gets its round-1 revision.
+//     An agent that has used all its recorded revisions keeps its answer
+//     and pays the tokens of its last recorded answer — the model would
+//     have been called, and the recording has no answer for the call.
 //   - persist: the agent keeps its previous turn, at no cost.
 //   - concede: the agent adopts metapolicy.ConcedeTarget of the previous
 //     round (the peers' best-supported answer), with the reasoning profile
@@ -22,25 +27,40 @@
 //     adopt it keeps its own.
 //
 // Confidence is missing everywhere: the transcripts have none. Replay is
-// deterministic (Start ignores its rng) and an Env is read-only after New,
-// so Start and the games may run concurrently.
+// deterministic (Start ignores its rng). An Env is read-only after New and
+// each Start makes a fresh game holding the episode's state (how many
+// revisions each agent has used), so episodes may run concurrently; one
+// game's Steps may not.
 //
 // Every agent refining every round reproduces the recorded debate exactly,
 // and every agent persisting reproduces round 0; the package tests check
 // both on the shared transcripts against transcript.Baselines.
 //
+// # Baselines on replay
+//
+// Self-Refine (the refine heuristic) cannot be replayed: every recorded
+// revision was written after seeing the peers, so it would be the debate
+// under another name. The Env implements env.PeersAlwaysSeen; env.Run
+// refuses a Self-Refine policy on it and env.Baselines leaves refine out.
+// majority, debate, gate and until-consensus replay without approximation:
+// in each of them the whole team refines in the same rounds, from the
+// first, so every revision meets the peers it was written after (gate is
+// round 0 or the recorded debate; until-consensus is a prefix of it).
+//
 // # The approximation
 //
-// A recorded refinement was written after seeing the recorded peers — who
-// all refined in the recording — not the peers this replay shows it. When
-// a policy makes some agents persist or concede, a refining agent still
-// gives the answer it gave when its peers had refined: the replay ignores
-// how the changed peers would have changed that answer. It also cannot
-// produce an answer nobody recorded. Results on replay therefore measure
-// how well a policy chooses among recorded behaviours (keep, take the
-// refinement, follow the peers), which is a lower-variance, model-free
-// proxy for, not an equal of, running the policy with a live model; the
-// llm environment is the live one.
+// A recorded revision was written after seeing the recorded peers of the
+// round before it — who all refined in the recording — not the peers this
+// replay shows it. When a policy makes some agents persist or concede, or
+// delays a refine, a refining agent still gives the revision it gave after
+// seeing the recorded peers of that revision's round: the replay ignores
+// how other peers would have changed that answer. An agent's k-th
+// revision also saw the recorded peers' (k−1)-th answers, which need not
+// be what the replayed peers hold. And it cannot produce an
+// answer nobody recorded. Results on replay therefore measure how well a
+// policy chooses among recorded behaviours (keep, take the next revision,
+// follow the peers), a model-free proxy for, not an equal of, running the
+// policy with a live model; the llm environment is the live one.
 //
 // # Splits
 //

@@ -8,10 +8,14 @@ import (
 	"github.com/mpdf/mpdf/transcript"
 )
 
-// game is one replayed question.
+// game is one replayed question in one episode. Its state is how many
+// recorded revisions each agent has used; Start makes a fresh game per
+// episode. Steps of one game must not run concurrently (env.Run steps a
+// game's agents one after another).
 type game struct {
-	e *Env
-	q *transcript.Question
+	e    *Env
+	q    *transcript.Question
+	used []int // used[k]: revisions agent k has taken so far
 }
 
 func (g *game) Task() (id, question, gold string) { return g.q.ID, g.q.Text, g.q.Gold }
@@ -26,10 +30,10 @@ func (g *game) Initial() ([]data.Turn, error) {
 	return turns, nil
 }
 
-// recorded is agent k's recorded answer of round t (its last one when it
-// recorded fewer rounds), with its estimated cost.
+// recorded is agent k's recorded answer of round t, with its estimated
+// cost. t must be below len(q.Agents[k]).
 func (g *game) recorded(k, t int) data.Turn {
-	a := g.q.At(k, t)
+	a := &g.q.Agents[k][t]
 	turn := data.Turn{Answer: a.Answer, Profile: a.Profile, Tokens: a.Tokens()}
 	if g.e.text {
 		turn.Text = a.Text
@@ -39,8 +43,12 @@ func (g *game) recorded(k, t int) data.Turn {
 
 // Step plays one agent's action in round ≥ 1:
 //
-//   - refine: the agent's recorded answer of this round (its last one if it
-//     recorded fewer), with that answer's estimated tokens;
+//   - refine: the agent's next unused recorded revision — its k-th refine
+//     takes its recorded answer of round k, whatever round it happens in —
+//     with that answer's estimated tokens. An agent that has used every
+//     recorded revision keeps its previous turn and pays the tokens of its
+//     last recorded answer (the call was made; the recording has no
+//     answer for it).
 //   - persist: its previous turn unchanged, at no cost;
 //   - concede: metapolicy.ConcedeTarget of prev, with the reasoning profile
 //     (and text) of the lowest-index peer holding it, at the concede cost;
@@ -62,7 +70,7 @@ func (g *game) Step(round, agent int, action metapolicy.Action, prev []data.Turn
 	var t data.Turn
 	switch action {
 	case metapolicy.Refine:
-		t = g.recorded(agent, round)
+		t = g.revise(agent, prev)
 	case metapolicy.Persist:
 		t = prev[agent]
 		t.Tokens, t.Exchanges = 0, nil
@@ -72,6 +80,20 @@ func (g *game) Step(round, agent int, action metapolicy.Action, prev []data.Turn
 	}
 	t.Action, t.LogProb = &action, nil
 	return t, nil
+}
+
+// revise takes agent's next recorded revision, or keeps its previous turn
+// at the cost of its last recorded answer when none is left.
+func (g *game) revise(agent int, prev []data.Turn) data.Turn {
+	as := g.q.Agents[agent]
+	if k := g.used[agent] + 1; k < len(as) {
+		g.used[agent] = k
+		return g.recorded(agent, k)
+	}
+	t := prev[agent]
+	t.Exchanges = nil
+	t.Tokens = as[len(as)-1].Tokens()
+	return t
 }
 
 // concede returns the turn agent adopts from its peers in prev.

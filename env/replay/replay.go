@@ -131,13 +131,19 @@ func (e *Env) Rounds() int {
 	return n
 }
 
-// Start opens a task. Replay is deterministic: rng is not used.
+// Start opens a task for one episode. Replay is deterministic: rng is not
+// used.
 func (e *Env) Start(task int, rng *rand.Rand) (env.Game, error) {
 	if task < 0 || task >= len(e.qs) {
 		return nil, fmt.Errorf("replay: task %d outside [0, %d)", task, len(e.qs))
 	}
-	return &game{e: e, q: &e.qs[task]}, nil
+	q := &e.qs[task]
+	return &game{e: e, q: q, used: make([]int, len(q.Agents))}, nil
 }
+
+// PeersAlwaysSeen implements env.PeersAlwaysSeen: every recorded revision
+// was written after seeing the peers, so a replay cannot play Self-Refine.
+func (e *Env) PeersAlwaysSeen() bool { return true }
 
 // Subset returns an Env over the given tasks, in that order (for training on
 // one side of a Split and evaluating on the other). Options carry over.

@@ -123,11 +123,72 @@ func TestRefineReproducesRecording(t *testing.T) {
 			}
 		}
 	}
-	// Past the recording an agent that refines repeats its last answer.
+	// Past its recording an agent that refines keeps its answer and pays
+	// for the call what its last recorded answer cost.
 	g, _ := e.Start(0, nil)
 	hist := play(t, g, 5, always(metapolicy.Refine))
 	if got, want := answersOf(hist[5]), []string{"7", "", "8"}; !slices.Equal(got, want) {
 		t.Errorf("round 5 = %q, want the last recorded %q", got, want)
+	}
+	q := e.Question(0)
+	for k, turn := range hist[5] {
+		last := q.Agents[k][len(q.Agents[k])-1]
+		if turn.Tokens != last.Tokens() || turn.Profile != hist[4][k].Profile {
+			t.Errorf("round 5 agent %d: %d tokens, want its last answer's %d, and its kept profile", k, turn.Tokens, last.Tokens())
+		}
+	}
+}
+
+// TestRefineTakesNextRevision: an agent's k-th refine takes its recorded
+// answer of round k, whatever round the refine happens in. Persisting
+// until the last round and then refining gets the first revision, not the
+// last round's.
+func TestRefineTakesNextRevision(t *testing.T) {
+	e := newTiny(t)
+	q := e.Question(0) // agent 0 recorded 5 → 6 → 7
+	g, _ := e.Start(0, nil)
+	lastOnly := func(r, _ int, _ []data.Turn) metapolicy.Action {
+		if r == 2 {
+			return metapolicy.Refine
+		}
+		return metapolicy.Persist
+	}
+	hist := play(t, g, 2, lastOnly)
+	if got, want := answersOf(hist[2]), []string{"6", "6", "8"}; !slices.Equal(got, want) {
+		t.Errorf("persist then refine ends %q, want the first revisions %q", got, want)
+	}
+	for k, turn := range hist[2] {
+		if a := q.Agents[k][1]; turn.Tokens != a.Tokens() || turn.Profile != a.Profile {
+			t.Errorf("agent %d: %d tokens, want its first revision's %d", k, turn.Tokens, a.Tokens())
+		}
+	}
+	// A fresh episode starts over: Start makes new state.
+	g2, _ := e.Start(0, nil)
+	if got := answersOf(play(t, g2, 2, always(metapolicy.Refine))[2]); !slices.Equal(got, q.Answers(nil, 2)) {
+		t.Errorf("second episode ends %q, recorded %q", got, q.Answers(nil, 2))
+	}
+	// Concede and persist use no revision: refine, concede, refine takes
+	// revisions 1 and 2.
+	g3, _ := e.Start(0, nil)
+	hist = play(t, g3, 3, func(r, _ int, _ []data.Turn) metapolicy.Action {
+		return []metapolicy.Action{0, metapolicy.Refine, metapolicy.Concede, metapolicy.Refine}[r]
+	})
+	if got := hist[3][0].Answer; got != "7" {
+		t.Errorf("refine, concede, refine: agent 0 ends %q, want its second revision 7", got)
+	}
+}
+
+// TestNoSelfRefineOnReplay: the runner refuses Self-Refine on a replay and
+// the replay's baselines leave it out.
+func TestNoSelfRefineOnReplay(t *testing.T) {
+	e := newTiny(t)
+	sr, _ := metapolicy.NewHeuristic(metapolicy.HeuristicRefine)
+	if _, err := env.Collect(e, sr, env.RunOptions{}); err == nil || !strings.Contains(err.Error(), "debate under another name") {
+		t.Errorf("refine on replay: err %v", err)
+	}
+	names := env.Baselines(e)
+	if slices.Contains(names, metapolicy.HeuristicRefine) || !slices.Contains(names, metapolicy.HeuristicDebate) {
+		t.Errorf("replay baselines %q", names)
 	}
 }
 
@@ -239,7 +300,8 @@ func TestNewErrors(t *testing.T) {
 }
 
 // TestAnyPolicy runs a uniform random policy through the replay: every
-// answer must be one the recording or a peer's previous turn supports, and
+// refine must take the agent's next recorded revision (or keep its answer
+// when none is left), every other answer must be a previous turn's, and
 // costs must follow the action.
 func TestAnyPolicy(t *testing.T) {
 	e := newTiny(t)
@@ -251,6 +313,7 @@ func TestAnyPolicy(t *testing.T) {
 			hist := play(t, g, 3, func(int, int, []data.Turn) metapolicy.Action {
 				return metapolicy.Action(rng.IntN(metapolicy.NumActions))
 			})
+			used := make([]int, len(q.Agents))
 			for r := 1; r < len(hist); r++ {
 				for k, turn := range hist[r] {
 					prev := hist[r-1]
@@ -260,8 +323,14 @@ func TestAnyPolicy(t *testing.T) {
 							t.Fatalf("persist changed %q → %q", prev[k].Answer, turn.Answer)
 						}
 					case metapolicy.Refine:
-						if a := q.At(k, r); turn.Answer != a.Answer || turn.Tokens != a.Tokens() {
-							t.Fatalf("refine gave %q, recorded %q", turn.Answer, a.Answer)
+						used[k]++
+						as := q.Agents[k]
+						want, cost := prev[k].Answer, as[len(as)-1].Tokens()
+						if used[k] < len(as) {
+							want, cost = as[used[k]].Answer, as[used[k]].Tokens()
+						}
+						if turn.Answer != want || turn.Tokens != cost {
+							t.Fatalf("refine #%d gave %q at %d tokens, want %q at %d", used[k], turn.Answer, turn.Tokens, want, cost)
 						}
 					case metapolicy.Concede:
 						want := metapolicy.ConcedeTarget(answersOf(prev), nil, k)
