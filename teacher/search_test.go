@@ -19,7 +19,8 @@ func ans(a string, tok int) transcript.Answer {
 // handBuilt is a replay whose best plan is known. Gold 7; round 0 is
 // 3, 3, 7 (the majority is wrong). Agent 0 revises to 7 in both recorded
 // rounds (100 tokens each), agent 1 stays on 3 until round 2 (150 tokens
-// each), agent 2 keeps 7 (90 tokens each). One revision of agent 0 makes
+// each), agent 2 keeps 7 (90 tokens each). Round 0 costs 10, 40 and 10
+// tokens (so that agents 0 and 1, both on 3, look different). One revision of agent 0 makes
 // the team right; conceding cannot (the peers' vote is split and the tie
 // goes to 3). The cheapest correct plans are one refine of agent 0, in
 // round 1 or in round 2 — both cost 100 tokens under either replay rule —
@@ -31,7 +32,7 @@ func handBuilt(t *testing.T) *replay.Env {
 		ID: "q", File: "hand.json", Task: transcript.GSM8K, Text: "q", Gold: "7",
 		Agents: [][]transcript.Answer{
 			{ans("3", 10), ans("7", 100), ans("7", 100)},
-			{ans("3", 10), ans("3", 150), ans("7", 150)},
+			{ans("3", 40), ans("3", 150), ans("7", 150)},
 			{ans("7", 10), ans("7", 90), ans("7", 90)},
 		},
 	}
@@ -52,11 +53,11 @@ func TestSearchHandBuilt(t *testing.T) {
 		correct    bool
 		tokens     int
 	}{
-		{"exhaustive λ=0", 0, 0, "ppp|rpp", true, 130},
-		{"exhaustive λ=5", 5, 0, "ppp|rpp", true, 130},   // 1 − 0.65 beats 0 − 0.15
-		{"exhaustive λ=10", 10, 0, "ppp|ppp", false, 30}, // 1 − 1.3 loses to 0 − 0.3
-		{"ascent λ=0", 0, 1, "ppp|rpp", true, 130},
-		{"ascent λ=10", 10, 1, "ppp|ppp", false, 30},
+		{"exhaustive λ=0", 0, 0, "ppp|rpp", true, 160},
+		{"exhaustive λ=5", 5, 0, "ppp|rpp", true, 160},   // 1 − 0.8 beats 0 − 0.3
+		{"exhaustive λ=12", 12, 0, "ppp|ppp", false, 60}, // 1 − 1.92 loses to 0 − 0.72
+		{"ascent λ=0", 0, 1, "ppp|rpp", true, 160},
+		{"ascent λ=12", 12, 1, "ppp|ppp", false, 60},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := Search(e, 0, Config{Lambda: c.lambda, Rounds: 2, MaxExhaustive: c.exhaustive})

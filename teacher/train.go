@@ -1,0 +1,146 @@
+package teacher
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/trainer"
+)
+
+// LabelsName is the value of trainer.Config.SFT.Labels that asks for the
+// hindsight teacher (Train) instead of a heuristic one.
+const LabelsName = "hindsight"
+
+// Train trains a policy on every task of train: a fresh network over the
+// layout cfg.Features (trainer.NewPolicy), a supervised stage of
+// cfg.SFT.Epochs epochs cloning the hindsight plans (Search with λ =
+// cfg.Reward.Lambda over cfg.RL.Rounds, every training task), then
+// cfg.RL.Iterations SoftRankPO iterations against the supervised policy as
+// reference (Iterate). Its signature is study.Trainer's; it uses the
+// kernel backend on one thread, so that the result does not depend on the
+// machine, and is deterministic in its inputs. The plans know the gold
+// answers: give it training tasks only.
+func Train(train env.Env, cfg trainer.Config) (metapolicy.Policy, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	fz, err := metapolicy.FeaturizerFor(cfg.Features)
+	if err != nil {
+		return nil, err
+	}
+	net, err := trainer.NewPolicy(&cfg, fz.Width)
+	if err != nil {
+		return nil, err
+	}
+	backend, err := trainer.NewKernelBackend(net.Sizes, net.Act, cfg.Loss, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer backend.Close()
+	n := train.NumTasks()
+	if n == 0 {
+		return nil, fmt.Errorf("teacher: train: no training task")
+	}
+	if cfg.SFT.Epochs > 0 {
+		tasks := trainer.IterTasks(cfg.Seed, -1, n, n)
+		res, _, err := SearchTasks(train, tasks, Config{Lambda: cfg.Reward.Lambda, Rounds: cfg.RL.Rounds, Seed: cfg.Seed}, 1, nil)
+		if err != nil {
+			return nil, fmt.Errorf("teacher: train: %w", err)
+		}
+		if len(res) == 0 {
+			return nil, fmt.Errorf("teacher: train: no training task has a gold answer")
+		}
+		x, actions, err := Labels(train, res, cfg.Seed, fz.Width, fz.Featurize)
+		if err != nil {
+			return nil, fmt.Errorf("teacher: train: %w", err)
+		}
+		sft, err := trainer.NewSFT(backend, net, cfg.SFT, cfg.Adam, cfg.Seed)
+		if err != nil {
+			return nil, err
+		}
+		for range cfg.SFT.Epochs {
+			if _, err := sft.Epoch(x, actions); err != nil {
+				return nil, fmt.Errorf("teacher: train: %w", err)
+			}
+		}
+	}
+	rl, err := trainer.NewRL(backend, net, net.Clone(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	for it := range cfg.RL.Iterations {
+		rl.Progress = float64(it) / float64(cfg.RL.Iterations)
+		if _, err := Iterate(rl, train, fz, cfg, it); err != nil {
+			return nil, fmt.Errorf("teacher: train: %w", err)
+		}
+	}
+	return metapolicy.NewFeaturizedPolicy("mpdf", net, fz)
+}
+
+// Iterate is trainer.RL.Iterate over any feature layout: it samples
+// cfg.RL.EpisodesPerTask episodes of each of iteration iter's tasks
+// (trainer.IterTasks) with rl's current policy read through fz, on one
+// worker, turns them into decisions with cfg.Reward (rewards and group
+// keys of data.Rewards and data.GroupKey; by task by default, so the
+// episodes of a question compete) and updates the policy. Episodes
+// without a gold answer are not trained on.
+func Iterate(rl *trainer.RL, e env.Env, fz metapolicy.Featurizer, cfg trainer.Config, iter int) (trainer.UpdateResult, error) {
+	net := rl.Stepper().Policy()
+	pol, err := metapolicy.NewFeaturizedPolicy("mpdf", net, fz)
+	if err != nil {
+		return trainer.UpdateResult{}, err
+	}
+	var batch trainer.Samples
+	f := make([]float64, fz.Width)
+	opts := env.RunOptions{
+		Tasks:    trainer.IterTasks(cfg.Seed, iter, cfg.RL.TasksPerIter, e.NumTasks()),
+		Episodes: cfg.RL.EpisodesPerTask,
+		Rounds:   cfg.RL.Rounds,
+		Seed:     cfg.Seed ^ (uint64(iter)+1)*0x9e3779b97f4a7c15,
+		Workers:  1,
+	}
+	err = env.Run(e, pol, opts, func(ep *data.Episode) error {
+		if ep.Gold == "" {
+			return nil
+		}
+		r, err := data.Rewards(ep, cfg.Reward)
+		if err != nil {
+			return err
+		}
+		by := cfg.Reward.GroupBy
+		if by == "" {
+			by = data.GroupByTask
+		}
+		for t := 1; t < len(ep.Rounds); t++ {
+			group := data.GroupKey(ep, t, by)
+			for i, turn := range ep.Rounds[t].Turns {
+				obs := ep.Observation(t, i)
+				if err := fz.Featurize(f, &obs); err != nil {
+					return err
+				}
+				for _, v := range f {
+					batch.Features = append(batch.Features, float32(v))
+				}
+				batch.Actions = append(batch.Actions, uint8(*turn.Action))
+				batch.Rewards = append(batch.Rewards, r[t][i])
+				batch.Groups = append(batch.Groups, group)
+				lp := math.NaN()
+				if turn.LogProb != nil {
+					lp = *turn.LogProb
+				}
+				batch.LogProb = append(batch.LogProb, lp)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return trainer.UpdateResult{}, fmt.Errorf("online iteration %d: %w", iter, err)
+	}
+	if batch.Len() == 0 {
+		return trainer.UpdateResult{}, fmt.Errorf("online iteration %d: no decisions with a reward", iter)
+	}
+	return rl.Update(&batch)
+}

@@ -1,0 +1,65 @@
+package teacher
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/trainer"
+)
+
+func TestTrainClonesThePlan(t *testing.T) {
+	e := handBuilt(t)
+	for _, version := range []string{"", metapolicy.FeatureVersionV2} {
+		cfg := trainer.DefaultConfig()
+		cfg.Features = version
+		cfg.SFT.Epochs, cfg.SFT.BatchSize, cfg.SFT.LR = 300, 8, 1e-2
+		cfg.RL.Iterations, cfg.RL.Rounds = 0, 2
+		pol, err := Train(e, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eps, err := env.Collect(e, metapolicy.GreedyPolicy{Policy: pol}, env.RunOptions{Rounds: 2, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []metapolicy.Action
+		for _, r := range eps[0].Rounds[1:] {
+			for _, turn := range r.Turns {
+				got = append(got, *turn.Action)
+			}
+		}
+		p, r := metapolicy.Persist, metapolicy.Refine
+		if want := []metapolicy.Action{p, p, p, r, p, p}; !slices.Equal(got, want) {
+			t.Errorf("features %q: greedy clone plays %v, want the plan ppp|rpp", version, got)
+		}
+		if team := data.TeamAnswer(eps[0].Rounds[2].Turns); team != "7" {
+			t.Errorf("features %q: team answer %q, want 7", version, team)
+		}
+	}
+}
+
+func TestTrainDeterministic(t *testing.T) {
+	e := handBuilt(t)
+	cfg := trainer.DefaultConfig()
+	cfg.Features = metapolicy.FeatureVersionV2
+	cfg.SFT.Epochs, cfg.SFT.BatchSize = 3, 4
+	cfg.RL.Iterations, cfg.RL.Rounds, cfg.RL.TasksPerIter, cfg.RL.EpisodesPerTask = 2, 2, 1, 4
+	var nets [2][]float32
+	for k := range nets {
+		pol, err := Train(e, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nets[k] = pol.(*metapolicy.FeaturizedPolicy).Net.Params
+	}
+	if !slices.Equal(nets[0], nets[1]) {
+		t.Error("two runs with the same config trained different weights")
+	}
+	cfg.Features = "mpdf-features/v0"
+	if _, err := Train(e, cfg); err == nil {
+		t.Error("unknown feature version accepted")
+	}
+}
