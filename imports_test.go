@@ -27,6 +27,7 @@ var below = map[string][]string{
 	"nn":         {},
 	"autodiff":   {"nn"},
 	"metapolicy": {"nn"},
+	"stats":      {},
 }
 
 const module = "github.com/mpdf/mpdf"

@@ -112,7 +112,9 @@
 // Evaluate plays every policy on the same tasks and seeds and reports, per
 // policy, the team accuracy (the final round's metapolicy.TeamAnswer over
 // all agents equals the gold; episodes without a gold are counted but not
-// scored) with its 95% Wilson score interval, the round-0 accuracy, the
+// scored) with a 95% bootstrap interval that resamples tasks — a task's
+// episodes are correlated, so they are drawn together (AccuracyInterval,
+// package stats) — the round-0 accuracy, the
 // mean tokens per episode over all rounds (round 0 included) and the share
 // of each action among decisions. A Tally scores episodes read back from a
 // file the same way. Results print as an aligned table or as JSON.

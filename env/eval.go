@@ -9,6 +9,7 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/stats"
 )
 
 // Result is one policy's evaluation.
@@ -20,7 +21,9 @@ type Result struct {
 	Correct  int    `json:"correct"`
 	// Accuracy is the share of scored episodes whose final team answer
 	// (metapolicy.TeamAnswer over all agents) is the gold; CILow and CIHigh
-	// bound it with the 95% Wilson score interval.
+	// bound it with a 95% percentile bootstrap interval that resamples
+	// tasks, all of a task's episodes together (AccuracyInterval), since
+	// episodes of one task are not independent.
 	Accuracy float64 `json:"accuracy"`
 	CILow    float64 `json:"ci95_low"`
 	CIHigh   float64 `json:"ci95_high"`
@@ -52,8 +55,12 @@ type Tally struct {
 	episodes, scored, correct, correct0, decisions int
 	tokens                                         int64
 	actions                                        [metapolicy.NumActions]int
-	tasks                                          map[string]struct{}
+	tasks                                          map[string]int // task id → index in byTask
+	byTask                                         []taskScore    // in order of first appearance
 }
+
+// taskScore is one task's scored episodes and correct ones.
+type taskScore struct{ scored, correct int }
 
 // Add scores one episode. It rejects an episode with fewer than two agents,
 // without rounds, with a round that has not one turn per agent, or with an
@@ -88,16 +95,23 @@ func (t *Tally) Add(ep *data.Episode) error {
 	}
 	t.tokens += tokens
 	if t.tasks == nil {
-		t.tasks = map[string]struct{}{}
+		t.tasks = map[string]int{}
 	}
-	t.tasks[ep.Task] = struct{}{}
+	k, ok := t.tasks[ep.Task]
+	if !ok {
+		k = len(t.byTask)
+		t.tasks[ep.Task] = k
+		t.byTask = append(t.byTask, taskScore{})
+	}
 	t.episodes++
 	if ep.Gold == "" {
 		return nil
 	}
 	t.scored++
+	t.byTask[k].scored++
 	if data.TeamAnswer(ep.Rounds[len(ep.Rounds)-1].Turns) == ep.Gold {
 		t.correct++
+		t.byTask[k].correct++
 	}
 	if data.TeamAnswer(ep.Rounds[0].Turns) == ep.Gold {
 		t.correct0++
@@ -112,7 +126,7 @@ func (t *Tally) Result() Result {
 		r.Accuracy = float64(t.correct) / float64(t.scored)
 		r.Round0Accuracy = float64(t.correct0) / float64(t.scored)
 	}
-	r.CILow, r.CIHigh = Wilson(t.correct, t.scored)
+	r.CILow, r.CIHigh = t.interval()
 	if t.episodes > 0 {
 		r.TokensPerTask = float64(t.tokens) / float64(t.episodes)
 	}
@@ -151,11 +165,38 @@ func Evaluate(e Env, policies []metapolicy.Policy, opts RunOptions) (Results, er
 	return res, nil
 }
 
+// AccuracyInterval configures the interval of Result.Accuracy: a 95%
+// percentile cluster bootstrap (package stats) over tasks, fixed seed, so
+// that the same episodes always give the same bounds.
+var AccuracyInterval = stats.Bootstrap{Resamples: stats.DefaultResamples, Level: 0.95, Seed: 1}
+
+// interval is the accuracy's cluster-bootstrap interval over the tasks with
+// a scored episode; (0, 1) when none is scored.
+func (t *Tally) interval() (lo, hi float64) {
+	var sums []float64
+	var counts []int
+	for _, s := range t.byTask {
+		if s.scored > 0 {
+			sums = append(sums, float64(s.correct))
+			counts = append(counts, s.scored)
+		}
+	}
+	if len(sums) == 0 {
+		return 0, 1
+	}
+	dist, err := AccuracyInterval.Distribution(sums, counts)
+	if err != nil { // only a misconfigured AccuracyInterval gets here
+		return math.NaN(), math.NaN()
+	}
+	return stats.Percentiles(dist, AccuracyInterval.Level)
+}
+
 // wilsonZ is Φ⁻¹(0.975).
 const wilsonZ = 1.959963984540054
 
 // Wilson returns the 95% Wilson score interval of k successes in n trials;
-// (0, 1) when n = 0.
+// (0, 1) when n = 0. It assumes independent trials: Result's interval
+// is a cluster bootstrap by task instead.
 func Wilson(k, n int) (lo, hi float64) {
 	if n <= 0 {
 		return 0, 1
@@ -169,7 +210,7 @@ func Wilson(k, n int) (lo, hi float64) {
 // WriteTable writes the results as an aligned text table.
 func (rs Results) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "policy\tepisodes\taccuracy\t95% CI\tround 0\ttokens/task\tpersist\trefine\tconcede")
+	fmt.Fprintln(tw, "policy\tepisodes\taccuracy\t95% CI (tasks)\tround 0\ttokens/task\tpersist\trefine\tconcede")
 	for _, r := range rs {
 		fmt.Fprintf(tw, "%s\t%d\t%.3f\t[%.3f, %.3f]\t%.3f\t%.0f\t%.3f\t%.3f\t%.3f\n",
 			r.Policy, r.Episodes, r.Accuracy, r.CILow, r.CIHigh, r.Round0Accuracy, r.TokensPerTask,

@@ -31,22 +31,27 @@ func newEvalCmd() *cobra.Command {
 		Short: "Compare policies on the same tasks and seeds (accuracy, tokens, actions)",
 		Long: `Eval plays every policy on the same tasks with the same seeds (common
 random numbers) and prints, per policy, the team accuracy of the final round
-with its 95% Wilson interval, the round-0 accuracy, the mean tokens per task
-and the share of each action.
+with a 95% bootstrap interval that resamples tasks (a task's episodes are
+drawn together: they are not independent), the round-0 accuracy, the mean
+tokens per task and the share of each action.
 
 Environments (--env):
   sim                   the built-in simulator (default; --sim-* flags)
-  replay:GLOB[,GLOB]    imported LLM-Debate transcripts replayed: refine
-                        gives the recorded answer of the round, persist
-                        keeps the previous one, concede adopts a peer's
-                        (the transcripts hold no answer written without
-                        the peers, so there the refine baseline replays
-                        the debate's answers; confidences are missing)
+  replay:GLOB[,GLOB]    imported LLM-Debate transcripts replayed: an
+                        agent's k-th refine takes its k-th recorded
+                        revision (then it keeps its answer), persist keeps
+                        the previous one, concede adopts a peer's. The
+                        transcripts hold no answer written without the
+                        peers, so Self-Refine (refine) is not played there;
+                        confidences are missing
 
 Policies (--policy, repeatable or comma-separated): when no heuristic is
-named, all heuristic baselines (` + strings.Join(metapolicy.HeuristicNames(), ", ") + `)
-are evaluated first, then the learned policies given; --no-baselines drops
-them. ` + policySpecHelp + `
+named, the heuristic baselines (` + strings.Join(metapolicy.HeuristicNames(), ", ") + `;
+persist is majority's old name) that the environment can play are
+evaluated first, then the learned policies given; --no-baselines drops
+them. majority keeps round 0's answers; gate persists when round 0 is
+unanimous and debates otherwise; until-consensus refines until the team is
+unanimous. ` + policySpecHelp + `
 
 --split train|test evaluates on one side of a seeded split of the tasks
 (--held-out is the test fraction, --split-seed the seed); replayed questions
@@ -61,11 +66,11 @@ side. --tasks then takes the first N tasks of that side.`,
 				return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 0, workers ≥ 0",
 					tasks, episodes, rounds, workers)
 			}
-			pols, err := evalPolicies(specs, noBaselines)
+			e, defRounds, err := openEvalEnv(cmd.ErrOrStderr(), envSpec, kind, cfg, quiet)
 			if err != nil {
 				return err
 			}
-			e, defRounds, err := openEvalEnv(cmd.ErrOrStderr(), envSpec, kind, cfg, quiet)
+			pols, err := evalPolicies(specs, env.Baselines(e), noBaselines)
 			if err != nil {
 				return err
 			}
@@ -129,15 +134,15 @@ side. --tasks then takes the first N tasks of that side.`,
 }
 
 // evalPolicies resolves the --policy values, adding the heuristic baselines
-// first when none is named (unless noBaselines).
-func evalPolicies(specs []string, noBaselines bool) ([]resolvedPolicy, error) {
+// the environment can play first when none is named (unless noBaselines).
+func evalPolicies(specs, baselines []string, noBaselines bool) ([]resolvedPolicy, error) {
 	named := false
 	for _, s := range specs {
 		named = named || isHeuristicSpec(s)
 	}
 	var all []string
 	if !named && !noBaselines {
-		all = append(all, metapolicy.HeuristicNames()...)
+		all = append(all, baselines...)
 	}
 	all = append(all, specs...)
 	if len(all) == 0 {

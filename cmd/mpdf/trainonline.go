@@ -125,7 +125,7 @@ func (r *run) evaluate(held env.Env) error {
 		return err
 	}
 	policies := []metapolicy.Policy{learned, metapolicy.GreedyPolicy{Policy: learned}}
-	for _, name := range metapolicy.HeuristicNames() {
+	for _, name := range env.Baselines(held) {
 		p, err := metapolicy.NewHeuristic(name)
 		if err != nil {
 			return err

@@ -3,9 +3,11 @@ package replay
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/transcript"
 )
@@ -88,4 +90,99 @@ func BenchmarkReplay(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+}
+
+// sharedCorpus lists every shared transcript in the LLM-Debate layout:
+// slm-debate and the gsm and mmlu files of more (not more/variants).
+func sharedCorpus(t testing.TB) []string {
+	t.Helper()
+	paths := sharedDebates(t)
+	more, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "data", "debates", "more", "*", "*.json"))
+	for _, p := range more {
+		if filepath.Base(filepath.Dir(p)) != "variants" {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
+// lastOnly persists in every round but the last, where it refines.
+type lastOnly struct{}
+
+func (lastOnly) Name() string { return "refine-last-only" }
+func (lastOnly) Probs(p *[metapolicy.NumActions]float64, obs *metapolicy.Observation) error {
+	*p = [metapolicy.NumActions]float64{}
+	if obs.Round == obs.Rounds {
+		p[metapolicy.Refine] = 1
+	} else {
+		p[metapolicy.Persist] = 1
+	}
+	return nil
+}
+
+// TestRefineLastOnly replays "persist, then refine in the last round" on
+// every shared transcript: each agent must end on its first recorded
+// revision at round 0's tokens plus that revision's, not on the debate's
+// final answer. It logs that policy's accuracy and tokens next to debate's
+// and next to what the replay gave before revisions were taken in order
+// (the last round's answer at round 0's plus that answer's tokens), the
+// measurement behind the replay rule:
+//
+//	go test ./env/replay -run TestRefineLastOnly -v
+func TestRefineLastOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays the whole shared corpus")
+	}
+	for _, set := range []struct {
+		name  string
+		paths []string
+	}{{"slm-debate", sharedDebates(t)}, {"slm-debate + more", sharedCorpus(t)}} {
+		e, _, err := Load(set.paths, transcript.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rounds := e.Rounds()
+		var old env.Tally
+		old.Policy = "refine-last-only, old replay"
+		eps, err := env.Collect(e, lastOnly{}, env.RunOptions{Rounds: rounds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for task := range eps {
+			q, ep := e.Question(task), &eps[task]
+			last := ep.Rounds[rounds].Turns
+			for k, turn := range last {
+				first := q.Agents[k][min(1, len(q.Agents[k])-1)]
+				if turn.Answer != first.Answer {
+					t.Fatalf("%s: agent %d ends %q, its first revision is %q", q.ID, k, turn.Answer, first.Answer)
+				}
+			}
+			// The old rule: the refine of round R took the round-R answer.
+			shortcut := *ep
+			shortcut.Rounds = slices.Clone(ep.Rounds)
+			shortcut.Rounds[rounds].Turns = slices.Clone(last)
+			for k := range last {
+				a := q.At(k, rounds)
+				shortcut.Rounds[rounds].Turns[k].Answer = a.Answer
+				shortcut.Rounds[rounds].Turns[k].Tokens = a.Tokens()
+			}
+			if err := old.Add(&shortcut); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pols := []metapolicy.Policy{lastOnly{}}
+		for _, n := range env.Baselines(e) {
+			if p, _ := metapolicy.NewHeuristic(n); n != metapolicy.HeuristicThreshold && n != metapolicy.HeuristicRandom {
+				pols = append(pols, p)
+			}
+		}
+		res, err := env.Evaluate(e, pols, env.RunOptions{Rounds: rounds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res = append(res, old.Result())
+		var buf strings.Builder
+		res.WriteTable(&buf)
+		t.Logf("%s, %d questions, %d rounds:\n%s", set.name, e.NumTasks(), rounds, buf.String())
+	}
 }

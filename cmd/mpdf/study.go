@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/study"
+)
+
+func init() { register(newStudyCmd) }
+
+func newStudyCmd() *cobra.Command {
+	def := study.DefaultConfig()
+	var (
+		cfg           = def
+		sim           env.SimConfig
+		envSpec, kind string
+		out, groupBy  string
+		sftEpochs     int
+		quiet, asJSON bool
+	)
+	cfg.Baselines = nil
+	cmd := &cobra.Command{
+		Use:   "study [--env sim|replay:GLOB[,GLOB...]] [flags]",
+		Short: "Cross-validated comparison of learned policies with every baseline (report.md, results.json, pareto.png)",
+		Long: `Study runs the experiment that checks whether a learned meta-policy beats the
+fixed protocols: K-fold cross-validation over questions (a question debated
+in several files is one unit, never on both sides), repeated over --seeds
+seeds, for each token cost λ of --lambda. Each fold trains a policy on the
+other folds (in memory: the online run of mpdf train, shortened) and plays it
+and every heuristic baseline on its own tasks with the same episode seeds.
+--group-by model makes one fold per model instead (leave one model out: the
+policies are tested on a model they never trained on).
+
+It writes into --out:
+  results.json  one row per task × policy × seed: correct, tokens, actions
+  report.md     pooled and per-model tables: accuracy with a 95% bootstrap
+                interval resampled by question, tokens per task, action
+                shares, and for each learned policy the paired difference
+                "learned − baseline" with its interval; the hindsight oracle
+                (per task the best fixed protocol, chosen knowing the
+                answer) is a ceiling row
+  pareto.png    accuracy against tokens per task: baselines as points,
+                learned policies as a curve over λ, with the intervals
+and prints report.md (or the summary as JSON with --json). The same flags and
+data give the same bytes.`,
+		Example: `  mpdf study --env 'replay:../shared/data/debates/slm-debate/*/*.json'
+  mpdf study --env 'replay:debates/*/*.json' --group-by model --lambda 0,0.2
+  mpdf study --env sim --folds 5 --seeds 1 --sim-tasks 500`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.GroupBy = study.GroupBy(groupBy)
+			e, _, err := openEvalEnv(cmd.ErrOrStderr(), envSpec, kind, sim, quiet)
+			if err != nil {
+				return err
+			}
+			cfg.Train.SFT.Epochs = sftEpochs
+			if sftEpochs < 0 { // auto: transcripts carry no confidence for the threshold teacher
+				cfg.Train.SFT.Epochs = def.Train.SFT.Epochs
+				if _, ok := e.(*replay.Env); !ok {
+					cfg.Train.SFT.Epochs = 5
+				}
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			jobs := cfg.Seeds * (1 + len(cfg.Lambdas))
+			if cfg.GroupBy != study.ByModel {
+				jobs *= cfg.Folds
+			}
+			bar := newBar(jobs, "study (folds × seeds × policies)", quiet)
+			cfg.Progress = func(done, total int) {
+				if bar.GetMax() != total {
+					bar.ChangeMax(total)
+				}
+				_ = bar.Set(done)
+			}
+			start := time.Now()
+			s, err := study.Run(e, cfg)
+			if err != nil {
+				bar.Exit()
+				return err
+			}
+			_ = bar.Finish()
+			elapsed := time.Since(start)
+			sum, err := s.Summarise()
+			if err != nil {
+				return err
+			}
+			var report bytes.Buffer
+			if err := sum.WriteMarkdown(&report); err != nil {
+				return err
+			}
+			if err := writeFileAtomic(filepath.Join(out, "results.json"), s.WriteResults); err != nil {
+				return err
+			}
+			if err := writeFileAtomic(filepath.Join(out, "report.md"), func(w io.Writer) error {
+				_, err := w.Write(report.Bytes())
+				return err
+			}); err != nil {
+				return err
+			}
+			if err := writeFileAtomic(filepath.Join(out, "pareto.png"), func(w io.Writer) error {
+				return writePareto(w, &sum.Scopes[0])
+			}); err != nil {
+				return err
+			}
+			if !quiet {
+				fmt.Fprintf(cmd.ErrOrStderr(), "study: %d rows in %s; wrote %s/{results.json,report.md,pareto.png}\n",
+					len(s.Rows), elapsed.Round(time.Second), out)
+			}
+			o := cmd.OutOrStdout()
+			if asJSON {
+				return sum.WriteJSON(o)
+			}
+			_, err = o.Write(report.Bytes())
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&envSpec, "env", "sim", "environment: sim, or replay:GLOB[,GLOB] of LLM-Debate transcripts")
+	f.StringVar(&kind, "kind", "", "task of replayed transcripts when their names do not say: gsm or mmlu")
+	f.StringVar(&out, "out", "runs/study", "directory of results.json, report.md and pareto.png")
+	f.IntVar(&cfg.Folds, "folds", def.Folds, "K of the K-fold split by question")
+	f.IntVar(&cfg.Seeds, "seeds", def.Seeds, "repetitions of the cross-validation, seeds --seed, --seed+1, …")
+	f.Uint64Var(&cfg.Seed, "seed", def.Seed, "first seed (folds, training, episodes)")
+	f.StringVar(&groupBy, "group-by", string(study.ByQuestion), "folds by question (K-fold) or by model (leave one model out)")
+	f.Float64SliceVar(&cfg.Lambdas, "lambda", def.Lambdas, "token costs λ (reward per 1000 tokens) to train with, one learned policy each")
+	f.IntVar(&cfg.Episodes, "episodes", def.Episodes, "test episodes per task and policy")
+	f.IntVar(&cfg.Rounds, "rounds", 0, "deliberation rounds (0 = the most a replay recorded, 3 in the simulator)")
+	f.StringSliceVar(&cfg.Baselines, "baselines", nil, "baselines to compare (default: every heuristic baseline)")
+	f.BoolVar(&cfg.Greedy, "greedy", false, "learned policies take their most probable action on the test side")
+	f.IntVar(&cfg.Train.RL.Iterations, "iterations", def.Train.RL.Iterations, "SoftRankPO iterations per fold and λ")
+	f.IntVar(&cfg.Train.RL.TasksPerIter, "tasks-per-iter", def.Train.RL.TasksPerIter, "training tasks per iteration")
+	f.IntVar(&cfg.Train.RL.EpisodesPerTask, "episodes-per-task", def.Train.RL.EpisodesPerTask, "episodes per training task (one SoftRankPO group)")
+	f.Float64Var(&cfg.Train.Adam.LR, "lr", def.Train.Adam.LR, "Adam learning rate of SoftRankPO")
+	f.Var(hiddenValue{&cfg.Train.Hidden}, "hidden", "hidden layer sizes, e.g. 64,64")
+	f.IntVar(&sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 0 on transcripts, which carry no confidence; 5 in the simulator)")
+	f.StringVar(&cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "heuristic teacher of the supervised stage")
+	f.IntVar(&cfg.Bootstrap.Resamples, "resamples", def.Bootstrap.Resamples, "bootstrap resamples of the intervals")
+	f.IntVar(&cfg.Workers, "workers", 0, "folds run at once (0 = one per CPU); the results do not depend on it")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no transcript report")
+	f.BoolVar(&asJSON, "json", false, "print the summary as JSON instead of report.md")
+	addSimFlags(cmd, &sim)
+	return cmd
+}
+
+// writeFileAtomic writes path through a temporary file in its directory,
+// renamed over path only once complete: a failed run leaves the old file.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,317 @@
+package study
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/mpdf/mpdf/stats"
+)
+
+// PolicyStats is one policy's pooled results over the rows of a scope.
+type PolicyStats struct {
+	Policy string   `json:"policy"`
+	Lambda *float64 `json:"lambda,omitempty"`
+	Oracle bool     `json:"oracle,omitempty"`
+	Rows   int      `json:"rows"` // task × seed rows with a scored episode
+	Tasks  int      `json:"tasks"`
+	Units  int      `json:"questions"`
+	// Accuracy is the share of scored episodes answered right, with the
+	// bootstrap interval resampled by question.
+	Accuracy stats.Interval `json:"accuracy"`
+	// TokensPerTask is the mean tokens of an episode (all rounds).
+	TokensPerTask float64 `json:"tokens_per_task"`
+	Persist       float64 `json:"persist"` // shares of the decisions
+	Refine        float64 `json:"refine"`
+	Concede       float64 `json:"concede"`
+}
+
+// Diff is the paired difference "learned − other" over the rows both
+// share (same task, same seed): accuracy with its bootstrap interval
+// resampled by question, and the mean difference of tokens per task.
+type Diff struct {
+	Learned  string         `json:"learned"`
+	Other    string         `json:"other"`
+	Accuracy stats.Interval `json:"accuracy"`
+	Tokens   float64        `json:"tokens_per_task"`
+}
+
+// Scope is the summary of a set of rows: all of them, or one model's.
+type Scope struct {
+	Name     string        `json:"name"` // "all" or a model
+	Policies []PolicyStats `json:"policies"`
+	Diffs    []Diff        `json:"diffs"`
+}
+
+// Summary is what report.md shows.
+type Summary struct {
+	Env       string   `json:"env"`
+	Tasks     int      `json:"tasks"`
+	Questions int      `json:"questions"`
+	Models    []string `json:"models"`
+	Folds     []string `json:"folds"`
+	Rounds    int      `json:"rounds"`
+	Config    Config   `json:"config"`
+	Scopes    []Scope  `json:"scopes"`
+	// Unscored counts the task × policy × seed rows without a gold answer
+	// (counted in tokens and actions, not in accuracy).
+	Unscored int `json:"unscored_rows"`
+}
+
+// Summarise pools the rows: over all tasks, then per model (when there
+// are several), each with every policy's stats and every learned policy's
+// paired difference with each baseline and the oracle.
+func (s *Study) Summarise() (*Summary, error) {
+	unit := map[string]int{}
+	var models []string
+	for _, t := range s.Tasks {
+		if _, ok := unit[t.Unit]; !ok {
+			unit[t.Unit] = len(unit)
+		}
+		if !slices.Contains(models, t.Model) {
+			models = append(models, t.Model)
+		}
+	}
+	slices.Sort(models)
+	sum := &Summary{Env: s.Env, Tasks: len(s.Tasks), Questions: len(unit), Models: models, Folds: s.Folds, Rounds: s.Rounds, Config: s.Config}
+	for _, r := range s.Rows {
+		if r.Scored == 0 {
+			sum.Unscored++
+		}
+	}
+	scopes := []string{""}
+	if len(models) > 1 {
+		scopes = append(scopes, models...)
+	}
+	for _, m := range scopes {
+		sc, err := s.scope(m, unit)
+		if err != nil {
+			return nil, err
+		}
+		sum.Scopes = append(sum.Scopes, sc)
+	}
+	return sum, nil
+}
+
+// policies lists the policy names in table order: baselines, oracle,
+// learned by λ.
+func (s *Study) policies() []string {
+	return slices.Concat(s.Fixed, []string{OracleName}, s.Learned)
+}
+
+func (s *Study) scope(model string, unit map[string]int) (Scope, error) {
+	sc := Scope{Name: model}
+	if model == "" {
+		sc.Name = "all"
+	}
+	type key struct {
+		seed uint64
+		task int
+	}
+	by := map[string]map[key]*Row{}
+	for i := range s.Rows {
+		r := &s.Rows[i]
+		if model != "" && r.Model != model {
+			continue
+		}
+		if by[r.Policy] == nil {
+			by[r.Policy] = map[key]*Row{}
+		}
+		by[r.Policy][key{r.Seed, r.Index}] = r
+	}
+	// keys in row order, for deterministic sums
+	var keys []key
+	seen := map[key]bool{}
+	for _, r := range s.Rows {
+		k := key{r.Seed, r.Index}
+		if (model == "" || r.Model == model) && !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	for _, name := range s.policies() {
+		rows := by[name]
+		if len(rows) == 0 {
+			continue
+		}
+		ps := PolicyStats{Policy: name, Oracle: name == OracleName}
+		var x []float64
+		var cl []int
+		var episodes int
+		var tokens int64
+		var acts [3]int
+		tasks, units := map[int]bool{}, map[int]bool{}
+		for _, k := range keys {
+			r, ok := rows[k]
+			if !ok {
+				continue
+			}
+			ps.Lambda = r.Lambda
+			episodes += r.Episodes
+			tokens += r.Tokens
+			acts[0] += r.Persist
+			acts[1] += r.Refine
+			acts[2] += r.Concede
+			if r.Scored == 0 {
+				continue
+			}
+			u := unit[s.Tasks[r.Index].Unit]
+			x = append(x, float64(r.Correct)/float64(r.Scored))
+			cl = append(cl, u)
+			tasks[r.Index], units[u] = true, true
+		}
+		if ps.Oracle {
+			ps.Lambda = nil
+		}
+		ps.Rows, ps.Tasks, ps.Units = len(x), len(tasks), len(units)
+		if len(x) > 0 {
+			iv, err := s.Config.Bootstrap.Mean(x, cl)
+			if err != nil {
+				return sc, fmt.Errorf("study: %s: %s: %w", sc.Name, name, err)
+			}
+			ps.Accuracy = iv
+		}
+		ps.TokensPerTask = float64(tokens) / float64(max(1, episodes))
+		if d := float64(acts[0] + acts[1] + acts[2]); d > 0 {
+			ps.Persist, ps.Refine, ps.Concede = float64(acts[0])/d, float64(acts[1])/d, float64(acts[2])/d
+		}
+		sc.Policies = append(sc.Policies, ps)
+	}
+	for _, l := range s.Learned {
+		for _, o := range slices.Concat(s.Fixed, []string{OracleName}) {
+			var x, y []float64
+			var cl []int
+			var dt float64
+			n := 0
+			for _, k := range keys {
+				a, okA := by[l][k]
+				b, okB := by[o][k]
+				if !okA || !okB {
+					continue
+				}
+				dt += float64(a.Tokens)/float64(a.Episodes) - float64(b.Tokens)/float64(b.Episodes)
+				n++
+				if a.Scored == 0 || b.Scored == 0 {
+					continue
+				}
+				x = append(x, float64(a.Correct)/float64(a.Scored))
+				y = append(y, float64(b.Correct)/float64(b.Scored))
+				cl = append(cl, unit[s.Tasks[a.Index].Unit])
+			}
+			if len(x) == 0 {
+				continue
+			}
+			iv, err := s.Config.Bootstrap.PairedDiff(x, y, cl)
+			if err != nil {
+				return sc, fmt.Errorf("study: %s: %s − %s: %w", sc.Name, l, o, err)
+			}
+			sc.Diffs = append(sc.Diffs, Diff{Learned: l, Other: o, Accuracy: iv, Tokens: dt / float64(n)})
+		}
+	}
+	return sc, nil
+}
+
+// WriteResults writes the rows as a JSON array, one row per line.
+func (s *Study) WriteResults(w io.Writer) error {
+	if _, err := io.WriteString(w, "["); err != nil {
+		return err
+	}
+	for i := range s.Rows {
+		b, err := json.Marshal(&s.Rows[i])
+		if err != nil {
+			return err
+		}
+		sep := ",\n"
+		if i == 0 {
+			sep = "\n"
+		}
+		if _, err := fmt.Fprintf(w, "%s%s", sep, b); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, "\n]\n")
+	return err
+}
+
+// WriteJSON writes the summary as indented JSON.
+func (sum *Summary) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sum)
+}
+
+// WriteMarkdown writes the report: what was run, then per scope (all
+// models, then each model) the policies' table and the paired differences.
+func (sum *Summary) WriteMarkdown(w io.Writer) error {
+	c := &sum.Config
+	var b strings.Builder
+	fmt.Fprintf(&b, "# mpdf study\n\n")
+	fmt.Fprintf(&b, "- environment: `%s`\n", shorten(sum.Env))
+	fmt.Fprintf(&b, "- %d tasks, %d distinct questions, models: %s; %d deliberation rounds\n",
+		sum.Tasks, sum.Questions, strings.Join(quoteAll(sum.Models), ", "), sum.Rounds)
+	if c.GroupBy == ByModel {
+		fmt.Fprintf(&b, "- folds: leave one model out (%d folds)", len(sum.Folds))
+	} else {
+		fmt.Fprintf(&b, "- folds: %d by question (a question debated in several files is in one fold)", c.Folds)
+	}
+	fmt.Fprintf(&b, " × %d seeds (%d…%d): each fold trains on the other folds and is tested on its own tasks\n", c.Seeds, c.Seed, c.Seed+uint64(c.Seeds)-1)
+	fmt.Fprintf(&b, "- test side: %d episode(s) per task and policy, the same episode seeds for every policy; learned policies %s\n",
+		c.Episodes, map[bool]string{true: "greedy", false: "sampled"}[c.Greedy])
+	t := &c.Train
+	fmt.Fprintf(&b, "- training per fold and λ: %d SFT epochs (labels %s), %d SoftRankPO iterations × %d tasks × %d episodes, hidden %v, lr %g\n",
+		t.SFT.Epochs, t.SFT.Labels, t.RL.Iterations, t.RL.TasksPerIter, t.RL.EpisodesPerTask, t.Hidden, t.Adam.LR)
+	fmt.Fprintf(&b, "- intervals: %.0f%% percentile bootstrap, %d resamples of questions (seed %d); accuracy is over task × seed rows\n",
+		100*c.Bootstrap.Level, c.Bootstrap.Resamples, c.Bootstrap.Seed)
+	fmt.Fprintf(&b, "- `%s` is a ceiling, not a policy: per task the best fixed protocol (random excluded), chosen knowing the answer\n", OracleName)
+	if sum.Unscored > 0 {
+		fmt.Fprintf(&b, "- %d rows have no readable gold answer: counted in tokens and actions, not in accuracy\n", sum.Unscored)
+	}
+	for _, sc := range sum.Scopes {
+		title := "All models"
+		if sc.Name != "all" {
+			title = "Model " + sc.Name
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n", title)
+		fmt.Fprintf(&b, "| policy | tasks × seeds | accuracy | 95%% CI | tokens/task | persist | refine | concede |\n")
+		fmt.Fprintf(&b, "|---|---:|---:|---|---:|---:|---:|---:|\n")
+		for _, p := range sc.Policies {
+			name := p.Policy
+			if p.Oracle {
+				name = "*" + name + " — ceiling*"
+			}
+			fmt.Fprintf(&b, "| %s | %d | %.3f | [%.3f, %.3f] | %.0f | %.3f | %.3f | %.3f |\n", name, p.Rows,
+				p.Accuracy.Estimate, p.Accuracy.Low, p.Accuracy.High, p.TokensPerTask, p.Persist, p.Refine, p.Concede)
+		}
+		if len(sc.Diffs) > 0 {
+			fmt.Fprintf(&b, "\nlearned − other, paired by task and seed (accuracy in points):\n\n")
+			fmt.Fprintf(&b, "| learned | other | Δ accuracy | 95%% CI | Δ tokens/task |\n|---|---|---:|---|---:|\n")
+			for _, d := range sc.Diffs {
+				fmt.Fprintf(&b, "| %s | %s | %+.1f | [%+.1f, %+.1f] | %+.0f |\n", d.Learned, d.Other,
+					100*d.Accuracy.Estimate, 100*d.Accuracy.Low, 100*d.Accuracy.High, d.Tokens)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		if s == "" {
+			s = "unknown"
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// shorten abbreviates a replay's list of files.
+func shorten(name string) string {
+	if n := strings.Count(name, ","); strings.HasPrefix(name, "replay:") && n > 0 {
+		return fmt.Sprintf("replay of %d files", n+1)
+	}
+	return name
+}

@@ -1,0 +1,394 @@
+package study
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/stats"
+	"github.com/mpdf/mpdf/trainer"
+)
+
+// Config says which study to run. The zero value of a field means its
+// default (DefaultConfig).
+type Config struct {
+	// Folds is K of the K-fold split by question (ignored by ByModel).
+	Folds int `json:"folds"`
+	// Seeds is S: the whole cross-validation runs for seeds Seed,
+	// Seed+1, …, Seed+S−1, each with its own fold shuffle, training seed
+	// and episode seeds.
+	Seeds int    `json:"seeds"`
+	Seed  uint64 `json:"seed"`
+	// GroupBy deals tasks into folds by question or by model.
+	GroupBy GroupBy `json:"group_by"`
+	// Lambdas are the token costs λ (reward per 1000 tokens) swept: one
+	// learned policy per λ per fold.
+	Lambdas []float64 `json:"lambdas"`
+	// Episodes is the number of episodes per task and policy on the test
+	// side; Rounds the deliberation rounds (0: the most a replay recorded,
+	// or env.DefaultRounds).
+	Episodes int `json:"episodes"`
+	Rounds   int `json:"rounds"`
+	// Baselines are the fixed protocols compared (heuristic names,
+	// metapolicy.ParseHeuristic); nil means every metapolicy.HeuristicNames.
+	Baselines []string `json:"baselines"`
+	// Greedy makes the learned policies take their most probable action
+	// on the test side instead of sampling.
+	Greedy bool `json:"greedy"`
+	// Train is the training configuration of every fold; the study sets
+	// its Seed, Reward.Lambda and RL.Rounds.
+	Train trainer.Config `json:"train"`
+	// Bootstrap configures every interval of the report (resampled by
+	// question).
+	Bootstrap stats.Bootstrap `json:"bootstrap"`
+
+	// Trainer trains a fold's policy; nil means TrainInMemory.
+	Trainer Trainer `json:"-"`
+	// Workers is the number of folds run at once (0: GOMAXPROCS); the
+	// results do not depend on it.
+	Workers int `json:"-"`
+	// Progress, when set, is called after each job (one fold of one seed:
+	// its baselines, or one learned policy) from the goroutine of Run.
+	Progress func(done, total int) `json:"-"`
+}
+
+// DefaultConfig is a study sized to run on the shared transcripts in
+// minutes on two cores: 5 folds × 3 seeds, λ ∈ {0, 0.1, 0.5}, one episode per
+// task, and a shortened online run per fold (20 iterations of 32 tasks ×
+// 4 episodes, no supervised stage: transcripts carry no confidence, so
+// the default threshold teacher would only teach "refine").
+func DefaultConfig() Config {
+	t := trainer.DefaultConfig()
+	t.SFT.Epochs = 0
+	t.RL.Iterations, t.RL.TasksPerIter, t.RL.EpisodesPerTask = 20, 32, 4
+	return Config{
+		Folds: 5, Seeds: 3, Seed: 1, GroupBy: ByQuestion, Lambdas: []float64{0, 0.1, 0.5},
+		Episodes: 1, Train: t,
+		Bootstrap: stats.Bootstrap{Resamples: stats.DefaultResamples, Level: 0.95, Seed: 1},
+	}
+}
+
+// OracleName names the hindsight oracle's rows: per task, the best of the
+// fixed protocols chosen knowing the answer. A ceiling, not a policy.
+const OracleName = "oracle (hindsight)"
+
+// LearnedName is the name of the learned policy trained with token cost λ.
+func LearnedName(lambda float64) string {
+	return "mpdf λ=" + strconv.FormatFloat(lambda, 'g', -1, 64)
+}
+
+// Row is one task × policy × seed: the test-side episodes of the task.
+type Row struct {
+	Seed   uint64 `json:"seed"`
+	Fold   int    `json:"fold"`
+	Task   string `json:"task"`  // task id
+	Index  int    `json:"index"` // task number in the Env
+	Model  string `json:"model"`
+	Policy string `json:"policy"`
+	// Lambda is the token cost the policy was trained with (learned rows).
+	Lambda   *float64 `json:"lambda,omitempty"`
+	Episodes int      `json:"episodes"`
+	Scored   int      `json:"scored"`  // episodes with a gold answer
+	Correct  int      `json:"correct"` // scored episodes whose final team answer is the gold
+	Tokens   int64    `json:"tokens"`  // over all episodes and rounds
+	Persist  int      `json:"persist"` // decisions, all episodes
+	Refine   int      `json:"refine"`
+	Concede  int      `json:"concede"`
+}
+
+// Study is a finished study: its configuration, the tasks, and the rows.
+type Study struct {
+	Config  Config     `json:"config"`
+	Env     string     `json:"env"`
+	Rounds  int        `json:"rounds"`
+	Tasks   []TaskInfo `json:"-"`
+	Folds   []string   `json:"folds"` // fold names (models when by model)
+	Rows    []Row      `json:"rows"`
+	Learned []string   `json:"learned"`   // learned policy names, by λ
+	Fixed   []string   `json:"baselines"` // baseline names, in order
+}
+
+func (c *Config) resolve() error {
+	d := DefaultConfig()
+	if c.Folds == 0 {
+		c.Folds = d.Folds
+	}
+	if c.Seeds == 0 {
+		c.Seeds = d.Seeds
+	}
+	if c.GroupBy == "" {
+		c.GroupBy = ByQuestion
+	}
+	if c.Lambdas == nil {
+		c.Lambdas = d.Lambdas
+	}
+	if c.Episodes == 0 {
+		c.Episodes = 1
+	}
+	if c.Baselines == nil {
+		c.Baselines = metapolicy.HeuristicNames()
+	}
+	if c.Trainer == nil {
+		c.Trainer = TrainInMemory
+	}
+	if c.Train.Hidden == nil {
+		c.Train = d.Train
+	}
+	if c.Bootstrap.Resamples == 0 {
+		c.Bootstrap.Resamples = d.Bootstrap.Resamples
+	}
+	if c.Bootstrap.Level == 0 {
+		c.Bootstrap.Level = d.Bootstrap.Level
+	}
+	if c.Workers == 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	switch {
+	case c.Seeds < 1 || c.Episodes < 1 || c.Rounds < 0 || c.Workers < 0:
+		return fmt.Errorf("study: seeds %d, episodes %d, rounds %d, workers %d: want seeds, episodes ≥ 1, rounds, workers ≥ 0",
+			c.Seeds, c.Episodes, c.Rounds, c.Workers)
+	case len(c.Lambdas) == 0:
+		return fmt.Errorf("study: no token cost λ to train with")
+	}
+	for i, l := range c.Lambdas {
+		if !(l >= 0) || slices.Contains(c.Lambdas[:i], l) {
+			return fmt.Errorf("study: λ %v: want distinct values ≥ 0", l)
+		}
+	}
+	return nil
+}
+
+// job is one unit of work: the baselines of one fold of one seed (lambda
+// < 0), or one learned policy.
+type job struct {
+	seed   uint64
+	fold   int
+	test   []int
+	lambda float64
+	base   bool
+}
+
+// Run runs the study on e: for each seed, it deals the tasks into folds;
+// for each fold it trains one policy per λ on the other folds (cfg.Trainer)
+// and plays every baseline and learned policy on the fold's tasks with the
+// same episode seeds (common random numbers). It then adds the hindsight
+// oracle's rows. The same configuration and Env give the same rows,
+// whatever cfg.Workers.
+func Run(e env.Env, cfg Config) (*Study, error) {
+	if err := cfg.resolve(); err != nil {
+		return nil, err
+	}
+	rounds := cfg.Rounds
+	if rounds == 0 {
+		rounds = env.DefaultRounds
+		if r, ok := e.(*replay.Env); ok {
+			rounds = r.Rounds()
+		}
+	}
+	s := &Study{Config: cfg, Env: e.Name(), Rounds: rounds, Tasks: Describe(e)}
+	bases, err := s.baselines()
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range cfg.Lambdas {
+		s.Learned = append(s.Learned, LearnedName(l))
+	}
+	var jobs []job
+	for k := range cfg.Seeds {
+		seed := cfg.Seed + uint64(k)
+		folds, names, err := Folds(s.Tasks, cfg.Folds, cfg.GroupBy, seed)
+		if err != nil {
+			return nil, err
+		}
+		s.Folds = names
+		for f, test := range folds {
+			jobs = append(jobs, job{seed: seed, fold: f, test: test, base: true})
+			for _, l := range cfg.Lambdas {
+				jobs = append(jobs, job{seed: seed, fold: f, test: test, lambda: l})
+			}
+		}
+	}
+	out := make([][]Row, len(jobs))
+	err = parallel(len(jobs), cfg.Workers, func(i int) error {
+		rows, err := s.runJob(e, &cfg, bases, rounds, jobs[i])
+		out[i] = rows
+		return err
+	}, cfg.Progress)
+	if err != nil {
+		return nil, err
+	}
+	for i, rows := range out {
+		s.Rows = append(s.Rows, rows...)
+		if jobs[i].base {
+			s.Rows = append(s.Rows, oracle(rows, s.Fixed)...)
+		}
+	}
+	return s, nil
+}
+
+// baselines parses the configured baselines and records their names.
+func (s *Study) baselines() ([]metapolicy.Policy, error) {
+	bases := make([]metapolicy.Policy, len(s.Config.Baselines))
+	s.Fixed = nil
+	for i, name := range s.Config.Baselines {
+		p, err := metapolicy.ParseHeuristic(name)
+		if err != nil {
+			return nil, fmt.Errorf("study: baseline: %w", err)
+		}
+		bases[i] = p
+		s.Fixed = append(s.Fixed, p.Name())
+	}
+	return bases, nil
+}
+
+// runJob plays one job's policies on its fold.
+func (s *Study) runJob(e env.Env, cfg *Config, bases []metapolicy.Policy, rounds int, j job) ([]Row, error) {
+	opts := env.RunOptions{Tasks: j.test, Episodes: cfg.Episodes, Rounds: rounds, Seed: evalSeed(j.seed), Workers: 1}
+	var rows []Row
+	play := func(p metapolicy.Policy, name string, lambda *float64) error {
+		n := len(rows)
+		k := 0
+		return env.Run(e, p, opts, func(ep *data.Episode) error {
+			if k%cfg.Episodes == 0 {
+				t := j.test[k/cfg.Episodes]
+				rows = append(rows, Row{Seed: j.seed, Fold: j.fold, Task: ep.Task, Index: t, Model: s.Tasks[t].Model, Policy: name, Lambda: lambda})
+			}
+			k++
+			tally(&rows[n+(k-1)/cfg.Episodes], ep)
+			return nil
+		})
+	}
+	if j.base {
+		for i, p := range bases {
+			if err := play(p, s.Fixed[i], nil); err != nil {
+				return nil, fmt.Errorf("study: seed %d: fold %d: %w", j.seed, j.fold, err)
+			}
+		}
+		return rows, nil
+	}
+	tc := cfg.Train
+	tc.Seed, tc.Reward.Lambda, tc.RL.Rounds = j.seed, j.lambda, rounds
+	pol, err := cfg.Trainer(subset{Env: e, tasks: complement(len(s.Tasks), j.test)}, tc)
+	if err != nil {
+		return nil, fmt.Errorf("study: seed %d: fold %d: λ %v: %w", j.seed, j.fold, j.lambda, err)
+	}
+	if cfg.Greedy {
+		pol = metapolicy.GreedyPolicy{Policy: pol}
+	}
+	l := j.lambda
+	if err := play(pol, LearnedName(l), &l); err != nil {
+		return nil, fmt.Errorf("study: seed %d: fold %d: λ %v: %w", j.seed, j.fold, j.lambda, err)
+	}
+	return rows, nil
+}
+
+// evalSeed is the episode seed of the test side for a study seed, apart
+// from the training seeds derived from it.
+func evalSeed(seed uint64) uint64 { return seed ^ 0x6576616c00000000 } // "eval"
+
+// tally adds one episode to its row.
+func tally(r *Row, ep *data.Episode) {
+	r.Episodes++
+	for t, rd := range ep.Rounds {
+		for _, turn := range rd.Turns {
+			r.Tokens += int64(turn.Tokens)
+			if t == 0 || turn.Action == nil {
+				continue
+			}
+			switch *turn.Action {
+			case metapolicy.Persist:
+				r.Persist++
+			case metapolicy.Refine:
+				r.Refine++
+			case metapolicy.Concede:
+				r.Concede++
+			}
+		}
+	}
+	if ep.Gold == "" {
+		return
+	}
+	r.Scored++
+	if data.TeamAnswer(ep.Rounds[len(ep.Rounds)-1].Turns) == ep.Gold {
+		r.Correct++
+	}
+}
+
+// oracle returns the hindsight oracle's rows of one fold: for each task,
+// the row of the fixed protocol (random excluded: it is not one protocol)
+// with the most correct episodes, fewest tokens on a tie, then the first
+// in baseline order.
+func oracle(rows []Row, fixed []string) []Row {
+	best := map[int]int{} // task → index in rows
+	var order []int
+	for i, r := range rows {
+		if r.Policy == metapolicy.HeuristicRandom || !slices.Contains(fixed, r.Policy) {
+			continue
+		}
+		b, ok := best[r.Index]
+		if !ok {
+			best[r.Index] = i
+			order = append(order, r.Index)
+			continue
+		}
+		o := rows[b]
+		if r.Correct > o.Correct || r.Correct == o.Correct && r.Tokens < o.Tokens {
+			best[r.Index] = i
+		}
+	}
+	out := make([]Row, 0, len(order))
+	for _, t := range order {
+		r := rows[best[t]]
+		r.Policy = OracleName
+		out = append(out, r)
+	}
+	return out
+}
+
+// parallel runs do(0..n−1) on workers goroutines, calls progress after
+// each (from the calling goroutine), and returns the first error.
+func parallel(n, workers int, do func(int) error, progress func(done, total int)) error {
+	jobs := make(chan int)
+	done := make(chan error)
+	var failed atomic.Bool // after an error, the remaining jobs are skipped
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for i := range jobs {
+				if failed.Load() {
+					done <- nil
+					continue
+				}
+				err := do(i)
+				if err != nil {
+					failed.Store(true)
+				}
+				done <- err
+			}
+		})
+	}
+	go func() {
+		for i := range n {
+			jobs <- i
+		}
+		close(jobs)
+	}()
+	var first error
+	for k := range n {
+		if err := <-done; err != nil && first == nil {
+			first = err
+		}
+		if progress != nil {
+			progress(k+1, n)
+		}
+	}
+	wg.Wait()
+	return first
+}

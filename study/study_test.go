@@ -1,0 +1,197 @@
+package study
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/stats"
+	"github.com/mpdf/mpdf/trainer"
+	"github.com/mpdf/mpdf/transcript"
+)
+
+// shared opens the shared transcripts matching glob, or skips.
+func shared(t testing.TB, glob string) *replay.Env {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "shared", "data", "debates", glob))
+	if len(paths) == 0 {
+		t.Skip("shared transcripts not present")
+	}
+	e, _, err := replay.Load(paths, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// checkFolds fails when a task is in no fold or in two, or when a unit
+// (question) has tasks in two folds.
+func checkFolds(t *testing.T, info []TaskInfo, folds [][]int) {
+	t.Helper()
+	foldOf := map[string]int{}
+	seen := make([]int, len(info))
+	for f, tasks := range folds {
+		for _, k := range tasks {
+			seen[k]++
+			if g, ok := foldOf[info[k].Unit]; ok && g != f {
+				t.Fatalf("question %.60q is in folds %d and %d", info[k].Unit, g, f)
+			}
+			foldOf[info[k].Unit] = f
+		}
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Fatalf("task %d is in %d folds", k, n)
+		}
+	}
+}
+
+func TestFoldsKeepQuestionsTogether(t *testing.T) {
+	// q0 is debated in three files, q1 in two: each stays in one fold.
+	info := []TaskInfo{{"q0", "a"}, {"q1", "a"}, {"q2", "a"}, {"q0", "b"}, {"q3", "b"}, {"q1", "c"}, {"q0", "c"}, {"q4", "c"}}
+	for seed := range uint64(20) {
+		folds, _, err := Folds(info, 2, ByQuestion, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFolds(t, info, folds)
+		units := func(f []int) int {
+			u := map[string]bool{}
+			for _, k := range f {
+				u[info[k].Unit] = true
+			}
+			return len(u)
+		}
+		if a, b := units(folds[0]), units(folds[1]); a+b != 5 || a-b > 1 || b-a > 1 {
+			t.Fatalf("seed %d: %d and %d questions per fold, want 3 and 2", seed, a, b)
+		}
+	}
+	a, _, _ := Folds(info, 2, ByQuestion, 1)
+	b, _, _ := Folds(info, 2, ByQuestion, 1)
+	if !slices.EqualFunc(a, b, slices.Equal) {
+		t.Errorf("same seed, other folds: %v, %v", a, b)
+	}
+	if _, _, err := Folds(info, 6, ByQuestion, 1); err == nil {
+		t.Error("6 folds of 5 questions: no error")
+	}
+	folds, names, err := Folds(info, 0, ByModel, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(names, []string{"a", "b", "c"}) || !slices.Equal(folds[1], []int{3, 4}) {
+		t.Errorf("by model: %v %v", names, folds)
+	}
+	if _, _, err := Folds(info[:3], 0, ByModel, 0); err == nil {
+		t.Error("one model: no error")
+	}
+}
+
+func TestFoldsOnSharedTranscripts(t *testing.T) {
+	e := shared(t, "slm-debate/*/*.json")
+	info := Describe(e)
+	units, models := map[string]bool{}, map[string]bool{}
+	for _, i := range info {
+		units[i.Unit], models[i.Model] = true, true
+	}
+	if len(units) >= len(info) {
+		t.Fatalf("%d questions in %d tasks: want questions debated in several files", len(units), len(info))
+	}
+	if models[""] || len(models) < 2 {
+		t.Fatalf("models %v: want every file's model read from its name", models)
+	}
+	for seed := range uint64(3) {
+		folds, _, err := Folds(info, 5, ByQuestion, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFolds(t, info, folds)
+	}
+}
+
+func TestOracleTakesBestFixedProtocol(t *testing.T) {
+	rows := []Row{
+		{Index: 0, Policy: "persist", Correct: 0, Tokens: 10},
+		{Index: 1, Policy: "persist", Correct: 1, Tokens: 10},
+		{Index: 0, Policy: "debate", Correct: 1, Tokens: 90},
+		{Index: 1, Policy: "debate", Correct: 1, Tokens: 90},
+		{Index: 0, Policy: "random", Correct: 1, Tokens: 5},
+		{Index: 1, Policy: "random", Correct: 1, Tokens: 5},
+	}
+	got := oracle(rows, []string{"persist", "debate", "random"})
+	if len(got) != 2 || got[0].Tokens != 90 || got[1].Tokens != 10 || got[0].Policy != OracleName {
+		t.Errorf("oracle rows %+v: want debate's row for task 0 (only right one), persist's for task 1 (cheaper tie); never random", got)
+	}
+}
+
+// constTrainer "trains" a fixed heuristic: enough to test the plumbing.
+func constTrainer(name string) Trainer {
+	return func(train env.Env, cfg trainer.Config) (metapolicy.Policy, error) {
+		if train.NumTasks() == 0 {
+			return nil, fmt.Errorf("no training tasks")
+		}
+		return metapolicy.ParseHeuristic(name)
+	}
+}
+
+func TestRunRowsAndPairs(t *testing.T) {
+	sim, err := env.NewSimulator(env.SimConfig{Tasks: 40, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Folds: 4, Seeds: 2, Lambdas: []float64{0, 1}, Episodes: 2,
+		Baselines: []string{"persist", "debate", "random"}, Trainer: constTrainer("debate"), Workers: 3}
+	s, err := Run(sim, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// per seed: every task once per baseline, oracle and λ.
+	if want := 2 * 40 * (3 + 1 + 2); len(s.Rows) != want {
+		t.Fatalf("%d rows, want %d", len(s.Rows), want)
+	}
+	sum, err := s.Summarise()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := sum.Scopes[0]
+	var debate, learned PolicyStats
+	for _, p := range all.Policies {
+		switch p.Policy {
+		case "debate":
+			debate = p
+		case LearnedName(1):
+			learned = p
+		}
+	}
+	// The "learned" policy is debate, played with the same episode seeds:
+	// the same results, and a paired difference of exactly zero.
+	if learned.Accuracy != debate.Accuracy || learned.TokensPerTask != debate.TokensPerTask || debate.Rows != 80 {
+		t.Errorf("learned %+v, debate %+v: want equal", learned, debate)
+	}
+	for _, d := range all.Diffs {
+		if d.Other == "debate" && (d.Accuracy != (stats.Interval{}) || d.Tokens != 0) {
+			t.Errorf("%s − debate: %+v", d.Learned, d)
+		}
+	}
+	// Same seed, other worker count: same bytes.
+	cfg.Workers = 1
+	s2, err := Run(sim, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	sum2, _ := s2.Summarise()
+	if err := sum.WriteMarkdown(&a); err != nil {
+		t.Fatal(err)
+	}
+	sum2.WriteMarkdown(&b)
+	s.WriteResults(&a)
+	s2.WriteResults(&b)
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("same config, 3 then 1 worker: reports differ")
+	}
+}
