@@ -2,14 +2,19 @@
 // meta-policy, before any of them is added to the featurizer: for every
 // decision a team makes in an environment, it computes each candidate
 // feature and the area under the ROC curve (AUC) with which that feature
-// alone ranks two targets:
+// alone ranks four targets:
 //
 //   - correct: the agent's current answer (what it holds when it decides)
 //     is the gold answer;
 //   - fix: refining now would make the team answer correct — with the other
 //     agents' actions of that round as the behaviour took them, the team
 //     answer after the round is correct if the agent refines and not if it
-//     persists.
+//     persists;
+//   - break: the reverse — refining makes a team answer that persisting
+//     keeps correct wrong;
+//   - fix|pivotal: fix, among the pivotal decisions only (fix or break):
+//     whether the feature tells a refine that helps from one that hurts,
+//     which is what a policy deciding when to refine needs.
 //
 // An AUC of 0.5 is no signal; 1 or 0 ranks perfectly (0: the feature is
 // higher for the negatives). Each is also reported on the contested
