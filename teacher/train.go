@@ -17,7 +17,9 @@ const LabelsName = "hindsight"
 // Train trains a policy on every task of train: a fresh network over the
 // layout cfg.Features (trainer.NewPolicy), a supervised stage of
 // cfg.SFT.Epochs epochs cloning the hindsight plans (Search with λ =
-// cfg.Reward.Lambda over cfg.RL.Rounds, every training task), then
+// cfg.Reward.Lambda over cfg.RL.Rounds, every training task) — or, when
+// cfg.SFT.Labels is PivotalName, the pivotal decisions (PivotalLabels) —
+// then
 // cfg.RL.Iterations SoftRankPO iterations against the supervised policy as
 // reference (Iterate). Its signature is study.Trainer's; it uses the
 // kernel backend on one thread, so that the result does not depend on the
@@ -46,16 +48,22 @@ func Train(train env.Env, cfg trainer.Config) (metapolicy.Policy, error) {
 	}
 	if cfg.SFT.Epochs > 0 {
 		tasks := trainer.IterTasks(cfg.Seed, -1, n, n)
-		res, _, err := SearchTasks(train, tasks, Config{Lambda: cfg.Reward.Lambda, Rounds: cfg.RL.Rounds, Seed: cfg.Seed}, 1, nil)
+		var x []float32
+		var actions []uint8
+		if cfg.SFT.Labels == PivotalName {
+			x, actions, _, err = PivotalLabels(train, tasks, cfg.RL.Rounds, cfg.Reward.Lambda, cfg.Seed, fz.Width, fz.Featurize)
+		} else {
+			var res []Result
+			res, _, err = SearchTasks(train, tasks, Config{Lambda: cfg.Reward.Lambda, Rounds: cfg.RL.Rounds, Seed: cfg.Seed}, 1, nil)
+			if err == nil {
+				x, actions, err = Labels(train, res, cfg.Seed, fz.Width, fz.Featurize)
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("teacher: train: %w", err)
 		}
-		if len(res) == 0 {
-			return nil, fmt.Errorf("teacher: train: no training task has a gold answer")
-		}
-		x, actions, err := Labels(train, res, cfg.Seed, fz.Width, fz.Featurize)
-		if err != nil {
-			return nil, fmt.Errorf("teacher: train: %w", err)
+		if len(actions) == 0 {
+			return nil, fmt.Errorf("teacher: train: no labelled decision (%s labels)", cfg.SFT.Labels)
 		}
 		sft, err := trainer.NewSFT(backend, net, cfg.SFT, cfg.Adam, cfg.Seed)
 		if err != nil {

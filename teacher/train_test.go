@@ -63,3 +63,27 @@ func TestTrainDeterministic(t *testing.T) {
 		t.Error("unknown feature version accepted")
 	}
 }
+
+// In the hand-built replay only agent 0's refine changes the team result
+// (3 → 7), in either round; every other decision is the same whatever the
+// action, and is left out.
+func TestPivotalLabels(t *testing.T) {
+	e := handBuilt(t)
+	x, acts, seen, err := PivotalLabels(e, []int{0}, 2, 0, 0, metapolicy.FeatureWidth, metapolicy.Featurize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := uint8(metapolicy.Refine)
+	if seen != 6 || !slices.Equal(acts, []uint8{r, r}) || len(x) != 2*metapolicy.FeatureWidth {
+		t.Errorf("seen %d, labels %v (%d features); want 6, [refine refine] (%d)", seen, acts, len(x), 2*metapolicy.FeatureWidth)
+	}
+	// With a token cost every refine costs something: all six are labelled,
+	// persist except agent 0's two refines (1 − 0.1 > 0).
+	_, acts, _, err = PivotalLabels(e, []int{0}, 2, 1, 0, metapolicy.FeatureWidth, metapolicy.Featurize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []uint8{r, 0, 0, r, 0, 0}; !slices.Equal(acts, want) {
+		t.Errorf("λ=1: labels %v, want %v", acts, want)
+	}
+}
