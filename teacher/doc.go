@@ -41,6 +41,19 @@
 // gave it: the decisions a supervised stage clones (trainer.SFT). Only
 // training tasks may be given: the plans are chosen knowing the gold answer.
 //
+// PivotalLabels is a second teacher: it keeps only the decisions of the
+// majority protocol (everyone persists) whose action changes the team's
+// result, labelled with the best action, so that a cloned policy learns
+// when a refine helps rather than that it is rarely needed.
+//
+// # Training
+//
+// Train has study.Trainer's signature: a supervised stage on either
+// teacher's labels (trainer.Config.SFT.Labels "hindsight" or "pivotal"),
+// then SoftRankPO (Iterate: trainer.RL.Iterate over any feature layout,
+// trainer.Config.Features). `mpdf study --sft-labels hindsight|pivotal`
+// runs it per fold, on the training folds only.
+//
 // Search on a game that draws randomness (the simulator) is deterministic
 // for a seed, but a plan's outcome there is one draw, not an expectation.
 package teacher
