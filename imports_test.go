@@ -28,6 +28,7 @@ var below = map[string][]string{
 	"autodiff":   {"nn"},
 	"metapolicy": {"nn"},
 	"stats":      {},
+	"answer":     {"data"},
 }
 
 const module = "github.com/mpdf/mpdf"

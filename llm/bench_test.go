@@ -40,14 +40,3 @@ func BenchmarkChat(b *testing.B) {
 		})
 	}
 }
-
-func BenchmarkDefaultExtract(b *testing.B) {
-	text := strings.Repeat("Step 1: we add 3 and 4 to get 7, maybe.\n", 40) + `So the answer is \boxed{1,250}.`
-	b.ReportAllocs()
-	for b.Loop() {
-		if DefaultExtract(KindGSM, text) != "1250" {
-			b.Fatal("wrong answer")
-		}
-	}
-	b.ReportMetric(float64(len(text))*float64(b.N)/b.Elapsed().Seconds()/1e6, "MB/s")
-}

@@ -41,7 +41,7 @@ type Response struct {
 // Usage is the server's token count of one completion. Known is false when
 // the answer carried no usage (or lacked one of the two counts): the counts
 // are then zero, and callers that need a number estimate one (see
-// EstimateTokens).
+// answer.EstimateTokens).
 type Usage struct {
 	PromptTokens     int
 	CompletionTokens int

@@ -97,13 +97,15 @@
 //
 // # Answers, profile, confidence, tokens
 //
-// Answers are read by Options.Extract; the command line plugs in the
-// transcript package's normalisers, DefaultExtract is the package's own
-// (last \boxed{} or number for gsm, last (X) or "answer is X" for mmlu).
-// The profile (ProfileOf) counts steps (numbered or bulleted lines, else
-// non-empty lines), hedges ("maybe", "I think", "not sure", ...) and the
-// completion tokens of the call that wrote the answer; the agent states no
-// confidence of its own, so Profile.SelfConfidence stays missing.
+// Answers and profiles are read by the answer package (answer.Read with
+// the task's question), the same rules that read imported transcripts, so
+// a policy trained on transcripts sees the same features live; an
+// Options.Extract overrides the answer alone. The profile (steps, hedges,
+// a stated confidence, tokens) measures the whole text of the answer,
+// thinking included, and its Tokens is answer.EstimateTokens of that text
+// — an estimate even when the server counted, so that the feature means
+// the same thing in every source. The turn's cost (Turn.Tokens) uses the
+// server's counts.
 //
 // Confidence comes from a critic pass, as in the paper: after every
 // generated answer the same model, in a fresh conversation, rates the
@@ -114,10 +116,9 @@
 // the pass.
 //
 // Token counts are the server's usage (prompt + completion tokens) of
-// every call a turn makes, critic included; Profile.Tokens is the
-// completion of the answering call alone. When an answer carries no
-// usage, the counts are estimated (EstimatePromptTokens: a token per four
-// bytes plus four per message; EstimateTokens for the completion) rather
+// every call a turn makes, critic included. When an answer carries no
+// usage, the counts are estimated (EstimatePromptTokens: answer.EstimateTokens
+// per message plus four; answer.EstimateTokens for the completion) rather
 // than taken as zero, which would make calls look free to the reward's
 // token cost; Client.Stats().MissingUsage counts how often that happened,
 // so a run can report it.

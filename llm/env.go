@@ -18,7 +18,8 @@ type Options struct {
 	Context context.Context
 	// Agents is the team size N ≥ 2; 0 means 3.
 	Agents int
-	// Extract reads answers; nil means DefaultExtract.
+	// Extract reads answers; nil means the answer package's rules
+	// (answer.Read with the task's question), those of imported transcripts.
 	Extract Extractor
 	// Personas, when not empty, gives agent i the system message
 	// Personas[i % len(Personas)]; "" sends none.
@@ -75,9 +76,6 @@ func NewEnv(c *Client, tasks []Task, opts Options) (*Env, error) {
 		opts.ConcedeTokens = DefaultConcedeTokens
 	case opts.ConcedeTokens < 0:
 		opts.ConcedeTokens = 0
-	}
-	if opts.Extract == nil {
-		opts.Extract = DefaultExtract
 	}
 	if opts.Context == nil {
 		opts.Context = context.Background()

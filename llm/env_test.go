@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mpdf/mpdf/answer"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -100,9 +101,10 @@ func TestGameInitial(t *testing.T) {
 		if turn.Text != turn.Exchanges[0].Response || !strings.Contains(turn.Text, fmt.Sprintf("Agent %d adds", i)) {
 			t.Errorf("agent %d: text %q is not its own solve answer", i, turn.Text)
 		}
-		// "1. ... 2. ..." is two numbered steps; "I think" one hedge.
-		if p := turn.Profile; p.Steps != 2 || p.Hedges != 1 || p.Tokens != len(turn.Text) {
-			t.Errorf("agent %d: profile %+v, want 2 steps, 1 hedge, %d tokens", i, p, len(turn.Text))
+		// The profile is the answer package's, of the whole text: the rule
+		// imported transcripts are read by. "I think" is one hedge.
+		if p, want := turn.Profile, answer.ProfileOf(turn.Text); p.Steps != want.Steps || p.Hedges != 1 || p.Tokens != want.Tokens || p.SelfConfidence != nil {
+			t.Errorf("agent %d: profile %+v, want %+v with 1 hedge", i, p, want)
 		}
 		checkTokens(t, "initial", turn)
 	}
@@ -368,7 +370,7 @@ func TestGameEstimatesMissingUsageAndKeepsReasoning(t *testing.T) {
 	ex := turn.Exchanges[0]
 	var msgs []Message
 	json.Unmarshal([]byte(ex.Prompt), &msgs)
-	if ex.PromptTokens != EstimatePromptTokens(msgs) || ex.CompletionTokens != EstimateTokens(ex.Response) || ex.CompletionTokens == 0 {
+	if ex.PromptTokens != EstimatePromptTokens(msgs) || ex.CompletionTokens != answer.EstimateTokens(ex.Response) || ex.CompletionTokens == 0 {
 		t.Errorf("estimated tokens %d+%d", ex.PromptTokens, ex.CompletionTokens)
 	}
 	if st := e.Client().Stats(); st.MissingUsage != 6 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mpdf/mpdf/answer"
 	"sync"
 
 	"github.com/mpdf/mpdf/data"
@@ -174,10 +175,14 @@ func (g *game) generate(ctx context.Context, round, agent int, role string, msgs
 		return data.Turn{}, fmt.Errorf("llm: task %s: round %d: agent %d: %s: %w", g.t.ID, round, agent, role, err)
 	}
 	text := ex.Response
+	read := answer.Read(answerKind(g.t.Kind), text, answer.Options{Question: g.t.Question})
+	if g.e.opts.Extract != nil {
+		read.Answer = g.e.opts.Extract(g.t.Kind, text)
+	}
 	turn := data.Turn{
-		Answer:    g.e.opts.Extract(g.t.Kind, text),
+		Answer:    read.Answer,
 		Text:      text,
-		Profile:   ProfileOf(text, ex.CompletionTokens),
+		Profile:   read.Profile,
 		Tokens:    ex.PromptTokens + ex.CompletionTokens,
 		Exchanges: []data.Exchange{ex},
 	}
@@ -231,22 +236,17 @@ func (g *game) call(ctx context.Context, round, agent int, role string, msgs []M
 		ex.PromptTokens, ex.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
 	} else {
 		ex.PromptTokens = EstimatePromptTokens(msgs)
-		ex.CompletionTokens = EstimateTokens(ex.Response)
+		ex.CompletionTokens = answer.EstimateTokens(ex.Response)
 	}
 	return resp, ex, nil
 }
-
-// EstimateTokens guesses the token count of a text the server did not
-// count: one token per four bytes, rounded up, the usual rule of thumb for
-// English under BPE tokenizers.
-func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
 
 // EstimatePromptTokens guesses a prompt's token count: its messages'
 // contents plus four tokens of chat template per message.
 func EstimatePromptTokens(msgs []Message) int {
 	n := 0
 	for _, m := range msgs {
-		n += EstimateTokens(m.Content) + 4
+		n += answer.EstimateTokens(m.Content) + 4
 	}
 	return n
 }

@@ -1,68 +1,58 @@
-// Package transcript imports multi-agent debate transcripts in the layout of
-// Du et al.'s LLM-Debate (SPEC §5) and reads what the agents answered.
+// Package transcript imports multi-agent debate transcripts — Du et al.'s
+// LLM-Debate layout (SPEC §5) and the variants found in the wild — and reads
+// what the agents answered, with the answer package's rules.
 //
-// # Format
+// # Layouts
 //
-// A transcript file is one JSON object mapping each question's text to
-// [agent_contexts, gold]. agent_contexts[k] is agent k's chat, a list of
-// {"role", "content"} messages; its t-th "assistant" message is the agent's
-// round-t answer (round 0 independent, later rounds written after seeing
-// the peers' previous answers). gold is the reference: for GSM8K the whole
-// reference solution ending in "#### N", for MMLU the letter. Each streams
-// a file one question at a time (memory is bounded by the largest question,
-// not the file) and keeps the file's question order; ReadFile collects it.
+// Each reads one file a question at a time (memory is bounded by the
+// largest question, not the file), in file order; ReadFile collects it.
+// gzip and zstd files are read as they are (magic bytes decide). The
+// layout is detected from the first JSON byte or chosen (Options.Layout):
 //
-// The task (answer rules) and the model come from the file name unless
-// Options say otherwise: "gsm_3_2.json" (Du et al.: task, agents, rounds) or
-// "gsm_MODEL_persona_..._agentsN_roundsM.json". LLM-Debate's "rounds" counts
+//   - debate: one JSON object mapping each question's text to
+//     [agent_contexts, gold, extra...]. agent_contexts[k] is agent k's
+//     chat: {"role", "content"} messages, whose t-th "assistant" message
+//     is its round-t answer, or plain strings (the first the prompt, each
+//     later one a reply). "system" messages count only towards the prompt.
+//     Elements after gold (Diverse_Minds' correct flag, DyLAN's index and
+//     subject) are skipped. DyLAN's teams vary by question (2–4 agents,
+//     1–3 answers); a question where agents recorded different numbers of
+//     answers is ragged: the one that stopped keeps its last answer.
+//   - agora: LLM-Agora's JSON array of {question_id, question,
+//     agent_response: {model: [answer per round]}, summarization, answer}.
+//     Each agent is a different model; Question.Models keeps them, in file
+//     order, and the episode's Source names them.
+//
+// A file that is neither, or a question that departs from its layout, is
+// an error naming the file, the byte offset (of the decompressed stream),
+// the question's index and what was expected.
+//
+// The task (answer rules: gsm8k, mmlu, arithmetic, math) and the model come
+// from the file name unless Options say: "gsm_3_2.json" (Du et al.: task,
+// agents, rounds), "gsm_MODEL_persona_..._agentsN_roundsM.json", with an
+// optional "agora_" or "dylan_" prefix. LLM-Debate's "rounds" counts
 // answers per agent, round 0 included; this package counts deliberation
 // rounds after round 0, as SPEC §1 does (rounds3 → Rounds() = 2).
 //
-// # Answers
+// # Answers and profiles
 //
-// Every answer is normalised so that equal answers are equal strings, and
-// an answer that cannot be read is "" — counted, per round and per file, in
-// the Report, never guessed. Reasoning inside <think>...</think> is skipped;
-// a response cut off inside an unclosed <think> has no answer.
+// Every answer is read by answer.Read with its question (so an MMLU answer
+// given as an option's text can be matched to the options): normalised,
+// "" when unreadable — counted, per round and per file, in the Report,
+// never guessed. The profile is answer.ProfileOf. The transcripts record
+// no token counts: Answer.PromptTokens estimates the context the agent was
+// sent (its whole chat so far, as LLM-Debate sends it; for Agora the
+// question and its own earlier answers) with answer.EstimateTokens, and
+// Answer.Tokens() is prompt plus response, the cost of the turn. The
+// transcripts carry no introspective confidence.
 //
-// GSM8K (ExtractNumber): the last \boxed{...} holding a number (braces
-// nest; a box inside a box counts as the later one), else the number after
-// the last "####", else the last number of the text. Inside the chosen text
-// the last number wins ("\boxed{30·3 = 90}" → 90). Numbers are written in
-// canonical decimal form: thousands commas, "$", "\$", "%", units and
-// trailing zeros go, so "1,000", "1000.0", "$1000" and "1000 dollars" are all
-// "1000" and "2.50" is "2.5"; a "-" or "−" glued to the digits is a sign
-// unless it follows a letter, digit or ")" ("10-5" is a subtraction, "11-19"
-// a range); "a/b" and \frac{a}{b} are divided, exactly when the decimal
-// ends, else to 6 places. A box that holds no number ("\boxed{Cannot be
-// determined}") makes the answer unreadable rather than falling back to
-// some number of the reasoning. Mixed numbers ("2 \frac{1}{2}") are not
-// understood: the last number, 1/2, is taken.
+// # Corpus
 //
-// MMLU (ExtractLetter, ExtractLetterIn): a letter standing alone in the last
-// \boxed{}; else the last stated answer of the text — "(B)", "answer is
-// (B)", "Answer: **B**", "answer is option B", or "(X) B" (the prompt's
-// placeholder followed by the letter); else a last line that is an option
-// label ("B) Insulin"). The last statement wins, not the first, because the
-// models discuss options before concluding ("(A) is wrong ... so (C)"); the
-// LLM-Debate evaluation scripts also take the last "(X)". Lower-case "(b)"
-// is not read: it is how enumerations look. When no letter is stated at all, an
-// answer given as an option's text ("(X) Insulin", a closing "(45,X)") is
-// matched against the choices of the question, parsed from LLM-Debate's
-// MMLU prompt template (Choices). Gold letters are read the same way.
-//
-// # Profiles and costs
-//
-// ProfileOf gives each answer a reasoning profile: Steps (non-blank lines
-// plus the sentence ends inside them), Tokens, and Hedges (HedgeWords).
-// The transcripts record no token counts: Tokens is an estimate, ⌈runes/4⌉
-// of the text (about four characters per BPE token in English).
-// Answer.PromptTokens estimates the context the agent was sent — its whole
-// chat so far, as LLM-Debate sends it — and Answer.Tokens() is prompt plus
-// response, the cost of the turn. The transcripts carry no confidence: the
-// introspective confidence is missing everywhere, and the self-confidence is
-// missing unless the text states one on a line of its own ("Confidence:
-// 0.8", "Confidence: 80%").
+// ReadCorpus tabulates a set of files (mpdf data corpus): per file the
+// model(s), task, agents × rounds, questions, unreadable share per round,
+// round-0 and final-round majority accuracy, the share of questions whose
+// round 0 is unanimous, and how often a revision fixed or broke an answer;
+// then a pooled row where a question debated in several files counts once.
 //
 // # Episodes and baselines
 //

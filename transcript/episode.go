@@ -33,7 +33,7 @@ func ToEpisode(q *Question, opts EpisodeOptions) data.Episode {
 		ID:     fmt.Sprintf("%s#%d", strings.TrimSuffix(q.File, ".json"), q.Index),
 		Task:   q.ID,
 		Gold:   q.Gold,
-		Source: "llm-debate:" + q.File,
+		Source: source(q),
 		Policy: DebatePolicy,
 		Agents: len(q.Agents),
 		Rounds: make([]data.Round, q.Rounds()+1),
@@ -60,4 +60,14 @@ func ToEpisode(q *Question, opts EpisodeOptions) data.Episode {
 		ep.Rounds[t].Turns = turns
 	}
 	return ep
+}
+
+// source is the episode's Source: "llm-debate:FILE", or for a heterogeneous
+// team "llm-agora:FILE models=M0,M1,..." (agent k's model k-th: the episode
+// format has no per-agent field for it).
+func source(q *Question) string {
+	if q.Models == nil {
+		return "llm-debate:" + q.File
+	}
+	return "llm-agora:" + q.File + " models=" + strings.Join(q.Models, ",")
 }

@@ -39,6 +39,19 @@ type Question struct {
 	// answer. Every agent has at least one answer; agents may have recorded
 	// different numbers of rounds.
 	Agents [][]Answer
+	// Models[k] is agent k's model when the file names one per agent (a
+	// heterogeneous team, LLM-Agora); nil otherwise.
+	Models []string
+}
+
+// Ragged reports whether some agent recorded fewer answers than another.
+func (q *Question) Ragged() bool {
+	for _, a := range q.Agents {
+		if len(a) != len(q.Agents[0]) {
+			return true
+		}
+	}
+	return false
 }
 
 // QuestionID is the ID of a question text for a task: the task name, ":",

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -8,13 +9,42 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/mpdf/mpdf/answer"
+	"github.com/mpdf/mpdf/data"
 )
 
+// Layout names a transcript file layout (see the package documentation).
+type Layout string
+
+// The layouts Each reads. LayoutAuto detects the layout from the first
+// byte of the JSON: an object is LLM-Debate's, an array LLM-Agora's.
+const (
+	LayoutAuto   Layout = ""
+	LayoutDebate Layout = "debate" // LLM-Debate and its variants (plain-string contexts, extra elements, DyLAN)
+	LayoutAgora  Layout = "agora"  // LLM-Agora: a list of {question, agent_response, answer}
+)
+
+// ParseLayout reads a layout name: "auto" (or ""), "debate", "agora".
+func ParseLayout(s string) (Layout, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return LayoutAuto, nil
+	case "debate", "llm-debate", "dylan":
+		return LayoutDebate, nil
+	case "agora", "llm-agora":
+		return LayoutAgora, nil
+	}
+	return "", fmt.Errorf("transcript: unknown layout %q (want auto, debate or agora)", s)
+}
+
 // Options control how a transcript is read. Zero values mean: take it from
-// the file name (ParseName).
+// the file name (ParseName) or the content.
 type Options struct {
-	Task  Task   // answer rules; needed when the name does not say
-	Model string // model label for reports
+	Task   Task   // answer rules; needed when the name does not say
+	Model  string // model label for reports
+	Layout Layout // file layout; LayoutAuto detects it
 }
 
 // File is a whole transcript file in memory.
@@ -25,10 +55,26 @@ type File struct {
 	Report    Report
 }
 
-// message is one chat message of an agent context.
+// message is one entry of an agent context: a {role, content} message, or
+// a plain string (plain is then true; its role follows from its place).
 type message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	plain   bool
+}
+
+func (m *message) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		m.plain = true
+		return json.Unmarshal(b, &m.Content)
+	}
+	type msg message
+	var v msg
+	if err := json.Unmarshal(b, &v); err != nil {
+		return errors.New("want a {role, content} message or a string")
+	}
+	*m = message(v)
+	return nil
 }
 
 // ReadFile reads a whole transcript file (see Each).
@@ -51,59 +97,113 @@ func ReadFile(path string, opts Options) (*File, error) {
 	return tf, nil
 }
 
-// Each reads an LLM-Debate transcript from r — one JSON object mapping each
-// question text to [agent_contexts, gold] — and calls fn with every usable
-// question in file order. It decodes one question at a time, so memory is
-// bounded by the largest question, not the file. name is the file's path:
-// it gives the task and model unless opts does, and it prefixes errors.
+// Each reads a transcript from r and calls fn with every usable question
+// in file order. r may be gzip- or zstd-compressed (detected by its magic
+// bytes). It decodes one question at a time, so memory is bounded by the
+// largest question, not the file. name is the file's path: it gives the
+// task and model unless opts does, and it prefixes errors.
 //
-// A question whose value is not [agent_contexts, gold] is an error (with its
-// byte offset and index). A well-formed question that cannot be replayed —
-// fewer than two agents, or an agent without any assistant message — is
-// skipped and listed in the report. fn's error stops the read and is
-// returned as is. The report counts answers and unreadable ones per round.
+// A question that is not in the layout is an error naming the byte offset
+// (in the decompressed stream), the question's index and what was
+// expected. A well-formed question that cannot be replayed — fewer than
+// two agents, or an agent without any answer — is skipped and listed in
+// the report. fn's error stops the read and is returned as is. The report
+// counts answers and unreadable ones per round.
 func Each(r io.Reader, name string, opts Options, fn func(q *Question) error) (*Report, error) {
 	meta, err := resolveMeta(name, opts)
 	if err != nil {
 		return nil, err
 	}
-	base := filepath.Base(name)
-	rep := &Report{File: base, Task: meta.Task, Model: meta.Model}
-	dec := json.NewDecoder(r)
-	if tok, err := dec.Token(); err != nil {
+	dr, err := data.Decompress(r, name)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	defer dr.Close()
+	br := bufio.NewReaderSize(dr, 64<<10)
+	layout := opts.Layout
+	first, err := firstByte(br)
+	if err != nil {
 		return nil, fmt.Errorf("transcript: %s: %w", name, err)
+	}
+	if layout == LayoutAuto {
+		switch first {
+		case '{':
+			layout = LayoutDebate
+		case '[':
+			layout = LayoutAgora
+		default:
+			return nil, fmt.Errorf("transcript: %s: offset 0: want a JSON object (LLM-Debate layout: question → [agent_contexts, gold, ...]) or a JSON array (LLM-Agora layout: [{question, agent_response, answer}, ...]), got %q", name, first)
+		}
+	}
+	rep := &Report{File: baseName(name), Task: meta.Task, Model: meta.Model, Layout: layout}
+	dec := json.NewDecoder(br)
+	switch layout {
+	case LayoutDebate:
+		err = eachDebate(dec, name, meta, rep, fn)
+	case LayoutAgora:
+		err = eachAgora(dec, name, meta, rep, fn)
+	default:
+		err = fmt.Errorf("transcript: %s: unknown layout %q", name, layout)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("transcript: %s: offset %d: data after the top-level value", name, dec.InputOffset())
+	}
+	rep.finish(meta)
+	return rep, nil
+}
+
+// firstByte peeks at the first byte that is not JSON white space.
+func firstByte(br *bufio.Reader) (byte, error) {
+	for {
+		b, err := br.Peek(1)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return 0, errors.New("empty file")
+			}
+			return 0, err
+		}
+		switch b[0] {
+		case ' ', '\t', '\r', '\n':
+			br.ReadByte()
+			continue
+		}
+		return b[0], nil
+	}
+}
+
+// eachDebate reads the LLM-Debate layout: an object mapping each question
+// text to [agent_contexts, gold, extra...].
+func eachDebate(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(q *Question) error) error {
+	base := baseName(name)
+	if tok, err := dec.Token(); err != nil {
+		return fmt.Errorf("transcript: %s: %w", name, err)
 	} else if tok != json.Delim('{') {
-		return nil, fmt.Errorf("transcript: %s: offset %d: want a JSON object mapping questions to [agent_contexts, gold], got %v", name, dec.InputOffset(), tok)
+		return fmt.Errorf("transcript: %s: offset %d: want a JSON object mapping questions to [agent_contexts, gold] (debate layout), got %v", name, dec.InputOffset(), tok)
 	}
 	for index := 0; dec.More(); index++ {
 		off := dec.InputOffset()
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, fmt.Errorf("transcript: %s: offset %d: question %d: %w", name, off, index, err)
+			return fmt.Errorf("transcript: %s: offset %d: question %d: %w", name, off, index, err)
 		}
 		text, _ := tok.(string) // object keys are strings
-		ctxs, gold, err := decodeValue(dec)
+		ctxs, gold, extra, err := decodeValue(dec)
 		if err != nil {
-			return nil, fmt.Errorf("transcript: %s: offset %d: question %d: %w", name, off, index, err)
+			return fmt.Errorf("transcript: %s: offset %d: question %d: %w", name, off, index, err)
 		}
+		rep.noteValue(ctxs, extra)
 		q, skip := buildQuestion(meta.Task, base, index, text, ctxs, gold)
-		if skip != "" {
-			rep.Skipped = append(rep.Skipped, fmt.Sprintf("question %d: %s", index, skip))
-			continue
-		}
-		rep.add(q)
-		if err := fn(q); err != nil {
-			return nil, err
+		if err := rep.take(q, skip, index, fn); err != nil {
+			return err
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing '}'
-		return nil, fmt.Errorf("transcript: %s: offset %d: %w", name, dec.InputOffset(), err)
+		return fmt.Errorf("transcript: %s: offset %d: %w", name, dec.InputOffset(), err)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("transcript: %s: offset %d: data after the top-level object", name, dec.InputOffset())
-	}
-	rep.finish(meta)
-	return rep, nil
+	return nil
 }
 
 // resolveMeta reads the file name and applies the options over it.
@@ -120,66 +220,66 @@ func resolveMeta(name string, opts Options) (Meta, error) {
 		meta.Model = opts.Model
 	}
 	if meta.Task == "" {
-		return meta, fmt.Errorf("transcript: %s: task unknown: the name does not start with gsm_ or mmlu_; give Options.Task", name)
+		return meta, fmt.Errorf("transcript: %s: task unknown: the name does not start with a task (gsm_, mmlu_, arithmetic_, math_, after an optional agora_ or dylan_); give Options.Task (--kind)", name)
 	}
 	return meta, nil
 }
 
-// decodeValue reads one question's value, [agent_contexts, gold], element
-// by element so that the JSON is scanned once.
-func decodeValue(dec *json.Decoder) (ctxs [][]message, gold string, err error) {
+// decodeValue reads one question's value, [agent_contexts, gold, extra...],
+// element by element so that the JSON is scanned once; it returns how many
+// extra elements followed the gold.
+func decodeValue(dec *json.Decoder) (ctxs [][]message, gold string, extra int, err error) {
+	const want = "want [agent_contexts, gold, ...]"
 	if tok, err := dec.Token(); err != nil {
-		return nil, "", err
+		return nil, "", 0, err
 	} else if tok != json.Delim('[') {
-		return nil, "", fmt.Errorf("value: want [agent_contexts, gold], got %v", tok)
+		return nil, "", 0, fmt.Errorf("value: %s, got %v", want, tok)
 	}
 	if !dec.More() {
-		return nil, "", fmt.Errorf("value: want [agent_contexts, gold], got []")
+		return nil, "", 0, fmt.Errorf("value: %s, got []", want)
 	}
 	if err := dec.Decode(&ctxs); err != nil {
-		return nil, "", fmt.Errorf("agent_contexts: want an array of chats of {role, content}: %w", err)
+		return nil, "", 0, fmt.Errorf("agent_contexts: want an array of chats, each a list of {role, content} messages or strings: %w", err)
 	}
 	if !dec.More() {
-		return nil, "", fmt.Errorf("value: want [agent_contexts, gold], gold missing")
+		return nil, "", 0, fmt.Errorf("value: %s, gold missing", want)
 	}
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
-		return nil, "", fmt.Errorf("gold: %w", err)
+		return nil, "", 0, fmt.Errorf("gold: %w", err)
 	}
 	if gold, err = goldText(raw); err != nil {
-		return nil, "", fmt.Errorf("gold: %w", err)
+		return nil, "", 0, fmt.Errorf("gold: %w", err)
 	}
-	if dec.More() {
-		return nil, "", fmt.Errorf("value: want [agent_contexts, gold], got more elements")
+	for dec.More() { // DyLAN's [contexts, gold, int, subject], Diverse_Minds' correct flag
+		if err := dec.Decode(&raw); err != nil {
+			return nil, "", 0, fmt.Errorf("value element %d: %w", 2+extra, err)
+		}
+		extra++
 	}
 	if _, err := dec.Token(); err != nil { // the closing ']'
-		return nil, "", err
+		return nil, "", 0, err
 	}
-	return ctxs, gold, nil
+	return ctxs, gold, extra, nil
 }
 
 // buildQuestion turns one question's decoded value into a Question. skip
-// names why a well-formed question cannot be used.
+// names why a well-formed question cannot be used. In a context, a plain
+// string is the prompt when it comes first and an answer otherwise.
 func buildQuestion(task Task, file string, index int, text string, ctxs [][]message, gold string) (q *Question, skip string) {
 	q = &Question{
 		ID: QuestionID(task, text), File: file, Index: index, Task: task,
-		Text: text, GoldRaw: gold, Gold: NormalizeGold(task, gold),
+		Text: text, GoldRaw: gold, Gold: answer.Gold(task, gold),
 		Agents: make([][]Answer, len(ctxs)),
 	}
-	var choices []string
-	if task == MMLU {
-		choices = Choices(text)
-	}
+	opts := answer.Options{Question: text}
 	for k, chat := range ctxs {
 		prompt := 0
-		for _, m := range chat {
-			if m.Role == "assistant" {
-				q.Agents[k] = append(q.Agents[k], Answer{
-					Text: m.Content, Answer: extract(task, choices, m.Content),
-					Profile: ProfileOf(m.Content), PromptTokens: prompt,
-				})
+		for i, m := range chat {
+			if m.Role == "assistant" || m.plain && i > 0 {
+				q.Agents[k] = append(q.Agents[k], newAnswer(task, m.Content, opts, prompt))
 			}
-			prompt += EstimateTokens(m.Content)
+			prompt += answer.EstimateTokens(m.Content)
 		}
 		if len(q.Agents[k]) == 0 {
 			return nil, fmt.Sprintf("agent %d has no assistant message", k)
@@ -191,11 +291,10 @@ func buildQuestion(task Task, file string, index int, text string, ctxs [][]mess
 	return q, ""
 }
 
-func extract(task Task, choices []string, text string) string {
-	if task == MMLU {
-		return ExtractLetterIn(text, choices)
-	}
-	return Extract(task, text)
+// newAnswer reads one response with answer.Read.
+func newAnswer(task Task, text string, opts answer.Options, prompt int) Answer {
+	r := answer.Read(task, text, opts)
+	return Answer{Text: text, Answer: r.Answer, Profile: r.Profile, PromptTokens: prompt}
 }
 
 // goldText reads the gold answer: a string, or a number kept as written.
@@ -215,4 +314,13 @@ func goldText(raw json.RawMessage) (string, error) {
 		return "", fmt.Errorf("want a string or a number, got %.20s", raw)
 	}
 	return s, nil
+}
+
+// baseName is the file's base name without compression suffix.
+func baseName(name string) string {
+	b := filepath.Base(name)
+	for _, ext := range []string{".gz", ".zst"} {
+		b = strings.TrimSuffix(b, ext)
+	}
+	return b
 }

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"errors"
+	"github.com/mpdf/mpdf/answer"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -77,13 +78,13 @@ func TestReadGSM(t *testing.T) {
 	user0 := "Can you solve the following math problem? Zed has 3 apples and buys 997 more. How many apples does he have? Your final answer should be in the form \\boxed{answer}."
 	user1 := "These are the solutions to the problem from other agents: 999. Can you provide your answer?"
 	a0, a1 := zed.At(0, 0), zed.At(0, 1)
-	if a0.PromptTokens != EstimateTokens(user0) {
-		t.Errorf("round-0 prompt tokens = %d, want %d", a0.PromptTokens, EstimateTokens(user0))
+	if a0.PromptTokens != answer.EstimateTokens(user0) {
+		t.Errorf("round-0 prompt tokens = %d, want %d", a0.PromptTokens, answer.EstimateTokens(user0))
 	}
-	if w := EstimateTokens(user0) + EstimateTokens(a0.Text) + EstimateTokens(user1); a1.PromptTokens != w {
+	if w := answer.EstimateTokens(user0) + answer.EstimateTokens(a0.Text) + answer.EstimateTokens(user1); a1.PromptTokens != w {
 		t.Errorf("round-1 prompt tokens = %d, want %d", a1.PromptTokens, w)
 	}
-	if a1.Tokens() != a1.PromptTokens+EstimateTokens(a1.Text) {
+	if a1.Tokens() != a1.PromptTokens+answer.EstimateTokens(a1.Text) {
 		t.Errorf("Tokens() = %d, want prompt + response", a1.Tokens())
 	}
 	if p := zed.At(1, 0).Profile; p.Hedges != 1 || p.Steps != 2 {
@@ -178,15 +179,15 @@ func TestEachOptionsAndWarnings(t *testing.T) {
 func TestEachErrors(t *testing.T) {
 	ok := `[[{"role":"user","content":"q"},{"role":"assistant","content":"1"}],[{"role":"assistant","content":"2"}]]`
 	cases := []struct{ name, doc, want string }{
-		{"empty", ``, "EOF"},
-		{"array", `[]`, "want a JSON object"},
-		{"not a pair", `{"q": [` + ok + `]}`, "question 0: value: want [agent_contexts, gold], gold missing"},
+		{"empty", ``, "empty file"},
+		{"number", `5`, "want a JSON object"},
+		{"not a pair", `{"q": [` + ok + `]}`, "question 0: value: want [agent_contexts, gold, ...], gold missing"},
 		{"value not array", `{"q": 5}`, "question 0"},
 		{"contexts not chats", `{"a": [` + ok + `, "1"], "q": [[1, 2], "1"]}`, "question 1: agent_contexts"},
 		{"role not string", `{"q": [[[{"role": 3, "content": "x"}]], "1"]}`, "agent_contexts"},
 		{"gold object", `{"q": [` + ok + `, {"x": 1}]}`, "gold: want a string or a number"},
 		{"truncated", `{"q": [` + ok, "question 0"},
-		{"trailing", `{"q": [` + ok + `, "1"]} {}`, "data after the top-level object"},
+		{"trailing", `{"q": [` + ok + `, "1"]} {}`, "data after the top-level value"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

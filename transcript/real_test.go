@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/mpdf/mpdf/answer"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,7 +50,7 @@ func TestRealFiles(t *testing.T) {
 		}
 		for i := range f.Questions {
 			q := &f.Questions[i]
-			if q.Task == MMLU && Choices(q.Text) == nil {
+			if q.Task == MMLU && answer.Choices(q.Text) == nil {
 				t.Errorf("%s: question %d: choices not found in %q", r.File, i, q.Text)
 			}
 		}

@@ -22,6 +22,18 @@ type Report struct {
 	PerRound []RoundCount
 	// Warnings note where the content disagrees with the file name.
 	Warnings []string
+	// Layout is the layout read; Variants name its departures from the
+	// plain LLM-Debate layout that the file showed ("plain-string
+	// contexts", "system messages", "extra value elements", "ragged teams",
+	// "heterogeneous team").
+	Layout   Layout
+	Variants []string
+	// Models lists the agents' models of a heterogeneous team, in the
+	// order first seen.
+	Models []string
+	// Ragged counts questions where some agent recorded fewer answers than
+	// another (it stopped speaking and keeps its last answer).
+	Ragged int
 }
 
 // RoundCount counts one round's answers.
@@ -47,8 +59,45 @@ func (r *Report) Total() RoundCount {
 	return t
 }
 
+// take counts a built question and hands it to fn, or lists why it was
+// skipped.
+func (r *Report) take(q *Question, skip string, index int, fn func(q *Question) error) error {
+	if skip != "" {
+		r.Skipped = append(r.Skipped, fmt.Sprintf("question %d: %s", index, skip))
+		return nil
+	}
+	r.add(q)
+	return fn(q)
+}
+
+// noteValue records the debate-layout variants a question's value shows.
+func (r *Report) noteValue(ctxs [][]message, extra int) {
+	if extra > 0 {
+		r.Variants = addOnce(r.Variants, "extra value elements")
+	}
+	for _, chat := range ctxs {
+		for _, m := range chat {
+			if m.plain {
+				r.Variants = addOnce(r.Variants, "plain-string contexts")
+			} else if m.Role == "system" {
+				r.Variants = addOnce(r.Variants, "system messages")
+			}
+		}
+	}
+}
+
 func (r *Report) add(q *Question) {
+	if r.Questions > 0 && (len(q.Agents) != r.Agents || q.Rounds() != r.Rounds) {
+		r.Variants = addOnce(r.Variants, "team size or rounds vary by question")
+	}
 	r.Questions++
+	for _, m := range q.Models {
+		r.Models = addOnce(r.Models, m)
+	}
+	if q.Ragged() {
+		r.Ragged++
+		r.Variants = addOnce(r.Variants, "ragged teams")
+	}
 	if q.Gold == "" {
 		r.GoldMissing++
 	}

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"github.com/mpdf/mpdf/answer"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -9,23 +10,25 @@ import (
 )
 
 // Task is the kind of question a transcript holds; it picks the answer
-// extraction rules.
-type Task string
+// reading rules (answer.Kind).
+type Task = answer.Kind
 
+// The tasks, answer's kinds.
 const (
-	GSM8K Task = "gsm8k" // grade-school maths: numeric answers
-	MMLU  Task = "mmlu"  // multiple choice: letters A–D
+	GSM8K      = answer.GSM8K
+	MMLU       = answer.MMLU
+	Arithmetic = answer.Arithmetic
+	Math       = answer.Math
 )
 
-// ParseTask reads a task name: "gsm8k" or "gsm", "mmlu" (any case).
+// ParseTask reads a task name (answer.ParseKind): "gsm8k" or "gsm", "mmlu",
+// "arithmetic", "math", any case.
 func ParseTask(s string) (Task, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "gsm", "gsm8k":
-		return GSM8K, nil
-	case "mmlu":
-		return MMLU, nil
+	k, err := answer.ParseKind(s)
+	if err != nil {
+		return "", fmt.Errorf("transcript: %w", err)
 	}
-	return "", fmt.Errorf("transcript: unknown task %q (want gsm8k or mmlu)", s)
+	return k, nil
 }
 
 // Meta is what a transcript's file name tells about it. Zero values mean
@@ -49,14 +52,20 @@ var (
 //	gsm_3_2.json                                  Du et al.: task_agents_rounds
 //	gsm_Qwen3-14B_persona_a+b+c_agents3_rounds3.json   task_model_..._agentsN_roundsM
 //
-// The task is the prefix before the first "_" (gsm, gsm8k, mmlu); an
-// unknown prefix leaves Task empty. The model is the second field unless it
-// is a count or a keyword.
+// The task is the prefix before the first "_" (gsm, gsm8k, mmlu,
+// arithmetic, math), after an optional source prefix "agora_" or "dylan_";
+// an unknown prefix leaves Task empty. The model is the second field unless
+// it is a count or a keyword; DyLAN's names ("dylan_math_SUBJECT_...") name
+// none. A compression suffix (".gz", ".zst") is ignored.
 func ParseName(path string) Meta {
-	base := filepath.Base(path)
+	base := baseName(path)
 	base = strings.TrimSuffix(base, filepath.Ext(base))
 	parts := strings.Split(base, "_")
 	var m Meta
+	src := ""
+	if len(parts) > 1 && (parts[0] == "agora" || parts[0] == "dylan") {
+		src, parts = parts[0], parts[1:]
+	}
 	if t, err := ParseTask(parts[0]); err == nil {
 		m.Task = t
 	}
@@ -67,6 +76,9 @@ func ParseName(path string) Meta {
 			m.Agents, m.Generations = a, g
 			return m
 		}
+	}
+	if src == "dylan" {
+		return m
 	}
 	for i, p := range parts[1:] {
 		if s := agentsRe.FindStringSubmatch(p); s != nil {

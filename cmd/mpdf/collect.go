@@ -14,36 +14,9 @@ import (
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/llm"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 func init() { register(newCollectCmd) }
-
-// transcriptExtract reads answers with the transcript package's rules, so
-// that live episodes and imported transcripts normalise answers alike.
-func transcriptExtract(kind, text string) string {
-	task, err := transcript.ParseTask(kind)
-	if err != nil {
-		return llm.DefaultExtract(kind, text)
-	}
-	return transcript.Extract(task, text)
-}
-
-// normaliseGolds writes each task's gold in the form transcriptExtract
-// gives (llm.NewEnv's own normalisation then leaves it as it is); a gold the
-// transcript rules cannot read is left for llm to normalise.
-func normaliseGolds(tasks []llm.Task) {
-	for i := range tasks {
-		t := &tasks[i]
-		task, err := transcript.ParseTask(t.Kind)
-		if err != nil || t.Gold == "" {
-			continue
-		}
-		if g := transcript.NormalizeGold(task, t.Gold); g != "" {
-			t.Gold = g
-		}
-	}
-}
 
 func newCollectCmd() *cobra.Command {
 	var (
@@ -104,7 +77,6 @@ an interrupt the episodes written so far are kept.
 			if limit > len(tasks) {
 				return fmt.Errorf("--limit %d: %s has %d tasks", limit, tasksFile, len(tasks))
 			}
-			normaliseGolds(tasks)
 
 			cfg := llm.ConfigFromEnv() // flags take precedence over the environment
 			fl := cmd.Flags()
@@ -134,7 +106,7 @@ an interrupt the episodes written so far are kept.
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
 			e, err := llm.NewEnv(client, tasks, llm.Options{
-				Context: ctx, Agents: agents, Extract: transcriptExtract, Personas: personas,
+				Context: ctx, Agents: agents, Personas: personas,
 				ConcedeCall: concedeCall, NoCritic: noCritic, NoSeed: noSeed,
 			})
 			if err != nil {

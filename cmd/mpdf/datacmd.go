@@ -24,7 +24,7 @@ func newDataCmd() *cobra.Command {
 .gz or .zst) of episode and decision records (docs/schema). FILES are
 paths or filepath.Match globs ('runs/*.jsonl.zst'), read in order.`,
 	}
-	cmd.AddCommand(newValidateCmd(), newPackCmd(), newStatsCmd())
+	cmd.AddCommand(newValidateCmd(), newPackCmd(), newStatsCmd(), newCorpusCmd())
 	cmd.AddCommand(newSignalCmd(), newHindsightCmd()) // signalcmd.go
 	return cmd
 }

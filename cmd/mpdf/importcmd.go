@@ -32,18 +32,22 @@ type importFile struct {
 
 func newImportCmd() *cobra.Command {
 	var (
-		out, kind, model string
-		text, asJSON     bool
+		out, kind, model, layout string
+		text, asJSON             bool
 	)
 	cmd := &cobra.Command{
-		Use:   "import FILES... --out episodes.jsonl [--kind gsm|mmlu]",
-		Short: "Convert LLM-Debate transcripts into episodes",
+		Use:   "import FILES... --out episodes.jsonl [--kind gsm|mmlu|arithmetic|math] [--layout auto|debate|agora]",
+		Short: "Convert debate transcripts into episodes",
 		Long: `Import reads debate transcripts in the layout of Du et al.'s LLM-Debate
-(a JSON object mapping each question to [agent_contexts, gold_answer]) and
+(a JSON object mapping each question to [agent_contexts, gold_answer, ...];
+contexts of {role, content} messages or plain strings; DyLAN's logs) or of
+LLM-Agora (a JSON array of {question, agent_response, answer}), detected or
+chosen with --layout, plain, .gz or .zst, and
 writes one episode per usable question: round 0 is every agent's recorded
 independent answer, each later round its recorded answer with action
 refine (the debate protocol). Answers are read by the task's rules (gsm:
-a number, mmlu: a letter), profiles from the texts; token counts are
+a number, mmlu: a letter, arithmetic: an integer, math: a LaTeX answer),
+profiles from the texts; token counts are
 estimates and confidences are missing, as the transcripts record none.
 
 The task and model come from the file name (gsm_3_2.json,
@@ -60,6 +64,9 @@ The output is removed if the import fails.`,
 				return err
 			}
 			opts := transcript.Options{Model: model}
+			if opts.Layout, err = transcript.ParseLayout(layout); err != nil {
+				return fmt.Errorf("--layout: %w", err)
+			}
 			if kind != "" {
 				if opts.Task, err = transcript.ParseTask(kind); err != nil {
 					return fmt.Errorf("--kind: %w", err)
@@ -113,7 +120,8 @@ The output is removed if the import fails.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&out, "out", "o", "", "output episodes file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
-	f.StringVar(&kind, "kind", "", "task of every file, when the names do not say: gsm or mmlu")
+	f.StringVar(&kind, "kind", "", "task of every file, when the names do not say: gsm, mmlu, arithmetic or math")
+	f.StringVar(&layout, "layout", "auto", "file layout: auto (detect), debate (LLM-Debate and variants, DyLAN) or agora (LLM-Agora)")
 	f.StringVar(&model, "model", "", "model label for the reports, when the names do not say")
 	f.BoolVar(&text, "text", false, "keep the question and response texts in the episodes")
 	f.BoolVar(&asJSON, "json", false, "print the per-file report as JSON")

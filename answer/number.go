@@ -1,4 +1,4 @@
-package transcript
+package answer
 
 import (
 	"math/big"

@@ -1,4 +1,4 @@
-package transcript
+package answer
 
 import (
 	"testing"
@@ -88,9 +88,9 @@ func TestNormalizeNumberEqual(t *testing.T) {
 	}
 }
 
-func TestNormalizeGold(t *testing.T) {
+func TestGold(t *testing.T) {
 	cases := []struct {
-		task       Task
+		task       Kind
 		gold, want string
 	}{
 		{GSM8K, "Jordan has 2 children, 5*2=<<2*5=10>>10 changes.\n10/2=<<10/2=5>>5 changes.\n#### 5", "5"},
@@ -102,8 +102,8 @@ func TestNormalizeGold(t *testing.T) {
 		{MMLU, "E", ""},
 	}
 	for _, c := range cases {
-		if got := NormalizeGold(c.task, c.gold); got != c.want {
-			t.Errorf("NormalizeGold(%s, %q) = %q, want %q", c.task, c.gold, got, c.want)
+		if got := Gold(c.task, c.gold); got != c.want {
+			t.Errorf("Gold(%s, %q) = %q, want %q", c.task, c.gold, got, c.want)
 		}
 	}
 }

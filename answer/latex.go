@@ -1,47 +1,9 @@
-package transcript
+package answer
 
 import (
 	"regexp"
 	"strings"
 )
-
-// Extract reads the answer of a response text by the rules of task; it
-// returns "" when the text holds no readable answer.
-func Extract(task Task, text string) string {
-	switch task {
-	case GSM8K:
-		return ExtractNumber(text)
-	case MMLU:
-		return ExtractLetter(text)
-	}
-	return ""
-}
-
-// ExtractIn is Extract with the question at hand: for MMLU it also reads an
-// answer given as an option's text (ExtractLetterIn with Choices(question)).
-func ExtractIn(task Task, question, text string) string {
-	if task == MMLU {
-		return ExtractLetterIn(text, Choices(question))
-	}
-	return Extract(task, text)
-}
-
-// NormalizeGold reads a gold answer by the rules of task: for GSM8K the
-// reference solution's "#### N" (any of ExtractNumber's rules), for MMLU a
-// bare letter or anything ExtractLetter reads.
-func NormalizeGold(task Task, gold string) string {
-	switch task {
-	case GSM8K:
-		return ExtractNumber(gold)
-	case MMLU:
-		g := strings.TrimSpace(gold)
-		if len(g) == 1 && strings.ContainsAny(strings.ToUpper(g), "ABCD") {
-			return strings.ToUpper(g)
-		}
-		return ExtractLetter(g)
-	}
-	return ""
-}
 
 // answerPart drops a response's reasoning block: the text after the last
 // "</think>" when there is one; else the text before an unclosed "<think>"

@@ -1,4 +1,4 @@
-package transcript
+package answer
 
 import (
 	"regexp"
@@ -13,10 +13,12 @@ var (
 	//   "(B)"                                  the asked-for form
 	//   "answer is (B)", "Answer: **B**", "answer: B)"
 	//   "(X) B", "(X) Option B)"               the form's placeholder, then the letter
+	//   "X) A) text"                            the placeholder without "(", then a label
 	statedRe = regexp.MustCompile(
 		`\(([A-D])\)` +
-			`|(?i:answer)(?:\s+(?i:is|would be|should be|remains))?\s*[:：]?\s*[*_]*\s*(?:(?i:option)\s+)?\(?([A-D])\b` +
-			`|\([Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])\b`)
+			`|(?i:answer)(?:\s+(?i:is|would be|should be|remains))?[*_]*\s*[:：]?\s*[*_]*\s*(?:(?i:option)\s+)?\(?([A-D])\b` +
+			`|\([Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])\b` +
+			`|(?:^|[\s:*])[Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])(?:[).:]|\s*$)`)
 	// lastLineRe reads a last line that is an option label: "B", "B)", "B. text".
 	lastLineRe = regexp.MustCompile(`^\(?([A-D])(?:$|[).:][*_]*(?:\s|$))`)
 )
@@ -29,7 +31,12 @@ var (
 //  2. else the last stated answer, whichever form comes last in the text:
 //     "(B)", "answer is (B)" / "Answer: **B**" / "answer is option B", or
 //     "(X) B" (the prompt's placeholder, then the letter);
-//  3. else a last line that is an option label ("B)", "**B.** text").
+//  3. else a last line that is an option label ("B)", "**B.** text");
+//  4. else the last of the closing four sentences that declares the answer ("correct answer",
+//     "the answer", "best answer", "correct option") or follows the
+//     placeholder "(X)", when it names exactly one option ("option D,
+//     45,X, stands out as the correct answer"; "(X) The best evidence is
+//     B) Radioactive dating"). A sentence naming two options names none.
 //
 // The last statement wins because the models discuss the options before
 // concluding ("(A) is wrong because ...; so the answer is (C)"); the
@@ -57,7 +64,7 @@ func ExtractLetter(text string) string {
 	if m := lastLineRe.FindStringSubmatch(last); m != nil {
 		return m[1]
 	}
-	return ""
+	return concluded(s)
 }
 
 // choicesRe reads the options of an MMLU prompt in LLM-Debate's template:
@@ -93,8 +100,8 @@ func ExtractLetterIn(text string, choices []string) string {
 		return l
 	}
 	s := answerPart(text)
-	if i := strings.LastIndex(strings.ToUpper(s), "(X)"); i >= 0 {
-		line := s[i+3:]
+	if i := lastPlaceholder(s); i >= 0 {
+		line := s[i:]
 		if j := strings.IndexByte(line, '\n'); j >= 0 {
 			line = line[:j]
 		}
@@ -139,4 +146,67 @@ func matchChoice(c string, choices []string, prefix bool) string {
 func fold(s string) string {
 	s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
 	return strings.Trim(s, " *_.,;:!?\"'`")
+}
+
+// placeholderRe finds the answer form's placeholder, "(X)" or a bare "X)".
+var placeholderRe = regexp.MustCompile(`\([Xx]\)|(?:^|[\s:*])[Xx]\)`)
+
+// lastPlaceholder returns the index just past the last placeholder, or -1.
+func lastPlaceholder(s string) int {
+	ms := placeholderRe.FindAllStringIndex(s, -1)
+	if len(ms) == 0 {
+		return -1
+	}
+	return ms[len(ms)-1][1]
+}
+
+var (
+	// declareRe marks a sentence that declares the answer.
+	declareRe = regexp.MustCompile(`(?i)\b(?:correct answer|the answer|best answer|correct option|right answer)\b`)
+	// optionRefRe finds a reference to an option: "option D", "D)".
+	optionRefRe = regexp.MustCompile(`\b(?:[Oo]ption|[Cc]hoice)\s+\(?([A-D])\b|(?:^|[\s(])([A-D])\)`)
+	// sentenceEndRe splits sentences: a period, "!" or "?" before white
+	// space, or a line break.
+	sentenceEndRe = regexp.MustCompile(`[.!?]\s+|\n+`)
+)
+
+// closing is how many final sentences rule 4 looks at.
+const closing = 4
+
+// concluded reads rule 4 of ExtractLetter: the last declaring sentence (or
+// the text after the last "(X)" on its line) that names exactly one
+// option; "" when there is none or it names several.
+func concluded(s string) string {
+	if i := lastPlaceholder(s); i >= 0 {
+		line := s[i:]
+		if j := strings.IndexByte(line, '\n'); j >= 0 {
+			line = line[:j]
+		}
+		if l := oneOption(line); l != "" {
+			return l
+		}
+	}
+	// Only the closing sentences: earlier ones may report a peer's answer.
+	sents := sentenceEndRe.Split(strings.TrimSpace(s), -1)
+	for i := len(sents) - 1; i >= max(0, len(sents)-closing); i-- {
+		if declareRe.MatchString(sents[i]) {
+			if l := oneOption(sents[i]); l != "" {
+				return l
+			}
+		}
+	}
+	return ""
+}
+
+// oneOption returns the option s refers to when it refers to exactly one.
+func oneOption(s string) string {
+	l := ""
+	for _, m := range optionRefRe.FindAllStringSubmatch(s, -1) {
+		g := m[1] + m[2]
+		if l != "" && g != l {
+			return ""
+		}
+		l = g
+	}
+	return l
 }

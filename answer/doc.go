@@ -1,0 +1,56 @@
+// Package answer reads model text: the answer it gives, normalised so that
+// equal answers are equal strings, and its reasoning profile. It is the one
+// reader every path uses — the transcript importer (and the replay built on
+// it), the live backend (llm) and the server — so that the features a
+// policy is trained on mean what they mean when it decides.
+//
+//	r := answer.Read(answer.MMLU, text, answer.Options{Question: q})
+//	r.Answer  // "B", or "" when the text states no answer that can be read without guessing
+//	r.Profile // steps, tokens, hedges, stated confidence (data.Profile)
+//
+// # Kinds
+//
+// gsm8k (ExtractNumber): the last \boxed{...} holding a number (braces
+// nest), else the number after the last "####", else the last number.
+// Numbers are written in canonical decimal form: "1,000", "1000.0",
+// "$1000" and "1000 dollars" are "1000"; "a/b" and \frac{a}{b} are divided
+// (exact when the decimal ends, else 6 places). A box that holds no number
+// makes the answer unreadable rather than falling back to the reasoning.
+//
+// mmlu (ExtractLetter, ExtractLetterIn): a letter alone in the last
+// \boxed{}; else the last stated answer — "(B)", "answer is (B)",
+// "Answer: **B**", "answer is option B", "(X) B" or "X) B)" (the prompt's
+// placeholder, then the letter); else a last line that is an option label
+// ("B) Insulin", "**B**"). The last statement wins: models discuss options
+// before concluding. Lower-case "(b)" is not read (enumerations look so).
+// When no letter is stated at all, an answer given as an option's text
+// after the placeholder, or in a closing parenthesis, is matched against
+// the question's choices (Choices parses LLM-Debate's template); it counts
+// only when exactly one option matches.
+//
+// arithmetic (ExtractInteger): the last number of the last box, else the
+// last number of the text.
+//
+// math (ExtractMath, NormalizeMath): the last \boxed{...}, else what
+// follows the last "The answer is", else a closing "... is $EXPR$." or
+// "... is 12 units."; then LaTeX normalisation: display wrappers, spaces,
+// "^\circ", "\%", "\$" and \text{} units go, \dfrac is \frac, "x = 3" is
+// "3", and numbers ("\frac{1}{2}", "\dfrac12", "1/2", "0.5") are written
+// as canonical decimals. Other expressions compare as normalised LaTeX
+// text; "(1,2)" and "(2,1)" differ. A statement that is prose is
+// unreadable.
+//
+// Reasoning inside <think>...</think> is skipped for answers; a text cut
+// off inside an unclosed <think> has no answer.
+//
+// # Profile and tokens
+//
+// ProfileOf measures the whole text, thinking included (it was produced,
+// and paid for): Steps are non-blank lines plus the sentence ends inside
+// them; Hedges count HedgeWords; SelfConfidence is a confidence stated on
+// a line of its own ("Confidence: 0.8", "80%", "8/10"), nil otherwise;
+// Tokens is EstimateTokens, ⌈runes/4⌉ — one rule for every source, even
+// when a server counted the tokens, so that the feature means the same
+// thing in transcripts (which record no counts) and live. Costs
+// (data.Turn.Tokens) may use a server's counts; the profile does not.
+package answer

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mpdf/mpdf/transcript"
+)
+
+func newCorpusCmd() *cobra.Command {
+	var (
+		kind, model, layout string
+		asJSON              bool
+	)
+	cmd := &cobra.Command{
+		Use:   "corpus TRANSCRIPTS... [--json]",
+		Short: "Tabulate a set of debate transcripts",
+		Long: `Corpus reads debate transcripts (any layout import reads) and prints one
+row per file: task, model(s), agents × answers per agent, questions, the
+unreadable share of each round's answers, the round-0 and final-round
+majority accuracy, the share of questions whose round 0 is unanimous, and
+how often an agent's revision fixed (wrong → right) or broke (right →
+wrong) its answer; then a pooled row, where a question debated in several
+files (same task and text) counts once. "shared" counts such questions.`,
+		Example: `  mpdf data corpus ../shared/data/debates/*/*/*.json ../shared/data/debates/more/variants/*.json`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			paths, err := expandPaths(args)
+			if err != nil {
+				return err
+			}
+			opts := transcript.Options{Model: model}
+			if opts.Layout, err = transcript.ParseLayout(layout); err != nil {
+				return fmt.Errorf("--layout: %w", err)
+			}
+			if kind != "" {
+				if opts.Task, err = transcript.ParseTask(kind); err != nil {
+					return fmt.Errorf("--kind: %w", err)
+				}
+			}
+			c, err := transcript.ReadCorpus(paths, opts)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), c)
+			}
+			return transcript.WriteCorpus(cmd.OutOrStdout(), c)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&kind, "kind", "", "task of every file, when the names do not say: gsm, mmlu, arithmetic or math")
+	f.StringVar(&model, "model", "", "model label, when the names do not say")
+	f.StringVar(&layout, "layout", "auto", "file layout: auto, debate or agora")
+	f.BoolVar(&asJSON, "json", false, "print the table as JSON")
+	return cmd
+}

@@ -1,0 +1,161 @@
+package transcript
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// allShared returns every transcript under ../shared/data/debates.
+func allShared(t testing.TB) []string {
+	t.Helper()
+	root := filepath.Join("..", "..", "shared", "data", "debates")
+	var paths []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if len(paths) == 0 {
+		t.Skipf("no transcripts under %s", root)
+	}
+	return paths
+}
+
+// TestEverySharedFile reads every shared transcript, variants included:
+// each must import with its layout detected, every gold readable, and the
+// layout's departures noted; the DyLAN files are math files whose team
+// and rounds vary by question (agents are dropped, debates stop early), the
+// Agora files heterogeneous teams that keep each agent's model.
+func TestEverySharedFile(t *testing.T) {
+	for _, p := range allShared(t) {
+		f, err := ReadFile(p, Options{})
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		r, base := f.Report, filepath.Base(p)
+		if r.Questions == 0 || r.GoldMissing > 0 {
+			t.Errorf("%s: %d questions, %d golds unreadable", base, r.Questions, r.GoldMissing)
+		}
+		switch {
+		case strings.HasPrefix(base, "dylan_math_"):
+			if r.Task != Math || !has(r.Variants, "team size or rounds vary by question") || !has(r.Variants, "system messages") || !has(r.Variants, "extra value elements") {
+				t.Errorf("%s: task %s, ragged %d, variants %v", base, r.Task, r.Ragged, r.Variants)
+			}
+			if r.Total().Share() > 0.4 {
+				t.Errorf("%s: %.1f%% unreadable", base, 100*r.Total().Share())
+			}
+		case strings.HasPrefix(base, "agora_"):
+			if r.Layout != LayoutAgora || len(r.Models) != 3 || len(f.Questions[0].Models) != 3 {
+				t.Errorf("%s: layout %s models %v", base, r.Layout, r.Models)
+			}
+			ep := ToEpisode(&f.Questions[0], EpisodeOptions{})
+			if !strings.Contains(ep.Source, "models=llama,wizardlm,orca") {
+				t.Errorf("%s: episode source %q does not name the models", base, ep.Source)
+			}
+		case strings.HasPrefix(base, "arithmetic_"):
+			if r.Task != Arithmetic || !has(r.Variants, "extra value elements") || r.Total().Unreadable != 0 {
+				t.Errorf("%s: task %s variants %v unreadable %d", base, r.Task, r.Variants, r.Total().Unreadable)
+			}
+		case strings.Contains(base, "gpt-4o"):
+			if !has(r.Variants, "plain-string contexts") || r.Agents != 3 || r.Rounds != 1 {
+				t.Errorf("%s: variants %v, %d agents × %d rounds", base, r.Variants, r.Agents, r.Rounds)
+			}
+		}
+	}
+}
+
+func has(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCompressedAndForcedLayout reads a gzip-compressed copy as the plain
+// file, and refuses a layout forced against the content with the file,
+// the offset and what was expected.
+func TestCompressedAndForcedLayout(t *testing.T) {
+	var p string
+	for _, q := range allShared(t) {
+		if strings.Contains(q, "agora_arithmetic") {
+			p = q
+		}
+	}
+	if p == "" {
+		t.Skip("agora file absent")
+	}
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(raw)
+	zw.Close()
+	gz := filepath.Join(t.TempDir(), filepath.Base(p)+".gz")
+	if err := os.WriteFile(gz, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := ReadFile(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadFile(gz, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Report.Total() != b.Report.Total() || len(a.Questions) != len(b.Questions) || a.Report.File != b.Report.File {
+		t.Errorf("gzip copy reads differently: %+v vs %+v", a.Report, b.Report)
+	}
+	_, err = ReadFile(p, Options{Layout: LayoutDebate})
+	if err == nil || !strings.Contains(err.Error(), "offset") || !strings.Contains(err.Error(), "want a JSON object") || !strings.Contains(err.Error(), filepath.Base(p)) {
+		t.Errorf("forced debate layout on an agora file: %v", err)
+	}
+}
+
+// TestAgoraErrors checks that a malformed Agora item names the question.
+func TestAgoraErrors(t *testing.T) {
+	cases := []struct{ doc, want string }{
+		{`[{"question": "q", "agent_response": {"a": ["1"], "b": ["2"]}, "answer": "1"}, {"question": "q2"}]`, "question 1"},
+		{`[{"question": "q", "agent_response": {"a": [1]}, "answer": "1"}]`, "want a list of answer strings"},
+		{`[5]`, "question 0"},
+	}
+	for _, c := range cases {
+		_, err := Each(strings.NewReader(c.doc), "agora_gsm_x.json", Options{}, func(*Question) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "agora_gsm_x.json") {
+			t.Errorf("%s: err = %v, want %q", c.doc, err, c.want)
+		}
+	}
+}
+
+// TestCorpusShared checks that the pooled row counts a question shared by
+// two files once and flags it.
+func TestCorpusShared(t *testing.T) {
+	dir := t.TempDir()
+	doc := `{"What is 1+1?": [[[{"role":"user","content":"q"},{"role":"assistant","content":"\\boxed{2}"}],[{"role":"user","content":"q"},{"role":"assistant","content":"\\boxed{3}"},{"role":"assistant","content":"\\boxed{2}"}]], "2"]}`
+	var paths []string
+	for _, n := range []string{"gsm_A_agents2_rounds2.json", "gsm_B_agents2_rounds2.json"} {
+		p := filepath.Join(dir, n)
+		os.WriteFile(p, []byte(doc), 0o644)
+		paths = append(paths, p)
+	}
+	c, err := ReadCorpus(paths, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := c.Files[0]
+	if f.Questions != 1 || f.Shared != 1 || f.Revisions != 1 || f.Fixes != 1 || f.Breaks != 0 || f.Unanimous != 0 || f.FinalMajority != 1 {
+		t.Errorf("file row %+v", f)
+	}
+	if p := c.Pooled; p.Questions != 1 || p.Shared != 1 || len(p.Models) != 2 {
+		t.Errorf("pooled row %+v", p)
+	}
+}
