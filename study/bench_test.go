@@ -2,6 +2,8 @@ package study
 
 import (
 	"testing"
+
+	"github.com/mpdf/mpdf/env"
 )
 
 // BenchmarkStudyFold measures one fold of the default study on the shared
@@ -18,6 +20,7 @@ func BenchmarkStudyFold(b *testing.B) {
 	if err := cfg.resolve(); err != nil {
 		b.Fatal(err)
 	}
+	cfg.Baselines = env.Baselines(e)
 	s := &Study{Config: cfg, Tasks: info}
 	bases, err := s.baselines()
 	if err != nil {

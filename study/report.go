@@ -1,6 +1,7 @@
 package study
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -81,12 +82,16 @@ func (s *Study) Summarise() (*Summary, error) {
 			sum.Unscored++
 		}
 	}
-	scopes := []string{""}
-	if len(models) > 1 {
-		scopes = append(scopes, models...)
+	all, err := s.scope("", true, unit)
+	if err != nil {
+		return nil, err
 	}
-	for _, m := range scopes {
-		sc, err := s.scope(m, unit)
+	sum.Scopes = append(sum.Scopes, all)
+	if len(models) < 2 {
+		return sum, nil
+	}
+	for _, m := range models {
+		sc, err := s.scope(m, false, unit)
 		if err != nil {
 			return nil, err
 		}
@@ -101,9 +106,10 @@ func (s *Study) policies() []string {
 	return slices.Concat(s.Fixed, []string{OracleName}, s.Learned)
 }
 
-func (s *Study) scope(model string, unit map[string]int) (Scope, error) {
+// scope summarises the rows of model, or all rows when all is set.
+func (s *Study) scope(model string, all bool, unit map[string]int) (Scope, error) {
 	sc := Scope{Name: model}
-	if model == "" {
+	if all {
 		sc.Name = "all"
 	}
 	type key struct {
@@ -113,7 +119,7 @@ func (s *Study) scope(model string, unit map[string]int) (Scope, error) {
 	by := map[string]map[key]*Row{}
 	for i := range s.Rows {
 		r := &s.Rows[i]
-		if model != "" && r.Model != model {
+		if !all && r.Model != model {
 			continue
 		}
 		if by[r.Policy] == nil {
@@ -126,11 +132,16 @@ func (s *Study) scope(model string, unit map[string]int) (Scope, error) {
 	seen := map[key]bool{}
 	for _, r := range s.Rows {
 		k := key{r.Seed, r.Index}
-		if (model == "" || r.Model == model) && !seen[k] {
+		if (all || r.Model == model) && !seen[k] {
 			seen[k] = true
 			keys = append(keys, k)
 		}
 	}
+	// Task order, not fold order: the bootstrap numbers clusters by first
+	// appearance, so the same rows give the same interval whatever the folds.
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.task, b.task), cmp.Compare(a.seed, b.seed))
+	})
 	for _, name := range s.policies() {
 		rows := by[name]
 		if len(rows) == 0 {
@@ -270,7 +281,11 @@ func (sum *Summary) WriteMarkdown(w io.Writer) error {
 	}
 	for _, sc := range sum.Scopes {
 		title := "All models"
-		if sc.Name != "all" {
+		switch sc.Name {
+		case "all":
+		case "":
+			title = "Model unknown (file names that do not say)"
+		default:
 			title = "Model " + sc.Name
 		}
 		fmt.Fprintf(&b, "\n## %s\n\n", title)

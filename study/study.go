@@ -37,7 +37,8 @@ type Config struct {
 	Episodes int `json:"episodes"`
 	Rounds   int `json:"rounds"`
 	// Baselines are the fixed protocols compared (heuristic names,
-	// metapolicy.ParseHeuristic); nil means every metapolicy.HeuristicNames.
+	// metapolicy.ParseHeuristic); nil means env.Baselines of the Env (every
+	// heuristic the Env can play).
 	Baselines []string `json:"baselines"`
 	// Greedy makes the learned policies take their most probable action
 	// on the test side instead of sampling.
@@ -91,6 +92,7 @@ type Row struct {
 	Task   string `json:"task"`  // task id
 	Index  int    `json:"index"` // task number in the Env
 	Model  string `json:"model"`
+	File   string `json:"file,omitempty"` // transcript file of a replayed task
 	Policy string `json:"policy"`
 	// Lambda is the token cost the policy was trained with (learned rows).
 	Lambda   *float64 `json:"lambda,omitempty"`
@@ -131,9 +133,6 @@ func (c *Config) resolve() error {
 	}
 	if c.Episodes == 0 {
 		c.Episodes = 1
-	}
-	if c.Baselines == nil {
-		c.Baselines = metapolicy.HeuristicNames()
 	}
 	if c.Trainer == nil {
 		c.Trainer = TrainInMemory
@@ -184,6 +183,9 @@ type job struct {
 func Run(e env.Env, cfg Config) (*Study, error) {
 	if err := cfg.resolve(); err != nil {
 		return nil, err
+	}
+	if cfg.Baselines == nil {
+		cfg.Baselines = env.Baselines(e)
 	}
 	rounds := cfg.Rounds
 	if rounds == 0 {
@@ -258,7 +260,7 @@ func (s *Study) runJob(e env.Env, cfg *Config, bases []metapolicy.Policy, rounds
 		return env.Run(e, p, opts, func(ep *data.Episode) error {
 			if k%cfg.Episodes == 0 {
 				t := j.test[k/cfg.Episodes]
-				rows = append(rows, Row{Seed: j.seed, Fold: j.fold, Task: ep.Task, Index: t, Model: s.Tasks[t].Model, Policy: name, Lambda: lambda})
+				rows = append(rows, Row{Seed: j.seed, Fold: j.fold, Task: ep.Task, Index: t, Model: s.Tasks[t].Model, File: s.Tasks[t].File, Policy: name, Lambda: lambda})
 			}
 			k++
 			tally(&rows[n+(k-1)/cfg.Episodes], ep)

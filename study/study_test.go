@@ -53,7 +53,7 @@ func checkFolds(t *testing.T, info []TaskInfo, folds [][]int) {
 
 func TestFoldsKeepQuestionsTogether(t *testing.T) {
 	// q0 is debated in three files, q1 in two: each stays in one fold.
-	info := []TaskInfo{{"q0", "a"}, {"q1", "a"}, {"q2", "a"}, {"q0", "b"}, {"q3", "b"}, {"q1", "c"}, {"q0", "c"}, {"q4", "c"}}
+	info := []TaskInfo{{"q0", "a", ""}, {"q1", "a", ""}, {"q2", "a", ""}, {"q0", "b", ""}, {"q3", "b", ""}, {"q1", "c", ""}, {"q0", "c", ""}, {"q4", "c", ""}}
 	for seed := range uint64(20) {
 		folds, _, err := Folds(info, 2, ByQuestion, seed)
 		if err != nil {
@@ -193,5 +193,49 @@ func TestRunRowsAndPairs(t *testing.T) {
 	s2.WriteResults(&b)
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
 		t.Error("same config, 3 then 1 worker: reports differ")
+	}
+}
+
+// With the default trainer (supervised stage and SoftRankPO, shortened)
+// the whole study is the same bytes for the same seed whatever the number
+// of workers, and the report has every learned policy, baseline and the
+// oracle.
+func TestRunTrainInMemoryDeterministic(t *testing.T) {
+	sim, err := env.NewSimulator(env.SimConfig{Tasks: 40, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Folds, cfg.Seeds, cfg.Lambdas = 2, 1, []float64{0, 1}
+	cfg.Train.SFT.Epochs = 1
+	cfg.Train.RL.Iterations, cfg.Train.RL.TasksPerIter, cfg.Train.RL.EpisodesPerTask = 2, 8, 2
+	report := func(workers int) []byte {
+		c := cfg
+		c.Workers = workers
+		s, err := Run(sim, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := s.Summarise()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := sum.WriteMarkdown(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.WriteResults(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	a, b := report(2), report(1)
+	if !bytes.Equal(a, b) {
+		t.Fatal("same seed: the report differs between 2 workers and 1")
+	}
+	for _, want := range []string{"| " + LearnedName(0) + " |", "| " + LearnedName(1) + " |", OracleName, "| debate |"} {
+		if !bytes.Contains(a, []byte(want)) {
+			t.Errorf("report lacks %q", want)
+		}
 	}
 }

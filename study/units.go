@@ -21,6 +21,8 @@ type TaskInfo struct {
 	// Model is the model whose transcript the task replays ("" when the
 	// file name does not say); for other environments, the Env's name.
 	Model string
+	// File is the transcript file of a replayed task ("" otherwise).
+	File string
 }
 
 // Describe returns the TaskInfo of every task of e. A *replay.Env is
@@ -36,7 +38,7 @@ func Describe(e env.Env) []TaskInfo {
 			continue
 		}
 		q := r.Question(i)
-		info[i] = TaskInfo{Unit: string(q.Task) + ":" + NormaliseQuestion(q.Text), Model: transcript.ParseName(q.File).Model}
+		info[i] = TaskInfo{Unit: string(q.Task) + ":" + NormaliseQuestion(q.Text), Model: transcript.ParseName(q.File).Model, File: q.File}
 	}
 	return info
 }

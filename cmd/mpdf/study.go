@@ -166,6 +166,10 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
 	if err := write(tmp); err != nil {
 		tmp.Close()
 		return fmt.Errorf("%s: %w", path, err)

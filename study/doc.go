@@ -1,0 +1,53 @@
+// Package study runs the experiment that checks whether a learned
+// meta-policy deliberates better or cheaper than the fixed protocols:
+// cross-validated training and evaluation of learned policies against
+// every baseline on the same tasks and episode seeds, with intervals that
+// resample questions. `mpdf study` is its command line.
+//
+// # The design
+//
+// Run takes an env.Env (a replay of transcripts, or the simulator) and a
+// Config. Tasks are described by Describe: the unit of a task is its
+// normalised question text (NormaliseQuestion, with the task kind), so a
+// question debated in several files — other models, other team sizes — is
+// one unit, and its model is read from the transcript file name.
+//
+// For each of Config.Seeds seeds, Folds deals the units into Config.Folds
+// folds by a seeded shuffle (ByQuestion; no question is in two folds), or
+// makes one fold per model (ByModel: leave one model out, a test on a
+// model never trained on; the same question text may then appear in
+// training under another model — the policy sees features of the debate,
+// never the text — so this fold mode tests transfer across models, not
+// across questions). For each fold and each token cost λ of
+// Config.Lambdas, Config.Trainer trains a policy on the other folds' tasks;
+// the learned policies and every baseline (Config.Baselines, by default
+// env.Baselines) then play the fold's tasks with the same episode seeds
+// (common random numbers), Config.Episodes episodes each. Folds run in
+// parallel (Config.Workers); the rows do not depend on it.
+//
+// The hindsight oracle (OracleName) is added per task: the fixed protocol
+// (random excluded) with the most correct episodes, fewest tokens on a tie,
+// chosen knowing the answer. It is a ceiling of "pick the protocol per
+// question", not a policy.
+//
+// # Training seam
+//
+// Trainer is a function type; TrainInMemory, the default, is the online
+// run of `mpdf train` without checkpoints (trainer.NewPolicy, an optional
+// supervised stage from trainer.Labels and trainer.SFT, then
+// trainer.RL.Iterate), on one kernel thread so that a fold's bits do not
+// depend on the machine. Another training run can be plugged in through
+// Config.Trainer.
+//
+// # Results
+//
+// Study.Rows holds one Row per task × policy × seed (correct and scored
+// episodes, tokens, action counts); WriteResults writes them as JSON.
+// Summarise pools them, over all tasks and per model: accuracy with a
+// percentile bootstrap interval resampled by question (package stats;
+// a question's rows over files and seeds are drawn together), tokens per
+// task, action shares, and for each learned policy the paired difference
+// "learned − baseline" (same task, same seed) with its interval. Summary
+// writes report.md (WriteMarkdown) or JSON. The same Config and Env give
+// the same bytes.
+package study
