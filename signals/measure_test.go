@@ -3,9 +3,11 @@ package signals
 import (
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/transcript"
@@ -111,5 +113,20 @@ func TestMeasureRealTranscripts(t *testing.T) {
 		if r.Feature == "v1.FOwnShare" && !(r.AUC[TargetCorrect][SubsetAll] > 0.6) {
 			t.Errorf("FOwnShare AUC for correctness %v, want > 0.6", r.AUC[TargetCorrect][SubsetAll])
 		}
+	}
+}
+
+// The simulator draws its answers from the episode's stream, so replaying
+// a plan from another stream gives other answers: Measure refuses it
+// rather than report counterfactuals that are not.
+func TestMeasureRefusesNondeterministicEnv(t *testing.T) {
+	sim, err := env.NewSimulator(env.SimConfig{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, _ := metapolicy.NewHeuristic(metapolicy.HeuristicDebate)
+	_, err = Measure(sim, pol, Options{Tasks: []int{0, 1, 2, 3, 4, 5, 6, 7}, Rounds: 3}, Candidates())
+	if err == nil || !strings.Contains(err.Error(), "not deterministic") {
+		t.Errorf("err %v, want a refusal naming non-determinism", err)
 	}
 }
