@@ -19,7 +19,8 @@ const PivotalName = "pivotal"
 // the round correct] − λ·tokens/1000 (the agent's tokens of the round).
 // When the actions score differently the decision is pivotal and its label
 // is the best action (ties to the lower action index); decisions where
-// every action scores the same are left out. Unlike Labels, which clones
+// every action scores the same are left out (with λ > 0 the actions' costs
+// differ, so every decision is labelled). Unlike Labels, which clones
 // whole plans whose every other decision is "persist", this keeps only the
 // decisions where the choice changes the team's result, so that a cloned
 // policy learns when refining (or conceding) helps rather than that it
