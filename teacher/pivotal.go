@@ -28,6 +28,16 @@ const PivotalName = "pivotal"
 // number of decisions looked at. The labels know the gold answers: give it
 // training tasks only.
 func PivotalLabels(e env.Env, tasks []int, rounds int, lambda float64, seed uint64, width int, featurize Featurizer) (x []float32, actions []uint8, seen int, err error) {
+	return PivotalLabelsOf(e, tasks, nil, rounds, lambda, seed, width, featurize)
+}
+
+// PivotalLabelsOf is PivotalLabels on the states a behaviour visits: each
+// task is played with behaviour's most probable actions (nil: everyone
+// persists), and each decision's alternatives keep the other agents'
+// actions of that round as the behaviour chose them. Labelling the states
+// a cloned policy itself reaches, and cloning again, is DAgger's remedy for
+// the states the first clone never saw.
+func PivotalLabelsOf(e env.Env, tasks []int, behaviour metapolicy.Policy, rounds int, lambda float64, seed uint64, width int, featurize Featurizer) (x []float32, actions []uint8, seen int, err error) {
 	f := make([]float64, width)
 	for _, task := range tasks {
 		g, err := e.Start(task, GameRNG(seed, task))
@@ -40,6 +50,11 @@ func PivotalLabels(e env.Env, tasks []int, rounds int, lambda float64, seed uint
 		}
 		n := g.Agents()
 		base := Uniform(n, rounds, metapolicy.Persist)
+		if behaviour != nil {
+			if base, err = greedyPlan(e, task, seed, behaviour, n, rounds); err != nil {
+				return nil, nil, 0, err
+			}
+		}
 		ep, err := Play(e, task, seed, base)
 		if err != nil {
 			return nil, nil, 0, err
@@ -85,4 +100,28 @@ func PivotalLabels(e env.Env, tasks []int, rounds int, lambda float64, seed uint
 		}
 	}
 	return x, actions, seen, nil
+}
+
+// greedyPlan plays task round by round with pol's most probable actions
+// and returns the plan it took.
+func greedyPlan(e env.Env, task int, seed uint64, pol metapolicy.Policy, n, rounds int) (Plan, error) {
+	plan := Plan{}
+	for t := 1; t <= rounds; t++ {
+		ep, err := Play(e, task, seed, plan)
+		if err != nil {
+			return nil, err
+		}
+		row := make([]metapolicy.Action, n)
+		for i := range n {
+			obs := ep.Observation(t, i)
+			obs.Rounds = rounds
+			a, _, err := metapolicy.Greedy(pol, &obs)
+			if err != nil {
+				return nil, fmt.Errorf("teacher: task %s: round %d: agent %d: %w", ep.Task, t, i, err)
+			}
+			row[i] = a
+		}
+		plan = append(plan, row)
+	}
+	return plan, nil
 }

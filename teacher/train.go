@@ -3,6 +3,8 @@ package teacher
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
@@ -14,12 +16,36 @@ import (
 // hindsight teacher (Train) instead of a heuristic one.
 const LabelsName = "hindsight"
 
+// Handles reports whether Train understands labels, the value of
+// trainer.Config.SFT.Labels: "hindsight", "pivotal", or "pivotal:K" (K ≥ 0
+// DAgger rounds: after cloning, the pivotal decisions of the states the
+// clone reaches are labelled and added, and the clone trained again).
+func Handles(labels string) bool {
+	_, _, err := parseLabels(labels)
+	return err == nil
+}
+
+func parseLabels(labels string) (dagger int, pivotal bool, err error) {
+	switch {
+	case labels == LabelsName:
+		return 0, false, nil
+	case labels == PivotalName:
+		return 0, true, nil
+	}
+	if k, ok := strings.CutPrefix(labels, PivotalName+":"); ok {
+		if d, err := strconv.Atoi(k); err == nil && d >= 0 && d <= 16 {
+			return d, true, nil
+		}
+	}
+	return 0, false, fmt.Errorf("teacher: labels %q: want %s, %s or %s:K (0 ≤ K ≤ 16)", labels, LabelsName, PivotalName, PivotalName)
+}
+
 // Train trains a policy on every task of train: a fresh network over the
 // layout cfg.Features (trainer.NewPolicy), a supervised stage of
 // cfg.SFT.Epochs epochs cloning the hindsight plans (Search with λ =
 // cfg.Reward.Lambda over cfg.RL.Rounds, every training task) — or, when
-// cfg.SFT.Labels is PivotalName, the pivotal decisions (PivotalLabels) —
-// then
+// cfg.SFT.Labels is "pivotal[:K]", the pivotal decisions (PivotalLabels,
+// then K DAgger rounds of PivotalLabelsOf the clone; see Handles) — then
 // cfg.RL.Iterations SoftRankPO iterations against the supervised policy as
 // reference (Iterate). Its signature is study.Trainer's; it uses the
 // kernel backend on one thread, so that the result does not depend on the
@@ -48,9 +74,13 @@ func Train(train env.Env, cfg trainer.Config) (metapolicy.Policy, error) {
 	}
 	if cfg.SFT.Epochs > 0 {
 		tasks := trainer.IterTasks(cfg.Seed, -1, n, n)
+		dagger, pivotal, err := parseLabels(cfg.SFT.Labels)
+		if err != nil {
+			return nil, err
+		}
 		var x []float32
 		var actions []uint8
-		if cfg.SFT.Labels == PivotalName {
+		if pivotal {
 			x, actions, _, err = PivotalLabels(train, tasks, cfg.RL.Rounds, cfg.Reward.Lambda, cfg.Seed, fz.Width, fz.Featurize)
 		} else {
 			var res []Result
@@ -69,10 +99,25 @@ func Train(train env.Env, cfg trainer.Config) (metapolicy.Policy, error) {
 		if err != nil {
 			return nil, err
 		}
-		for range cfg.SFT.Epochs {
-			if _, err := sft.Epoch(x, actions); err != nil {
-				return nil, fmt.Errorf("teacher: train: %w", err)
+		for k := 0; ; k++ {
+			for range cfg.SFT.Epochs {
+				if _, err := sft.Epoch(x, actions); err != nil {
+					return nil, fmt.Errorf("teacher: train: %w", err)
+				}
 			}
+			if k == dagger {
+				break
+			}
+			// DAgger: label the states the clone reaches, add them, clone again.
+			pol, err := metapolicy.NewFeaturizedPolicy("mpdf", net, fz)
+			if err != nil {
+				return nil, err
+			}
+			dx, da, _, err := PivotalLabelsOf(train, tasks, pol, cfg.RL.Rounds, cfg.Reward.Lambda, cfg.Seed, fz.Width, fz.Featurize)
+			if err != nil {
+				return nil, fmt.Errorf("teacher: train: dagger %d: %w", k+1, err)
+			}
+			x, actions = append(x, dx...), append(actions, da...)
 		}
 	}
 	rl, err := trainer.NewRL(backend, net, net.Clone(), cfg)

@@ -15,6 +15,7 @@ func TestTrainClonesThePlan(t *testing.T) {
 	for _, version := range []string{"", metapolicy.FeatureVersionV2} {
 		cfg := trainer.DefaultConfig()
 		cfg.Features = version
+		cfg.SFT.Labels = LabelsName
 		cfg.SFT.Epochs, cfg.SFT.BatchSize, cfg.SFT.LR = 300, 8, 1e-2
 		cfg.RL.Iterations, cfg.RL.Rounds = 0, 2
 		pol, err := Train(e, cfg)
@@ -45,6 +46,7 @@ func TestTrainDeterministic(t *testing.T) {
 	e := handBuilt(t)
 	cfg := trainer.DefaultConfig()
 	cfg.Features = metapolicy.FeatureVersionV2
+	cfg.SFT.Labels = PivotalName + ":1"
 	cfg.SFT.Epochs, cfg.SFT.BatchSize = 3, 4
 	cfg.RL.Iterations, cfg.RL.Rounds, cfg.RL.TasksPerIter, cfg.RL.EpisodesPerTask = 2, 2, 1, 4
 	var nets [2][]float32
@@ -85,5 +87,37 @@ func TestPivotalLabels(t *testing.T) {
 	}
 	if want := []uint8{r, 0, 0, r, 0, 0}; !slices.Equal(acts, want) {
 		t.Errorf("λ=1: labels %v, want %v", acts, want)
+	}
+}
+
+func TestHandles(t *testing.T) {
+	for l, want := range map[string]bool{
+		"hindsight": true, "pivotal": true, "pivotal:0": true, "pivotal:3": true,
+		"pivotal:-1": false, "pivotal:x": false, "threshold": false, "": false,
+	} {
+		if got := Handles(l); got != want {
+			t.Errorf("Handles(%q) = %v, want %v", l, got, want)
+		}
+	}
+}
+
+// DAgger rounds label the clone's own states and train again; on the
+// hand-built replay the final clone still makes the team right.
+func TestTrainPivotalDagger(t *testing.T) {
+	e := handBuilt(t)
+	cfg := trainer.DefaultConfig()
+	cfg.SFT.Labels = PivotalName + ":2"
+	cfg.SFT.Epochs, cfg.SFT.BatchSize, cfg.SFT.LR = 200, 8, 1e-2
+	cfg.RL.Iterations, cfg.RL.Rounds = 0, 2
+	pol, err := Train(e, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps, err := env.Collect(e, metapolicy.GreedyPolicy{Policy: pol}, env.RunOptions{Rounds: 2, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if team := data.TeamAnswer(eps[0].Rounds[2].Turns); team != "7" {
+		t.Errorf("team answer %q after DAgger, want 7", team)
 	}
 }
