@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/metapolicy"
 
 	"github.com/mpdf/mpdf/nn"
 )
@@ -30,6 +31,12 @@ type Config struct {
 
 	// MaxBadSteps stops training after this many non-finite steps in a row.
 	MaxBadSteps int `json:"max_bad_steps"`
+
+	// Features is the feature layout the policy reads
+	// (metapolicy.FeaturizerFor); "" is the build's default,
+	// metapolicy.FeatureVersion. Only the trainers that say so read it
+	// (teacher.Train); the others use the default layout.
+	Features string `json:"features,omitempty"`
 }
 
 // SFTConfig configures the supervised stage.
@@ -142,6 +149,9 @@ func (c *Config) Validate() error {
 		return bad("rl.rounds", c.RL.Rounds, "in [1, 64]")
 	case c.MaxBadSteps <= 0:
 		return bad("max_bad_steps", c.MaxBadSteps, "> 0")
+	}
+	if _, err := metapolicy.FeaturizerFor(c.Features); err != nil {
+		return fmt.Errorf("trainer: config: features: %w", err)
 	}
 	if _, err := ParseSchedule(c.RL.Schedule); err != nil {
 		return fmt.Errorf("trainer: config: rl.schedule: %w", err)

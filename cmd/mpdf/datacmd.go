@@ -24,6 +24,7 @@ func newDataCmd() *cobra.Command {
 paths or filepath.Match globs ('runs/*.jsonl.zst'), read in order.`,
 	}
 	cmd.AddCommand(newValidateCmd(), newPackCmd(), newStatsCmd(), newCorpusCmd())
+	cmd.AddCommand(newSignalCmd(), newHindsightCmd()) // signalcmd.go
 	return cmd
 }
 

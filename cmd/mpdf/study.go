@@ -13,6 +13,7 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/teacher"
 )
 
 func init() { register(newStudyCmd) }
@@ -63,6 +64,9 @@ data give the same bytes.`,
 				return err
 			}
 			cfg.Train.SFT.Epochs = sftEpochs
+			if teacher.Handles(cfg.Train.SFT.Labels) { // hindsight, pivotal[:K]: teacher.Train
+				cfg.Trainer = teacher.Train
+			}
 			if sftEpochs < 0 { // auto: transcripts carry no confidence for the threshold teacher
 				cfg.Train.SFT.Epochs = def.Train.SFT.Epochs
 				if _, ok := e.(*replay.Env); !ok {
@@ -142,7 +146,8 @@ data give the same bytes.`,
 	f.Float64Var(&cfg.Train.Adam.LR, "lr", def.Train.Adam.LR, "Adam learning rate of SoftRankPO")
 	f.Var(hiddenValue{&cfg.Train.Hidden}, "hidden", "hidden layer sizes, e.g. 64,64")
 	f.IntVar(&sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 0 on transcripts, which carry no confidence; 5 in the simulator)")
-	f.StringVar(&cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "heuristic teacher of the supervised stage")
+	f.StringVar(&cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "teacher of the supervised stage: a heuristic, hindsight (the best plan per training question) or pivotal[:K] (the decisions that change the team result, K DAgger rounds), both teacher.Train")
+	f.StringVar(&cfg.Train.Features, "features", "", "feature layout of the hindsight-trained policies (mpdf-features/v1 or v2; default v1)")
 	f.IntVar(&cfg.Bootstrap.Resamples, "resamples", def.Bootstrap.Resamples, "bootstrap resamples of the intervals")
 	f.IntVar(&cfg.Workers, "workers", 0, "folds run at once (0 = one per CPU); the results do not depend on it")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no transcript report")

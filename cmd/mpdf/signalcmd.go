@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/signals"
+	"github.com/mpdf/mpdf/teacher"
+	"github.com/mpdf/mpdf/transcript"
+)
+
+// openReplay loads transcript files (globs allowed) as a replay, with its
+// readability reports on log unless quiet.
+func openReplay(log io.Writer, args []string, kind string, quiet bool) (*replay.Env, error) {
+	paths, err := expandPaths(args)
+	if err != nil {
+		return nil, err
+	}
+	var topts transcript.Options
+	if kind != "" {
+		if topts.Task, err = transcript.ParseTask(kind); err != nil {
+			return nil, fmt.Errorf("--kind: %w", err)
+		}
+	}
+	e, reps, err := replay.Load(paths, topts)
+	if err != nil {
+		return nil, err
+	}
+	if !quiet {
+		if err := transcript.WriteReports(log, reps); err != nil {
+			return nil, err
+		}
+	}
+	if e.Rounds() < 1 {
+		return nil, fmt.Errorf("the transcripts record no deliberation round after round 0")
+	}
+	return e, nil
+}
+
+func newSignalCmd() *cobra.Command {
+	var (
+		policy   string
+		kind     string
+		episodes int
+		seed     uint64
+		asJSON   bool
+		quiet    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "signal TRANSCRIPTS...",
+		Short: "AUC of each state feature for correctness and for 'refining now fixes the team', on replayed transcripts",
+		Long: `Signal replays transcripts with a behaviour policy (default debate: the
+recorded deliberation) and reports, for each feature of the current layout
+and each candidate new feature (answer history, margins, length and hedging
+relative to peers, stated confidence), its AUC for three targets of every
+decision: the agent's current answer is correct; refining now, rather than
+persisting, makes the team answer correct (fix); or makes a correct team
+answer wrong (break). Each on all decisions and on the contested ones (the
+team not unanimous). 0.5 is no signal. See go doc ./signals.`,
+		Example: `  mpdf data signal '../shared/data/debates/slm-debate/*/*.json'
+  mpdf data signal 'debates/gsm_*.json' --policy random --episodes 4 --json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := openReplay(cmd.ErrOrStderr(), args, kind, quiet)
+			if err != nil {
+				return err
+			}
+			pol, err := resolvePolicy(policy)
+			if err != nil {
+				return fmt.Errorf("--policy: %w", err)
+			}
+			rep, err := signals.Measure(e, pol, signals.Options{Rounds: e.Rounds(), Episodes: episodes, Seed: seed}, signals.Candidates())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), rep)
+			}
+			return rep.WriteTable(cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&policy, "policy", "debate", "behaviour policy whose decisions are measured")
+	f.StringVar(&kind, "kind", "", "task kind of the transcripts (gsm8k, mmlu) when the names do not say")
+	f.IntVar(&episodes, "episodes", 1, "episodes per question (for a sampling policy)")
+	f.Uint64Var(&seed, "seed", 1, "seed of the behaviour's sampling")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no readability report")
+	return cmd
+}
+
+func newHindsightCmd() *cobra.Command {
+	var (
+		lambdas string
+		kind    string
+		maxExh  int
+		groupBy string
+		workers int
+		asJSON  bool
+		quiet   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "hindsight TRANSCRIPTS...",
+		Short: "The best joint action plan per question in hindsight: the ceiling of any per-agent policy on a replay",
+		Long: `Hindsight searches, for every question of the replayed transcripts, the
+joint plan of meta-actions (every agent, every round) that maximises
+1[team answer correct] − λ·tokens/1000, exhaustively up to
+--max-exhaustive plans and by per-agent coordinate ascent beyond (a lower
+bound; the "exhaustive" column counts the questions searched exhaustively).
+It prints, per group and pooled, the accuracy and tokens per question of
+that optimum next to round-0 majority (everyone persists) and the debate
+(everyone refines), for each λ of --lambda. The plans know the gold answer:
+this is a ceiling, not a policy. See go doc ./teacher.`,
+		Example: `  mpdf data hindsight '../shared/data/debates/slm-debate/*/*.json' --lambda 0,0.02,0.05 --group-by file`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var ls []float64
+			for _, s := range strings.Split(lambdas, ",") {
+				v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+				if err != nil {
+					return fmt.Errorf("--lambda %q: %w", s, err)
+				}
+				ls = append(ls, v)
+			}
+			e, err := openReplay(cmd.ErrOrStderr(), args, kind, quiet)
+			if err != nil {
+				return err
+			}
+			var group func(int) string
+			switch groupBy {
+			case "", "none":
+			case "file":
+				group = func(t int) string { return e.Question(t).File }
+			case "model":
+				group = func(t int) string { return modelOf(e.Question(t).File) }
+			default:
+				return fmt.Errorf("--group-by %q: want none, file or model", groupBy)
+			}
+			tasks := make([]int, e.NumTasks())
+			for i := range tasks {
+				tasks[i] = i
+			}
+			var all []teacher.Summary
+			for _, l := range ls {
+				cfg := teacher.Config{Lambda: l, Rounds: e.Rounds(), MaxExhaustive: maxExh}
+				bar := newBar(len(tasks), fmt.Sprintf("λ=%g", l), quiet)
+				res, noGold, err := teacher.SearchTasks(e, tasks, cfg, workers, func(d, _ int) { bar.Set(d) })
+				bar.Finish()
+				if err != nil {
+					return err
+				}
+				if noGold > 0 && !quiet {
+					fmt.Fprintf(cmd.ErrOrStderr(), "%d questions without a gold answer skipped\n", noGold)
+				}
+				ss, err := teacher.Summarize(e, res, l, 0, group)
+				if err != nil {
+					return err
+				}
+				all = append(all, ss...)
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), all)
+			}
+			return teacher.WriteSummaries(cmd.OutOrStdout(), all)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&lambdas, "lambda", "0", "token costs per 1000 tokens, comma-separated")
+	f.StringVar(&kind, "kind", "", "task kind of the transcripts (gsm8k, mmlu) when the names do not say")
+	f.IntVar(&maxExh, "max-exhaustive", teacher.DefaultMaxExhaustive, "most plans tried one by one per question")
+	f.StringVar(&groupBy, "group-by", "none", "rows per none, file or model")
+	f.IntVar(&workers, "workers", 0, "questions searched at once (0: all cores)")
+	f.BoolVar(&asJSON, "json", false, "print the summaries as JSON")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no readability report, no progress bar")
+	return cmd
+}
+
+// modelOf is the model transcript.ParseName reads from a file name, or the
+// name when it reads none.
+func modelOf(file string) string {
+	if m := transcript.ParseName(file).Model; m != "" {
+		return m
+	}
+	return file
+}

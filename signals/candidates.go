@@ -1,0 +1,195 @@
+package signals
+
+import (
+	"math"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/metapolicy"
+)
+
+// Decision is one agent's decision in one round of an episode: agent
+// Agent chose its action of round Round (≥ 1) having seen round Round−1.
+type Decision struct {
+	Ep    *data.Episode
+	Round int
+	Agent int
+	// V1 is metapolicy.Featurize of the observation.
+	V1 []float64
+}
+
+// Candidate is a state feature computed from a decision.
+type Candidate struct {
+	Name  string
+	Doc   string
+	Value func(d *Decision) float64
+}
+
+// v1Names are the names of metapolicy's feature constants, in layout order.
+var v1Names = [metapolicy.FeatureWidth]string{
+	"FHasAnswer", "FOwnShare", "FOwnIsTeam", "FDistinct", "FSteps", "FTokens", "FHedges",
+	"FSelfConf", "FSelfConfMissing", "FConf", "FConfMissing", "FPeerConfMean", "FPeerConfMax",
+	"FPeerConfMin", "FPeerConfMissing", "FPeerAgree", "FPeerAgreeConf", "FTargetShare",
+	"FTargetConf", "FTargetIsOwn", "FPeerTokens", "FPeerSteps", "FPeerNoAnswer", "FRound",
+	"FLastRound", "FTeamSize",
+}
+
+// answers returns round t's answers of ep.
+func answers(ep *data.Episode, t int) []string {
+	a, _ := data.Votes(ep.Rounds[t].Turns)
+	return a
+}
+
+// votes counts the readable answers of round t.
+func votes(as []string) map[string]int {
+	v := map[string]int{}
+	for _, a := range as {
+		if a != "" {
+			v[a]++
+		}
+	}
+	return v
+}
+
+// topTwo returns the largest and second-largest vote counts.
+func topTwo(v map[string]int) (first, second int) {
+	for _, c := range v {
+		switch {
+		case c > first:
+			first, second = c, first
+		case c > second:
+			second = c
+		}
+	}
+	return first, second
+}
+
+func flag(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func squash(v int, scale float64) float64 { return math.Log1p(float64(v)) / math.Log(scale) }
+
+// peerMean is the mean over the peers of f(turn).
+func peerMean(d *Decision, f func(*data.Turn) float64) float64 {
+	turns := d.Ep.Rounds[d.Round-1].Turns
+	s := 0.0
+	for j := range turns {
+		if j != d.Agent {
+			s += f(&turns[j])
+		}
+	}
+	return s / float64(len(turns)-1)
+}
+
+// Candidates returns the features Measure reports: the current layout's,
+// then the candidates for a new one.
+func Candidates() []Candidate {
+	var cs []Candidate
+	for k, name := range v1Names {
+		cs = append(cs, Candidate{Name: "v1." + name, Doc: metapolicy.FeatureVersion, Value: func(d *Decision) float64 { return d.V1[k] }})
+	}
+	own := func(d *Decision, t int) string { return d.Ep.Rounds[t].Turns[d.Agent].Answer }
+	cs = append(cs,
+		Candidate{"changed_last", "own answer changed in the last round (0 in round 1)", func(d *Decision) float64 {
+			t := d.Round - 1
+			return flag(t >= 1 && own(d, t) != own(d, t-1))
+		}},
+		Candidate{"changes", "own answer changes so far / rounds", func(d *Decision) float64 {
+			c := 0
+			for t := 1; t < d.Round; t++ {
+				if own(d, t) != own(d, t-1) {
+					c++
+				}
+			}
+			return float64(c) / float64(len(d.Ep.Rounds)-1)
+		}},
+		Candidate{"own_is_r0", "own answer is its round-0 answer", func(d *Decision) float64 {
+			return flag(own(d, d.Round-1) == own(d, 0))
+		}},
+		Candidate{"own_is_r0_team", "own answer is the round-0 team answer", func(d *Decision) float64 {
+			a := own(d, d.Round-1)
+			return flag(a != "" && a == data.TeamAnswer(d.Ep.Rounds[0].Turns))
+		}},
+		Candidate{"peers_changed", "share of peers whose answer changed in the last round", func(d *Decision) float64 {
+			t := d.Round - 1
+			if t < 1 {
+				return 0
+			}
+			now, before := answers(d.Ep, t), answers(d.Ep, t-1)
+			c := 0
+			for j := range now {
+				if j != d.Agent && now[j] != before[j] {
+					c++
+				}
+			}
+			return float64(c) / float64(len(now)-1)
+		}},
+		Candidate{"majority_delta", "plurality share now minus one round earlier (0 in round 1)", func(d *Decision) float64 {
+			t := d.Round - 1
+			if t < 1 {
+				return 0
+			}
+			a, _ := topTwo(votes(answers(d.Ep, t)))
+			b, _ := topTwo(votes(answers(d.Ep, t-1)))
+			return float64(a-b) / float64(d.Ep.Agents)
+		}},
+		Candidate{"own_support_delta", "share holding own answer now minus one round earlier", func(d *Decision) float64 {
+			t := d.Round - 1
+			if t < 1 {
+				return 0
+			}
+			a := own(d, t)
+			if a == "" {
+				return 0
+			}
+			return float64(votes(answers(d.Ep, t))[a]-votes(answers(d.Ep, t-1))[a]) / float64(d.Ep.Agents)
+		}},
+		Candidate{"team_stable", "team answer unchanged by the last round (1 in round 1)", func(d *Decision) float64 {
+			t := d.Round - 1
+			return flag(t < 1 || data.TeamAnswer(d.Ep.Rounds[t].Turns) == data.TeamAnswer(d.Ep.Rounds[t-1].Turns))
+		}},
+		Candidate{"margin", "(top votes − second votes) / N", func(d *Decision) float64 {
+			a, b := topTwo(votes(answers(d.Ep, d.Round-1)))
+			return float64(a-b) / float64(d.Ep.Agents)
+		}},
+		Candidate{"own_margin", "(own votes − best other answer's votes) / N", func(d *Decision) float64 {
+			v := votes(answers(d.Ep, d.Round-1))
+			a := own(d, d.Round-1)
+			best := 0
+			for k, c := range v {
+				if k != a {
+					best = max(best, c)
+				}
+			}
+			return float64(v[a]-best) / float64(d.Ep.Agents)
+		}},
+		Candidate{"rel_tokens", "log-tokens of own answer minus the peers' mean", func(d *Decision) float64 {
+			me := &d.Ep.Rounds[d.Round-1].Turns[d.Agent]
+			return squash(me.Profile.Tokens, 4096) - peerMean(d, func(t *data.Turn) float64 { return squash(t.Profile.Tokens, 4096) })
+		}},
+		Candidate{"rel_steps", "log-steps of own answer minus the peers' mean", func(d *Decision) float64 {
+			me := &d.Ep.Rounds[d.Round-1].Turns[d.Agent]
+			return squash(me.Profile.Steps, 64) - peerMean(d, func(t *data.Turn) float64 { return squash(t.Profile.Steps, 64) })
+		}},
+		Candidate{"rel_hedges", "log-hedges of own answer minus the peers' mean", func(d *Decision) float64 {
+			me := &d.Ep.Rounds[d.Round-1].Turns[d.Agent]
+			return squash(me.Profile.Hedges, 16) - peerMean(d, func(t *data.Turn) float64 { return squash(t.Profile.Hedges, 16) })
+		}},
+		Candidate{"peer_hedges", "mean log-hedges of the peers", func(d *Decision) float64 {
+			return peerMean(d, func(t *data.Turn) float64 { return squash(t.Profile.Hedges, 16) })
+		}},
+		Candidate{"self_conf_stated", "own answer states a confidence", func(d *Decision) float64 {
+			return flag(d.Ep.Rounds[d.Round-1].Turns[d.Agent].Profile.SelfConfidence != nil)
+		}},
+		Candidate{"self_conf", "stated confidence, 0.5 when none is stated", func(d *Decision) float64 {
+			if c := d.Ep.Rounds[d.Round-1].Turns[d.Agent].Profile.SelfConfidence; c != nil {
+				return *c
+			}
+			return 0.5
+		}},
+	)
+	return cs
+}

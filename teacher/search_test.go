@@ -1,0 +1,176 @@
+package teacher
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/transcript"
+)
+
+// ans is a recorded answer costing tok tokens.
+func ans(a string, tok int) transcript.Answer {
+	return transcript.Answer{Answer: a, Profile: data.Profile{Tokens: tok}}
+}
+
+// handBuilt is a replay whose best plan is known. Gold 7; round 0 is
+// 3, 3, 7 (the majority is wrong). Agent 0 revises to 7 in both recorded
+// rounds (100 tokens each), agent 1 stays on 3 until round 2 (150 tokens
+// each), agent 2 keeps 7 (90 tokens each). Round 0 costs 10, 40 and 10
+// tokens (so that agents 0 and 1, both on 3, look different). One revision of agent 0 makes
+// the team right; conceding cannot (the peers' vote is split and the tie
+// goes to 3). The cheapest correct plans are one refine of agent 0, in
+// round 1 or in round 2 — both cost 100 tokens under either replay rule —
+// and the tie goes to the plan whose first differing action comes first:
+// "ppp|rpp".
+func handBuilt(t *testing.T) *replay.Env {
+	t.Helper()
+	q := transcript.Question{
+		ID: "q", File: "hand.json", Task: transcript.GSM8K, Text: "q", Gold: "7",
+		Agents: [][]transcript.Answer{
+			{ans("3", 10), ans("7", 100), ans("7", 100)},
+			{ans("3", 40), ans("3", 150), ans("7", 150)},
+			{ans("7", 10), ans("7", 90), ans("7", 90)},
+		},
+	}
+	e, err := replay.New([]transcript.Question{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestSearchHandBuilt(t *testing.T) {
+	e := handBuilt(t)
+	for _, c := range []struct {
+		name       string
+		lambda     float64
+		exhaustive int
+		plan       string
+		correct    bool
+		tokens     int
+	}{
+		{"exhaustive λ=0", 0, 0, "ppp|rpp", true, 160},
+		{"exhaustive λ=5", 5, 0, "ppp|rpp", true, 160},   // 1 − 0.8 beats 0 − 0.3
+		{"exhaustive λ=12", 12, 0, "ppp|ppp", false, 60}, // 1 − 1.92 loses to 0 − 0.72
+		{"ascent λ=0", 0, 1, "ppp|rpp", true, 160},
+		{"ascent λ=12", 12, 1, "ppp|ppp", false, 60},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := Search(e, 0, Config{Lambda: c.lambda, Rounds: 2, MaxExhaustive: c.exhaustive})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Plan.String(); got != c.plan || r.Correct != c.correct || r.Tokens != c.tokens {
+				t.Errorf("best plan %s (correct %v, %d tokens), want %s (%v, %d)", got, r.Correct, r.Tokens, c.plan, c.correct, c.tokens)
+			}
+			if want := c.exhaustive == 0; r.Exhaustive != want {
+				t.Errorf("exhaustive %v, want %v", r.Exhaustive, want)
+			}
+			if c.exhaustive == 0 && r.Played != 729 {
+				t.Errorf("played %d plans, want 3^6 = 729", r.Played)
+			}
+		})
+	}
+}
+
+func TestLabelsFollowPlan(t *testing.T) {
+	e := handBuilt(t)
+	r, err := Search(e, 0, Config{Rounds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, acts, err := Labels(e, []Result{r}, 0, metapolicy.FeatureWidth, metapolicy.Featurize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []uint8{0, 0, 0, 1, 0, 0}
+	if len(acts) != len(want) || len(x) != len(want)*metapolicy.FeatureWidth {
+		t.Fatalf("%d labels, %d features, want %d, %d", len(acts), len(x), len(want), len(want)*metapolicy.FeatureWidth)
+	}
+	for i := range want {
+		if acts[i] != want[i] {
+			t.Errorf("label %d: %d, want %d", i, acts[i], want[i])
+		}
+	}
+	// Round 2's rows see round 1's states: FRound is 2/2 there.
+	if v := x[3*metapolicy.FeatureWidth+metapolicy.FRound]; v != 1 {
+		t.Errorf("round-2 row: FRound %v, want 1", v)
+	}
+}
+
+func TestSearchNoGold(t *testing.T) {
+	q := transcript.Question{ID: "q", File: "h.json", Task: transcript.GSM8K, Text: "q",
+		Agents: [][]transcript.Answer{{ans("1", 1)}, {ans("2", 1)}}}
+	e, err := replay.New([]transcript.Question{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Search(e, 0, Config{Rounds: 1}); !errors.Is(err, ErrNoGold) {
+		t.Errorf("err %v, want ErrNoGold", err)
+	}
+	res, noGold, err := SearchTasks(e, []int{0}, Config{Rounds: 1}, 1, nil)
+	if err != nil || len(res) != 0 || noGold != 1 {
+		t.Errorf("SearchTasks: %d results, %d without gold, err %v; want 0, 1, nil", len(res), noGold, err)
+	}
+}
+
+func TestSearchBadConfig(t *testing.T) {
+	e := handBuilt(t)
+	for _, c := range []Config{{Rounds: 0}, {Rounds: 2, Lambda: -1}, {Rounds: 2, MaxExhaustive: -1}} {
+		if _, err := Search(e, 0, c); err == nil {
+			t.Errorf("config %+v accepted", c)
+		}
+	}
+}
+
+// On real transcripts the optimum is at least as good as every fixed
+// protocol, and coordinate ascent never beats the exhaustive optimum.
+func TestSearchRealBeatsProtocols(t *testing.T) {
+	paths, _ := filepath.Glob("../../shared/data/debates/slm-debate/gsm/*_agents3_*.json")
+	if len(paths) == 0 {
+		t.Skip("shared transcripts absent")
+	}
+	e, _, err := replay.Load(paths[:1], transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds := e.Rounds()
+	n := min(e.NumTasks(), 20)
+	for task := range n {
+		cfg := Config{Lambda: 0.05, Rounds: rounds}
+		best, err := Search(e, task, cfg)
+		if errors.Is(err, ErrNoGold) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := e.Start(task, nil)
+		for _, a := range []metapolicy.Action{metapolicy.Persist, metapolicy.Refine, metapolicy.Concede} {
+			ep, err := Play(e, task, 0, Uniform(g.Agents(), rounds, a))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok, tok := Outcome(ep)
+			s := -cfg.Lambda * float64(tok) / 1000
+			if ok {
+				s++
+			}
+			if s > best.Score+1e-12 {
+				t.Errorf("task %d: everyone %s scores %v > optimum %v", task, a, s, best.Score)
+			}
+		}
+		cfg.MaxExhaustive = 1
+		asc, err := Search(e, task, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if asc.Score > best.Score+1e-12 {
+			t.Errorf("task %d: ascent %v beats the exhaustive optimum %v", task, asc.Score, best.Score)
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package teacher
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/trainer"
+)
+
+func TestTrainClonesThePlan(t *testing.T) {
+	e := handBuilt(t)
+	for _, version := range []string{"", metapolicy.FeatureVersionV2} {
+		cfg := trainer.DefaultConfig()
+		cfg.Features = version
+		cfg.SFT.Labels = LabelsName
+		cfg.SFT.Epochs, cfg.SFT.BatchSize, cfg.SFT.LR = 300, 8, 1e-2
+		cfg.RL.Iterations, cfg.RL.Rounds = 0, 2
+		pol, err := Train(e, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eps, err := env.Collect(e, metapolicy.GreedyPolicy{Policy: pol}, env.RunOptions{Rounds: 2, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []metapolicy.Action
+		for _, r := range eps[0].Rounds[1:] {
+			for _, turn := range r.Turns {
+				got = append(got, *turn.Action)
+			}
+		}
+		p, r := metapolicy.Persist, metapolicy.Refine
+		if want := []metapolicy.Action{p, p, p, r, p, p}; !slices.Equal(got, want) {
+			t.Errorf("features %q: greedy clone plays %v, want the plan ppp|rpp", version, got)
+		}
+		if team := data.TeamAnswer(eps[0].Rounds[2].Turns); team != "7" {
+			t.Errorf("features %q: team answer %q, want 7", version, team)
+		}
+	}
+}
+
+func TestTrainDeterministic(t *testing.T) {
+	e := handBuilt(t)
+	cfg := trainer.DefaultConfig()
+	cfg.Features = metapolicy.FeatureVersionV2
+	cfg.SFT.Labels = PivotalName + ":1"
+	cfg.SFT.Epochs, cfg.SFT.BatchSize = 3, 4
+	cfg.RL.Iterations, cfg.RL.Rounds, cfg.RL.TasksPerIter, cfg.RL.EpisodesPerTask = 2, 2, 1, 4
+	var nets [2][]float32
+	for k := range nets {
+		pol, err := Train(e, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nets[k] = pol.(*metapolicy.FeaturizedPolicy).Net.Params
+	}
+	if !slices.Equal(nets[0], nets[1]) {
+		t.Error("two runs with the same config trained different weights")
+	}
+	cfg.Features = "mpdf-features/v0"
+	if _, err := Train(e, cfg); err == nil {
+		t.Error("unknown feature version accepted")
+	}
+}
+
+// In the hand-built replay only agent 0's refine changes the team result
+// (3 → 7), in either round; every other decision is the same whatever the
+// action, and is left out.
+func TestPivotalLabels(t *testing.T) {
+	e := handBuilt(t)
+	x, acts, seen, err := PivotalLabels(e, []int{0}, 2, 0, 0, metapolicy.FeatureWidth, metapolicy.Featurize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := uint8(metapolicy.Refine)
+	if seen != 6 || !slices.Equal(acts, []uint8{r, r}) || len(x) != 2*metapolicy.FeatureWidth {
+		t.Errorf("seen %d, labels %v (%d features); want 6, [refine refine] (%d)", seen, acts, len(x), 2*metapolicy.FeatureWidth)
+	}
+	// With a token cost every refine costs something: all six are labelled,
+	// persist except agent 0's two refines (1 − 0.1 > 0).
+	_, acts, _, err = PivotalLabels(e, []int{0}, 2, 1, 0, metapolicy.FeatureWidth, metapolicy.Featurize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []uint8{r, 0, 0, r, 0, 0}; !slices.Equal(acts, want) {
+		t.Errorf("λ=1: labels %v, want %v", acts, want)
+	}
+}
+
+func TestHandles(t *testing.T) {
+	for l, want := range map[string]bool{
+		"hindsight": true, "pivotal": true, "pivotal:0": true, "pivotal:3": true,
+		"pivotal:-1": false, "pivotal:x": false, "threshold": false, "": false,
+	} {
+		if got := Handles(l); got != want {
+			t.Errorf("Handles(%q) = %v, want %v", l, got, want)
+		}
+	}
+}
+
+// DAgger rounds label the clone's own states and train again; on the
+// hand-built replay the final clone still makes the team right.
+func TestTrainPivotalDagger(t *testing.T) {
+	e := handBuilt(t)
+	cfg := trainer.DefaultConfig()
+	cfg.SFT.Labels = PivotalName + ":2"
+	cfg.SFT.Epochs, cfg.SFT.BatchSize, cfg.SFT.LR = 200, 8, 1e-2
+	cfg.RL.Iterations, cfg.RL.Rounds = 0, 2
+	pol, err := Train(e, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps, err := env.Collect(e, metapolicy.GreedyPolicy{Policy: pol}, env.RunOptions{Rounds: 2, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if team := data.TeamAnswer(eps[0].Rounds[2].Turns); team != "7" {
+		t.Errorf("team answer %q after DAgger, want 7", team)
+	}
+}
