@@ -2,10 +2,12 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -149,3 +151,30 @@ func decodeResp(t testing.TB, b []byte) *DecideResponse {
 }
 
 var _ = fmt.Sprint
+
+// writeTestPolicy writes a checkpoint into a temporary directory.
+func writeTestPolicy(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "best.mpdf")
+	writeCheckpoint(t, path, 1, 100)
+	return path
+}
+
+// serveLoopback runs s.Serve on a loopback port; stop cancels it and
+// returns Serve's error through the test.
+func serveLoopback(t testing.TB, s *Server) (url string, stop func()) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	return "http://" + ln.Addr().String(), func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -362,7 +363,7 @@ func decodeJSON(b []byte, v any) *ErrorBody {
 	case errors.As(err, &syn):
 		return &ErrorBody{Kind: "bad_json", Error: fmt.Sprintf("body: offset %d: %s", syn.Offset, strings.TrimPrefix(syn.Error(), "json: "))}
 	case errors.As(err, &typ):
-		field := jsonPath(typ.Field)
+		field := pathAtOffset(b, typ.Offset)
 		if field == "" {
 			return &ErrorBody{Kind: "bad_json", Error: fmt.Sprintf("body: %s, want a JSON object", typ.Value)}
 		}
@@ -370,27 +371,14 @@ func decodeJSON(b []byte, v any) *ErrorBody {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return &ErrorBody{Kind: "bad_json", Error: "body: the JSON ends early"}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		return &ErrorBody{Kind: "invalid", Field: strings.Trim(name, `"`), Error: fmt.Sprintf("%s: unknown field", strings.Trim(name, `"`))}
+		name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
+		field := pathOfKey(b, name)
+		if field == "" {
+			field = name
+		}
+		return &ErrorBody{Kind: "invalid", Field: field, Error: field + ": unknown field"}
 	}
 	return &ErrorBody{Kind: "bad_json", Error: "body: " + strings.TrimPrefix(err.Error(), "json: ")}
-}
-
-// jsonPath writes encoding/json's dotted field path ("deliberations.3.agents.2.confidence")
-// in the API's notation ("deliberations[3].agents[2].confidence").
-func jsonPath(p string) string {
-	var b strings.Builder
-	for i, part := range strings.Split(p, ".") {
-		if part != "" && strings.Trim(part, "0123456789") == "" {
-			b.WriteString("[" + part + "]")
-			continue
-		}
-		if i > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(part)
-	}
-	return b.String()
 }
 
 // jsonType names a Go type by its JSON kind.
