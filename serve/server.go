@@ -174,21 +174,37 @@ const (
 	routeMetrics = "/metrics"
 )
 
+// route is one endpoint: its path, its only method, its handler.
+type route struct {
+	path, method string
+	handler      func(s *Server) http.HandlerFunc
+}
+
+// apiRoutes lists every endpoint; TestOpenAPIMatchesTypes holds
+// api/openapi.json to it.
+var apiRoutes = []route{
+	{routeDecide, http.MethodPost, func(s *Server) http.HandlerFunc { return s.handleDecide }},
+	{routePolicy, http.MethodGet, func(s *Server) http.HandlerFunc { return s.handlePolicy }},
+	{routeReload, http.MethodPost, func(s *Server) http.HandlerFunc { return s.handleReload }},
+	{routeHealth, http.MethodGet, func(s *Server) http.HandlerFunc { return s.handleHealth }},
+	{routeReady, http.MethodGet, func(s *Server) http.HandlerFunc { return s.handleReady }},
+	{routeMetrics, http.MethodGet, func(s *Server) http.HandlerFunc { return s.metrics.handler.ServeHTTP }},
+}
+
 // routes registers the handlers by path; each checks its own method, so
 // that a wrong method gets a JSON 405 like every other error.
 func (s *Server) routes() {
 	s.mux = http.NewServeMux()
-	s.mux.HandleFunc(routeDecide, s.only(http.MethodPost, s.handleDecide))
-	s.mux.HandleFunc(routePolicy, s.only(http.MethodGet, s.handlePolicy))
-	s.mux.HandleFunc(routeReload, s.only(http.MethodPost, s.handleReload))
-	s.mux.HandleFunc(routeHealth, s.only(http.MethodGet, func(w http.ResponseWriter, r *http.Request) {
-		s.writeJSON(w, http.StatusOK, Health{Status: "ok"})
-	}))
-	s.mux.HandleFunc(routeReady, s.only(http.MethodGet, s.handleReady))
-	s.mux.HandleFunc(routeMetrics, s.only(http.MethodGet, s.metrics.handler.ServeHTTP))
+	for _, r := range apiRoutes {
+		s.mux.HandleFunc(r.path, s.only(r.method, r.handler(s)))
+	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusNotFound, &ErrorBody{Kind: "not_found", Error: fmt.Sprintf("no route %s", r.URL.Path)})
 	})
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	s.writeJSON(w, http.StatusOK, Health{Status: "ok"})
 }
 
 // statusWriter remembers the status code for the metrics.
@@ -216,11 +232,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
 	s.mux.ServeHTTP(sw, r)
-	route := r.URL.Path
-	switch route {
-	case routeDecide, routePolicy, routeReload, routeHealth, routeReady, routeMetrics:
-	default:
-		route = "other"
+	route := "other"
+	for _, rt := range apiRoutes {
+		if r.URL.Path == rt.path {
+			route = rt.path
+		}
 	}
 	if sw.code == 0 {
 		sw.code = http.StatusOK
