@@ -19,6 +19,7 @@ var owners = map[string][]string{
 	"github.com/schollz/progressbar": {"cmd"},
 	"gonum.org/v1/plot":              {"cmd"},
 	"gonum.org/v1/gonum":             {"nn", "trainer", "env", "data"},
+	"github.com/prometheus/":         {"serve"},
 }
 
 // below lists module packages that must not import other module packages
