@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // Config configures a Server. Zero values take the defaults below.
@@ -73,7 +75,8 @@ type Server struct {
 	mux      *http.ServeMux
 	reloadMu sync.Mutex
 	stopping atomic.Bool
-	bufs     sync.Pool // *bytes.Buffer for bodies and responses
+	bufs     sync.Pool // *bytes.Buffer for bodies and error responses
+	outs     sync.Pool // *[]byte for decide responses
 }
 
 // New returns a server for cfg, loading cfg.PolicyPath when it is set.
@@ -81,6 +84,7 @@ func New(cfg Config) (*Server, error) {
 	cfg.defaults()
 	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.MaxInflight), metrics: newMetrics()}
 	s.bufs.New = func() any { return new(bytes.Buffer) }
+	s.outs.New = func() any { return new([]byte) }
 	if cfg.PolicyPath != "" {
 		p, err := LoadPolicy(cfg.PolicyPath)
 		if err != nil {
@@ -325,12 +329,33 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusInternalServerError, &ErrorBody{Kind: "internal", Error: err.Error()})
 		return
 	}
+	var counts [metapolicy.NumActions]int
 	for _, res := range resp.results() {
 		for _, d := range res.Agents {
-			s.metrics.decisions[d.Action].Inc()
+			counts[d.Action]++
 		}
 	}
-	s.writeJSON(w, http.StatusOK, resp)
+	for a, n := range counts {
+		if n > 0 {
+			s.metrics.decisions[a].Add(float64(n))
+		}
+	}
+	out := s.outs.Get().(*[]byte)
+	defer func() {
+		if cap(*out) <= 4<<20 {
+			s.outs.Put(out)
+		}
+	}()
+	b, err := appendResponse((*out)[:0], resp)
+	if err != nil {
+		s.writeError(w, http.StatusInternalServerError, &ErrorBody{Kind: "internal", Error: err.Error()})
+		return
+	}
+	b = append(b, '\n')
+	*out = b
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
 }
 
 // results lists the response's results, single or batched.

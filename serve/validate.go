@@ -115,8 +115,14 @@ func (d *Deliberation) check(path string) (delib, *fieldError) {
 	}
 	out.agents = make([]metapolicy.AgentState, len(d.Agents))
 	for i := range d.Agents {
-		s, err := d.Agents[i].check(index(join(path, "agents"), i), d.Kind, join(path, "kind"))
+		s, err := d.Agents[i].check(d.Kind)
 		if err != nil {
+			// Paths are built only for the error: a batch has many agents.
+			if err.field == "kind" {
+				err.field = join(path, "kind")
+			} else {
+				err.field = join(index(join(path, "agents"), i), err.field)
+			}
 			return out, err
 		}
 		out.agents[i] = s
@@ -124,26 +130,27 @@ func (d *Deliberation) check(path string) (delib, *fieldError) {
 	return out, nil
 }
 
-// check validates one agent; kindPath names the deliberation's kind field.
-func (a *Agent) check(path, kind, kindPath string) (metapolicy.AgentState, *fieldError) {
+// check validates one agent of a deliberation of the given kind. Error
+// fields are relative to the agent, except "kind", the deliberation's.
+func (a *Agent) check(kind string) (metapolicy.AgentState, *fieldError) {
 	s := metapolicy.AgentState{Confidence: metapolicy.Missing, Profile: metapolicy.Profile{SelfConfidence: metapolicy.Missing}}
 	if c := a.Confidence; c != nil {
 		if !(*c >= 0 && *c <= 1) {
-			return s, ferr(join(path, "confidence"), "%v outside [0,1]", *c)
+			return s, ferr("confidence", "%v outside [0,1]", *c)
 		}
 		s.Confidence = *c
 	}
 	if a.CompletionTokens != nil {
 		switch {
 		case a.Text == nil:
-			return s, ferr(join(path, "completion_tokens"), "only with text")
+			return s, ferr("completion_tokens", "only with text")
 		case *a.CompletionTokens < 0:
-			return s, ferr(join(path, "completion_tokens"), "%d, want ≥ 0", *a.CompletionTokens)
+			return s, ferr("completion_tokens", "%d, want ≥ 0", *a.CompletionTokens)
 		}
 	}
 	if a.Text != nil {
 		if a.Profile != nil {
-			return s, ferr(join(path, "profile"), "give profile or text, not both (the profile is read from the text)")
+			return s, ferr("profile", "give profile or text, not both (the profile is read from the text)")
 		}
 		tokens := -1
 		if a.CompletionTokens != nil {
@@ -151,7 +158,7 @@ func (a *Agent) check(path, kind, kindPath string) (metapolicy.AgentState, *fiel
 		}
 		ans, p, ok := readText(kind, *a.Text, tokens)
 		if !ok {
-			return s, ferr(kindPath, "%q: reading an answer from text needs kind gsm or mmlu", kind)
+			return s, ferr("kind", "%q: reading an answer from text needs kind gsm or mmlu", kind)
 		}
 		s.Answer, s.Profile = ans, p
 	}
@@ -159,7 +166,7 @@ func (a *Agent) check(path, kind, kindPath string) (metapolicy.AgentState, *fiel
 		s.Answer = *a.Answer
 	}
 	if p := a.Profile; p != nil {
-		pp := join(path, "profile")
+		const pp = "profile"
 		switch {
 		case p.Steps < 0:
 			return s, ferr(join(pp, "steps"), "%d, want ≥ 0", p.Steps)
