@@ -315,9 +315,12 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req DecideRequest
-	if eb := decodeJSON(buf.Bytes(), &req); eb != nil {
-		s.writeError(w, http.StatusBadRequest, eb)
-		return
+	if !fastDecode(buf.Bytes(), &req) {
+		req = DecideRequest{}
+		if eb := decodeJSON(buf.Bytes(), &req); eb != nil {
+			s.writeError(w, http.StatusBadRequest, eb)
+			return
+		}
 	}
 	ds, fe := req.check()
 	if fe != nil {
