@@ -57,7 +57,9 @@
 // Config.MaxBodyBytes gets 413, a team over MaxAgents or a batch over
 // MaxDeliberations 400, more than Config.MaxInflight decide requests at
 // once 429 (health checks and metrics are not limited), a body slower than
-// Config.ReadTimeout 408. Memory is bounded by MaxInflight × MaxBodyBytes
-// times the decoding overhead (tens of bytes per agent). Serve drains the
-// requests in flight when its context ends.
+// Config.ReadTimeout 408 (a slow client holds its slot until then). Memory
+// in flight is bounded by MaxInflight × MaxBodyBytes times the decoding
+// expansion (a body of bare "{}" agents decodes to a few dozen times its
+// size, real agents to far less); TestLargeRequests checks that nothing
+// stays behind. Serve drains the requests in flight when its context ends.
 package serve
