@@ -20,6 +20,7 @@ var owners = map[string][]string{
 	"gonum.org/v1/plot":              {"plots"},
 	"golang.org/x/term":              {"cmd"},
 	"gonum.org/v1/gonum":             {"nn", "trainer", "env", "data"},
+	"github.com/prometheus/":         {"serve"},
 }
 
 // below lists module packages that must not import other module packages
