@@ -3,6 +3,7 @@ package env
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"text/tabwriter"
 
@@ -61,7 +62,8 @@ func (s *SignalTally) Add(ep *data.Episode) error {
 func (s *SignalTally) Decisions() int { return len(s.labels) }
 
 // Signals returns every feature's AUC, in layout order. With no right or
-// no wrong answer among the decisions every AUC is 0.5.
+// no wrong answer among the decisions every AUC is 0.5; a feature with a NaN
+// value has AUC NaN.
 func (s *SignalTally) Signals() []Signal {
 	out := make([]Signal, metapolicy.FeatureWidth)
 	for k := range out {
@@ -71,11 +73,15 @@ func (s *SignalTally) Signals() []Signal {
 }
 
 // auc is the Mann–Whitney estimate of P(score of a right answer > score of
-// a wrong one), ties counting one half.
+// a wrong one), ties counting one half. NaN when any score is NaN: it has
+// no rank, and the tie scan below would never advance past it.
 func auc(v []float32, label []bool, pos int) float64 {
 	neg := len(label) - pos
 	if pos == 0 || neg == 0 {
 		return 0.5
+	}
+	if slices.ContainsFunc(v, func(x float32) bool { return x != x }) {
+		return math.NaN()
 	}
 	idx := make([]int, len(v))
 	for i := range idx {

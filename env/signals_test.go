@@ -3,6 +3,7 @@ package env
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -62,5 +63,22 @@ func TestSignalTally(t *testing.T) {
 		if sig.Feature == "own_share" && math.Abs(sig.AUC-2.5/3) > 1e-12 {
 			t.Errorf("own_share AUC %v, want 5/6", sig.AUC)
 		}
+	}
+}
+
+// TestAUCNaN: a NaN score has no rank; auc must return NaN, not spin on the
+// empty tie block NaN == NaN leaves (it did).
+func TestAUCNaN(t *testing.T) {
+	done := make(chan float64, 1)
+	go func() {
+		done <- auc([]float32{1, float32(math.NaN()), 3}, []bool{true, false, true}, 2)
+	}()
+	select {
+	case got := <-done:
+		if !math.IsNaN(got) {
+			t.Errorf("auc with a NaN score = %v, want NaN", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("auc with a NaN score did not terminate")
 	}
 }

@@ -260,8 +260,11 @@ func Measure(e env.Env, pol metapolicy.Policy, o Options, cands []Candidate) (*R
 // AUC is the area under the ROC curve of scores xs for labels ys: the
 // probability that a random positive scores above a random negative, ties
 // counting one half (the Mann–Whitney U statistic over n₊·n₋). NaN when
-// either class is empty.
+// either class is empty or any score is NaN (NaN has no rank).
 func AUC(xs []float64, ys []bool) float64 {
+	if slices.ContainsFunc(xs, math.IsNaN) {
+		return math.NaN()
+	}
 	idx := make([]int, len(xs))
 	for i := range idx {
 		idx[i] = i

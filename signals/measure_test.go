@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
@@ -128,5 +129,20 @@ func TestMeasureRefusesNondeterministicEnv(t *testing.T) {
 	_, err = Measure(sim, pol, Options{Tasks: []int{0, 1, 2, 3, 4, 5, 6, 7}, Rounds: 3}, Candidates())
 	if err == nil || !strings.Contains(err.Error(), "not deterministic") {
 		t.Errorf("err %v, want a refusal naming non-determinism", err)
+	}
+}
+
+// TestAUCNaN: a NaN score has no rank; AUC must return NaN, not spin on the
+// empty tie block NaN == NaN leaves (it did).
+func TestAUCNaN(t *testing.T) {
+	done := make(chan float64, 1)
+	go func() { done <- AUC([]float64{1, math.NaN(), 3}, []bool{true, false, true}) }()
+	select {
+	case got := <-done:
+		if !math.IsNaN(got) {
+			t.Errorf("AUC with a NaN score = %v, want NaN", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("AUC with a NaN score did not terminate")
 	}
 }
