@@ -40,7 +40,7 @@ type IterResult struct {
 	Episodes  int          `json:"episodes"`
 	Decisions int          `json:"decisions"`
 	NoGold    int          `json:"no_gold"`       // episodes without a gold answer: no reward, not trained on
-	TeamAcc   float64      `json:"team_accuracy"` // of the sampled episodes' final round
+	TeamAcc   float64      `json:"team_accuracy"` // final round, of the Episodes−NoGold scored ones; NaN if none
 	Tokens    float64      `json:"tokens_per_episode"`
 	Update    UpdateResult `json:"update"`
 }
@@ -98,8 +98,14 @@ func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("trainer: online iteration %d: %w", iter, err)
 	}
+	// An episode without gold is unknown, not wrong: it stays out of the
+	// accuracy's denominator.
+	if scored := res.Episodes - res.NoGold; scored > 0 {
+		res.TeamAcc /= float64(scored)
+	} else {
+		res.TeamAcc = math.NaN()
+	}
 	if res.Episodes > 0 {
-		res.TeamAcc /= float64(res.Episodes)
 		res.Tokens = float64(tokens) / float64(res.Episodes)
 	}
 	if batch.Len() == 0 {

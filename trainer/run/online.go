@@ -3,11 +3,12 @@ package run
 import (
 	"context"
 	"fmt"
-	"os"
+	"math"
 	"path/filepath"
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/outfile"
 	"github.com/mpdf/mpdf/trainer"
 )
 
@@ -34,7 +35,11 @@ func (r *runner) online(ctx context.Context) error {
 	err := r.rlLoop(ctx, func() (Iteration, map[string]float64, error) {
 		res, err := r.rl.Iterate(sim, r.iter)
 		it := Iteration{Metrics: res.Update.Metrics, TeamAccuracy: res.TeamAcc, TokensPerEpisode: res.Tokens}
-		return it, map[string]float64{"team_accuracy": res.TeamAcc, "tokens_per_episode": res.Tokens}, err
+		extra := map[string]float64{"tokens_per_episode": res.Tokens}
+		if !math.IsNaN(res.TeamAcc) { // no scored episode: no accuracy to rank by
+			extra["team_accuracy"] = res.TeamAcc
+		}
+		return it, extra, err
 	})
 	if err != nil {
 		return err
@@ -79,16 +84,8 @@ func (r *runner) evaluate(ctx context.Context) error {
 	if r.cfg.Dir == "" {
 		return nil
 	}
-	f, err := os.Create(filepath.Join(r.cfg.Dir, EvalName))
-	if err != nil {
+	if err := outfile.WriteFile(filepath.Join(r.cfg.Dir, EvalName), res.WriteJSON); err != nil {
 		return fmt.Errorf("run: %w", err)
-	}
-	if err := res.WriteJSON(f); err != nil {
-		f.Close()
-		return fmt.Errorf("run: %s: %w", EvalName, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("run: %s: %w", EvalName, err)
 	}
 	r.res.Files = append(r.res.Files, EvalName)
 	return nil
