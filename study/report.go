@@ -45,6 +45,7 @@ type Scope struct {
 	Name     string        `json:"name"` // "all" or a model
 	Policies []PolicyStats `json:"policies"`
 	Diffs    []Diff        `json:"diffs"`
+	Level    float64       `json:"level"` // of the intervals (Config.Bootstrap.Level)
 }
 
 // Summary is what report.md shows.
@@ -58,7 +59,8 @@ type Summary struct {
 	Config    Config   `json:"config"`
 	Scopes    []Scope  `json:"scopes"`
 	// Unscored counts the task × policy × seed rows without a gold answer
-	// (counted in tokens and actions, not in accuracy).
+	// (counted in tokens and actions, not in accuracy); the oracle's rows,
+	// copies of baseline rows, are not counted again.
 	Unscored int `json:"unscored_rows"`
 }
 
@@ -79,7 +81,7 @@ func (s *Study) Summarise() (*Summary, error) {
 	slices.Sort(models)
 	sum := &Summary{Env: s.Env, Tasks: len(s.Tasks), Questions: len(unit), Models: models, Folds: s.Folds, Rounds: s.Rounds, Config: s.Config}
 	for _, r := range s.Rows {
-		if r.Scored == 0 {
+		if r.Scored == 0 && r.Policy != OracleName {
 			sum.Unscored++
 		}
 	}
@@ -109,7 +111,7 @@ func (s *Study) policies() []string {
 
 // scope summarises the rows of model, or all rows when all is set.
 func (s *Study) scope(model string, all bool, unit map[string]int) (Scope, error) {
-	sc := Scope{Name: model}
+	sc := Scope{Name: model, Level: s.Config.Bootstrap.Level}
 	if all {
 		sc.Name = "all"
 	}
@@ -274,8 +276,8 @@ func (sum *Summary) WriteMarkdown(w io.Writer) error {
 	t := &c.Train
 	fmt.Fprintf(&b, "- training per fold and λ: %d SFT epochs (labels %s), %d SoftRankPO iterations × %d tasks × %d episodes, hidden %v, lr %g\n",
 		t.SFT.Epochs, t.SFT.Labels, t.RL.Iterations, t.RL.TasksPerIter, t.RL.EpisodesPerTask, t.Hidden, t.Adam.LR)
-	fmt.Fprintf(&b, "- intervals: %.0f%% percentile bootstrap, %d resamples of questions (seed %d); accuracy is over task × seed rows\n",
-		100*c.Bootstrap.Level, c.Bootstrap.Resamples, c.Bootstrap.Seed)
+	fmt.Fprintf(&b, "- intervals: %s percentile bootstrap, %d resamples of questions (seed %d); accuracy is over task × seed rows\n",
+		percent(c.Bootstrap.Level), c.Bootstrap.Resamples, c.Bootstrap.Seed)
 	fmt.Fprintf(&b, "- `%s` is a ceiling, not a policy: per task the best fixed protocol (random excluded), chosen knowing the answer\n", OracleName)
 	if sum.Unscored > 0 {
 		fmt.Fprintf(&b, "- %d rows have no readable gold answer: counted in tokens and actions, not in accuracy\n", sum.Unscored)
@@ -290,7 +292,7 @@ func (sum *Summary) WriteMarkdown(w io.Writer) error {
 			title = "Model " + sc.Name
 		}
 		fmt.Fprintf(&b, "\n## %s\n\n", title)
-		fmt.Fprintf(&b, "| policy | tasks × seeds | accuracy | 95%% CI | tokens/task | persist | refine | concede |\n")
+		fmt.Fprintf(&b, "| policy | tasks × seeds | accuracy | %s CI | tokens/task | persist | refine | concede |\n", percent(c.Bootstrap.Level))
 		fmt.Fprintf(&b, "|---|---:|---:|---|---:|---:|---:|---:|\n")
 		for _, p := range sc.Policies {
 			name := p.Policy
@@ -302,7 +304,7 @@ func (sum *Summary) WriteMarkdown(w io.Writer) error {
 		}
 		if len(sc.Diffs) > 0 {
 			fmt.Fprintf(&b, "\nlearned − other, paired by task and seed (accuracy in points):\n\n")
-			fmt.Fprintf(&b, "| learned | other | Δ accuracy | 95%% CI | Δ tokens/task |\n|---|---|---:|---|---:|\n")
+			fmt.Fprintf(&b, "| learned | other | Δ accuracy | %s CI | Δ tokens/task |\n|---|---|---:|---|---:|\n", percent(c.Bootstrap.Level))
 			for _, d := range sc.Diffs {
 				fmt.Fprintf(&b, "| %s | %s | %+.1f | [%+.1f, %+.1f] | %+.0f |\n", d.Learned, d.Other,
 					100*d.Accuracy.Estimate, 100*d.Accuracy.Low, 100*d.Accuracy.High, d.Tokens)
@@ -332,7 +334,7 @@ func shorten(name string) string {
 	return name
 }
 
-// WritePareto draws the scope's accuracy (with its 95% interval) against
+// WritePareto draws the scope's accuracy (with its Level interval) against
 // tokens per task as a PNG: the baselines and the oracle as labelled
 // points, the learned policies as a line through their λ sweep.
 func (sc *Scope) WritePareto(w io.Writer) error {
@@ -341,6 +343,12 @@ func (sc *Scope) WritePareto(w io.Writer) error {
 		pts[i] = plots.Point{Name: ps.Policy, Tokens: ps.TokensPerTask, Accuracy: ps.Accuracy.Estimate,
 			Low: ps.Accuracy.Low, High: ps.Accuracy.High, Learned: ps.Lambda != nil}
 	}
-	title := fmt.Sprintf("accuracy vs tokens per task (%s; bars: 95%% bootstrap by question)", sc.Name)
+	title := fmt.Sprintf("accuracy vs tokens per task (%s; bars: %s bootstrap by question)", sc.Name, percent(sc.Level))
 	return plots.WritePareto(w, title, pts)
+}
+
+// percent prints an interval level as a percentage: 0.95 → "95%", 0.975 →
+// "97.5%".
+func percent(level float64) string {
+	return fmt.Sprintf("%.4g%%", 100*level) // 4 digits: 100·0.9 is 90.00000000000001
 }
