@@ -140,6 +140,14 @@ type subset struct {
 
 func (s subset) NumTasks() int { return len(s.tasks) }
 
+// PeersAlwaysSeen forwards the parent's env.PeersAlwaysSeen marker, which
+// embedding alone would hide: a replay's training side must still refuse
+// Self-Refine.
+func (s subset) PeersAlwaysSeen() bool {
+	p, ok := s.Env.(env.PeersAlwaysSeen)
+	return ok && p.PeersAlwaysSeen()
+}
+
 func (s subset) Start(task int, rng *rand.Rand) (env.Game, error) {
 	if task < 0 || task >= len(s.tasks) {
 		return nil, fmt.Errorf("study: task %d outside [0, %d)", task, len(s.tasks))

@@ -1,0 +1,40 @@
+package study
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/metapolicy"
+)
+
+// peersEnv marks an Env as a replay would (env.PeersAlwaysSeen).
+type peersEnv struct{ env.Env }
+
+func (peersEnv) PeersAlwaysSeen() bool { return true }
+
+// TestSubsetKeepsPeersAlwaysSeen: the training side of a fold keeps its
+// parent's marker, so env.Run still refuses Self-Refine on a replay's
+// training tasks and Baselines still leaves refine out.
+func TestSubsetKeepsPeersAlwaysSeen(t *testing.T) {
+	sim, err := env.NewSimulator(env.SimConfig{Tasks: 6, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(env.Baselines(subset{Env: sim, tasks: []int{1, 2}}), "refine") == false {
+		t.Fatal("subset of a simulator lost refine")
+	}
+	sub := subset{Env: peersEnv{sim}, tasks: []int{1, 2}}
+	if slices.Contains(env.Baselines(sub), "refine") {
+		t.Error("subset of a peers-always-seen Env still offers refine")
+	}
+	refine, err := metapolicy.ParseHeuristic("refine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = env.Run(sub, refine, env.RunOptions{NumTasks: 2, Episodes: 1, Rounds: 2, Seed: 1}, func(*data.Episode) error { return nil })
+	if err == nil {
+		t.Error("env.Run played Self-Refine on the subset of a peers-always-seen Env")
+	}
+}
