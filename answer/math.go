@@ -14,7 +14,7 @@ func ExtractInteger(text string) string {
 	s := answerPart(text)
 	bs := boxes(s)
 	for i := len(bs) - 1; i >= 0; i-- {
-		if v := lastNumber(delatex(bs[i])); v != "" {
+		if v := lastNumber(joinGroups(delatex(bs[i]))); v != "" {
 			return v
 		}
 	}
@@ -91,7 +91,9 @@ var (
 	sqrtShortRe = regexp.MustCompile(`\\sqrt\s*(\d)`)
 	eqLeftRe    = regexp.MustCompile(`^[A-Za-z](?:_\{?\w+\}?)?(?:\([A-Za-z]\))?=`)
 	plainNumRe  = regexp.MustCompile(`^-?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$`)
-	ratioRe     = regexp.MustCompile(`^(-?)(?:\\frac\{(\d+(?:\.\d+)?)\}\{(\d+(?:\.\d+)?)\}|(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?))$`)
+	// ratioRe: a signed \frac of numbers (the sign outside or inside either
+	// brace: \frac{-1}{2} is -\frac12) or a plain a/b.
+	ratioRe = regexp.MustCompile(`^(-?)(?:\\frac\{(-?\d+(?:\.\d+)?)\}\{(-?\d+(?:\.\d+)?)\}|(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?))$`)
 )
 
 // NormalizeMath writes a MATH answer the one way answers compare in:
@@ -103,9 +105,10 @@ var (
 //     answer that is one \text{...} keeps the text;
 //   - "x = 3" (one variable, then "=") is "3";
 //   - \dfrac and \tfrac are \frac; "\frac12" is "\frac{1}{2}"; "\sqrt2" is "\sqrt{2}";
-//   - a plain number, "a/b" or \frac{a}{b} of numbers is written by
-//     NormalizeNumber's canonical decimal, so "\frac{1}{2}", "\dfrac12",
-//     "1/2" and "0.5" are all "0.5", and "15,000" is "15000".
+//   - a plain number, "a/b" or \frac{a}{b} of numbers (signed outside or
+//     inside the braces) is written by NormalizeNumber's canonical decimal,
+//     so "\frac{1}{2}", "\dfrac12", "1/2" and "0.5" are all "0.5",
+//     "\frac{-1}{2}" and "-1/2" are "-0.5", and "15,000" is "15000".
 //
 // Other expressions are compared as the normalised LaTeX text.
 func NormalizeMath(s string) string {

@@ -10,6 +10,8 @@ func TestNormalizeMathEqual(t *testing.T) {
 		{`\left( 1, 2 \right)`, `(1,2)`},
 		{`15,000`, `15000`},
 		{`-\frac{1}{4}`, `-0.25`},
+		{`-0.5`, `\frac{-1}{2}`, `-\frac12`, `-1/2`, `\frac{1}{-2}`, `\dfrac{-1}{2}`, `-\frac{-1}{-2}`},
+		{`0.5`, `\frac{-1}{-2}`, `-\frac{-1}{2}`},
 		{`\frac{x+2}{7}`, `\dfrac{x+2}{7}`, `\frac{x + 2}{7}`},
 		{`3s^2`, `3 s^2`},
 		{`\sqrt2`, `\sqrt{2}`},
@@ -58,6 +60,7 @@ func TestExtractInteger(t *testing.T) {
 		{"6+19*28+14-10*7\n= 6 + 532 + 14 - 70\n= 482\n\nTherefore, the result is 482.", "482"},
 		{"The result is -1,204.", "-1204"},
 		{`\boxed{17} (checked twice: 2 ways)`, "17"},
+		{`\boxed{1 000}`, "1000"},
 		{"I cannot compute this.", ""},
 	}
 	for _, c := range cases {

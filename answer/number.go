@@ -3,6 +3,7 @@ package answer
 import (
 	"math/big"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -11,7 +12,9 @@ import (
 // ExtractNumber reads a GSM8K answer from a response (or a reference
 // solution) and returns it in canonical form (see NormalizeNumber):
 //
-//  1. the last \boxed{...} that holds a number gives its last number; when
+//  1. the last \boxed{...} that holds a number gives its last number
+//     (digit groups split by spaces or thin spaces, "1 000" or "1\,000",
+//     are one number there and on the "####" line); when
 //     the text has boxes but none holds a number, the answer is unreadable
 //     ("") — the model answered in the asked-for form, but not a number;
 //  2. else the number right after the last "####";
@@ -23,7 +26,7 @@ func ExtractNumber(text string) string {
 	s := answerPart(text)
 	if bs := boxes(s); len(bs) > 0 {
 		for i := len(bs) - 1; i >= 0; i-- {
-			if v := lastNumber(delatex(bs[i])); v != "" {
+			if v := lastNumber(joinGroups(delatex(bs[i]))); v != "" {
 				return v
 			}
 		}
@@ -34,7 +37,7 @@ func ExtractNumber(text string) string {
 		if j := strings.IndexByte(line, '\n'); j >= 0 {
 			line = line[:j]
 		}
-		if v := firstNumber(delatex(line)); v != "" {
+		if v := firstNumber(joinGroups(delatex(line))); v != "" {
 			return v
 		}
 	}
@@ -44,6 +47,37 @@ func ExtractNumber(text string) string {
 // numRe matches an unsigned number: digits with proper thousands groups,
 // plain digits, either with decimals, or a bare ".5".
 var numRe = regexp.MustCompile(`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+`)
+
+// groupsRe matches digit runs separated by a space, a no-break or thin
+// space, or "~" (delatex has already dropped "\," and made "\;" a space).
+var groupsRe = regexp.MustCompile(`\d+(?:[ ~\x{00A0}\x{2009}\x{202F}]\d+)+`)
+
+// joinGroups writes "1 000 000" (SI digit grouping, as in "1\,000") as
+// "1000000": in a run of digit groups whose first has 1–3 digits and every
+// other exactly 3, the separators go. Other runs ("3 10", "12 3456") stay.
+// Used where one number is expected (a box, the "####" line, NormalizeNumber),
+// not on free text, where "rounds 1 200" may be two numbers.
+func joinGroups(s string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range groupsRe.FindAllStringIndex(s, -1) {
+		if m[0] > 0 && (s[m[0]-1] == '.' || s[m[0]-1] == ',') {
+			continue // decimals or comma groups: "1.5 000" is not 1.5000
+		}
+		gs := strings.FieldsFunc(s[m[0]:m[1]], func(r rune) bool { return !unicode.IsDigit(r) })
+		if len(gs[0]) > 3 || slices.ContainsFunc(gs[1:], func(g string) bool { return len(g) != 3 }) {
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		b.WriteString(strings.Join(gs, ""))
+		last = m[1]
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
 
 // number is one number found in a text.
 type number struct {
@@ -105,7 +139,7 @@ func firstNumber(s string) string {
 // percent sign and trailing units are ignored, so "1,000", "1000.0",
 // "$1000" and "1000 dollars" all give "1000".
 func NormalizeNumber(s string) string {
-	ns := numbers(delatex(s))
+	ns := numbers(joinGroups(delatex(s)))
 	if len(ns) != 1 {
 		return ""
 	}

@@ -46,6 +46,15 @@ func TestExtractNumber(t *testing.T) {
 		{"closed think ignored", "<think>the answer is 5</think> so 6", "6"},
 		{"unclosed think unreadable", "Let me see. <think>maybe 5 or", ""},
 		{"stray close think", "reasoning 4</think>\n7", "7"},
+		{"boxed space groups", `\boxed{1 000}`, "1000"},
+		{"boxed thin space groups", `\boxed{1\,000\,000}`, "1000000"},
+		{"boxed latex comma groups", `\boxed{1{,}000}`, "1000"},
+		{"boxed unicode thin space", "\\boxed{12\u2009500}", "12500"},
+		{"boxed negative groups", `\boxed{-2 500}`, "-2500"},
+		{"boxed groups then decimals", `\boxed{1 000.25}`, "1000.25"},
+		{"boxed not groups", `\boxed{3 10}`, "10"},
+		{"hash space groups", "#### 1 000", "1000"},
+		{"prose spaces stay two numbers", "rounds 1 200", "200"},
 		{"nothing", "no digits here", ""},
 		{"empty", "", ""},
 	}
@@ -62,7 +71,7 @@ func TestExtractNumber(t *testing.T) {
 // compare equal once normalised.
 func TestNormalizeNumberEqual(t *testing.T) {
 	groups := [][]string{
-		{"1000", "1,000", "1000.0", "$1000", "$1,000.00", "1000 dollars", " 1000 ", `\$1{,}000`},
+		{"1000", "1,000", "1000.0", "$1000", "$1,000.00", "1000 dollars", " 1000 ", `\$1{,}000`, `1\,000`},
 		{"2.5", "2.50", "5/2", "$2.5"},
 		{"-5", "-5.0", "−5", "-5 degrees"},
 		{"0", "0.00", "-0"},
@@ -135,5 +144,15 @@ func BenchmarkExtractNumber(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		ExtractNumber(text)
+	}
+}
+
+// TestNormalizeNumberGroups: one number written with SI digit groups is
+// that number (it was "": two numbers).
+func TestNormalizeNumberGroups(t *testing.T) {
+	for _, s := range []string{"1 000", "1\u00a0000", "1\u202f000", "1~000", `1\;000`} {
+		if got := NormalizeNumber(s); got != "1000" {
+			t.Errorf("NormalizeNumber(%q) = %q, want 1000", s, got)
+		}
 	}
 }
