@@ -63,16 +63,11 @@ data give the same bytes.`,
 			if err != nil {
 				return err
 			}
-			cfg.Train.SFT.Epochs = sftEpochs
 			if teacher.Handles(cfg.Train.SFT.Labels) { // hindsight, pivotal[:K]: teacher.Train
 				cfg.Trainer = teacher.Train
 			}
-			if sftEpochs < 0 { // auto: transcripts carry no confidence for the threshold teacher
-				cfg.Train.SFT.Epochs = def.Train.SFT.Epochs
-				if _, ok := e.(*replay.Env); !ok {
-					cfg.Train.SFT.Epochs = 5
-				}
-			}
+			_, isReplay := e.(*replay.Env)
+			cfg.Train.SFT.Epochs = studySFTEpochs(sftEpochs, cfg.Train.SFT.Labels, isReplay)
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}
@@ -145,7 +140,7 @@ data give the same bytes.`,
 	f.IntVar(&cfg.Train.RL.EpisodesPerTask, "episodes-per-task", def.Train.RL.EpisodesPerTask, "episodes per training task (one SoftRankPO group)")
 	f.Float64Var(&cfg.Train.Adam.LR, "lr", def.Train.Adam.LR, "Adam learning rate of SoftRankPO")
 	f.Var(hiddenValue{&cfg.Train.Hidden}, "hidden", "hidden layer sizes, e.g. 64,64")
-	f.IntVar(&sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 0 on transcripts, which carry no confidence; 5 in the simulator)")
+	f.IntVar(&sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 5, but 0 for a heuristic teacher on transcripts, which carry no confidence)")
 	f.StringVar(&cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "teacher of the supervised stage: a heuristic, hindsight (the best plan per training question) or pivotal[:K] (the decisions that change the team result, K DAgger rounds), both teacher.Train")
 	f.StringVar(&cfg.Train.Features, "features", "", "feature layout of the hindsight-trained policies (mpdf-features/v1 or v2; default v1)")
 	f.IntVar(&cfg.Bootstrap.Resamples, "resamples", def.Bootstrap.Resamples, "bootstrap resamples of the intervals")
@@ -155,6 +150,25 @@ data give the same bytes.`,
 	addSimFlags(cmd, &sim)
 	return cmd
 }
+
+// studySFTEpochs resolves --sft-epochs: -1 (not given) is defaultSFTEpochs,
+// except for a heuristic teacher (the threshold one by default) on
+// transcripts, which carry no confidence for it to read: 0 there. The
+// hindsight and pivotal teachers read the transcripts' answers, so they
+// keep their supervised stage on a replay too.
+func studySFTEpochs(flag int, labels string, replay bool) int {
+	switch {
+	case flag >= 0:
+		return flag
+	case replay && !teacher.Handles(labels):
+		return 0
+	}
+	return defaultSFTEpochs
+}
+
+// defaultSFTEpochs is the supervised stage of a study's training run when
+// --sft-epochs is not given (and the teacher can label the environment).
+const defaultSFTEpochs = 5
 
 // writeFileAtomic writes path through a temporary file in its directory,
 // renamed over path only once complete: a failed run leaves the old file.
