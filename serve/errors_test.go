@@ -59,7 +59,7 @@ func TestBadRequests(t *testing.T) {
 		{"batch with top-level round", `{"round":1,"deliberations":[{"round":1,"rounds":1,"agents":[{},{}]}]}`, 400, "invalid", "deliberations", "not at the top level"},
 		{"bad agent in batch", `{"deliberations":[{"round":1,"rounds":1,"agents":[{},{}]},{"round":1,"rounds":1,"agents":[{},{"confidence":3}]}]}`, 400, "invalid", "deliberations[1].agents[1].confidence", "deliberations[1].agents[1].confidence: 3 outside [0,1]"},
 		{"type error in batch", `{"deliberations":[{"round":1,"rounds":1,"agents":[{},{}]},{"round":1,"rounds":1,"agents":[{},{"answer":true}]}]}`, 400, "invalid", "deliberations[1].agents[1].answer", "bool, want a string"},
-		{"too many agents", `{"round":1,"rounds":1,"agents":[` + strings.Repeat(`{},`, MaxAgents) + `{}]}`, 400, "invalid", "agents", "65 agents, at most 64"},
+		{"too many agents", `{"round":1,"rounds":1,"agents":[` + strings.Repeat(`{},`, MaxAgents) + `{}]}`, 400, "invalid", "agents", "more than 64 agents, at most 64"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -127,7 +127,7 @@ func TestLargeRequests(t *testing.T) {
 			t.Fatalf("10 MB body: %d %s", code, body)
 		}
 		code, body = post(t, hs.URL+"/v1/decide", many)
-		if code != http.StatusBadRequest || !strings.Contains(string(body), `"field":"agents"`) || !strings.Contains(string(body), "100000 agents, at most 64") {
+		if code != http.StatusBadRequest || !strings.Contains(string(body), `"field":"agents"`) || !strings.Contains(string(body), "more than 64 agents, at most 64") {
 			t.Fatalf("10⁵ agents: %d %s", code, body)
 		}
 	}

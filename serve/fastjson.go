@@ -16,6 +16,14 @@ import (
 // result whenever fastDecode accepts.
 func fastDecode(b []byte, req *DecideRequest) bool {
 	p := fastParser{b: b}
+	return p.request(req)
+}
+
+// request parses a whole decide request. It stops as soon as an array
+// passes its protocol limit (MaxDeliberations, MaxAgents), recording the
+// error in p.limit, so that a body of a million empty deliberations costs
+// no more than the largest valid batch.
+func (p *fastParser) request(req *DecideRequest) bool {
 	if !p.object(func(key []byte, seen *uint32) bool { return p.requestMember(key, seen, req) }) {
 		return false
 	}
@@ -24,8 +32,9 @@ func fastDecode(b []byte, req *DecideRequest) bool {
 }
 
 type fastParser struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	limit *fieldError // an array past its limit, when that stopped the parse
 }
 
 func (p *fastParser) ws() {
@@ -191,9 +200,14 @@ func (p *fastParser) requestMember(key []byte, seen *uint32, r *DecideRequest) b
 		}
 		r.Deliberations = []Deliberation{}
 		ok = p.array(func() bool {
+			i := len(r.Deliberations)
+			if i == MaxDeliberations {
+				p.limit = tooMany("deliberations", MaxDeliberations)
+				return false
+			}
 			r.Deliberations = append(r.Deliberations, Deliberation{})
-			d := &r.Deliberations[len(r.Deliberations)-1]
-			return p.object(func(k []byte, seen *uint32) bool { return p.deliberationMember(k, seen, d) })
+			d := &r.Deliberations[i]
+			return p.object(func(k []byte, seen *uint32) bool { return p.deliberationMember(k, seen, d, i) })
 		})
 	case "mode":
 		if !once(seen, 1) {
@@ -213,12 +227,14 @@ func (p *fastParser) requestMember(key []byte, seen *uint32, r *DecideRequest) b
 			r.Seed = &v
 		}
 	default:
-		return p.deliberationMember(key, seen, &r.Deliberation)
+		return p.deliberationMember(key, seen, &r.Deliberation, -1)
 	}
 	return ok
 }
 
-func (p *fastParser) deliberationMember(key []byte, seen *uint32, d *Deliberation) bool {
+// deliberationMember parses a member of deliberation number di of the
+// batch, or of the top-level one when di < 0.
+func (p *fastParser) deliberationMember(key []byte, seen *uint32, d *Deliberation, di int) bool {
 	var ok bool
 	switch string(key) {
 	case "id":
@@ -247,6 +263,10 @@ func (p *fastParser) deliberationMember(key []byte, seen *uint32, d *Deliberatio
 		}
 		d.Agents = []Agent{}
 		ok = p.array(func() bool {
+			if len(d.Agents) == MaxAgents {
+				p.limit = tooMany(agentsPath(di), MaxAgents)
+				return false
+			}
 			d.Agents = append(d.Agents, Agent{})
 			a := &d.Agents[len(d.Agents)-1]
 			return p.object(func(k []byte, seen *uint32) bool { return p.agentMember(k, seen, a) })

@@ -315,12 +315,9 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req DecideRequest
-	if !fastDecode(buf.Bytes(), &req) {
-		req = DecideRequest{}
-		if eb := decodeJSON(buf.Bytes(), &req); eb != nil {
-			s.writeError(w, http.StatusBadRequest, eb)
-			return
-		}
+	if eb := decodeRequest(buf.Bytes(), &req); eb != nil {
+		s.writeError(w, http.StatusBadRequest, eb)
+		return
 	}
 	ds, fe := req.check()
 	if fe != nil {

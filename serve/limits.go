@@ -1,0 +1,116 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// decodeRequest decodes a decide request: the fast parser for the common
+// shape, else encoding/json (the reference). Either way an array past its
+// protocol limit (MaxDeliberations, MaxAgents) is refused before it is
+// decoded whole: check would refuse it anyway, and decoding a 1 MiB body of
+// empty objects first would allocate a hundred times the body.
+func decodeRequest(b []byte, req *DecideRequest) *ErrorBody {
+	p := fastParser{b: b}
+	if p.request(req) {
+		return nil
+	}
+	fe := p.limit
+	if fe == nil {
+		fe = scanLimits(b)
+	}
+	if fe != nil {
+		return &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field}
+	}
+	*req = DecideRequest{}
+	return decodeJSON(b, req)
+}
+
+// tooMany is the error of an array past its limit, found while decoding
+// (so the count beyond the limit is not known).
+func tooMany(field string, limit int) *fieldError {
+	if field == "deliberations" {
+		return ferr(field, "more than %d deliberations, at most %d per request", limit, limit)
+	}
+	return ferr(field, "more than %d agents, at most %d", limit, limit)
+}
+
+// agentsPath is the path of the agents of deliberation di of a batch, or of
+// the top-level deliberation when di < 0.
+func agentsPath(di int) string {
+	if di < 0 {
+		return "agents"
+	}
+	return join(index("deliberations", di), "agents")
+}
+
+// scanLimits walks b's tokens, without decoding it, and returns the error
+// of the first deliberations or agents array past its limit, or nil (also
+// when b is not valid JSON: decodeJSON reports that). Keys match as
+// encoding/json matches them, case-insensitively.
+func scanLimits(b []byte) *fieldError {
+	const (
+		other    = iota
+		request  // the request object
+		batch    // its deliberations array
+		delibObj // one deliberation of the batch
+		agents   // an agents array
+	)
+	type frame struct {
+		array     bool
+		kind, n   int // n: elements so far (arrays)
+		di        int // deliberation index (delibObj, agents; -1 at the top)
+		key       string
+		expectKey bool
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // numbers are skipped, not parsed
+	var st []frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		d, isDelim := tok.(json.Delim)
+		if isDelim && (d == '}' || d == ']') {
+			st = st[:len(st)-1]
+			continue
+		}
+		kind, di := other, -1
+		switch n := len(st); {
+		case n == 0:
+			if d == '{' {
+				kind = request
+			}
+		case st[n-1].array:
+			top := &st[n-1]
+			top.n++
+			switch {
+			case top.kind == batch && top.n > MaxDeliberations:
+				return tooMany("deliberations", MaxDeliberations)
+			case top.kind == agents && top.n > MaxAgents:
+				return tooMany(agentsPath(top.di), MaxAgents)
+			case top.kind == batch && d == '{':
+				kind, di = delibObj, top.n-1
+			}
+		case st[n-1].expectKey:
+			st[n-1].key, _ = tok.(string)
+			st[n-1].expectKey = false
+			continue
+		default: // a member's value
+			top := &st[n-1]
+			top.expectKey = true
+			switch {
+			case d != '[':
+			case top.kind == request && strings.EqualFold(top.key, "deliberations"):
+				kind = batch
+			case (top.kind == request || top.kind == delibObj) && strings.EqualFold(top.key, "agents"):
+				kind, di = agents, top.di
+			}
+		}
+		if isDelim {
+			st = append(st, frame{array: d == '[', kind: kind, di: di, expectKey: d == '{'})
+		}
+	}
+}
