@@ -57,9 +57,10 @@
 // Config.MaxBodyBytes gets 413, a team over MaxAgents or a batch over
 // MaxDeliberations 400, more than Config.MaxInflight decide requests at
 // once 429 (health checks and metrics are not limited), a body slower than
-// Config.ReadTimeout 408 (a slow client holds its slot until then). Memory
-// in flight is bounded by MaxInflight × MaxBodyBytes times the decoding
-// expansion (a body of bare "{}" agents decodes to a few dozen times its
-// size, real agents to far less); TestLargeRequests checks that nothing
-// stays behind. Serve drains the requests in flight when its context ends.
+// Config.ReadTimeout 408 (a slow client holds its slot until then). The
+// decoder stops at the first array past MaxAgents or MaxDeliberations, so a
+// body of bare "{}" cannot decode to a hundred times its size; memory in
+// flight is bounded by MaxInflight × MaxBodyBytes times the expansion of the
+// largest valid request (TestDecodeStopsAtLimits), and TestLargeRequests
+// checks that nothing stays behind. Serve drains the requests in flight when its context ends.
 package serve
