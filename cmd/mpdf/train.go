@@ -126,7 +126,8 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 			return fmt.Errorf("--resume: %w", err)
 		}
 		// The run goes on with its own config, data, environment and
-		// options; flags given now still win.
+		// options; flags given now still win, except that the run refuses
+		// another replay split or other tasks (run.Config's check).
 		base = rs.Config
 		pos := rs.Position
 		keep := func(name string) bool { return !fl.Changed(name) }

@@ -60,6 +60,7 @@ type Config struct {
 	EnvName    string
 	HeldOut    float64
 	SplitSeed  uint64
+	envID      string // EnvID of Env and HeldOutEnv, for runs with a Dir
 
 	// Offline: the data, what it is (recorded, and checked on resume), the
 	// width of its decisions (0: metapolicy.FeatureWidth) and the feature
@@ -203,6 +204,13 @@ func (c *Config) check() error {
 			return fmt.Errorf("run: sft labels: %w", err)
 		}
 	}
+	if !offline && c.Dir != "" {
+		id, err := EnvID(c.Env, c.HeldOutEnv)
+		if err != nil {
+			return err
+		}
+		c.envID = id
+	}
 	if r := c.Resume; r != nil {
 		p := r.Position
 		switch {
@@ -214,6 +222,13 @@ func (c *Config) check() error {
 			return fmt.Errorf("run: resume: the data differ from what %s trained on (%v, sha256 %.12s…); give the same data, or allow other data explicitly", r.Path, p.Data.Paths, p.Data.SHA256)
 		case !offline && c.EnvName != "" && p.Env != "" && c.EnvName != p.Env:
 			return fmt.Errorf("run: resume: %s trained on %s, not %s", r.Path, p.Env, c.EnvName)
+		case !offline && p.Env != "" && (c.HeldOut != p.HeldOut || c.SplitSeed != p.SplitSeed):
+			// Another split would move training questions to the held-out side.
+			return fmt.Errorf("run: resume: %s split its questions with held-out %g and split seed %d, not %g and %d: give the same split",
+				r.Path, p.HeldOut, p.SplitSeed, c.HeldOut, c.SplitSeed)
+		case !offline && p.EnvID != "" && c.envID != p.EnvID:
+			return fmt.Errorf("run: resume: the tasks differ from what %s trained on (%s, identity %.12s…, now %.12s…): the environment matches other files now, or its split differs",
+				r.Path, p.Env, p.EnvID, c.envID)
 		}
 	}
 	return nil

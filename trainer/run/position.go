@@ -27,6 +27,9 @@ type Position struct {
 	Env       string  `json:"env,omitempty"`
 	HeldOut   float64 `json:"held_out,omitempty"`
 	SplitSeed uint64  `json:"split_seed,omitempty"`
+	// EnvID is the EnvID of the training and held-out tasks (absent in
+	// checkpoints of older builds: not checked then).
+	EnvID string `json:"env_id,omitempty"`
 	// Offline: the data trained on.
 	Data *DataID `json:"data,omitempty"`
 	// The options of the run's start, so that a resume keeps them.

@@ -365,7 +365,7 @@ func (r *runner) position() Position {
 		p.Data = c.DataID
 		p.Options.FeatureWidth = c.width()
 	} else {
-		p.Env, p.HeldOut, p.SplitSeed = c.EnvName, c.HeldOut, c.SplitSeed
+		p.Env, p.HeldOut, p.SplitSeed, p.EnvID = c.EnvName, c.HeldOut, c.SplitSeed, c.envID
 	}
 	return p
 }
