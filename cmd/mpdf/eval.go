@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
@@ -56,7 +57,11 @@ unanimous. ` + policySpecHelp + `
 --split train|test evaluates on one side of a seeded split of the tasks
 (--held-out is the test fraction, --split-seed the seed); replayed questions
 are split by question, so that one debated in several files stays on one
-side. --tasks then takes the first N tasks of that side.`,
+side. --tasks then takes the first N tasks of that side. A checkpoint
+trained online on a replay records its split: on a replay, --split then
+defaults to test and --held-out and --split-seed to the checkpoint's, so
+that it is not scored on the questions it trained on (eval says so on
+stderr); --split all plays every question.`,
 		Example: `  mpdf eval
   mpdf eval --policy runs/best.mpdf --tasks 200 --episodes 2
   mpdf eval --env 'replay:debates/gsm_*.json' --policy best.mpdf --split test --json`,
@@ -76,6 +81,11 @@ side. --tasks then takes the first N tasks of that side.`,
 			}
 			if rounds == 0 {
 				rounds = defRounds
+			}
+			if _, ok := e.(*replay.Env); ok {
+				if err := checkpointSplit(cmd.ErrOrStderr(), cmd.Flags(), pols, envSpec, &split, &heldOut, &splitSeed); err != nil {
+					return err
+				}
 			}
 			list, err := evalTasks(e, split, heldOut, splitSeed, tasks)
 			if err != nil {
@@ -101,7 +111,7 @@ side. --tasks then takes the first N tasks of that side.`,
 				return results.WriteJSON(o)
 			}
 			side := ""
-			if split != "" {
+			if split != "" && split != "all" {
 				side = fmt.Sprintf(", %s split (held out %.2f, seed %d)", split, heldOut, splitSeed)
 			}
 			name := e.Name()
@@ -122,7 +132,7 @@ side. --tasks then takes the first N tasks of that side.`,
 	f.IntVar(&episodes, "episodes", 1, "sampled episodes per task and policy")
 	f.IntVar(&rounds, "rounds", 0, "deliberation rounds after round 0 (0 = 3 in the simulator, the most recorded in a replay)")
 	f.Uint64Var(&seed, "seed", 0, "seed of the episodes")
-	f.StringVar(&split, "split", "", "evaluate on one side of a seeded task split: train or test")
+	f.StringVar(&split, "split", "", "evaluate on one side of a seeded task split: train, test or all (default: all, but test for a checkpoint trained on a replay split)")
 	f.Float64Var(&heldOut, "held-out", 0.3, "fraction of the tasks held out as the test side of --split")
 	f.Uint64Var(&splitSeed, "split-seed", 0, "seed of --split")
 	f.BoolVar(&greedy, "greedy", false, "learned policies take their most probable action instead of sampling (heuristics unaffected)")
@@ -204,7 +214,7 @@ func openEvalEnv(log io.Writer, spec, kind string, cfg env.SimConfig, quiet bool
 // the first n (0 = all).
 func evalTasks(e env.Env, split string, heldOut float64, seed uint64, n int) ([]int, error) {
 	var list []int
-	if split == "" {
+	if split == "" || split == "all" {
 		list = make([]int, e.NumTasks())
 		for i := range list {
 			list[i] = i
@@ -226,12 +236,12 @@ func evalTasks(e env.Env, split string, heldOut float64, seed uint64, n int) ([]
 		case "test":
 			list = test
 		default:
-			return nil, fmt.Errorf("--split %q: want train or test", split)
+			return nil, fmt.Errorf("--split %q: want train, test or all", split)
 		}
 	}
 	if n > len(list) {
 		what := "the environment has"
-		if split != "" {
+		if split != "" && split != "all" {
 			what = "the " + split + " side has"
 		}
 		return nil, fmt.Errorf("--tasks %d: %s %d tasks", n, what, len(list))
@@ -243,4 +253,47 @@ func evalTasks(e env.Env, split string, heldOut float64, seed uint64, n int) ([]
 		return nil, fmt.Errorf("no task to play (the %s side is empty: check --held-out)", split)
 	}
 	return list, nil
+}
+
+// checkpointSplit defaults --split to the held-out side of the replay split
+// a learned checkpoint trained on, and --held-out and --split-seed to that
+// split's, unless given: evaluated on every question, a policy would be
+// scored on the ones it trained on. Checkpoints of different splits need
+// --held-out and --split-seed given.
+func checkpointSplit(log io.Writer, fl *pflag.FlagSet, pols []resolvedPolicy, envSpec string, split *string, heldOut *float64, seed *uint64) error {
+	if *split == "all" {
+		return nil
+	}
+	given := fl.Changed("held-out") && fl.Changed("split-seed")
+	var sp *replaySplit
+	var from string
+	for _, p := range pols {
+		if p.Split == nil {
+			continue
+		}
+		if sp != nil && *p.Split != *sp && !given {
+			return fmt.Errorf("%s and %s trained on different replay splits (held out %g, seed %d; held out %g, seed %d): give --split with --held-out and --split-seed, or --split all",
+				from, p.Name(), sp.HeldOut, sp.SplitSeed, p.Split.HeldOut, p.Split.SplitSeed)
+		}
+		sp, from = p.Split, p.Name()
+	}
+	if sp == nil {
+		return nil
+	}
+	if !fl.Changed("held-out") {
+		*heldOut = sp.HeldOut
+	}
+	if !fl.Changed("split-seed") {
+		*seed = sp.SplitSeed
+	}
+	if *split != "" {
+		return nil
+	}
+	*split = "test"
+	fmt.Fprintf(log, "eval: %s trained on %s with %.2f of the questions held out (split seed %d): evaluating on the held-out side (--split all plays every question)\n",
+		from, sp.Env, *heldOut, *seed)
+	if sp.Env != envSpec {
+		fmt.Fprintf(log, "eval: warning: --env %s is not the run's %s: the split holds out the same questions only on the same files\n", envSpec, sp.Env)
+	}
+	return nil
 }

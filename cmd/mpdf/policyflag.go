@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
+	"github.com/mpdf/mpdf/trainer/run"
 )
 
 // policySpecHelp describes what a --policy value may be, for help texts.
@@ -26,6 +28,16 @@ type resolvedPolicy struct {
 	// heuristic. --greedy applies to learned policies only: the heuristics
 	// are deterministic except random, which greedy would turn into persist.
 	Learned bool
+	// Split is the replay split a checkpoint trained on (nil for others):
+	// eval defaults to its held-out side.
+	Split *replaySplit
+}
+
+// replaySplit is the train/held-out split of an online replay run.
+type replaySplit struct {
+	Env       string // --env of the run
+	HeldOut   float64
+	SplitSeed uint64
 }
 
 // resolvePolicy turns a --policy value into a policy: a heuristic name
@@ -38,7 +50,7 @@ func resolvePolicy(spec string) (resolvedPolicy, error) {
 		return resolvedPolicy{}, fmt.Errorf("empty policy")
 	}
 	if !isHeuristicSpec(spec) {
-		net, err := loadNetwork(spec)
+		net, pos, err := loadNetworkPos(spec)
 		if err != nil {
 			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
 		}
@@ -46,7 +58,11 @@ func resolvePolicy(spec string) (resolvedPolicy, error) {
 		if err != nil {
 			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
 		}
-		return resolvedPolicy{Policy: p, Learned: true}, nil
+		rp := resolvedPolicy{Policy: p, Learned: true}
+		if pos != nil && pos.Mode == "online" && strings.HasPrefix(pos.Env, "replay:") && pos.HeldOut > 0 {
+			rp.Split = &replaySplit{Env: pos.Env, HeldOut: pos.HeldOut, SplitSeed: pos.SplitSeed}
+		}
+		return rp, nil
 	}
 	p, err := metapolicy.ParseHeuristic(spec)
 	if err != nil {
@@ -63,19 +79,33 @@ func resolvePolicy(spec string) (resolvedPolicy, error) {
 // safetensors export (.safetensors), trained on this build's features: the
 // one loader of policy files, for --policy and train --init.
 func loadNetwork(path string) (*nn.MLP[float32], error) {
+	m, _, err := loadNetworkPos(path)
+	return m, err
+}
+
+// loadNetworkPos is loadNetwork that also returns a checkpoint's stored
+// run position (nil for an export, or a checkpoint without one).
+func loadNetworkPos(path string) (*nn.MLP[float32], *run.Position, error) {
 	fv := checkpoints.WithFeatureVersion(metapolicy.FeatureVersion)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".mpdf":
 		c, err := checkpoints.Load(path, fv)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return c.Policy, nil
+		if len(c.Header.DataPos) == 0 {
+			return c.Policy, nil, nil
+		}
+		var pos run.Position
+		if err := json.Unmarshal(c.Header.DataPos, &pos); err != nil {
+			return nil, nil, fmt.Errorf("%s: data position: %w", path, err)
+		}
+		return c.Policy, &pos, nil
 	case ".safetensors":
 		m, _, err := checkpoints.LoadSafetensors(path, fv)
-		return m, err
+		return m, nil, err
 	}
-	return nil, fmt.Errorf("%s: want a .mpdf checkpoint or a .safetensors export", path)
+	return nil, nil, fmt.Errorf("%s: want a .mpdf checkpoint or a .safetensors export", path)
 }
 
 // isHeuristicSpec reports whether spec names a heuristic rather than a file.
