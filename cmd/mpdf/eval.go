@@ -236,7 +236,7 @@ func evalTasks(e env.Env, split string, heldOut float64, seed uint64, n int) ([]
 		case "test":
 			list = test
 		default:
-			return nil, fmt.Errorf("--split %q: want train, test or all", split)
+			return nil, fmt.Errorf("--split %q: want train or test (or all)", split)
 		}
 	}
 	if n > len(list) {
