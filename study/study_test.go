@@ -7,12 +7,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/stats"
 	"github.com/mpdf/mpdf/trainer"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 // shared opens the shared transcripts matching glob, or skips.

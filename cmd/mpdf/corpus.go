@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mpdf/mpdf/transcript"
+	"github.com/mpdf/mpdf/data/transcript"
 )
 
 func newCorpusCmd() *cobra.Command {

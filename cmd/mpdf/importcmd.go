@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/data"
-	"github.com/mpdf/mpdf/transcript"
+	"github.com/mpdf/mpdf/data/transcript"
 )
 
 func init() { register(newImportCmd) }

@@ -13,7 +13,7 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/study"
-	"github.com/mpdf/mpdf/teacher"
+	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
 func init() { register(newStudyCmd) }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 // game is one replayed question in one episode. Its state is how many

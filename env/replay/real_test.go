@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 // sharedDebates lists ../shared/data/debates (relative to the repository

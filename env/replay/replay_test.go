@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 // tiny is a GSM8K transcript: three agents, agent 2 recorded one round less.

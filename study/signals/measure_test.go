@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 func TestAUCHandComputed(t *testing.T) {
@@ -92,7 +92,7 @@ func TestCandidatesNameV1(t *testing.T) {
 }
 
 func TestMeasureRealTranscripts(t *testing.T) {
-	paths, _ := filepath.Glob("../../shared/data/debates/slm-debate/gsm/*_agents3_*.json")
+	paths, _ := filepath.Glob("../../../shared/data/debates/slm-debate/gsm/*_agents3_*.json")
 	if len(paths) == 0 {
 		t.Skip("shared transcripts absent")
 	}

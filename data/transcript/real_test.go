@@ -11,7 +11,7 @@ import (
 // to the repository root), skipping the test when they are absent.
 func sharedDebates(t testing.TB) []string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "data", "debates", "slm-debate")
+	dir := filepath.Join("..", "..", "..", "shared", "data", "debates", "slm-debate")
 	paths, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
 	if len(paths) == 0 {
 		t.Skipf("no transcripts under %s", dir)

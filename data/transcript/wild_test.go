@@ -12,7 +12,7 @@ import (
 // allShared returns every transcript under ../shared/data/debates.
 func allShared(t testing.TB) []string {
 	t.Helper()
-	root := filepath.Join("..", "..", "shared", "data", "debates")
+	root := filepath.Join("..", "..", "..", "shared", "data", "debates")
 	var paths []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
