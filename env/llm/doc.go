@@ -3,7 +3,7 @@
 // a hosted endpoint — and records them as data.Episodes that the trainer
 // reads. It has two layers: a Client for POST {base}/chat/completions
 // with timeouts, retries and a concurrency limit, and an Env (env.Env)
-// whose games turn the meta-actions of SPEC §1 into calls.
+// whose games turn the meta-actions of design §1 into calls.
 //
 // # Running against a local server
 //
