@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mpdf/mpdf/serve"
+)
+
+func init() { register(newServeCmd) }
+
+func newServeCmd() *cobra.Command {
+	var (
+		cfg         serve.Config
+		addr        string
+		quiet       bool
+		maxBodyKiB  int64
+		maxInflight int
+	)
+	cmd := &cobra.Command{
+		Use:   "serve --policy FILE [--addr HOST:PORT] [flags]",
+		Short: "Serve a learned policy over HTTP/JSON (POST /v1/decide)",
+		Long: `Serve answers, per agent of a deliberation, persist, refine or concede,
+with the probabilities, the team answer and the concede target, for any
+stack that speaks HTTP/JSON (the Python client in python/ is one). The API
+is api/openapi.json: POST /v1/decide (one deliberation or a batch),
+GET /v1/policy, POST /v1/reload, GET /healthz, /readyz and /metrics
+(Prometheus). The server keeps no state between requests, so replicas scale
+out behind any load balancer.
+
+SIGHUP or POST /v1/reload re-reads --policy; a file that fails to load
+leaves the previous policy serving. SIGTERM or SIGINT stops accepting
+connections and lets the requests in flight finish. The first line on
+standard output is "listening on http://ADDR" (useful with --addr :0).
+
+The policy is a checkpoint (*.mpdf) or a safetensors export
+(*.safetensors) trained on this build's feature layout.`,
+		Example: `  mpdf serve --policy runs/mpdf/best.mpdf --addr 127.0.0.1:8080
+  curl -s localhost:8080/v1/decide -d '{"round":1,"rounds":3,"agents":[{"answer":"42","confidence":0.9},{"answer":"41"}]}'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cfg.PolicyPath == "" {
+				return fmt.Errorf("--policy is required")
+			}
+			level := slog.LevelInfo
+			if quiet {
+				level = slog.LevelWarn
+			}
+			cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			cfg.MaxBodyBytes = maxBodyKiB << 10
+			cfg.MaxInflight = maxInflight
+			s, err := serve.New(cfg)
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "listening on http://%s\n", ln.Addr())
+
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			hup := make(chan os.Signal, 1)
+			signal.Notify(hup, syscall.SIGHUP)
+			defer signal.Stop(hup)
+			go func() {
+				for range hup {
+					_, _ = s.Reload() // the server logs the outcome
+				}
+			}()
+			return s.Serve(ctx, ln)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.PolicyPath, "policy", "", "policy file to serve: a checkpoint (.mpdf) or a safetensors export")
+	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
+	f.Int64Var(&maxBodyKiB, "max-body-kib", 1024, "largest request body in KiB (413 beyond)")
+	f.IntVar(&maxInflight, "max-inflight", 64, "decide requests served at once (429 beyond)")
+	f.DurationVar(&cfg.ReadTimeout, "read-timeout", 0, "time to read a whole request (0 = 10s)")
+	f.DurationVar(&cfg.WriteTimeout, "write-timeout", 0, "time to write a response (0 = 10s)")
+	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 0, "time given to requests in flight on SIGTERM (0 = 10s)")
+	f.BoolVarP(&quiet, "quiet", "q", false, "log warnings and errors only")
+	return cmd
+}

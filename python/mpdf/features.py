@@ -1,0 +1,197 @@
+"""Pure-Python reference of mpdf's feature layout (mpdf-features/v1).
+
+It mirrors metapolicy/features.go and metapolicy/consensus.go line for line,
+so that a policy exported with ``mpdf export --safetensors`` and run in
+PyTorch (or with :mod:`mpdf.policy`) sees the features ``mpdf serve`` sees.
+CI checks it against Go's features on a corpus of states
+(tests/testdata/features_v1.json, written by ``go test ./serve -run
+FeatureGolden -update``).
+
+An agent is a mapping with ``answer`` (normalised answer, "" when none),
+``confidence`` (in [0, 1], or None when missing), and the profile counts
+``steps``, ``tokens``, ``hedges`` and ``self_confidence`` (None when
+missing); absent keys mean "" / None / 0.
+"""
+
+import math
+
+FEATURE_VERSION = "mpdf-features/v1"
+
+FEATURE_NAMES = [
+    "has_answer",         # own answer readable
+    "own_share",          # share of all N agents holding own answer
+    "own_is_team",        # own answer is the team (plurality) answer
+    "distinct",           # distinct answers / N
+    "steps",              # log1p(own steps)/log(64)
+    "tokens",             # log1p(own tokens)/log(4096)
+    "hedges",             # log1p(own hedges)/log(16)
+    "self_conf",          # own stated confidence, 0 when missing
+    "self_conf_missing",  # 1 when own stated confidence is missing
+    "conf",               # own introspective confidence, 0 when missing
+    "conf_missing",       # 1 when own introspective confidence is missing
+    "peer_conf_mean",     # mean known peer confidence (0 when none)
+    "peer_conf_max",      # max known peer confidence
+    "peer_conf_min",      # min known peer confidence
+    "peer_conf_missing",  # share of peers whose confidence is missing
+    "peer_agree",         # share of peers holding own answer
+    "peer_agree_conf",    # summed confidence of agreeing peers / (N-1)
+    "target_share",       # share of peers holding the concede target
+    "target_conf",        # mean known confidence of the target's holders
+    "target_is_own",      # concede target equals own answer
+    "peer_tokens",        # mean log1p(peer tokens)/log(4096)
+    "peer_steps",         # mean log1p(peer steps)/log(64)
+    "peer_no_answer",     # share of peers without a readable answer
+    "round",              # round / rounds
+    "last_round",         # 1 in the last round
+    "team_size",          # log(N)/log(8)
+]
+
+FEATURE_WIDTH = len(FEATURE_NAMES)
+assert FEATURE_WIDTH == 26
+
+
+def known(c):
+    """Whether a confidence is present (not None, not NaN)."""
+    return c is not None and not (isinstance(c, float) and math.isnan(c))
+
+
+def _tallies(answers, conf, keep):
+    # [answer, votes, summed confidence (missing = 0), first holder]
+    ts = []
+    for i, a in enumerate(answers):
+        if a == "" or not keep(i):
+            continue
+        c = conf[i] if conf is not None and known(conf[i]) else 0.0
+        for t in ts:
+            if t[0] == a:
+                t[1] += 1
+                t[2] += c
+                break
+        else:
+            ts.append([a, 1, c, i])
+    return ts
+
+
+def _same_conf(a, b):
+    return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
+
+
+def _better(v1, c1, v2, c2):
+    if v1 != v2:
+        return v1 > v2
+    return c1 > c2 and not _same_conf(c1, c2)
+
+
+def team_answer(answers, conf=None, exclude=-1):
+    """Plurality answer of the agents other than ``exclude`` (-1 keeps all):
+    most votes, then highest summed confidence, then lowest agent index;
+    "" when no agent has an answer."""
+    best = None
+    for t in _tallies(answers, conf, lambda i: i != exclude):
+        if best is None or _better(t[1], t[2], best[1], best[2]):
+            best = t
+    return best[0] if best else ""
+
+
+def concede_target(answers, conf, self_index):
+    """The answer a conceding agent adopts: held by the peers with the highest
+    summed confidence; ties go to the plurality answer, then to the lowest
+    agent index; "" when no peer has an answer."""
+    best = None
+    for t in _tallies(answers, conf, lambda i: i != self_index):
+        if (best is None or _better(0, t[2], 0, best[2])
+                or (_same_conf(t[2], best[2]) and t[1] > best[1])):
+            best = t
+    return best[0] if best else ""
+
+
+def _squash(v, scale):
+    return math.log1p(float(v)) / math.log(scale)
+
+
+def featurize(agents, self_index, round, rounds):
+    """The feature vector (a list of FEATURE_WIDTH floats) of agent
+    ``self_index`` at the start of deliberation round ``round`` (1-based) of
+    ``rounds``."""
+    n = len(agents)
+    if n < 2:
+        raise ValueError("featurize: %d agents, want >= 2" % n)
+    if not 0 <= self_index < n:
+        raise ValueError("featurize: self index %d outside [0, %d)" % (self_index, n))
+    if not (rounds >= 1 and 1 <= round <= rounds):
+        raise ValueError("featurize: round %d of %d" % (round, rounds))
+    answers = [a.get("answer") or "" for a in agents]
+    conf = [a.get("confidence") for a in agents]
+    for i, c in enumerate(conf):
+        if known(c) and not 0 <= c <= 1:
+            raise ValueError("featurize: agent %d: confidence %r outside [0,1]" % (i, c))
+    me = agents[self_index]
+    own_ans = answers[self_index]
+    d = [0.0] * FEATURE_WIDTH
+
+    def flag(b):
+        return 1.0 if b else 0.0
+
+    def or_zero(c):
+        return c if known(c) else 0.0
+
+    team = team_answer(answers, conf, -1)
+    target = concede_target(answers, conf, self_index)
+    d[0] = flag(own_ans != "")
+    d[2] = flag(own_ans != "" and own_ans == team)
+    d[19] = flag(own_ans != "" and own_ans == target)
+    distinct = set()
+    own = 0
+    for a in answers:
+        if a != "":
+            distinct.add(a)
+            if a == own_ans:
+                own += 1
+    d[1] = own / n
+    d[3] = len(distinct) / n
+    d[4] = _squash(me.get("steps", 0), 64)
+    d[5] = _squash(me.get("tokens", 0), 4096)
+    d[6] = _squash(me.get("hedges", 0), 16)
+    sc = me.get("self_confidence")
+    d[7] = or_zero(sc)
+    d[8] = flag(not known(sc))
+    d[9] = or_zero(conf[self_index])
+    d[10] = flag(not known(conf[self_index]))
+
+    peers = float(n - 1)
+    nknown, total, mn, mx = 0, 0.0, 1.0, 0.0
+    agree, agree_conf, t_hold, t_known, t_conf, no_ans = 0, 0.0, 0, 0, 0.0, 0
+    for i, a in enumerate(agents):
+        if i == self_index:
+            continue
+        c = conf[i]
+        if known(c):
+            nknown += 1
+            total += c
+            mn, mx = min(mn, c), max(mx, c)
+        if answers[i] == "":
+            no_ans += 1
+        else:
+            if answers[i] == own_ans:
+                agree += 1
+                agree_conf += or_zero(c)
+            if answers[i] == target:
+                t_hold += 1
+                if known(c):
+                    t_known += 1
+                    t_conf += c
+        d[20] += _squash(a.get("tokens", 0), 4096) / peers
+        d[21] += _squash(a.get("steps", 0), 64) / peers
+    if nknown > 0:
+        d[11], d[12], d[13] = total / nknown, mx, mn
+    if t_known > 0:
+        d[18] = t_conf / t_known
+    d[14] = (n - 1 - nknown) / peers
+    d[15] = agree / peers
+    d[16] = agree_conf / peers
+    d[17] = t_hold / peers
+    d[22] = no_ans / peers
+    d[23] = round / rounds
+    d[24] = flag(round == rounds)
+    d[25] = math.log(n) / math.log(8)
+    return d

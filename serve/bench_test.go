@@ -1,0 +1,163 @@
+package serve
+
+import (
+	"bytes"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The load benchmarks run a real server on a loopback port and real HTTP
+// clients in the same process (so the clients' CPU counts against the
+// server's): decisions/s, and request latency percentiles for the single
+// case. Bound them by count, e.g.
+//
+//	go test ./serve -run XXX -bench Serve -benchtime 20000x
+//
+// A decision is one agent's action; every deliberation here has 3 agents.
+
+const benchAgents = 3
+
+// cpuSeconds is the CPU time (user + system) the process has used.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+func benchBody(b *testing.B, deliberations int) []byte {
+	rng := rand.New(rand.NewPCG(1, 1))
+	mk := func(i int) Deliberation {
+		for {
+			d := randomDeliberation(rng, i)
+			if len(d.Agents) >= benchAgents {
+				d.Agents = d.Agents[:benchAgents]
+				return d
+			}
+		}
+	}
+	if deliberations == 1 {
+		return mustJSON(b, &DecideRequest{Deliberation: mk(0)})
+	}
+	req := DecideRequest{}
+	for i := range deliberations {
+		req.Deliberations = append(req.Deliberations, mk(i))
+	}
+	return mustJSON(b, &req)
+}
+
+// loadTest sends b.N requests of body from clients concurrent goroutines
+// and reports decisions/s and latency percentiles.
+func loadTest(b *testing.B, body []byte, decisionsPerReq, clients int) {
+	s, err := New(Config{PolicyPath: writeTestPolicy(b), MaxInflight: 4 * clients, MaxBodyBytes: 8 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	url, stop := serveLoopback(b, s)
+	defer stop()
+	tr := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	send := func() time.Duration {
+		t0 := time.Now()
+		resp, err := client.Post(url+"/v1/decide", "application/json", bytes.NewReader(body))
+		if err != nil {
+			b.Error(err)
+			return 0
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			b.Errorf("status %d", resp.StatusCode)
+		}
+		return time.Since(t0)
+	}
+	for range clients { // warm the connections
+		send()
+	}
+
+	var mu sync.Mutex
+	var lat []time.Duration
+	next := make(chan struct{}, b.N)
+	for range b.N {
+		next <- struct{}{}
+	}
+	close(next)
+	cpu0 := cpuSeconds()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for range next {
+				mine = append(mine, send())
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := b.Elapsed()
+	b.StopTimer()
+	cpu := cpuSeconds() - cpu0
+	slices.Sort(lat)
+	pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(float64(b.N*decisionsPerReq)/elapsed.Seconds(), "decisions/s")
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+	// On a shared machine the process gets a varying share of the cores;
+	// per CPU-second (server and clients together) is the steadier figure.
+	b.ReportMetric(float64(b.N*decisionsPerReq)/cpu, "decisions/cpu-s")
+	b.ReportMetric(pct(0.5), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkServeSingle: one deliberation (3 agents) per request, 64
+// concurrent clients.
+func BenchmarkServeSingle(b *testing.B) {
+	loadTest(b, benchBody(b, 1), benchAgents, 64)
+}
+
+// BenchmarkServeBatch: 256 deliberations (768 decisions) per request, 4
+// concurrent clients.
+func BenchmarkServeBatch(b *testing.B) {
+	loadTest(b, benchBody(b, 256), 256*benchAgents, 4)
+}
+
+// BenchmarkDecide is Policy.Decide without HTTP or JSON: validation,
+// features, the network and the draw, for a batch of 256 deliberations.
+func BenchmarkDecide(b *testing.B) {
+	p, err := LoadPolicy(writeTestPolicy(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var req DecideRequest
+	rng := rand.New(rand.NewPCG(1, 1))
+	for i := range 256 {
+		d := randomDeliberation(rng, i)
+		for len(d.Agents) < benchAgents {
+			d = randomDeliberation(rng, i)
+		}
+		d.Agents = d.Agents[:benchAgents]
+		req.Deliberations = append(req.Deliberations, d)
+	}
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		if _, err := p.Decide(&req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*256*benchAgents)/b.Elapsed().Seconds(), "decisions/s")
+	b.ReportMetric(float64(b.N*256*benchAgents)/(cpuSeconds()-cpu0), "decisions/cpu-s")
+}

@@ -1,0 +1,65 @@
+// Package serve makes a trained policy usable from any stack: an HTTP/JSON
+// service (what `mpdf serve` runs) that answers, per agent of a
+// deliberation, persist, refine or concede.
+//
+// # Use
+//
+//	s, err := serve.New(serve.Config{PolicyPath: "runs/mpdf/best.mpdf"})
+//	...
+//	err = s.ListenAndServe(ctx, "127.0.0.1:8080") // until ctx is done, then drains
+//
+// A Server is an http.Handler and can be mounted in another mux. Without
+// HTTP, LoadPolicy (or NewPolicy for a network in memory) and
+// Policy.Decide give the same decisions for the same DecideRequest.
+//
+// # API
+//
+// The routes and bodies are described in api/openapi.json, which
+// TestOpenAPIMatchesTypes holds to the types of api.go:
+//
+//	POST /v1/decide   one deliberation (fields at the top level) or a batch
+//	                  ("deliberations"); per agent the action, π(·|state),
+//	                  log π(action), the answer decided on and the concede
+//	                  target; per deliberation the team answer
+//	GET  /v1/policy   the checkpoint header: step, seed, feature version,
+//	                  SHA-256 of the training configuration, sizes
+//	POST /v1/reload   re-read the policy file (as SIGHUP does in mpdf serve)
+//	GET  /healthz     liveness
+//	GET  /readyz      503 without a policy or while shutting down
+//	GET  /metrics     Prometheus: mpdf_serve_requests_total{route,code},
+//	                  mpdf_serve_request_duration_seconds{route},
+//	                  mpdf_serve_decisions_total{action},
+//	                  mpdf_serve_errors_total{kind}, mpdf_serve_inflight_requests,
+//	                  mpdf_serve_reloads_total{result}
+//
+// # Decisions
+//
+// Features are metapolicy.Featurize's (FeatureVersion travels in every
+// response); the network runs on nn's batched float32 kernels, so that a
+// large batch costs little more per decision than the features; the draw
+// and its tie rules are metapolicy.Sample's and Greedy's. Probabilities
+// agree with metapolicy.MLPPolicy to about 1e-6 (float32 kernels with a
+// rational tanh, against float64 sums), and a deliberation decides the same,
+// bit for bit, alone or anywhere in a batch. Greedy mode takes the most
+// probable action (lowest index on ties); sample mode draws deliberation i
+// of a request from PCG(seed, i), its agents in order.
+//
+// An agent given as raw text is read by the transcript importer's answer
+// and profile reader (readText, the one place to change it).
+//
+// # Limits and failure
+//
+// Nothing is kept between requests but the policy, so replicas scale out
+// behind any load balancer. Reload swaps the policy atomically: a request
+// runs on the policy it loaded when it started, and a file that fails to
+// load leaves the previous policy serving. Every error is a JSON ErrorBody
+// naming the field ("agents[2].confidence: 1.4 outside [0,1]"). A body over
+// Config.MaxBodyBytes gets 413, a team over MaxAgents or a batch over
+// MaxDeliberations 400, more than Config.MaxInflight decide requests at
+// once 429 (health checks and metrics are not limited), a body slower than
+// Config.ReadTimeout 408 (a slow client holds its slot until then). Memory
+// in flight is bounded by MaxInflight × MaxBodyBytes times the decoding
+// expansion (a body of bare "{}" agents decodes to a few dozen times its
+// size, real agents to far less); TestLargeRequests checks that nothing
+// stays behind. Serve drains the requests in flight when its context ends.
+package serve

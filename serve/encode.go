@@ -1,0 +1,133 @@
+package serve
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+)
+
+// A decide response is written by hand rather than by encoding/json's
+// reflection, which was the largest single cost of a batched request. The
+// bytes are exactly those json.Marshal writes (TestEncoderMatchesJSON).
+
+var errNonFinite = errors.New("serve: non-finite probability in a response")
+
+// appendResponse appends the JSON of r, as json.Marshal would write it.
+func appendResponse(b []byte, r *DecideResponse) ([]byte, error) {
+	b = append(b, `{"feature_version":`...)
+	b = appendString(b, r.FeatureVersion)
+	b = append(b, `,"policy":`...)
+	b = appendString(b, r.Policy)
+	if r.Step != nil {
+		b = append(b, `,"step":`...)
+		b = strconv.AppendInt(b, *r.Step, 10)
+	}
+	b = append(b, `,"mode":`...)
+	b = appendString(b, r.Mode)
+	if r.Seed != nil {
+		b = append(b, `,"seed":`...)
+		b = strconv.AppendUint(b, *r.Seed, 10)
+	}
+	var err error
+	if r.Result != nil {
+		b = append(b, ',')
+		if b, err = appendResultFields(b, r.Result); err != nil {
+			return nil, err
+		}
+	}
+	if len(r.Results) > 0 {
+		b = append(b, `,"results":[`...)
+		for i := range r.Results {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '{')
+			if b, err = appendResultFields(b, &r.Results[i]); err != nil {
+				return nil, err
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), nil
+}
+
+// appendResultFields appends the members of a Result, without braces.
+func appendResultFields(b []byte, r *Result) ([]byte, error) {
+	if r.ID != "" {
+		b = append(b, `"id":`...)
+		b = appendString(b, r.ID)
+		b = append(b, ',')
+	}
+	b = append(b, `"team_answer":`...)
+	b = appendString(b, r.TeamAnswer)
+	if r.Agents == nil {
+		return append(b, `,"agents":null`...), nil
+	}
+	b = append(b, `,"agents":[`...)
+	for i := range r.Agents {
+		d := &r.Agents[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		name, err := d.Action.MarshalText()
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `{"action":"`...)
+		b = append(b, name...)
+		b = append(b, `","probs":{"persist":`...)
+		ok := true
+		b, ok = appendFloat(b, d.Probs.Persist, ok)
+		b = append(b, `,"refine":`...)
+		b, ok = appendFloat(b, d.Probs.Refine, ok)
+		b = append(b, `,"concede":`...)
+		b, ok = appendFloat(b, d.Probs.Concede, ok)
+		b = append(b, `},"log_prob":`...)
+		b, ok = appendFloat(b, d.LogProb, ok)
+		if !ok {
+			return nil, errNonFinite
+		}
+		b = append(b, `,"answer":`...)
+		b = appendString(b, d.Answer)
+		b = append(b, `,"concede_target":`...)
+		b = appendString(b, d.ConcedeTarget)
+		b = append(b, '}')
+	}
+	return append(b, ']'), nil
+}
+
+// appendFloat writes f as encoding/json does; ok turns false on NaN or ±Inf.
+func appendFloat(b []byte, f float64, ok bool) ([]byte, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, '0'), false
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' { // e-09 → e-9, as encoding/json writes it
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, ok
+}
+
+// appendString writes s as a JSON string the way encoding/json does: plain
+// ASCII as is, anything needing an escape (quotes, control characters, the
+// HTML characters <, > and &, non-ASCII) through encoding/json itself.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always marshals
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}

@@ -1,0 +1,60 @@
+package serve
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mpdf/mpdf/metapolicy"
+)
+
+// metrics are the server's Prometheus series, in a registry of its own so
+// that two servers in one process do not collide.
+type metrics struct {
+	reg       *prometheus.Registry
+	requests  *prometheus.CounterVec   // route, code
+	latency   *prometheus.HistogramVec // route
+	decisions [metapolicy.NumActions]prometheus.Counter
+	errors    *prometheus.CounterVec // kind
+	inflight  prometheus.Gauge
+	reloads   *prometheus.CounterVec // result
+	handler   http.Handler
+}
+
+func newMetrics() *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mpdf_serve_requests_total", Help: "HTTP requests by route and status code.",
+	}, []string{"route", "code"})
+	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "mpdf_serve_request_duration_seconds", Help: "Time from request start to the last byte written, by route.",
+		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"route"})
+	dec := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mpdf_serve_decisions_total", Help: "Agent decisions made, by action.",
+	}, []string{"action"})
+	for _, a := range metapolicy.Actions {
+		m.decisions[a] = dec.WithLabelValues(a.String())
+	}
+	m.errors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mpdf_serve_errors_total", Help: "Requests answered with an error, by kind (the kind field of the error body).",
+	}, []string{"kind"})
+	m.inflight = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "mpdf_serve_inflight_requests", Help: "Decide requests being served.",
+	})
+	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mpdf_serve_reloads_total", Help: "Policy reloads, by result (ok, failed).",
+	}, []string{"result"})
+	m.reg.MustRegister(m.requests, m.latency, dec, m.errors, m.inflight, m.reloads,
+		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+	return m
+}
+
+// observe records one finished request.
+func (m *metrics) observe(route string, code int, seconds float64) {
+	m.requests.WithLabelValues(route, strconv.Itoa(code)).Inc()
+	m.latency.WithLabelValues(route).Observe(seconds)
+}

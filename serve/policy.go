@@ -1,0 +1,106 @@
+package serve
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mpdf/mpdf/checkpoints"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/nn"
+)
+
+// Policy is a learned policy ready to serve: its network, what is known
+// about it, and a pool of kernel workspaces. It is immutable once built and
+// safe for concurrent use; a reload builds a new one and swaps it in.
+type Policy struct {
+	info PolicyInfo
+	net  *nn.MLP[float32]
+	ws   sync.Pool // *nn.Workspace[float32], one per concurrent forward pass
+}
+
+// chunkRows is the most rows one forward pass takes (the workspace's
+// maximum batch): a longer request runs in chunks of this size.
+const chunkRows = 512
+
+// LoadPolicy reads a policy file: a checkpoint (*.mpdf, written by mpdf
+// train) or a safetensors export (*.safetensors). It must have been trained
+// on this build's feature layout (metapolicy.FeatureVersion).
+func LoadPolicy(path string) (*Policy, error) {
+	opt := checkpoints.WithFeatureVersion(metapolicy.FeatureVersion)
+	info := PolicyInfo{Name: filepath.Base(path), Path: path, FeatureVersion: metapolicy.FeatureVersion}
+	var net *nn.MLP[float32]
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".mpdf":
+		ck, err := checkpoints.Load(path, opt)
+		if err != nil {
+			return nil, fmt.Errorf("serve: policy: %w", err)
+		}
+		h := ck.Header
+		info.Format, info.Step, info.Seed, info.Metrics = "checkpoint", &h.Step, &h.Seed, h.Metrics
+		if len(h.Train) > 0 {
+			sum := sha256.Sum256(h.Train)
+			info.TrainConfigHash = hex.EncodeToString(sum[:])
+		}
+		net = ck.Policy
+	case ".safetensors":
+		m, _, err := checkpoints.LoadSafetensors(path, opt)
+		if err != nil {
+			return nil, fmt.Errorf("serve: policy: %w", err)
+		}
+		info.Format, net = "safetensors", m
+	default:
+		return nil, fmt.Errorf("serve: policy %s: want a .mpdf checkpoint or a .safetensors export", path)
+	}
+	return newPolicy(info, net)
+}
+
+// NewPolicy serves net, a network trained on metapolicy.FeatureVersion,
+// under name: for a Go program that holds its policy in memory.
+func NewPolicy(name string, net *nn.MLP[float32]) (*Policy, error) {
+	return newPolicy(PolicyInfo{Name: name, Format: "memory", FeatureVersion: metapolicy.FeatureVersion}, net.Clone())
+}
+
+func newPolicy(info PolicyInfo, net *nn.MLP[float32]) (*Policy, error) {
+	if _, err := metapolicy.NewMLPPolicy(info.Name, net); err != nil {
+		return nil, fmt.Errorf("serve: policy %s: %w", info.Name, err)
+	}
+	// A workspace now, so that a network the kernels refuse fails the load
+	// rather than the first request.
+	ws, err := nn.NewWorkspace[float32](net.Sizes, net.Act, chunkRows, 1)
+	if err != nil {
+		return nil, fmt.Errorf("serve: policy %s: %w", info.Name, err)
+	}
+	info.Sizes = append([]int(nil), net.Sizes...)
+	info.Activation = net.Act.String()
+	info.LoadedAt = time.Now().UTC().Format(time.RFC3339)
+	p := &Policy{info: info, net: net}
+	p.ws.New = func() any {
+		w, err := nn.NewWorkspace[float32](net.Sizes, net.Act, chunkRows, 1)
+		if err != nil {
+			panic(err) // the same arguments succeeded above
+		}
+		return w
+	}
+	p.ws.Put(ws)
+	return p, nil
+}
+
+// Info describes the policy.
+func (p *Policy) Info() PolicyInfo { return p.info }
+
+// forward writes the logits of the feature rows x into logits, in chunks
+// of at most chunkRows rows on a pooled workspace.
+func (p *Policy) forward(logits, x []float32) {
+	ws := p.ws.Get().(*nn.Workspace[float32])
+	defer p.ws.Put(ws)
+	in, out := metapolicy.FeatureWidth, metapolicy.NumActions
+	for r := 0; r*in < len(x); r += chunkRows {
+		n := min(chunkRows, len(x)/in-r)
+		ws.ForwardTo(logits[r*out:(r+n)*out], p.net, x[r*in:(r+n)*in])
+	}
+}

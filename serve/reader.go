@@ -1,0 +1,30 @@
+package serve
+
+import (
+	"github.com/mpdf/mpdf/answer"
+	"github.com/mpdf/mpdf/metapolicy"
+)
+
+// readText reads an agent's raw response with the answer package, the one
+// reader of every path (importer, replay, live backend): the answer by the
+// kind's rules, the profile (steps, hedges, stated confidence, estimated
+// tokens) from the whole text. tokens ≥ 0 replaces the estimate with the
+// server's count. ok is false for a kind the reader does not know.
+//
+// This is the only place the serve package reads answer text.
+func readText(kind, text string, tokens int) (ans string, p metapolicy.Profile, ok bool) {
+	k, err := answer.ParseKind(kind)
+	if err != nil {
+		return "", p, false
+	}
+	r := answer.Read(k, text, answer.Options{})
+	dp := r.Profile
+	p = metapolicy.Profile{Steps: dp.Steps, Tokens: dp.Tokens, Hedges: dp.Hedges, SelfConfidence: metapolicy.Missing}
+	if dp.SelfConfidence != nil {
+		p.SelfConfidence = *dp.SelfConfidence
+	}
+	if tokens >= 0 {
+		p.Tokens = tokens
+	}
+	return r.Answer, p, true
+}

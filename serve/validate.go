@@ -1,0 +1,187 @@
+package serve
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/mpdf/mpdf/metapolicy"
+)
+
+// Protocol limits, the same for every server (api/openapi.json states them
+// as maxItems): they bound the work and memory of one request beyond what
+// the body size limit does.
+const (
+	// MaxAgents is the largest team of one deliberation. Features cost
+	// O(agents²) per deliberation.
+	MaxAgents = 64
+	// MaxDeliberations is the largest batch.
+	MaxDeliberations = 4096
+)
+
+// fieldError is a request error that names the field at fault.
+type fieldError struct {
+	field string // JSON path: "deliberations[3].agents[2].confidence"; "" for the body
+	msg   string
+}
+
+func (e *fieldError) Error() string {
+	if e.field == "" {
+		return e.msg
+	}
+	return e.field + ": " + e.msg
+}
+
+func ferr(field, format string, args ...any) *fieldError {
+	return &fieldError{field: field, msg: fmt.Sprintf(format, args...)}
+}
+
+// join appends a field name to a JSON path.
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// delib is a validated deliberation: what the featurizer reads.
+type delib struct {
+	id     string
+	round  int
+	rounds int
+	agents []metapolicy.AgentState
+}
+
+// mode of a request.
+const (
+	modeGreedy = "greedy"
+	modeSample = "sample"
+)
+
+// check validates req and turns it into deliberations. The first error met,
+// in field order, is reported.
+func (req *DecideRequest) check() ([]delib, *fieldError) {
+	switch req.Mode {
+	case "", modeGreedy, modeSample:
+	default:
+		return nil, ferr("mode", "%q, want %q or %q", req.Mode, modeGreedy, modeSample)
+	}
+	single := req.Deliberation
+	if req.Deliberations == nil {
+		d, err := single.check("")
+		if err != nil {
+			return nil, err
+		}
+		return []delib{d}, nil
+	}
+	switch {
+	case single.Agents != nil:
+		return nil, ferr("agents", "give agents (one deliberation) or deliberations (a batch), not both")
+	case single.Round != 0 || single.Rounds != 0 || single.Kind != "" || single.ID != "":
+		return nil, ferr("deliberations", "a batch takes id, kind, round and rounds in each deliberation, not at the top level")
+	case len(req.Deliberations) == 0:
+		return nil, ferr("deliberations", "empty batch")
+	case len(req.Deliberations) > MaxDeliberations:
+		return nil, ferr("deliberations", "%d deliberations, at most %d per request", len(req.Deliberations), MaxDeliberations)
+	}
+	out := make([]delib, len(req.Deliberations))
+	for i := range req.Deliberations {
+		d, err := req.Deliberations[i].check(index("deliberations", i))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+// check validates one deliberation; path is its JSON path ("" at the top).
+func (d *Deliberation) check(path string) (delib, *fieldError) {
+	out := delib{id: d.ID, round: d.Round, rounds: d.Rounds}
+	switch n := len(d.Agents); {
+	case d.Agents == nil:
+		return out, ferr(join(path, "agents"), "required (or deliberations, for a batch)")
+	case n < 2:
+		return out, ferr(join(path, "agents"), "%d agent(s), want ≥ 2", n)
+	case n > MaxAgents:
+		return out, ferr(join(path, "agents"), "%d agents, at most %d", n, MaxAgents)
+	}
+	if d.Rounds < 1 {
+		return out, ferr(join(path, "rounds"), "%d, want ≥ 1 (required)", d.Rounds)
+	}
+	if d.Round < 1 || d.Round > d.Rounds {
+		return out, ferr(join(path, "round"), "%d outside [1, rounds=%d] (required)", d.Round, d.Rounds)
+	}
+	out.agents = make([]metapolicy.AgentState, len(d.Agents))
+	for i := range d.Agents {
+		s, err := d.Agents[i].check(d.Kind)
+		if err != nil {
+			// Paths are built only for the error: a batch has many agents.
+			if err.field == "kind" {
+				err.field = join(path, "kind")
+			} else {
+				err.field = join(index(join(path, "agents"), i), err.field)
+			}
+			return out, err
+		}
+		out.agents[i] = s
+	}
+	return out, nil
+}
+
+// check validates one agent of a deliberation of the given kind. Error
+// fields are relative to the agent, except "kind", the deliberation's.
+func (a *Agent) check(kind string) (metapolicy.AgentState, *fieldError) {
+	s := metapolicy.AgentState{Confidence: metapolicy.Missing, Profile: metapolicy.Profile{SelfConfidence: metapolicy.Missing}}
+	if c := a.Confidence; c != nil {
+		if !(*c >= 0 && *c <= 1) {
+			return s, ferr("confidence", "%v outside [0,1]", *c)
+		}
+		s.Confidence = *c
+	}
+	if a.CompletionTokens != nil {
+		switch {
+		case a.Text == nil:
+			return s, ferr("completion_tokens", "only with text")
+		case *a.CompletionTokens < 0:
+			return s, ferr("completion_tokens", "%d, want ≥ 0", *a.CompletionTokens)
+		}
+	}
+	if a.Text != nil {
+		if a.Profile != nil {
+			return s, ferr("profile", "give profile or text, not both (the profile is read from the text)")
+		}
+		tokens := -1
+		if a.CompletionTokens != nil {
+			tokens = *a.CompletionTokens
+		}
+		ans, p, ok := readText(kind, *a.Text, tokens)
+		if !ok {
+			return s, ferr("kind", "%q: reading an answer from text needs a kind: gsm8k (gsm), mmlu, arithmetic or math", kind)
+		}
+		s.Answer, s.Profile = ans, p
+	}
+	if a.Answer != nil {
+		s.Answer = *a.Answer
+	}
+	if p := a.Profile; p != nil {
+		const pp = "profile"
+		switch {
+		case p.Steps < 0:
+			return s, ferr(join(pp, "steps"), "%d, want ≥ 0", p.Steps)
+		case p.Tokens < 0:
+			return s, ferr(join(pp, "tokens"), "%d, want ≥ 0", p.Tokens)
+		case p.Hedges < 0:
+			return s, ferr(join(pp, "hedges"), "%d, want ≥ 0", p.Hedges)
+		}
+		s.Profile = metapolicy.Profile{Steps: p.Steps, Tokens: p.Tokens, Hedges: p.Hedges, SelfConfidence: metapolicy.Missing}
+		if c := p.SelfConfidence; c != nil {
+			if !(*c >= 0 && *c <= 1) {
+				return s, ferr(join(pp, "self_confidence"), "%v outside [0,1]", *c)
+			}
+			s.Profile.SelfConfidence = *c
+		}
+	}
+	return s, nil
+}
