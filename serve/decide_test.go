@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/answer"
+	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // TestDecideMatchesMetapolicy: over HTTP, every agent's probabilities are
