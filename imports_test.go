@@ -66,7 +66,6 @@ var owners = map[string][]string{
 	"gonum.org/v1/plot":              {"plots"},
 	"gonum.org/v1/gonum":             {"nn", "trainer", "env", "data"},
 	"github.com/prometheus/":         {"serve"},
-	"golang.org/x/sys":               {"trainer/run"},
 }
 
 // pkg is what go list says of one package of the module.
