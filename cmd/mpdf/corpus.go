@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/data/transcript"
@@ -10,8 +8,8 @@ import (
 
 func newCorpusCmd() *cobra.Command {
 	var (
-		kind, model, layout string
-		asJSON              bool
+		tf     transcriptFlags
+		asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "corpus TRANSCRIPTS... [--json]",
@@ -30,14 +28,9 @@ files (same task and text) counts once. "shared" counts such questions.`,
 			if err != nil {
 				return err
 			}
-			opts := transcript.Options{Model: model}
-			if opts.Layout, err = transcript.ParseLayout(layout); err != nil {
-				return fmt.Errorf("--layout: %w", err)
-			}
-			if kind != "" {
-				if opts.Task, err = transcript.ParseTask(kind); err != nil {
-					return fmt.Errorf("--kind: %w", err)
-				}
+			opts, err := tf.options()
+			if err != nil {
+				return err
 			}
 			c, err := transcript.ReadCorpus(paths, opts)
 			if err != nil {
@@ -50,9 +43,7 @@ files (same task and text) counts once. "shared" counts such questions.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&kind, "kind", "", "task of every file, when the names do not say: gsm, mmlu, arithmetic or math")
-	f.StringVar(&model, "model", "", "model label, when the names do not say")
-	f.StringVar(&layout, "layout", "auto", "file layout: auto, debate or agora")
+	tf.add(f)
 	f.BoolVar(&asJSON, "json", false, "print the table as JSON")
 	return cmd
 }
