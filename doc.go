@@ -24,8 +24,8 @@
 //	env/replay        recorded transcripts replayed as an environment; the simulator's calibration
 //	env/llm           live deliberations through an OpenAI-compatible chat-completions backend
 //	trainer           advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops
-//	trainer/teacher   hindsight search of the best joint plan per task; hindsight and pivotal labels
 //	trainer/run       a training run: stages, checkpoints and resume, run directory, metrics log, curve
+//	trainer/teacher   hindsight search of the best joint plan per task; hindsight and pivotal labels
 //	study             cross-validated study of learned policies against the baselines
 //	study/signals     AUC of state features for correctness and for "refining now fixes the team"
 //	serve             a trained policy as an HTTP/JSON service, with Prometheus metrics
