@@ -32,13 +32,14 @@ type layer struct {
 var layers = []layer{
 	{".", "the module's doc; the architecture test and the update-step benchmarks", nil},
 	{"internal/testenv", "what tests need beyond Go (PyTorch oracle, shared transcripts): skip locally, fail under CI", nil},
+	{"internal/jsonscan", "the byte-level JSON scanner of the two fast paths (data's decision lines, serve's requests)", nil},
 	{"nn", "MLP parameters, Adam, fast batched CPU kernels of the update step", nil},
 	{"stats", "cluster-bootstrap confidence intervals, plain Go", nil},
 	{"outfile", "output files replaced whole (temp file, sync, rename) and run-directory locks", nil},
 	{"plots", "the figures as PNG: training curves, a study's accuracy-against-tokens plane", nil},
 	{"autodiff", "the same model and loss as a Gorgonia graph: the reference for the kernels", []string{"nn"}},
 	{"metapolicy", "actions, meta-cognitive state, consensus rules, featurizer, policies, baselines", []string{"nn"}},
-	{"data", "rollout formats (JSONL episodes/decisions), reader/writer, reward, packed shards", []string{"metapolicy", "outfile"}},
+	{"data", "rollout formats (JSONL episodes/decisions), reader/writer, reward, packed shards", []string{"internal/jsonscan", "metapolicy", "outfile"}},
 	{"checkpoints", "compressed checkpoint format, retention, safetensors interop", []string{"metapolicy", "nn", "outfile"}},
 	{"answer", "one reader of model text: answers (gsm8k, mmlu, arithmetic, math) and profiles", []string{"data"}},
 	{"data/transcript", "importer of debate transcripts (LLM-Debate, DyLAN, LLM-Agora), corpus table", []string{"answer", "data", "metapolicy"}},
@@ -50,7 +51,7 @@ var layers = []layer{
 	{"trainer/teacher", "hindsight search of the best joint plan per task; hindsight and pivotal labels", []string{"data", "env", "metapolicy", "trainer", "trainer/run"}},
 	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "metapolicy", "nn", "plots", "stats", "trainer", "trainer/run"}},
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"data", "env", "metapolicy", "trainer/teacher"}},
-	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "metapolicy", "nn"}},
+	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
 	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/transcript", "env", "env/llm", "env/replay", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher"}},
 }
 
