@@ -24,11 +24,7 @@ files (same task and text) counts once. "shared" counts such questions.`,
 		Example: `  mpdf data corpus ../shared/data/debates/*/*/*.json ../shared/data/debates/more/variants/*.json`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			paths, err := expandPaths(args)
-			if err != nil {
-				return err
-			}
-			opts, err := tf.options()
+			paths, opts, err := tf.inputs(args)
 			if err != nil {
 				return err
 			}

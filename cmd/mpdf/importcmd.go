@@ -40,19 +40,23 @@ func (tf *transcriptFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&tf.model, "model", "", "model label for the reports, when the names do not say")
 }
 
-// options parses the flags into transcript.Options.
-func (tf *transcriptFlags) options() (transcript.Options, error) {
+// inputs expands the transcript arguments and parses the flags into
+// transcript.Options.
+func (tf *transcriptFlags) inputs(args []string) ([]string, transcript.Options, error) {
 	opts := transcript.Options{Model: tf.model}
-	var err error
+	paths, err := expandPaths(args)
+	if err != nil {
+		return nil, opts, err
+	}
 	if opts.Layout, err = transcript.ParseLayout(tf.layout); err != nil {
-		return opts, fmt.Errorf("--layout: %w", err)
+		return nil, opts, fmt.Errorf("--layout: %w", err)
 	}
 	if tf.kind != "" {
 		if opts.Task, err = transcript.ParseTask(tf.kind); err != nil {
-			return opts, fmt.Errorf("--kind: %w", err)
+			return nil, opts, fmt.Errorf("--kind: %w", err)
 		}
 	}
-	return opts, nil
+	return paths, opts, nil
 }
 
 func newImportCmd() *cobra.Command {
@@ -88,11 +92,7 @@ be a new or a regular file (not a link or a device).`,
   mpdf import run1.json --kind mmlu --model Qwen3-8B --out mmlu.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			paths, err := expandPaths(args)
-			if err != nil {
-				return err
-			}
-			opts, err := tf.options()
+			paths, opts, err := tf.inputs(args)
 			if err != nil {
 				return err
 			}
