@@ -1,6 +1,7 @@
-// Package transcript imports multi-agent debate transcripts — Du et al.'s
-// LLM-Debate layout (design §5) and the variants found in the wild — and reads
-// what the agents answered, with the answer package's rules.
+// Package transcript (data/transcript, beside data's rollout formats)
+// imports multi-agent debate transcripts — Du et al.'s LLM-Debate layout
+// (design §5) and the variants found in the wild — and reads what the
+// agents answered, with the answer package's rules.
 //
 // # Layouts
 //

@@ -1,4 +1,5 @@
-// Package llm runs live deliberations against any server that speaks the
+// Package llm is the live environment, beside the recorded one of
+// env/replay: it runs deliberations against any server that speaks the
 // OpenAI chat-completions API — vLLM, llama.cpp's llama-server, Ollama, or
 // a hosted endpoint — and records them as data.Episodes that the trainer
 // reads. It has two layers: a Client for POST {base}/chat/completions
