@@ -1,6 +1,7 @@
 package env
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/mpdf/mpdf/data"
@@ -32,6 +33,23 @@ type Game interface {
 	// given every agent's turn of the previous round. Actions within a
 	// round are simultaneous: all see the same prev.
 	Step(round, agent int, action metapolicy.Action, prev []data.Turn) (data.Turn, error)
+}
+
+// CheckStep checks the arguments of Game.Step for a team of n agents, as
+// every Game does before acting; the error names the argument, and the
+// Game adds its own prefix and task.
+func CheckStep(round, agent, n int, action metapolicy.Action, prev []data.Turn) error {
+	switch {
+	case round < 1:
+		return fmt.Errorf("round %d, want ≥ 1", round)
+	case agent < 0 || agent >= n:
+		return fmt.Errorf("agent %d outside [0, %d)", agent, n)
+	case len(prev) != n:
+		return fmt.Errorf("%d previous turns, want %d", len(prev), n)
+	case !action.Valid():
+		return fmt.Errorf("invalid action %d", uint8(action))
+	}
+	return nil
 }
 
 // PeersAlwaysSeen is implemented by an Env whose refine always reflects the

@@ -3,25 +3,23 @@ package study
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/stats"
 	"github.com/mpdf/mpdf/trainer"
-	"github.com/mpdf/mpdf/transcript"
 )
 
-// shared opens the shared transcripts matching glob, or skips.
+// shared opens the shared transcripts matching glob (relative to
+// ../shared/data/debates; testenv skips locally, fails under CI, when absent).
 func shared(t testing.TB, glob string) *replay.Env {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join("..", "..", "shared", "data", "debates", glob))
-	if len(paths) == 0 {
-		t.Skip("shared transcripts not present")
-	}
+	paths := testenv.Debates(t, glob)
 	e, _, err := replay.Load(paths, transcript.Options{})
 	if err != nil {
 		t.Fatal(err)

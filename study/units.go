@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 // TaskInfo says what a study needs to know about one task of an Env.

@@ -12,8 +12,9 @@ import (
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/outfile"
 	"github.com/mpdf/mpdf/study"
-	"github.com/mpdf/mpdf/teacher"
+	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
 func init() { register(newStudyCmd) }
@@ -101,16 +102,16 @@ data give the same bytes.`,
 			if err := sum.WriteMarkdown(&report); err != nil {
 				return err
 			}
-			if err := writeFileAtomic(filepath.Join(out, "results.json"), s.WriteResults); err != nil {
+			if err := outfile.WriteFile(filepath.Join(out, "results.json"), s.WriteResults); err != nil {
 				return err
 			}
-			if err := writeFileAtomic(filepath.Join(out, "report.md"), func(w io.Writer) error {
+			if err := outfile.WriteFile(filepath.Join(out, "report.md"), func(w io.Writer) error {
 				_, err := w.Write(report.Bytes())
 				return err
 			}); err != nil {
 				return err
 			}
-			if err := writeFileAtomic(filepath.Join(out, "pareto.png"), func(w io.Writer) error {
+			if err := outfile.WriteFile(filepath.Join(out, "pareto.png"), func(w io.Writer) error {
 				return sum.Scopes[0].WritePareto(w)
 			}); err != nil {
 				return err
@@ -154,26 +155,4 @@ data give the same bytes.`,
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON instead of report.md")
 	addSimFlags(cmd, &sim)
 	return cmd
-}
-
-// writeFileAtomic writes path through a temporary file in its directory,
-// renamed over path only once complete: a failed run leaves the old file.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
 }

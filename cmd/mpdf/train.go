@@ -48,7 +48,7 @@ func newTrainCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "train [rollouts...]",
 		Short: "Train a meta-policy: supervised bootstrap, then SoftRankPO fine-tuning",
-		Long: `Train a meta-policy in two stages (SPEC §4): a supervised stage that clones
+		Long: `Train a meta-policy in two stages (design §4): a supervised stage that clones
 labelled decisions, then SoftRankPO fine-tuning with the supervised policy
 frozen as the KL reference.
 

@@ -11,6 +11,7 @@ import (
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -199,7 +200,7 @@ func TestTrainOfflineBadRecord(t *testing.T) {
 // Online training on recorded transcripts: rounds follow the recording and
 // the evaluation runs on held-out questions only.
 func TestTrainReplay(t *testing.T) {
-	dir := realDebates(t)
+	dir := testenv.Shared(t, "data", "debates", "slm-debate", "gsm")
 	glob := filepath.Join(dir, "*Qwen3-0.6B*agents3*.json")
 	out := train(t, t.TempDir(), "--env", "replay:"+glob, "--iterations", "2", "--sft-epochs", "0", "--eval-tasks", "5")
 	for _, want := range []string{"rl.rounds set to 2", "questions for training", "held out", "evaluation on 5 held-out tasks of replay:"} {

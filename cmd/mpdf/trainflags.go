@@ -91,7 +91,7 @@ func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.IntVar(&c.MaxBadSteps, "max-bad-steps", c.MaxBadSteps, "stop after this many non-finite steps in a row")
 }
 
-// bindReward binds the reward and grouping flags (SPEC §2, §3) to c: the
+// bindReward binds the reward and grouping flags (design §2, §3) to c: the
 // one definition train and the data commands share.
 func bindReward(fs *pflag.FlagSet, c *data.RewardConfig) {
 	fs.Float64Var(&c.WLocal, "w-local", c.WLocal, "reward weight of the local term (the agent's own answer became right/wrong)")

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 // DefaultConcedeTokens is what a concede costs unless WithConcedeTokens

@@ -31,7 +31,7 @@
 // directory is touched, so a typo never costs a run its history.
 //
 // One process writes a directory at a time: LockDir takes an exclusive
-// flock on run.lock (golang.org/x/sys/unix; no lock where flock does not
+// flock on run.lock (outfile.TryLockFile; no lock where flock does not
 // exist) and writes the holder's pid and host into it, which the refusal
 // of a second writer (ErrLocked) quotes. The kernel drops the flock when
 // its process dies, so the file a killed run leaves is simply taken over.

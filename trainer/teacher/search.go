@@ -15,7 +15,7 @@ const DefaultMaxExhaustive = 19683
 
 // Config configures Search.
 type Config struct {
-	// Lambda is the token cost per 1000 tokens in the score (SPEC §2's λ).
+	// Lambda is the token cost per 1000 tokens in the score (design §2's λ).
 	Lambda float64 `json:"lambda"`
 	// Rounds is the number of deliberation rounds after round 0 (> 0).
 	Rounds int `json:"rounds"`

@@ -2,11 +2,13 @@ package transcript
 
 import (
 	"errors"
-	"github.com/mpdf/mpdf/answer"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mpdf/mpdf/answer"
+	"github.com/mpdf/mpdf/internal/testenv"
 )
 
 func TestParseName(t *testing.T) {
@@ -251,7 +253,7 @@ func FuzzEach(f *testing.F) {
 }
 
 func BenchmarkReadFile(b *testing.B) {
-	paths := sharedDebates(b)
+	paths := testenv.Debates(b, "slm-debate/*/*.json")
 	p := paths[0]
 	for _, q := range paths {
 		if strings.Contains(q, "mmlu_VibeThinker-1.5B") && strings.Contains(q, "agents7") {

@@ -2,13 +2,13 @@ package teacher
 
 import (
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 // ans is a recorded answer costing tok tokens.
@@ -130,10 +130,7 @@ func TestSearchBadConfig(t *testing.T) {
 // On real transcripts the optimum is at least as good as every fixed
 // protocol, and coordinate ascent never beats the exhaustive optimum.
 func TestSearchRealBeatsProtocols(t *testing.T) {
-	paths, _ := filepath.Glob("../../shared/data/debates/slm-debate/gsm/*_agents3_*.json")
-	if len(paths) == 0 {
-		t.Skip("shared transcripts absent")
-	}
+	paths := testenv.Debates(t, "slm-debate/gsm/*_agents3_*.json")
 	e, _, err := replay.Load(paths[:1], transcript.Options{})
 	if err != nil {
 		t.Fatal(err)

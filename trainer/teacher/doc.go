@@ -14,8 +14,8 @@
 //
 // where tokens are all the tokens the episode spent (round 0 included; it
 // is the same for every plan). This is the quantity an evaluation reports
-// (accuracy and tokens per task) with SPEC §2's token cost λ; the
-// per-decision differential reward of SPEC §2 is what SoftRankPO learns
+// (accuracy and tokens per task) with design §2's token cost λ; the
+// per-decision differential reward of design §2 is what SoftRankPO learns
 // from, but its sum over an episode is not the team's result, so the
 // teacher optimises the result. Ties go to fewer tokens, then to the plan
 // whose actions, read round by round and agent by agent, come first in
