@@ -44,6 +44,26 @@ type PeersAlwaysSeen interface {
 	PeersAlwaysSeen() bool
 }
 
+// TaskRounder is implemented by an Env whose tasks each have their own
+// number of deliberation rounds, such as a replay of transcripts that
+// recorded one round for some questions and three for others. Beyond its
+// recorded rounds a replayed agent has nothing new to say: a refine would
+// repeat its last answer and pay its tokens again. So Run plays task t for
+// at most TaskRounds(t) rounds (RoundsOf), whatever RunOptions.Rounds asks.
+type TaskRounder interface {
+	TaskRounds(task int) int
+}
+
+// RoundsOf is the number of deliberation rounds played for task of e when
+// rounds are asked: rounds, capped at e's TaskRounds(task) when e is a
+// TaskRounder.
+func RoundsOf(e Env, task, rounds int) int {
+	if tr, ok := e.(TaskRounder); ok {
+		return min(rounds, tr.TaskRounds(task))
+	}
+	return rounds
+}
+
 // peersAlwaysSeen reports whether e implements PeersAlwaysSeen and says so.
 func peersAlwaysSeen(e Env) bool {
 	p, ok := e.(PeersAlwaysSeen)
