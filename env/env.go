@@ -64,6 +64,26 @@ func RoundsOf(e Env, task, rounds int) int {
 	return rounds
 }
 
+// View is implemented by an Env that plays tasks of another Env under
+// other numbers (a fold's training side, say): Source returns that Env and
+// the task's number there. Caches of per-task results key on the source
+// (Source), so that every view of a task shares one entry.
+type View interface {
+	Source(task int) (Env, int)
+}
+
+// Source follows Views from task of e down to the Env that holds it and
+// its number there (e and task themselves when e is no View).
+func Source(e Env, task int) (Env, int) {
+	for {
+		v, ok := e.(View)
+		if !ok {
+			return e, task
+		}
+		e, task = v.Source(task)
+	}
+}
+
 // peersAlwaysSeen reports whether e implements PeersAlwaysSeen and says so.
 func peersAlwaysSeen(e Env) bool {
 	p, ok := e.(PeersAlwaysSeen)

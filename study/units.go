@@ -145,6 +145,9 @@ func (s subset) NumTasks() int { return len(s.tasks) }
 // task (unbounded when it has none of its own).
 func (s subset) TaskRounds(task int) int { return env.RoundsOf(s.Env, s.tasks[task], math.MaxInt) }
 
+// Source implements env.View.
+func (s subset) Source(task int) (env.Env, int) { return s.Env, s.tasks[task] }
+
 func (s subset) Start(task int, rng *rand.Rand) (env.Game, error) {
 	if task < 0 || task >= len(s.tasks) {
 		return nil, fmt.Errorf("study: task %d outside [0, %d)", task, len(s.tasks))
