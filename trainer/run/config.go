@@ -218,6 +218,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("run: feature width %d online: the environments encode %d features (%s)", c.FeatureWidth, fz.Width, fz.Version)
 	case !offline && c.FeatureVersion != "" && c.FeatureVersion != fz.Version:
 		return fmt.Errorf("run: feature version %q online: the run reads %s (Train.Features)", c.FeatureVersion, fz.Version)
+	case offline && c.Train.Features != "" && c.featureVersion() != fz.Version:
+		return fmt.Errorf("run: features %s: the offline data's are %s", fz.Version, c.featureVersion())
 	case offline && c.Teacher != nil:
 		return fmt.Errorf("run: a teacher labels online runs only")
 	case c.Teacher != nil && c.Teacher.Label == nil:
