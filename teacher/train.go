@@ -3,11 +3,9 @@ package teacher
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
-	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/trainer"
@@ -109,69 +107,4 @@ func RunTeacher(cfg trainer.Config) (*run.Teacher, error) {
 		return x, actions, err
 	}
 	return t, nil
-}
-
-// Iterate is trainer.RL.Iterate over any feature layout: it samples
-// cfg.RL.EpisodesPerTask episodes of each of iteration iter's tasks
-// (trainer.IterTasks) with rl's current policy read through fz, on one
-// worker, turns them into decisions with cfg.Reward (rewards and group
-// keys of data.Rewards and data.GroupKey; by task by default, so the
-// episodes of a question compete) and updates the policy. Episodes
-// without a gold answer are not trained on.
-func Iterate(rl *trainer.RL, e env.Env, fz metapolicy.Featurizer, cfg trainer.Config, iter int) (trainer.UpdateResult, error) {
-	net := rl.Stepper().Policy()
-	pol, err := metapolicy.NewFeaturizedPolicy("mpdf", net, fz)
-	if err != nil {
-		return trainer.UpdateResult{}, err
-	}
-	var batch trainer.Samples
-	f := make([]float64, fz.Width)
-	opts := env.RunOptions{
-		Tasks:    trainer.IterTasks(cfg.Seed, iter, cfg.RL.TasksPerIter, e.NumTasks()),
-		Episodes: cfg.RL.EpisodesPerTask,
-		Rounds:   cfg.RL.Rounds,
-		Seed:     cfg.Seed ^ (uint64(iter)+1)*0x9e3779b97f4a7c15,
-		Workers:  1,
-	}
-	err = env.Run(e, pol, opts, func(ep *data.Episode) error {
-		if ep.Gold == "" {
-			return nil
-		}
-		r, err := data.Rewards(ep, cfg.Reward)
-		if err != nil {
-			return err
-		}
-		by := cfg.Reward.GroupBy
-		if by == "" {
-			by = data.GroupByTask
-		}
-		for t := 1; t < len(ep.Rounds); t++ {
-			group := data.GroupKey(ep, t, by)
-			for i, turn := range ep.Rounds[t].Turns {
-				obs := ep.Observation(t, i)
-				if err := fz.Featurize(f, &obs); err != nil {
-					return err
-				}
-				for _, v := range f {
-					batch.Features = append(batch.Features, float32(v))
-				}
-				batch.Actions = append(batch.Actions, uint8(*turn.Action))
-				batch.Rewards = append(batch.Rewards, r[t][i])
-				batch.Groups = append(batch.Groups, group)
-				lp := math.NaN()
-				if turn.LogProb != nil {
-					lp = *turn.LogProb
-				}
-				batch.LogProb = append(batch.LogProb, lp)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return trainer.UpdateResult{}, fmt.Errorf("online iteration %d: %w", iter, err)
-	}
-	if batch.Len() == 0 {
-		return trainer.UpdateResult{}, fmt.Errorf("online iteration %d: no decisions with a reward", iter)
-	}
-	return rl.Update(&batch)
 }
