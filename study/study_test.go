@@ -283,3 +283,30 @@ func TestStudyPlaysEachTaskItsOwnRounds(t *testing.T) {
 		}
 	}
 }
+
+// TrainInMemory trains in the layout cfg.Features: a v2 policy reads the
+// v2 features; v1 stays the MLPPolicy of the default layout.
+func TestTrainInMemoryFeatures(t *testing.T) {
+	sim, err := env.NewSimulator(env.SimConfig{Tasks: 20, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig().Train
+	cfg.SFT.Epochs = 1
+	cfg.RL.Iterations, cfg.RL.TasksPerIter, cfg.RL.EpisodesPerTask, cfg.RL.Rounds = 1, 4, 2, 2
+	p1, err := TrainInMemory(sim, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p1.(*metapolicy.MLPPolicy); !ok {
+		t.Errorf("v1: %T, want *metapolicy.MLPPolicy", p1)
+	}
+	cfg.Features = metapolicy.FeatureVersionV2
+	p2, err := TrainInMemory(sim, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp, ok := p2.(*metapolicy.FeaturizedPolicy); !ok || fp.Net.In() != metapolicy.FeatureWidthV2 {
+		t.Errorf("v2: %T, want a FeaturizedPolicy over %d features", p2, metapolicy.FeatureWidthV2)
+	}
+}
