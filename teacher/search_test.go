@@ -246,3 +246,29 @@ func TestSearchCachedAcrossViews(t *testing.T) {
 		t.Errorf("one-round task searched over %d rounds", r.Plan.Rounds())
 	}
 }
+
+// A task that recorded no round after round 0 (DyLAN's teams stop early
+// on agreement) has the empty plan, and Summarize scores it by round 0.
+func TestSummarizeRoundZeroOnly(t *testing.T) {
+	q := handBuilt(t).Question(0)
+	zero := *q
+	zero.Agents = [][]transcript.Answer{q.Agents[0][:1], q.Agents[1][:1], q.Agents[2][:1]}
+	e, err := replay.New([]transcript.Question{zero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Search(e, 0, Config{Rounds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Plan.Rounds() != 0 || r.Correct || r.Tokens != 60 {
+		t.Fatalf("round-0-only task: plan %q, correct %v, %d tokens; want the empty plan, wrong, 60", r.Plan, r.Correct, r.Tokens)
+	}
+	sums, err := Summarize(e, []Result{r}, 0, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sums) == 0 || sums[0].Tasks != 1 {
+		t.Errorf("summaries %+v, want one task", sums)
+	}
+}
