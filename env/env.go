@@ -62,6 +62,46 @@ type PeersAlwaysSeen interface {
 	PeersAlwaysSeen() bool
 }
 
+// TaskRounder is implemented by an Env whose tasks each have their own
+// number of deliberation rounds, such as a replay of transcripts that
+// recorded one round for some questions and three for others. Beyond its
+// recorded rounds a replayed agent has nothing new to say: a refine would
+// repeat its last answer and pay its tokens again. So Run plays task t for
+// at most TaskRounds(t) rounds (RoundsOf), whatever RunOptions.Rounds asks.
+type TaskRounder interface {
+	TaskRounds(task int) int
+}
+
+// RoundsOf is the number of deliberation rounds played for task of e when
+// rounds are asked: rounds, capped at e's TaskRounds(task) when e is a
+// TaskRounder.
+func RoundsOf(e Env, task, rounds int) int {
+	if tr, ok := e.(TaskRounder); ok {
+		return min(rounds, tr.TaskRounds(task))
+	}
+	return rounds
+}
+
+// View is implemented by an Env that plays tasks of another Env under
+// other numbers (a fold's training side, say): Source returns that Env and
+// the task's number there. Caches of per-task results key on the source
+// (Source), so that every view of a task shares one entry.
+type View interface {
+	Source(task int) (Env, int)
+}
+
+// Source follows Views from task of e down to the Env that holds it and
+// its number there (e and task themselves when e is no View).
+func Source(e Env, task int) (Env, int) {
+	for {
+		v, ok := e.(View)
+		if !ok {
+			return e, task
+		}
+		e, task = v.Source(task)
+	}
+}
+
 // peersAlwaysSeen reports whether e implements PeersAlwaysSeen and says so.
 func peersAlwaysSeen(e Env) bool {
 	p, ok := e.(PeersAlwaysSeen)

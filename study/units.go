@@ -3,6 +3,7 @@ package study
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -139,6 +140,13 @@ type subset struct {
 }
 
 func (s subset) NumTasks() int { return len(s.tasks) }
+
+// TaskRounds implements env.TaskRounder by the wrapped Env's rounds of the
+// task (unbounded when it has none of its own).
+func (s subset) TaskRounds(task int) int { return env.RoundsOf(s.Env, s.tasks[task], math.MaxInt) }
+
+// Source implements env.View.
+func (s subset) Source(task int) (env.Env, int) { return s.Env, s.tasks[task] }
 
 func (s subset) Start(task int, rng *rand.Rand) (env.Game, error) {
 	if task < 0 || task >= len(s.tasks) {

@@ -16,8 +16,8 @@ import (
 const policySpecHelp = `A policy is a heuristic baseline — persist, refine, debate,
 threshold (or threshold:HIGH:LOW, e.g. threshold:0.9:0.3), random — or a
 learned policy: a checkpoint (*.mpdf, written by mpdf train) or a
-safetensors export (*.safetensors). A learned policy must have been trained
-on this build's feature layout (` + metapolicy.FeatureVersion + `).`
+safetensors export (*.safetensors). A learned policy reads the feature
+layout its file records (` + metapolicy.FeatureVersion + ` or ` + metapolicy.FeatureVersionV2 + `).`
 
 // resolvedPolicy is a --policy value made into a policy.
 type resolvedPolicy struct {
@@ -30,19 +30,16 @@ type resolvedPolicy struct {
 
 // resolvePolicy turns a --policy value into a policy: a heuristic name
 // understood by metapolicy.ParseHeuristic, or the path of a checkpoint
-// (.mpdf) or safetensors file (.safetensors). A learned policy is named by
-// its file's base name.
+// (.mpdf) or safetensors file (.safetensors), read through the feature
+// layout the file records (checkpoints.LoadPolicy). A learned policy is
+// named by its file's base name.
 func resolvePolicy(spec string) (resolvedPolicy, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
 		return resolvedPolicy{}, fmt.Errorf("empty policy")
 	}
 	if !isHeuristicSpec(spec) {
-		net, err := loadNetwork(spec)
-		if err != nil {
-			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
-		}
-		p, err := metapolicy.NewMLPPolicy(filepath.Base(spec), net)
+		p, err := checkpoints.LoadPolicy(spec, filepath.Base(spec))
 		if err != nil {
 			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
 		}
@@ -60,22 +57,15 @@ func resolvePolicy(spec string) (resolvedPolicy, error) {
 }
 
 // loadNetwork reads a policy network from a checkpoint (.mpdf) or a
-// safetensors export (.safetensors), trained on this build's features: the
-// one loader of policy files, for --policy and train --init.
-func loadNetwork(path string) (*nn.MLP[float32], error) {
-	fv := checkpoints.WithFeatureVersion(metapolicy.FeatureVersion)
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".mpdf":
-		c, err := checkpoints.Load(path, fv)
-		if err != nil {
-			return nil, err
-		}
-		return c.Policy, nil
-	case ".safetensors":
-		m, _, err := checkpoints.LoadSafetensors(path, fv)
-		return m, err
+// safetensors export (.safetensors) trained on the feature layout version
+// ("" is the default): the loader of train --init.
+func loadNetwork(path, version string) (*nn.MLP[float32], error) {
+	fz, err := metapolicy.FeaturizerFor(version)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("%s: want a .mpdf checkpoint or a .safetensors export", path)
+	m, _, err := checkpoints.LoadNetwork(path, checkpoints.WithFeatureVersion(fz.Version))
+	return m, err
 }
 
 // isHeuristicSpec reports whether spec names a heuristic rather than a file.

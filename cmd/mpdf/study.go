@@ -148,7 +148,7 @@ data give the same bytes.`,
 	f.Var(hiddenValue{&cfg.Train.Hidden}, "hidden", "hidden layer sizes, e.g. 64,64")
 	f.IntVar(&sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 0 on transcripts, which carry no confidence; 5 in the simulator)")
 	f.StringVar(&cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "teacher of the supervised stage: a heuristic, hindsight (the best plan per training question) or pivotal[:K] (the decisions that change the team result, K DAgger rounds), both teacher.Train")
-	f.StringVar(&cfg.Train.Features, "features", "", "feature layout of the hindsight-trained policies (mpdf-features/v1 or v2; default v1)")
+	f.StringVar(&cfg.Train.Features, "features", "", "feature layout the learned policies read (mpdf-features/v1 or v2; default v1)")
 	f.IntVar(&cfg.Bootstrap.Resamples, "resamples", def.Bootstrap.Resamples, "bootstrap resamples of the intervals")
 	f.IntVar(&cfg.Workers, "workers", 0, "folds run at once (0 = one per CPU); the results do not depend on it")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no transcript report")

@@ -18,6 +18,7 @@ import (
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/run"
+	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
 func init() { register(newTrainCmd) }
@@ -185,7 +186,7 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 		if rs != nil {
 			return fmt.Errorf("--init and --resume: a resumed run goes on from its checkpoint")
 		}
-		if rc.Init, err = loadNetwork(o.init); err != nil {
+		if rc.Init, err = loadNetwork(o.init, c.Features); err != nil {
 			return fmt.Errorf("--init: %w", err)
 		}
 	}
@@ -205,6 +206,11 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 		}
 		if rc.Env, rc.HeldOutEnv, err = trainEnvs(stdout, stderr, o, &rc.Train); err != nil {
 			return err
+		}
+		if teacher.Handles(rc.Train.SFT.Labels) {
+			if rc.Teacher, err = teacher.RunTeacher(rc.Train); err != nil {
+				return fmt.Errorf("--sft-labels: %w", err)
+			}
 		}
 		rc.EnvName, rc.HeldOut, rc.SplitSeed = o.env, o.heldOut, o.splitSeed
 	}

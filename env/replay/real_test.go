@@ -138,6 +138,7 @@ func TestRefineLastOnly(t *testing.T) {
 		}
 		for task := range eps {
 			q, ep := e.Question(task), &eps[task]
+			rounds := len(ep.Rounds) - 1 // the task's own recorded rounds
 			last := ep.Rounds[rounds].Turns
 			for k, turn := range last {
 				first := q.Agents[k][min(1, len(q.Agents[k])-1)]

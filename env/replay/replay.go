@@ -131,6 +131,10 @@ func (e *Env) Rounds() int {
 	return n
 }
 
+// TaskRounds implements env.TaskRounder: the deliberation rounds task
+// recorded, after which a replay has no new answer to show.
+func (e *Env) TaskRounds(task int) int { return e.qs[task].Rounds() }
+
 // Start opens a task for one episode. Replay is deterministic: rng is not
 // used.
 func (e *Env) Start(task int, rng *rand.Rand) (env.Game, error) {

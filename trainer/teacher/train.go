@@ -1,15 +1,15 @@
 package teacher
 
 import (
+	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
-	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/trainer"
+	"github.com/mpdf/mpdf/trainer/run"
 )
 
 // LabelsName is the value of trainer.Config.SFT.Labels that asks for the
@@ -40,160 +40,71 @@ func parseLabels(labels string) (dagger int, pivotal bool, err error) {
 	return 0, false, fmt.Errorf("teacher: labels %q: want %s, %s or %s:K (0 ≤ K ≤ 16)", labels, LabelsName, PivotalName, PivotalName)
 }
 
-// Train trains a policy on every task of train: a fresh network over the
-// layout cfg.Features (trainer.NewPolicy), a supervised stage of
-// cfg.SFT.Epochs epochs cloning the hindsight plans (Search with λ =
-// cfg.Reward.Lambda over cfg.RL.Rounds, every training task) — or, when
-// cfg.SFT.Labels is "pivotal[:K]", the pivotal decisions (PivotalLabels,
-// then K DAgger rounds of PivotalLabelsOf the clone; see Handles) — then
-// cfg.RL.Iterations SoftRankPO iterations against the supervised policy as
-// reference (Iterate). Its signature is study.Trainer's; it uses the
-// kernel backend on one thread, so that the result does not depend on the
-// machine, and is deterministic in its inputs. The plans know the gold
-// answers: give it training tasks only.
+// Train trains a policy on every task of train: the in-memory run of
+// trainer/run (run.Run, a fresh network over the layout cfg.Features)
+// whose supervised stage, of cfg.SFT.Epochs epochs, clones the hindsight
+// plans (Search with λ = cfg.Reward.Lambda over cfg.RL.Rounds, every
+// training task) — or, when cfg.SFT.Labels is "pivotal[:K]", the pivotal
+// decisions (PivotalLabels, then K DAgger rounds of PivotalLabelsOf the
+// clone; see Handles) — then cfg.RL.Iterations SoftRankPO iterations
+// against the supervised policy as reference. Its signature is
+// study.Trainer's; it uses the kernel backend on one thread, so that the
+// result does not depend on the machine, and is deterministic in its
+// inputs. The plans know the gold answers: give it training tasks only.
 func Train(train env.Env, cfg trainer.Config) (metapolicy.Policy, error) {
-	if err := cfg.Validate(); err != nil {
+	t, err := RunTeacher(cfg)
+	if err != nil {
 		return nil, err
 	}
 	fz, err := metapolicy.FeaturizerFor(cfg.Features)
 	if err != nil {
 		return nil, err
 	}
-	net, err := trainer.NewPolicy(&cfg, fz.Width)
-	if err != nil {
-		return nil, err
-	}
-	backend, err := trainer.NewKernelBackend(net.Sizes, net.Act, cfg.Loss, 1)
-	if err != nil {
-		return nil, err
-	}
-	defer backend.Close()
-	n := train.NumTasks()
-	if n == 0 {
+	if train.NumTasks() == 0 {
 		return nil, fmt.Errorf("teacher: train: no training task")
 	}
-	if cfg.SFT.Epochs > 0 {
-		tasks := trainer.IterTasks(cfg.Seed, -1, n, n)
-		dagger, pivotal, err := parseLabels(cfg.SFT.Labels)
-		if err != nil {
-			return nil, err
-		}
-		var x []float32
-		var actions []uint8
-		if pivotal {
-			x, actions, _, err = PivotalLabels(train, tasks, cfg.RL.Rounds, cfg.Reward.Lambda, cfg.Seed, fz.Width, fz.Featurize)
-		} else {
-			var res []Result
-			res, _, err = SearchTasks(train, tasks, Config{Lambda: cfg.Reward.Lambda, Rounds: cfg.RL.Rounds, Seed: cfg.Seed}, 1, nil)
-			if err == nil {
-				x, actions, err = Labels(train, res, cfg.Seed, fz.Width, fz.Featurize)
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("teacher: train: %w", err)
-		}
-		if len(actions) == 0 {
-			return nil, fmt.Errorf("teacher: train: no labelled decision (%s labels)", cfg.SFT.Labels)
-		}
-		sft, err := trainer.NewSFT(backend, net, cfg.SFT, cfg.Adam, cfg.Seed)
-		if err != nil {
-			return nil, err
-		}
-		for k := 0; ; k++ {
-			for range cfg.SFT.Epochs {
-				if _, err := sft.Epoch(x, actions); err != nil {
-					return nil, fmt.Errorf("teacher: train: %w", err)
-				}
-			}
-			if k == dagger {
-				break
-			}
-			// DAgger: label the states the clone reaches, add them, clone again.
-			pol, err := metapolicy.NewFeaturizedPolicy("mpdf", net, fz)
-			if err != nil {
-				return nil, err
-			}
-			dx, da, _, err := PivotalLabelsOf(train, tasks, pol, cfg.RL.Rounds, cfg.Reward.Lambda, cfg.Seed, fz.Width, fz.Featurize)
-			if err != nil {
-				return nil, fmt.Errorf("teacher: train: dagger %d: %w", k+1, err)
-			}
-			x, actions = append(x, dx...), append(actions, da...)
-		}
+	cfg.Backend = "kernel"
+	res, err := run.Run(context.Background(), run.Config{Train: cfg, Env: train, Threads: 1, Teacher: t}, run.Hooks{})
+	if err != nil {
+		return nil, fmt.Errorf("teacher: train: %w", err)
 	}
-	rl, err := trainer.NewRL(backend, net, net.Clone(), cfg)
+	return metapolicy.NewFeaturizedPolicy("mpdf", res.Policy, fz)
+}
+
+// RunTeacher is the run.Teacher of cfg.SFT.Labels (see Handles) over the
+// layout cfg.Features, for cfg's λ, rounds and seed: the supervised stage
+// of `mpdf train` and of Train. Hindsight plans are searched once per
+// task and kept: a study that trains several folds on the same Env asks
+// for each task's plan once (the plan depends only on the task, λ, rounds
+// and seed).
+func RunTeacher(cfg trainer.Config) (*run.Teacher, error) {
+	dagger, pivotal, err := parseLabels(cfg.SFT.Labels)
 	if err != nil {
 		return nil, err
 	}
-	for it := range cfg.RL.Iterations {
-		rl.Progress = float64(it) / float64(cfg.RL.Iterations)
-		if _, err := Iterate(rl, train, fz, cfg, it); err != nil {
-			return nil, fmt.Errorf("teacher: train: %w", err)
-		}
-	}
-	return metapolicy.NewFeaturizedPolicy("mpdf", net, fz)
-}
-
-// Iterate is trainer.RL.Iterate over any feature layout: it samples
-// cfg.RL.EpisodesPerTask episodes of each of iteration iter's tasks
-// (trainer.IterTasks) with rl's current policy read through fz, on one
-// worker, turns them into decisions with cfg.Reward (rewards and group
-// keys of data.Rewards and data.GroupKey; by task by default, so the
-// episodes of a question compete) and updates the policy. Episodes
-// without a gold answer are not trained on.
-func Iterate(rl *trainer.RL, e env.Env, fz metapolicy.Featurizer, cfg trainer.Config, iter int) (trainer.UpdateResult, error) {
-	net := rl.Stepper().Policy()
-	pol, err := metapolicy.NewFeaturizedPolicy("mpdf", net, fz)
+	fz, err := metapolicy.FeaturizerFor(cfg.Features)
 	if err != nil {
-		return trainer.UpdateResult{}, err
+		return nil, err
 	}
-	var batch trainer.Samples
-	f := make([]float64, fz.Width)
-	opts := env.RunOptions{
-		Tasks:    trainer.IterTasks(cfg.Seed, iter, cfg.RL.TasksPerIter, e.NumTasks()),
-		Episodes: cfg.RL.EpisodesPerTask,
-		Rounds:   cfg.RL.Rounds,
-		Seed:     cfg.Seed ^ (uint64(iter)+1)*0x9e3779b97f4a7c15,
-		Workers:  1,
-	}
-	err = env.Run(e, pol, opts, func(ep *data.Episode) error {
-		if ep.Gold == "" {
-			return nil
-		}
-		r, err := data.Rewards(ep, cfg.Reward)
-		if err != nil {
-			return err
-		}
-		by := cfg.Reward.GroupBy
-		if by == "" {
-			by = data.GroupByTask
-		}
-		for t := 1; t < len(ep.Rounds); t++ {
-			group := data.GroupKey(ep, t, by)
-			for i, turn := range ep.Rounds[t].Turns {
-				obs := ep.Observation(t, i)
-				if err := fz.Featurize(f, &obs); err != nil {
-					return err
-				}
-				for _, v := range f {
-					batch.Features = append(batch.Features, float32(v))
-				}
-				batch.Actions = append(batch.Actions, uint8(*turn.Action))
-				batch.Rewards = append(batch.Rewards, r[t][i])
-				batch.Groups = append(batch.Groups, group)
-				lp := math.NaN()
-				if turn.LogProb != nil {
-					lp = *turn.LogProb
-				}
-				batch.LogProb = append(batch.LogProb, lp)
+	lambda, rounds, seed := cfg.Reward.Lambda, cfg.RL.Rounds, cfg.Seed
+	t := &run.Teacher{Name: cfg.SFT.Labels, Again: dagger}
+	t.Label = func(e env.Env, tasks []int, clone metapolicy.Policy) (x []float32, actions []uint8, err error) {
+		switch {
+		case pivotal && clone == nil:
+			x, actions, _, err = PivotalLabels(e, tasks, rounds, lambda, seed, fz.Width, fz.Featurize)
+		case pivotal:
+			x, actions, _, err = PivotalLabelsOf(e, tasks, clone, rounds, lambda, seed, fz.Width, fz.Featurize)
+		default:
+			var res []Result
+			res, err = searchCached(e, tasks, Config{Lambda: lambda, Rounds: rounds, Seed: seed})
+			if err == nil {
+				x, actions, err = Labels(e, res, seed, fz.Width, fz.Featurize)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return trainer.UpdateResult{}, fmt.Errorf("online iteration %d: %w", iter, err)
+		if err == nil && len(actions) == 0 {
+			err = fmt.Errorf("teacher: train: no labelled decision (%s labels)", cfg.SFT.Labels)
+		}
+		return x, actions, err
 	}
-	if batch.Len() == 0 {
-		return trainer.UpdateResult{}, fmt.Errorf("online iteration %d: no decisions with a reward", iter)
-	}
-	return rl.Update(&batch)
+	return t, nil
 }
