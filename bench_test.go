@@ -93,7 +93,7 @@ func BenchmarkForward(b *testing.B) {
 }
 
 // BenchmarkAdvantages is SoftRankPO's advantages of one group of distinct
-// rewards (SPEC §3), in rewards per second; it does no matrix products, so
+// rewards (design §3), in rewards per second; it does no matrix products, so
 // it reports no GFLOP/s. (The pairwise sums grow as the square of the
 // group: 65 536 distinct rewards took 34 s on the reference machine, so
 // the largest group here is 16 384.)

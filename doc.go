@@ -4,14 +4,31 @@
 // Yang & Thomason, 2025).
 //
 // The root package holds no code, only the architecture test and the
-// benchmarks of the update loop. The layers, bottom up:
+// benchmarks of the update loop. Each package imports only packages listed
+// before it; imports_test.go holds the table and fails on any other edge.
 //
-//	nn          MLP parameters, Adam, fast batched kernels of the update step
-//	autodiff    the same model and loss as a Gorgonia graph (the reference)
-//	metapolicy  actions, meta-cognitive state, featurizer, policies
-//	data        rollout formats, reader/writer, reward, packed shards
-//	env         deliberation environments (simulator, replay) and evaluation
-//	trainer     advantages, SFT and SoftRankPO loops, metrics
-//	checkpoints the compressed checkpoint format and safetensors interop
-//	cmd/mpdf    the command line: flags and wiring
+// The layers, bottom up (generated from the table in imports_test.go):
+//
+//	internal/testenv  what tests need beyond Go (PyTorch oracle, shared transcripts): skip locally, fail under CI
+//	internal/jsonscan the byte-level JSON scanner of the two fast paths (data's decision lines, serve's requests)
+//	nn                MLP parameters, Adam, fast batched CPU kernels of the update step
+//	stats             cluster-bootstrap confidence intervals, plain Go
+//	outfile           output files replaced whole (temp file, sync, rename) and run-directory locks
+//	plots             the figures as PNG: training curves, a study's accuracy-against-tokens plane
+//	autodiff          the same model and loss as a Gorgonia graph: the reference for the kernels
+//	metapolicy        actions, meta-cognitive state, consensus rules, featurizer, policies, baselines
+//	data              rollout formats (JSONL episodes/decisions), reader/writer, reward, packed shards
+//	checkpoints       compressed checkpoint format, retention, safetensors interop
+//	answer            one reader of model text: answers (gsm8k, mmlu, arithmetic, math) and profiles
+//	data/transcript   importer of debate transcripts (LLM-Debate, DyLAN, LLM-Agora), corpus table
+//	env               the environment interface, the calibrated simulator, evaluation
+//	env/replay        recorded transcripts replayed as an environment; the simulator's calibration
+//	env/llm           live deliberations through an OpenAI-compatible chat-completions backend
+//	trainer           advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops
+//	trainer/run       a training run: stages, checkpoints and resume, run directory, metrics log, curve
+//	trainer/teacher   hindsight search of the best joint plan per task; hindsight and pivotal labels
+//	study             cross-validated study of learned policies against the baselines
+//	study/signals     AUC of state features for correctness and for "refining now fixes the team"
+//	serve             a trained policy as an HTTP/JSON service, with Prometheus metrics
+//	cmd/mpdf          the command line: flags, help text and wiring only
 package mpdf

@@ -1,83 +1,193 @@
 package mpdf_test
 
 import (
-	"go/parser"
-	"go/token"
-	"io/fs"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
-	"strconv"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
 
+const module = "github.com/mpdf/mpdf"
+
+// layer is one package of the module: its directory, what it holds, and the
+// module packages its non-test code may import.
+type layer struct {
+	dir, about string
+	imports    []string
+}
+
+// layers is the architecture, bottom up: each package imports only packages
+// listed in its row, and those rows come before it (so the graph has no
+// cycles and the README reads from the bottom layer to the command). It is
+// the single source of the README's Architecture block and of doc.go's layer
+// list (go test -run TestArchitectureDocs -update rewrites both).
+var layers = []layer{
+	{".", "the module's doc; the architecture test and the update-step benchmarks", nil},
+	{"internal/testenv", "what tests need beyond Go (PyTorch oracle, shared transcripts): skip locally, fail under CI", nil},
+	{"internal/jsonscan", "the byte-level JSON scanner of the two fast paths (data's decision lines, serve's requests)", nil},
+	{"nn", "MLP parameters, Adam, fast batched CPU kernels of the update step", nil},
+	{"stats", "cluster-bootstrap confidence intervals, plain Go", nil},
+	{"outfile", "output files replaced whole (temp file, sync, rename) and run-directory locks", nil},
+	{"plots", "the figures as PNG: training curves, a study's accuracy-against-tokens plane", nil},
+	{"autodiff", "the same model and loss as a Gorgonia graph: the reference for the kernels", []string{"nn"}},
+	{"metapolicy", "actions, meta-cognitive state, consensus rules, featurizer, policies, baselines", []string{"nn"}},
+	{"data", "rollout formats (JSONL episodes/decisions), reader/writer, reward, packed shards", []string{"internal/jsonscan", "metapolicy", "outfile"}},
+	{"checkpoints", "compressed checkpoint format, retention, safetensors interop", []string{"metapolicy", "nn", "outfile"}},
+	{"answer", "one reader of model text: answers (gsm8k, mmlu, arithmetic, math) and profiles", []string{"data"}},
+	{"data/transcript", "importer of debate transcripts (LLM-Debate, DyLAN, LLM-Agora), corpus table", []string{"answer", "data", "metapolicy"}},
+	{"env", "the environment interface, the calibrated simulator, evaluation", []string{"data", "metapolicy", "stats"}},
+	{"env/replay", "recorded transcripts replayed as an environment; the simulator's calibration", []string{"data", "data/transcript", "env", "metapolicy"}},
+	{"env/llm", "live deliberations through an OpenAI-compatible chat-completions backend", []string{"answer", "data", "env", "metapolicy"}},
+	{"trainer", "advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops", []string{"data", "env", "metapolicy", "nn"}},
+	{"trainer/run", "a training run: stages, checkpoints and resume, run directory, metrics log, curve", []string{"autodiff", "checkpoints", "data", "env", "metapolicy", "nn", "outfile", "plots", "trainer"}},
+	{"trainer/teacher", "hindsight search of the best joint plan per task; hindsight and pivotal labels", []string{"data", "env", "metapolicy", "trainer", "trainer/run"}},
+	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "metapolicy", "nn", "plots", "stats", "trainer", "trainer/run"}},
+	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"data", "env", "metapolicy", "trainer/teacher"}},
+	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
+	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/transcript", "env", "env/llm", "env/replay", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher"}},
+}
+
 // owners lists, for each third-party import prefix, the directories of
-// this module allowed to import it (a directory owns its subdirectories).
+// this module allowed to import it, in tests too (a directory owns its
+// subdirectories): each library lives with the package that owns its concern.
 var owners = map[string][]string{
 	"gorgonia.org/":                  {"autodiff"},
 	"github.com/klauspost/compress":  {"data", "checkpoints"},
 	"github.com/spf13/":              {"cmd"},
 	"github.com/schollz/progressbar": {"cmd"},
-	"gonum.org/v1/plot":              {"plots"},
 	"golang.org/x/term":              {"cmd"},
+	"gonum.org/v1/plot":              {"plots"},
 	"gonum.org/v1/gonum":             {"nn", "trainer", "env", "data"},
 	"github.com/prometheus/":         {"serve"},
 }
 
-// below lists module packages that must not import other module packages
-// except those given: the one-way layering of the tree.
-var below = map[string][]string{
-	"nn":         {},
-	"autodiff":   {"nn"},
-	"metapolicy": {"nn"},
-	"answer":     {"data"},
-	"stats":      {},
-	"outfile":    {},
+// pkg is what go list says of one package of the module.
+type pkg struct {
+	ImportPath                         string
+	Imports, TestImports, XTestImports []string
 }
 
-const module = "github.com/mpdf/mpdf"
-
-// TestImportBoundaries fails when a package imports a library that another
-// package owns, or when a lower layer imports a higher one.
-func TestImportBoundaries(t *testing.T) {
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != "." {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
-		dir := filepath.ToSlash(filepath.Dir(path))
-		for _, im := range f.Imports {
-			p, _ := strconv.Unquote(im.Path.Value)
-			for prefix, dirs := range owners {
-				if strings.HasPrefix(p, prefix) && !within(dir, dirs) {
-					t.Errorf("%s imports %s, which only %v may import", path, p, dirs)
-				}
-			}
-			if strings.HasPrefix(p, module+"/") {
-				target := strings.TrimPrefix(p, module+"/")
-				if strings.HasPrefix(target, "cmd") {
-					t.Errorf("%s imports the command package %s", path, p)
-				}
-				top := strings.SplitN(dir, "/", 2)[0]
-				if allowed, ok := below[top]; ok && !within(target, allowed) && !within(target, []string{top}) {
-					t.Errorf("%s (layer %s) imports %s; it may import only %v", path, top, p, allowed)
-				}
-			}
-		}
-		return nil
-	})
+// modulePackages lists the module's packages with their imports, from go
+// list: the build's own view, build tags and all.
+func modulePackages(t *testing.T) []pkg {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
 	if err != nil {
-		t.Fatal(err)
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
+	cmd := exec.Command(goTool, "list", "-json=ImportPath,Imports,TestImports,XTestImports", "./...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) == 0 {
+		t.Fatal("go list found no packages")
+	}
+	return pkgs
+}
+
+// dirOf is a module import path's directory relative to the module root.
+func dirOf(importPath string) (string, bool) {
+	if importPath == module {
+		return ".", true
+	}
+	d, ok := strings.CutPrefix(importPath, module+"/")
+	return d, ok
+}
+
+// TestLayers fails when a package is missing from the layer table or its
+// non-test code imports a module package its row does not list.
+func TestLayers(t *testing.T) {
+	rows := map[string]layer{}
+	for _, l := range layers {
+		rows[l.dir] = l
+	}
+	for _, p := range modulePackages(t) {
+		dir, _ := dirOf(p.ImportPath)
+		row, ok := rows[dir]
+		if !ok {
+			t.Errorf("package %s is not in the layer table of imports_test.go: add a row (directory, what it holds, what it may import)", dir)
+			continue
+		}
+		for _, im := range p.Imports {
+			target, ok := dirOf(im)
+			if ok && !slices.Contains(row.imports, target) {
+				t.Errorf("%s imports %s; its row allows only %v", dir, target, row.imports)
+			}
+		}
+	}
+}
+
+// TestLayerTable checks the table itself: one row per directory, a
+// description, and imports only of rows above (bottom up, so no cycles).
+func TestLayerTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, l := range layers {
+		if seen[l.dir] {
+			t.Errorf("layer table: %s has two rows", l.dir)
+		}
+		if l.about == "" {
+			t.Errorf("layer table: %s has no description", l.dir)
+		}
+		for _, im := range l.imports {
+			if !seen[im] {
+				t.Errorf("layer table: %s may import %s, which is not a row above it", l.dir, im)
+			}
+		}
+		seen[l.dir] = true
+	}
+}
+
+// TestImportOwners fails when a package, tests included, imports a
+// third-party library that another package owns, or one the table does not
+// know.
+func TestImportOwners(t *testing.T) {
+	for _, p := range modulePackages(t) {
+		dir, _ := dirOf(p.ImportPath)
+		for _, im := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
+			if first, _, _ := strings.Cut(im, "/"); !strings.Contains(first, ".") || strings.HasPrefix(im, module) {
+				continue // the standard library or the module
+			}
+			prefix, dirs := owner(im)
+			switch {
+			case prefix == "":
+				t.Errorf("%s imports %s, which has no owner in imports_test.go", dir, im)
+			case !within(dir, dirs):
+				t.Errorf("%s imports %s, which only %v may import", dir, im, dirs)
+			}
+		}
+	}
+}
+
+// owner returns the longest owners prefix of the import path im.
+func owner(im string) (prefix string, dirs []string) {
+	for p, d := range owners {
+		if strings.HasPrefix(im, p) && len(p) > len(prefix) {
+			prefix, dirs = p, d
+		}
+	}
+	return prefix, dirs
 }
 
 func within(dir string, roots []string) bool {
@@ -87,4 +197,74 @@ func within(dir string, roots []string) bool {
 		}
 	}
 	return false
+}
+
+var update = flag.Bool("update", false, "rewrite README.md's Architecture block and doc.go's layer list from the layer table")
+
+const (
+	readmeBegin = "<!-- layers: generated from the table in imports_test.go (go test -run TestArchitectureDocs -update) -->"
+	readmeEnd   = "<!-- end layers -->"
+	docBegin    = "// The layers, bottom up (generated from the table in imports_test.go):\n//\n"
+	docEnd      = "package mpdf\n"
+)
+
+// readmeBlock renders the table for the README: a directory and what it
+// holds, then what it may import.
+func readmeBlock() string {
+	var b strings.Builder
+	b.WriteString(readmeBegin + "\n```\n")
+	for _, l := range layers {
+		fmt.Fprintf(&b, "%-18s%s\n", l.dir, l.about)
+		if len(l.imports) > 0 {
+			fmt.Fprintf(&b, "%-18s  imports %s\n", "", strings.Join(l.imports, ", "))
+		}
+	}
+	b.WriteString("```\n" + readmeEnd)
+	return b.String()
+}
+
+// docBlock renders the table for doc.go's package comment.
+func docBlock() string {
+	var b strings.Builder
+	b.WriteString(docBegin)
+	for _, l := range layers {
+		if l.dir == "." {
+			continue
+		}
+		fmt.Fprintf(&b, "//\t%-18s%s\n", l.dir, l.about)
+	}
+	b.WriteString(docEnd)
+	return b.String()
+}
+
+// TestArchitectureDocs fails when README.md's Architecture block or
+// doc.go's layer list differs from the table; -update rewrites them.
+func TestArchitectureDocs(t *testing.T) {
+	for _, f := range []struct{ name, begin, end, want string }{
+		{"README.md", readmeBegin, readmeEnd, readmeBlock()},
+		{"doc.go", docBegin, docEnd, docBlock()},
+	} {
+		src, err := os.ReadFile(f.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(src)
+		i := strings.Index(s, f.begin)
+		j := strings.Index(s, f.end)
+		if i < 0 || j < i {
+			t.Errorf("%s: no generated block between %q and %q", f.name, f.begin, f.end)
+			continue
+		}
+		j += len(f.end)
+		if s[i:j] == f.want {
+			continue
+		}
+		if !*update {
+			t.Errorf("%s differs from the layer table of imports_test.go; run go test -run TestArchitectureDocs -update\nwant:\n%s", f.name, f.want)
+			continue
+		}
+		if err := os.WriteFile(f.name, []byte(s[:i]+f.want+s[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -1,7 +1,7 @@
 // Package answer reads model text: the answer it gives, normalised so that
 // equal answers are equal strings, and its reasoning profile. It is the one
 // reader every path uses — the transcript importer (and the replay built on
-// it), the live backend (llm) and the server — so that the features a
+// it), the live backend (env/llm) and the server (serve) — so that the features a
 // policy is trained on mean what they mean when it decides.
 //
 //	r := answer.Read(answer.MMLU, text, answer.Options{Question: q})

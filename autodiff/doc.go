@@ -10,7 +10,7 @@
 // width is nn.NumActions) and one nn.LossConfig. For a model m (an nn.MLP of
 // those sizes) it offers
 //
-//	LossAndGrad     the SoftRankPO loss of SPEC §4, its parts and dLoss/dParams
+//	LossAndGrad     the SoftRankPO loss of design §4, its parts and dLoss/dParams
 //	SFTLossAndGrad  the supervised loss, mean of −log π(a|x), and its gradient
 //	Forward         the logits, for forward-only benchmarks and checks
 //

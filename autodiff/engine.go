@@ -62,7 +62,7 @@ func New[T nn.Float](sizes []int, act nn.Activation, loss nn.LossConfig) (*Engin
 	}, nil
 }
 
-// LossAndGrad computes the SoftRankPO loss of SPEC §4, the batch mean of
+// LossAndGrad computes the SoftRankPO loss of design §4, the batch mean of
 // L_clip + β·KL − c_H·H, for m's parameters on b, writes dLoss/dParams into
 // grad (the flat layout of nn.MLP.Params) and returns the loss, its parts
 // and the clip ratios: clip_ratio/low is the share of rows with ρ < 1−ε_low

@@ -61,7 +61,7 @@ func checkStats(t *testing.T, got, want nn.LossStats, tol float64) {
 }
 
 // TestLossMatchesReference compares the loss and each of its parts with the
-// plain-Go computation of the SPEC formulas.
+// plain-Go computation of the design §3–§4 formulas.
 func TestLossMatchesReference(t *testing.T) {
 	for i, s := range shapes {
 		t.Run(s.String(), func(t *testing.T) {

@@ -164,7 +164,7 @@ func (bl *builder) mlp(gr *graph, sizes []int, act nn.Activation) (*G.Node, G.No
 	return h, params
 }
 
-// softRankPO adds the loss of SPEC §4 and the reads of its parts; it returns
+// softRankPO adds the loss of design §4 and the reads of its parts; it returns
 // the scalar cost mean(L_clip + β·KL − c_H·H).
 func (bl *builder) softRankPO(gr *graph, cfg nn.LossConfig, logp []*G.Node, logpa *G.Node) *G.Node {
 	B := bl.batch

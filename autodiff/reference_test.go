@@ -7,7 +7,7 @@ import (
 	"github.com/mpdf/mpdf/nn"
 )
 
-// This file holds an independent plain-Go float64 computation of SPEC §4,
+// This file holds an independent plain-Go float64 computation of design §4,
 // written from the formulas and sharing no code with the graph, and the
 // batch generators of the tests.
 
@@ -57,7 +57,7 @@ func refLogSoftmax(l []float64) []float64 {
 	return out
 }
 
-// refLoss evaluates the SoftRankPO loss of SPEC §4 and its parts.
+// refLoss evaluates the SoftRankPO loss of design §4 and its parts.
 func refLoss(sizes []int, act nn.Activation, cfg nn.LossConfig, params []float64, b *nn.Batch[float64]) nn.LossStats {
 	var st nn.LossStats
 	in, B := sizes[0], b.Len()

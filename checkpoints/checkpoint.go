@@ -11,7 +11,7 @@ type Checkpoint struct {
 	Header Header
 	// Policy is the network being trained. Required.
 	Policy *nn.MLP[float32]
-	// Reference is the frozen KL reference policy (SPEC §4); nil when there
+	// Reference is the frozen KL reference policy (design §4); nil when there
 	// is none. It has the policy's sizes and activation.
 	Reference *nn.MLP[float32]
 	// Adam is the optimiser state; nil when the file holds weights only
@@ -32,7 +32,7 @@ type Header struct {
 	Step int64 `json:"step"`
 	// Seed is the run's seed.
 	Seed uint64 `json:"seed"`
-	// Metrics are the latest metric values by name (SPEC §4 names); all
+	// Metrics are the latest metric values by name (design §4 names); all
 	// finite. Manager uses one of them to keep the best checkpoint.
 	Metrics map[string]float64 `json:"metrics,omitempty"`
 	// Train is the resolved training configuration, opaque here. It must be

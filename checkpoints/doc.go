@@ -3,7 +3,7 @@
 // reference, Adam's state, the RNG state, the step, where the data reader
 // stands, the resolved configuration and the latest metrics), a Manager that
 // keeps the last few of those files and the best one, and the export and
-// import of weights as safetensors for PyTorch users (SPEC §5).
+// import of weights as safetensors for PyTorch users (design §5).
 //
 // # Use
 //
@@ -131,7 +131,7 @@
 // returns the step file with the highest step. One process writes a directory
 // at a time.
 //
-// # Safetensors (SPEC §5)
+// # Safetensors (design §5)
 //
 // ExportSafetensors writes an nn.MLP[float32] as a safetensors file
 // (https://github.com/huggingface/safetensors): an 8-byte little-endian

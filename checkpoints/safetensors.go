@@ -28,7 +28,7 @@ const (
 const metadataKey = "__metadata__"
 
 // ExportSafetensors writes m's weights to w in the safetensors layout of
-// SPEC §5 (see the package doc). meta adds metadata; the activation and
+// design §5 (see the package doc). meta adds metadata; the activation and
 // "format": "pt" are set from m, and feature_version defaults to
 // metapolicy.FeatureVersion. A meta entry contradicting m is an error. The
 // bytes are those the reference writer (torch_reference.py) produces for the
@@ -54,7 +54,7 @@ func SaveSafetensors(path string, m *nn.MLP[float32], meta map[string]string) er
 }
 
 // ImportSafetensors reads an MLP from a safetensors stream written by
-// ExportSafetensors, the reference script, or any writer using SPEC §5's
+// ExportSafetensors, the reference script, or any writer using design §5's
 // tensor names, and returns it with the file's metadata. It consumes exactly
 // the file's bytes. Errors wrap the same kinds as Load: ErrTruncated,
 // ErrCorrupt (malformed header, wrong dtype, shapes that do not chain, holes

@@ -54,7 +54,7 @@ func TestSafetensorsRoundTrip(t *testing.T) {
 	}
 }
 
-// The layout of SPEC §5, checked on the bytes: header length, names,
+// The layout of design §5, checked on the bytes: header length, names,
 // shapes [out, in] and [out], sorted data, padding to 8 bytes.
 func TestSafetensorsLayout(t *testing.T) {
 	m := sampleMLP(t, []int{3, 2, 2}, nn.Tanh)

@@ -1,7 +1,7 @@
-// Package data owns the rollout formats of SPEC §5 and everything that reads
+// Package data owns the rollout formats of design §5 and everything that reads
 // or writes them: the episode and decision records, their validation, the
 // streaming JSON Lines reader and writer (.jsonl, .gz, .zst), the
-// differential consensus reward of SPEC §2 that turns episodes into training
+// differential consensus reward of design §2 that turns episodes into training
 // decisions, and the packed columnar shards that train many epochs without
 // re-parsing JSON. docs/rollouts.md is the user's page for all of it; the
 // JSON Schemas are docs/schema/{episode,decision}.schema.json.
@@ -52,7 +52,7 @@
 //
 // # Reward and training decisions
 //
-// Rewards computes SPEC §2 for an episode; Decisions turns it into one
+// Rewards computes design §2 for an episode; Decisions turns it into one
 // Decision per agent per deliberation round, features from
 // metapolicy.Featurize, grouped by RewardConfig.GroupBy (task by default,
 // or episode, or task and round). DecisionStream does this over a Reader,
@@ -80,7 +80,7 @@
 // kind, team sizes, rounds, episodes without gold, team accuracy, actions,
 // reward summary, groups.
 //
-// # Decisions made where SPEC is silent
+// # Decisions made where design §1–§5 are silent
 //
 //   - An answer is correct when it is not empty and equals the gold string;
 //     answers are compared as written (normalise them when writing).

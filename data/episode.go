@@ -2,7 +2,7 @@ package data
 
 import "github.com/mpdf/mpdf/metapolicy"
 
-// Record kinds of the rollout format (SPEC §5), the value of "kind".
+// Record kinds of the rollout format (design §5), the value of "kind".
 const (
 	KindEpisode  = "episode"
 	KindDecision = "decision"

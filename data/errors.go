@@ -44,7 +44,7 @@ func (e *RecordError) Error() string {
 func (e *RecordError) Pos() Pos { return Pos{e.File, e.Line} }
 
 // ErrNoGold is returned (wrapped, with the episode id) by Rewards and
-// Decisions for an episode without a gold answer: SPEC §2 gives it no
+// Decisions for an episode without a gold answer: design §2 gives it no
 // reward, so it yields no training decision. Callers count it with
 // errors.Is and report the count; it is not a validation failure.
 var ErrNoGold = errors.New("no gold answer, so no reward")

@@ -2,8 +2,8 @@ package data
 
 import (
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/mpdf/mpdf/internal/jsonscan"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -15,8 +15,8 @@ import (
 // the result is what the general path gives (FuzzReader checks it): the
 // record and the same validation.
 func fastDecision(line []byte, width int) (rec Record, err *RecordError, ok bool) {
-	p := fastParser{b: line}
-	if !p.byte('{') {
+	p := fastParser{jsonscan.Scanner{B: line}}
+	if !p.Byte('{') {
 		return Record{}, nil, false
 	}
 	var (
@@ -36,23 +36,23 @@ func fastDecision(line []byte, width int) (rec Record, err *RecordError, ok bool
 		sLogProb
 	)
 	for !closed {
-		key, ok := p.rawStr()
-		if !ok || !p.byte(':') {
+		key, ok := p.RawString()
+		if !ok || !p.Byte(':') {
 			return Record{}, nil, false
 		}
 		var bit uint8
 		switch string(key) {
 		case "kind":
 			bit = sKind
-			kind, ok = p.rawStr()
+			kind, ok = p.RawString()
 		case "group":
 			bit = sGroup
 			var g []byte
-			g, ok = p.rawStr()
+			g, ok = p.RawString()
 			group = string(g)
 		case "action":
 			bit = sAction
-			act, ok = p.rawStr()
+			act, ok = p.RawString()
 		case "reward":
 			bit = sReward
 			reward, ok = p.number()
@@ -68,15 +68,14 @@ func fastDecision(line []byte, width int) (rec Record, err *RecordError, ok bool
 		}
 		seen |= bit
 		switch {
-		case p.byte(','):
-		case p.byte('}'):
+		case p.Byte(','):
+		case p.Byte('}'):
 			closed = true
 		default:
 			return Record{}, nil, false
 		}
 	}
-	p.space()
-	if p.i != len(p.b) || seen|sLogProb != sKind|sGroup|sFeatures|sAction|sReward|sLogProb || string(kind) != KindDecision {
+	if !p.End() || seen|sLogProb != sKind|sGroup|sFeatures|sAction|sReward|sLogProb || string(kind) != KindDecision {
 		return Record{}, nil, false
 	}
 	a, ok := actionOf(act)
@@ -90,31 +89,8 @@ func fastDecision(line []byte, width int) (rec Record, err *RecordError, ok bool
 	return Record{Decision: &d}, validateDecision(&d, width), true
 }
 
-type fastParser struct {
-	b []byte
-	i int
-}
-
-func (p *fastParser) space() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\r', '\n':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-// byte consumes c after optional white space.
-func (p *fastParser) byte(c byte) bool {
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
+// fastParser is the scanner shared with serve's fast path, and numbers.
+type fastParser struct{ jsonscan.Scanner }
 
 // actionOf parses an action name without allocating.
 func actionOf(b []byte) (metapolicy.Action, bool) {
@@ -126,85 +102,23 @@ func actionOf(b []byte) (metapolicy.Action, bool) {
 	return 0, false
 }
 
-// rawStr reads a string without escapes, control characters or invalid
-// UTF-8, returning a view of its bytes.
-func (p *fastParser) rawStr() ([]byte, bool) {
-	if !p.byte('"') {
-		return nil, false
-	}
-	start := p.i
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			s := p.b[start:p.i]
-			p.i++
-			return s, utf8.Valid(s)
-		case c == '\\' || c < 0x20:
-			return nil, false
-		}
-		p.i++
-	}
-	return nil, false
-}
-
 // number reads a JSON number that is finite as a float64.
 func (p *fastParser) number() (float64, bool) {
-	p.space()
-	start := p.i
-	if !p.scanNumber() {
+	lit, ok := p.Number()
+	if !ok {
 		return 0, false
 	}
-	x, err := strconv.ParseFloat(string(p.b[start:p.i]), 64)
+	x, err := strconv.ParseFloat(string(lit), 64)
 	return x, err == nil
-}
-
-// scanNumber advances over one number in JSON's grammar:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (p *fastParser) scanNumber() bool {
-	b, i := p.b, p.i
-	digits := func() bool {
-		s := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i > s
-	}
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case !digits():
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if !digits() {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return false
-		}
-	}
-	p.i = i
-	return true
 }
 
 // numbers reads an array of numbers.
 func (p *fastParser) numbers() ([]float64, bool) {
-	if !p.byte('[') {
+	if !p.Byte('[') {
 		return nil, false
 	}
 	out := make([]float64, 0, 32)
-	if p.byte(']') {
+	if p.Byte(']') {
 		return out, true
 	}
 	for {
@@ -214,8 +128,8 @@ func (p *fastParser) numbers() ([]float64, bool) {
 		}
 		out = append(out, x)
 		switch {
-		case p.byte(','):
-		case p.byte(']'):
+		case p.Byte(','):
+		case p.Byte(']'):
 			return out, true
 		default:
 			return nil, false

@@ -9,12 +9,12 @@ import (
 )
 
 // GroupBy names the group key that training decisions made from episodes
-// carry: SoftRankPO ranks the rewards within a group (SPEC §3).
+// carry: SoftRankPO ranks the rewards within a group (design §3).
 type GroupBy string
 
 const (
 	// GroupByTask groups all decisions about one task, across episodes
-	// and rounds: the SPEC default. Key: the task id.
+	// and rounds: the design §3 default. Key: the task id.
 	GroupByTask GroupBy = "task"
 	// GroupByEpisode groups the decisions of one episode. Key: the id.
 	GroupByEpisode GroupBy = "episode"
@@ -24,7 +24,7 @@ const (
 )
 
 // RewardConfig holds the coefficients of the differential consensus
-// reward (SPEC §2) and the group key of the decisions made from episodes.
+// reward (design §2) and the group key of the decisions made from episodes.
 //
 // The zero value means DefaultRewardConfig: a reward with every
 // coefficient zero would be constant, so "all zero" is read as "defaults".
@@ -71,7 +71,7 @@ func (c RewardConfig) Validate() error {
 }
 
 // Rewards returns the differential consensus reward of every decision of
-// ep (SPEC §2): rewards[t][i] is agent i's reward for its action in round
+// ep (design §2): rewards[t][i] is agent i's reward for its action in round
 // t ≥ 1, and rewards[0] is nil (round 0 has no action).
 //
 //	local_i  = 1[answer_i after t correct] − 1[answer_i before t correct]

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // checkStrict finds what encoding/json accepts silently but a record must
@@ -16,13 +18,12 @@ import (
 // has accepted it). It returns the first offence in document order, with
 // its JSON path, or nil.
 func checkStrict(line []byte) *RecordError {
-	s := strictScanner{b: line}
+	s := strictScanner{Scanner: jsonscan.Scanner{B: line}}
 	return s.value()
 }
 
 type strictScanner struct {
-	b    []byte
-	i    int
+	jsonscan.Scanner
 	path []pathSeg
 }
 
@@ -46,30 +47,19 @@ func (s *strictScanner) pathString() string {
 	return orJSON(p)
 }
 
-func (s *strictScanner) space() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\r', '\n':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
 func (s *strictScanner) value() *RecordError {
-	s.space()
-	if s.i >= len(s.b) {
+	s.Space()
+	if s.I >= len(s.B) {
 		return nil
 	}
-	switch s.b[s.i] {
+	switch s.B[s.I] {
 	case '{':
 		return s.object()
 	case '[':
-		s.i++
-		s.space()
-		if s.i < len(s.b) && s.b[s.i] == ']' {
-			s.i++
+		s.I++
+		s.Space()
+		if s.I < len(s.B) && s.B[s.I] == ']' {
+			s.I++
 			return nil
 		}
 		s.path = append(s.path, pathSeg{})
@@ -78,35 +68,35 @@ func (s *strictScanner) value() *RecordError {
 			if err := s.value(); err != nil {
 				return err
 			}
-			s.space()
-			if s.i >= len(s.b) || s.b[s.i] != ',' {
+			s.Space()
+			if s.I >= len(s.B) || s.B[s.I] != ',' {
 				break
 			}
-			s.i++
+			s.I++
 		}
 		s.path = s.path[:len(s.path)-1]
-		s.i++ // ']'
+		s.I++ // ']'
 		return nil
 	case '"':
 		_, err := s.str()
 		return err
 	}
-	for s.i < len(s.b) && !strings.ContainsRune(",]} \t\r\n", rune(s.b[s.i])) {
-		s.i++
+	for s.I < len(s.B) && !strings.ContainsRune(",]} \t\r\n", rune(s.B[s.I])) {
+		s.I++
 	}
 	return nil
 }
 
 func (s *strictScanner) object() *RecordError {
-	s.i++ // '{'
-	s.space()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
+	s.I++ // '{'
+	s.Space()
+	if s.I < len(s.B) && s.B[s.I] == '}' {
+		s.I++
 		return nil
 	}
 	var keys []string
 	for {
-		s.space()
+		s.Space()
 		raw, err := s.str()
 		if err != nil {
 			return err
@@ -129,36 +119,36 @@ func (s *strictScanner) object() *RecordError {
 			}
 		}
 		keys = append(keys, key)
-		s.space()
-		s.i++ // ':'
+		s.Space()
+		s.I++ // ':'
 		s.path = append(s.path, pathSeg{key: key, isKey: true})
 		if err := s.value(); err != nil {
 			return err
 		}
 		s.path = s.path[:len(s.path)-1]
-		s.space()
-		if s.i >= len(s.b) || s.b[s.i] != ',' {
+		s.Space()
+		if s.I >= len(s.B) || s.B[s.I] != ',' {
 			break
 		}
-		s.i++
+		s.I++
 	}
-	s.i++ // '}'
+	s.I++ // '}'
 	return nil
 }
 
 // str reads a string and returns its raw bytes between the quotes, or an
 // error when they are not valid UTF-8.
 func (s *strictScanner) str() ([]byte, *RecordError) {
-	start := s.i + 1
-	s.i = start
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
+	start := s.I + 1
+	s.I = start
+	for s.I < len(s.B) {
+		switch s.B[s.I] {
 		case '\\':
-			s.i += 2
+			s.I += 2
 			continue
 		case '"':
-			raw := s.b[start:s.i]
-			s.i++
+			raw := s.B[start:s.I]
+			s.I++
 			if !utf8.Valid(raw) {
 				bad := start
 				for r := raw; len(r) > 0; {
@@ -169,11 +159,11 @@ func (s *strictScanner) str() ([]byte, *RecordError) {
 					r, bad = r[n:], bad+n
 				}
 				return nil, fieldErr(s.pathString(), "invalid UTF-8 (byte %d of the line is 0x%02x): text must be UTF-8, or bytes that differ would read alike",
-					bad+1, s.b[bad])
+					bad+1, s.B[bad])
 			}
 			return raw, nil
 		}
-		s.i++
+		s.I++
 	}
-	return s.b[start:], nil
+	return s.B[start:], nil
 }

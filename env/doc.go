@@ -119,11 +119,11 @@
 // The heuristics of metapolicy.NewHeuristic run wherever a learned policy
 // runs. majority (formerly persist) is self-consistency over the team (the
 // final answer is the round-0 majority). debate refines every agent every
-// round, each shown its peers: exactly SPEC's refine, i.e. LLM-Debate.
+// round, each shown its peers: exactly design §1's refine, i.e. LLM-Debate.
 // gate persists to the end when round 0 is unanimous and debates
 // otherwise; until-consensus refines until the team is unanimous, then
 // persists. refine is Self-Refine: every agent refines every round but
-// alone. Since the meta-action refine always shows the peers (SPEC §1),
+// alone. Since the meta-action refine always shows the peers (design §1),
 // the difference is one of information, not of action: the refine
 // heuristic implements metapolicy.SelfRefiner, and Run, when such a
 // policy's agent refines, passes Game.Step a copy of the previous round in

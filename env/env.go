@@ -1,6 +1,7 @@
 package env
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/mpdf/mpdf/data"
@@ -34,6 +35,23 @@ type Game interface {
 	Step(round, agent int, action metapolicy.Action, prev []data.Turn) (data.Turn, error)
 }
 
+// CheckStep checks the arguments of Game.Step for a team of n agents, as
+// every Game does before acting; the error names the argument, and the
+// Game adds its own prefix and task.
+func CheckStep(round, agent, n int, action metapolicy.Action, prev []data.Turn) error {
+	switch {
+	case round < 1:
+		return fmt.Errorf("round %d, want ≥ 1", round)
+	case agent < 0 || agent >= n:
+		return fmt.Errorf("agent %d outside [0, %d)", agent, n)
+	case len(prev) != n:
+		return fmt.Errorf("%d previous turns, want %d", len(prev), n)
+	case !action.Valid():
+		return fmt.Errorf("invalid action %d", uint8(action))
+	}
+	return nil
+}
+
 // PeersAlwaysSeen is implemented by an Env whose refine always reflects the
 // peers' answers, whatever Run hides from it: a replay, where every recorded
 // revision was written after seeing the peers. Such an Env cannot play
@@ -42,6 +60,46 @@ type Game interface {
 // debate under Self-Refine's name.
 type PeersAlwaysSeen interface {
 	PeersAlwaysSeen() bool
+}
+
+// TaskRounder is implemented by an Env whose tasks each have their own
+// number of deliberation rounds, such as a replay of transcripts that
+// recorded one round for some questions and three for others. Beyond its
+// recorded rounds a replayed agent has nothing new to say: a refine would
+// repeat its last answer and pay its tokens again. So Run plays task t for
+// at most TaskRounds(t) rounds (RoundsOf), whatever RunOptions.Rounds asks.
+type TaskRounder interface {
+	TaskRounds(task int) int
+}
+
+// RoundsOf is the number of deliberation rounds played for task of e when
+// rounds are asked: rounds, capped at e's TaskRounds(task) when e is a
+// TaskRounder.
+func RoundsOf(e Env, task, rounds int) int {
+	if tr, ok := e.(TaskRounder); ok {
+		return min(rounds, tr.TaskRounds(task))
+	}
+	return rounds
+}
+
+// View is implemented by an Env that plays tasks of another Env under
+// other numbers (a fold's training side, say): Source returns that Env and
+// the task's number there. Caches of per-task results key on the source
+// (Source), so that every view of a task shares one entry.
+type View interface {
+	Source(task int) (Env, int)
+}
+
+// Source follows Views from task of e down to the Env that holds it and
+// its number there (e and task themselves when e is no View).
+func Source(e Env, task int) (Env, int) {
+	for {
+		v, ok := e.(View)
+		if !ok {
+			return e, task
+		}
+		e, task = v.Source(task)
+	}
 }
 
 // peersAlwaysSeen reports whether e implements PeersAlwaysSeen and says so.

@@ -27,7 +27,8 @@ type RunOptions struct {
 	// one SoftRankPO group); 0 means 1.
 	Episodes int
 	// Rounds is the number of deliberation rounds after round 0; 0 means
-	// DefaultRounds.
+	// DefaultRounds. A task of a TaskRounder Env plays at most its own
+	// recorded rounds (RoundsOf).
 	Rounds int
 	// Seed determines every episode: episode e of task k draws from its
 	// own streams seeded by (Seed, k, e), whatever the scheduling.
@@ -255,6 +256,7 @@ func EpisodeID(policy string, seed uint64, task string, ep int) string {
 
 // playEpisode plays episode ep of task.
 func playEpisode(e Env, pol metapolicy.Policy, task, ep, rounds int, opts *RunOptions) (*data.Episode, error) {
+	rounds = RoundsOf(e, task, rounds)
 	g, err := e.Start(task, episodeRNG(opts.Seed, task, ep, streamEnv))
 	if err != nil {
 		return nil, fmt.Errorf("env: %s: task %d: %w", e.Name(), task, err)

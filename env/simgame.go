@@ -35,14 +35,8 @@ func (g *simGame) Initial() ([]data.Turn, error) {
 }
 
 func (g *simGame) Step(round, agent int, action metapolicy.Action, prev []data.Turn) (data.Turn, error) {
-	n := g.s.cfg.Agents
-	switch {
-	case round < 1:
-		return data.Turn{}, fmt.Errorf("env: simulator: %s: round %d, want ≥ 1", g.t.id, round)
-	case agent < 0 || agent >= n:
-		return data.Turn{}, fmt.Errorf("env: simulator: %s: agent %d outside [0, %d)", g.t.id, agent, n)
-	case len(prev) != n:
-		return data.Turn{}, fmt.Errorf("env: simulator: %s: %d previous turns, want %d", g.t.id, len(prev), n)
+	if err := CheckStep(round, agent, g.s.cfg.Agents, action, prev); err != nil {
+		return data.Turn{}, fmt.Errorf("env: simulator: %s: %w", g.t.id, err)
 	}
 	switch action {
 	case metapolicy.Persist:

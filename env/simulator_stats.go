@@ -359,25 +359,11 @@ func (s *DebateStats) summary() []Row {
 	add("revision changes the answer", frac(float64(s.changed), float64(s.revisions)))
 	add("revision fixes a wrong answer", frac(float64(s.fixedTotal), float64(s.fixTrials)))
 	for _, bk := range shareBuckets {
-		var k, n float64
-		for key, b := range s.fix {
-			if key[0] > 0 && bk.has(float64(key[1])/float64(key[0])) {
-				k += float64(b.k)
-				n += float64(b.n)
-			}
-		}
-		add("  fixes, peers on gold "+bk.name, frac(k, n))
+		add("  fixes, peers on gold "+bk.name, frac(pooled(s.fix, func(k [3]int) (int, int) { return k[0], k[1] }, bk)))
 	}
 	add("revision breaks a right answer", frac(float64(s.brokenTotal), float64(s.breakTrials)))
 	for _, bk := range shareBuckets {
-		var k, n float64
-		for key, b := range s.brk {
-			if key[0] > 0 && bk.has(float64(key[1])/float64(key[0])) {
-				k += float64(b.k)
-				n += float64(b.n)
-			}
-		}
-		add("  breaks, peers on top wrong "+bk.name, frac(k, n))
+		add("  breaks, peers on top wrong "+bk.name, frac(pooled(s.brk, func(k [2]int) (int, int) { return k[0], k[1] }, bk)))
 	}
 	add("not fixed: joins peers' wrong answer", frac(s.conformed, float64(s.fixTrials-s.fixedTotal)))
 	add("not fixed: keeps own wrong answer", frac(float64(s.kept), float64(s.keepTrials)))
@@ -402,6 +388,18 @@ func (s *DebateStats) summary() []Row {
 
 // bucket is a range of a share of peers for the printed fit: share = 0
 // when hi = 0, else lo < share ≤ hi, or lo ≤ share when closed.
+// pooled sums the trials and successes of the bins whose peers' share
+// (on of peers, read from the key by share) falls in bk.
+func pooled[K comparable](bins map[K]*binom, share func(K) (peers, on int), bk bucket) (k, n float64) {
+	for key, b := range bins {
+		if peers, on := share(key); peers > 0 && bk.has(float64(on)/float64(peers)) {
+			k += float64(b.k)
+			n += float64(b.n)
+		}
+	}
+	return k, n
+}
+
 type bucket struct {
 	name   string
 	lo, hi float64

@@ -3,7 +3,7 @@ package metapolicy
 import "fmt"
 
 // Action is a meta-action. Its numeric value is the index of the policy's
-// output (SPEC §1).
+// output (design §1).
 type Action uint8
 
 const (

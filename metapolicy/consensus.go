@@ -40,7 +40,7 @@ func tallies(answers []string, conf []float64, keep func(int) bool) []tally {
 
 // TeamAnswer is the plurality answer of the agents other than exclude
 // (exclude < 0 keeps all): most votes, then highest summed confidence, then
-// the answer held by the lowest agent index (SPEC §1). conf may be nil
+// the answer held by the lowest agent index (design §1). conf may be nil
 // (all missing). It returns "" when no agent has an answer.
 func TeamAnswer(answers []string, conf []float64, exclude int) string {
 	ts := tallies(answers, conf, func(i int) bool { return i != exclude })
@@ -58,7 +58,7 @@ func TeamAnswer(answers []string, conf []float64, exclude int) string {
 
 // ConcedeTarget is the answer a conceding agent self adopts: the answer held
 // by the peers with the highest summed confidence; ties go to the plurality
-// answer, then to the lowest agent index (SPEC §1). It returns "" when no
+// answer, then to the lowest agent index (design §1). It returns "" when no
 // peer has an answer.
 func ConcedeTarget(answers []string, conf []float64, self int) string {
 	ts := tallies(answers, conf, func(i int) bool { return i != self })

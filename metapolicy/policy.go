@@ -19,7 +19,7 @@ type Policy interface {
 }
 
 // Sample draws an action from p's distribution and returns it with its
-// log-probability (the behaviour log-probability of SPEC §4).
+// log-probability (the behaviour log-probability of design §4).
 func Sample(p Policy, obs *Observation, rng *rand.Rand) (Action, float64, error) {
 	var pr [NumActions]float64
 	if err := p.Probs(&pr, obs); err != nil {

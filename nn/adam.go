@@ -6,7 +6,7 @@ import (
 )
 
 // AdamConfig holds Adam's hyper-parameters. The zero value is not useful;
-// DefaultAdam gives SPEC §4's defaults.
+// DefaultAdam gives design §4's defaults.
 type AdamConfig struct {
 	LR    float64 `json:"lr"`
 	Beta1 float64 `json:"beta1"`

@@ -1,5 +1,5 @@
 // Package nn holds the meta-policy network: MLP parameters, their seeded
-// initialisation, the Adam optimiser of SPEC §4, and the CPU kernels that run
+// initialisation, the Adam optimiser of design §4, and the CPU kernels that run
 // the whole update step (forward, SoftRankPO + KL loss, backward, Adam).
 //
 // # Data layout

@@ -7,7 +7,7 @@ import (
 
 // The plain reference loops of the update step. They run one row at a time
 // in float64 whatever T is, allocate freely, and are written to be read
-// against SPEC §4 rather than to be fast: the Workspace kernels are tested
+// against design §4 rather than to be fast: the Workspace kernels are tested
 // against them in every build.
 
 // ForwardRef writes the logits of the B rows of x (B×In) into logits (B×Out).
@@ -91,7 +91,7 @@ func backwardRow[T Float](g []float64, m *MLP[T], acts [][]float64, dz []float64
 }
 
 // LossAndGradRef is the reference of Workspace.LossAndGrad: it writes the
-// gradient of the SPEC §4 loss (the batch mean) into grad and returns the
+// gradient of the design §4 loss (the batch mean) into grad and returns the
 // batch statistics.
 //
 // Per row, with log-probabilities lp = log softmax(z) and p = exp(lp):

@@ -8,7 +8,7 @@ import (
 // NumActions is the width of the policy's output: persist, refine, concede.
 const NumActions = 3
 
-// LossConfig holds the coefficients of the SoftRankPO loss of SPEC §4.
+// LossConfig holds the coefficients of the SoftRankPO loss of design §4.
 type LossConfig struct {
 	EpsLow  float64 `json:"eps_low"`  // ratio clip below: 1 − EpsLow
 	EpsHigh float64 `json:"eps_high"` // ratio clip above: 1 + EpsHigh

@@ -7,7 +7,7 @@ import (
 )
 
 // Workspace runs the batched kernels of the update step — forward pass,
-// SPEC §4 loss, gradients — on a fixed set of worker goroutines, with every
+// design §4 loss, gradients — on a fixed set of worker goroutines, with every
 // buffer allocated once by NewWorkspace: a step allocates nothing.
 //
 // # How a step runs
@@ -218,7 +218,7 @@ func alignedSlice[T Float](n int) []T {
 	return buf[skip : skip+n : skip+n]
 }
 
-// LossAndGrad writes the gradient of the SPEC §4 loss of batch b (its mean
+// LossAndGrad writes the gradient of the design §4 loss of batch b (its mean
 // over the rows) with respect to m.Params into grad and returns the batch
 // statistics. It is LossAndGradRef's kernel: it trusts b (call b.Check once
 // where the batch is built) and allocates nothing.

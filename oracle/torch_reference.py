@@ -80,7 +80,7 @@ def logits_of(layers, x, act):
 
 
 def softrank_advantages(rewards, groups, tau):
-    """SPEC section 3, per group."""
+    """design §3 (docs/design.md), per group."""
     adv = torch.zeros_like(rewards)
     normal = torch.distributions.Normal(0.0, 1.0)
     for g in torch.unique(groups):

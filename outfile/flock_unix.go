@@ -8,10 +8,17 @@ import (
 	"syscall"
 )
 
+// flock takes an exclusive flock(2) on f without waiting; ErrLocked means
+// another open file description holds it.
 func flock(f *os.File) error {
-	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return ErrLocked
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case errors.Is(err, syscall.EWOULDBLOCK):
+			return ErrLocked
+		}
+		return err
 	}
-	return err
 }

@@ -31,26 +31,55 @@ func LockPath(path string) string {
 // TryLock takes the lock of path without waiting. When another process
 // holds it, the error wraps ErrLocked and names the holder.
 func TryLock(path string) (*Lock, error) {
-	lp := LockPath(path)
-	f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o644)
+	l, err := TryLockFile(LockPath(path))
+	var held *HeldError
+	if errors.As(err, &held) {
+		return nil, fmt.Errorf("outfile: %s is being written by %s (lock %s): %w", path, held.Holder, held.File, ErrLocked)
+	}
+	return l, err
+}
+
+// HeldError is TryLockFile's error when another process holds the lock.
+type HeldError struct {
+	File   string // the lock file
+	Holder string // what the holder wrote in it: "pid N on HOST"
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("outfile: %s held by %s", e.File, e.Holder)
+}
+
+// Unwrap makes errors.Is(err, ErrLocked) hold.
+func (e *HeldError) Unwrap() error { return ErrLocked }
+
+// TryLockFile takes an exclusive flock on the file lockFile (created when
+// missing) without waiting, and writes this process's pid and host into it.
+// When another process holds it, the error is a *HeldError naming the
+// holder. TryLock and trainer/run's run-directory lock are built on it.
+func TryLockFile(lockFile string) (*Lock, error) {
+	f, err := os.OpenFile(lockFile, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("outfile: lock: %w", err)
 	}
 	if err := flock(f); err != nil {
-		holder, _ := os.ReadFile(lp)
+		holder, _ := os.ReadFile(lockFile)
 		f.Close()
 		if errors.Is(err, ErrLocked) {
 			who := strings.TrimSpace(string(holder))
 			if who == "" {
 				who = "another process"
 			}
-			return nil, fmt.Errorf("outfile: %s is being written by %s (lock %s): %w", path, who, lp, ErrLocked)
+			return nil, &HeldError{File: lockFile, Holder: who}
 		}
-		return nil, fmt.Errorf("outfile: lock %s: %w", lp, err)
+		return nil, fmt.Errorf("outfile: lock %s: %w", lockFile, err)
 	}
 	host, _ := os.Hostname()
 	if err := f.Truncate(0); err == nil {
-		fmt.Fprintf(f, "pid %d on %s\n", os.Getpid(), host)
+		_, err = fmt.Fprintf(f, "pid %d on %s\n", os.Getpid(), host)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("outfile: lock %s: %w", lockFile, err)
 	}
 	return &Lock{f: f}, nil
 }
@@ -60,6 +89,7 @@ func (l *Lock) Unlock() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
+	l.f.Truncate(0)    // the next holder finds no stale pid
 	err := l.f.Close() // closing the descriptor releases the flock
 	l.f = nil
 	return err

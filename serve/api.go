@@ -85,7 +85,7 @@ type DecideResponse struct {
 // Result is one deliberation's decisions.
 type Result struct {
 	ID string `json:"id,omitempty"`
-	// TeamAnswer is the plurality answer of all agents now (SPEC §1
+	// TeamAnswer is the plurality answer of all agents now (design §1
 	// tie-breaks); "" when no agent has one.
 	TeamAnswer string `json:"team_answer"`
 	// Agents holds one decision per agent, in request order.

@@ -2,7 +2,8 @@ package serve
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // fastDecode decodes the common shape of a decide request without
@@ -15,7 +16,7 @@ import (
 // TestFastDecodeMatchesJSON and FuzzFastDecode hold the two to the same
 // result whenever fastDecode accepts.
 func fastDecode(b []byte, req *DecideRequest) bool {
-	p := fastParser{b: b}
+	p := fastParser{Scanner: jsonscan.Scanner{B: b}}
 	return p.request(req)
 }
 
@@ -27,35 +28,14 @@ func (p *fastParser) request(req *DecideRequest) bool {
 	if !p.object(func(key []byte, seen *uint32) bool { return p.requestMember(key, seen, req) }) {
 		return false
 	}
-	p.ws()
-	return p.i == len(p.b)
+	return p.End()
 }
 
+// fastParser is the scanner shared with data's fast path, and the
+// request's members.
 type fastParser struct {
-	b     []byte
-	i     int
+	jsonscan.Scanner
 	limit *fieldError // an array past its limit, when that stopped the parse
-}
-
-func (p *fastParser) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-// consume skips whitespace and then c, reporting whether c was there.
-func (p *fastParser) consume(c byte) bool {
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
 }
 
 // object parses {"key": value, ...}, calling member after each key with the
@@ -63,109 +43,51 @@ func (p *fastParser) consume(c byte) bool {
 // repeated key makes encoding/json merge the two values, which the fast
 // path leaves to it.
 func (p *fastParser) object(member func(key []byte, seen *uint32) bool) bool {
-	if !p.consume('{') {
+	if !p.Byte('{') {
 		return false
 	}
-	if p.consume('}') {
+	if p.Byte('}') {
 		return true
 	}
 	var seen uint32
 	for {
-		key, ok := p.rawString()
-		if !ok || !p.consume(':') || !member(key, &seen) {
+		key, ok := p.RawString()
+		if !ok || !p.Byte(':') || !member(key, &seen) {
 			return false
 		}
-		if p.consume(',') {
+		if p.Byte(',') {
 			continue
 		}
-		return p.consume('}')
+		return p.Byte('}')
 	}
 }
 
 // array parses [value, ...], calling elem with the parser at each value.
 func (p *fastParser) array(elem func() bool) bool {
-	if !p.consume('[') {
+	if !p.Byte('[') {
 		return false
 	}
-	if p.consume(']') {
+	if p.Byte(']') {
 		return true
 	}
 	for {
 		if !elem() {
 			return false
 		}
-		if p.consume(',') {
+		if p.Byte(',') {
 			continue
 		}
-		return p.consume(']')
+		return p.Byte(']')
 	}
-}
-
-// rawString returns the bytes of a string without escapes or control
-// characters, in valid UTF-8.
-func (p *fastParser) rawString() ([]byte, bool) {
-	if !p.consume('"') {
-		return nil, false
-	}
-	start, ascii := p.i, true
-	for ; p.i < len(p.b); p.i++ {
-		switch c := p.b[p.i]; {
-		case c == '"':
-			s := p.b[start:p.i]
-			p.i++
-			return s, ascii || utf8.Valid(s)
-		case c == '\\' || c < 0x20:
-			return nil, false
-		case c >= 0x80:
-			ascii = false
-		}
-	}
-	return nil, false
 }
 
 func (p *fastParser) str() (string, bool) {
-	s, ok := p.rawString()
+	s, ok := p.RawString()
 	return string(s), ok
 }
 
-// number returns the literal of a JSON number.
-func (p *fastParser) number() ([]byte, bool) {
-	p.ws()
-	start := p.i
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		if (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
-			p.i++
-			continue
-		}
-		break
-	}
-	lit := p.b[start:p.i]
-	// strconv accepts forms JSON does not ("+1", "01", ".5", "1."):
-	// check the JSON grammar's start and the digits around a point.
-	if len(lit) == 0 {
-		return nil, false
-	}
-	d := lit
-	if d[0] == '-' {
-		d = d[1:]
-	}
-	if len(d) == 0 || d[0] < '0' || d[0] > '9' || (d[0] == '0' && len(d) > 1 && d[1] >= '0' && d[1] <= '9') {
-		return nil, false
-	}
-	for k := 1; k < len(d); k++ {
-		if d[k] == '.' && (k+1 >= len(d) || d[k+1] < '0' || d[k+1] > '9') {
-			return nil, false
-		}
-		if (d[k] == '+' || d[k] == '-') && d[k-1] != 'e' && d[k-1] != 'E' {
-			return nil, false
-		}
-	}
-	return lit, true
-}
-
 func (p *fastParser) int() (int, bool) {
-	lit, ok := p.number()
+	lit, ok := p.Number()
 	if !ok {
 		return 0, false
 	}
@@ -175,12 +97,10 @@ func (p *fastParser) int() (int, bool) {
 
 // float parses a number into a fresh *float64, or null into nil.
 func (p *fastParser) float() (*float64, bool) {
-	p.ws()
-	if p.i+4 <= len(p.b) && string(p.b[p.i:p.i+4]) == "null" {
-		p.i += 4
+	if p.Null() {
 		return nil, true
 	}
-	lit, ok := p.number()
+	lit, ok := p.Number()
 	if !ok {
 		return nil, false
 	}
@@ -219,7 +139,7 @@ func (p *fastParser) requestMember(key []byte, seen *uint32, r *DecideRequest) b
 			return false
 		}
 		var lit []byte
-		if lit, ok = p.number(); ok {
+		if lit, ok = p.Number(); ok {
 			var v uint64
 			var err error
 			v, err = strconv.ParseUint(string(lit), 10, 64)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // decodeRequest decodes a decide request: the fast parser for the common
@@ -12,7 +14,7 @@ import (
 // decoded whole: check would refuse it anyway, and decoding a 1 MiB body of
 // empty objects first would allocate a hundred times the body.
 func decodeRequest(b []byte, req *DecideRequest) *ErrorBody {
-	p := fastParser{b: b}
+	p := fastParser{Scanner: jsonscan.Scanner{B: b}}
 	if p.request(req) {
 		return nil
 	}

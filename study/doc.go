@@ -10,7 +10,12 @@
 // Config. Tasks are described by Describe: the unit of a task is its
 // normalised question text (NormaliseQuestion, with the task kind), so a
 // question debated in several files — other models, other team sizes — is
-// one unit, and its model is read from the transcript file name.
+// one unit, and its model is read from the transcript file name
+// (transcript.ParseName; DyLAN's files, whose names say none, are
+// GPT-3.5-turbo's). A replayed task is played, in training and on the test
+// side, for the rounds its transcript recorded (env.TaskRounder): in a
+// corpus that mixes one- and three-round files, a one-round task's agents
+// do not refine again and pay their last answer's tokens twice.
 //
 // For each of Config.Seeds seeds, Folds deals the units into Config.Folds
 // folds by a seeded shuffle (ByQuestion; no question is in two folds), or
@@ -33,10 +38,10 @@
 // # Training seam
 //
 // Trainer is a function type; TrainInMemory, the default, is the online
-// run of `mpdf train` without checkpoints (trainer.NewPolicy, an optional
-// supervised stage from trainer.Labels and trainer.SFT, then
-// trainer.RL.Iterate), on one kernel thread so that a fold's bits do not
-// depend on the machine. Another training run can be plugged in through
+// run of `mpdf train` (trainer/run.Run) in memory, without a directory,
+// on one kernel thread so that a fold's bits do not depend on the
+// machine; teacher.Train is the same run with a hindsight or pivotal
+// supervised stage. Another training run can be plugged in through
 // Config.Trainer.
 //
 // # Results

@@ -263,7 +263,7 @@ func (sum *Summary) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# mpdf study\n\n")
 	fmt.Fprintf(&b, "- environment: `%s`\n", shorten(sum.Env))
-	fmt.Fprintf(&b, "- %d tasks, %d distinct questions, models: %s; %d deliberation rounds\n",
+	fmt.Fprintf(&b, "- %d tasks, %d distinct questions, models: %s; up to %d deliberation rounds (a replayed task plays the rounds it recorded)\n",
 		sum.Tasks, sum.Questions, strings.Join(quoteAll(sum.Models), ", "), sum.Rounds)
 	if c.GroupBy == ByModel {
 		fmt.Fprintf(&b, "- folds: leave one model out (%d folds)", len(sum.Folds))

@@ -33,7 +33,9 @@ type Config struct {
 	Lambdas []float64 `json:"lambdas"`
 	// Episodes is the number of episodes per task and policy on the test
 	// side; Rounds the deliberation rounds (0: the most a replay recorded,
-	// or env.DefaultRounds).
+	// or env.DefaultRounds). A replayed task plays at most the rounds its
+	// own transcript recorded (env.TaskRounder), in training and on the
+	// test side.
 	Episodes int `json:"episodes"`
 	Rounds   int `json:"rounds"`
 	// Baselines are the fixed protocols compared (heuristic names,

@@ -3,25 +3,24 @@ package study
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/stats"
 	"github.com/mpdf/mpdf/trainer"
-	"github.com/mpdf/mpdf/transcript"
 )
 
-// shared opens the shared transcripts matching glob, or skips.
+// shared opens the shared transcripts matching glob (relative to
+// ../shared/data/debates; testenv skips locally, fails under CI, when absent).
 func shared(t testing.TB, glob string) *replay.Env {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join("..", "..", "shared", "data", "debates", glob))
-	if len(paths) == 0 {
-		t.Skip("shared transcripts not present")
-	}
+	paths := testenv.Debates(t, glob)
 	e, _, err := replay.Load(paths, transcript.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -237,5 +236,75 @@ func TestRunTrainInMemoryDeterministic(t *testing.T) {
 		if !bytes.Contains(a, []byte(want)) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+}
+
+// In a corpus mixing a two-round and a one-round transcript, the study
+// plays each task for its own rounds, on the test side and through the
+// training side's view: the one-round task's debate costs what its
+// transcript recorded, not its last answer's tokens once more.
+func TestStudyPlaysEachTaskItsOwnRounds(t *testing.T) {
+	a := func(ans string, tok int) transcript.Answer {
+		return transcript.Answer{Answer: ans, Profile: data.Profile{Tokens: tok}}
+	}
+	two := transcript.Question{ID: "q0", File: "gsm_m_agents2_rounds3.json", Task: transcript.GSM8K, Text: "q0", Gold: "1",
+		Agents: [][]transcript.Answer{{a("1", 10), a("2", 20), a("1", 30)}, {a("2", 10), a("2", 20), a("1", 30)}}}
+	one := transcript.Question{ID: "q1", File: "gsm_m_agents2_rounds2.json", Task: transcript.GSM8K, Text: "q1", Gold: "4",
+		Agents: [][]transcript.Answer{{a("4", 100), a("4", 1000)}, {a("3", 100), a("4", 1000)}}}
+	e, err := replay.New([]transcript.Question{two, one})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := subset{Env: e, tasks: []int{1, 0}}
+	if got := env.RoundsOf(sub, 0, 9); got != 1 {
+		t.Errorf("training view of the one-round task plays %d rounds, want 1", got)
+	}
+	var trainRounds []int
+	cfg := Config{Folds: 2, Seeds: 1, Lambdas: []float64{0}, Baselines: []string{"debate"}, Workers: 1,
+		Trainer: func(tr env.Env, c trainer.Config) (metapolicy.Policy, error) {
+			for k := range tr.NumTasks() {
+				trainRounds = append(trainRounds, env.RoundsOf(tr, k, c.RL.Rounds))
+			}
+			return metapolicy.ParseHeuristic("debate")
+		}}
+	s, err := Run(e, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Rounds != 2 || !slices.Equal(slices.Sorted(slices.Values(trainRounds)), []int{1, 2}) {
+		t.Errorf("study rounds %d, training sides saw rounds %v, want 2 and [1 2]", s.Rounds, trainRounds)
+	}
+	for _, r := range s.Rows {
+		want := map[int]int64{0: 2*10 + 2*20 + 2*30, 1: 2*100 + 2*1000}[r.Index] // debate: every recorded answer once
+		if r.Policy != OracleName && r.Tokens != want {
+			t.Errorf("%s on task %d: %d tokens, want %d", r.Policy, r.Index, r.Tokens, want)
+		}
+	}
+}
+
+// TrainInMemory trains in the layout cfg.Features: a v2 policy reads the
+// v2 features; v1 stays the MLPPolicy of the default layout.
+func TestTrainInMemoryFeatures(t *testing.T) {
+	sim, err := env.NewSimulator(env.SimConfig{Tasks: 20, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig().Train
+	cfg.SFT.Epochs = 1
+	cfg.RL.Iterations, cfg.RL.TasksPerIter, cfg.RL.EpisodesPerTask, cfg.RL.Rounds = 1, 4, 2, 2
+	p1, err := TrainInMemory(sim, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p1.(*metapolicy.MLPPolicy); !ok {
+		t.Errorf("v1: %T, want *metapolicy.MLPPolicy", p1)
+	}
+	cfg.Features = metapolicy.FeatureVersionV2
+	p2, err := TrainInMemory(sim, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp, ok := p2.(*metapolicy.FeaturizedPolicy); !ok || fp.Net.In() != metapolicy.FeatureWidthV2 {
+		t.Errorf("v2: %T, want a FeaturizedPolicy over %d features", p2, metapolicy.FeatureWidthV2)
 	}
 }

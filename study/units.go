@@ -3,13 +3,14 @@ package study
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 // TaskInfo says what a study needs to know about one task of an Env.
@@ -147,6 +148,13 @@ func (s subset) PeersAlwaysSeen() bool {
 	p, ok := s.Env.(env.PeersAlwaysSeen)
 	return ok && p.PeersAlwaysSeen()
 }
+
+// TaskRounds implements env.TaskRounder by the wrapped Env's rounds of the
+// task (unbounded when it has none of its own).
+func (s subset) TaskRounds(task int) int { return env.RoundsOf(s.Env, s.tasks[task], math.MaxInt) }
+
+// Source implements env.View.
+func (s subset) Source(task int) (env.Env, int) { return s.Env, s.tasks[task] }
 
 func (s subset) Start(task int, rng *rand.Rand) (env.Game, error) {
 	if task < 0 || task >= len(s.tasks) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Estimator turns the rewards of one group into advantages (SPEC §3).
+// Estimator turns the rewards of one group into advantages (design §3).
 // Advantages writes len(rewards) advantages into dst. It returns an error for
 // an empty group, a dst of another length, or a non-finite reward; it never
 // writes NaN or ±Inf. The estimators of this package hold no mutable state and

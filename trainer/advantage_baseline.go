@@ -2,7 +2,7 @@ package trainer
 
 import "math"
 
-// The baseline estimators of SPEC §3, kept for ablations. Each works on one
+// The baseline estimators of design §3, kept for ablations. Each works on one
 // group; std is the population standard deviation.
 
 // GRPO is (r − mean)/max(std, 1e-3).

@@ -6,7 +6,7 @@ import (
 )
 
 // GroupAdvantages writes into dst the advantages of rewards, computed by est
-// separately for each group of rows sharing a key in groups (SPEC §3: all
+// separately for each group of rows sharing a key in groups (design §3: all
 // decisions about the same task compete). Keys are compared as exact
 // strings; "" is a key like any other. Errors name the row or the group.
 func GroupAdvantages(dst, rewards []float64, groups []string, est Estimator) error {
@@ -106,7 +106,7 @@ func (g *grouping) advantages(dst, rewards []float64, est Estimator) error {
 	return nil
 }
 
-// groupStats are the reward statistics of SPEC §4 that depend on the groups:
+// groupStats are the reward statistics of design §4 that depend on the groups:
 // the mean over groups of their population std, and the share of groups
 // whose rewards all tie (range ≤ 1e-12, where SoftRankPO gives zeros; a
 // group of one counts).

@@ -7,7 +7,7 @@ import (
 	"sort"
 )
 
-// This file holds an independent SoftRankPO written line by line from SPEC §3
+// This file holds an independent SoftRankPO written line by line from design §3
 // (own median, std, sigmoid, and Φ⁻¹ by bisection on math.Erfc), sharing no
 // code with the package, and the random groups the property tests draw.
 
@@ -45,7 +45,7 @@ func naiveMedian(v []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// naiveScale is SPEC §3's c.
+// naiveScale is design §3's c.
 func naiveScale(r []float64) float64 {
 	m := naiveMedian(r)
 	dev := make([]float64, len(r))
@@ -68,7 +68,7 @@ func naiveScale(r []float64) float64 {
 	return c
 }
 
-// naivePositions is s_i of SPEC §3, or nil when the advantages are all zero.
+// naivePositions is s_i of design §3, or nil when the advantages are all zero.
 func naivePositions(r []float64, tau float64) []float64 {
 	n := len(r)
 	if n < 2 || slicesMax(r)-slicesMin(r) <= 1e-12 {

@@ -9,12 +9,12 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// DefaultTau is SoftRankPO's default temperature, the paper's best (SPEC §3).
+// DefaultTau is SoftRankPO's default temperature, the paper's best (design §3).
 const DefaultTau = 0.8
 
 const (
-	rangeEps = 1e-12  // SPEC §3: rewards spanning no more than this carry no signal
-	scaleEps = 1e-12  // SPEC §3: a robust scale at or below this falls back to the std
+	rangeEps = 1e-12  // design §3: rewards spanning no more than this carry no signal
+	scaleEps = 1e-12  // design §3: a robust scale at or below this falls back to the std
 	madScale = 1.4826 // makes the MAD estimate σ for normal data
 )
 
@@ -38,7 +38,7 @@ func SoftRank(rewards []float64, tau float64) []float64 {
 }
 
 // SoftRankTo writes the SoftRankPO advantages of one group into dst
-// (SPEC §3):
+// (design §3):
 //
 //	if n < 2 or max(r) − min(r) ≤ 1e-12:  A_i = 0
 //	c   = 1.4826·median|r − median(r)|;  if c ≤ 1e-12: c = std(r)
@@ -105,7 +105,7 @@ func (sc *softRankScratch) advantages(dst, r []float64, tau float64) {
 	}
 }
 
-// positions computes the soft ranks: sc.s[k] is s_i of SPEC §3 for every
+// positions computes the soft ranks: sc.s[k] is s_i of design §3 for every
 // reward r_i equal to the k-th smallest distinct reward sc.u[k], and
 // sc.id[i] is r_i's k. It reports false, computing nothing, when all
 // advantages are zero (n < 2 or a range ≤ 1e-12).

@@ -22,7 +22,7 @@ func softRankOrFail(t *testing.T, r []float64, tau float64) []float64 {
 }
 
 // Known values. Each row was computed with mpmath 1.3 at 50 significant
-// digits by a direct transcription of SPEC §3, sharing nothing with this
+// digits by a direct transcription of design §3, sharing nothing with this
 // package:
 //
 //	mp.dps = 50
@@ -122,7 +122,7 @@ func TestSoftRankScaleShiftInvariance(t *testing.T) {
 		spread := naiveScale(g.r) // shifts in units of the robust scale keep precision
 		for _, a := range []float64{3.7, 1e6, 1e-3, 0.25} {
 			for _, b := range []float64{0, -5, 1e3} {
-				// Stay clear of SPEC's absolute 1e-12 thresholds, which are
+				// Stay clear of design §3's absolute 1e-12 thresholds, which are
 				// not scale-free by design.
 				if a*spread < 1e-9 {
 					continue

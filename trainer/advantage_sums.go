@@ -17,7 +17,7 @@ type sumScratch struct {
 //
 //	s_k = 1/2 + (m_k − 1)/2 + Σ_{l≠k} m_l σ((u_k − u_l)/h)
 //
-// which is SPEC §3's s_i for every reward equal to u_k (a tie adds σ(0) = 1/2).
+// which is design §3's s_i for every reward equal to u_k (a tie adds σ(0) = 1/2).
 func softRankSumsRef(s, u, m []float64, h float64) {
 	for k := range u {
 		acc := 0.5 + (m[k]-1)/2

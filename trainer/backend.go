@@ -2,7 +2,7 @@ package trainer
 
 import "github.com/mpdf/mpdf/nn"
 
-// Backend computes the losses of SPEC §4 and their gradients with respect to
+// Backend computes the losses of design §4 and their gradients with respect to
 // the flat parameters of a policy network. autodiff.Engine[float32] (a
 // Gorgonia graph) and the hand-written nn kernels both implement it; the
 // Stepper does not care which.

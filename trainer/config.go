@@ -66,7 +66,7 @@ type RLConfig struct {
 }
 
 // DefaultConfig is the configuration of `mpdf train` with no flags: a
-// 64×64 tanh policy, SPEC §4's loss and Adam, SoftRankPO with τ = 0.8.
+// 64×64 tanh policy, design §4's loss and Adam, SoftRankPO with τ = 0.8.
 func DefaultConfig() Config {
 	return Config{
 		Seed:       1,

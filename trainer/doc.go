@@ -1,6 +1,6 @@
 // Package trainer turns rewarded decisions into policy updates: the
-// group-relative advantage estimators of SPEC §3 (SoftRankPO and the
-// baselines), one SoftRankPO update step (SPEC §4) and its metrics, and the
+// group-relative advantage estimators of design §3 (SoftRankPO and the
+// baselines), one SoftRankPO update step (design §4) and its metrics, and the
 // supervised and RL training loops.
 //
 // # Advantages
@@ -12,13 +12,13 @@
 // population std. GroupAdvantages applies an estimator to each group of a
 // batch.
 //
-// Groups are keyed by exact string (SPEC's group key, by default the task
+// Groups are keyed by exact string (design §3's group key, by default the task
 // id); "" is a key like any other, and a group may hold any number of rows.
 // A group of one gets advantage 0 from every estimator but reinforce.
 // Groups are processed in order of first appearance, so results never depend
 // on map order.
 //
-// SoftRankPO follows SPEC §3 to the letter, including its two absolute
+// SoftRankPO follows design §3 to the letter, including its two absolute
 // thresholds: a group whose rewards span ≤ 1e-12 gets zeros, and a robust
 // scale c = 1.4826·MAD ≤ 1e-12 falls back to the std. The advantages are
 // therefore invariant to scale and shift only as long as neither threshold
@@ -63,7 +63,7 @@
 //  2. computes the advantages per group, in float64;
 //  3. computes log π_ref(·|x) of the frozen reference and, for rows without
 //     a behaviour log-probability, the policy's log π(a|x) at the start of
-//     the step, as a constant (SPEC §4). For several update epochs over one
+//     the step, as a constant (design §4). For several update epochs over one
 //     rollout, fix them once with PolicyLogProbsTo before the first epoch;
 //  4. asks the Backend for the loss and the gradient (the gradient buffer
 //     is zeroed first; the features are passed without copying);
@@ -81,9 +81,9 @@
 //
 // # Metrics
 //
-// Step returns the metrics of SPEC §4 as a Metrics value whose JSON keys
-// are exactly SPEC's names; MetricNames and AppendValues give them as
-// columns. Where SPEC names a metric without defining it:
+// Step returns the metrics of design §4 as a Metrics value whose JSON keys
+// are exactly design §4's names; MetricNames and AppendValues give them as
+// columns. Where design §4 names a metric without defining it:
 //
 //   - loss, policy_loss, kl, entropy, clip_ratio/low|high are the backend's
 //     batch means before the update; clip_ratio/low is the share of rows
@@ -121,13 +121,13 @@
 //
 //   - behaviour log-probabilities a batch lacks are fixed to the policy's at
 //     the start of the update, so every update epoch measures its ratio
-//     against the same μ (SPEC §4); π_ref's are computed once per batch;
+//     against the same μ (design §4); π_ref's are computed once per batch;
 //   - each update epoch shuffles the groups (seeded) and packs whole groups
 //     into minibatches of about RLConfig.BatchSize rows, so a minibatch's
 //     advantages equal the batch's;
 //   - after an epoch, the k3 estimate mean(ρ − 1 − log ρ) of KL(μ ‖ π) over
 //     the batch stops the remaining epochs when it passes RLConfig.KLTarget
-//     (PPO's target_kl; the SPEC's KL to π_ref is a loss term, not a stop);
+//     (PPO's target_kl; design §4's KL to π_ref is a loss term, not a stop);
 //   - the learning rate follows RLConfig.Schedule by the share of the run
 //     done (RL.Progress), after a linear warm-up in steps;
 //   - a step with a non-finite loss or gradient is skipped and counted;

@@ -1,6 +1,6 @@
 package trainer
 
-// Metrics are the per-step statistics of SPEC §4, under the names other
+// Metrics are the per-step statistics of design §4, under the names other
 // trainers (TRL, verl) use; the JSON keys are exactly those names.
 //
 // Loss statistics are batch means reported by the Backend. Reward statistics

@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// SPEC §4's list, with advantages/mean|min|max and actions/persist|refine|concede
+// design §4's list, with advantages/mean|min|max and actions/persist|refine|concede
 // spelled out.
 var specMetricNames = []string{
 	"loss", "policy_loss", "kl", "entropy", "clip_ratio/low", "clip_ratio/high",
@@ -37,7 +37,7 @@ func TestMetricsJSONKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(got) != len(specMetricNames) {
-		t.Errorf("JSON has %d keys, SPEC lists %d: %s", len(got), len(specMetricNames), b)
+		t.Errorf("JSON has %d keys, design §4 lists %d: %s", len(got), len(specMetricNames), b)
 	}
 	for i, name := range specMetricNames {
 		v, ok := got[name]
@@ -88,6 +88,6 @@ func TestMetricsNamesMatchSpec(t *testing.T) {
 		names = append(names, name)
 	}
 	if !slices.Equal(names, specMetricNames) {
-		t.Errorf("SPEC lists %v\nthe package has %v", names, specMetricNames)
+		t.Errorf("design §4 lists %v\nthe package has %v", names, specMetricNames)
 	}
 }

@@ -60,8 +60,15 @@ func IterTasks(seed uint64, iter, perIter, pool int) []int {
 // each of the iteration's tasks with the current policy, turns them into
 // decisions with the configured reward (grouped as Config.Reward says; by
 // task by default, so a task's episodes compete), and updates the policy.
+//
+// The policy reads the layout Config.Features (metapolicy.FeaturizerFor);
+// the decisions are featurized in the same layout.
 func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
-	pol, err := metapolicy.NewMLPPolicy("mpdf", r.stepper.Policy())
+	fz, err := metapolicy.FeaturizerFor(r.cfg.Features)
+	if err != nil {
+		return IterResult{}, err
+	}
+	pol, err := policyOver(r.stepper.Policy(), fz)
 	if err != nil {
 		return IterResult{}, err
 	}
@@ -92,6 +99,11 @@ func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
 			}
 			return err
 		}
+		if fz.Version != metapolicy.FeatureVersion {
+			if err := refeaturize(ds, ep, fz); err != nil {
+				return err
+			}
+		}
 		res.Decisions += len(ds)
 		return AppendDecisions(&batch, ds, r.stepper.Policy().In())
 	})
@@ -116,16 +128,21 @@ func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
 }
 
 // Labels collects supervised labels for the first stage: the decisions of
-// episodes in which the heuristic teacher chose every action. Features come
-// from the same featurizer the policy uses.
+// episodes in which the heuristic teacher chose every action, featurized
+// in the default layout (LabelsFor takes another).
 func Labels(e env.Env, teacher metapolicy.Policy, tasks []int, rounds int, seed uint64) (x []float32, actions []uint8, err error) {
+	return LabelsFor(e, teacher, tasks, rounds, seed, metapolicy.Featurizers()[0])
+}
+
+// LabelsFor is Labels with the decisions featurized in layout fz.
+func LabelsFor(e env.Env, teacher metapolicy.Policy, tasks []int, rounds int, seed uint64, fz metapolicy.Featurizer) (x []float32, actions []uint8, err error) {
 	opts := env.RunOptions{Tasks: tasks, Episodes: 1, Rounds: rounds, Seed: seed, Greedy: true}
-	f := make([]float64, metapolicy.FeatureWidth)
+	f := make([]float64, fz.Width)
 	err = env.Run(e, teacher, opts, func(ep *data.Episode) error {
 		for t := 1; t < len(ep.Rounds); t++ {
 			for i, turn := range ep.Rounds[t].Turns {
 				obs := ep.Observation(t, i)
-				if err := metapolicy.Featurize(f, &obs); err != nil {
+				if err := fz.Featurize(f, &obs); err != nil {
 					return err
 				}
 				for _, v := range f {
@@ -152,4 +169,31 @@ func NewPolicy(cfg *Config, features int) (*nn.MLP[float32], error) {
 	}
 	m.Init(cfg.Seed)
 	return m, nil
+}
+
+// policyOver is net read through layout fz: the MLPPolicy of the default
+// layout, a FeaturizedPolicy of any other.
+func policyOver(net *nn.MLP[float32], fz metapolicy.Featurizer) (metapolicy.Policy, error) {
+	if fz.Version == metapolicy.FeatureVersion {
+		return metapolicy.NewMLPPolicy("mpdf", net)
+	}
+	return metapolicy.NewFeaturizedPolicy("mpdf", net, fz)
+}
+
+// refeaturize replaces the default-layout features of ep's decisions ds
+// (data.Decisions: round by round, agent by agent) with layout fz's.
+func refeaturize(ds []data.Decision, ep *data.Episode, fz metapolicy.Featurizer) error {
+	k := 0
+	for t := 1; t < len(ep.Rounds); t++ {
+		for i := range ep.Rounds[t].Turns {
+			obs := ep.Observation(t, i)
+			f := make([]float64, fz.Width)
+			if err := fz.Featurize(f, &obs); err != nil {
+				return fmt.Errorf("trainer: episode %q: round %d agent %d: %w", ep.ID, t, i, err)
+			}
+			ds[k].Features = f
+			k++
+		}
+	}
+	return nil
 }

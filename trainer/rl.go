@@ -10,7 +10,7 @@ import (
 )
 
 // RL runs SoftRankPO fine-tuning: rollout batch after rollout batch, several
-// update epochs of whole-group minibatches each (SPEC §3–4). It owns the
+// update epochs of whole-group minibatches each (design §3–4). It owns the
 // Stepper (policy, frozen reference, Adam) and the random stream that
 // shuffles minibatches, and counts steps for the learning-rate schedule.
 type RL struct {

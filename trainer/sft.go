@@ -8,7 +8,7 @@ import (
 	"github.com/mpdf/mpdf/nn"
 )
 
-// SFT is the supervised stage of SPEC §4: it clones labelled decisions into
+// SFT is the supervised stage of design §4: it clones labelled decisions into
 // a policy by minibatch Adam on the mean cross-entropy −log π(a|x), rows
 // shuffled by seed. It has its own optimiser state; the policy it leaves is
 // what RL then freezes as its reference. Pass it the data whole (Epoch per

@@ -17,7 +17,7 @@ type StepConfig struct {
 	Estimator   Estimator     `json:"-"`             // nil means SoftRankPO with DefaultTau
 }
 
-// DefaultStepConfig returns SPEC §4's defaults: Adam (3e-4, 0.9, 0.999,
+// DefaultStepConfig returns design §4's defaults: Adam (3e-4, 0.9, 0.999,
 // 1e-8), no gradient clip, SoftRankPO with τ = 0.8.
 func DefaultStepConfig() StepConfig {
 	return StepConfig{Adam: nn.DefaultAdam(), Estimator: SoftRankEstimator{Tau: DefaultTau}}

@@ -8,7 +8,7 @@ import (
 	"github.com/mpdf/mpdf/nn"
 )
 
-// refBackend is a test-only Backend: SPEC §4's loss and its gradient in plain
+// refBackend is a test-only Backend: design §4's loss and its gradient in plain
 // float64 loops (forward, loss, hand-derived backward), checked against
 // finite differences below. It shares no code with the package.
 type refBackend struct {
@@ -108,7 +108,7 @@ func row64(x []float32, i, F int) []float64 {
 	return r
 }
 
-// loss64 is SPEC §4's loss of batch b at params, and (when grad != nil) its
+// loss64 is design §4's loss of batch b at params, and (when grad != nil) its
 // gradient.
 func (rb refBackend) loss64(grad []float64, n net, b *nn.Batch[float32]) nn.LossStats {
 	var st nn.LossStats

@@ -12,7 +12,7 @@ import (
 //	Features  B×F features, F the policy's input width
 //	Actions   B actions in [0, 3): persist, refine, concede
 //	Rewards   B finite rewards
-//	Groups    B group keys; rows with equal keys compete (SPEC §3)
+//	Groups    B group keys; rows with equal keys compete (design §3)
 //	LogProb   nil, or B behaviour log-probabilities log μ(a|x); NaN marks
 //	          an absent one, replaced by the current policy's
 //	RefLogProb nil, or B×3 log π_ref(·|x) of the Stepper's reference,

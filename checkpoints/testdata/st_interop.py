@@ -3,7 +3,7 @@
 usage: st_interop.py TORCH_REFERENCE_PY IN OUT [stand-in]
 
 Loads read_safetensors and write_safetensors from torch_reference.py
-(/work/shared/bench in the project's layout), reads IN with the first and
+(oracle/torch_reference.py in the repository), reads IN with the first and
 prints {"torch": ..., "tensors": {name: {"shape": [...], "values": [...]}},
 "meta": {...}} as JSON, then writes the same tensors and metadata to OUT with
 the second. When PyTorch is not installed, a stand-in for the few torch calls

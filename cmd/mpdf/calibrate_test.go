@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/testenv"
 )
 
 // TestSimulateCalibrate fits the simulator to real transcripts from the
 // command line: the report compares real and simulated statistics, and
 // --params-out writes parameters the simulator accepts.
 func TestSimulateCalibrate(t *testing.T) {
-	dir := realDebates(t)
+	dir := testenv.Shared(t, "data", "debates", "slm-debate", "gsm")
 	out := filepath.Join(t.TempDir(), "fit.json")
 	stdout := mustRun(t, "simulate", "-q", "--calibrate", filepath.Join(dir, "gsm_*agents3*.json"), "--params-out", out)
 	for _, want := range []string{"fitted parameters", "real (", "simulated (", "revision fixes a wrong answer", "AUC real", "wrote the parameters to"} {

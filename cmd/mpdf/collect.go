@@ -15,7 +15,7 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
-	"github.com/mpdf/mpdf/llm"
+	"github.com/mpdf/mpdf/env/llm"
 	"github.com/mpdf/mpdf/outfile"
 )
 

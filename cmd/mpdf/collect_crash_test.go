@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,36 +88,6 @@ func (s *gateServer) asked(q string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.questions[q]
-}
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// mpdfBinary builds the command once per test process.
-func mpdfBinary(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the mpdf binary")
-	}
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mpdf-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "mpdf")
-		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
 }
 
 // Each episode of these tests: 2 agents, round 0 and 1 round of the

@@ -1,17 +1,15 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
-	"github.com/mpdf/mpdf/transcript"
+	"github.com/mpdf/mpdf/data/transcript"
 )
 
 func newCorpusCmd() *cobra.Command {
 	var (
-		kind, model, layout string
-		asJSON              bool
+		tf     transcriptFlags
+		asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "corpus TRANSCRIPTS... [--json]",
@@ -26,18 +24,9 @@ files (same task and text) counts once. "shared" counts such questions.`,
 		Example: `  mpdf data corpus ../shared/data/debates/*/*/*.json ../shared/data/debates/more/variants/*.json`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			paths, err := expandPaths(args)
+			paths, opts, err := tf.inputs(args)
 			if err != nil {
 				return err
-			}
-			opts := transcript.Options{Model: model}
-			if opts.Layout, err = transcript.ParseLayout(layout); err != nil {
-				return fmt.Errorf("--layout: %w", err)
-			}
-			if kind != "" {
-				if opts.Task, err = transcript.ParseTask(kind); err != nil {
-					return fmt.Errorf("--kind: %w", err)
-				}
 			}
 			c, err := transcript.ReadCorpus(paths, opts)
 			if err != nil {
@@ -50,9 +39,7 @@ files (same task and text) counts once. "shared" counts such questions.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&kind, "kind", "", "task of every file, when the names do not say: gsm, mmlu, arithmetic or math")
-	f.StringVar(&model, "model", "", "model label, when the names do not say")
-	f.StringVar(&layout, "layout", "auto", "file layout: auto, debate or agora")
+	tf.add(f)
 	f.BoolVar(&asJSON, "json", false, "print the table as JSON")
 	return cmd
 }

@@ -29,7 +29,7 @@ paths or filepath.Match globs ('runs/*.jsonl.zst'), read in order.`,
 }
 
 // rewardFlags are the reward and grouping of decisions made from episodes
-// (SPEC §2, §3), bound as train binds them (bindReward).
+// (design §2, §3), bound as train binds them (bindReward).
 type rewardFlags struct{ c data.RewardConfig }
 
 func (r *rewardFlags) add(cmd *cobra.Command) {

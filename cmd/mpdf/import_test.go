@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -138,23 +139,8 @@ func TestEvalReplay(t *testing.T) {
 	}
 }
 
-// realDebates is the shared directory of real transcripts, relative to
-// the repository root (two levels up from this package).
-func realDebates(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "data", "debates", "slm-debate", "gsm")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real transcripts not available: %v", err)
-	}
-	return dir
-}
-
 func TestImportRealTranscripts(t *testing.T) {
-	dir := realDebates(t)
-	matches, _ := filepath.Glob(filepath.Join(dir, "gsm_*agents3*.json"))
-	if len(matches) == 0 {
-		t.Skip("no three-agent GSM transcript")
-	}
+	matches := testenv.Debates(t, "slm-debate/gsm/gsm_*agents3*.json")
 	out := filepath.Join(t.TempDir(), "real.jsonl.zst")
 	stdout := mustRun(t, "import", matches[0], "--out", out)
 	_, c := readAll(t, out)

@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/data"
-	"github.com/mpdf/mpdf/transcript"
+	"github.com/mpdf/mpdf/data/transcript"
 )
 
 func init() { register(newImportCmd) }
@@ -29,11 +30,41 @@ type importFile struct {
 	Warnings        []string `json:"warnings"`
 }
 
+// transcriptFlags say how to read transcripts whose names do not: the
+// flags of import and data corpus.
+type transcriptFlags struct{ kind, model, layout string }
+
+func (tf *transcriptFlags) add(f *pflag.FlagSet) {
+	f.StringVar(&tf.kind, "kind", "", "task of every file, when the names do not say: gsm, mmlu, arithmetic or math")
+	f.StringVar(&tf.layout, "layout", "auto", "file layout: auto (detect), debate (LLM-Debate and variants, DyLAN) or agora (LLM-Agora)")
+	f.StringVar(&tf.model, "model", "", "model label for the reports, when the names do not say")
+}
+
+// inputs expands the transcript arguments and parses the flags into
+// transcript.Options.
+func (tf *transcriptFlags) inputs(args []string) ([]string, transcript.Options, error) {
+	opts := transcript.Options{Model: tf.model}
+	paths, err := expandPaths(args)
+	if err != nil {
+		return nil, opts, err
+	}
+	if opts.Layout, err = transcript.ParseLayout(tf.layout); err != nil {
+		return nil, opts, fmt.Errorf("--layout: %w", err)
+	}
+	if tf.kind != "" {
+		if opts.Task, err = transcript.ParseTask(tf.kind); err != nil {
+			return nil, opts, fmt.Errorf("--kind: %w", err)
+		}
+	}
+	return paths, opts, nil
+}
+
 func newImportCmd() *cobra.Command {
 	var (
-		out, kind, model, layout string
-		text, asJSON             bool
-		maxLine                  int
+		out          string
+		tf           transcriptFlags
+		text, asJSON bool
+		maxLine      int
 	)
 	cmd := &cobra.Command{
 		Use:   "import FILES... --out episodes.jsonl [--kind gsm|mmlu|arithmetic|math] [--layout auto|debate|agora]",
@@ -61,18 +92,9 @@ be a new or a regular file (not a link or a device).`,
   mpdf import run1.json --kind mmlu --model Qwen3-8B --out mmlu.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			paths, err := expandPaths(args)
+			paths, opts, err := tf.inputs(args)
 			if err != nil {
 				return err
-			}
-			opts := transcript.Options{Model: model}
-			if opts.Layout, err = transcript.ParseLayout(layout); err != nil {
-				return fmt.Errorf("--layout: %w", err)
-			}
-			if kind != "" {
-				if opts.Task, err = transcript.ParseTask(kind); err != nil {
-					return fmt.Errorf("--kind: %w", err)
-				}
 			}
 			// Episode ids are BASE#INDEX: two inputs with one base name
 			// would give the same ids.
@@ -128,9 +150,7 @@ be a new or a regular file (not a link or a device).`,
 	f := cmd.Flags()
 	addMaxLineFlag(cmd, &maxLine)
 	f.StringVarP(&out, "out", "o", "", "output episodes file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
-	f.StringVar(&kind, "kind", "", "task of every file, when the names do not say: gsm, mmlu, arithmetic or math")
-	f.StringVar(&layout, "layout", "auto", "file layout: auto (detect), debate (LLM-Debate and variants, DyLAN) or agora (LLM-Agora)")
-	f.StringVar(&model, "model", "", "model label for the reports, when the names do not say")
+	tf.add(f)
 	f.BoolVar(&text, "text", false, "keep the question and response texts in the episodes")
 	f.BoolVar(&asJSON, "json", false, "print the per-file report as JSON")
 	_ = cmd.MarkFlagRequired("out")

@@ -18,8 +18,8 @@ import (
 const policySpecHelp = `A policy is a heuristic baseline — persist, refine, debate,
 threshold (or threshold:HIGH:LOW, e.g. threshold:0.9:0.3), random — or a
 learned policy: a checkpoint (*.mpdf, written by mpdf train) or a
-safetensors export (*.safetensors). A learned policy must have been trained
-on this build's feature layout (` + metapolicy.FeatureVersion + `).`
+safetensors export (*.safetensors). A learned policy reads the feature
+layout its file records (` + metapolicy.FeatureVersion + ` or ` + metapolicy.FeatureVersionV2 + `).`
 
 // resolvedPolicy is a --policy value made into a policy.
 type resolvedPolicy struct {
@@ -40,29 +40,47 @@ type replaySplit struct {
 	SplitSeed uint64
 }
 
+// replaySplitOf reads the replay split a checkpoint's run trained on from
+// its stored position: nil for a safetensors export, an offline or
+// simulator run, or a checkpoint without a position.
+func replaySplitOf(path string) (*replaySplit, error) {
+	if strings.ToLower(filepath.Ext(path)) != ".mpdf" {
+		return nil, nil
+	}
+	c, err := checkpoints.Load(path, checkpoints.WithFeatureVersion(""))
+	if err != nil || len(c.Header.DataPos) == 0 {
+		return nil, err
+	}
+	var pos run.Position
+	if err := json.Unmarshal(c.Header.DataPos, &pos); err != nil {
+		return nil, fmt.Errorf("%s: data position: %w", path, err)
+	}
+	if pos.Mode != "online" || !strings.HasPrefix(pos.Env, "replay:") || pos.HeldOut <= 0 {
+		return nil, nil
+	}
+	return &replaySplit{Env: pos.Env, HeldOut: pos.HeldOut, SplitSeed: pos.SplitSeed}, nil
+}
+
 // resolvePolicy turns a --policy value into a policy: a heuristic name
 // understood by metapolicy.ParseHeuristic, or the path of a checkpoint
-// (.mpdf) or safetensors file (.safetensors). A learned policy is named by
-// its file's base name.
+// (.mpdf) or safetensors file (.safetensors), read through the feature
+// layout the file records (checkpoints.LoadPolicy). A learned policy is
+// named by its file's base name.
 func resolvePolicy(spec string) (resolvedPolicy, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
 		return resolvedPolicy{}, fmt.Errorf("empty policy")
 	}
 	if !isHeuristicSpec(spec) {
-		net, pos, err := loadNetworkPos(spec)
+		p, err := checkpoints.LoadPolicy(spec, filepath.Base(spec))
 		if err != nil {
 			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
 		}
-		p, err := metapolicy.NewMLPPolicy(filepath.Base(spec), net)
+		split, err := replaySplitOf(spec)
 		if err != nil {
 			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
 		}
-		rp := resolvedPolicy{Policy: p, Learned: true}
-		if pos != nil && pos.Mode == "online" && strings.HasPrefix(pos.Env, "replay:") && pos.HeldOut > 0 {
-			rp.Split = &replaySplit{Env: pos.Env, HeldOut: pos.HeldOut, SplitSeed: pos.SplitSeed}
-		}
-		return rp, nil
+		return resolvedPolicy{Policy: p, Learned: true, Split: split}, nil
 	}
 	p, err := metapolicy.ParseHeuristic(spec)
 	if err != nil {
@@ -76,36 +94,15 @@ func resolvePolicy(spec string) (resolvedPolicy, error) {
 }
 
 // loadNetwork reads a policy network from a checkpoint (.mpdf) or a
-// safetensors export (.safetensors), trained on this build's features: the
-// one loader of policy files, for --policy and train --init.
-func loadNetwork(path string) (*nn.MLP[float32], error) {
-	m, _, err := loadNetworkPos(path)
-	return m, err
-}
-
-// loadNetworkPos is loadNetwork that also returns a checkpoint's stored
-// run position (nil for an export, or a checkpoint without one).
-func loadNetworkPos(path string) (*nn.MLP[float32], *run.Position, error) {
-	fv := checkpoints.WithFeatureVersion(metapolicy.FeatureVersion)
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".mpdf":
-		c, err := checkpoints.Load(path, fv)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(c.Header.DataPos) == 0 {
-			return c.Policy, nil, nil
-		}
-		var pos run.Position
-		if err := json.Unmarshal(c.Header.DataPos, &pos); err != nil {
-			return nil, nil, fmt.Errorf("%s: data position: %w", path, err)
-		}
-		return c.Policy, &pos, nil
-	case ".safetensors":
-		m, _, err := checkpoints.LoadSafetensors(path, fv)
-		return m, nil, err
+// safetensors export (.safetensors) trained on the feature layout version
+// ("" is the default): the loader of train --init.
+func loadNetwork(path, version string) (*nn.MLP[float32], error) {
+	fz, err := metapolicy.FeaturizerFor(version)
+	if err != nil {
+		return nil, err
 	}
-	return nil, nil, fmt.Errorf("%s: want a .mpdf checkpoint or a .safetensors export", path)
+	m, _, err := checkpoints.LoadNetwork(path, checkpoints.WithFeatureVersion(fz.Version))
+	return m, err
 }
 
 // isHeuristicSpec reports whether spec names a heuristic rather than a file.

@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/replay"
-	"github.com/mpdf/mpdf/signals"
-	"github.com/mpdf/mpdf/teacher"
-	"github.com/mpdf/mpdf/transcript"
+	"github.com/mpdf/mpdf/study/signals"
+	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
 // openReplay loads transcript files (globs allowed) as a replay, with its
@@ -61,7 +61,7 @@ relative to peers, stated confidence), its AUC for three targets of every
 decision: the agent's current answer is correct; refining now, rather than
 persisting, makes the team answer correct (fix); or makes a correct team
 answer wrong (break). Each on all decisions and on the contested ones (the
-team not unanimous). 0.5 is no signal. See go doc ./signals.`,
+team not unanimous). 0.5 is no signal. See go doc ./study/signals.`,
 		Example: `  mpdf data signal '../shared/data/debates/slm-debate/*/*.json'
   mpdf data signal 'debates/gsm_*.json' --policy random --episodes 4 --json`,
 		Args: cobra.MinimumNArgs(1),
@@ -115,7 +115,7 @@ bound; the "exhaustive" column counts the questions searched exhaustively).
 It prints, per group and pooled, the accuracy and tokens per question of
 that optimum next to round-0 majority (everyone persists) and the debate
 (everyone refines), for each λ of --lambda. The plans know the gold answer:
-this is a ceiling, not a policy. See go doc ./teacher.`,
+this is a ceiling, not a policy. See go doc ./trainer/teacher.`,
 		Example: `  mpdf data hindsight '../shared/data/debates/slm-debate/*/*.json' --lambda 0,0.02,0.05 --group-by file`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

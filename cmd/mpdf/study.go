@@ -12,8 +12,9 @@ import (
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/outfile"
 	"github.com/mpdf/mpdf/study"
-	"github.com/mpdf/mpdf/teacher"
+	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
 func init() { register(newStudyCmd) }
@@ -96,16 +97,16 @@ data give the same bytes.`,
 			if err := sum.WriteMarkdown(&report); err != nil {
 				return err
 			}
-			if err := writeFileAtomic(filepath.Join(out, "results.json"), s.WriteResults); err != nil {
+			if err := outfile.WriteFile(filepath.Join(out, "results.json"), s.WriteResults); err != nil {
 				return err
 			}
-			if err := writeFileAtomic(filepath.Join(out, "report.md"), func(w io.Writer) error {
+			if err := outfile.WriteFile(filepath.Join(out, "report.md"), func(w io.Writer) error {
 				_, err := w.Write(report.Bytes())
 				return err
 			}); err != nil {
 				return err
 			}
-			if err := writeFileAtomic(filepath.Join(out, "pareto.png"), func(w io.Writer) error {
+			if err := outfile.WriteFile(filepath.Join(out, "pareto.png"), func(w io.Writer) error {
 				return sum.Scopes[0].WritePareto(w)
 			}); err != nil {
 				return err
@@ -142,7 +143,7 @@ data give the same bytes.`,
 	f.Var(hiddenValue{&cfg.Train.Hidden}, "hidden", "hidden layer sizes, e.g. 64,64")
 	f.IntVar(&sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 5, but 0 for a heuristic teacher on transcripts, which carry no confidence)")
 	f.StringVar(&cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "teacher of the supervised stage: a heuristic, hindsight (the best plan per training question) or pivotal[:K] (the decisions that change the team result, K DAgger rounds), both teacher.Train")
-	f.StringVar(&cfg.Train.Features, "features", "", "feature layout of the hindsight-trained policies (mpdf-features/v1 or v2; default v1)")
+	f.StringVar(&cfg.Train.Features, "features", "", "feature layout the learned policies read (mpdf-features/v1 or v2; default v1)")
 	f.IntVar(&cfg.Bootstrap.Resamples, "resamples", def.Bootstrap.Resamples, "bootstrap resamples of the intervals")
 	f.IntVar(&cfg.Workers, "workers", 0, "folds run at once (0 = one per CPU); the results do not depend on it")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no transcript report")
@@ -169,25 +170,3 @@ func studySFTEpochs(flag int, labels string, replay bool) int {
 // defaultSFTEpochs is the supervised stage of a study's training run when
 // --sft-epochs is not given (and the teacher can label the environment).
 const defaultSFTEpochs = 5
-
-// writeFileAtomic writes path through a temporary file in its directory,
-// renamed over path only once complete: a failed run leaves the old file.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
-}

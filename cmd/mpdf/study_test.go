@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mpdf/mpdf/internal/testenv"
 )
 
 // mpdf study on a small simulator writes its three files, prints the
@@ -78,7 +80,7 @@ func TestStudySFTEpochsDefault(t *testing.T) {
 			t.Errorf("studySFTEpochs(%d, %q, replay %v) = %d, want %d", c.flag, c.labels, c.replay, got, c.want)
 		}
 	}
-	glob := filepath.Join(realDebates(t), "*Qwen3-0.6B*agents3*.json")
+	glob := filepath.Join(testenv.Shared(t, "data", "debates", "slm-debate", "gsm"), "*Qwen3-0.6B*agents3*.json")
 	out := mustRun(t, "study", "--env", "replay:"+glob, "--sft-labels", "hindsight", "--folds", "2", "--seeds", "1",
 		"--lambda", "0", "--iterations", "1", "--tasks-per-iter", "4", "--episodes-per-task", "1",
 		"--baselines", "persist", "--resamples", "50", "-q", "--out", t.TempDir())

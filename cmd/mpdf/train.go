@@ -18,6 +18,7 @@ import (
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/run"
+	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
 func init() { register(newTrainCmd) }
@@ -48,7 +49,7 @@ func newTrainCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "train [rollouts...]",
 		Short: "Train a meta-policy: supervised bootstrap, then SoftRankPO fine-tuning",
-		Long: `Train a meta-policy in two stages (SPEC §4): a supervised stage that clones
+		Long: `Train a meta-policy in two stages (design §4): a supervised stage that clones
 labelled decisions, then SoftRankPO fine-tuning with the supervised policy
 frozen as the KL reference.
 
@@ -186,7 +187,7 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 		if rs != nil {
 			return fmt.Errorf("--init and --resume: a resumed run goes on from its checkpoint")
 		}
-		if rc.Init, err = loadNetwork(o.init); err != nil {
+		if rc.Init, err = loadNetwork(o.init, c.Features); err != nil {
 			return fmt.Errorf("--init: %w", err)
 		}
 	}
@@ -206,6 +207,11 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 		}
 		if rc.Env, rc.HeldOutEnv, err = trainEnvs(stdout, stderr, o, &rc.Train); err != nil {
 			return err
+		}
+		if teacher.Handles(rc.Train.SFT.Labels) {
+			if rc.Teacher, err = teacher.RunTeacher(rc.Train); err != nil {
+				return fmt.Errorf("--sft-labels: %w", err)
+			}
 		}
 		rc.EnvName, rc.HeldOut, rc.SplitSeed = o.env, o.heldOut, o.splitSeed
 	}

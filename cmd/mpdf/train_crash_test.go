@@ -3,14 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,42 +15,11 @@ import (
 	"github.com/mpdf/mpdf/trainer/run"
 )
 
-var (
-	trainBinOnce sync.Once
-	trainBin     string
-	trainBinErr  error
-)
-
-// builtMpdf builds this command once per test binary, for the tests that
-// need a real process to kill.
-func builtMpdf(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the mpdf binary")
-	}
-	trainBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mpdf-train-bin-")
-		if err != nil {
-			trainBinErr = err
-			return
-		}
-		trainBin = filepath.Join(dir, "mpdf")
-		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", trainBin, ".").CombinedOutput()
-		if err != nil {
-			trainBinErr = fmt.Errorf("go build: %w\n%s", err, out)
-		}
-	})
-	if trainBinErr != nil {
-		t.Fatal(trainBinErr)
-	}
-	return trainBin
-}
-
 // startTrain starts a long tiny run as a process and waits until its
 // run directory holds a checkpoint of at least 2 iterations.
 func startTrain(t *testing.T, out string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(builtMpdf(t), append(append([]string{"train", "--out", out}, tiny...), "--iterations", "100000", "--keep", "0")...)
+	cmd := exec.Command(mpdfBinary(t), append(append([]string{"train", "--out", out}, tiny...), "--iterations", "100000", "--keep", "0")...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -160,7 +125,7 @@ func TestTrainDiskFullKeepsCheckpoints(t *testing.T) {
 		t.Skip("no prlimit")
 	}
 	out := t.TempDir()
-	args := append(append([]string{"--fsize=30000", "--", builtMpdf(t), "train", "--out", out}, tiny...), "--iterations", "1000", "--keep", "0")
+	args := append(append([]string{"--fsize=30000", "--", mpdfBinary(t), "train", "--out", out}, tiny...), "--iterations", "1000", "--keep", "0")
 	b, err := exec.Command(prlimit, args...).CombinedOutput()
 	if err == nil || !strings.Contains(string(b), "metrics.jsonl") || !strings.Contains(string(b), "file too large") {
 		t.Fatalf("train past the size limit: %v\n%s", err, b)

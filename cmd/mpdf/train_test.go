@@ -11,6 +11,7 @@ import (
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -199,7 +200,7 @@ func TestTrainOfflineBadRecord(t *testing.T) {
 // Online training on recorded transcripts: rounds follow the recording and
 // the evaluation runs on held-out questions only.
 func TestTrainReplay(t *testing.T) {
-	dir := realDebates(t)
+	dir := testenv.Shared(t, "data", "debates", "slm-debate", "gsm")
 	glob := filepath.Join(dir, "*Qwen3-0.6B*agents3*.json")
 	out := train(t, t.TempDir(), "--env", "replay:"+glob, "--iterations", "2", "--sft-epochs", "0", "--eval-tasks", "5")
 	for _, want := range []string{"rl.rounds set to 2", "questions for training", "held out", "evaluation on 5 held-out tasks of replay:"} {
@@ -262,5 +263,46 @@ func TestTrainBestMetric(t *testing.T) {
 	root.SetArgs([]string{"train", "-q", "--out", t.TempDir(), "--best-metric", "accuracy"})
 	if err := root.Execute(); err == nil || !strings.Contains(err.Error(), "--best-metric") {
 		t.Errorf("unknown best metric: err = %v", err)
+	}
+}
+
+// Features v2 end to end: `train --features v2` records the layout in its
+// checkpoints and its safetensors export; eval loads either file and plays
+// it through that layout (the --policy loader collect and simulate share); --init of a v1 run refuses v2
+// weights. A v1 run stays v1.
+func TestTrainFeaturesV2EndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	v2 := filepath.Join(dir, "v2")
+	train(t, v2, "--iterations", "1", "--features", metapolicy.FeatureVersionV2)
+	best := filepath.Join(v2, "best.mpdf")
+	c, err := checkpoints.Load(best, checkpoints.WithFeatureVersion(metapolicy.FeatureVersionV2))
+	if err != nil {
+		t.Fatalf("v2 checkpoint: %v", err)
+	}
+	if c.Policy.In() != metapolicy.FeatureWidthV2 {
+		t.Errorf("v2 network reads %d features, want %d", c.Policy.In(), metapolicy.FeatureWidthV2)
+	}
+	weights := filepath.Join(v2, "policy.safetensors")
+	if _, meta, err := checkpoints.LoadSafetensors(weights, checkpoints.WithFeatureVersion("")); err != nil || meta[checkpoints.MetaFeatureVersion] != metapolicy.FeatureVersionV2 {
+		t.Errorf("safetensors feature_version %q (%v), want %s", meta[checkpoints.MetaFeatureVersion], err, metapolicy.FeatureVersionV2)
+	}
+	for _, p := range []string{best, weights} {
+		out, err := runCmd(t, "eval", "--policy", p, "--tasks", "8", "--episodes", "1", "-q")
+		if err != nil {
+			t.Fatalf("eval --policy %s: %v", p, err)
+		}
+		if !strings.Contains(out, filepath.Base(p)) {
+			t.Errorf("eval of %s does not report it:\n%s", p, out)
+		}
+	}
+	if _, stderr, err := trainErr(t, filepath.Join(dir, "init"), "--iterations", "0", "--init", weights); err == nil {
+		t.Errorf("--init of v2 weights into a v1 run: no error\n%s", stderr)
+	}
+	train(t, filepath.Join(dir, "init2"), "--iterations", "0", "--sft-epochs", "0", "--init", weights, "--features", metapolicy.FeatureVersionV2)
+
+	v1 := filepath.Join(dir, "v1")
+	train(t, v1, "--iterations", "1")
+	if _, err := checkpoints.Load(filepath.Join(v1, "best.mpdf")); err != nil {
+		t.Errorf("default run is not %s: %v", metapolicy.FeatureVersion, err)
 	}
 }

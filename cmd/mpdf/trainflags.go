@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/trainer"
 )
 
@@ -78,7 +79,8 @@ func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.IntVar(&c.SFT.Epochs, "sft-epochs", c.SFT.Epochs, "epochs of the supervised stage (0 skips it)")
 	fs.IntVar(&c.SFT.BatchSize, "sft-batch-size", c.SFT.BatchSize, "minibatch rows of the supervised stage")
 	fs.Float64Var(&c.SFT.LR, "sft-lr", c.SFT.LR, "Adam learning rate of the supervised stage")
-	fs.StringVar(&c.SFT.Labels, "sft-labels", c.SFT.Labels, "heuristic cloned by the supervised stage in online mode")
+	fs.StringVar(&c.SFT.Labels, "sft-labels", c.SFT.Labels, "online: teacher of the supervised stage: a heuristic, hindsight (the best plan per training question) or pivotal[:K] (the decisions that change the team's result)")
+	fs.StringVar(&c.Features, "features", c.Features, "online: feature layout the policy reads, "+metapolicy.FeatureVersion+" (default) or "+metapolicy.FeatureVersionV2+"; checkpoints record it")
 	fs.IntVar(&c.RL.Iterations, "iterations", c.RL.Iterations, "RL iterations: rollout batches (online) or passes over the data (offline)")
 	fs.IntVar(&c.RL.BatchSize, "batch-size", c.RL.BatchSize, "RL minibatch rows (whole groups, so approximate)")
 	fs.IntVar(&c.RL.UpdateEpochs, "update-epochs", c.RL.UpdateEpochs, "update epochs over each rollout batch")
@@ -91,7 +93,7 @@ func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.IntVar(&c.MaxBadSteps, "max-bad-steps", c.MaxBadSteps, "stop after this many non-finite steps in a row")
 }
 
-// bindReward binds the reward and grouping flags (SPEC §2, §3) to c: the
+// bindReward binds the reward and grouping flags (design §2, §3) to c: the
 // one definition train and the data commands share.
 func bindReward(fs *pflag.FlagSet, c *data.RewardConfig) {
 	fs.Float64Var(&c.WLocal, "w-local", c.WLocal, "reward weight of the local term (the agent's own answer became right/wrong)")

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 // Tally reads transcript files one at a time (transcript.ReadFile with

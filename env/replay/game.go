@@ -4,8 +4,9 @@ import (
 	"fmt"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/data/transcript"
+	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 // game is one replayed question in one episode. Its state is how many
@@ -56,16 +57,8 @@ func (g *game) recorded(k, t int) data.Turn {
 //
 // The returned turn carries the action; the caller adds the log-probability.
 func (g *game) Step(round, agent int, action metapolicy.Action, prev []data.Turn) (data.Turn, error) {
-	n := len(g.q.Agents)
-	switch {
-	case round < 1:
-		return data.Turn{}, fmt.Errorf("replay: %s: round %d, want ≥ 1", g.q.ID, round)
-	case agent < 0 || agent >= n:
-		return data.Turn{}, fmt.Errorf("replay: %s: agent %d outside [0, %d)", g.q.ID, agent, n)
-	case len(prev) != n:
-		return data.Turn{}, fmt.Errorf("replay: %s: %d previous turns, want %d", g.q.ID, len(prev), n)
-	case !action.Valid():
-		return data.Turn{}, fmt.Errorf("replay: %s: invalid action %d", g.q.ID, uint8(action))
+	if err := env.CheckStep(round, agent, len(g.q.Agents), action, prev); err != nil {
+		return data.Turn{}, fmt.Errorf("replay: %s: %w", g.q.ID, err)
 	}
 	var t data.Turn
 	switch action {

@@ -1,27 +1,22 @@
 package replay
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/transcript"
 )
 
-// sharedDebates lists ../shared/data/debates (relative to the repository
-// root), skipping the test when absent.
+// sharedDebates lists the slm-debate transcripts of ../shared/data/debates
+// (testenv skips locally, fails under CI, when they are absent).
 func sharedDebates(t testing.TB) []string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "data", "debates", "slm-debate")
-	paths, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
-	if len(paths) == 0 {
-		t.Skipf("no transcripts under %s", dir)
-	}
-	return paths
+	return testenv.Debates(t, "slm-debate/*/*.json")
 }
 
 // TestRealReplay replays every shared transcript under the two fixed
@@ -96,14 +91,7 @@ func BenchmarkReplay(b *testing.B) {
 // slm-debate and the gsm and mmlu files of more (not more/variants).
 func sharedCorpus(t testing.TB) []string {
 	t.Helper()
-	paths := sharedDebates(t)
-	more, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "data", "debates", "more", "*", "*.json"))
-	for _, p := range more {
-		if filepath.Base(filepath.Dir(p)) != "variants" {
-			paths = append(paths, p)
-		}
-	}
-	return paths
+	return slices.Concat(sharedDebates(t), testenv.Debates(t, "more/gsm/*.json"), testenv.Debates(t, "more/mmlu/*.json"))
 }
 
 // lastOnly persists in every round but the last, where it refines.
@@ -150,6 +138,7 @@ func TestRefineLastOnly(t *testing.T) {
 		}
 		for task := range eps {
 			q, ep := e.Question(task), &eps[task]
+			rounds := len(ep.Rounds) - 1 // the task's own recorded rounds
 			last := ep.Rounds[rounds].Turns
 			for k, turn := range last {
 				first := q.Agents[k][min(1, len(q.Agents[k])-1)]

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 // DefaultConcedeTokens is what a concede costs unless WithConcedeTokens
@@ -130,6 +130,10 @@ func (e *Env) Rounds() int {
 	}
 	return n
 }
+
+// TaskRounds implements env.TaskRounder: the deliberation rounds task
+// recorded, after which a replay has no new answer to show.
+func (e *Env) TaskRounds(task int) int { return e.qs[task].Rounds() }
 
 // Start opens a task for one episode. Replay is deterministic: rng is not
 // used.

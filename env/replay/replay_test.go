@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 // tiny is a GSM8K transcript: three agents, agent 2 recorded one round less.
@@ -227,7 +227,7 @@ func TestConcede(t *testing.T) {
 	if got, _ := g.Step(1, 1, metapolicy.Concede, first); got.Answer != "5" {
 		t.Errorf("concede of agent 1 = %q, want 5 (tie → lowest index)", got.Answer)
 	}
-	// Known confidence outweighs votes (SPEC §1).
+	// Known confidence outweighs votes (design §1).
 	hi, lo := 0.9, 0.2
 	prev := slices.Clone(first)
 	prev[0].Confidence, prev[1].Confidence, prev[2].Confidence = &hi, &lo, &lo

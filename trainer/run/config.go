@@ -53,8 +53,13 @@ type Config struct {
 	// (online, with HeldOutEnv); 0 skips it.
 	EvalTasks int
 
+	// Teacher, when set, labels the online supervised stage instead of
+	// the heuristic Train.SFT.Labels (a hindsight teacher, say).
+	Teacher *Teacher
+
 	// Online: the environment trained in, the one evaluated on, and how
-	// they were made (recorded for resume).
+	// they were made (recorded for resume). Online runs read the feature
+	// layout Train.Features.
 	Env        env.Env
 	HeldOutEnv env.Env
 	EnvName    string
@@ -72,6 +77,21 @@ type Config struct {
 	AllowOtherData bool // resume on data other than the run's
 	FeatureWidth   int
 	FeatureVersion string
+}
+
+// Teacher gives the online supervised stage its labelled decisions (rows
+// of features in the run's layout, and actions), in place of a heuristic
+// playing every action. Label is called first with clone nil; then, for
+// each of Again rounds (DAgger), with the policy cloned so far: its rows
+// are added to the earlier ones and the clone trained again for
+// Train.SFT.Epochs epochs, with the same optimiser. Nothing is labelled
+// when Train.SFT.Epochs is 0.
+type Teacher struct {
+	Name  string // what SFTResult.What reports
+	Again int
+	// Label labels tasks (every task of the Env, in the order
+	// trainer.IterTasks(seed, -1, n, n) gives) of e.
+	Label func(e env.Env, tasks []int, clone metapolicy.Policy) (x []float32, actions []uint8, err error)
 }
 
 // Hooks report a run as it goes. Every field may be nil; each is called
@@ -178,6 +198,10 @@ func (c *Config) check() error {
 		return err
 	}
 	offline := c.Data != nil
+	fz, err := c.featurizer()
+	if err != nil {
+		return err
+	}
 	switch {
 	case c.Keep < 0:
 		return fmt.Errorf("run: keep %d: want ≥ 0 (0 keeps every checkpoint)", c.Keep)
@@ -191,15 +215,25 @@ func (c *Config) check() error {
 		return fmt.Errorf("run: both offline data and an online environment given")
 	case !offline && c.Env == nil:
 		return fmt.Errorf("run: neither offline data nor an online environment given")
-	case !offline && c.FeatureWidth != 0 && c.FeatureWidth != metapolicy.FeatureWidth:
-		return fmt.Errorf("run: feature width %d online: the environments encode %d features (%s)", c.FeatureWidth, metapolicy.FeatureWidth, metapolicy.FeatureVersion)
+	case !offline && c.FeatureWidth != 0 && c.FeatureWidth != fz.Width:
+		return fmt.Errorf("run: feature width %d online: the environments encode %d features (%s)", c.FeatureWidth, fz.Width, fz.Version)
+	case !offline && c.FeatureVersion != "" && c.FeatureVersion != fz.Version:
+		return fmt.Errorf("run: feature version %q online: the run reads %s (Train.Features)", c.FeatureVersion, fz.Version)
+	case offline && c.Train.Features != "" && c.featureVersion() != fz.Version:
+		return fmt.Errorf("run: features %s: the offline data's are %s", fz.Version, c.featureVersion())
+	case offline && c.Teacher != nil:
+		return fmt.Errorf("run: a teacher labels online runs only")
+	case c.Teacher != nil && c.Teacher.Label == nil:
+		return fmt.Errorf("run: teacher %q without a Label function", c.Teacher.Name)
+	case c.Teacher != nil && c.Teacher.Again < 0:
+		return fmt.Errorf("run: teacher %q: %d DAgger rounds, want ≥ 0", c.Teacher.Name, c.Teacher.Again)
 	case c.Resume != nil && c.Dir == "":
 		return fmt.Errorf("run: resume needs the run directory")
 	}
 	if _, _, err := c.bestMetric(offline); err != nil {
 		return err
 	}
-	if !offline && c.Resume == nil {
+	if !offline && c.Resume == nil && c.Teacher == nil {
 		if _, err := metapolicy.ParseHeuristic(c.Train.SFT.Labels); err != nil {
 			return fmt.Errorf("run: sft labels: %w", err)
 		}
@@ -234,16 +268,35 @@ func (c *Config) check() error {
 	return nil
 }
 
+// featurizer is the layout of an online run: Train.Features.
+func (c *Config) featurizer() (metapolicy.Featurizer, error) {
+	fz, err := metapolicy.FeaturizerFor(c.Train.Features)
+	if err != nil {
+		return fz, fmt.Errorf("run: %w", err)
+	}
+	return fz, nil
+}
+
 // width is the network's input width.
 func (c *Config) width() int {
 	if c.FeatureWidth > 0 {
 		return c.FeatureWidth
+	}
+	if c.Data == nil {
+		if fz, err := c.featurizer(); err == nil {
+			return fz.Width
+		}
 	}
 	return metapolicy.FeatureWidth
 }
 
 // featureVersion is what checkpoints record as the features trained on.
 func (c *Config) featureVersion() string {
+	if c.Data == nil {
+		if fz, err := c.featurizer(); err == nil {
+			return fz.Version
+		}
+	}
 	switch {
 	case c.FeatureVersion != "":
 		return c.FeatureVersion

@@ -1,7 +1,9 @@
 package run
 
 import (
-	"bytes"
+	"io"
+
+	"github.com/mpdf/mpdf/outfile"
 
 	"github.com/mpdf/mpdf/plots"
 )
@@ -21,9 +23,5 @@ func curveOf(history []StepLine) *plots.Curves {
 // writeCurve draws the training curves (reward, KL to the reference,
 // entropy, action shares over steps) into path.
 func writeCurve(path string, c *plots.Curves) error {
-	var buf bytes.Buffer
-	if err := plots.WriteCurves(&buf, c); err != nil {
-		return err
-	}
-	return writeAtomic(path, buf.Bytes())
+	return outfile.WriteFile(path, func(w io.Writer) error { return plots.WriteCurves(w, c) })
 }

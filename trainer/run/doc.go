@@ -31,7 +31,7 @@
 // directory is touched, so a typo never costs a run its history.
 //
 // One process writes a directory at a time: LockDir takes an exclusive
-// flock on run.lock (golang.org/x/sys/unix; no lock where flock does not
+// flock on run.lock (outfile.TryLockFile; no lock where flock does not
 // exist) and writes the holder's pid and host into it, which the refusal
 // of a second writer (ErrLocked) quotes. The kernel drops the flock when
 // its process dies, so the file a killed run leaves is simply taken over.
@@ -53,6 +53,20 @@
 // metric). A resume refuses to switch an offline run to online or back,
 // and refuses other data than the run trained on unless
 // Config.AllowOtherData.
+//
+// # Feature layouts and teachers
+//
+// An online run reads the layout Train.Features (mpdf-features/v1 by
+// default, or v2: metapolicy.FeaturizerFor): its network's width, its
+// supervised labels and its RL decisions follow it, and its checkpoints
+// and policy.safetensors record it, so that checkpoints.LoadPolicy reads
+// the policy back through the same layout.
+//
+// The online supervised stage clones a heuristic (Train.SFT.Labels), or,
+// with Config.Teacher, any labels: the hindsight and pivotal teachers of
+// package teacher (teacher.RunTeacher) plug in there, DAgger rounds
+// included, so that `mpdf train`, `mpdf study` and a Go program train
+// through this one loop.
 //
 // # Features of your own
 //

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/mpdf/mpdf/outfile"
 )
 
 // LockName is the file in a run directory that names the process writing
@@ -19,45 +20,26 @@ const LockName = "run.lock"
 var ErrLocked = errors.New("run directory in use")
 
 // DirLock is a held run-directory lock.
-type DirLock struct{ f *os.File }
+type DirLock struct{ l *outfile.Lock }
 
 // LockDir creates dir when missing and takes its exclusive lock, writing
-// this process's pid and host into the lock file. It fails at once, with
-// an error wrapping ErrLocked that names the holder, when another process
-// (or another LockDir of this one) holds it. Run takes it for the whole
-// run; tools that change a run directory take it too.
+// this process's pid and host into the lock file (outfile.TryLockFile). It
+// fails at once, with an error wrapping ErrLocked that names the holder,
+// when another process (or another LockDir of this one) holds it. Run
+// takes it for the whole run; tools that change a run directory take it too.
 func LockDir(dir string) (*DirLock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	path := filepath.Join(dir, LockName)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("run: lock: %w", err)
-	}
-	held, err := tryLock(f)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("run: lock %s: %w", path, err)
-	}
-	if !held {
-		owner, _ := os.ReadFile(path)
-		f.Close()
-		who := strings.TrimSpace(string(owner))
-		if who == "" {
-			who = "another process"
-		}
-		return nil, fmt.Errorf("run: %s: %w by %s (one run writes a directory at a time; wait for it, or give another --out)", dir, ErrLocked, who)
-	}
-	host, _ := os.Hostname()
-	if err := f.Truncate(0); err == nil {
-		_, err = f.WriteAt([]byte(fmt.Sprintf("pid %d on %s\n", os.Getpid(), host)), 0)
+	l, err := outfile.TryLockFile(filepath.Join(dir, LockName))
+	var held *outfile.HeldError
+	if errors.As(err, &held) {
+		return nil, fmt.Errorf("run: %s: %w by %s (one run writes a directory at a time; wait for it, or give another --out)", dir, ErrLocked, held.Holder)
 	}
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("run: lock %s: %w", path, err)
+		return nil, fmt.Errorf("run: %w", err)
 	}
-	return &DirLock{f: f}, nil
+	return &DirLock{l: l}, nil
 }
 
 // Unlock releases the lock; the file stays, empty, for the next run.
@@ -65,6 +47,5 @@ func (l *DirLock) Unlock() {
 	if l == nil {
 		return
 	}
-	l.f.Truncate(0)
-	l.f.Close() // closing drops the flock
+	l.l.Unlock()
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/mpdf/mpdf/outfile"
 	"github.com/mpdf/mpdf/trainer"
 )
 
@@ -56,7 +58,7 @@ func openMetrics(dir string, resumed bool, step int64) (*metricsLog, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(path, kept); err != nil {
+		if err := outfile.WriteFile(path, func(w io.Writer) error { _, err := w.Write(kept); return err }); err != nil {
 			return nil, fmt.Errorf("run: %s: %w", MetricsName, err)
 		}
 		l.size = int64(len(kept))
@@ -196,31 +198,4 @@ func mean3(s [][3]float64) [3]float64 {
 		}
 	}
 	return m
-}
-
-// writeAtomic replaces path by b through a temporary file beside it.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }

@@ -27,6 +27,7 @@ type runner struct {
 	policy  *nn.MLP[float32]
 	backend trainer.Backend
 	rl      *trainer.RL
+	sftS    *trainer.SFT // the supervised stage's optimiser, kept over DAgger rounds
 	mgr     *checkpoints.Manager
 	metrics *metricsLog
 	iter    int   // completed iterations
@@ -187,7 +188,14 @@ func (r *runner) stopped(ctx context.Context) error {
 func (r *runner) sft(ctx context.Context, what string, pass func(each func(x []float32, actions []uint8) error) error) error {
 	cfg := r.cfg.Train.SFT
 	res := SFTResult{What: what, Epochs: cfg.Epochs}
+	again := r.sftS != nil // a DAgger round: same optimiser, epochs add up
+	if again {
+		res.Epochs += r.res.SFT.Epochs
+	}
 	defer func() {
+		if again {
+			res.FirstLoss = r.res.SFT.FirstLoss
+		}
 		r.res.SFT = res
 	}()
 	if cfg.Epochs == 0 {
@@ -197,9 +205,13 @@ func (r *runner) sft(ctx context.Context, what string, pass func(each func(x []f
 		}
 		return nil
 	}
-	s, err := trainer.NewSFT(r.backend, r.policy, cfg, r.cfg.Train.Adam, r.cfg.Train.Seed)
-	if err != nil {
-		return err
+	s := r.sftS
+	if s == nil {
+		var err error
+		if s, err = trainer.NewSFT(r.backend, r.policy, cfg, r.cfg.Train.Adam, r.cfg.Train.Seed); err != nil {
+			return err
+		}
+		r.sftS = s
 	}
 	r.progress("sft", 0, cfg.Epochs, "sft")
 	for ep := 0; ep < cfg.Epochs; ep++ {

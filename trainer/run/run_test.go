@@ -251,3 +251,78 @@ func TestOpenMetricsTruncatesToTheCheckpoint(t *testing.T) {
 		t.Errorf("damaged line: err = %v, want file:line", err)
 	}
 }
+
+// A Teacher that labels as the heuristic Train.SFT.Labels does trains the
+// very policy of the heuristic run; with Again it is asked once more, with
+// the clone, and the supervised stage runs its epochs again.
+func TestRunTeacherHook(t *testing.T) {
+	plain, err := Run(context.Background(), simConfig(t), Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var clones []bool
+	cfg := simConfig(t)
+	h, err := metapolicy.ParseHeuristic(cfg.Train.SFT.Labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fz, _ := metapolicy.FeaturizerFor("")
+	cfg.Teacher = &Teacher{Name: "same labels", Label: func(e env.Env, tasks []int, clone metapolicy.Policy) ([]float32, []uint8, error) {
+		clones = append(clones, clone != nil)
+		return trainer.LabelsFor(e, h, tasks, cfg.Train.RL.Rounds, cfg.Train.Seed, fz)
+	}}
+	taught, err := Run(context.Background(), cfg, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(plain.Policy.Params, taught.Policy.Params) {
+		t.Error("a teacher with the heuristic's labels trained another policy than the heuristic run")
+	}
+	if !slices.Equal(clones, []bool{false}) || taught.SFT.What != "same labels" {
+		t.Errorf("teacher called with clones %v, sft %q", clones, taught.SFT.What)
+	}
+	clones = nil
+	cfg.Teacher.Again = 1
+	again, err := Run(context.Background(), cfg, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(clones, []bool{false, true}) {
+		t.Errorf("teacher with one DAgger round called with clones %v, want [false true]", clones)
+	}
+	if again.SFT.Epochs != 2*cfg.Train.SFT.Epochs || again.SFT.Rows != 2*taught.SFT.Rows {
+		t.Errorf("DAgger round: %d epochs of %d rows, want %d of %d", again.SFT.Epochs, again.SFT.Rows, 2*cfg.Train.SFT.Epochs, 2*taught.SFT.Rows)
+	}
+	if slices.Equal(again.Policy.Params, taught.Policy.Params) {
+		t.Error("a DAgger round left the policy unchanged")
+	}
+	cfg.Teacher.Label = nil
+	if _, err := Run(context.Background(), cfg, Hooks{}); err == nil {
+		t.Error("a teacher without Label: no error")
+	}
+}
+
+// An online run reads Train.Features: a v2 run's network reads the v2
+// width and its checkpoints record v2.
+func TestRunFeaturesV2(t *testing.T) {
+	cfg := simConfig(t)
+	cfg.Train.Features = metapolicy.FeatureVersionV2
+	cfg.Dir = filepath.Join(t.TempDir(), "run")
+	res, err := Run(context.Background(), cfg, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Policy.In() != metapolicy.FeatureWidthV2 {
+		t.Errorf("v2 run's network reads %d features, want %d", res.Policy.In(), metapolicy.FeatureWidthV2)
+	}
+	p, err := checkpoints.LoadPolicy(filepath.Join(cfg.Dir, "best.mpdf"), "v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp, ok := p.(*metapolicy.FeaturizedPolicy); !ok || fp.Features.Version != metapolicy.FeatureVersionV2 {
+		t.Errorf("loaded %T, want a v2 FeaturizedPolicy", p)
+	}
+	if _, err := env.Evaluate(cfg.Env, []metapolicy.Policy{p}, env.RunOptions{NumTasks: 4, Workers: 1}); err != nil {
+		t.Errorf("evaluate the v2 checkpoint: %v", err)
+	}
+}

@@ -2,16 +2,16 @@ package signals
 
 import (
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 func TestAUCHandComputed(t *testing.T) {
@@ -93,10 +93,7 @@ func TestCandidatesNameV1(t *testing.T) {
 }
 
 func TestMeasureRealTranscripts(t *testing.T) {
-	paths, _ := filepath.Glob("../../shared/data/debates/slm-debate/gsm/*_agents3_*.json")
-	if len(paths) == 0 {
-		t.Skip("shared transcripts absent")
-	}
+	paths := testenv.Debates(t, "slm-debate/gsm/*_agents3_*.json")
 	e, _, err := replay.Load(paths[:2], transcript.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -49,6 +49,7 @@ func PivotalLabelsOf(e env.Env, tasks []int, behaviour metapolicy.Policy, rounds
 			continue
 		}
 		n := g.Agents()
+		rounds := env.RoundsOf(e, task, rounds) // a replayed task's own rounds
 		base := Uniform(n, rounds, metapolicy.Persist)
 		if behaviour != nil {
 			if base, err = greedyPlan(e, task, seed, behaviour, n, rounds); err != nil {

@@ -56,7 +56,10 @@ func Summarize(e env.Env, results []Result, lambda float64, seed uint64, group f
 			byGroup[name] = a
 			order = append(order, name)
 		}
-		n := len(r.Plan[0])
+		n := 0 // agents; a task that recorded no round after round 0 has an empty plan
+		if len(r.Plan) > 0 {
+			n = len(r.Plan[0])
+		}
 		var fixed [2]struct {
 			ok  bool
 			tok int

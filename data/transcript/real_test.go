@@ -1,30 +1,19 @@
 package transcript
 
 import (
-	"github.com/mpdf/mpdf/answer"
-	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// sharedDebates returns the transcripts of ../shared/data/debates (relative
-// to the repository root), skipping the test when they are absent.
-func sharedDebates(t testing.TB) []string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "data", "debates", "slm-debate")
-	paths, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
-	if len(paths) == 0 {
-		t.Skipf("no transcripts under %s", dir)
-	}
-	return paths
-}
+	"github.com/mpdf/mpdf/answer"
+	"github.com/mpdf/mpdf/internal/testenv"
+)
 
 // TestRealFiles imports every shared transcript: each must read without
 // error, with a readable gold answer for every question, the team size and
 // rounds its name promises, and the unreadable share reported. Most files
 // must be mostly readable: a parser regression shows up as a jump here.
 func TestRealFiles(t *testing.T) {
-	paths := sharedDebates(t)
+	paths := testenv.Debates(t, "slm-debate/*/*.json")
 	var reps []Report
 	var files []*File
 	bad := 0

@@ -47,6 +47,13 @@ var (
 	roundsRe = regexp.MustCompile(`^rounds(\d+)$`)
 )
 
+// DyLANModel is the model of DyLAN's logs (SALT-NLP/DyLAN exp/MATH/CoT,
+// the "dylan_" files of the shared corpus): GPT-3.5-turbo, as DyLAN's
+// paper and the corpus README say; their file names do not. Naming it
+// keeps them with the other GPT-3.5 transcripts in a leave-one-model-out
+// study instead of in a fold of their own called "unknown".
+const DyLANModel = "gpt-3.5-turbo"
+
 // ParseName reads a transcript file name. Two conventions are known:
 //
 //	gsm_3_2.json                                  Du et al.: task_agents_rounds
@@ -55,8 +62,9 @@ var (
 // The task is the prefix before the first "_" (gsm, gsm8k, mmlu,
 // arithmetic, math), after an optional source prefix "agora_" or "dylan_";
 // an unknown prefix leaves Task empty. The model is the second field unless
-// it is a count or a keyword; DyLAN's names ("dylan_math_SUBJECT_...") name
-// none. A compression suffix (".gz", ".zst") is ignored.
+// it is a count or a keyword. DyLAN's names ("dylan_math_SUBJECT_...") name
+// none; their model is DyLANModel, the one model of DyLAN's published logs.
+// A compression suffix (".gz", ".zst") is ignored.
 func ParseName(path string) Meta {
 	base := baseName(path)
 	base = strings.TrimSuffix(base, filepath.Ext(base))
@@ -78,6 +86,7 @@ func ParseName(path string) Meta {
 		}
 	}
 	if src == "dylan" {
+		m.Model = DyLANModel
 		return m
 	}
 	for i, p := range parts[1:] {

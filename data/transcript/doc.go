@@ -1,6 +1,7 @@
-// Package transcript imports multi-agent debate transcripts — Du et al.'s
-// LLM-Debate layout (SPEC §5) and the variants found in the wild — and reads
-// what the agents answered, with the answer package's rules.
+// Package transcript (data/transcript, beside data's rollout formats)
+// imports multi-agent debate transcripts — Du et al.'s LLM-Debate layout
+// (design §5) and the variants found in the wild — and reads what the
+// agents answered, with the answer package's rules.
 //
 // # Layouts
 //
@@ -32,7 +33,7 @@
 // agents, rounds), "gsm_MODEL_persona_..._agentsN_roundsM.json", with an
 // optional "agora_" or "dylan_" prefix. LLM-Debate's "rounds" counts
 // answers per agent, round 0 included; this package counts deliberation
-// rounds after round 0, as SPEC §1 does (rounds3 → Rounds() = 2).
+// rounds after round 0, as design §1 does (rounds3 → Rounds() = 2).
 //
 // # Answers and profiles
 //
@@ -59,7 +60,7 @@
 // ToEpisode writes a question as the episode the debate was: round 0 as
 // recorded, every later round with action refine for every agent, under the
 // policy name "debate". Its behaviour log-probabilities are left absent:
-// the debate did not sample its actions from a policy, and SPEC §4 then
+// the debate did not sample its actions from a policy, and design §4 then
 // uses the learner's own log-probability (ratio 1) — claiming log 1 = 0
 // for a deterministic behaviour would instead make the clipped ratio of
 // every decision with a negative advantage flat, and drop those decisions.

@@ -15,7 +15,7 @@ const DefaultMaxExhaustive = 19683
 
 // Config configures Search.
 type Config struct {
-	// Lambda is the token cost per 1000 tokens in the score (SPEC §2's λ).
+	// Lambda is the token cost per 1000 tokens in the score (design §2's λ).
 	Lambda float64 `json:"lambda"`
 	// Rounds is the number of deliberation rounds after round 0 (> 0).
 	Rounds int `json:"rounds"`
@@ -117,11 +117,12 @@ func Search(e env.Env, task int, cfg Config) (Result, error) {
 		return c, nil
 	}
 	var best candidate
-	total, exhaustive := plans(n*cfg.Rounds, cfg.MaxExhaustive)
+	rounds := env.RoundsOf(e, task, cfg.Rounds) // a replayed task's own rounds
+	total, exhaustive := plans(n*rounds, cfg.MaxExhaustive)
 	if exhaustive {
-		best, err = searchAll(n, cfg.Rounds, total, eval)
+		best, err = searchAll(n, rounds, total, eval)
 	} else {
-		best, err = ascend(n, cfg.Rounds, eval)
+		best, err = ascend(n, rounds, eval)
 	}
 	if err != nil {
 		return Result{}, err

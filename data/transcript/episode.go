@@ -23,7 +23,7 @@ type EpisodeOptions struct {
 // rounds than the others keeps its last answer in the rounds it missed,
 // recorded as persist at no cost. The behaviour
 // log-probability is left absent: the debate did not sample its actions
-// from a policy, and SPEC §4 then uses the learner's own log-probability
+// from a policy, and design §4 then uses the learner's own log-probability
 // (ratio 1) rather than claiming log 1 = 0, which would clip away every
 // negative advantage. Tokens are Answer.Tokens (estimates); confidence is
 // missing, as the transcripts have none.

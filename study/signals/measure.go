@@ -12,7 +12,7 @@ import (
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/teacher"
+	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
 // Targets Measure ranks features against, in report order.

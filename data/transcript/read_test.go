@@ -2,11 +2,13 @@ package transcript
 
 import (
 	"errors"
-	"github.com/mpdf/mpdf/answer"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mpdf/mpdf/answer"
+	"github.com/mpdf/mpdf/internal/testenv"
 )
 
 func TestParseName(t *testing.T) {
@@ -22,6 +24,8 @@ func TestParseName(t *testing.T) {
 			Meta{Task: MMLU, Model: "Mistral-7B-Instruct-v0.3", Agents: 7, Generations: 3}},
 		{"gsm8k_agents4.json", Meta{Task: GSM8K, Agents: 4}},
 		{"debates.json", Meta{}},
+		// DyLAN's names say no model: its logs are all GPT-3.5-turbo.
+		{"variants/dylan_math_counting_and_probability_0_219_4_3.json", Meta{Task: Math, Model: DyLANModel}},
 	}
 	for _, c := range cases {
 		if got := ParseName(c.name); got != c.want {
@@ -251,7 +255,7 @@ func FuzzEach(f *testing.F) {
 }
 
 func BenchmarkReadFile(b *testing.B) {
-	paths := sharedDebates(b)
+	paths := testenv.Debates(b, "slm-debate/*/*.json")
 	p := paths[0]
 	for _, q := range paths {
 		if strings.Contains(q, "mmlu_VibeThinker-1.5B") && strings.Contains(q, "agents7") {

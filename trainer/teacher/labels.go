@@ -3,6 +3,7 @@ package teacher
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"sync"
 
@@ -86,4 +87,59 @@ func Labels(e env.Env, results []Result, seed uint64, width int, featurize Featu
 		}
 	}
 	return x, actions, nil
+}
+
+// cacheKey names one Search: the task in its source Env (env.Source), and
+// the configuration.
+type cacheKey struct {
+	env  env.Env
+	task int
+	cfg  Config
+}
+
+// searched holds every Search of searchCached in this process: a plan
+// depends only on the task and the configuration, and a study asks for
+// the same task's plan once per fold that trains on it. It is bounded by
+// the tasks of the Envs searched (a few kilobytes per task).
+var searched sync.Map // cacheKey → Result
+
+// searchCached is SearchTasks on one worker, reusing the plan of a task
+// already searched with the same configuration, through any view of its
+// Env. Only Envs held by pointer are cached (their identity is the key).
+func searchCached(e env.Env, tasks []int, cfg Config) ([]Result, error) {
+	cfg, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	var res []Result
+	for _, t := range tasks {
+		src, st := env.Source(e, t)
+		cacheable := reflect.TypeOf(src).Kind() == reflect.Pointer
+		k := cacheKey{src, st, cfg}
+		if cacheable {
+			if r, ok := searched.Load(k); ok {
+				r := r.(Result)
+				if r.Plan == nil { // no gold answer
+					continue
+				}
+				r.Task = t
+				res = append(res, r)
+				continue
+			}
+		}
+		r, err := Search(e, t, cfg)
+		switch {
+		case errors.Is(err, ErrNoGold):
+			r = Result{}
+		case err != nil:
+			return nil, err
+		}
+		if cacheable {
+			searched.Store(k, r)
+		}
+		if r.Plan != nil {
+			res = append(res, r)
+		}
+	}
+	return res, nil
 }

@@ -2,13 +2,16 @@ package teacher
 
 import (
 	"errors"
-	"path/filepath"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/data/transcript"
+	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/transcript"
 )
 
 // ans is a recorded answer costing tok tokens.
@@ -130,10 +133,7 @@ func TestSearchBadConfig(t *testing.T) {
 // On real transcripts the optimum is at least as good as every fixed
 // protocol, and coordinate ascent never beats the exhaustive optimum.
 func TestSearchRealBeatsProtocols(t *testing.T) {
-	paths, _ := filepath.Glob("../../shared/data/debates/slm-debate/gsm/*_agents3_*.json")
-	if len(paths) == 0 {
-		t.Skip("shared transcripts absent")
-	}
+	paths := testenv.Debates(t, "slm-debate/gsm/*_agents3_*.json")
 	e, _, err := replay.Load(paths[:1], transcript.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -172,5 +172,100 @@ func TestSearchRealBeatsProtocols(t *testing.T) {
 		if asc.Score > best.Score+1e-12 {
 			t.Errorf("task %d: ascent %v beats the exhaustive optimum %v", task, asc.Score, best.Score)
 		}
+	}
+}
+
+// view is an Env over some tasks of another, renumbered (as a study fold's
+// training side is).
+type view struct {
+	*replay.Env
+	tasks []int
+}
+
+func (v view) NumTasks() int { return len(v.tasks) }
+func (v view) Start(task int, rng *rand.Rand) (env.Game, error) {
+	return v.Env.Start(v.tasks[task], rng)
+}
+func (v view) Source(task int) (env.Env, int) { return v.Env, v.tasks[task] }
+
+// The hindsight plans of searchCached are those of Search, whatever view
+// of the Env asks; each task of the source is searched once per
+// configuration; a one-round task is searched over its one round, not the
+// most rounds another task recorded.
+func TestSearchCachedAcrossViews(t *testing.T) {
+	two := handBuilt(t).Question(0)
+	one := *two
+	one.ID, one.Text = "q1", "q one"
+	one.Agents = [][]transcript.Answer{two.Agents[0][:2], two.Agents[1][:2], two.Agents[2][:2]}
+	nogold := one
+	nogold.ID, nogold.Text, nogold.Gold = "q2", "q two", ""
+	e, err := replay.New([]transcript.Question{*two, one, nogold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Lambda: 0.5, Rounds: 2}
+	a, b := view{e, []int{0, 2, 1}}, view{e, []int{1, 0}}
+	for _, v := range []view{a, b, a} {
+		got, err := searchCached(v, []int{0, 1, 2}[:v.NumTasks()], cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []Result
+		for k, src := range v.tasks {
+			r, err := Search(e, src, cfg)
+			if errors.Is(err, ErrNoGold) {
+				continue
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			r.Task = k
+			want = append(want, r)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("view %v: cached plans %v, want %v", v.tasks, got, want)
+		}
+	}
+	n := 0
+	searched.Range(func(k, _ any) bool {
+		if k.(cacheKey).env == env.Env(e) {
+			n++
+		}
+		return true
+	})
+	if n != 3 {
+		t.Errorf("%d cache entries for 3 tasks of the source", n)
+	}
+	r, err := Search(e, 1, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Plan.Rounds() != 1 {
+		t.Errorf("one-round task searched over %d rounds", r.Plan.Rounds())
+	}
+}
+
+// A task that recorded no round after round 0 (DyLAN's teams stop early
+// on agreement) has the empty plan, and Summarize scores it by round 0.
+func TestSummarizeRoundZeroOnly(t *testing.T) {
+	q := handBuilt(t).Question(0)
+	zero := *q
+	zero.Agents = [][]transcript.Answer{q.Agents[0][:1], q.Agents[1][:1], q.Agents[2][:1]}
+	e, err := replay.New([]transcript.Question{zero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Search(e, 0, Config{Rounds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Plan.Rounds() != 0 || r.Correct || r.Tokens != 60 {
+		t.Fatalf("round-0-only task: plan %q, correct %v, %d tokens; want the empty plan, wrong, 60", r.Plan, r.Correct, r.Tokens)
+	}
+	sums, err := Summarize(e, []Result{r}, 0, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sums) == 0 || sums[0].Tasks != 1 {
+		t.Errorf("summaries %+v, want one task", sums)
 	}
 }

@@ -1,9 +1,10 @@
-// Package llm runs live deliberations against any server that speaks the
+// Package llm is the live environment, beside the recorded one of
+// env/replay: it runs deliberations against any server that speaks the
 // OpenAI chat-completions API — vLLM, llama.cpp's llama-server, Ollama, or
 // a hosted endpoint — and records them as data.Episodes that the trainer
 // reads. It has two layers: a Client for POST {base}/chat/completions
 // with timeouts, retries and a concurrency limit, and an Env (env.Env)
-// whose games turn the meta-actions of SPEC §1 into calls.
+// whose games turn the meta-actions of design §1 into calls.
 //
 // # Running against a local server
 //

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mpdf/mpdf/answer"
 	"sync"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -77,16 +78,8 @@ func (g *game) Initial() ([]data.Turn, error) {
 //     that solution (the concede prompt) and the critic scores it. When no
 //     peer has an answer, concede acts as persist.
 func (g *game) Step(round, agent int, action metapolicy.Action, prev []data.Turn) (data.Turn, error) {
-	n := g.Agents()
-	switch {
-	case round < 1:
-		return data.Turn{}, fmt.Errorf("llm: Step: round %d, want ≥ 1", round)
-	case agent < 0 || agent >= n:
-		return data.Turn{}, fmt.Errorf("llm: Step: agent %d outside [0, %d)", agent, n)
-	case len(prev) != n:
-		return data.Turn{}, fmt.Errorf("llm: Step: %d previous turns, want %d", len(prev), n)
-	case !action.Valid():
-		return data.Turn{}, fmt.Errorf("llm: Step: invalid action %d", uint8(action))
+	if err := env.CheckStep(round, agent, g.Agents(), action, prev); err != nil {
+		return data.Turn{}, fmt.Errorf("llm: Step: %w", err)
 	}
 	ctx := g.e.opts.Context
 	var (
@@ -97,7 +90,7 @@ func (g *game) Step(round, agent int, action metapolicy.Action, prev []data.Turn
 	case metapolicy.Persist:
 		turn = carry(prev[agent])
 	case metapolicy.Refine:
-		peers := make([]string, 0, n-1)
+		peers := make([]string, 0, len(prev)-1)
 		for j := range prev {
 			if j != agent {
 				peers = append(peers, StripThinking(prev[j].Text))

@@ -14,8 +14,8 @@
 //
 // where tokens are all the tokens the episode spent (round 0 included; it
 // is the same for every plan). This is the quantity an evaluation reports
-// (accuracy and tokens per task) with SPEC §2's token cost λ; the
-// per-decision differential reward of SPEC §2 is what SoftRankPO learns
+// (accuracy and tokens per task) with design §2's token cost λ; the
+// per-decision differential reward of design §2 is what SoftRankPO learns
 // from, but its sum over an episode is not the team's result, so the
 // teacher optimises the result. Ties go to fewer tokens, then to the plan
 // whose actions, read round by round and agent by agent, come first in
@@ -48,11 +48,18 @@
 //
 // # Training
 //
-// Train has study.Trainer's signature: a supervised stage on either
-// teacher's labels (trainer.Config.SFT.Labels "hindsight" or "pivotal"),
-// then SoftRankPO (Iterate: trainer.RL.Iterate over any feature layout,
+// RunTeacher makes either teacher (trainer.Config.SFT.Labels "hindsight"
+// or "pivotal[:K]") the supervised stage of a trainer/run.Run, the one
+// training run of the project: `mpdf train --sft-labels pivotal` uses it
+// online. Train has study.Trainer's signature: that run in memory, the
+// teacher's clone then SoftRankPO (trainer.RL.Iterate, in the layout
 // trainer.Config.Features). `mpdf study --sft-labels hindsight|pivotal`
-// runs it per fold, on the training folds only.
+// runs it per fold, on the training folds only. A task's hindsight plan
+// is searched once per process and configuration and reused by every fold
+// that trains on it, through any view of its Env (env.Source).
+//
+// On a replay a task is searched and labelled over its own recorded
+// rounds (env.RoundsOf), not the most any file recorded.
 //
 // Search on a game that draws randomness (the simulator) is deterministic
 // for a seed, but a plan's outcome there is one draw, not an expectation.

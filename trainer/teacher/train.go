@@ -1,0 +1,110 @@
+package teacher
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/trainer"
+	"github.com/mpdf/mpdf/trainer/run"
+)
+
+// LabelsName is the value of trainer.Config.SFT.Labels that asks for the
+// hindsight teacher (Train) instead of a heuristic one.
+const LabelsName = "hindsight"
+
+// Handles reports whether Train understands labels, the value of
+// trainer.Config.SFT.Labels: "hindsight", "pivotal", or "pivotal:K" (K ≥ 0
+// DAgger rounds: after cloning, the pivotal decisions of the states the
+// clone reaches are labelled and added, and the clone trained again).
+func Handles(labels string) bool {
+	_, _, err := parseLabels(labels)
+	return err == nil
+}
+
+func parseLabels(labels string) (dagger int, pivotal bool, err error) {
+	switch {
+	case labels == LabelsName:
+		return 0, false, nil
+	case labels == PivotalName:
+		return 0, true, nil
+	}
+	if k, ok := strings.CutPrefix(labels, PivotalName+":"); ok {
+		if d, err := strconv.Atoi(k); err == nil && d >= 0 && d <= 16 {
+			return d, true, nil
+		}
+	}
+	return 0, false, fmt.Errorf("teacher: labels %q: want %s, %s or %s:K (0 ≤ K ≤ 16)", labels, LabelsName, PivotalName, PivotalName)
+}
+
+// Train trains a policy on every task of train: the in-memory run of
+// trainer/run (run.Run, a fresh network over the layout cfg.Features)
+// whose supervised stage, of cfg.SFT.Epochs epochs, clones the hindsight
+// plans (Search with λ = cfg.Reward.Lambda over cfg.RL.Rounds, every
+// training task) — or, when cfg.SFT.Labels is "pivotal[:K]", the pivotal
+// decisions (PivotalLabels, then K DAgger rounds of PivotalLabelsOf the
+// clone; see Handles) — then cfg.RL.Iterations SoftRankPO iterations
+// against the supervised policy as reference. Its signature is
+// study.Trainer's; it uses the kernel backend on one thread, so that the
+// result does not depend on the machine, and is deterministic in its
+// inputs. The plans know the gold answers: give it training tasks only.
+func Train(train env.Env, cfg trainer.Config) (metapolicy.Policy, error) {
+	t, err := RunTeacher(cfg)
+	if err != nil {
+		return nil, err
+	}
+	fz, err := metapolicy.FeaturizerFor(cfg.Features)
+	if err != nil {
+		return nil, err
+	}
+	if train.NumTasks() == 0 {
+		return nil, fmt.Errorf("teacher: train: no training task")
+	}
+	cfg.Backend = "kernel"
+	res, err := run.Run(context.Background(), run.Config{Train: cfg, Env: train, Threads: 1, Teacher: t}, run.Hooks{})
+	if err != nil {
+		return nil, fmt.Errorf("teacher: train: %w", err)
+	}
+	return metapolicy.NewFeaturizedPolicy("mpdf", res.Policy, fz)
+}
+
+// RunTeacher is the run.Teacher of cfg.SFT.Labels (see Handles) over the
+// layout cfg.Features, for cfg's λ, rounds and seed: the supervised stage
+// of `mpdf train` and of Train. Hindsight plans are searched once per
+// task and kept: a study that trains several folds on the same Env asks
+// for each task's plan once (the plan depends only on the task, λ, rounds
+// and seed).
+func RunTeacher(cfg trainer.Config) (*run.Teacher, error) {
+	dagger, pivotal, err := parseLabels(cfg.SFT.Labels)
+	if err != nil {
+		return nil, err
+	}
+	fz, err := metapolicy.FeaturizerFor(cfg.Features)
+	if err != nil {
+		return nil, err
+	}
+	lambda, rounds, seed := cfg.Reward.Lambda, cfg.RL.Rounds, cfg.Seed
+	t := &run.Teacher{Name: cfg.SFT.Labels, Again: dagger}
+	t.Label = func(e env.Env, tasks []int, clone metapolicy.Policy) (x []float32, actions []uint8, err error) {
+		switch {
+		case pivotal && clone == nil:
+			x, actions, _, err = PivotalLabels(e, tasks, rounds, lambda, seed, fz.Width, fz.Featurize)
+		case pivotal:
+			x, actions, _, err = PivotalLabelsOf(e, tasks, clone, rounds, lambda, seed, fz.Width, fz.Featurize)
+		default:
+			var res []Result
+			res, err = searchCached(e, tasks, Config{Lambda: lambda, Rounds: rounds, Seed: seed})
+			if err == nil {
+				x, actions, err = Labels(e, res, seed, fz.Width, fz.Featurize)
+			}
+		}
+		if err == nil && len(actions) == 0 {
+			err = fmt.Errorf("teacher: train: no labelled decision (%s labels)", cfg.SFT.Labels)
+		}
+		return x, actions, err
+	}
+	return t, nil
+}
