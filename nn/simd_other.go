@@ -1,10 +1,11 @@
-//go:build !goexperiment.simd || !amd64
+//go:build !amd64 || noasm || !gc
 
 package nn
 
 import "sync"
 
-// Without GOEXPERIMENT=simd on amd64 only the portable kernels exist.
+// Without the amd64 assembly (other architectures, or the noasm build tag)
+// only the portable kernels exist.
 
 var (
 	kernelSets32 = sync.OnceValue(func() []*kernelSet[float32] { return []*kernelSet[float32]{portableSet[float32]()} })
