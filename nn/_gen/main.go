@@ -105,8 +105,8 @@ func consts() {
 	oneK = table("onek", 1)
 }
 
-// k is entry i of a constant table.
-func k(t Mem, i int) Mem { return t.Offset(64 * i) }
+// entry is entry i of a constant table.
+func entry(t Mem, i int) Mem { return t.Offset(64 * i) }
 
 // gemmKernel emits gemm<R>x<V><ISA>: for rows 0..R−1 of C and V vectors of
 // columns,
@@ -233,9 +233,9 @@ func tanhRows(k isa) {
 	SHLQ(U8(2), width) // bytes
 
 	hi, lo, two := k.Vec(), k.Vec(), k.Vec()
-	VMOVUPS(k2(tanhK, 0), hi)
-	VMOVUPS(k2(tanhK, 1), lo)
-	VMOVUPS(k2(tanhK, 2), two)
+	VMOVUPS(entry(tanhK, 0), hi)
+	VMOVUPS(entry(tanhK, 1), lo)
+	VMOVUPS(entry(tanhK, 2), two)
 
 	// block computes len(off) vectors at byte offsets off of the row
 	// (row) and of bias, register for register interleaved.
@@ -249,17 +249,17 @@ func tanhRows(k isa) {
 			VMINPS(x[i], hi, x[i])
 			VMAXPS(x[i], lo, x[i])
 			VMULPS(x[i], x[i], x2[i])
-			VMOVUPS(k2(tanhK, 3), p[i])
-			VMOVUPS(k2(tanhK, 10), q[i])
+			VMOVUPS(entry(tanhK, 3), p[i])
+			VMOVUPS(entry(tanhK, 10), q[i])
 		}
 		for c := 4; c <= 9; c++ {
 			for i := 0; i < u; i++ {
-				VFMADD213PS(k2(tanhK, c), x2[i], p[i]) // p = p·x² + P
+				VFMADD213PS(entry(tanhK, c), x2[i], p[i]) // p = p·x² + P
 			}
 		}
 		for c := 11; c <= 13; c++ {
 			for i := 0; i < u; i++ {
-				VFMADD213PS(k2(tanhK, c), x2[i], q[i])
+				VFMADD213PS(entry(tanhK, c), x2[i], q[i])
 			}
 		}
 		for i := 0; i < u; i++ {
@@ -299,9 +299,6 @@ func tanhRows(k isa) {
 	VZEROUPPER()
 	RET()
 }
-
-// k2 is entry i of a constant table as a vector operand.
-func k2(t Mem, i int) Mem { return k(t, i) }
 
 // biasRows emits biasRowsAVX2: h[r·ld + j] = f(h[r·ld + j] + bias[j]) for
 // r < rows, j < width (a multiple of 8, ld in bytes), f the identity
@@ -365,7 +362,7 @@ func actGrad() {
 		if relu {
 			VXORPS(c, c, c)
 		} else {
-			VMOVUPS(k(oneK, 0), c)
+			VMOVUPS(entry(oneK, 0), c)
 		}
 		Label(name + "_loop")
 		hv, dv := YMM(), YMM()
@@ -508,7 +505,7 @@ const (
 	lkMagic
 	lkLn2Hi
 	lkLn2Lo
-	lkExpP // 6 coefficients
+	lkExpP     // 6 coefficients
 	lkSqrtHalf = lkExpP + 6
 	lkMant     = lkSqrtHalf + 1
 	lkLogP     = lkMant + 1 // 9 coefficients
