@@ -355,3 +355,32 @@ func TestLossColsLayout(t *testing.T) {
 		t.Errorf("lossCols.g0 at offset %d, the assembly expects %d", got, want)
 	}
 }
+
+func TestFirstNonFinite(t *testing.T) {
+	testFirstNonFinite[float32](t)
+	testFirstNonFinite[float64](t)
+}
+
+func testFirstNonFinite[T Float](t *testing.T) {
+	for _, n := range []int{0, 1, 7, 31, 32, 33, 100, 257} {
+		s := make([]T, n)
+		for i := range s {
+			s[i] = T(i) - 50
+		}
+		if got := FirstNonFinite(s); got != -1 {
+			t.Errorf("%T n=%d finite: got %d, want -1", s[0:0], n, got)
+		}
+		for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+			for _, at := range []int{0, n / 2, n - 1} {
+				if n == 0 {
+					continue
+				}
+				s[at] = T(bad)
+				if got := FirstNonFinite(s); got != at {
+					t.Errorf("%T n=%d %v at %d: got %d", s[0:0], n, bad, at, got)
+				}
+				s[at] = 0
+			}
+		}
+	}
+}

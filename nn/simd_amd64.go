@@ -196,3 +196,18 @@ func lossAVX2(dz, z []float32, ld int, b *Batch[float32], r0, rows int, cfg Loss
 		}
 	}
 }
+
+// allFinite32 reports whether s holds no NaN or ±Inf; the vector kernel
+// takes whole blocks of 32.
+func allFinite32(s []float32) bool {
+	n := len(s) &^ 31
+	if n > 0 && !allFiniteAVX2(&s[0], n) {
+		return false
+	}
+	for _, v := range s[n:] {
+		if v-v != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -3087,6 +3087,40 @@ adamAVX2_done:
 	VZEROUPPER
 	RET
 
+// func allFiniteAVX2(x *float32, n int) bool
+// Requires: AVX, FMA3
+TEXT ·allFiniteAVX2(SB), NOSPLIT, $0-17
+	MOVQ   x+0(FP), AX
+	MOVQ   n+8(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	SHRQ   $0x05, CX
+	JZ     allFiniteAVX2_end
+
+allFiniteAVX2_loop:
+	VFMADD231PS (AX), Y0, Y1
+	VFMADD231PS 32(AX), Y0, Y2
+	VFMADD231PS 64(AX), Y0, Y3
+	VFMADD231PS 96(AX), Y0, Y4
+	ADDQ        $0x80, AX
+	DECQ        CX
+	JNZ         allFiniteAVX2_loop
+
+allFiniteAVX2_end:
+	VADDPS    Y2, Y1, Y1
+	VADDPS    Y4, Y3, Y3
+	VADDPS    Y3, Y1, Y1
+	VCMPPS    $0x03, Y1, Y1, Y1
+	VMOVMSKPS Y1, AX
+	TESTL     AX, AX
+	SETEQ     AL
+	MOVB      AL, ret+16(FP)
+	VZEROUPPER
+	RET
+
 DATA lossk<>+0(SB)/4, $0x3f800000
 DATA lossk<>+4(SB)/4, $0x3f800000
 DATA lossk<>+8(SB)/4, $0x3f800000

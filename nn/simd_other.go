@@ -11,3 +11,7 @@ var (
 	kernelSets32 = sync.OnceValue(func() []*kernelSet[float32] { return []*kernelSet[float32]{portableSet[float32]()} })
 	kernelSets64 = sync.OnceValue(func() []*kernelSet[float64] { return []*kernelSet[float64]{portableSet[float64]()} })
 )
+
+// allFinite32 is the vector shortcut of FirstNonFinite; without one it
+// reports false, and FirstNonFinite's own loop decides.
+func allFinite32([]float32) bool { return false }

@@ -239,6 +239,11 @@ func colSumAVX2(dst *float32, src *float32, ld int, rows int, width int)
 //go:noescape
 func adamAVX2(p *float32, grad *float32, m *float32, v *float32, n int, k *[7]float32)
 
+// allFiniteAVX2 is the vector part of FirstNonFinite for float32.
+//
+//go:noescape
+func allFiniteAVX2(x *float32, n int) bool
+
 // lossVecAVX2 is the vector phase of the float32 loss on AVX2.
 //
 //go:noescape

@@ -67,8 +67,10 @@ func checkGrad(grad []float32, m *nn.MLP[float32]) error {
 	return nil
 }
 
+// LossAndGrad checks b's shape, which the kernels rely on; its values have
+// passed nn.Batch.Check (Backend's contract), and are not scanned again.
 func (k *KernelBackend) LossAndGrad(grad []float32, m *nn.MLP[float32], b *nn.Batch[float32]) (nn.LossStats, error) {
-	if err := b.Check(m.In()); err != nil {
+	if err := b.CheckShape(m.In()); err != nil {
 		return nn.LossStats{}, err
 	}
 	if err := checkGrad(grad, m); err != nil {

@@ -159,14 +159,22 @@ func (s *Stepper) Step(batch *Samples, lr float64) (Metrics, error) {
 			return mt, &NonFiniteError{What: v.what, Index: -1, Value: v.x}
 		}
 	}
-	for i, g := range s.grad {
-		if f := float64(g); math.IsNaN(f) || math.IsInf(f, 0) {
-			return mt, &NonFiniteError{What: "gradient", Index: i, Value: f}
+	// The norm is NaN or ±Inf when any gradient is: one pass finds both.
+	norm := nn.GradNorm(s.grad)
+	if math.IsNaN(norm) || math.IsInf(norm, 0) {
+		if i := nn.FirstNonFinite(s.grad); i >= 0 {
+			return mt, &NonFiniteError{What: "gradient", Index: i, Value: float64(s.grad[i])}
+		}
+		return mt, &NonFiniteError{What: "gradient norm", Index: -1, Value: norm}
+	}
+	mt.GradNorm = norm
+	if s.maxNorm > 0 && norm > s.maxNorm {
+		scale := float32(s.maxNorm / (norm + 1e-6)) // as nn.ClipGradNorm and PyTorch
+		for i := range s.grad {
+			s.grad[i] *= scale
 		}
 	}
-
-	mt.GradNorm = nn.ClipGradNorm(s.grad, s.maxNorm)
-	s.adam.Update(s.policy.Params, s.grad, lr)
+	s.adam.UpdateFast(s.policy.Params, s.grad, lr)
 
 	mt.Loss, mt.PolicyLoss, mt.KL, mt.Entropy = st.Loss, st.PolicyLoss, st.KL, st.Entropy
 	mt.ClipLow, mt.ClipHigh = st.ClipLow, st.ClipHigh
@@ -191,10 +199,8 @@ func (s *Stepper) fillBatch(b *Samples) error {
 	} else if err := s.logProbsTo(s.batch.RefLogp, s.ref, b.Features); err != nil {
 		return err
 	}
-	for i, v := range s.batch.RefLogp {
-		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-			return &NonFiniteError{What: "reference log-probability", Index: i / nn.NumActions, Value: f}
-		}
+	if i := nn.FirstNonFinite(s.batch.RefLogp); i >= 0 {
+		return &NonFiniteError{What: "reference log-probability", Index: i / nn.NumActions, Value: float64(s.batch.RefLogp[i])}
 	}
 	missing := b.LogProb == nil
 	for i := 0; i < n && !missing; i++ {

@@ -73,10 +73,8 @@ func (s *Samples) Check(features int) error {
 }
 
 func checkFeatures(x []float32, width int) error {
-	for k, v := range x {
-		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("trainer: samples: row %d: feature %d is %v", k/width, k%width, f)
-		}
+	if k := nn.FirstNonFinite(x); k >= 0 {
+		return fmt.Errorf("trainer: samples: row %d: feature %d is %v", k/width, k%width, x[k])
 	}
 	return nil
 }

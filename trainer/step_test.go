@@ -182,7 +182,8 @@ func TestStepBuildsBatch(t *testing.T) {
 	}
 }
 
-// Step's update is the backend's gradient, clipped, through Adam — bit for bit.
+// Step's update is the backend's gradient, clipped, through Adam's kernel
+// (UpdateFast) — bit for bit.
 func TestStepMatchesManualUpdate(t *testing.T) {
 	for _, maxNorm := range []float64{0, 0.01} {
 		cfg := DefaultStepConfig()
@@ -204,7 +205,7 @@ func TestStepMatchesManualUpdate(t *testing.T) {
 				t.Fatal(err)
 			}
 			norm := nn.ClipGradNorm(g, maxNorm)
-			adam.Update(params, g, 1e-3)
+			adam.UpdateFast(params, g, 1e-3)
 			if mt.GradNorm != norm {
 				t.Errorf("max %v step %d: grad_norm %v, want %v", maxNorm, step, mt.GradNorm, norm)
 			}

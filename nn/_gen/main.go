@@ -58,6 +58,7 @@ func main() {
 	actGrad()
 	colSum()
 	adam()
+	allFinite()
 	lossVec()
 	Generate()
 }
@@ -831,6 +832,46 @@ func lossVec() {
 	VMOVUPS(entS, Mem{Base: op, Disp: 64})
 	Store(lowN, ReturnIndex(0))
 	Store(highN, ReturnIndex(1))
+	VZEROUPPER()
+	RET()
+}
+
+// allFinite emits allFiniteAVX2, which reports whether the first n elements
+// (a multiple of 32) of x are all finite: x·0 is 0 for a finite x and NaN
+// for NaN and ±Inf, and a NaN stays in the sum.
+func allFinite() {
+	const name = "allFiniteAVX2"
+	TEXT(name, NOSPLIT, "func(x *float32, n int) bool")
+	Pragma("noescape")
+	Doc(name + " is the vector part of FirstNonFinite for float32.")
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	zero := YMM()
+	VXORPS(zero, zero, zero)
+	acc := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
+	for _, a := range acc {
+		VXORPS(a, a, a)
+	}
+	SHRQ(U8(5), n)
+	JZ(LabelRef(name + "_end"))
+	Label(name + "_loop")
+	for i, a := range acc {
+		VFMADD231PS(Mem{Base: x, Disp: 32 * i}, zero, a)
+	}
+	ADDQ(U8(128), x)
+	DECQ(n)
+	JNZ(LabelRef(name + "_loop"))
+	Label(name + "_end")
+	VADDPS(acc[1], acc[0], acc[0])
+	VADDPS(acc[3], acc[2], acc[2])
+	VADDPS(acc[2], acc[0], acc[0])
+	VCMPPS(U8(3), acc[0], acc[0], acc[0]) // unordered: NaN
+	m := GP32()
+	VMOVMSKPS(acc[0], m)
+	TESTL(m, m)
+	r := GP8()
+	SETEQ(r)
+	Store(r, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
 }
