@@ -108,6 +108,7 @@ type wsState[T Float] struct {
 	cfg     LossConfig
 	actions []uint8
 	logits  []T
+	logp    bool // jobForward: log-softmax of each row of logits
 }
 
 // worker holds one worker's buffers. h[l] is layer l's output and d[l] the
@@ -262,17 +263,28 @@ func (w *Workspace[T]) SFTLossAndGrad(grad []T, m *MLP[T], x []T, actions []uint
 // ForwardTo writes the logits of the rows of x (B×In, row-major) into logits
 // (B×Out). It is ForwardRef's kernel and allocates nothing.
 func (w *Workspace[T]) ForwardTo(logits []T, m *MLP[T], x []T) {
+	w.forward("ForwardTo", logits, m, x, false)
+}
+
+// LogProbsTo writes the log-probabilities log softmax(logits) of the rows of
+// x into dst (B×Out): ForwardTo and LogSoftmaxTo on each row, bit for bit,
+// with the log-softmax run by the workers too. It allocates nothing.
+func (w *Workspace[T]) LogProbsTo(dst []T, m *MLP[T], x []T) {
+	w.forward("LogProbsTo", dst, m, x, true)
+}
+
+func (w *Workspace[T]) forward(op string, logits []T, m *MLP[T], x []T, logp bool) {
 	s := w.s
 	in, out := m.In(), m.Out()
 	if len(x)%in != 0 || len(logits) != len(x)/in*out {
-		panic(fmt.Sprintf("nn: Workspace.ForwardTo: len(x)=%d len(logits)=%d for widths %d→%d", len(x), len(logits), in, out))
+		panic(fmt.Sprintf("nn: Workspace.%s: len(x)=%d len(logits)=%d for widths %d→%d", op, len(x), len(logits), in, out))
 	}
 	n := len(x) / in
 	if n == 0 {
 		return
 	}
-	s.begin("ForwardTo", m, n)
-	s.job, s.x, s.logits = jobForward, x, logits
+	s.begin(op, m, n)
+	s.job, s.x, s.logits, s.logp = jobForward, x, logits, logp
 	s.loadWeights(m, false)
 	s.pool.run(s.nw)
 	s.end()
@@ -338,7 +350,11 @@ func (s *wsState[T]) runWorker(id int) {
 			s.forwardTile(wk, s.x[t0*in:(t0+rows)*in], rows)
 			h := wk.h[L-1]
 			for r := 0; r < rows; r++ {
-				copy(s.logits[(t0+r)*out:(t0+r+1)*out], h[r*ld:r*ld+out])
+				dst := s.logits[(t0+r)*out : (t0+r+1)*out]
+				copy(dst, h[r*ld:r*ld+out])
+				if s.logp {
+					LogSoftmaxTo(dst, dst)
+				}
 			}
 		}
 		return

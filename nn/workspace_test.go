@@ -163,6 +163,19 @@ func testForward[T Float](t *testing.T) {
 				ws.ForwardTo(got, m, x)
 				check()
 				closeTo(t, name+": logits", got, want, rel, abs)
+				// LogProbsTo is ForwardTo and LogSoftmaxTo, bit for bit.
+				lp, check := guarded[T](t, name+": log-probabilities", n*m.Out())
+				ws.LogProbsTo(lp, m, x)
+				check()
+				for r := range n {
+					row := got[r*m.Out() : (r+1)*m.Out()]
+					LogSoftmaxTo(row, row)
+				}
+				for i := range lp {
+					if lp[i] != got[i] && !(lp[i] != lp[i] && got[i] != got[i]) {
+						t.Fatalf("%s: LogProbsTo[%d] = %v, ForwardTo and LogSoftmaxTo give %v", name, i, lp[i], got[i])
+					}
+				}
 				for i := range x {
 					if x[i] != xcopy[i] {
 						t.Fatalf("%s: ForwardTo changed x[%d]", name, i)
@@ -244,6 +257,7 @@ func TestWorkspaceZeroAllocs(t *testing.T) {
 		"LossAndGrad":    func() { ws.LossAndGrad(grad, m, b, DefaultLoss()) },
 		"SFTLossAndGrad": func() { ws.SFTLossAndGrad(grad, m, b.X, b.Actions) },
 		"ForwardTo":      func() { ws.ForwardTo(logits, m, b.X) },
+		"LogProbsTo":     func() { ws.LogProbsTo(logits, m, b.X) },
 		"UpdateFast":     func() { opt.UpdateFast(m.Params, grad, 1e-4) },
 	} {
 		if n := testing.AllocsPerRun(20, f); n != 0 {

@@ -126,3 +126,22 @@ func (k *KernelBackend) Forward(logits []float32, m *nn.MLP[float32], x []float3
 	}
 	return nil
 }
+
+// LogProbs writes log π(·|x) of m for the rows of x; it makes KernelBackend
+// a LogProber, so the Stepper's log-probabilities run on the workers whole.
+func (k *KernelBackend) LogProbs(dst []float32, m *nn.MLP[float32], x []float32) error {
+	in, out := m.In(), m.Out()
+	n := len(x) / max(1, in)
+	if n == 0 || len(x) != n*in || len(dst) != n*out {
+		return fmt.Errorf("trainer: kernel backend: log-probabilities of %d values into %d for widths %d→%d", len(x), len(dst), in, out)
+	}
+	ws, err := k.workspace(m, min(n, forwardBlock))
+	if err != nil {
+		return err
+	}
+	for lo := 0; lo < n; lo += forwardBlock {
+		hi := min(n, lo+forwardBlock)
+		ws.LogProbsTo(dst[lo*out:hi*out], m, x[lo*in:hi*in])
+	}
+	return nil
+}
