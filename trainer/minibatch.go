@@ -6,58 +6,60 @@ import (
 	"github.com/mpdf/mpdf/nn"
 )
 
-// groupRows lists, for each group key in order of first appearance, the
-// rows holding it. Minibatches are built from whole groups, so that the
-// per-group advantages of a minibatch equal those of the rollout batch.
-func groupRows(groups []string) [][]int {
-	index := map[string]int{}
-	var rows [][]int
-	for i, g := range groups {
-		k, ok := index[g]
-		if !ok {
-			k = len(rows)
-			index[g] = k
-			rows = append(rows, nil)
-		}
-		rows[k] = append(rows[k], i)
-	}
-	return rows
+// minibatcher packs the groups of a rollout batch, shuffled, into
+// minibatches of whole groups, so that the per-group advantages of a
+// minibatch equal those of the rollout batch. Its buffers are reused.
+type minibatcher struct {
+	order   []int
+	rows    []int32   // the rows of every minibatch, one after another
+	batches [][]int32 // views of rows
 }
 
-// minibatches shuffles the groups with rng and packs them, whole, into
-// minibatches of at least size rows (the last may be smaller).
-func minibatches(groups [][]int, size int, rng *rand.Rand) [][]int {
-	order := rng.Perm(len(groups))
-	var out [][]int
-	var cur []int
-	for _, g := range order {
-		cur = append(cur, groups[g]...)
-		if len(cur) >= size {
-			out = append(out, cur)
-			cur = nil
+// pack shuffles the groups of g with rng (the permutation rng.Perm would
+// draw) and packs them, whole, into minibatches of at least size rows (the
+// last may be smaller). The result is valid until the next call.
+func (mb *minibatcher) pack(g *grouping, size int, rng *rand.Rand) [][]int32 {
+	n := g.len()
+	mb.order = grow(mb.order, n)
+	for i := range mb.order {
+		mb.order[i] = i
+	}
+	rng.Shuffle(n, func(i, j int) { mb.order[i], mb.order[j] = mb.order[j], mb.order[i] })
+	mb.rows, mb.batches = mb.rows[:0], mb.batches[:0]
+	start := 0
+	for _, k := range mb.order {
+		mb.rows = append(mb.rows, g.members(k)...)
+		if len(mb.rows)-start >= size {
+			mb.batches = append(mb.batches, mb.rows[start:len(mb.rows):len(mb.rows)])
+			start = len(mb.rows)
 		}
 	}
-	if len(cur) > 0 {
-		out = append(out, cur)
+	if len(mb.rows) > start {
+		mb.batches = append(mb.batches, mb.rows[start:])
 	}
-	return out
+	return mb.batches
 }
 
 // gather copies rows of src into dst, reusing dst's storage.
-func gather(dst, src *Samples, rows []int, features int) {
+func gather(dst, src *Samples, rows []int32, features int) {
 	dst.Features = dst.Features[:0]
 	dst.Actions = dst.Actions[:0]
 	dst.Rewards = dst.Rewards[:0]
 	dst.Groups = dst.Groups[:0]
 	dst.LogProb = dst.LogProb[:0]
 	dst.RefLogProb = dst.RefLogProb[:0]
-	for _, r := range rows {
+	dst.Adv = dst.Adv[:0]
+	for _, r32 := range rows {
+		r := int(r32)
 		dst.Features = append(dst.Features, src.Features[r*features:(r+1)*features]...)
 		dst.Actions = append(dst.Actions, src.Actions[r])
 		dst.Rewards = append(dst.Rewards, src.Rewards[r])
 		dst.Groups = append(dst.Groups, src.Groups[r])
 		if src.LogProb != nil {
 			dst.LogProb = append(dst.LogProb, src.LogProb[r])
+		}
+		if src.Adv != nil {
+			dst.Adv = append(dst.Adv, src.Adv[r])
 		}
 		if src.RefLogProb != nil {
 			dst.RefLogProb = append(dst.RefLogProb, src.RefLogProb[r*nn.NumActions:(r+1)*nn.NumActions]...)
@@ -68,5 +70,8 @@ func gather(dst, src *Samples, rows []int, features int) {
 	}
 	if src.LogProb == nil {
 		dst.LogProb = nil
+	}
+	if src.Adv == nil {
+		dst.Adv = nil
 	}
 }

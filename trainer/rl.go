@@ -34,8 +34,13 @@ type RL struct {
 	// step's, with Skipped set).
 	OnStep func(StepInfo)
 
-	mb  Samples
-	buf []float64
+	// Buffers reused from one Update to the next.
+	mb        Samples
+	buf, logp []float64
+	adv       []float64
+	ref       []float32
+	groups    grouping
+	mbs       minibatcher
 }
 
 // StepInfo is what RL reports after each step.
@@ -97,7 +102,8 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 	}
 	n := batch.Len()
 	full := *batch
-	full.LogProb = make([]float64, n)
+	r.logp = grow(r.logp, n)
+	full.LogProb = r.logp
 	missing := batch.LogProb == nil
 	for i := 0; i < n && !missing; i++ {
 		missing = math.IsNaN(batch.LogProb[i])
@@ -112,16 +118,23 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 			full.LogProb[i] = batch.LogProb[i]
 		}
 	}
-	// π_ref is frozen: its log-probabilities serve every update epoch.
-	full.RefLogProb = make([]float32, n*nn.NumActions)
+	// π_ref is frozen: its log-probabilities serve every update epoch; so
+	// do the advantages, since minibatches hold whole groups.
+	r.ref = grow(r.ref, n*nn.NumActions)
+	full.RefLogProb = r.ref
 	if err := r.stepper.logProbsTo(full.RefLogProb, r.stepper.ref, batch.Features); err != nil {
 		return UpdateResult{}, err
 	}
-	groups := groupRows(batch.Groups)
+	r.adv = grow(r.adv, n)
+	full.Adv = r.adv
+	r.groups.build(batch.Groups)
+	if err := r.groups.advantages(full.Adv, batch.Rewards, r.stepper.est); err != nil {
+		return UpdateResult{}, err
+	}
 	var res UpdateResult
 	var acc metricsMean
 	for ep := 0; ep < r.cfg.RL.UpdateEpochs; ep++ {
-		for _, rows := range minibatches(groups, r.cfg.RL.BatchSize, r.rng) {
+		for _, rows := range r.mbs.pack(&r.groups, r.cfg.RL.BatchSize, r.rng) {
 			gather(&r.mb, &full, rows, f)
 			lr := r.schedule.LR(r.cfg.Adam.LR, r.Steps, int64(r.cfg.RL.Warmup), r.Progress)
 			m, err := r.stepper.Step(&r.mb, lr)

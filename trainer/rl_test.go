@@ -61,9 +61,11 @@ func smallConfig() Config {
 
 func TestMinibatchesKeepGroupsWhole(t *testing.T) {
 	groups := []string{"a", "b", "a", "c", "b", "a", "d", "c"}
-	rows := groupRows(groups)
+	var g grouping
+	g.build(groups)
+	var mbs minibatcher
 	seen := make([]int, len(groups))
-	for _, mb := range minibatches(rows, 3, rand.New(rand.NewPCG(1, 2))) {
+	for _, mb := range mbs.pack(&g, 3, rand.New(rand.NewPCG(1, 2))) {
 		in := map[string]int{}
 		for _, r := range mb {
 			seen[r]++

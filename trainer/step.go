@@ -112,7 +112,8 @@ func (s *Stepper) Adam() *nn.Adam[float32] { return s.adam }
 
 // Step runs one update on batch with learning rate lr:
 //
-//  1. advantages of the rewards, per group, by the configured estimator;
+//  1. advantages of the rewards, per group, by the configured estimator
+//     (unless the batch carries them);
 //  2. log π_ref(·|x) of the frozen reference, and the behaviour log-prob of
 //     rows without one: the policy's log π(a|x) now, treated as a constant;
 //  3. loss and gradient from the backend;
@@ -137,7 +138,9 @@ func (s *Stepper) Step(batch *Samples, lr float64) (Metrics, error) {
 	n := batch.Len()
 	s.adv = grow(s.adv, n)
 	s.groups.build(batch.Groups)
-	if err := s.groups.advantages(s.adv, batch.Rewards, s.est); err != nil {
+	if batch.Adv != nil {
+		copy(s.adv, batch.Adv)
+	} else if err := s.groups.advantages(s.adv, batch.Rewards, s.est); err != nil {
 		return Metrics{}, err
 	}
 	var mt Metrics
