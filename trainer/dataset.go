@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -82,9 +83,15 @@ func (d *Dataset) Pass(each func(*Samples) error) (PassStats, error) {
 		return st, err
 	}
 	defer src.close()
+	read := src.ReadColumns
+	if src.prefetch {
+		pf := startPrefetch(src.ColumnReader)
+		defer pf.stop()
+		read = pf.ReadColumns
+	}
 	var cols data.Columns
 	for {
-		err := src.ReadColumns(&cols)
+		err := read(&cols)
 		if err == io.EOF {
 			break
 		}
@@ -106,8 +113,71 @@ func (d *Dataset) Pass(each func(*Samples) error) (PassStats, error) {
 // decisions of rollout files, as column chunks.
 type source struct {
 	data.ColumnReader
-	close  func()
-	counts func(*PassStats) // fills in and logs what the pass read
+	close    func()
+	counts   func(*PassStats) // fills in and logs what the pass read
+	prefetch bool             // read the next chunk while the caller trains on this one
+}
+
+// prefetcher reads chunks on a goroutine of its own, one ahead of its
+// caller, so that reading and decompressing the next shard of a pack
+// overlaps training on the current one. Two chunks' storage circulates:
+// the caller's and the one being read.
+type prefetcher struct {
+	ready chan prefetched
+	free  chan *data.Columns
+	done  chan struct{}
+	wg    sync.WaitGroup
+}
+
+type prefetched struct {
+	cols *data.Columns
+	err  error
+}
+
+func startPrefetch(r data.ColumnReader) *prefetcher {
+	p := &prefetcher{ready: make(chan prefetched, 1), free: make(chan *data.Columns, 1), done: make(chan struct{})}
+	p.free <- new(data.Columns)
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			var c *data.Columns
+			select {
+			case c = <-p.free:
+			case <-p.done:
+				return
+			}
+			err := r.ReadColumns(c)
+			select {
+			case p.ready <- prefetched{c, err}:
+			case <-p.done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return p
+}
+
+// ReadColumns hands the next chunk to the caller by swapping it into dst;
+// the storage of the caller's previous chunk, which it is done with, goes
+// to the reader for the chunk after.
+func (p *prefetcher) ReadColumns(dst *data.Columns) error {
+	c := <-p.ready
+	if c.err != nil {
+		return c.err
+	}
+	*dst, *c.cols = *c.cols, *dst
+	p.free <- c.cols
+	return nil
+}
+
+// stop ends the reader and waits for it, so that the source can be closed.
+func (p *prefetcher) stop() {
+	close(p.done)
+	p.wg.Wait()
 }
 
 func (d *Dataset) open() (*source, error) {
@@ -121,7 +191,7 @@ func (d *Dataset) open() (*source, error) {
 				p.Close()
 				return nil, fmt.Errorf("%s: pack has %d features per decision, the policy takes %d (%s)", d.Paths[0], p.Width(), metapolicy.FeatureWidth, metapolicy.FeatureVersion)
 			}
-			return &source{ColumnReader: p.Scan(data.SelectAll), close: func() { p.Close() }, counts: func(*PassStats) {}}, nil
+			return &source{ColumnReader: p.Scan(data.SelectAll), close: func() { p.Close() }, counts: func(*PassStats) {}, prefetch: true}, nil
 		}
 	}
 	r, err := data.Open(d.Paths, data.ReaderOptions{Skip: d.Skip, FeatureWidth: metapolicy.FeatureWidth,
