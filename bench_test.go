@@ -17,13 +17,15 @@ import (
 //	kernel    the kernels of package nn: Workspace.LossAndGrad and
 //	          Adam.UpdateFast (AVX-512 or AVX2 assembly on amd64, the
 //	          portable Go loops with -tags noasm or elsewhere)
-//	stepper   trainer.Stepper.Step on the same rows, as training runs it:
-//	          validation, advantages per group, the loss and gradient on the
-//	          kernels, the non-finite checks, the norm clip and the same Adam;
-//	          the behaviour and reference log-probabilities come with the
-//	          batch, as RL.Update computes them once per rollout batch
-//	stepper-logprobs  Step computing both log-probabilities itself (two
-//	          forward passes more), as a Step on bare samples does
+//	stepper   trainer.Stepper.Step on the same rows, as RL training runs
+//	          it: validation, grouping and batch metrics, the loss and
+//	          gradient on the kernels, the non-finite checks, the norm clip
+//	          and the same Adam kernel; the advantages and the behaviour and
+//	          reference log-probabilities come with the batch, as RL.Update
+//	          computes them once per rollout batch for all its update epochs
+//	          (BenchmarkTrainPass measures that part)
+//	stepper-full  Step on bare samples: it also computes the advantages per
+//	          group and both log-probabilities (two more forward passes)
 //	gorgonia  the Gorgonia graph of package autodiff, and Adam.Update
 //
 //	go test -run XXX -bench 'Step/.*/dtype=float32/batch=(512|4096)$' -count 6 . | benchstat -col /impl -
@@ -32,8 +34,8 @@ import (
 // runs (elementwise work, the loss and Adam are not counted): forward
 // 2·Σ in·out = 12 672, backward 2·Σ in·out for the weight gradients plus
 // 2·Σ_{l≥1} in·out for the input gradients (none for the features) = 21 248;
-// a step is both, 33 920 FLOP per sample. impl=stepper-logprobs counts the
-// same FLOPs, though it runs two more forward passes.
+// a step is both, 33 920 FLOP per sample. impl=stepper-full counts the same
+// FLOPs, though it runs two more forward passes.
 
 var benchSizes = []int{32, 64, 64, nn.NumActions}
 
@@ -97,7 +99,7 @@ func BenchmarkStep(b *testing.B) {
 	benchRun(b, fwd+bwd,
 		benchImpl{"kernel", kernelStep[float32], kernelStep[float64]},
 		benchImpl{"stepper", stepperStep(true), nil},
-		benchImpl{"stepper-logprobs", stepperStep(false), nil},
+		benchImpl{"stepper-full", stepperStep(false), nil},
 		benchImpl{"gorgonia", gorgoniaStep[float32], gorgoniaStep[float64]})
 }
 
@@ -173,9 +175,10 @@ func kernelStep[T nn.Float](b *testing.B, m *nn.MLP[T], batch *nn.Batch[T]) func
 
 // stepperStep returns impl=stepper's operation: Stepper.Step on the rows of
 // batch, in groups of 16 rows with integer rewards, the learning rate of
-// kernelStep. With logprobs the samples carry the batch's behaviour
-// (clamped to ≤ 0, as Samples requires) and reference log-probabilities.
-func stepperStep(logprobs bool) func(*testing.B, *nn.MLP[float32], *nn.Batch[float32]) func() {
+// kernelStep. With given the samples carry the batch's behaviour (clamped
+// to ≤ 0, as Samples requires) and reference log-probabilities, and the
+// advantages of the Stepper's estimator.
+func stepperStep(given bool) func(*testing.B, *nn.MLP[float32], *nn.Batch[float32]) func() {
 	return func(b *testing.B, m *nn.MLP[float32], batch *nn.Batch[float32]) func() {
 		backend, err := trainer.NewKernelBackend(m.Sizes, m.Act, nn.DefaultLoss(), 0)
 		if err != nil {
@@ -195,10 +198,13 @@ func stepperStep(logprobs bool) func(*testing.B, *nn.MLP[float32], *nn.Batch[flo
 			s.Rewards[i] = float64(rng.IntN(5) - 2)
 			s.Groups[i] = fmt.Sprintf("task-%d", i/16)
 		}
-		if logprobs {
-			s.LogProb, s.RefLogProb = make([]float64, n), batch.RefLogp
+		if given {
+			s.LogProb, s.RefLogProb, s.Adv = make([]float64, n), batch.RefLogp, make([]float64, n)
 			for i, v := range batch.BehLogp {
 				s.LogProb[i] = min(0, float64(v))
+			}
+			if err := trainer.GroupAdvantages(s.Adv, s.Rewards, s.Groups, cfg.Estimator); err != nil {
+				b.Fatal(err)
 			}
 		}
 		return func() {
