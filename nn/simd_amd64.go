@@ -20,13 +20,13 @@ var kernelSets32 = sync.OnceValue(func() []*kernelSet[float32] {
 	if avx2 && cpu.X86.HasAVX512F {
 		ks = append(ks, &kernelSet[float32]{
 			name: "avx512", lanes: 16,
-			gemm: gemm512.gemm, biasAct: biasAct512, actGrad: actGradAVX2, colSum: colSumAVX2Go, loss: lossAVX2, adam: adamAVX2Go,
+			gemm: gemm512.gemm, dot: dot512, biasAct: biasAct512, actGrad: actGradAVX2, colSum: colSumAVX2Go, loss: lossAVX2, adam: adamAVX2Go,
 		})
 	}
 	if avx2 {
 		ks = append(ks, &kernelSet[float32]{
 			name: "avx2", lanes: 8,
-			gemm: gemm256.gemm, biasAct: biasAct256, actGrad: actGradAVX2, colSum: colSumAVX2Go, loss: lossAVX2, adam: adamAVX2Go,
+			gemm: gemm256.gemm, dot: dot256, biasAct: biasAct256, actGrad: actGradAVX2, colSum: colSumAVX2Go, loss: lossAVX2, adam: adamAVX2Go,
 		})
 	}
 	return append(ks, portableSet[float32]())
@@ -87,6 +87,32 @@ func (t *gemmTable) gemm(c []float32, ldc int, a []float32, sp, st int, b []floa
 			ks[r](&c[p*ldc+j], z*ldc, &a[p*sp], z*sp, z*st, &b[j], z*ldb, n, acc)
 		}
 		j += v * t.lanes
+	}
+}
+
+type dotKernel func(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows, width int)
+
+func dot256(c []float32, ldc int, h []float32, ldh int, w []float32, ldw int, rows, out, width int) {
+	dotAsm(dotAVX2, 8, c, ldc, h, ldh, w, ldw, rows, out, width)
+}
+
+func dot512(c []float32, ldc int, h []float32, ldh int, w []float32, ldw int, rows, out, width int) {
+	dotAsm(dotAVX512, 16, c, ldc, h, ldh, w, ldw, rows, out, width)
+}
+
+// dotAsm is kernelSet.dot: four outputs at a time, the rows of w past out
+// zero. It checks the operands' extent once for the kernel.
+func dotAsm(k dotKernel, lanes int, c []float32, ldc int, h []float32, ldh int, w []float32, ldw int, rows, out, width int) {
+	out4 := (out + 3) &^ 3
+	if rows <= 0 || out <= 0 {
+		return
+	}
+	if width <= 0 || width%lanes != 0 || ldc < out4 || ldw < width || (rows > 1 && ldh < width) ||
+		(rows-1)*ldc+out4 > len(c) || (rows-1)*ldh+width > len(h) || (out4-1)*ldw+width > len(w) {
+		panic(fmt.Sprintf("nn: dot: %d rows of %d outputs, width %d: operands out of bounds", rows, out, width))
+	}
+	for o := 0; o < out4; o += 4 {
+		k(&c[o], 4*ldc, &h[0], 4*ldh, &w[o*ldw], 4*ldw, rows, width)
 	}
 }
 

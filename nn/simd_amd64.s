@@ -1163,6 +1163,55 @@ tanhRowsAVX2_done:
 	VZEROUPPER
 	RET
 
+// func dotAVX2(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows int, width int)
+// Requires: AVX, FMA3
+TEXT ·dotAVX2(SB), NOSPLIT, $0-64
+	MOVQ  c+0(FP), AX
+	MOVQ  ldc+8(FP), CX
+	MOVQ  h+16(FP), DX
+	MOVQ  ldh+24(FP), BX
+	MOVQ  w+32(FP), SI
+	MOVQ  ldw+40(FP), DI
+	MOVQ  rows+48(FP), R8
+	MOVQ  width+56(FP), R9
+	TESTQ R8, R8
+	JZ    dotAVX2_done
+	SHLQ  $0x02, R9
+	LEAQ  (SI)(DI*1), R10
+	LEAQ  (R10)(DI*1), R11
+	LEAQ  (R11)(DI*1), DI
+
+dotAVX2_row:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   R12, R12
+
+dotAVX2_k:
+	VMOVUPS      (DX)(R12*1), Y4
+	VFMADD231PS  (SI)(R12*1), Y4, Y0
+	VFMADD231PS  (R10)(R12*1), Y4, Y1
+	VFMADD231PS  (R11)(R12*1), Y4, Y2
+	VFMADD231PS  (DI)(R12*1), Y4, Y3
+	ADDQ         $0x00000020, R12
+	CMPQ         R12, R9
+	JB           dotAVX2_k
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVUPS      X1, (AX)
+	ADDQ         CX, AX
+	ADDQ         BX, DX
+	DECQ         R8
+	JNZ          dotAVX2_row
+
+dotAVX2_done:
+	VZEROUPPER
+	RET
+
 // func gemm1x1AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·gemm1x1AVX512(SB), NOSPLIT, $0-65
@@ -2892,6 +2941,63 @@ tanhRowsAVX512_next:
 	JNZ  tanhRowsAVX512_row
 
 tanhRowsAVX512_done:
+	VZEROUPPER
+	RET
+
+// func dotAVX512(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows int, width int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·dotAVX512(SB), NOSPLIT, $0-64
+	MOVQ  c+0(FP), AX
+	MOVQ  ldc+8(FP), CX
+	MOVQ  h+16(FP), DX
+	MOVQ  ldh+24(FP), BX
+	MOVQ  w+32(FP), SI
+	MOVQ  ldw+40(FP), DI
+	MOVQ  rows+48(FP), R8
+	MOVQ  width+56(FP), R9
+	TESTQ R8, R8
+	JZ    dotAVX512_done
+	SHLQ  $0x02, R9
+	LEAQ  (SI)(DI*1), R10
+	LEAQ  (R10)(DI*1), R11
+	LEAQ  (R11)(DI*1), DI
+
+dotAVX512_row:
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	XORQ   R12, R12
+
+dotAVX512_k:
+	VMOVUPS       (DX)(R12*1), Z4
+	VFMADD231PS   (SI)(R12*1), Z4, Z0
+	VFMADD231PS   (R10)(R12*1), Z4, Z1
+	VFMADD231PS   (R11)(R12*1), Z4, Z2
+	VFMADD231PS   (DI)(R12*1), Z4, Z3
+	ADDQ          $0x00000040, R12
+	CMPQ          R12, R9
+	JB            dotAVX512_k
+	VEXTRACTF64X4 $0x01, Z0, Y4
+	VADDPS        Y4, Y0, Y0
+	VEXTRACTF64X4 $0x01, Z1, Y4
+	VADDPS        Y4, Y1, Y1
+	VEXTRACTF64X4 $0x01, Z2, Y4
+	VADDPS        Y4, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y4
+	VADDPS        Y4, Y3, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y1
+	VHADDPS       Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X1
+	VMOVUPS       X1, (AX)
+	ADDQ          CX, AX
+	ADDQ          BX, DX
+	DECQ          R8
+	JNZ           dotAVX512_row
+
+dotAVX512_done:
 	VZEROUPPER
 	RET
 

@@ -89,6 +89,11 @@ func gemm2x4AVX2(c *float32, ldc int, a *float32, sp int, st int, b *float32, ld
 //go:noescape
 func tanhRowsAVX2(h *float32, ld int, bias *float32, rows int, width int)
 
+// dotAVX2 is four outputs of kernelSet.dot on AVX2.
+//
+//go:noescape
+func dotAVX2(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows int, width int)
+
 // gemm1x1AVX512 is the 1×1-vector micro-kernel of gemm on AVX512.
 //
 //go:noescape
@@ -213,6 +218,11 @@ func gemm6x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, 
 //
 //go:noescape
 func tanhRowsAVX512(h *float32, ld int, bias *float32, rows int, width int)
+
+// dotAVX512 is four outputs of kernelSet.dot on AVX512.
+//
+//go:noescape
+func dotAVX512(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows int, width int)
 
 // biasRowsAVX2 is biasAct for the identity and ReLU.
 //

@@ -53,6 +53,7 @@ func main() {
 			}
 		}
 		tanhRows(k)
+		dot(k)
 	}
 	biasRows()
 	actGrad()
@@ -872,6 +873,82 @@ func allFinite() {
 	r := GP8()
 	SETEQ(r)
 	Store(r, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// dot emits dot<ISA>: for r < rows and o < 4,
+//
+//	c[r·ldc + o] = Σ_{k<width} h[r·ldh + k] · w[o·ldw + k]
+//
+// (strides in bytes, width a multiple of the lanes): four outputs of a
+// layer much narrower than a vector, each row's four sums reduced across
+// lanes and stored together.
+func dot(k isa) {
+	name := "dot" + k.Suf
+	TEXT(name, NOSPLIT, "func(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows, width int)")
+	Pragma("noescape")
+	Doc(name + " is four outputs of kernelSet.dot on " + k.Suf + ".")
+	vb := k.Lanes * size
+	c := Load(Param("c"), GP64())
+	ldc := Load(Param("ldc"), GP64())
+	h := Load(Param("h"), GP64())
+	ldh := Load(Param("ldh"), GP64())
+	w0 := Load(Param("w"), GP64())
+	ldw := Load(Param("ldw"), GP64())
+	rows := Load(Param("rows"), GP64())
+	width := Load(Param("width"), GP64())
+	TESTQ(rows, rows)
+	JZ(LabelRef(name + "_done"))
+	SHLQ(U8(2), width)
+	w1, w2, w3 := GP64(), GP64(), GP64()
+	LEAQ(Mem{Base: w0, Index: ldw, Scale: 1}, w1)
+	LEAQ(Mem{Base: w1, Index: ldw, Scale: 1}, w2)
+	LEAQ(Mem{Base: w2, Index: ldw, Scale: 1}, w3)
+	ws := []Register{w0, w1, w2, w3}
+
+	Label(name + "_row")
+	acc := []VecVirtual{k.Vec(), k.Vec(), k.Vec(), k.Vec()}
+	for _, a := range acc {
+		VXORPS(a, a, a)
+	}
+	j := GP64()
+	XORQ(j, j)
+	Label(name + "_k")
+	x := k.Vec()
+	VMOVUPS(Mem{Base: h, Index: j, Scale: 1}, x)
+	for o, a := range acc {
+		VFMADD231PS(Mem{Base: ws[o], Index: j, Scale: 1}, x, a)
+	}
+	ADDQ(U32(vb), j)
+	CMPQ(j, width)
+	JB(LabelRef(name + "_k"))
+
+	// Reduce the four accumulators to one XMM of four sums.
+	ys := make([]VecVirtual, 4)
+	for o, a := range acc {
+		if k.Lanes == 16 {
+			hi := YMM()
+			VEXTRACTF64X4(U8(1), a, hi)
+			ys[o] = YMM()
+			VADDPS(hi, a.AsY(), ys[o])
+		} else {
+			ys[o] = a
+		}
+	}
+	t1, t2 := YMM(), YMM()
+	VHADDPS(ys[1], ys[0], t1)
+	VHADDPS(ys[3], ys[2], t2)
+	VHADDPS(t2, t1, t1)
+	x1 := XMM()
+	VEXTRACTF128(U8(1), t1, x1)
+	VADDPS(x1, t1.AsX(), x1)
+	VMOVUPS(x1, Mem{Base: c})
+	ADDQ(ldc, c)
+	ADDQ(ldh, h)
+	DECQ(rows)
+	JNZ(LabelRef(name + "_row"))
+	Label(name + "_done")
 	VZEROUPPER()
 	RET()
 }
