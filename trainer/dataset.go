@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -62,44 +61,44 @@ func (d *Dataset) Pass(each func(*Samples) error) (PassStats, error) {
 		st.Chunks++
 		return each(b)
 	}
-	visit := func(c *data.Columns) error {
-		columnsToSamples(&view, c)
-		b := &view
-		if carry.Len() > 0 {
-			appendRows(&carry, &view, 0, view.Len())
-			b = &carry
-		}
-		cut := lastGroupStart(b.Groups)
-		if err := emit(sliceRows(b, 0, cut)); err != nil {
-			return err
-		}
-		resetRows(&spare)
-		appendRows(&spare, b, cut, b.Len())
-		carry, spare = spare, carry
-		return nil
-	}
 	src, err := d.open()
 	if err != nil {
 		return st, err
 	}
 	defer src.close()
-	read := src.ReadColumns
-	if src.prefetch {
-		pf := startPrefetch(src.ColumnReader)
-		defer pf.stop()
-		read = pf.ReadColumns
-	}
 	var cols data.Columns
-	for {
-		err := read(&cols)
-		if err == io.EOF {
-			break
-		}
+	err = src.ReadColumns(&cols)
+	for err != io.EOF {
 		if err != nil {
 			return st, err
 		}
-		if err := visit(&cols); err != nil {
+		columnsToSamples(&view, &cols)
+		b := &view
+		if carry.Len() > 0 {
+			appendRows(&carry, &view, 0, view.Len())
+			b = &carry
+		}
+		// Once the chunk is copied, its storage is free: a pack's next
+		// shard is read and decompressed into it while this one trains.
+		var ahead chan error
+		if b == &carry && src.prefetch {
+			ahead = make(chan error, 1)
+			go func() { ahead <- src.ReadColumns(&cols) }()
+		}
+		cut := lastGroupStart(b.Groups)
+		if err := emit(sliceRows(b, 0, cut)); err != nil {
+			if ahead != nil {
+				<-ahead // the source closes once the read has ended
+			}
 			return st, err
+		}
+		resetRows(&spare)
+		appendRows(&spare, b, cut, b.Len())
+		carry, spare = spare, carry
+		if ahead != nil {
+			err = <-ahead
+		} else {
+			err = src.ReadColumns(&cols)
 		}
 	}
 	if err := emit(&carry); err != nil {
@@ -115,69 +114,7 @@ type source struct {
 	data.ColumnReader
 	close    func()
 	counts   func(*PassStats) // fills in and logs what the pass read
-	prefetch bool             // read the next chunk while the caller trains on this one
-}
-
-// prefetcher reads chunks on a goroutine of its own, one ahead of its
-// caller, so that reading and decompressing the next shard of a pack
-// overlaps training on the current one. Two chunks' storage circulates:
-// the caller's and the one being read.
-type prefetcher struct {
-	ready chan prefetched
-	free  chan *data.Columns
-	done  chan struct{}
-	wg    sync.WaitGroup
-}
-
-type prefetched struct {
-	cols *data.Columns
-	err  error
-}
-
-func startPrefetch(r data.ColumnReader) *prefetcher {
-	p := &prefetcher{ready: make(chan prefetched, 1), free: make(chan *data.Columns, 1), done: make(chan struct{})}
-	p.free <- new(data.Columns)
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		for {
-			var c *data.Columns
-			select {
-			case c = <-p.free:
-			case <-p.done:
-				return
-			}
-			err := r.ReadColumns(c)
-			select {
-			case p.ready <- prefetched{c, err}:
-			case <-p.done:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return p
-}
-
-// ReadColumns hands the next chunk to the caller by swapping it into dst;
-// the storage of the caller's previous chunk, which it is done with, goes
-// to the reader for the chunk after.
-func (p *prefetcher) ReadColumns(dst *data.Columns) error {
-	c := <-p.ready
-	if c.err != nil {
-		return c.err
-	}
-	*dst, *c.cols = *c.cols, *dst
-	p.free <- c.cols
-	return nil
-}
-
-// stop ends the reader and waits for it, so that the source can be closed.
-func (p *prefetcher) stop() {
-	close(p.done)
-	p.wg.Wait()
+	prefetch bool             // read the next chunk while the caller trains on this one (packs)
 }
 
 func (d *Dataset) open() (*source, error) {
