@@ -9,7 +9,10 @@ import (
 
 // KernelBackend is the default Backend: the hand-written batched kernels of
 // package nn. It checks its arguments once here, then calls kernels that
-// trust them; its workspace grows to the largest batch it has seen.
+// trust them; its workspace grows to the largest batch it has seen (a
+// workspace's memory is a few 64-row tiles per thread, whatever its batch:
+// a whole rollout batch's log-probabilities run in one call, loading the
+// weights once).
 type KernelBackend struct {
 	loss    nn.LossConfig
 	sizes   []int
@@ -103,11 +106,6 @@ func (k *KernelBackend) SFTLossAndGrad(grad []float32, m *nn.MLP[float32], x []f
 	return ws.SFTLossAndGrad(grad, m, x, actions), nil
 }
 
-// forwardBlock bounds the rows of one forward call, so that computing the
-// log-probabilities of a whole rollout batch does not grow the workspace
-// (and memory) to the batch: only the minibatches of LossAndGrad size it.
-const forwardBlock = 1024
-
 // Forward writes the logits of the rows of x; it makes KernelBackend a
 // Forwarder, so the Stepper's log-probabilities are batched too.
 func (k *KernelBackend) Forward(logits []float32, m *nn.MLP[float32], x []float32) error {
@@ -116,14 +114,11 @@ func (k *KernelBackend) Forward(logits []float32, m *nn.MLP[float32], x []float3
 	if n == 0 || len(x) != n*in || len(logits) != n*out {
 		return fmt.Errorf("trainer: kernel backend: forward of %d values into %d logits for widths %d→%d", len(x), len(logits), in, out)
 	}
-	ws, err := k.workspace(m, min(n, forwardBlock))
+	ws, err := k.workspace(m, n)
 	if err != nil {
 		return err
 	}
-	for lo := 0; lo < n; lo += forwardBlock {
-		hi := min(n, lo+forwardBlock)
-		ws.ForwardTo(logits[lo*out:hi*out], m, x[lo*in:hi*in])
-	}
+	ws.ForwardTo(logits, m, x)
 	return nil
 }
 
@@ -135,13 +130,10 @@ func (k *KernelBackend) LogProbs(dst []float32, m *nn.MLP[float32], x []float32)
 	if n == 0 || len(x) != n*in || len(dst) != n*out {
 		return fmt.Errorf("trainer: kernel backend: log-probabilities of %d values into %d for widths %d→%d", len(x), len(dst), in, out)
 	}
-	ws, err := k.workspace(m, min(n, forwardBlock))
+	ws, err := k.workspace(m, n)
 	if err != nil {
 		return err
 	}
-	for lo := 0; lo < n; lo += forwardBlock {
-		hi := min(n, lo+forwardBlock)
-		ws.LogProbsTo(dst[lo*out:hi*out], m, x[lo*in:hi*in])
-	}
+	ws.LogProbsTo(dst, m, x)
 	return nil
 }
