@@ -40,7 +40,9 @@ func (mb *minibatcher) pack(g *grouping, size int, rng *rand.Rand) [][]int32 {
 	return mb.batches
 }
 
-// gather copies rows of src into dst, reusing dst's storage.
+// gather copies rows of src into dst, reusing dst's storage. A group's rows
+// are usually consecutive in src, so runs of consecutive rows are copied
+// column by column, as slices.
 func gather(dst, src *Samples, rows []int32, features int) {
 	dst.Features = dst.Features[:0]
 	dst.Actions = dst.Actions[:0]
@@ -49,20 +51,24 @@ func gather(dst, src *Samples, rows []int32, features int) {
 	dst.LogProb = dst.LogProb[:0]
 	dst.RefLogProb = dst.RefLogProb[:0]
 	dst.Adv = dst.Adv[:0]
-	for _, r32 := range rows {
-		r := int(r32)
-		dst.Features = append(dst.Features, src.Features[r*features:(r+1)*features]...)
-		dst.Actions = append(dst.Actions, src.Actions[r])
-		dst.Rewards = append(dst.Rewards, src.Rewards[r])
-		dst.Groups = append(dst.Groups, src.Groups[r])
+	for i := 0; i < len(rows); {
+		lo := int(rows[i])
+		hi := lo + 1
+		for i++; i < len(rows) && int(rows[i]) == hi; i++ {
+			hi++
+		}
+		dst.Features = append(dst.Features, src.Features[lo*features:hi*features]...)
+		dst.Actions = append(dst.Actions, src.Actions[lo:hi]...)
+		dst.Rewards = append(dst.Rewards, src.Rewards[lo:hi]...)
+		dst.Groups = append(dst.Groups, src.Groups[lo:hi]...)
 		if src.LogProb != nil {
-			dst.LogProb = append(dst.LogProb, src.LogProb[r])
+			dst.LogProb = append(dst.LogProb, src.LogProb[lo:hi]...)
 		}
 		if src.Adv != nil {
-			dst.Adv = append(dst.Adv, src.Adv[r])
+			dst.Adv = append(dst.Adv, src.Adv[lo:hi]...)
 		}
 		if src.RefLogProb != nil {
-			dst.RefLogProb = append(dst.RefLogProb, src.RefLogProb[r*nn.NumActions:(r+1)*nn.NumActions]...)
+			dst.RefLogProb = append(dst.RefLogProb, src.RefLogProb[lo*nn.NumActions:hi*nn.NumActions]...)
 		}
 	}
 	if src.RefLogProb == nil {

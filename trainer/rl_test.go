@@ -300,3 +300,33 @@ func TestKernelBackendRejectsMismatchedNetworks(t *testing.T) {
 		t.Error("short gradient accepted")
 	}
 }
+
+// gather copies the listed rows, in order, whether or not they run
+// consecutively in the source.
+func TestGatherRows(t *testing.T) {
+	const F, n = 2, 8
+	src := &Samples{Features: make([]float32, n*F), Actions: make([]uint8, n), Rewards: make([]float64, n),
+		Groups: make([]string, n), LogProb: make([]float64, n), RefLogProb: make([]float32, n*nn.NumActions), Adv: make([]float64, n)}
+	for r := range n {
+		src.Features[r*F], src.Features[r*F+1] = float32(r), float32(-r)
+		src.Actions[r], src.Rewards[r], src.Groups[r] = uint8(r%3), float64(r), string(rune('a'+r))
+		src.LogProb[r], src.Adv[r] = -float64(r), 10*float64(r)
+		for j := range nn.NumActions {
+			src.RefLogProb[r*nn.NumActions+j] = float32(100*r + j)
+		}
+	}
+	rows := []int32{3, 4, 5, 0, 1, 7, 6}
+	var dst Samples
+	gather(&dst, src, rows, F)
+	gather(&dst, src, rows, F) // reuses its storage
+	if dst.Len() != len(rows) {
+		t.Fatalf("%d rows, want %d", dst.Len(), len(rows))
+	}
+	for i, r := range rows {
+		if dst.Features[i*F] != float32(r) || dst.Features[i*F+1] != float32(-r) || dst.Actions[i] != uint8(r%3) ||
+			dst.Rewards[i] != float64(r) || dst.Groups[i] != string(rune('a'+r)) || dst.LogProb[i] != -float64(r) ||
+			dst.Adv[i] != 10*float64(r) || dst.RefLogProb[i*nn.NumActions+2] != float32(100*r+2) {
+			t.Errorf("row %d is not source row %d", i, r)
+		}
+	}
+}
