@@ -53,6 +53,11 @@ type kernelSet[T Float] struct {
 
 	// adam is one Adam step on the flat slices; see adamCoef.
 	adam func(p, g, m, v []T, c adamCoef)
+
+	// logSoftmax, when not nil, writes the log-softmax of the first
+	// NumActions columns of rows rows of z (row stride ld) into dst
+	// (rows×NumActions); otherwise LogSoftmaxTo runs on each row.
+	logSoftmax func(dst, z []T, ld, rows int)
 }
 
 // adamCoef are the scalars of one Adam step, bias corrections folded in:

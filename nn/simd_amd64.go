@@ -20,13 +20,13 @@ var kernelSets32 = sync.OnceValue(func() []*kernelSet[float32] {
 	if avx2 && cpu.X86.HasAVX512F {
 		ks = append(ks, &kernelSet[float32]{
 			name: "avx512", lanes: 16,
-			gemm: gemm512.gemm, dot: dot512, biasAct: biasAct512, actGrad: actGradAVX2, colSum: colSumAVX2Go, loss: lossAVX2, adam: adamAVX2Go,
+			gemm: gemm512.gemm, dot: dot512, biasAct: biasAct512, actGrad: actGradAVX2, colSum: colSumAVX2Go, loss: lossAVX2, adam: adamAVX2Go, logSoftmax: logSoftmaxAVX2,
 		})
 	}
 	if avx2 {
 		ks = append(ks, &kernelSet[float32]{
 			name: "avx2", lanes: 8,
-			gemm: gemm256.gemm, dot: dot256, biasAct: biasAct256, actGrad: actGradAVX2, colSum: colSumAVX2Go, loss: lossAVX2, adam: adamAVX2Go,
+			gemm: gemm256.gemm, dot: dot256, biasAct: biasAct256, actGrad: actGradAVX2, colSum: colSumAVX2Go, loss: lossAVX2, adam: adamAVX2Go, logSoftmax: logSoftmaxAVX2,
 		})
 	}
 	return append(ks, portableSet[float32]())
@@ -236,4 +236,26 @@ func allFinite32(s []float32) bool {
 		}
 	}
 	return true
+}
+
+// logSoftmaxAVX2 is kernelSet.logSoftmax: the logits gathered into columns
+// (padded to whole vectors with zeros), logSoftmax3AVX2, and the results
+// scattered into rows.
+func logSoftmaxAVX2(dst, z []float32, ld, rows int) {
+	var c [NumActions][tileRows]float32
+	for c0 := 0; c0 < rows; c0 += tileRows {
+		m := min(tileRows, rows-c0)
+		for i := range m {
+			zr := z[(c0+i)*ld : (c0+i)*ld+NumActions]
+			c[0][i], c[1][i], c[2][i] = zr[0], zr[1], zr[2]
+		}
+		for i := m; i < (m+7)&^7; i++ {
+			c[0][i], c[1][i], c[2][i] = 0, 0, 0
+		}
+		logSoftmax3AVX2(&c[0][0], m)
+		for i := range m {
+			d := dst[(c0+i)*NumActions : (c0+i+1)*NumActions]
+			d[0], d[1], d[2] = c[0][i], c[1][i], c[2][i]
+		}
+	}
 }

@@ -3759,3 +3759,117 @@ lossVecAVX2_done:
 	MOVQ    SI, clipHigh+40(FP)
 	VZEROUPPER
 	RET
+
+// func logSoftmax3AVX2(c *float32, m int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·logSoftmax3AVX2(SB), NOSPLIT, $0-16
+	MOVQ  c+0(FP), AX
+	MOVQ  m+8(FP), CX
+	TESTQ CX, CX
+	JZ    logSoftmax3AVX2_done
+
+logSoftmax3AVX2_loop:
+	VMOVUPS     (AX), Y0
+	VMOVUPS     256(AX), Y1
+	VMOVUPS     512(AX), Y2
+	VMAXPS      Y1, Y0, Y3
+	VMAXPS      Y2, Y3, Y3
+	VSUBPS      Y3, Y0, Y0
+	VMOVAPS     Y0, Y4
+	VMAXPS      lossk<>+192(SB), Y4, Y4
+	VMINPS      lossk<>+224(SB), Y4, Y4
+	VMOVUPS     lossk<>+256(SB), Y6
+	VFMADD213PS lossk<>+288(SB), Y4, Y6
+	VSUBPS      lossk<>+288(SB), Y6, Y7
+	VFMADD231PS lossk<>+320(SB), Y7, Y4
+	VFMADD231PS lossk<>+352(SB), Y7, Y4
+	VMOVUPS     lossk<>+384(SB), Y5
+	VFMADD213PS lossk<>+416(SB), Y4, Y5
+	VFMADD213PS lossk<>+448(SB), Y4, Y5
+	VFMADD213PS lossk<>+480(SB), Y4, Y5
+	VFMADD213PS lossk<>+512(SB), Y4, Y5
+	VFMADD213PS lossk<>+544(SB), Y4, Y5
+	VMULPS      Y4, Y4, Y7
+	VFMADD213PS Y4, Y7, Y5
+	VADDPS      lossk<>+0(SB), Y5, Y5
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      Y6, Y5, Y5
+	VMOVAPS     Y5, Y4
+	VSUBPS      Y3, Y1, Y1
+	VMOVAPS     Y1, Y5
+	VMAXPS      lossk<>+192(SB), Y5, Y5
+	VMINPS      lossk<>+224(SB), Y5, Y5
+	VMOVUPS     lossk<>+256(SB), Y7
+	VFMADD213PS lossk<>+288(SB), Y5, Y7
+	VSUBPS      lossk<>+288(SB), Y7, Y8
+	VFMADD231PS lossk<>+320(SB), Y8, Y5
+	VFMADD231PS lossk<>+352(SB), Y8, Y5
+	VMOVUPS     lossk<>+384(SB), Y6
+	VFMADD213PS lossk<>+416(SB), Y5, Y6
+	VFMADD213PS lossk<>+448(SB), Y5, Y6
+	VFMADD213PS lossk<>+480(SB), Y5, Y6
+	VFMADD213PS lossk<>+512(SB), Y5, Y6
+	VFMADD213PS lossk<>+544(SB), Y5, Y6
+	VMULPS      Y5, Y5, Y8
+	VFMADD213PS Y5, Y8, Y6
+	VADDPS      lossk<>+0(SB), Y6, Y6
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      Y7, Y6, Y6
+	VADDPS      Y6, Y4, Y4
+	VSUBPS      Y3, Y2, Y2
+	VMOVAPS     Y2, Y3
+	VMAXPS      lossk<>+192(SB), Y3, Y3
+	VMINPS      lossk<>+224(SB), Y3, Y3
+	VMOVUPS     lossk<>+256(SB), Y6
+	VFMADD213PS lossk<>+288(SB), Y3, Y6
+	VSUBPS      lossk<>+288(SB), Y6, Y7
+	VFMADD231PS lossk<>+320(SB), Y7, Y3
+	VFMADD231PS lossk<>+352(SB), Y7, Y3
+	VMOVUPS     lossk<>+384(SB), Y5
+	VFMADD213PS lossk<>+416(SB), Y3, Y5
+	VFMADD213PS lossk<>+448(SB), Y3, Y5
+	VFMADD213PS lossk<>+480(SB), Y3, Y5
+	VFMADD213PS lossk<>+512(SB), Y3, Y5
+	VFMADD213PS lossk<>+544(SB), Y3, Y5
+	VMULPS      Y3, Y3, Y7
+	VFMADD213PS Y3, Y7, Y5
+	VADDPS      lossk<>+0(SB), Y5, Y5
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      Y6, Y5, Y5
+	VADDPS      Y5, Y4, Y4
+	VPSUBD      lossk<>+576(SB), Y4, Y4
+	VPSRAD      $0x17, Y4, Y5
+	VCVTDQ2PS   Y5, Y5
+	VPAND       lossk<>+608(SB), Y4, Y4
+	VPADDD      lossk<>+576(SB), Y4, Y4
+	VSUBPS      lossk<>+0(SB), Y4, Y4
+	VMULPS      Y4, Y4, Y6
+	VMOVUPS     lossk<>+640(SB), Y3
+	VFMADD213PS lossk<>+672(SB), Y4, Y3
+	VFMADD213PS lossk<>+704(SB), Y4, Y3
+	VFMADD213PS lossk<>+736(SB), Y4, Y3
+	VFMADD213PS lossk<>+768(SB), Y4, Y3
+	VFMADD213PS lossk<>+800(SB), Y4, Y3
+	VFMADD213PS lossk<>+832(SB), Y4, Y3
+	VFMADD213PS lossk<>+864(SB), Y4, Y3
+	VFMADD213PS lossk<>+896(SB), Y4, Y3
+	VMULPS      Y4, Y3, Y3
+	VMULPS      Y6, Y3, Y3
+	VFMADD231PS lossk<>+928(SB), Y5, Y3
+	VFMADD231PS lossk<>+960(SB), Y6, Y3
+	VADDPS      Y3, Y4, Y4
+	VFMADD231PS lossk<>+992(SB), Y5, Y4
+	VMOVAPS     Y4, Y3
+	VSUBPS      Y3, Y0, Y0
+	VMOVUPS     Y0, (AX)
+	VSUBPS      Y3, Y1, Y1
+	VMOVUPS     Y1, 256(AX)
+	VSUBPS      Y3, Y2, Y2
+	VMOVUPS     Y2, 512(AX)
+	ADDQ        $0x20, AX
+	SUBQ        $0x08, CX
+	JA          logSoftmax3AVX2_loop
+
+logSoftmax3AVX2_done:
+	VZEROUPPER
+	RET

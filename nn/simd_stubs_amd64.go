@@ -258,3 +258,8 @@ func allFiniteAVX2(x *float32, n int) bool
 //
 //go:noescape
 func lossVecAVX2(c *float32, m int, k *[5][8]float32, out *[3][8]float32) (clipLow int, clipHigh int)
+
+// logSoftmax3AVX2 is the log-softmax of three logits, eight rows at a time.
+//
+//go:noescape
+func logSoftmax3AVX2(c *float32, m int)

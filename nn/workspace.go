@@ -266,8 +266,11 @@ func (w *Workspace[T]) ForwardTo(logits []T, m *MLP[T], x []T) {
 }
 
 // LogProbsTo writes the log-probabilities log softmax(logits) of the rows of
-// x into dst (B×Out): ForwardTo and LogSoftmaxTo on each row, bit for bit,
-// with the log-softmax run by the workers too. It allocates nothing.
+// x into dst (B×Out): ForwardTo and LogSoftmaxTo on each row, with the
+// log-softmax run by the workers too. With the amd64 float32 kernels and
+// three outputs it is a vector log-softmax in float32 (polynomial exp and
+// log, within a few ulps of LogSoftmaxTo); otherwise LogSoftmaxTo, bit for
+// bit. It allocates nothing.
 func (w *Workspace[T]) LogProbsTo(dst []T, m *MLP[T], x []T) {
 	w.forward("LogProbsTo", dst, m, x, true)
 }
@@ -348,6 +351,10 @@ func (s *wsState[T]) runWorker(id int) {
 			rows := min(s.tile, r1-t0)
 			s.forwardTile(wk, s.x[t0*in:(t0+rows)*in], rows)
 			h := wk.h[L-1]
+			if s.logp && s.k.logSoftmax != nil && out == NumActions {
+				s.k.logSoftmax(s.logits[t0*out:(t0+rows)*out], h, ld, rows)
+				continue
+			}
 			for r := 0; r < rows; r++ {
 				dst := s.logits[(t0+r)*out : (t0+r+1)*out]
 				copy(dst, h[r*ld:r*ld+out])

@@ -61,6 +61,7 @@ func main() {
 	adam()
 	allFinite()
 	lossVec()
+	logSoftmax3()
 	Generate()
 }
 
@@ -948,6 +949,56 @@ func dot(k isa) {
 	ADDQ(ldh, h)
 	DECQ(rows)
 	JNZ(LabelRef(name + "_row"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// logSoftmax3 emits logSoftmax3AVX2: for the first m rows (m rounded up to
+// 8) of the three columns z0, z1, z2 of tileRows float32 at c, in place,
+//
+//	z_i = z_i − max(z) − log Σ_j exp(z_j − max(z)),
+//
+// the log-softmax of three logits, with the loss kernel's exp and log.
+func logSoftmax3() {
+	const name = "logSoftmax3AVX2"
+	TEXT(name, NOSPLIT, "func(c *float32, m int)")
+	Pragma("noescape")
+	Doc(name + " is the log-softmax of three logits, eight rows at a time.")
+	cp := Load(Param("c"), GP64())
+	m := Load(Param("m"), GP64())
+	TESTQ(m, m)
+	JZ(LabelRef(name + "_done"))
+	col := func(i int) Mem { return Mem{Base: cp, Disp: i * tileRows * 4} }
+	Label(name + "_loop")
+	y := []VecVirtual{YMM(), YMM(), YMM()}
+	for i := range y {
+		VMOVUPS(col(i), y[i])
+	}
+	mx := YMM()
+	VMAXPS(y[1], y[0], mx)
+	VMAXPS(y[2], mx, mx)
+	sum := YMM()
+	for i := range y {
+		VSUBPS(mx, y[i], y[i])
+		t, e := YMM(), YMM()
+		VMOVAPS(y[i], t)
+		expAVX2(t, e)
+		if i == 0 {
+			VMOVAPS(e, sum)
+		} else {
+			VADDPS(e, sum, sum)
+		}
+	}
+	ls := YMM()
+	logAVX2(sum, ls)
+	for i := range y {
+		VSUBPS(ls, y[i], y[i])
+		VMOVUPS(y[i], col(i))
+	}
+	ADDQ(U8(32), cp)
+	SUBQ(U8(8), m)
+	JA(LabelRef(name + "_loop"))
 	Label(name + "_done")
 	VZEROUPPER()
 	RET()
