@@ -31,6 +31,15 @@ type Dataset struct {
 	// every episode without gold, and the counts of each pass; nil
 	// discards them.
 	Log io.Writer
+
+	bufs *passBuffers // reused from one pass to the next
+}
+
+// passBuffers are a pass's chunk and the rows it holds back: kept between
+// passes, so that a pass after the first allocates next to nothing.
+type passBuffers struct {
+	view, carry, spare Samples
+	cols               data.Columns
 }
 
 // PassStats is what one pass read.
@@ -49,10 +58,15 @@ func (d *Dataset) log() io.Writer {
 }
 
 // Pass calls each with every chunk in order, as Samples that alias the
-// chunk's columns (valid until each returns).
+// chunk's columns (valid until each returns). Passes reuse their buffers:
+// a Dataset runs one pass at a time.
 func (d *Dataset) Pass(each func(*Samples) error) (PassStats, error) {
 	var st PassStats
-	var view, carry, spare Samples
+	if d.bufs == nil {
+		d.bufs = new(passBuffers)
+	}
+	view, carry, spare, cols := &d.bufs.view, &d.bufs.carry, &d.bufs.spare, &d.bufs.cols
+	resetRows(carry)
 	emit := func(b *Samples) error {
 		if b.Len() == 0 {
 			return nil
@@ -66,24 +80,23 @@ func (d *Dataset) Pass(each func(*Samples) error) (PassStats, error) {
 		return st, err
 	}
 	defer src.close()
-	var cols data.Columns
-	err = src.ReadColumns(&cols)
+	err = src.ReadColumns(cols)
 	for err != io.EOF {
 		if err != nil {
 			return st, err
 		}
-		columnsToSamples(&view, &cols)
-		b := &view
+		columnsToSamples(view, cols)
+		b := view
 		if carry.Len() > 0 {
-			appendRows(&carry, &view, 0, view.Len())
-			b = &carry
+			appendRows(carry, view, 0, view.Len())
+			b = carry
 		}
 		// Once the chunk is copied, its storage is free: a pack's next
 		// shard is read and decompressed into it while this one trains.
 		var ahead chan error
-		if b == &carry && src.prefetch {
+		if b == carry && src.prefetch {
 			ahead = make(chan error, 1)
-			go func() { ahead <- src.ReadColumns(&cols) }()
+			go func() { ahead <- src.ReadColumns(cols) }()
 		}
 		cut := lastGroupStart(b.Groups)
 		if err := emit(sliceRows(b, 0, cut)); err != nil {
@@ -92,16 +105,16 @@ func (d *Dataset) Pass(each func(*Samples) error) (PassStats, error) {
 			}
 			return st, err
 		}
-		resetRows(&spare)
-		appendRows(&spare, b, cut, b.Len())
-		carry, spare = spare, carry
+		resetRows(spare)
+		appendRows(spare, b, cut, b.Len())
+		*carry, *spare = *spare, *carry
 		if ahead != nil {
 			err = <-ahead
 		} else {
-			err = src.ReadColumns(&cols)
+			err = src.ReadColumns(cols)
 		}
 	}
-	if err := emit(&carry); err != nil {
+	if err := emit(carry); err != nil {
 		return st, err
 	}
 	src.counts(&st)
