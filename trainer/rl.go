@@ -200,13 +200,15 @@ func (r *RL) approxKL(b *Samples) (float64, error) {
 // metricsMean accumulates row-weighted means of Metrics.
 type metricsMean struct {
 	sum  []float64
+	v    []float64 // one step's values
 	rows int
 	min  float64
 	max  float64
 }
 
 func (a *metricsMean) add(m *Metrics, rows int) {
-	v := m.AppendValues(nil)
+	a.v = m.AppendValues(a.v[:0])
+	v := a.v
 	if a.sum == nil {
 		a.sum = make([]float64, len(v))
 		a.min, a.max = m.AdvMin, m.AdvMax
