@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/mpdf/mpdf/nn"
 )
@@ -137,7 +138,7 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 		for _, rows := range r.mbs.pack(&r.groups, r.cfg.RL.BatchSize, r.rng) {
 			gather(&r.mb, &full, rows, f)
 			lr := r.schedule.LR(r.cfg.Adam.LR, r.Steps, int64(r.cfg.RL.Warmup), r.Progress)
-			m, err := r.stepper.Step(&r.mb, lr)
+			m, err := r.stepper.step(&r.mb, lr, time.Now()) // rows of the checked batch
 			r.Steps++
 			var nf *NonFiniteError
 			switch {

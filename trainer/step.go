@@ -135,6 +135,15 @@ func (s *Stepper) Step(batch *Samples, lr float64) (Metrics, error) {
 	if err := batch.Check(s.policy.In()); err != nil {
 		return Metrics{}, err
 	}
+	return s.step(batch, lr, start)
+}
+
+// step is Step on samples that have passed Check: RL.Update checks a rollout
+// batch once, and its minibatches are rows of it.
+func (s *Stepper) step(batch *Samples, lr float64, start time.Time) (Metrics, error) {
+	if !(lr >= 0) || math.IsInf(lr, 0) {
+		return Metrics{}, fmt.Errorf("trainer: step: learning rate %v, want a finite value ≥ 0", lr)
+	}
 	n := batch.Len()
 	s.adv = grow(s.adv, n)
 	s.groups.build(batch.Groups)
