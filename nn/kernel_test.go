@@ -384,3 +384,24 @@ func testFirstNonFinite[T Float](t *testing.T) {
 		}
 	}
 }
+
+// GradNorm of float32 values (a vector kernel on amd64) is their norm summed
+// in float64, up to the order of the sum.
+func TestGradNorm32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{0, 1, 15, 16, 17, 64, 100, 6531} {
+		g := make([]float32, n)
+		want := 0.0
+		for i := range g {
+			g[i] = float32(rng.NormFloat64() * math.Exp(4*rng.NormFloat64()))
+			want += float64(g[i]) * float64(g[i])
+		}
+		want = math.Sqrt(want)
+		if got := GradNorm(g); math.Abs(got-want) > 1e-12*want {
+			t.Errorf("n=%d: GradNorm %v, want %v", n, got, want)
+		}
+	}
+	if got := GradNorm([]float32{1, 2, float32(math.NaN()), 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}); !math.IsNaN(got) {
+		t.Errorf("a NaN gradient: GradNorm %v, want NaN", got)
+	}
+}

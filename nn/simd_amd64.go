@@ -259,3 +259,13 @@ func logSoftmaxAVX2(dst, z []float32, ld, rows int) {
 		}
 	}
 }
+
+// sumSquares32 returns Σ s[i]² in float64 over the first n elements of s, a
+// whole number of the vector kernel's blocks.
+func sumSquares32(s []float32) (float64, int) {
+	n := len(s) &^ 15
+	if n == 0 {
+		return 0, 0
+	}
+	return sumSquaresAVX2(&s[0], n), n
+}

@@ -3227,6 +3227,43 @@ allFiniteAVX2_end:
 	VZEROUPPER
 	RET
 
+// func sumSquaresAVX2(x *float32, n int) float64
+// Requires: AVX, FMA3, SSE2
+TEXT ·sumSquaresAVX2(SB), NOSPLIT, $0-24
+	MOVQ   x+0(FP), AX
+	MOVQ   n+8(FP), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	SHRQ   $0x04, CX
+	JZ     sumSquaresAVX2_end
+
+sumSquaresAVX2_loop:
+	VCVTPS2PD   (AX), Y4
+	VFMADD231PD Y4, Y4, Y0
+	VCVTPS2PD   16(AX), Y4
+	VFMADD231PD Y4, Y4, Y1
+	VCVTPS2PD   32(AX), Y4
+	VFMADD231PD Y4, Y4, Y2
+	VCVTPS2PD   48(AX), Y4
+	VFMADD231PD Y4, Y4, Y3
+	ADDQ        $0x40, AX
+	DECQ        CX
+	JNZ         sumSquaresAVX2_loop
+
+sumSquaresAVX2_end:
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPD       X1, X0, X1
+	VUNPCKHPD    X1, X1, X0
+	VADDSD       X0, X1, X1
+	MOVSD        X1, ret+16(FP)
+	VZEROUPPER
+	RET
+
 DATA lossk<>+0(SB)/4, $0x3f800000
 DATA lossk<>+4(SB)/4, $0x3f800000
 DATA lossk<>+8(SB)/4, $0x3f800000

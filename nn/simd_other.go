@@ -15,3 +15,6 @@ var (
 // allFinite32 is the vector shortcut of FirstNonFinite; without one it
 // reports false, and FirstNonFinite's own loop decides.
 func allFinite32([]float32) bool { return false }
+
+// sumSquares32 is the vector part of GradNorm; without one it sums nothing.
+func sumSquares32([]float32) (float64, int) { return 0, 0 }

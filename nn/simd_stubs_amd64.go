@@ -254,6 +254,11 @@ func adamAVX2(p *float32, grad *float32, m *float32, v *float32, n int, k *[7]fl
 //go:noescape
 func allFiniteAVX2(x *float32, n int) bool
 
+// sumSquaresAVX2 is the vector part of GradNorm for float32.
+//
+//go:noescape
+func sumSquaresAVX2(x *float32, n int) float64
+
 // lossVecAVX2 is the vector phase of the float32 loss on AVX2.
 //
 //go:noescape

@@ -60,6 +60,7 @@ func main() {
 	colSum()
 	adam()
 	allFinite()
+	sumSquares()
 	lossVec()
 	logSoftmax3()
 	Generate()
@@ -1000,6 +1001,46 @@ func logSoftmax3() {
 	SUBQ(U8(8), m)
 	JA(LabelRef(name + "_loop"))
 	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// sumSquares emits sumSquaresAVX2: Σ x[i]² over the first n elements (a
+// multiple of 16) of x, each converted to float64 and accumulated in
+// float64 in four vectors of four lanes, summed at the end.
+func sumSquares() {
+	const name = "sumSquaresAVX2"
+	TEXT(name, NOSPLIT, "func(x *float32, n int) float64")
+	Pragma("noescape")
+	Doc(name + " is the vector part of GradNorm for float32.")
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	acc := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
+	for _, a := range acc {
+		VXORPD(a, a, a)
+	}
+	SHRQ(U8(4), n)
+	JZ(LabelRef(name + "_end"))
+	Label(name + "_loop")
+	for i, a := range acc {
+		d := YMM()
+		VCVTPS2PD(Mem{Base: x, Disp: 16 * i}, d)
+		VFMADD231PD(d, d, a)
+	}
+	ADDQ(U8(64), x)
+	DECQ(n)
+	JNZ(LabelRef(name + "_loop"))
+	Label(name + "_end")
+	VADDPD(acc[1], acc[0], acc[0])
+	VADDPD(acc[3], acc[2], acc[2])
+	VADDPD(acc[2], acc[0], acc[0])
+	hi := XMM()
+	VEXTRACTF128(U8(1), acc[0], hi)
+	VADDPD(hi, acc[0].AsX(), hi)
+	lo := XMM()
+	VUNPCKHPD(hi, hi, lo)
+	VADDSD(lo, hi, hi)
+	Store(hi, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
 }
