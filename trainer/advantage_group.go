@@ -129,20 +129,27 @@ func (g *grouping) advantages(dst, rewards []float64, est Estimator) error {
 func (g *grouping) groupStats(rewards []float64) (stdMean, fracZero float64) {
 	zero := 0
 	for i := range g.len() {
-		rows := g.members(i)
-		g.rbuf = grow(g.rbuf, len(rows))
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for k, r := range rows {
-			v := rewards[r]
-			g.rbuf[k] = v
-			lo, hi = min(lo, v), max(hi, v)
-		}
-		_, sd := meanStd(g.rbuf)
+		sd, z := g.groupStat(i, rewards)
 		stdMean += sd
-		if hi-lo <= rangeEps {
+		if z {
 			zero++
 		}
 	}
 	n := float64(g.len())
 	return stdMean / n, float64(zero) / n
+}
+
+// groupStat is group i's population std of rewards and whether its rewards
+// all tie.
+func (g *grouping) groupStat(i int, rewards []float64) (sd float64, zero bool) {
+	rows := g.members(i)
+	g.rbuf = grow(g.rbuf, len(rows))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for k, r := range rows {
+		v := rewards[r]
+		g.rbuf[k] = v
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	_, sd = meanStd(g.rbuf)
+	return sd, hi-lo <= rangeEps
 }

@@ -13,6 +13,7 @@ type minibatcher struct {
 	order   []int
 	rows    []int32   // the rows of every minibatch, one after another
 	batches [][]int32 // views of rows
+	groups  [][]int   // the groups of each minibatch, in order: views of order
 }
 
 // pack shuffles the groups of g with rng (the permutation rng.Perm would
@@ -25,17 +26,19 @@ func (mb *minibatcher) pack(g *grouping, size int, rng *rand.Rand) [][]int32 {
 		mb.order[i] = i
 	}
 	rng.Shuffle(n, func(i, j int) { mb.order[i], mb.order[j] = mb.order[j], mb.order[i] })
-	mb.rows, mb.batches = mb.rows[:0], mb.batches[:0]
-	start := 0
-	for _, k := range mb.order {
+	mb.rows, mb.batches, mb.groups = mb.rows[:0], mb.batches[:0], mb.groups[:0]
+	start, first := 0, 0
+	for i, k := range mb.order {
 		mb.rows = append(mb.rows, g.members(k)...)
 		if len(mb.rows)-start >= size {
 			mb.batches = append(mb.batches, mb.rows[start:len(mb.rows):len(mb.rows)])
-			start = len(mb.rows)
+			mb.groups = append(mb.groups, mb.order[first:i+1])
+			start, first = len(mb.rows), i+1
 		}
 	}
 	if len(mb.rows) > start {
 		mb.batches = append(mb.batches, mb.rows[start:])
+		mb.groups = append(mb.groups, mb.order[first:])
 	}
 	return mb.batches
 }

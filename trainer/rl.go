@@ -41,6 +41,8 @@ type RL struct {
 	adv       []float64
 	ref       []float32
 	groups    grouping
+	gstd      []float64 // group → population std of its rewards
+	gzero     []bool    // group → its rewards all tie
 	mbs       minibatcher
 }
 
@@ -132,13 +134,19 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 	if err := r.groups.advantages(full.Adv, batch.Rewards, r.stepper.est); err != nil {
 		return UpdateResult{}, err
 	}
+	// So are the groups' reward statistics, which the steps report.
+	r.gstd, r.gzero = grow(r.gstd, r.groups.len()), grow(r.gzero, r.groups.len())
+	for g := range r.groups.len() {
+		r.gstd[g], r.gzero[g] = r.groups.groupStat(g, batch.Rewards)
+	}
 	var res UpdateResult
 	var acc metricsMean
 	for ep := 0; ep < r.cfg.RL.UpdateEpochs; ep++ {
-		for _, rows := range r.mbs.pack(&r.groups, r.cfg.RL.BatchSize, r.rng) {
+		for k, rows := range r.mbs.pack(&r.groups, r.cfg.RL.BatchSize, r.rng) {
 			gather(&r.mb, &full, rows, f)
 			lr := r.schedule.LR(r.cfg.Adam.LR, r.Steps, int64(r.cfg.RL.Warmup), r.Progress)
-			m, err := r.stepper.step(&r.mb, lr, time.Now()) // rows of the checked batch
+			gs := r.summary(r.mbs.groups[k])
+			m, err := r.stepper.step(&r.mb, lr, time.Now(), &gs) // rows of the checked batch
 			r.Steps++
 			var nf *NonFiniteError
 			switch {
@@ -178,6 +186,24 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 	}
 	res.Metrics = acc.mean()
 	return res, nil
+}
+
+// summary is the group statistics of a minibatch of the given groups (in
+// the order their rows are in it): what grouping.groupStats computes, from
+// the rollout batch's per-group values.
+func (r *RL) summary(groups []int) groupSummary {
+	var gs groupSummary
+	zero := 0
+	for _, g := range groups {
+		gs.stdMean += r.gstd[g]
+		if r.gzero[g] {
+			zero++
+		}
+	}
+	n := float64(len(groups))
+	gs.stdMean /= n
+	gs.fracZero = float64(zero) / n
+	return gs
 }
 
 // approxKL is the k3 estimate mean(ρ − 1 − log ρ) of KL(μ‖π) over the batch,

@@ -330,3 +330,37 @@ func TestGatherRows(t *testing.T) {
 		}
 	}
 }
+
+// The group statistics RL.Update gives each step, from the rollout batch's
+// per-group values, are bit for bit those a step computes on its minibatch.
+func TestMinibatchGroupSummary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	const n = 200
+	src := &Samples{Rewards: make([]float64, n), Groups: make([]string, n)}
+	for i := range n {
+		src.Groups[i] = fmt.Sprintf("g%d", i/(1+i%7))
+		src.Rewards[i] = float64(rng.IntN(4)) * rng.Float64()
+		if i%9 == 0 {
+			src.Rewards[i] = 1 // some tied groups
+		}
+	}
+	var r RL
+	r.groups.build(src.Groups)
+	r.gstd, r.gzero = make([]float64, r.groups.len()), make([]bool, r.groups.len())
+	for g := range r.groups.len() {
+		r.gstd[g], r.gzero[g] = r.groups.groupStat(g, src.Rewards)
+	}
+	for k, rows := range r.mbs.pack(&r.groups, 17, rng) {
+		var mb Samples
+		for _, i := range rows {
+			mb.Rewards = append(mb.Rewards, src.Rewards[i])
+			mb.Groups = append(mb.Groups, src.Groups[i])
+		}
+		var g grouping
+		g.build(mb.Groups)
+		std, frac := g.groupStats(mb.Rewards)
+		if gs := r.summary(r.mbs.groups[k]); gs.stdMean != std || gs.fracZero != frac {
+			t.Errorf("minibatch %d: summary %v %v, groupStats %v %v", k, gs.stdMean, gs.fracZero, std, frac)
+		}
+	}
+}

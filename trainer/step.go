@@ -135,25 +135,33 @@ func (s *Stepper) Step(batch *Samples, lr float64) (Metrics, error) {
 	if err := batch.Check(s.policy.In()); err != nil {
 		return Metrics{}, err
 	}
-	return s.step(batch, lr, start)
+	return s.step(batch, lr, start, nil)
 }
 
+// groupSummary is a batch's group statistics of Metrics (RewardStd,
+// FracRewardZeroStd), when the caller has them.
+type groupSummary struct{ stdMean, fracZero float64 }
+
 // step is Step on samples that have passed Check: RL.Update checks a rollout
-// batch once, and its minibatches are rows of it.
-func (s *Stepper) step(batch *Samples, lr float64, start time.Time) (Metrics, error) {
+// batch once, and its minibatches are rows of it. RL.Update also gives the
+// group statistics (gs) of minibatches with advantages, computed once per
+// rollout batch; the step then needs no grouping of its own.
+func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSummary) (Metrics, error) {
 	if !(lr >= 0) || math.IsInf(lr, 0) {
 		return Metrics{}, fmt.Errorf("trainer: step: learning rate %v, want a finite value ≥ 0", lr)
 	}
 	n := batch.Len()
 	s.adv = grow(s.adv, n)
-	s.groups.build(batch.Groups)
+	if gs == nil || batch.Adv == nil {
+		s.groups.build(batch.Groups)
+	}
 	if batch.Adv != nil {
 		copy(s.adv, batch.Adv)
 	} else if err := s.groups.advantages(s.adv, batch.Rewards, s.est); err != nil {
 		return Metrics{}, err
 	}
 	var mt Metrics
-	s.batchMetrics(&mt, batch)
+	s.batchMetrics(&mt, batch, gs)
 	if err := s.fillBatch(batch); err != nil {
 		return mt, err
 	}
@@ -239,10 +247,14 @@ func (s *Stepper) fillBatch(b *Samples) error {
 }
 
 // batchMetrics fills the reward, advantage and action statistics.
-func (s *Stepper) batchMetrics(mt *Metrics, b *Samples) {
+func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, gs *groupSummary) {
 	n := float64(b.Len())
 	mt.Reward = mean(b.Rewards)
-	mt.RewardStd, mt.FracRewardZeroStd = s.groups.groupStats(b.Rewards)
+	if gs != nil {
+		mt.RewardStd, mt.FracRewardZeroStd = gs.stdMean, gs.fracZero
+	} else {
+		mt.RewardStd, mt.FracRewardZeroStd = s.groups.groupStats(b.Rewards)
+	}
 	mt.AdvMin, mt.AdvMax = math.Inf(1), math.Inf(-1)
 	for _, a := range s.adv {
 		mt.AdvMin, mt.AdvMax = min(mt.AdvMin, a), max(mt.AdvMax, a)
