@@ -330,7 +330,18 @@ func TestWorkspaceMisusePanics(t *testing.T) {
 
 // A Workspace dropped without Close stops its goroutines once collected.
 func TestWorkspaceCleanupStopsWorkers(t *testing.T) {
+	// Let the workers of earlier tests' workspaces finish exiting first,
+	// or their exits would mask this workspace's goroutines.
 	before := runtime.NumGoroutine()
+	for stable := 0; stable < 5; {
+		runtime.GC()
+		time.Sleep(5 * time.Millisecond)
+		if n := runtime.NumGoroutine(); n < before {
+			before, stable = n, 0
+		} else {
+			stable++
+		}
+	}
 	func() {
 		ws, err := NewWorkspace[float32]([]int{4, 3}, Tanh, 1000, 4)
 		if err != nil {
