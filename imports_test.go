@@ -20,7 +20,7 @@ var owners = map[string][]string{
 	"gonum.org/v1/plot":              {"cmd"},
 	"gonum.org/v1/gonum":             {"nn", "trainer", "env", "data"},
 	"golang.org/x/sys/cpu":           {"nn"},
-	"github.com/mmcloughlin/avo":     {"nn/_gen"}, // its own module: never a dependency of nn
+	"github.com/mmcloughlin/avo":     {"nn/_generate"}, // its own module: never a dependency of nn
 }
 
 // below lists module packages that must not import other module packages

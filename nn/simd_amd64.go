@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// The assembly kernels of simd_amd64.s (generated: go generate ./nn) are
+// The assembly kernels of simd_gen_amd64.s (generated: go generate ./nn) are
 // wired here into kernel sets, chosen once from the CPU's features:
 // AVX-512 first, then AVX2 with FMA, then the portable loops. float64 runs
 // the portable loops.

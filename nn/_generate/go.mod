@@ -1,4 +1,4 @@
-module github.com/mpdf/mpdf/nn/_gen
+module github.com/mpdf/mpdf/nn/_generate
 
 go 1.26
 

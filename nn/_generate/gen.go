@@ -1,5 +1,5 @@
-// Command _gen writes nn's amd64 assembly kernels, simd_amd64.s, and their Go
-// declarations, simd_stubs_amd64.go, with avo (github.com/mmcloughlin/avo).
+// Command _generate writes nn's amd64 assembly kernels, simd_gen_amd64.s, and their Go
+// declarations, simd_gen_amd64.go, with avo (github.com/mmcloughlin/avo).
 // It lives in a module of its own so that avo never becomes a dependency of
 // nn's users. Run it through go generate in nn:
 //
