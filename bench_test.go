@@ -11,22 +11,35 @@ import (
 )
 
 // Benchmarks of the update step on the target model — 32 features, hidden
-// 64×64, tanh, 3 actions — for the kernels of package nn (impl=kernel: the
-// AVX-512 or AVX2 kernels with GOEXPERIMENT=simd on amd64, the portable Go
-// kernels otherwise) and the Gorgonia graph of package autodiff
-// (impl=gorgonia). Compare them with
+// 64×64, tanh, 3 actions — side by side, one sub-benchmark per
+// implementation (impl=...), so that benchstat -col /impl compares them:
 //
-//	GOEXPERIMENT=simd go test -run XXX -bench 'Step/.*/dtype=float32/batch=4096' -count 5 . | benchstat -col /impl -
+//	kernel    the kernels of package nn: Workspace.LossAndGrad and
+//	          Adam.UpdateFast (AVX-512 or AVX2 assembly on amd64, the
+//	          portable Go loops with -tags noasm or elsewhere)
+//	stepper   trainer.Stepper.Step on the same rows, as RL training runs
+//	          it: validation, grouping and batch metrics, the loss and
+//	          gradient on the kernels, the non-finite checks, the norm clip
+//	          and the same Adam kernel; the advantages and the behaviour and
+//	          reference log-probabilities come with the batch, as RL.Update
+//	          computes them once per rollout batch for all its update epochs
+//	          (BenchmarkTrainPass measures that part)
+//	stepper-full  Step on bare samples: it also computes the advantages per
+//	          group and both log-probabilities (two more forward passes)
+//	gorgonia  the Gorgonia graph of package autodiff, and Adam.Update
+//
+//	go test -run XXX -bench 'Step/.*/dtype=float32/batch=(512|4096)$' -count 6 . | benchstat -col /impl -
 //
 // FLOPs are counted as 2·in·out per sample for each matrix product a pass
 // runs (elementwise work, the loss and Adam are not counted): forward
 // 2·Σ in·out = 12 672, backward 2·Σ in·out for the weight gradients plus
 // 2·Σ_{l≥1} in·out for the input gradients (none for the features) = 21 248;
-// a step is both, 33 920 FLOP per sample.
+// a step is both, 33 920 FLOP per sample. impl=stepper-full counts the same
+// FLOPs, though it runs two more forward passes.
 
 var benchSizes = []int{32, 64, 64, nn.NumActions}
 
-var benchBatches = []int{256, 4096, 65536}
+var benchBatches = []int{512, 4096, 65536}
 
 // benchFLOPs returns the forward and backward FLOPs per sample of benchSizes.
 func benchFLOPs() (fwd, bwd float64) {
@@ -41,23 +54,30 @@ func benchFLOPs() (fwd, bwd float64) {
 	return fwd, bwd
 }
 
-// benchRun runs the sub-benchmarks impl × dtype × batch of one pass.
-// setup returns the operation for a model and batch; flops is per sample.
-func benchRun(b *testing.B, flops float64, kernel32, gorgonia32 func(*testing.B, *nn.MLP[float32], *nn.Batch[float32]) func(), kernel64, gorgonia64 func(*testing.B, *nn.MLP[float64], *nn.Batch[float64]) func()) {
-	for _, impl := range []string{"kernel", "gorgonia"} {
+// benchImpl is one implementation of a benchmarked operation: given a model
+// and a batch, it returns the operation. f64 is nil when there is no float64
+// version.
+type benchImpl struct {
+	name string
+	f32  func(*testing.B, *nn.MLP[float32], *nn.Batch[float32]) func()
+	f64  func(*testing.B, *nn.MLP[float64], *nn.Batch[float64]) func()
+}
+
+// benchRun runs the sub-benchmarks impl × dtype × batch of one operation;
+// flops is per sample.
+func benchRun(b *testing.B, flops float64, impls ...benchImpl) {
+	for _, im := range impls {
 		for _, dtype := range []string{"float32", "float64"} {
+			if dtype == "float64" && im.f64 == nil {
+				continue
+			}
 			for _, n := range benchBatches {
-				b.Run(fmt.Sprintf("impl=%s/dtype=%s/batch=%d", impl, dtype, n), func(b *testing.B) {
+				b.Run(fmt.Sprintf("impl=%s/dtype=%s/batch=%d", im.name, dtype, n), func(b *testing.B) {
 					var op func()
-					switch {
-					case dtype == "float32" && impl == "kernel":
-						op = kernel32(b, benchModel[float32](), benchBatch[float32](n))
-					case dtype == "float32":
-						op = gorgonia32(b, benchModel[float32](), benchBatch[float32](n))
-					case impl == "kernel":
-						op = kernel64(b, benchModel[float64](), benchBatch[float64](n))
-					default:
-						op = gorgonia64(b, benchModel[float64](), benchBatch[float64](n))
+					if dtype == "float32" {
+						op = im.f32(b, benchModel[float32](), benchBatch[float32](n))
+					} else {
+						op = im.f64(b, benchModel[float64](), benchBatch[float64](n))
 					}
 					op() // warm up: Gorgonia compiles its graph for this batch size
 					b.ReportAllocs()
@@ -76,20 +96,28 @@ func benchRun(b *testing.B, flops float64, kernel32, gorgonia32 func(*testing.B,
 // BenchmarkStep is the full update step: loss, gradient and Adam.
 func BenchmarkStep(b *testing.B) {
 	fwd, bwd := benchFLOPs()
-	benchRun(b, fwd+bwd, kernelStep[float32], gorgoniaStep[float32], kernelStep[float64], gorgoniaStep[float64])
+	benchRun(b, fwd+bwd,
+		benchImpl{"kernel", kernelStep[float32], kernelStep[float64]},
+		benchImpl{"stepper", stepperStep(true), nil},
+		benchImpl{"stepper-full", stepperStep(false), nil},
+		benchImpl{"gorgonia", gorgoniaStep[float32], gorgoniaStep[float64]})
 }
 
 // BenchmarkBackward is the loss and its gradient, without Adam (the kernels
 // fuse the forward pass into the backward one: it is not separable).
 func BenchmarkBackward(b *testing.B) {
 	fwd, bwd := benchFLOPs()
-	benchRun(b, fwd+bwd, kernelGrad[float32], gorgoniaGrad[float32], kernelGrad[float64], gorgoniaGrad[float64])
+	benchRun(b, fwd+bwd,
+		benchImpl{"kernel", kernelGrad[float32], kernelGrad[float64]},
+		benchImpl{"gorgonia", gorgoniaGrad[float32], gorgoniaGrad[float64]})
 }
 
 // BenchmarkForward is the logits of the batch.
 func BenchmarkForward(b *testing.B) {
 	fwd, _ := benchFLOPs()
-	benchRun(b, fwd, kernelForward[float32], gorgoniaForward[float32], kernelForward[float64], gorgoniaForward[float64])
+	benchRun(b, fwd,
+		benchImpl{"kernel", kernelForward[float32], kernelForward[float64]},
+		benchImpl{"gorgonia", gorgoniaForward[float32], gorgoniaForward[float64]})
 }
 
 // BenchmarkAdvantages is SoftRankPO's advantages of one group of distinct
@@ -142,6 +170,48 @@ func kernelStep[T nn.Float](b *testing.B, m *nn.MLP[T], batch *nn.Batch[T]) func
 	return func() {
 		ws.LossAndGrad(grad, m, batch, nn.DefaultLoss())
 		opt.UpdateFast(m.Params, grad, 1e-5)
+	}
+}
+
+// stepperStep returns impl=stepper's operation: Stepper.Step on the rows of
+// batch, in groups of 16 rows with integer rewards, the learning rate of
+// kernelStep. With given the samples carry the batch's behaviour (clamped
+// to ≤ 0, as Samples requires) and reference log-probabilities, and the
+// advantages of the Stepper's estimator.
+func stepperStep(given bool) func(*testing.B, *nn.MLP[float32], *nn.Batch[float32]) func() {
+	return func(b *testing.B, m *nn.MLP[float32], batch *nn.Batch[float32]) func() {
+		backend, err := trainer.NewKernelBackend(m.Sizes, m.Act, nn.DefaultLoss(), 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(backend.Close)
+		cfg := trainer.DefaultStepConfig()
+		cfg.MaxGradNorm = 1
+		st, err := trainer.NewStepper(backend, m, m, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := batch.Len()
+		rng := rand.New(rand.NewPCG(5, uint64(n)))
+		s := &trainer.Samples{Features: batch.X, Actions: batch.Actions, Rewards: make([]float64, n), Groups: make([]string, n)}
+		for i := range n {
+			s.Rewards[i] = float64(rng.IntN(5) - 2)
+			s.Groups[i] = fmt.Sprintf("task-%d", i/16)
+		}
+		if given {
+			s.LogProb, s.RefLogProb, s.Adv = make([]float64, n), batch.RefLogp, make([]float64, n)
+			for i, v := range batch.BehLogp {
+				s.LogProb[i] = min(0, float64(v))
+			}
+			if err := trainer.GroupAdvantages(s.Adv, s.Rewards, s.Groups, cfg.Estimator); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return func() {
+			if _, err := st.Step(s, 1e-5); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }
 

@@ -67,6 +67,8 @@ var owners = map[string][]string{
 	"gonum.org/v1/plot":              {"plots"},
 	"gonum.org/v1/gonum":             {"nn", "trainer", "env", "data"},
 	"github.com/prometheus/":         {"serve"},
+	"golang.org/x/sys/cpu":           {"nn"},
+	"github.com/mmcloughlin/avo":     {"nn/_generate"}, // its own module: never a dependency of nn
 }
 
 // pkg is what go list says of one package of the module.

@@ -14,8 +14,8 @@ import (
 // logits, loss statistics, gradients (SoftRankPO and supervised) and the
 // parameters after an Adam step, on random shapes and batch sizes that are
 // not multiples of any vector width, in float32 and float64. Run it in both
-// builds: with GOEXPERIMENT=simd it checks the AVX-512 or AVX2 kernels,
-// without it the portable ones. Every output slice has NaN guard bands.
+// builds: by default it checks the AVX-512 or AVX2 assembly on amd64, with
+// -tags noasm the portable kernels. Every output slice has NaN guard bands.
 //
 // Tolerances, relative to |want| plus a share of the largest |want| of the
 // slice (accumulation order differs, and float32 tanh is tanh32):

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // AdamConfig holds Adam's hyper-parameters. The zero value is not useful;
@@ -73,6 +74,13 @@ func (a *Adam[T]) Update(params, grads []T, lr float64) {
 // GradNorm is the Euclidean norm of g, accumulated in float64.
 func GradNorm[T Float](g []T) float64 {
 	s := 0.0
+	if unsafe.Sizeof(g[:1][0]) == 4 && len(g) >= 16 {
+		// float32: the vector kernel sums blocks of 16 (in float64, in
+		// its own order), the loop below the rest.
+		var n int
+		s, n = sumSquares32(asF32(g))
+		g = g[n:]
+	}
 	for _, v := range g {
 		s += float64(v) * float64(v)
 	}

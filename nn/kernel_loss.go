@@ -142,6 +142,11 @@ func sftRows[T Float](dz, z []T, ld, out int, actions []uint8, r0, rows int, inv
 type lossCols struct {
 	z0, z1, z2, q0, q1, q2, a, adv, beh, valid [tileRows]float32
 	g0, g1, g2                                 [tileRows]float32
+
+	// tmp is lossVecAVX2's scratch: a group of rows' log-probabilities,
+	// probabilities and log-ratios to the reference (the kernel reads the
+	// fields by offset, in this order).
+	tmp [9][8]float32
 }
 
 // gather fills the first m rows of c from logits z (row stride ld) and the

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 func TestGemmMatchesPlainLoop(t *testing.T) {
@@ -341,4 +342,66 @@ func ulp[T Float](x T) float64 {
 	}
 	f := float64(x)
 	return math.Nextafter(f, math.Inf(1)) - f
+}
+
+// The generated loss kernel reads lossCols by offset: 13 columns of tileRows
+// float32, then the scratch vectors.
+func TestLossColsLayout(t *testing.T) {
+	var c lossCols
+	if got, want := unsafe.Offsetof(c.tmp), uintptr(13*tileRows*4); got != want {
+		t.Errorf("lossCols.tmp at offset %d, the assembly expects %d", got, want)
+	}
+	if got, want := unsafe.Offsetof(c.g0), uintptr(10*tileRows*4); got != want {
+		t.Errorf("lossCols.g0 at offset %d, the assembly expects %d", got, want)
+	}
+}
+
+func TestFirstNonFinite(t *testing.T) {
+	testFirstNonFinite[float32](t)
+	testFirstNonFinite[float64](t)
+}
+
+func testFirstNonFinite[T Float](t *testing.T) {
+	for _, n := range []int{0, 1, 7, 31, 32, 33, 100, 257} {
+		s := make([]T, n)
+		for i := range s {
+			s[i] = T(i) - 50
+		}
+		if got := FirstNonFinite(s); got != -1 {
+			t.Errorf("%T n=%d finite: got %d, want -1", s[0:0], n, got)
+		}
+		for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+			for _, at := range []int{0, n / 2, n - 1} {
+				if n == 0 {
+					continue
+				}
+				s[at] = T(bad)
+				if got := FirstNonFinite(s); got != at {
+					t.Errorf("%T n=%d %v at %d: got %d", s[0:0], n, bad, at, got)
+				}
+				s[at] = 0
+			}
+		}
+	}
+}
+
+// GradNorm of float32 values (a vector kernel on amd64) is their norm summed
+// in float64, up to the order of the sum.
+func TestGradNorm32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{0, 1, 15, 16, 17, 64, 100, 6531} {
+		g := make([]float32, n)
+		want := 0.0
+		for i := range g {
+			g[i] = float32(rng.NormFloat64() * math.Exp(4*rng.NormFloat64()))
+			want += float64(g[i]) * float64(g[i])
+		}
+		want = math.Sqrt(want)
+		if got := GradNorm(g); math.Abs(got-want) > 1e-12*want {
+			t.Errorf("n=%d: GradNorm %v, want %v", n, got, want)
+		}
+	}
+	if got := GradNorm([]float32{1, 2, float32(math.NaN()), 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}); !math.IsNaN(got) {
+		t.Errorf("a NaN gradient: GradNorm %v, want NaN", got)
+	}
 }

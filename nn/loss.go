@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // NumActions is the width of the policy's output: persist, refine, concede.
@@ -60,6 +61,23 @@ func (b *Batch[T]) Len() int { return len(b.Actions) }
 // an action outside the three, or a non-finite value. Call it once at a
 // boundary; kernels trust what passed.
 func (b *Batch[T]) Check(features int) error {
+	if err := b.CheckShape(features); err != nil {
+		return err
+	}
+	for _, c := range [...]struct {
+		name string
+		s    []T
+	}{{"features", b.X}, {"advantage", b.Adv}, {"behaviour logprob", b.BehLogp}, {"reference logprob", b.RefLogp}} {
+		if i := FirstNonFinite(c.s); i >= 0 {
+			return fmt.Errorf("nn: batch: %s[%d] is %v", c.name, i, c.s[i])
+		}
+	}
+	return nil
+}
+
+// CheckShape is the part of Check a kernel needs to stay inside the slices:
+// the lengths and the actions, not the values.
+func (b *Batch[T]) CheckShape(features int) error {
 	n := len(b.Actions)
 	if n == 0 {
 		return fmt.Errorf("nn: empty batch")
@@ -79,14 +97,29 @@ func (b *Batch[T]) Check(features int) error {
 			return fmt.Errorf("nn: batch: row %d: action %d outside [0, %d)", i, a, NumActions)
 		}
 	}
-	for name, s := range map[string][]T{"features": b.X, "advantage": b.Adv, "behaviour logprob": b.BehLogp, "reference logprob": b.RefLogp} {
-		for i, v := range s {
-			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-				return fmt.Errorf("nn: batch: %s[%d] is %v", name, i, f)
-			}
+	return nil
+}
+
+// FirstNonFinite returns the index of the first NaN or ±Inf in s, or −1.
+func FirstNonFinite[T Float](s []T) int {
+	if unsafe.Sizeof(s[:1][0]) == 4 && len(s) >= 32 && allFinite32(asF32(s)) {
+		return -1
+	}
+	// x − x is 0 for a finite x and NaN for NaN and ±Inf: one subtraction
+	// and one compare an element. Blocks of 8 take one branch.
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8 : i+8]
+		if (b[0]-b[0])+(b[1]-b[1])+(b[2]-b[2])+(b[3]-b[3])+(b[4]-b[4])+(b[5]-b[5])+(b[6]-b[6])+(b[7]-b[7]) != 0 {
+			break
 		}
 	}
-	return nil
+	for ; i < len(s); i++ {
+		if s[i]-s[i] != 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // LossStats are the batch means of the loss and its parts, and the share of

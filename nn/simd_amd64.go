@@ -1,45 +1,271 @@
-//go:build goexperiment.simd && amd64
+//go:build !noasm && gc
 
 package nn
 
 import (
-	"simd/archsimd"
+	"fmt"
 	"sync"
+
+	"golang.org/x/sys/cpu"
 )
 
-// The kernel sets this CPU can run, chosen once from its features: AVX-512
-// first, then AVX2 with FMA, then the portable loops.
+// The assembly kernels of simd_gen_amd64.s (generated: go generate ./nn) are
+// wired here into kernel sets, chosen once from the CPU's features:
+// AVX-512 first, then AVX2 with FMA, then the portable loops. float64 runs
+// the portable loops.
 
 var kernelSets32 = sync.OnceValue(func() []*kernelSet[float32] {
 	var ks []*kernelSet[float32]
-	if archsimd.X86.AVX512() {
+	avx2 := cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	if avx2 && cpu.X86.HasAVX512F {
 		ks = append(ks, &kernelSet[float32]{
 			name: "avx512", lanes: 16,
-			gemm: gemmF32x16, dot: dotF32x16, biasAct: biasActF32x16, actGrad: actGradF32x16, colSum: colSumF32x16, loss: lossF32x16, adam: adamF32x16,
+			gemm: gemm512.gemm, dot: dot512, biasAct: biasAct512, actGrad: actGradAVX2, colSum: colSumAVX2Go, loss: lossAVX2, adam: adamAVX2Go, logSoftmax: logSoftmaxAVX2,
 		})
 	}
-	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
+	if avx2 {
 		ks = append(ks, &kernelSet[float32]{
 			name: "avx2", lanes: 8,
-			gemm: gemmF32x8, dot: dotF32x8, biasAct: biasActF32x8, actGrad: actGradF32x8, colSum: colSumF32x8, loss: lossF32x8, adam: adamF32x8,
+			gemm: gemm256.gemm, dot: dot256, biasAct: biasAct256, actGrad: actGradAVX2, colSum: colSumAVX2Go, loss: lossAVX2, adam: adamAVX2Go, logSoftmax: logSoftmaxAVX2,
 		})
 	}
 	return append(ks, portableSet[float32]())
 })
 
 var kernelSets64 = sync.OnceValue(func() []*kernelSet[float64] {
-	var ks []*kernelSet[float64]
-	if archsimd.X86.AVX512() {
-		ks = append(ks, &kernelSet[float64]{
-			name: "avx512", lanes: 8,
-			gemm: gemmF64x8, dot: dotF64x8, biasAct: biasActF64x8, actGrad: actGradF64x8, colSum: colSumF64x8, loss: lossRows[float64], adam: adamF64x8,
-		})
-	}
-	if archsimd.X86.AVX2() && archsimd.X86.FMA() {
-		ks = append(ks, &kernelSet[float64]{
-			name: "avx2", lanes: 4,
-			gemm: gemmF64x4, dot: dotF64x4, biasAct: biasActF64x4, actGrad: actGradF64x4, colSum: colSumF64x4, loss: lossRows[float64], adam: adamF64x4,
-		})
-	}
-	return append(ks, portableSet[float64]())
+	return []*kernelSet[float64]{portableSet[float64]()}
 })
+
+// microKernel is the signature of the generated gemm<R>x<V> kernels: rows
+// 0..R−1 of C, V vectors of columns; strides in bytes, n ≥ 1.
+type microKernel func(c *float32, ldc int, a *float32, sp, st int, b *float32, ldb int, n int, acc bool)
+
+// gemmTable is one instruction set's micro-kernels, k[V][R], and the most
+// rows a kernel V vectors wide takes.
+type gemmTable struct {
+	lanes   int
+	maxRows [5]int
+	k       [5][7]microKernel
+}
+
+var gemm256 = &gemmTable{
+	lanes:   8,
+	maxRows: [5]int{0, 6, 5, 3, 2},
+	k: [5][7]microKernel{
+		1: {nil, gemm1x1AVX2, gemm2x1AVX2, gemm3x1AVX2, gemm4x1AVX2, gemm5x1AVX2, gemm6x1AVX2},
+		2: {nil, gemm1x2AVX2, gemm2x2AVX2, gemm3x2AVX2, gemm4x2AVX2, gemm5x2AVX2},
+		3: {nil, gemm1x3AVX2, gemm2x3AVX2, gemm3x3AVX2},
+		4: {nil, gemm1x4AVX2, gemm2x4AVX2},
+	},
+}
+
+var gemm512 = &gemmTable{
+	lanes:   16,
+	maxRows: [5]int{0, 6, 6, 6, 6},
+	k: [5][7]microKernel{
+		1: {nil, gemm1x1AVX512, gemm2x1AVX512, gemm3x1AVX512, gemm4x1AVX512, gemm5x1AVX512, gemm6x1AVX512},
+		2: {nil, gemm1x2AVX512, gemm2x2AVX512, gemm3x2AVX512, gemm4x2AVX512, gemm5x2AVX512, gemm6x2AVX512},
+		3: {nil, gemm1x3AVX512, gemm2x3AVX512, gemm3x3AVX512, gemm4x3AVX512, gemm5x3AVX512, gemm6x3AVX512},
+		4: {nil, gemm1x4AVX512, gemm2x4AVX512, gemm3x4AVX512, gemm4x4AVX512, gemm5x4AVX512, gemm6x4AVX512},
+	},
+}
+
+// gemm is kernelSet.gemm: C is covered by blocks of up to four vectors of
+// columns and as many rows as a micro-kernel that wide keeps in registers.
+// checkGemm has bounded every element the kernels address.
+func (t *gemmTable) gemm(c []float32, ldc int, a []float32, sp, st int, b []float32, ldb int, np, nj, n int, acc bool) {
+	if !checkGemm(len(c), ldc, len(a), sp, st, len(b), ldb, np, nj, n, t.lanes) {
+		return
+	}
+	const z = 4
+	for j := 0; j < nj; {
+		v := min(4, (nj-j)/t.lanes)
+		R := t.maxRows[v]
+		ks := &t.k[v]
+		for p := 0; p < np; p += R {
+			r := min(R, np-p)
+			ks[r](&c[p*ldc+j], z*ldc, &a[p*sp], z*sp, z*st, &b[j], z*ldb, n, acc)
+		}
+		j += v * t.lanes
+	}
+}
+
+type dotKernel func(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows, width int)
+
+func dot256(c []float32, ldc int, h []float32, ldh int, w []float32, ldw int, rows, out, width int) {
+	dotAsm(dotAVX2, 8, c, ldc, h, ldh, w, ldw, rows, out, width)
+}
+
+func dot512(c []float32, ldc int, h []float32, ldh int, w []float32, ldw int, rows, out, width int) {
+	dotAsm(dotAVX512, 16, c, ldc, h, ldh, w, ldw, rows, out, width)
+}
+
+// dotAsm is kernelSet.dot: four outputs at a time, the rows of w past out
+// zero. It checks the operands' extent once for the kernel.
+func dotAsm(k dotKernel, lanes int, c []float32, ldc int, h []float32, ldh int, w []float32, ldw int, rows, out, width int) {
+	out4 := (out + 3) &^ 3
+	if rows <= 0 || out <= 0 {
+		return
+	}
+	if width <= 0 || width%lanes != 0 || ldc < out4 || ldw < width || (rows > 1 && ldh < width) ||
+		(rows-1)*ldc+out4 > len(c) || (rows-1)*ldh+width > len(h) || (out4-1)*ldw+width > len(w) {
+		panic(fmt.Sprintf("nn: dot: %d rows of %d outputs, width %d: operands out of bounds", rows, out, width))
+	}
+	for o := 0; o < out4; o += 4 {
+		k(&c[o], 4*ldc, &h[0], 4*ldh, &w[o*ldw], 4*ldw, rows, width)
+	}
+}
+
+// checkRows panics unless rows rows of width elements at stride ld fit in
+// h, bias holds width elements and width is a multiple of lanes.
+func checkRows(op string, lh, ld, lbias, rows, width, lanes int) bool {
+	if rows <= 0 || width <= 0 {
+		return false
+	}
+	if width%lanes != 0 || lbias < width || (rows > 1 && ld < width) || (rows-1)*ld+width > lh {
+		panic(fmt.Sprintf("nn: %s: %d rows of %d (stride %d) in %d elements, %d biases", op, rows, width, ld, lh, lbias))
+	}
+	return true
+}
+
+func biasAct256(h []float32, ld int, bias []float32, rows, width int, act Activation, hidden bool) {
+	if !checkRows("biasAct", len(h), ld, len(bias), rows, width, 8) {
+		return
+	}
+	if hidden && act == Tanh {
+		tanhRowsAVX2(&h[0], 4*ld, &bias[0], rows, width)
+		return
+	}
+	biasRowsAVX2(&h[0], 4*ld, &bias[0], rows, width, hidden)
+}
+
+func biasAct512(h []float32, ld int, bias []float32, rows, width int, act Activation, hidden bool) {
+	if !checkRows("biasAct", len(h), ld, len(bias), rows, width, 16) {
+		return
+	}
+	if hidden && act == Tanh {
+		tanhRowsAVX512(&h[0], 4*ld, &bias[0], rows, width)
+		return
+	}
+	biasRowsAVX2(&h[0], 4*ld, &bias[0], rows, width, hidden)
+}
+
+// actGradAVX2 is kernelSet.actGrad; len(d) is a multiple of 8 (rows padded
+// to the lanes).
+func actGradAVX2(d, h []float32, act Activation) {
+	n := len(d)
+	if n == 0 {
+		return
+	}
+	if n%8 != 0 || len(h) < n {
+		panic(fmt.Sprintf("nn: actGrad: %d gradients, %d activations", n, len(h)))
+	}
+	if act == ReLU {
+		actGradReLUAVX2(&d[0], &h[0], n)
+		return
+	}
+	actGradTanhAVX2(&d[0], &h[0], n)
+}
+
+func colSumAVX2Go(dst, src []float32, ld, rows, width int) {
+	if rows <= 0 || width <= 0 {
+		return
+	}
+	if width%8 != 0 || len(dst) < width || (rows > 1 && ld < width && ld != 0) || (rows-1)*ld+width > len(src) {
+		panic(fmt.Sprintf("nn: colSum: %d rows of %d (stride %d) in %d elements into %d", rows, width, ld, len(src), len(dst)))
+	}
+	colSumAVX2(&dst[0], &src[0], 4*ld, rows, width)
+}
+
+func adamAVX2Go(p, g, m, v []float32, c adamCoef) {
+	n := len(p)
+	g, m, v = g[:n], m[:n], v[:n]
+	k := [7]float32{float32(c.b1), float32(1 - c.b1), float32(c.b2), float32(1 - c.b2), float32(c.step), float32(1 / c.bc2), float32(c.eps)}
+	i := n &^ 7
+	if i > 0 {
+		adamAVX2(&p[0], &g[0], &m[0], &v[0], i, &k)
+	}
+	adamGo(p[i:], g[i:], m[i:], v[i:], c)
+}
+
+// lossAVX2 is kernelSet.loss in float32, 8 rows to a vector. Each chunk of
+// up to tileRows rows goes through three phases: a scalar gather of the
+// logits, reference log-probabilities, actions, advantages and behaviour
+// log-probabilities into columns; the vector loss (lossVecAVX2); and the
+// scalar scatter of the gradient and the float64 sums of the statistics.
+func lossAVX2(dz, z []float32, ld int, b *Batch[float32], r0, rows int, cfg LossConfig, invB float64, s *lossSums) {
+	var c lossCols
+	var k [5][8]float32
+	for i, v := range [5]float64{1 - cfg.EpsLow, 1 + cfg.EpsHigh, cfg.Beta, cfg.Entropy, invB} {
+		for l := range k[i] {
+			k[i][l] = float32(v)
+		}
+	}
+	for c0 := 0; c0 < rows; c0 += tileRows {
+		m := min(tileRows, rows-c0)
+		c.gather(z[c0*ld:], ld, b, r0+c0, m, 8)
+		var out [3][8]float32
+		lo, hi := lossVecAVX2(&c.z0[0], m, &k, &out)
+		s.clipLow += lo
+		s.clipHigh += hi
+		for i := range 8 {
+			p, kl, e := float64(out[0][i]), float64(out[1][i]), float64(out[2][i])
+			s.pol += p
+			s.kl += kl
+			s.ent += e
+			s.loss += p + cfg.Beta*kl - cfg.Entropy*e
+		}
+		for i := range m {
+			dr := dz[(c0+i)*ld : (c0+i+1)*ld]
+			dr[0], dr[1], dr[2] = c.g0[i], c.g1[i], c.g2[i]
+			clear(dr[NumActions:])
+		}
+	}
+}
+
+// allFinite32 reports whether s holds no NaN or ±Inf; the vector kernel
+// takes whole blocks of 32.
+func allFinite32(s []float32) bool {
+	n := len(s) &^ 31
+	if n > 0 && !allFiniteAVX2(&s[0], n) {
+		return false
+	}
+	for _, v := range s[n:] {
+		if v-v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// logSoftmaxAVX2 is kernelSet.logSoftmax: the logits gathered into columns
+// (padded to whole vectors with zeros), logSoftmax3AVX2, and the results
+// scattered into rows.
+func logSoftmaxAVX2(dst, z []float32, ld, rows int) {
+	var c [NumActions][tileRows]float32
+	for c0 := 0; c0 < rows; c0 += tileRows {
+		m := min(tileRows, rows-c0)
+		for i := range m {
+			zr := z[(c0+i)*ld : (c0+i)*ld+NumActions]
+			c[0][i], c[1][i], c[2][i] = zr[0], zr[1], zr[2]
+		}
+		for i := m; i < (m+7)&^7; i++ {
+			c[0][i], c[1][i], c[2][i] = 0, 0, 0
+		}
+		logSoftmax3AVX2(&c[0][0], m)
+		for i := range m {
+			d := dst[(c0+i)*NumActions : (c0+i+1)*NumActions]
+			d[0], d[1], d[2] = c[0][i], c[1][i], c[2][i]
+		}
+	}
+}
+
+// sumSquares32 returns Σ s[i]² in float64 over the first n elements of s, a
+// whole number of the vector kernel's blocks.
+func sumSquares32(s []float32) (float64, int) {
+	n := len(s) &^ 15
+	if n == 0 {
+		return 0, 0
+	}
+	return sumSquaresAVX2(&s[0], n), n
+}

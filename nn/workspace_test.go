@@ -163,6 +163,24 @@ func testForward[T Float](t *testing.T) {
 				ws.ForwardTo(got, m, x)
 				check()
 				closeTo(t, name+": logits", got, want, rel, abs)
+				// LogProbsTo is ForwardTo and LogSoftmaxTo: bit for bit,
+				// or within float32 rounding for the vector log-softmax.
+				lp, check := guarded[T](t, name+": log-probabilities", n*m.Out())
+				ws.LogProbsTo(lp, m, x)
+				check()
+				for r := range n {
+					row := got[r*m.Out() : (r+1)*m.Out()]
+					LogSoftmaxTo(row, row)
+				}
+				if k.logSoftmax != nil && m.Out() == NumActions {
+					closeTo(t, name+": log-probabilities", lp, got, 1e-5, 1e-5)
+				} else {
+					for i := range lp {
+						if lp[i] != got[i] && !(lp[i] != lp[i] && got[i] != got[i]) {
+							t.Fatalf("%s: LogProbsTo[%d] = %v, ForwardTo and LogSoftmaxTo give %v", name, i, lp[i], got[i])
+						}
+					}
+				}
 				for i := range x {
 					if x[i] != xcopy[i] {
 						t.Fatalf("%s: ForwardTo changed x[%d]", name, i)
@@ -244,6 +262,7 @@ func TestWorkspaceZeroAllocs(t *testing.T) {
 		"LossAndGrad":    func() { ws.LossAndGrad(grad, m, b, DefaultLoss()) },
 		"SFTLossAndGrad": func() { ws.SFTLossAndGrad(grad, m, b.X, b.Actions) },
 		"ForwardTo":      func() { ws.ForwardTo(logits, m, b.X) },
+		"LogProbsTo":     func() { ws.LogProbsTo(logits, m, b.X) },
 		"UpdateFast":     func() { opt.UpdateFast(m.Params, grad, 1e-4) },
 	} {
 		if n := testing.AllocsPerRun(20, f); n != 0 {
@@ -311,7 +330,18 @@ func TestWorkspaceMisusePanics(t *testing.T) {
 
 // A Workspace dropped without Close stops its goroutines once collected.
 func TestWorkspaceCleanupStopsWorkers(t *testing.T) {
+	// Let the workers of earlier tests' workspaces finish exiting first,
+	// or their exits would mask this workspace's goroutines.
 	before := runtime.NumGoroutine()
+	for stable := 0; stable < 5; {
+		runtime.GC()
+		time.Sleep(5 * time.Millisecond)
+		if n := runtime.NumGoroutine(); n < before {
+			before, stable = n, 0
+		} else {
+			stable++
+		}
+	}
 	func() {
 		ws, err := NewWorkspace[float32]([]int{4, 3}, Tanh, 1000, 4)
 		if err != nil {

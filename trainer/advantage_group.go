@@ -27,6 +27,7 @@ type grouping struct {
 	count []int    // group → rows; then start offsets
 	start []int    // group g's rows are rows[start[g]:start[g+1]]
 	rows  []int32  // row indices ordered by group
+	id    []int32  // row → group
 	rbuf  []float64
 	abuf  []float64
 }
@@ -58,7 +59,16 @@ func (g *grouping) build(groups []string) {
 	clear(g.index)
 	g.keys, g.count = g.keys[:0], g.count[:0]
 	g.rows = grow(g.rows, len(groups))
-	for _, k := range groups {
+	// A group's rows are usually contiguous (minibatches are built of
+	// whole groups): a key equal to the last row's skips the map.
+	ids := g.ids(len(groups))
+	last := int32(-1)
+	for i, k := range groups {
+		if last >= 0 && k == g.keys[last] {
+			ids[i] = last
+			g.count[last]++
+			continue
+		}
 		id, ok := g.index[k]
 		if !ok {
 			id = int32(len(g.keys))
@@ -66,6 +76,7 @@ func (g *grouping) build(groups []string) {
 			g.keys = append(g.keys, k)
 			g.count = append(g.count, 0)
 		}
+		ids[i], last = id, id
 		g.count[id]++
 	}
 	ng := len(g.keys)
@@ -75,11 +86,16 @@ func (g *grouping) build(groups []string) {
 		g.start[i+1] = g.start[i] + c
 		g.count[i] = g.start[i] // next free slot
 	}
-	for i, k := range groups {
-		id := g.index[k]
+	for i, id := range ids {
 		g.rows[g.count[id]] = int32(i)
 		g.count[id]++
 	}
+}
+
+// ids returns the row → group buffer for n rows.
+func (g *grouping) ids(n int) []int32 {
+	g.id = grow(g.id, n)
+	return g.id
 }
 
 // len is the number of groups.
@@ -113,20 +129,27 @@ func (g *grouping) advantages(dst, rewards []float64, est Estimator) error {
 func (g *grouping) groupStats(rewards []float64) (stdMean, fracZero float64) {
 	zero := 0
 	for i := range g.len() {
-		rows := g.members(i)
-		g.rbuf = grow(g.rbuf, len(rows))
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for k, r := range rows {
-			v := rewards[r]
-			g.rbuf[k] = v
-			lo, hi = min(lo, v), max(hi, v)
-		}
-		_, sd := meanStd(g.rbuf)
+		sd, z := g.groupStat(i, rewards)
 		stdMean += sd
-		if hi-lo <= rangeEps {
+		if z {
 			zero++
 		}
 	}
 	n := float64(g.len())
 	return stdMean / n, float64(zero) / n
+}
+
+// groupStat is group i's population std of rewards and whether its rewards
+// all tie.
+func (g *grouping) groupStat(i int, rewards []float64) (sd float64, zero bool) {
+	rows := g.members(i)
+	g.rbuf = grow(g.rbuf, len(rows))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for k, r := range rows {
+		v := rewards[r]
+		g.rbuf[k] = v
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	_, sd = meanStd(g.rbuf)
+	return sd, hi-lo <= rangeEps
 }

@@ -9,7 +9,10 @@ import (
 
 // KernelBackend is the default Backend: the hand-written batched kernels of
 // package nn. It checks its arguments once here, then calls kernels that
-// trust them; its workspace grows to the largest batch it has seen.
+// trust them; its workspace grows to the largest batch it has seen (a
+// workspace's memory is a few 64-row tiles per thread, whatever its batch:
+// a whole rollout batch's log-probabilities run in one call, loading the
+// weights once).
 type KernelBackend struct {
 	loss    nn.LossConfig
 	sizes   []int
@@ -67,8 +70,10 @@ func checkGrad(grad []float32, m *nn.MLP[float32]) error {
 	return nil
 }
 
+// LossAndGrad checks b's shape, which the kernels rely on; its values have
+// passed nn.Batch.Check (Backend's contract), and are not scanned again.
 func (k *KernelBackend) LossAndGrad(grad []float32, m *nn.MLP[float32], b *nn.Batch[float32]) (nn.LossStats, error) {
-	if err := b.Check(m.In()); err != nil {
+	if err := b.CheckShape(m.In()); err != nil {
 		return nn.LossStats{}, err
 	}
 	if err := checkGrad(grad, m); err != nil {
@@ -101,11 +106,6 @@ func (k *KernelBackend) SFTLossAndGrad(grad []float32, m *nn.MLP[float32], x []f
 	return ws.SFTLossAndGrad(grad, m, x, actions), nil
 }
 
-// forwardBlock bounds the rows of one forward call, so that computing the
-// log-probabilities of a whole rollout batch does not grow the workspace
-// (and memory) to the batch: only the minibatches of LossAndGrad size it.
-const forwardBlock = 1024
-
 // Forward writes the logits of the rows of x; it makes KernelBackend a
 // Forwarder, so the Stepper's log-probabilities are batched too.
 func (k *KernelBackend) Forward(logits []float32, m *nn.MLP[float32], x []float32) error {
@@ -114,13 +114,26 @@ func (k *KernelBackend) Forward(logits []float32, m *nn.MLP[float32], x []float3
 	if n == 0 || len(x) != n*in || len(logits) != n*out {
 		return fmt.Errorf("trainer: kernel backend: forward of %d values into %d logits for widths %d→%d", len(x), len(logits), in, out)
 	}
-	ws, err := k.workspace(m, min(n, forwardBlock))
+	ws, err := k.workspace(m, n)
 	if err != nil {
 		return err
 	}
-	for lo := 0; lo < n; lo += forwardBlock {
-		hi := min(n, lo+forwardBlock)
-		ws.ForwardTo(logits[lo*out:hi*out], m, x[lo*in:hi*in])
+	ws.ForwardTo(logits, m, x)
+	return nil
+}
+
+// LogProbs writes log π(·|x) of m for the rows of x; it makes KernelBackend
+// a LogProber, so the Stepper's log-probabilities run on the workers whole.
+func (k *KernelBackend) LogProbs(dst []float32, m *nn.MLP[float32], x []float32) error {
+	in, out := m.In(), m.Out()
+	n := len(x) / max(1, in)
+	if n == 0 || len(x) != n*in || len(dst) != n*out {
+		return fmt.Errorf("trainer: kernel backend: log-probabilities of %d values into %d for widths %d→%d", len(x), len(dst), in, out)
 	}
+	ws, err := k.workspace(m, n)
+	if err != nil {
+		return err
+	}
+	ws.LogProbsTo(dst, m, x)
 	return nil
 }

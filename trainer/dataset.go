@@ -34,6 +34,15 @@ type Dataset struct {
 	// every episode without gold, and the counts of each pass; nil
 	// discards them.
 	Log io.Writer
+
+	bufs *passBuffers // reused from one pass to the next
+}
+
+// passBuffers are a pass's chunk and the rows it holds back: kept between
+// passes, so that a pass after the first allocates next to nothing.
+type passBuffers struct {
+	view, carry, spare Samples
+	cols               data.Columns
 }
 
 // PassStats is what one pass read.
@@ -59,10 +68,15 @@ func (d *Dataset) log() io.Writer {
 }
 
 // Pass calls each with every chunk in order, as Samples that alias the
-// chunk's columns (valid until each returns).
+// chunk's columns (valid until each returns). Passes reuse their buffers:
+// a Dataset runs one pass at a time.
 func (d *Dataset) Pass(each func(*Samples) error) (PassStats, error) {
 	var st PassStats
-	var view, carry, spare Samples
+	if d.bufs == nil {
+		d.bufs = new(passBuffers)
+	}
+	view, carry, spare, cols := &d.bufs.view, &d.bufs.carry, &d.bufs.spare, &d.bufs.cols
+	resetRows(carry)
 	emit := func(b *Samples) error {
 		if b.Len() == 0 {
 			return nil
@@ -71,41 +85,46 @@ func (d *Dataset) Pass(each func(*Samples) error) (PassStats, error) {
 		st.Chunks++
 		return each(b)
 	}
-	visit := func(c *data.Columns) error {
-		columnsToSamples(&view, c)
-		b := &view
-		if carry.Len() > 0 {
-			appendRows(&carry, &view, 0, view.Len())
-			b = &carry
-		}
-		cut := lastGroupStart(b.Groups)
-		if err := emit(sliceRows(b, 0, cut)); err != nil {
-			return err
-		}
-		resetRows(&spare)
-		appendRows(&spare, b, cut, b.Len())
-		carry, spare = spare, carry
-		return nil
-	}
 	src, err := d.open()
 	if err != nil {
 		return st, err
 	}
 	defer src.close()
-	var cols data.Columns
-	for {
-		err := src.ReadColumns(&cols)
-		if err == io.EOF {
-			break
-		}
+	err = src.ReadColumns(cols)
+	for err != io.EOF {
 		if err != nil {
 			return st, err
 		}
-		if err := visit(&cols); err != nil {
+		columnsToSamples(view, cols)
+		b := view
+		if carry.Len() > 0 {
+			appendRows(carry, view, 0, view.Len())
+			b = carry
+		}
+		// Once the chunk is copied, its storage is free: a pack's next
+		// shard is read and decompressed into it while this one trains.
+		var ahead chan error
+		if b == carry && src.prefetch {
+			ahead = make(chan error, 1)
+			go func() { ahead <- src.ReadColumns(cols) }()
+		}
+		cut := lastGroupStart(b.Groups)
+		if err := emit(sliceRows(b, 0, cut)); err != nil {
+			if ahead != nil {
+				<-ahead // the source closes once the read has ended
+			}
 			return st, err
 		}
+		resetRows(spare)
+		appendRows(spare, b, cut, b.Len())
+		*carry, *spare = *spare, *carry
+		if ahead != nil {
+			err = <-ahead
+		} else {
+			err = src.ReadColumns(cols)
+		}
 	}
-	if err := emit(&carry); err != nil {
+	if err := emit(carry); err != nil {
 		return st, err
 	}
 	src.counts(&st)
@@ -116,8 +135,9 @@ func (d *Dataset) Pass(each func(*Samples) error) (PassStats, error) {
 // decisions of rollout files, as column chunks.
 type source struct {
 	data.ColumnReader
-	close  func()
-	counts func(*PassStats) // fills in and logs what the pass read
+	close    func()
+	counts   func(*PassStats) // fills in and logs what the pass read
+	prefetch bool             // read the next chunk while the caller trains on this one (packs)
 }
 
 func (d *Dataset) open() (*source, error) {
@@ -135,7 +155,7 @@ func (d *Dataset) open() (*source, error) {
 				p.Close()
 				return nil, fmt.Errorf("%s: pack feature_version %q, the policy takes %q", d.Paths[0], v, metapolicy.FeatureVersion)
 			}
-			return &source{ColumnReader: p.Scan(data.SelectAll), close: func() { p.Close() }, counts: func(*PassStats) {}}, nil
+			return &source{ColumnReader: p.Scan(data.SelectAll), close: func() { p.Close() }, counts: func(*PassStats) {}, prefetch: true}, nil
 		}
 	}
 	r, err := data.Open(d.Paths, data.ReaderOptions{Skip: d.Skip, FeatureWidth: d.width(),

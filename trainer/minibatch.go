@@ -6,61 +6,72 @@ import (
 	"github.com/mpdf/mpdf/nn"
 )
 
-// groupRows lists, for each group key in order of first appearance, the
-// rows holding it. Minibatches are built from whole groups, so that the
-// per-group advantages of a minibatch equal those of the rollout batch.
-func groupRows(groups []string) [][]int {
-	index := map[string]int{}
-	var rows [][]int
-	for i, g := range groups {
-		k, ok := index[g]
-		if !ok {
-			k = len(rows)
-			index[g] = k
-			rows = append(rows, nil)
-		}
-		rows[k] = append(rows[k], i)
-	}
-	return rows
+// minibatcher packs the groups of a rollout batch, shuffled, into
+// minibatches of whole groups, so that the per-group advantages of a
+// minibatch equal those of the rollout batch. Its buffers are reused.
+type minibatcher struct {
+	order   []int
+	rows    []int32   // the rows of every minibatch, one after another
+	batches [][]int32 // views of rows
+	groups  [][]int   // the groups of each minibatch, in order: views of order
 }
 
-// minibatches shuffles the groups with rng and packs them, whole, into
-// minibatches of at least size rows (the last may be smaller).
-func minibatches(groups [][]int, size int, rng *rand.Rand) [][]int {
-	order := rng.Perm(len(groups))
-	var out [][]int
-	var cur []int
-	for _, g := range order {
-		cur = append(cur, groups[g]...)
-		if len(cur) >= size {
-			out = append(out, cur)
-			cur = nil
+// pack shuffles the groups of g with rng (the permutation rng.Perm would
+// draw) and packs them, whole, into minibatches of at least size rows (the
+// last may be smaller). The result is valid until the next call.
+func (mb *minibatcher) pack(g *grouping, size int, rng *rand.Rand) [][]int32 {
+	n := g.len()
+	mb.order = grow(mb.order, n)
+	for i := range mb.order {
+		mb.order[i] = i
+	}
+	rng.Shuffle(n, func(i, j int) { mb.order[i], mb.order[j] = mb.order[j], mb.order[i] })
+	mb.rows, mb.batches, mb.groups = mb.rows[:0], mb.batches[:0], mb.groups[:0]
+	start, first := 0, 0
+	for i, k := range mb.order {
+		mb.rows = append(mb.rows, g.members(k)...)
+		if len(mb.rows)-start >= size {
+			mb.batches = append(mb.batches, mb.rows[start:len(mb.rows):len(mb.rows)])
+			mb.groups = append(mb.groups, mb.order[first:i+1])
+			start, first = len(mb.rows), i+1
 		}
 	}
-	if len(cur) > 0 {
-		out = append(out, cur)
+	if len(mb.rows) > start {
+		mb.batches = append(mb.batches, mb.rows[start:])
+		mb.groups = append(mb.groups, mb.order[first:])
 	}
-	return out
+	return mb.batches
 }
 
-// gather copies rows of src into dst, reusing dst's storage.
-func gather(dst, src *Samples, rows []int, features int) {
+// gather copies rows of src into dst, reusing dst's storage. A group's rows
+// are usually consecutive in src, so runs of consecutive rows are copied
+// column by column, as slices.
+func gather(dst, src *Samples, rows []int32, features int) {
 	dst.Features = dst.Features[:0]
 	dst.Actions = dst.Actions[:0]
 	dst.Rewards = dst.Rewards[:0]
 	dst.Groups = dst.Groups[:0]
 	dst.LogProb = dst.LogProb[:0]
 	dst.RefLogProb = dst.RefLogProb[:0]
-	for _, r := range rows {
-		dst.Features = append(dst.Features, src.Features[r*features:(r+1)*features]...)
-		dst.Actions = append(dst.Actions, src.Actions[r])
-		dst.Rewards = append(dst.Rewards, src.Rewards[r])
-		dst.Groups = append(dst.Groups, src.Groups[r])
+	dst.Adv = dst.Adv[:0]
+	for i := 0; i < len(rows); {
+		lo := int(rows[i])
+		hi := lo + 1
+		for i++; i < len(rows) && int(rows[i]) == hi; i++ {
+			hi++
+		}
+		dst.Features = append(dst.Features, src.Features[lo*features:hi*features]...)
+		dst.Actions = append(dst.Actions, src.Actions[lo:hi]...)
+		dst.Rewards = append(dst.Rewards, src.Rewards[lo:hi]...)
+		dst.Groups = append(dst.Groups, src.Groups[lo:hi]...)
 		if src.LogProb != nil {
-			dst.LogProb = append(dst.LogProb, src.LogProb[r])
+			dst.LogProb = append(dst.LogProb, src.LogProb[lo:hi]...)
+		}
+		if src.Adv != nil {
+			dst.Adv = append(dst.Adv, src.Adv[lo:hi]...)
 		}
 		if src.RefLogProb != nil {
-			dst.RefLogProb = append(dst.RefLogProb, src.RefLogProb[r*nn.NumActions:(r+1)*nn.NumActions]...)
+			dst.RefLogProb = append(dst.RefLogProb, src.RefLogProb[lo*nn.NumActions:hi*nn.NumActions]...)
 		}
 	}
 	if src.RefLogProb == nil {
@@ -68,5 +79,8 @@ func gather(dst, src *Samples, rows []int, features int) {
 	}
 	if src.LogProb == nil {
 		dst.LogProb = nil
+	}
+	if src.Adv == nil {
+		dst.Adv = nil
 	}
 }

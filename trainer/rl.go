@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/mpdf/mpdf/nn"
 )
@@ -34,8 +35,15 @@ type RL struct {
 	// step's, with Skipped set).
 	OnStep func(StepInfo)
 
-	mb  Samples
-	buf []float64
+	// Buffers reused from one Update to the next.
+	mb        Samples
+	buf, logp []float64
+	adv       []float64
+	ref       []float32
+	groups    grouping
+	gstd      []float64 // group → population std of its rewards
+	gzero     []bool    // group → its rewards all tie
+	mbs       minibatcher
 }
 
 // StepInfo is what RL reports after each step.
@@ -97,7 +105,8 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 	}
 	n := batch.Len()
 	full := *batch
-	full.LogProb = make([]float64, n)
+	r.logp = grow(r.logp, n)
+	full.LogProb = r.logp
 	missing := batch.LogProb == nil
 	for i := 0; i < n && !missing; i++ {
 		missing = math.IsNaN(batch.LogProb[i])
@@ -112,19 +121,32 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 			full.LogProb[i] = batch.LogProb[i]
 		}
 	}
-	// π_ref is frozen: its log-probabilities serve every update epoch.
-	full.RefLogProb = make([]float32, n*nn.NumActions)
+	// π_ref is frozen: its log-probabilities serve every update epoch; so
+	// do the advantages, since minibatches hold whole groups.
+	r.ref = grow(r.ref, n*nn.NumActions)
+	full.RefLogProb = r.ref
 	if err := r.stepper.logProbsTo(full.RefLogProb, r.stepper.ref, batch.Features); err != nil {
 		return UpdateResult{}, err
 	}
-	groups := groupRows(batch.Groups)
+	r.adv = grow(r.adv, n)
+	full.Adv = r.adv
+	r.groups.build(batch.Groups)
+	if err := r.groups.advantages(full.Adv, batch.Rewards, r.stepper.est); err != nil {
+		return UpdateResult{}, err
+	}
+	// So are the groups' reward statistics, which the steps report.
+	r.gstd, r.gzero = grow(r.gstd, r.groups.len()), grow(r.gzero, r.groups.len())
+	for g := range r.groups.len() {
+		r.gstd[g], r.gzero[g] = r.groups.groupStat(g, batch.Rewards)
+	}
 	var res UpdateResult
 	var acc metricsMean
 	for ep := 0; ep < r.cfg.RL.UpdateEpochs; ep++ {
-		for _, rows := range minibatches(groups, r.cfg.RL.BatchSize, r.rng) {
+		for k, rows := range r.mbs.pack(&r.groups, r.cfg.RL.BatchSize, r.rng) {
 			gather(&r.mb, &full, rows, f)
 			lr := r.schedule.LR(r.cfg.Adam.LR, r.Steps, int64(r.cfg.RL.Warmup), r.Progress)
-			m, err := r.stepper.Step(&r.mb, lr)
+			gs := r.summary(r.mbs.groups[k])
+			m, err := r.stepper.step(&r.mb, lr, time.Now(), &gs) // rows of the checked batch
 			r.Steps++
 			var nf *NonFiniteError
 			switch {
@@ -166,6 +188,24 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 	return res, nil
 }
 
+// summary is the group statistics of a minibatch of the given groups (in
+// the order their rows are in it): what grouping.groupStats computes, from
+// the rollout batch's per-group values.
+func (r *RL) summary(groups []int) groupSummary {
+	var gs groupSummary
+	zero := 0
+	for _, g := range groups {
+		gs.stdMean += r.gstd[g]
+		if r.gzero[g] {
+			zero++
+		}
+	}
+	n := float64(len(groups))
+	gs.stdMean /= n
+	gs.fracZero = float64(zero) / n
+	return gs
+}
+
 // approxKL is the k3 estimate mean(ρ − 1 − log ρ) of KL(μ‖π) over the batch,
 // ρ = π(a|x)/μ(a|x): non-negative, and zero when nothing moved.
 func (r *RL) approxKL(b *Samples) (float64, error) {
@@ -187,13 +227,15 @@ func (r *RL) approxKL(b *Samples) (float64, error) {
 // metricsMean accumulates row-weighted means of Metrics.
 type metricsMean struct {
 	sum  []float64
+	v    []float64 // one step's values
 	rows int
 	min  float64
 	max  float64
 }
 
 func (a *metricsMean) add(m *Metrics, rows int) {
-	v := m.AppendValues(nil)
+	a.v = m.AppendValues(a.v[:0])
+	v := a.v
 	if a.sum == nil {
 		a.sum = make([]float64, len(v))
 		a.min, a.max = m.AdvMin, m.AdvMax

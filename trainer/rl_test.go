@@ -61,9 +61,11 @@ func smallConfig() Config {
 
 func TestMinibatchesKeepGroupsWhole(t *testing.T) {
 	groups := []string{"a", "b", "a", "c", "b", "a", "d", "c"}
-	rows := groupRows(groups)
+	var g grouping
+	g.build(groups)
+	var mbs minibatcher
 	seen := make([]int, len(groups))
-	for _, mb := range minibatches(rows, 3, rand.New(rand.NewPCG(1, 2))) {
+	for _, mb := range mbs.pack(&g, 3, rand.New(rand.NewPCG(1, 2))) {
 		in := map[string]int{}
 		for _, r := range mb {
 			seen[r]++
@@ -296,5 +298,69 @@ func TestKernelBackendRejectsMismatchedNetworks(t *testing.T) {
 	}
 	if _, err := k.LossAndGrad(grad[1:], policy, b); err == nil {
 		t.Error("short gradient accepted")
+	}
+}
+
+// gather copies the listed rows, in order, whether or not they run
+// consecutively in the source.
+func TestGatherRows(t *testing.T) {
+	const F, n = 2, 8
+	src := &Samples{Features: make([]float32, n*F), Actions: make([]uint8, n), Rewards: make([]float64, n),
+		Groups: make([]string, n), LogProb: make([]float64, n), RefLogProb: make([]float32, n*nn.NumActions), Adv: make([]float64, n)}
+	for r := range n {
+		src.Features[r*F], src.Features[r*F+1] = float32(r), float32(-r)
+		src.Actions[r], src.Rewards[r], src.Groups[r] = uint8(r%3), float64(r), string(rune('a'+r))
+		src.LogProb[r], src.Adv[r] = -float64(r), 10*float64(r)
+		for j := range nn.NumActions {
+			src.RefLogProb[r*nn.NumActions+j] = float32(100*r + j)
+		}
+	}
+	rows := []int32{3, 4, 5, 0, 1, 7, 6}
+	var dst Samples
+	gather(&dst, src, rows, F)
+	gather(&dst, src, rows, F) // reuses its storage
+	if dst.Len() != len(rows) {
+		t.Fatalf("%d rows, want %d", dst.Len(), len(rows))
+	}
+	for i, r := range rows {
+		if dst.Features[i*F] != float32(r) || dst.Features[i*F+1] != float32(-r) || dst.Actions[i] != uint8(r%3) ||
+			dst.Rewards[i] != float64(r) || dst.Groups[i] != string(rune('a'+r)) || dst.LogProb[i] != -float64(r) ||
+			dst.Adv[i] != 10*float64(r) || dst.RefLogProb[i*nn.NumActions+2] != float32(100*r+2) {
+			t.Errorf("row %d is not source row %d", i, r)
+		}
+	}
+}
+
+// The group statistics RL.Update gives each step, from the rollout batch's
+// per-group values, are bit for bit those a step computes on its minibatch.
+func TestMinibatchGroupSummary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	const n = 200
+	src := &Samples{Rewards: make([]float64, n), Groups: make([]string, n)}
+	for i := range n {
+		src.Groups[i] = fmt.Sprintf("g%d", i/(1+i%7))
+		src.Rewards[i] = float64(rng.IntN(4)) * rng.Float64()
+		if i%9 == 0 {
+			src.Rewards[i] = 1 // some tied groups
+		}
+	}
+	var r RL
+	r.groups.build(src.Groups)
+	r.gstd, r.gzero = make([]float64, r.groups.len()), make([]bool, r.groups.len())
+	for g := range r.groups.len() {
+		r.gstd[g], r.gzero[g] = r.groups.groupStat(g, src.Rewards)
+	}
+	for k, rows := range r.mbs.pack(&r.groups, 17, rng) {
+		var mb Samples
+		for _, i := range rows {
+			mb.Rewards = append(mb.Rewards, src.Rewards[i])
+			mb.Groups = append(mb.Groups, src.Groups[i])
+		}
+		var g grouping
+		g.build(mb.Groups)
+		std, frac := g.groupStats(mb.Rewards)
+		if gs := r.summary(r.mbs.groups[k]); gs.stdMean != std || gs.fracZero != frac {
+			t.Errorf("minibatch %d: summary %v %v, groupStats %v %v", k, gs.stdMean, gs.fracZero, std, frac)
+		}
 	}
 }

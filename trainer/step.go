@@ -112,7 +112,8 @@ func (s *Stepper) Adam() *nn.Adam[float32] { return s.adam }
 
 // Step runs one update on batch with learning rate lr:
 //
-//  1. advantages of the rewards, per group, by the configured estimator;
+//  1. advantages of the rewards, per group, by the configured estimator
+//     (unless the batch carries them);
 //  2. log π_ref(·|x) of the frozen reference, and the behaviour log-prob of
 //     rows without one: the policy's log π(a|x) now, treated as a constant;
 //  3. loss and gradient from the backend;
@@ -134,14 +135,33 @@ func (s *Stepper) Step(batch *Samples, lr float64) (Metrics, error) {
 	if err := batch.Check(s.policy.In()); err != nil {
 		return Metrics{}, err
 	}
+	return s.step(batch, lr, start, nil)
+}
+
+// groupSummary is a batch's group statistics of Metrics (RewardStd,
+// FracRewardZeroStd), when the caller has them.
+type groupSummary struct{ stdMean, fracZero float64 }
+
+// step is Step on samples that have passed Check: RL.Update checks a rollout
+// batch once, and its minibatches are rows of it. RL.Update also gives the
+// group statistics (gs) of minibatches with advantages, computed once per
+// rollout batch; the step then needs no grouping of its own.
+func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSummary) (Metrics, error) {
+	if !(lr >= 0) || math.IsInf(lr, 0) {
+		return Metrics{}, fmt.Errorf("trainer: step: learning rate %v, want a finite value ≥ 0", lr)
+	}
 	n := batch.Len()
 	s.adv = grow(s.adv, n)
-	s.groups.build(batch.Groups)
-	if err := s.groups.advantages(s.adv, batch.Rewards, s.est); err != nil {
+	if gs == nil || batch.Adv == nil {
+		s.groups.build(batch.Groups)
+	}
+	if batch.Adv != nil {
+		copy(s.adv, batch.Adv)
+	} else if err := s.groups.advantages(s.adv, batch.Rewards, s.est); err != nil {
 		return Metrics{}, err
 	}
 	var mt Metrics
-	s.batchMetrics(&mt, batch)
+	s.batchMetrics(&mt, batch, gs)
 	if err := s.fillBatch(batch); err != nil {
 		return mt, err
 	}
@@ -159,14 +179,22 @@ func (s *Stepper) Step(batch *Samples, lr float64) (Metrics, error) {
 			return mt, &NonFiniteError{What: v.what, Index: -1, Value: v.x}
 		}
 	}
-	for i, g := range s.grad {
-		if f := float64(g); math.IsNaN(f) || math.IsInf(f, 0) {
-			return mt, &NonFiniteError{What: "gradient", Index: i, Value: f}
+	// The norm is NaN or ±Inf when any gradient is: one pass finds both.
+	norm := nn.GradNorm(s.grad)
+	if math.IsNaN(norm) || math.IsInf(norm, 0) {
+		if i := nn.FirstNonFinite(s.grad); i >= 0 {
+			return mt, &NonFiniteError{What: "gradient", Index: i, Value: float64(s.grad[i])}
+		}
+		return mt, &NonFiniteError{What: "gradient norm", Index: -1, Value: norm}
+	}
+	mt.GradNorm = norm
+	if s.maxNorm > 0 && norm > s.maxNorm {
+		scale := float32(s.maxNorm / (norm + 1e-6)) // as nn.ClipGradNorm and PyTorch
+		for i := range s.grad {
+			s.grad[i] *= scale
 		}
 	}
-
-	mt.GradNorm = nn.ClipGradNorm(s.grad, s.maxNorm)
-	s.adam.Update(s.policy.Params, s.grad, lr)
+	s.adam.UpdateFast(s.policy.Params, s.grad, lr)
 
 	mt.Loss, mt.PolicyLoss, mt.KL, mt.Entropy = st.Loss, st.PolicyLoss, st.KL, st.Entropy
 	mt.ClipLow, mt.ClipHigh = st.ClipLow, st.ClipHigh
@@ -191,10 +219,8 @@ func (s *Stepper) fillBatch(b *Samples) error {
 	} else if err := s.logProbsTo(s.batch.RefLogp, s.ref, b.Features); err != nil {
 		return err
 	}
-	for i, v := range s.batch.RefLogp {
-		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-			return &NonFiniteError{What: "reference log-probability", Index: i / nn.NumActions, Value: f}
-		}
+	if i := nn.FirstNonFinite(s.batch.RefLogp); i >= 0 {
+		return &NonFiniteError{What: "reference log-probability", Index: i / nn.NumActions, Value: float64(s.batch.RefLogp[i])}
 	}
 	missing := b.LogProb == nil
 	for i := 0; i < n && !missing; i++ {
@@ -221,10 +247,14 @@ func (s *Stepper) fillBatch(b *Samples) error {
 }
 
 // batchMetrics fills the reward, advantage and action statistics.
-func (s *Stepper) batchMetrics(mt *Metrics, b *Samples) {
+func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, gs *groupSummary) {
 	n := float64(b.Len())
 	mt.Reward = mean(b.Rewards)
-	mt.RewardStd, mt.FracRewardZeroStd = s.groups.groupStats(b.Rewards)
+	if gs != nil {
+		mt.RewardStd, mt.FracRewardZeroStd = gs.stdMean, gs.fracZero
+	} else {
+		mt.RewardStd, mt.FracRewardZeroStd = s.groups.groupStats(b.Rewards)
+	}
 	mt.AdvMin, mt.AdvMax = math.Inf(1), math.Inf(-1)
 	for _, a := range s.adv {
 		mt.AdvMin, mt.AdvMax = min(mt.AdvMin, a), max(mt.AdvMax, a)

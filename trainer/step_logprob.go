@@ -53,9 +53,23 @@ type Forwarder interface {
 	Forward(logits []float32, m *nn.MLP[float32], x []float32) error
 }
 
+// LogProber is implemented by backends that compute a batch of
+// log-probabilities log softmax(logits) at once, with the bits of Forward
+// followed by nn.LogSoftmaxTo on each row (the nn kernels).
+type LogProber interface {
+	LogProbs(dst []float32, m *nn.MLP[float32], x []float32) error
+}
+
 // logProbsTo writes log π(·|x) of m for every row of x (B×F) into dst
-// (B×NumActions), batched through the backend when it is a Forwarder.
+// (B×NumActions), batched through the backend when it is a LogProber or a
+// Forwarder.
 func (s *Stepper) logProbsTo(dst []float32, m *nn.MLP[float32], x []float32) error {
+	if lp, ok := s.backend.(LogProber); ok {
+		if err := lp.LogProbs(dst, m, x); err != nil {
+			return fmt.Errorf("trainer: log-probabilities: %w", err)
+		}
+		return nil
+	}
 	f, ok := s.backend.(Forwarder)
 	if !ok {
 		F := m.In()

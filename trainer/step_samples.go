@@ -17,6 +17,10 @@ import (
 //	          an absent one, replaced by the current policy's
 //	RefLogProb nil, or B×3 log π_ref(·|x) of the Stepper's reference,
 //	          computed once per rollout batch (RL.Update) instead of per step
+//	Adv       nil, or B finite advantages of the rewards by the Stepper's
+//	          estimator over the groups of a batch these rows' groups are
+//	          whole in, computed once per rollout batch (RL.Update) instead
+//	          of per step
 //
 // Step reads Samples and never modifies or retains them.
 type Samples struct {
@@ -27,6 +31,7 @@ type Samples struct {
 	LogProb  []float64
 
 	RefLogProb []float32
+	Adv        []float64
 }
 
 // Len is the number of rows B.
@@ -51,6 +56,8 @@ func (s *Samples) Check(features int) error {
 		return fmt.Errorf("trainer: samples: %d group keys for %d rows", len(s.Groups), n)
 	case s.RefLogProb != nil && len(s.RefLogProb) != n*nn.NumActions:
 		return fmt.Errorf("trainer: samples: %d reference log-probabilities for %d rows (nil when absent)", len(s.RefLogProb), n)
+	case s.Adv != nil && len(s.Adv) != n:
+		return fmt.Errorf("trainer: samples: %d advantages for %d rows (nil when absent)", len(s.Adv), n)
 	case s.LogProb != nil && len(s.LogProb) != n:
 		return fmt.Errorf("trainer: samples: %d log-probabilities for %d rows (nil when absent)", len(s.LogProb), n)
 	}
@@ -64,6 +71,11 @@ func (s *Samples) Check(features int) error {
 			return fmt.Errorf("trainer: samples: row %d: reward is %v", i, r)
 		}
 	}
+	for i, a := range s.Adv {
+		if math.IsNaN(a) || math.IsInf(a, 0) {
+			return fmt.Errorf("trainer: samples: row %d: advantage is %v", i, a)
+		}
+	}
 	for i, lp := range s.LogProb {
 		if math.IsInf(lp, 0) || lp > logProbSlack {
 			return fmt.Errorf("trainer: samples: row %d: logprob %v, want a finite value ≤ 0 (NaN when absent)", i, lp)
@@ -73,10 +85,8 @@ func (s *Samples) Check(features int) error {
 }
 
 func checkFeatures(x []float32, width int) error {
-	for k, v := range x {
-		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("trainer: samples: row %d: feature %d is %v", k/width, k%width, f)
-		}
+	if k := nn.FirstNonFinite(x); k >= 0 {
+		return fmt.Errorf("trainer: samples: row %d: feature %d is %v", k/width, k%width, x[k])
 	}
 	return nil
 }

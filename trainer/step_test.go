@@ -182,7 +182,8 @@ func TestStepBuildsBatch(t *testing.T) {
 	}
 }
 
-// Step's update is the backend's gradient, clipped, through Adam — bit for bit.
+// Step's update is the backend's gradient, clipped, through Adam's kernel
+// (UpdateFast) — bit for bit.
 func TestStepMatchesManualUpdate(t *testing.T) {
 	for _, maxNorm := range []float64{0, 0.01} {
 		cfg := DefaultStepConfig()
@@ -204,7 +205,7 @@ func TestStepMatchesManualUpdate(t *testing.T) {
 				t.Fatal(err)
 			}
 			norm := nn.ClipGradNorm(g, maxNorm)
-			adam.Update(params, g, 1e-3)
+			adam.UpdateFast(params, g, 1e-3)
 			if mt.GradNorm != norm {
 				t.Errorf("max %v step %d: grad_norm %v, want %v", maxNorm, step, mt.GradNorm, norm)
 			}
@@ -367,6 +368,8 @@ func TestStepBadInput(t *testing.T) {
 		{"nan feature", func(b *Samples) { b.Features[13] = float32(math.NaN()) }, 1e-3, "row 2: feature 1 is NaN"},
 		{"inf logprob", func(b *Samples) { b.LogProb[0] = math.Inf(-1) }, 1e-3, "row 0: logprob -Inf"},
 		{"positive logprob", func(b *Samples) { b.LogProb[1] = 0.5 }, 1e-3, "row 1: logprob 0.5"},
+		{"advantages length", func(b *Samples) { b.Adv = make([]float64, 3) }, 1e-3, "3 advantages for 4 rows"},
+		{"nan advantage", func(b *Samples) { b.Adv = make([]float64, 4); b.Adv[2] = math.NaN() }, 1e-3, "row 2: advantage is NaN"},
 		{"negative lr", func(*Samples) {}, -1, "learning rate -1"},
 		{"nan lr", func(*Samples) {}, math.NaN(), "learning rate NaN"},
 	}
@@ -511,6 +514,35 @@ func TestPolicyLogProbsToErrors(t *testing.T) {
 	} {
 		if err := s.PolicyLogProbsTo(c.dst, c.x, c.a); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("PolicyLogProbsTo: %v, want %q", err, c.want)
+		}
+	}
+}
+
+// Advantages given with the samples (as RL.Update computes them once per
+// rollout batch) are the estimator's: the step is bit for bit the one that
+// computes them.
+func TestStepGivenAdvantages(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	be := &recBackend{refBackend: refBackend{nn.DefaultLoss()}}
+	a, b := newTestStepper(t, be, DefaultStepConfig()), newTestStepper(t, be, DefaultStepConfig())
+	for range 3 {
+		sm := testSamples(rng, a, 16)
+		given := *sm
+		given.Adv = make([]float64, sm.Len())
+		if err := GroupAdvantages(given.Adv, sm.Rewards, sm.Groups, SoftRankEstimator{Tau: DefaultTau}); err != nil {
+			t.Fatal(err)
+		}
+		ma, err := a.Step(sm, 1e-3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mb, err := b.Step(&given, 1e-3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ma.StepTime, mb.StepTime = 0, 0
+		if ma != mb || !slices.Equal(a.Policy().Params, b.Policy().Params) {
+			t.Fatalf("given advantages: metrics %+v, params differ %v; computed: %+v", mb, !slices.Equal(a.Policy().Params, b.Policy().Params), ma)
 		}
 	}
 }

@@ -1,0 +1,1046 @@
+// Command _generate writes nn's amd64 assembly kernels, simd_gen_amd64.s, and their Go
+// declarations, simd_gen_amd64.go, with avo (github.com/mmcloughlin/avo).
+// It lives in a module of its own so that avo never becomes a dependency of
+// nn's users. Run it through go generate in nn:
+//
+//	go generate ./nn
+//
+// Every kernel is written once, as a Go function emitting instructions, and
+// instantiated for two instruction sets: AVX2 with FMA on 8-lane YMM
+// registers and AVX-512 on 16-lane ZMM registers. The kernels where the
+// width pays (the matrix products and tanh) come in both; the rest (bias
+// and activation, activation gradients, column sums, the loss, Adam) are
+// AVX2 only and serve both sets: they are a small share of a step, and on
+// an AVX-512 machine the same 8-lane code runs unchanged. Operands are
+// float32; the float64 kernels are the portable Go ones.
+package main
+
+import (
+	"fmt"
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// isa is an instruction set the kernels are instantiated for.
+type isa struct {
+	Suf   string // function name suffix
+	Lanes int    // float32 lanes of a vector
+	Vec   func() VecVirtual
+	// MaxRows is the most rows of C a gemm micro-kernel V vectors wide
+	// keeps in registers: R·V accumulators, V vectors of B and one
+	// broadcast within the 16 (AVX2) or 32 (AVX-512) vector registers.
+	MaxRows [5]int
+}
+
+var (
+	avx2   = isa{Suf: "AVX2", Lanes: 8, Vec: YMM, MaxRows: [5]int{0, 6, 5, 3, 2}}
+	avx512 = isa{Suf: "AVX512", Lanes: 16, Vec: ZMM, MaxRows: [5]int{0, 6, 6, 6, 6}}
+)
+
+// size is the bytes of a float32.
+const size = 4
+
+func main() {
+	ConstraintExpr("!noasm,gc")
+	consts()
+	for _, k := range []isa{avx2, avx512} {
+		for v := 1; v <= 4; v++ {
+			for r := 1; r <= k.MaxRows[v]; r++ {
+				gemmKernel(k, r, v)
+			}
+		}
+		tanhRows(k)
+		dot(k)
+	}
+	biasRows()
+	actGrad()
+	colSum()
+	adam()
+	allFinite()
+	sumSquares()
+	lossVec()
+	logSoftmax3()
+	Generate()
+}
+
+// The constant tables: each value repeated over 64 bytes, so that a YMM or a
+// ZMM operand can read it from memory.
+var (
+	tanhK Mem // tanhClamp, −tanhClamp, 2, then P13…P1, Q6…Q0
+	oneK  Mem // 1.0
+)
+
+// tanh32's coefficients; nn/kernel_tanh.go holds the same values.
+const (
+	tanhClamp = 7.99881172180175781
+
+	tanhP1  = 4.89352455891786e-03
+	tanhP3  = 6.37261928875436e-04
+	tanhP5  = 1.48572235717979e-05
+	tanhP7  = 5.12229709037114e-08
+	tanhP9  = -8.60467152213735e-11
+	tanhP11 = 2.00018790482477e-13
+	tanhP13 = -2.76076847742355e-16
+
+	tanhQ0 = 4.89352518554385e-03
+	tanhQ2 = 2.26843463243900e-03
+	tanhQ4 = 1.18534705686654e-04
+	tanhQ6 = 1.19825839466702e-06
+)
+
+// table emits a read-only table of float32 values, each repeated 16 times.
+func table(name string, vals ...float32) Mem {
+	m := GLOBL(name, RODATA|NOPTR)
+	for i, v := range vals {
+		for l := 0; l < 16; l++ {
+			DATA(64*i+4*l, U32(math.Float32bits(v)))
+		}
+	}
+	return m
+}
+
+func consts() {
+	tanhK = table("tanhk", tanhClamp, -tanhClamp, 2,
+		tanhP13, tanhP11, tanhP9, tanhP7, tanhP5, tanhP3, tanhP1,
+		tanhQ6, tanhQ4, tanhQ2, tanhQ0)
+	oneK = table("onek", 1)
+}
+
+// entry is entry i of a constant table.
+func entry(t Mem, i int) Mem { return t.Offset(64 * i) }
+
+// gemmKernel emits gemm<R>x<V><ISA>: for rows 0..R−1 of C and V vectors of
+// columns,
+//
+//	C[p, j] = [C[p, j] if acc] + Σ_{t<n} A[p·sp + t·st] · B[t·ldb + j]
+//
+// with every stride in bytes and n ≥ 1. The k loop loads V vectors of B,
+// then, for each row, broadcasts A's element and runs V multiply-adds into
+// that row's accumulators: the sums run in order t = 0..n−1. Rows of A and
+// C are addressed from two base pointers (rows 0 and 3) plus one or two
+// strides, which keeps six rows within the general registers.
+func gemmKernel(k isa, R, V int) {
+	name := fmt.Sprintf("gemm%dx%d%s", R, V, k.Suf)
+	TEXT(name, NOSPLIT, "func(c *float32, ldc int, a *float32, sp, st int, b *float32, ldb int, n int, acc bool)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s is the %d×%d-vector micro-kernel of gemm on %s.", name, R, V, k.Suf))
+	vb := k.Lanes * size
+
+	c0 := Load(Param("c"), GP64())
+	ldc := Load(Param("ldc"), GP64())
+	a0 := Load(Param("a"), GP64())
+	sp := Load(Param("sp"), GP64())
+	st := Load(Param("st"), GP64())
+	b := Load(Param("b"), GP64())
+	ldb := Load(Param("ldb"), GP64())
+	n := Load(Param("n"), GP64())
+
+	// rowAddr returns the address of row r from base pointers p0 (row 0)
+	// and p3 (row 3), stride s and double stride s2.
+	rowAddr := func(p0, p3, s, s2 Register, r, off int) Mem {
+		base := p0
+		if r >= 3 {
+			base, r = p3, r-3
+		}
+		switch r {
+		case 0:
+			return Mem{Base: base, Disp: off}
+		case 1:
+			return Mem{Base: base, Index: s, Scale: 1, Disp: off}
+		default:
+			return Mem{Base: base, Index: s2, Scale: 1, Disp: off}
+		}
+	}
+	var c3, ldc2, a3, sp2 Register
+	if R > 2 {
+		ldc2, sp2 = GP64(), GP64()
+		LEAQ(Mem{Base: ldc, Index: ldc, Scale: 1}, ldc2)
+		LEAQ(Mem{Base: sp, Index: sp, Scale: 1}, sp2)
+	}
+	if R > 3 {
+		c3, a3 = GP64(), GP64()
+		LEAQ(Mem{Base: c0, Index: ldc2, Scale: 1}, c3)
+		ADDQ(ldc, c3)
+		LEAQ(Mem{Base: a0, Index: sp2, Scale: 1}, a3)
+		ADDQ(sp, a3)
+	}
+
+	s := make([][]VecVirtual, R)
+	for r := range s {
+		s[r] = make([]VecVirtual, V)
+		for v := range s[r] {
+			s[r][v] = k.Vec()
+			VXORPS(s[r][v], s[r][v], s[r][v])
+		}
+	}
+	accFlag := Load(Param("acc"), GP8())
+	TESTB(accFlag, accFlag)
+	JZ(LabelRef(name + "_loop"))
+	for r := range s {
+		for v := range s[r] {
+			VMOVUPS(rowAddr(c0, c3, ldc, ldc2, r, v*vb), s[r][v])
+		}
+	}
+
+	Label(name + "_loop")
+	w := make([]VecVirtual, V)
+	for v := range w {
+		w[v] = k.Vec()
+		VMOVUPS(Mem{Base: b, Disp: v * vb}, w[v])
+	}
+	for r := 0; r < R; r++ {
+		x := k.Vec()
+		VBROADCASTSS(rowAddr(a0, a3, sp, sp2, r, 0), x)
+		for v := 0; v < V; v++ {
+			VFMADD231PS(w[v], x, s[r][v])
+		}
+	}
+	ADDQ(st, a0)
+	if R > 3 {
+		ADDQ(st, a3)
+	}
+	ADDQ(ldb, b)
+	DECQ(n)
+	JNZ(LabelRef(name + "_loop"))
+
+	for r := range s {
+		for v := range s[r] {
+			VMOVUPS(s[r][v], rowAddr(c0, c3, ldc, ldc2, r, v*vb))
+		}
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// tanhRows emits tanhRows<ISA>: h[r·ld + j] = tanh32(h[r·ld + j] + bias[j])
+// for r < rows and j < width, width a multiple of the lanes and ld in
+// bytes. tanh32 is the [13/6] rational function of nn/kernel_tanh.go on the
+// clamped input; the division is a reciprocal estimate refined by one
+// Newton step, r·(2 − q·r). Each vector is a long chain of dependent
+// operations, so two run interleaved while the row has two left.
+func tanhRows(k isa) {
+	name := "tanhRows" + k.Suf
+	TEXT(name, NOSPLIT, "func(h *float32, ld int, bias *float32, rows, width int)")
+	Pragma("noescape")
+	Doc(name + " is the tanh of biasAct on " + k.Suf + ".")
+	vb := k.Lanes * size
+	h := Load(Param("h"), GP64())
+	ld := Load(Param("ld"), GP64())
+	bias := Load(Param("bias"), GP64())
+	rows := Load(Param("rows"), GP64())
+	width := Load(Param("width"), GP64())
+	TESTQ(rows, rows)
+	JZ(LabelRef(name + "_done"))
+	SHLQ(U8(2), width) // bytes
+
+	hi, lo, two := k.Vec(), k.Vec(), k.Vec()
+	VMOVUPS(entry(tanhK, 0), hi)
+	VMOVUPS(entry(tanhK, 1), lo)
+	VMOVUPS(entry(tanhK, 2), two)
+
+	// block computes len(off) vectors at byte offsets off of the row
+	// (row) and of bias, register for register interleaved.
+	block := func(row, j Register, u int) {
+		x, x2, p, q, r := make([]VecVirtual, u), make([]VecVirtual, u), make([]VecVirtual, u), make([]VecVirtual, u), make([]VecVirtual, u)
+		for i := 0; i < u; i++ {
+			x[i], x2[i], p[i], q[i], r[i] = k.Vec(), k.Vec(), k.Vec(), k.Vec(), k.Vec()
+			VMOVUPS(Mem{Base: row, Index: j, Scale: 1, Disp: i * vb}, x[i])
+			VADDPS(Mem{Base: bias, Index: j, Scale: 1, Disp: i * vb}, x[i], x[i])
+			// min and max with x as the second source: a NaN passes through.
+			VMINPS(x[i], hi, x[i])
+			VMAXPS(x[i], lo, x[i])
+			VMULPS(x[i], x[i], x2[i])
+			VMOVUPS(entry(tanhK, 3), p[i])
+			VMOVUPS(entry(tanhK, 10), q[i])
+		}
+		for c := 4; c <= 9; c++ {
+			for i := 0; i < u; i++ {
+				VFMADD213PS(entry(tanhK, c), x2[i], p[i]) // p = p·x² + P
+			}
+		}
+		for c := 11; c <= 13; c++ {
+			for i := 0; i < u; i++ {
+				VFMADD213PS(entry(tanhK, c), x2[i], q[i])
+			}
+		}
+		for i := 0; i < u; i++ {
+			if k.Lanes == 16 {
+				VRCP14PS(q[i], r[i])
+			} else {
+				VRCPPS(q[i], r[i])
+			}
+			VFNMADD213PS(two, r[i], q[i]) // q = 2 − q·r
+			VMULPS(q[i], r[i], r[i])
+			VMULPS(p[i], x[i], x[i])
+			VMULPS(r[i], x[i], x[i])
+			VMOVUPS(x[i], Mem{Base: row, Index: j, Scale: 1, Disp: i * vb})
+		}
+	}
+
+	Label(name + "_row")
+	j := GP64()
+	XORQ(j, j)
+	Label(name + "_pair")
+	t := GP64()
+	LEAQ(Mem{Base: j, Disp: 2 * vb}, t)
+	CMPQ(t, width)
+	JA(LabelRef(name + "_one"))
+	block(h, j, 2)
+	ADDQ(U32(2*vb), j)
+	JMP(LabelRef(name + "_pair"))
+	Label(name + "_one")
+	CMPQ(j, width)
+	JAE(LabelRef(name + "_next"))
+	block(h, j, 1)
+	Label(name + "_next")
+	ADDQ(ld, h)
+	DECQ(rows)
+	JNZ(LabelRef(name + "_row"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// biasRows emits biasRowsAVX2: h[r·ld + j] = f(h[r·ld + j] + bias[j]) for
+// r < rows, j < width (a multiple of 8, ld in bytes), f the identity
+// when relu is false and max(·, 0) when it is true.
+func biasRows() {
+	const name = "biasRowsAVX2"
+	TEXT(name, NOSPLIT, "func(h *float32, ld int, bias *float32, rows, width int, relu bool)")
+	Pragma("noescape")
+	Doc(name + " is biasAct for the identity and ReLU.")
+	h := Load(Param("h"), GP64())
+	ld := Load(Param("ld"), GP64())
+	bias := Load(Param("bias"), GP64())
+	rows := Load(Param("rows"), GP64())
+	width := Load(Param("width"), GP64())
+	relu := Load(Param("relu"), GP8())
+	TESTQ(rows, rows)
+	JZ(LabelRef(name + "_done"))
+	SHLQ(U8(2), width)
+	zero := YMM()
+	VXORPS(zero, zero, zero)
+	Label(name + "_row")
+	j := GP64()
+	XORQ(j, j)
+	Label(name + "_col")
+	x := YMM()
+	VMOVUPS(Mem{Base: h, Index: j, Scale: 1}, x)
+	VADDPS(Mem{Base: bias, Index: j, Scale: 1}, x, x)
+	TESTB(relu, relu)
+	JZ(LabelRef(name + "_store"))
+	VMAXPS(zero, x, x)
+	Label(name + "_store")
+	VMOVUPS(x, Mem{Base: h, Index: j, Scale: 1})
+	ADDQ(U8(32), j)
+	CMPQ(j, width)
+	JB(LabelRef(name + "_col"))
+	ADDQ(ld, h)
+	DECQ(rows)
+	JNZ(LabelRef(name + "_row"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// actGrad emits actGradTanhAVX2, d[i] ·= 1 − h[i]², and actGradReLUAVX2,
+// d[i] = 0 unless h[i] > 0, for i < n (a multiple of 8).
+func actGrad() {
+	for _, relu := range []bool{false, true} {
+		name := "actGradTanhAVX2"
+		if relu {
+			name = "actGradReLUAVX2"
+		}
+		TEXT(name, NOSPLIT, "func(d, h *float32, n int)")
+		Pragma("noescape")
+		Doc(name + " is actGrad on AVX2.")
+		d := Load(Param("d"), GP64())
+		h := Load(Param("h"), GP64())
+		n := Load(Param("n"), GP64())
+		SHRQ(U8(3), n)
+		JZ(LabelRef(name + "_done"))
+		c := YMM()
+		if relu {
+			VXORPS(c, c, c)
+		} else {
+			VMOVUPS(entry(oneK, 0), c)
+		}
+		Label(name + "_loop")
+		hv, dv := YMM(), YMM()
+		VMOVUPS(Mem{Base: h}, hv)
+		if relu {
+			VCMPPS(U8(0x1e), c, hv, hv) // h > 0 (ordered, quiet)
+			VANDPS(Mem{Base: d}, hv, dv)
+		} else {
+			t := YMM()
+			VMOVAPS(c, t)
+			VFNMADD231PS(hv, hv, t) // t = 1 − h·h
+			VMULPS(Mem{Base: d}, t, dv)
+		}
+		VMOVUPS(dv, Mem{Base: d})
+		ADDQ(U8(32), d)
+		ADDQ(U8(32), h)
+		DECQ(n)
+		JNZ(LabelRef(name + "_loop"))
+		Label(name + "_done")
+		VZEROUPPER()
+		RET()
+	}
+}
+
+// colSum emits colSumAVX2: dst[j] += Σ_{r<rows} src[r·ld + j] for j < width
+// (a multiple of 8, ld in bytes), four vectors of columns at a time.
+func colSum() {
+	const name = "colSumAVX2"
+	TEXT(name, NOSPLIT, "func(dst, src *float32, ld, rows, width int)")
+	Pragma("noescape")
+	Doc(name + " is colSum on AVX2.")
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	ld := Load(Param("ld"), GP64())
+	rows := Load(Param("rows"), GP64())
+	width := Load(Param("width"), GP64())
+	TESTQ(rows, rows)
+	JZ(LabelRef(name + "_done"))
+	SHLQ(U8(2), width)
+	j := GP64()
+	XORQ(j, j)
+	for _, u := range []int{4, 1} {
+		lbl := fmt.Sprintf("%s_cols%d", name, u)
+		end := fmt.Sprintf("%s_end%d", name, u)
+		Label(lbl)
+		t := GP64()
+		LEAQ(Mem{Base: j, Disp: 32 * u}, t)
+		CMPQ(t, width)
+		JA(LabelRef(end))
+		s := make([]VecVirtual, u)
+		for i := range s {
+			s[i] = YMM()
+			VMOVUPS(Mem{Base: dst, Index: j, Scale: 1, Disp: 32 * i}, s[i])
+		}
+		p, r := GP64(), GP64()
+		LEAQ(Mem{Base: src, Index: j, Scale: 1}, p)
+		MOVQ(rows, r)
+		Label(lbl + "_row")
+		for i := range s {
+			VADDPS(Mem{Base: p, Disp: 32 * i}, s[i], s[i])
+		}
+		ADDQ(ld, p)
+		DECQ(r)
+		JNZ(LabelRef(lbl + "_row"))
+		for i := range s {
+			VMOVUPS(s[i], Mem{Base: dst, Index: j, Scale: 1, Disp: 32 * i})
+		}
+		ADDQ(U32(32*u), j)
+		JMP(LabelRef(lbl))
+		Label(end)
+	}
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// adam emits adamAVX2, one Adam step on the first n elements (a multiple of
+// 8) of the flat slices, with the coefficients k = {β1, 1−β1, β2, 1−β2,
+// step, 1/bc2, ε}:
+//
+//	m = β1·m + (1−β1)·g;  v = β2·v + (1−β2)·g²;  p −= step·m / (√v·(1/bc2) + ε)
+func adam() {
+	const name = "adamAVX2"
+	TEXT(name, NOSPLIT, "func(p, grad, m, v *float32, n int, k *[7]float32)")
+	Pragma("noescape")
+	Doc(name + " is adam on AVX2.")
+	p := Load(Param("p"), GP64())
+	g := Load(Param("grad"), GP64())
+	m := Load(Param("m"), GP64())
+	v := Load(Param("v"), GP64())
+	n := Load(Param("n"), GP64())
+	kp := Load(Param("k"), GP64())
+	SHRQ(U8(3), n)
+	JZ(LabelRef(name + "_done"))
+	c := make([]VecVirtual, 7)
+	for i := range c {
+		c[i] = YMM()
+		VBROADCASTSS(Mem{Base: kp, Disp: 4 * i}, c[i])
+	}
+	b1, nb1, b2, nb2, step, ibc2, eps := c[0], c[1], c[2], c[3], c[4], c[5], c[6]
+	i := GP64()
+	XORQ(i, i)
+	Label(name + "_loop")
+	gv, mv, vv, t := YMM(), YMM(), YMM(), YMM()
+	at := func(base Register) Mem { return Mem{Base: base, Index: i, Scale: 1} }
+	VMOVUPS(at(g), gv)
+	VMULPS(gv, nb1, mv)
+	VFMADD231PS(at(m), b1, mv) // m·β1 + g·(1−β1)
+	VMULPS(gv, gv, t)
+	VMULPS(nb2, t, vv)
+	VFMADD231PS(at(v), b2, vv) // v·β2 + g²·(1−β2)
+	VMOVUPS(mv, at(m))
+	VMOVUPS(vv, at(v))
+	VSQRTPS(vv, t)
+	VFMADD213PS(eps, ibc2, t) // √v/bc2 + ε
+	VMULPS(step, mv, mv)
+	VDIVPS(t, mv, mv)
+	VMOVUPS(at(p), t)
+	VSUBPS(mv, t, t)
+	VMOVUPS(t, at(p))
+	ADDQ(U8(32), i)
+	DECQ(n)
+	JNZ(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// The loss kernel's constants, entries of lossK.
+const (
+	lkOne = iota
+	lkTwo
+	lkHalf
+	lkM20
+	lkP20
+	lkSign
+	lkExpLo
+	lkExpHi
+	lkLog2e
+	lkMagic
+	lkLn2Hi
+	lkLn2Lo
+	lkExpP     // 6 coefficients
+	lkSqrtHalf = lkExpP + 6
+	lkMant     = lkSqrtHalf + 1
+	lkLogP     = lkMant + 1 // 9 coefficients
+	lkLogQ1    = lkLogP + 9
+	lkLogHalf  = lkLogQ1 + 1
+	lkLn2      = lkLogHalf + 1
+	lkCount    = lkLn2 + 1
+)
+
+var lossK Mem
+
+func lossConsts() {
+	f := func(v float32) uint32 { return math.Float32bits(v) }
+	vals := make([]uint32, lkCount)
+	vals[lkOne], vals[lkTwo], vals[lkHalf] = f(1), f(2), f(0.5)
+	vals[lkM20], vals[lkP20], vals[lkSign] = f(-20), f(20), 0x80000000
+	vals[lkExpLo], vals[lkExpHi] = f(-87.33654), f(88.3762626647949)
+	vals[lkLog2e], vals[lkMagic] = f(math.Log2E), f(12582912)
+	vals[lkLn2Hi], vals[lkLn2Lo] = f(-0.693359375), f(2.12194440e-4)
+	for i, c := range []float32{1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1} {
+		vals[lkExpP+i] = f(c)
+	}
+	vals[lkSqrtHalf], vals[lkMant] = 0x3f3504f3, 0x007fffff
+	for i, c := range []float32{7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1} {
+		vals[lkLogP+i] = f(c)
+	}
+	vals[lkLogQ1], vals[lkLogHalf], vals[lkLn2] = f(-2.12194440e-4), f(-0.5), f(0.693359375)
+	lossK = GLOBL("lossk", RODATA|NOPTR)
+	for i, v := range vals {
+		for l := 0; l < 8; l++ {
+			DATA(32*i+4*l, U32(v))
+		}
+	}
+}
+
+// lc is loss constant i as a YMM operand.
+func lc(i int) Mem { return lossK.Offset(32 * i) }
+
+// expAVX2 sets p to e^x for x ≤ 88, flushed to 2^−126·e^… below −87 (Cephes
+// expf: 2^n·P(r) with r = x − n·ln 2, |r| ≤ ln2/2; within 2 ulp). x is
+// overwritten.
+func expAVX2(x, p VecVirtual) {
+	t, n := YMM(), YMM()
+	VMAXPS(lc(lkExpLo), x, x)
+	VMINPS(lc(lkExpHi), x, x)
+	// Adding 1.5·2²³ rounds x·log2(e) to the integer n in the low bits.
+	VMOVUPS(lc(lkLog2e), t)
+	VFMADD213PS(lc(lkMagic), x, t)
+	VSUBPS(lc(lkMagic), t, n)
+	VFMADD231PS(lc(lkLn2Hi), n, x)
+	VFMADD231PS(lc(lkLn2Lo), n, x) // x = r
+	VMOVUPS(lc(lkExpP), p)
+	for i := 1; i < 6; i++ {
+		VFMADD213PS(lc(lkExpP+i), x, p)
+	}
+	VMULPS(x, x, n)
+	VFMADD213PS(x, n, p) // p·r² + r
+	VADDPS(lc(lkOne), p, p)
+	// t's low bits hold n; shifted into the exponent field they scale p by 2ⁿ.
+	VPSLLD(U8(23), t, t)
+	VPADDD(t, p, p)
+}
+
+// logAVX2 sets y to the natural logarithm of positive normal x (Cephes logf:
+// x = m·2ᵉ with m ∈ [√½, √2), log m by a degree-9 polynomial; within 2 ulp).
+// x is overwritten.
+func logAVX2(x, y VecVirtual) {
+	e, z := YMM(), YMM()
+	// x − bits(√½) moves m's range to [√½, √2): its exponent field is e,
+	// its mantissa plus bits(√½) is m.
+	VPSUBD(lc(lkSqrtHalf), x, x)
+	VPSRAD(U8(23), x, e)
+	VCVTDQ2PS(e, e)
+	VPAND(lc(lkMant), x, x)
+	VPADDD(lc(lkSqrtHalf), x, x)
+	VSUBPS(lc(lkOne), x, x) // f = m − 1
+	VMULPS(x, x, z)
+	VMOVUPS(lc(lkLogP), y)
+	for i := 1; i < 9; i++ {
+		VFMADD213PS(lc(lkLogP+i), x, y)
+	}
+	VMULPS(x, y, y)
+	VMULPS(z, y, y)
+	VFMADD231PS(lc(lkLogQ1), e, y)
+	VFMADD231PS(lc(lkLogHalf), z, y)
+	VADDPS(y, x, x)
+	VFMADD231PS(lc(lkLn2), e, x)
+	VMOVAPS(x, y)
+}
+
+// The columns of nn's lossCols, tileRows float32 each, then the scratch
+// vectors the kernel keeps a row group's log-probabilities, probabilities
+// and log-ratios to the reference in.
+const (
+	colZ0 = iota
+	colZ1
+	colZ2
+	colQ0
+	colQ1
+	colQ2
+	colA
+	colAdv
+	colBeh
+	colValid
+	colG0
+	colG1
+	colG2
+	numCols
+
+	tileRows = 64
+	scratchL = 0 // then P at 3, D at 6
+)
+
+// Per-call constants, entries of the k argument of lossVecAVX2.
+const (
+	kcLo = iota
+	kcHi
+	kcBeta
+	kcEntropy
+	kcScale
+	kcCount
+)
+
+// lossVec emits lossVecAVX2, the vector phase of nn's float32 loss on the
+// first m rows of the columns at c (see nn/kernel_loss.go for the formulas,
+// lossVecAVX2's Go doc for the layout). It writes the gradient columns,
+// adds the valid rows' policy loss, KL and entropy lane by lane into out,
+// and returns the clip counts. Eight rows at a time; values that do not
+// fit the 16 registers go through the scratch vectors after the columns.
+func lossVec() {
+	lossConsts()
+	const name = "lossVecAVX2"
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(c *float32, m int, k *[%d][8]float32, out *[3][8]float32) (clipLow, clipHigh int)", kcCount))
+	Pragma("noescape")
+	Doc(name + " is the vector phase of the float32 loss on AVX2.")
+	cp := Load(Param("c"), GP64())
+	m := Load(Param("m"), GP64())
+	kp := Load(Param("k"), GP64())
+	lowN, highN := GP64(), GP64()
+	XORQ(lowN, lowN)
+	XORQ(highN, highN)
+	polS, klS, entS := YMM(), YMM(), YMM()
+	VXORPS(polS, polS, polS)
+	VXORPS(klS, klS, klS)
+	VXORPS(entS, entS, entS)
+	scratch := GP64()
+	LEAQ(Mem{Base: cp, Disp: numCols * tileRows * 4}, scratch)
+	col := func(i int) Mem { return Mem{Base: cp, Disp: i * tileRows * 4} }
+	sv := func(i int) Mem { return Mem{Base: scratch, Disp: 32 * i} }
+	kc := func(i int) Mem { return Mem{Base: kp, Disp: 32 * i} }
+	TESTQ(m, m)
+	JZ(LabelRef(name + "_done"))
+
+	Label(name + "_loop")
+	// Softmax and log-softmax of the three logits.
+	y := []VecVirtual{YMM(), YMM(), YMM()}
+	for i := range y {
+		VMOVUPS(col(colZ0+i), y[i])
+	}
+	mx := YMM()
+	VMAXPS(y[1], y[0], mx)
+	VMAXPS(y[2], mx, mx)
+	for i := range y {
+		VSUBPS(mx, y[i], y[i])
+	}
+	e := []VecVirtual{YMM(), YMM(), YMM()}
+	for i := range e {
+		t := YMM()
+		VMOVAPS(y[i], t)
+		expAVX2(t, e[i])
+	}
+	sum := YMM()
+	VADDPS(e[1], e[0], sum)
+	VADDPS(e[2], sum, sum)
+	inv := YMM()
+	VMOVUPS(lc(lkOne), inv)
+	VDIVPS(sum, inv, inv)
+	for i := range e {
+		VMULPS(inv, e[i], e[i]) // p
+	}
+	ls := YMM()
+	logAVX2(sum, ls)
+	for i := range y {
+		VSUBPS(ls, y[i], y[i]) // l = z − logsumexp
+		VMOVUPS(y[i], sv(scratchL+i))
+		VMOVUPS(e[i], sv(3+i))
+	}
+	l, p := y, e
+	// KL to the reference and entropy.
+	klv, ent := YMM(), YMM()
+	for i := range l {
+		d := YMM()
+		VSUBPS(col(colQ0+i), l[i], d)
+		VMOVUPS(d, sv(6+i))
+		if i == 0 {
+			VMULPS(d, p[i], klv)
+			VMULPS(l[i], p[i], ent)
+		} else {
+			VFMADD231PS(d, p[i], klv)
+			VFMADD231PS(l[i], p[i], ent)
+		}
+	}
+	VXORPS(lc(lkSign), ent, ent)
+
+	// oneHot sets o to the one-hot of the action for action i, by
+	// arithmetic, exact for a ∈ {0, 1, 2}: (1−a)(2−a)/2, a(2−a), a(a−1)/2.
+	oneHot := func(i int, o VecVirtual) {
+		a, t := YMM(), YMM()
+		VMOVUPS(col(colA), a)
+		switch i {
+		case 0:
+			VMOVUPS(lc(lkOne), o)
+			VSUBPS(a, o, o)
+			VMOVUPS(lc(lkTwo), t)
+			VSUBPS(a, t, t)
+			VMULPS(t, o, o)
+			VMULPS(lc(lkHalf), o, o)
+		case 1:
+			VMOVUPS(lc(lkTwo), o)
+			VSUBPS(a, o, o)
+			VMULPS(a, o, o)
+		case 2:
+			VSUBPS(lc(lkOne), a, o)
+			VMULPS(a, o, o)
+			VMULPS(lc(lkHalf), o, o)
+		}
+	}
+	la := YMM()
+	for i := range l {
+		o := YMM()
+		oneHot(i, o)
+		if i == 0 {
+			VMULPS(o, l[i], la)
+		} else {
+			VFMADD231PS(o, l[i], la)
+		}
+	}
+	// The clipped ratio term.
+	raw := la
+	VSUBPS(col(colBeh), la, raw)
+	rho, rr := YMM(), YMM()
+	VMAXPS(lc(lkM20), raw, rr)
+	VMINPS(lc(lkP20), rr, rr)
+	expAVX2(rr, rho)
+	u, v := YMM(), YMM()
+	VMULPS(col(colAdv), rho, u)
+	VMAXPS(kc(kcLo), rho, v)
+	VMINPS(kc(kcHi), v, v)
+	VMULPS(col(colAdv), v, v)
+	const lt, le, ge, gt, eq = 0x11, 0x12, 0x1d, 0x1e, 0x00 // ordered, quiet
+	in, t := YMM(), YMM()
+	VCMPPS(U8(ge), kc(kcLo), rho, in)
+	VCMPPS(U8(le), kc(kcHi), rho, t)
+	VANDPS(t, in, in) // ρ within the clip range
+	// ∂L_clip/∂ρ = −A·f: f = 1 when min takes ρA or the clamp passes, ½ on
+	// a tie outside the clip range, 0 when the clipped term wins.
+	VCMPPS(U8(lt), v, u, t)
+	VORPS(t, in, in)
+	f := YMM()
+	VCMPPS(U8(eq), v, u, f)
+	VANDPS(lc(lkHalf), f, f)
+	VBLENDVPS(in, lc(lkOne), f, f)
+	VMINPS(v, u, u)
+	VFNMADD231PS(col(colValid), u, polS) // polS −= min(u, v)·valid
+	VFMADD231PS(col(colValid), klv, klS)
+	VFMADD231PS(col(colValid), ent, entS)
+	// dLp = −A·f·ρ where the raw log-ratio is within ±20, else 0.
+	dlp := f
+	VMULPS(rho, dlp, dlp)
+	VMULPS(col(colAdv), dlp, dlp)
+	VXORPS(lc(lkSign), dlp, dlp)
+	VCMPPS(U8(ge), lc(lkM20), raw, t)
+	VANDPS(t, dlp, dlp)
+	VCMPPS(U8(le), lc(lkP20), raw, t)
+	VANDPS(t, dlp, dlp)
+	// Clip counts over the valid rows.
+	zero, adv := YMM(), YMM()
+	VXORPS(zero, zero, zero)
+	VMOVUPS(col(colAdv), adv)
+	cnt := GP64()
+	VCMPPS(U8(lt), kc(kcLo), rho, t)
+	VCMPPS(U8(lt), zero, adv, in)
+	VANDPS(in, t, t)
+	vm := YMM()
+	VMOVUPS(col(colValid), vm)
+	VCMPPS(U8(gt), zero, vm, vm)
+	VANDPS(vm, t, t)
+	VMOVMSKPS(t, cnt.As32())
+	POPCNTL(cnt.As32(), cnt.As32())
+	ADDQ(cnt, lowN)
+	VCMPPS(U8(gt), kc(kcHi), rho, t)
+	VCMPPS(U8(gt), zero, adv, in)
+	VANDPS(in, t, t)
+	VANDPS(vm, t, t)
+	VMOVMSKPS(t, cnt.As32())
+	POPCNTL(cnt.As32(), cnt.As32())
+	ADDQ(cnt, highN)
+	// Gradient: g_i = (β(d_i − KL) + c_H(l_i + H) − dLp)·p_i + dLp·onehot_i,
+	// scaled by 1/B.
+	for i := 0; i < 3; i++ {
+		g, s, o := YMM(), YMM(), YMM()
+		VMOVUPS(sv(6+i), g)
+		VSUBPS(klv, g, g)
+		VMULPS(kc(kcBeta), g, g)
+		VMOVUPS(sv(scratchL+i), s)
+		VADDPS(ent, s, s)
+		VFMADD231PS(kc(kcEntropy), s, g)
+		VSUBPS(dlp, g, g)
+		VMULPS(sv(3+i), g, g)
+		oneHot(i, o)
+		VFMADD231PS(o, dlp, g)
+		VMULPS(kc(kcScale), g, g)
+		VMOVUPS(g, col(colG0+i))
+	}
+	ADDQ(U8(32), cp)
+	SUBQ(U8(8), m)
+	JA(LabelRef(name + "_loop"))
+
+	Label(name + "_done")
+	op := Load(Param("out"), GP64())
+	VMOVUPS(polS, Mem{Base: op})
+	VMOVUPS(klS, Mem{Base: op, Disp: 32})
+	VMOVUPS(entS, Mem{Base: op, Disp: 64})
+	Store(lowN, ReturnIndex(0))
+	Store(highN, ReturnIndex(1))
+	VZEROUPPER()
+	RET()
+}
+
+// allFinite emits allFiniteAVX2, which reports whether the first n elements
+// (a multiple of 32) of x are all finite: x·0 is 0 for a finite x and NaN
+// for NaN and ±Inf, and a NaN stays in the sum.
+func allFinite() {
+	const name = "allFiniteAVX2"
+	TEXT(name, NOSPLIT, "func(x *float32, n int) bool")
+	Pragma("noescape")
+	Doc(name + " is the vector part of FirstNonFinite for float32.")
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	zero := YMM()
+	VXORPS(zero, zero, zero)
+	acc := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
+	for _, a := range acc {
+		VXORPS(a, a, a)
+	}
+	SHRQ(U8(5), n)
+	JZ(LabelRef(name + "_end"))
+	Label(name + "_loop")
+	for i, a := range acc {
+		VFMADD231PS(Mem{Base: x, Disp: 32 * i}, zero, a)
+	}
+	ADDQ(U8(128), x)
+	DECQ(n)
+	JNZ(LabelRef(name + "_loop"))
+	Label(name + "_end")
+	VADDPS(acc[1], acc[0], acc[0])
+	VADDPS(acc[3], acc[2], acc[2])
+	VADDPS(acc[2], acc[0], acc[0])
+	VCMPPS(U8(3), acc[0], acc[0], acc[0]) // unordered: NaN
+	m := GP32()
+	VMOVMSKPS(acc[0], m)
+	TESTL(m, m)
+	r := GP8()
+	SETEQ(r)
+	Store(r, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// dot emits dot<ISA>: for r < rows and o < 4,
+//
+//	c[r·ldc + o] = Σ_{k<width} h[r·ldh + k] · w[o·ldw + k]
+//
+// (strides in bytes, width a multiple of the lanes): four outputs of a
+// layer much narrower than a vector, each row's four sums reduced across
+// lanes and stored together.
+func dot(k isa) {
+	name := "dot" + k.Suf
+	TEXT(name, NOSPLIT, "func(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows, width int)")
+	Pragma("noescape")
+	Doc(name + " is four outputs of kernelSet.dot on " + k.Suf + ".")
+	vb := k.Lanes * size
+	c := Load(Param("c"), GP64())
+	ldc := Load(Param("ldc"), GP64())
+	h := Load(Param("h"), GP64())
+	ldh := Load(Param("ldh"), GP64())
+	w0 := Load(Param("w"), GP64())
+	ldw := Load(Param("ldw"), GP64())
+	rows := Load(Param("rows"), GP64())
+	width := Load(Param("width"), GP64())
+	TESTQ(rows, rows)
+	JZ(LabelRef(name + "_done"))
+	SHLQ(U8(2), width)
+	w1, w2, w3 := GP64(), GP64(), GP64()
+	LEAQ(Mem{Base: w0, Index: ldw, Scale: 1}, w1)
+	LEAQ(Mem{Base: w1, Index: ldw, Scale: 1}, w2)
+	LEAQ(Mem{Base: w2, Index: ldw, Scale: 1}, w3)
+	ws := []Register{w0, w1, w2, w3}
+
+	Label(name + "_row")
+	acc := []VecVirtual{k.Vec(), k.Vec(), k.Vec(), k.Vec()}
+	for _, a := range acc {
+		VXORPS(a, a, a)
+	}
+	j := GP64()
+	XORQ(j, j)
+	Label(name + "_k")
+	x := k.Vec()
+	VMOVUPS(Mem{Base: h, Index: j, Scale: 1}, x)
+	for o, a := range acc {
+		VFMADD231PS(Mem{Base: ws[o], Index: j, Scale: 1}, x, a)
+	}
+	ADDQ(U32(vb), j)
+	CMPQ(j, width)
+	JB(LabelRef(name + "_k"))
+
+	// Reduce the four accumulators to one XMM of four sums.
+	ys := make([]VecVirtual, 4)
+	for o, a := range acc {
+		if k.Lanes == 16 {
+			hi := YMM()
+			VEXTRACTF64X4(U8(1), a, hi)
+			ys[o] = YMM()
+			VADDPS(hi, a.AsY(), ys[o])
+		} else {
+			ys[o] = a
+		}
+	}
+	t1, t2 := YMM(), YMM()
+	VHADDPS(ys[1], ys[0], t1)
+	VHADDPS(ys[3], ys[2], t2)
+	VHADDPS(t2, t1, t1)
+	x1 := XMM()
+	VEXTRACTF128(U8(1), t1, x1)
+	VADDPS(x1, t1.AsX(), x1)
+	VMOVUPS(x1, Mem{Base: c})
+	ADDQ(ldc, c)
+	ADDQ(ldh, h)
+	DECQ(rows)
+	JNZ(LabelRef(name + "_row"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// logSoftmax3 emits logSoftmax3AVX2: for the first m rows (m rounded up to
+// 8) of the three columns z0, z1, z2 of tileRows float32 at c, in place,
+//
+//	z_i = z_i − max(z) − log Σ_j exp(z_j − max(z)),
+//
+// the log-softmax of three logits, with the loss kernel's exp and log.
+func logSoftmax3() {
+	const name = "logSoftmax3AVX2"
+	TEXT(name, NOSPLIT, "func(c *float32, m int)")
+	Pragma("noescape")
+	Doc(name + " is the log-softmax of three logits, eight rows at a time.")
+	cp := Load(Param("c"), GP64())
+	m := Load(Param("m"), GP64())
+	TESTQ(m, m)
+	JZ(LabelRef(name + "_done"))
+	col := func(i int) Mem { return Mem{Base: cp, Disp: i * tileRows * 4} }
+	Label(name + "_loop")
+	y := []VecVirtual{YMM(), YMM(), YMM()}
+	for i := range y {
+		VMOVUPS(col(i), y[i])
+	}
+	mx := YMM()
+	VMAXPS(y[1], y[0], mx)
+	VMAXPS(y[2], mx, mx)
+	sum := YMM()
+	for i := range y {
+		VSUBPS(mx, y[i], y[i])
+		t, e := YMM(), YMM()
+		VMOVAPS(y[i], t)
+		expAVX2(t, e)
+		if i == 0 {
+			VMOVAPS(e, sum)
+		} else {
+			VADDPS(e, sum, sum)
+		}
+	}
+	ls := YMM()
+	logAVX2(sum, ls)
+	for i := range y {
+		VSUBPS(ls, y[i], y[i])
+		VMOVUPS(y[i], col(i))
+	}
+	ADDQ(U8(32), cp)
+	SUBQ(U8(8), m)
+	JA(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// sumSquares emits sumSquaresAVX2: Σ x[i]² over the first n elements (a
+// multiple of 16) of x, each converted to float64 and accumulated in
+// float64 in four vectors of four lanes, summed at the end.
+func sumSquares() {
+	const name = "sumSquaresAVX2"
+	TEXT(name, NOSPLIT, "func(x *float32, n int) float64")
+	Pragma("noescape")
+	Doc(name + " is the vector part of GradNorm for float32.")
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	acc := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
+	for _, a := range acc {
+		VXORPD(a, a, a)
+	}
+	SHRQ(U8(4), n)
+	JZ(LabelRef(name + "_end"))
+	Label(name + "_loop")
+	for i, a := range acc {
+		d := YMM()
+		VCVTPS2PD(Mem{Base: x, Disp: 16 * i}, d)
+		VFMADD231PD(d, d, a)
+	}
+	ADDQ(U8(64), x)
+	DECQ(n)
+	JNZ(LabelRef(name + "_loop"))
+	Label(name + "_end")
+	VADDPD(acc[1], acc[0], acc[0])
+	VADDPD(acc[3], acc[2], acc[2])
+	VADDPD(acc[2], acc[0], acc[0])
+	hi := XMM()
+	VEXTRACTF128(U8(1), acc[0], hi)
+	VADDPD(hi, acc[0].AsX(), hi)
+	lo := XMM()
+	VUNPCKHPD(hi, hi, lo)
+	VADDSD(lo, hi, hi)
+	Store(hi, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
