@@ -12,7 +12,7 @@
 //	internal/testenv  what tests need beyond Go (PyTorch oracle, shared transcripts): skip locally, fail under CI
 //	internal/jsonscan the byte-level JSON scanner of the two fast paths (data's decision lines, serve's requests)
 //	nn                MLP parameters, Adam, fast batched CPU kernels of the update step
-//	stats             cluster-bootstrap confidence intervals, plain Go
+//	stats             cluster-bootstrap confidence intervals and the AUC, plain Go
 //	outfile           output files replaced whole (temp file, sync, rename) and run-directory locks
 //	plots             the figures as PNG: training curves, a study's accuracy-against-tokens plane
 //	autodiff          the same model and loss as a Gorgonia graph: the reference for the kernels

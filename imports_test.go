@@ -34,7 +34,7 @@ var layers = []layer{
 	{"internal/testenv", "what tests need beyond Go (PyTorch oracle, shared transcripts): skip locally, fail under CI", nil},
 	{"internal/jsonscan", "the byte-level JSON scanner of the two fast paths (data's decision lines, serve's requests)", nil},
 	{"nn", "MLP parameters, Adam, fast batched CPU kernels of the update step", nil},
-	{"stats", "cluster-bootstrap confidence intervals, plain Go", nil},
+	{"stats", "cluster-bootstrap confidence intervals and the AUC, plain Go", nil},
 	{"outfile", "output files replaced whole (temp file, sync, rename) and run-directory locks", nil},
 	{"plots", "the figures as PNG: training curves, a study's accuracy-against-tokens plane", nil},
 	{"autodiff", "the same model and loss as a Gorgonia graph: the reference for the kernels", []string{"nn"}},
@@ -50,7 +50,7 @@ var layers = []layer{
 	{"trainer/run", "a training run: stages, checkpoints and resume, run directory, metrics log, curve", []string{"autodiff", "checkpoints", "data", "env", "metapolicy", "nn", "outfile", "plots", "trainer"}},
 	{"trainer/teacher", "hindsight search of the best joint plan per task; hindsight and pivotal labels", []string{"data", "env", "metapolicy", "trainer", "trainer/run"}},
 	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "metapolicy", "nn", "plots", "stats", "trainer", "trainer/run"}},
-	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"data", "env", "metapolicy", "trainer/teacher"}},
+	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"data", "env", "metapolicy", "stats", "trainer/teacher"}},
 	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
 	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/transcript", "env", "env/llm", "env/replay", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher"}},
 }

@@ -3,12 +3,11 @@ package env
 import (
 	"fmt"
 	"io"
-	"math"
-	"slices"
 	"text/tabwriter"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/stats"
 )
 
 // Signal is how well one feature tells whether an agent's current answer
@@ -72,47 +71,13 @@ func (s *SignalTally) Signals() []Signal {
 	return out
 }
 
-// auc is the Mann–Whitney estimate of P(score of a right answer > score of
-// a wrong one), ties counting one half. NaN when any score is NaN: it has
-// no rank, and the tie scan below would never advance past it.
+// auc is stats.AUC of a feature's values, with this package's convention
+// for decisions that are all right or all wrong: 0.5 (no signal).
 func auc(v []float32, label []bool, pos int) float64 {
-	neg := len(label) - pos
-	if pos == 0 || neg == 0 {
+	if pos == 0 || pos == len(label) {
 		return 0.5
 	}
-	if slices.ContainsFunc(v, func(x float32) bool { return x != x }) {
-		return math.NaN()
-	}
-	idx := make([]int, len(v))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		switch {
-		case v[a] < v[b]:
-			return -1
-		case v[a] > v[b]:
-			return 1
-		}
-		return 0
-	})
-	// Sum of the positives' mid-ranks.
-	rankSum := 0.0
-	for i := 0; i < len(idx); {
-		j := i
-		for j < len(idx) && v[idx[j]] == v[idx[i]] {
-			j++
-		}
-		mid := float64(i+j+1) / 2 // ranks i+1..j
-		for _, k := range idx[i:j] {
-			if label[k] {
-				rankSum += mid
-			}
-		}
-		i = j
-	}
-	p, n := float64(pos), float64(neg)
-	return (rankSum - p*(p+1)/2) / (p * n)
+	return stats.AUC(v, label)
 }
 
 // WriteSignals writes one or more signal columns side by side: a header

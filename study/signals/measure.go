@@ -1,7 +1,6 @@
 package signals
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/stats"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
@@ -257,40 +257,8 @@ func Measure(e env.Env, pol metapolicy.Policy, o Options, cands []Candidate) (*R
 	return rep, nil
 }
 
-// AUC is the area under the ROC curve of scores xs for labels ys: the
-// probability that a random positive scores above a random negative, ties
-// counting one half (the Mann–Whitney U statistic over n₊·n₋). NaN when
-// either class is empty or any score is NaN (NaN has no rank).
-func AUC(xs []float64, ys []bool) float64 {
-	if slices.ContainsFunc(xs, math.IsNaN) {
-		return math.NaN()
-	}
-	idx := make([]int, len(xs))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(xs[a], xs[b]) })
-	pos, rankSum := 0, 0.0
-	for lo := 0; lo < len(idx); {
-		hi := lo
-		for hi < len(idx) && xs[idx[hi]] == xs[idx[lo]] {
-			hi++
-		}
-		mid := float64(lo+hi+1) / 2 // mean 1-based rank of the tie block
-		for _, j := range idx[lo:hi] {
-			if ys[j] {
-				pos++
-				rankSum += mid
-			}
-		}
-		lo = hi
-	}
-	neg := len(xs) - pos
-	if pos == 0 || neg == 0 {
-		return math.NaN()
-	}
-	return (rankSum - float64(pos)*float64(pos+1)/2) / (float64(pos) * float64(neg))
-}
+// AUC is stats.AUC: NaN without a positive or a negative, or with a NaN score.
+func AUC(xs []float64, ys []bool) float64 { return stats.AUC(xs, ys) }
 
 // WriteTable writes the report as an aligned table, one row per feature in
 // the order measured, with the decision counts above.
