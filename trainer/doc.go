@@ -138,4 +138,12 @@
 // run replays the same iterations), rewards the episodes (data.Decisions)
 // and updates. Offline, Dataset streams rollout files or a pack chunk by
 // chunk; each chunk is a rollout batch.
+//
+// # Above this package
+//
+// A whole training run — supervised stage, RL, checkpoints and resume, the
+// metrics log, the final evaluation, in a directory or in memory — is
+// package trainer/run (what mpdf train and mpdf study call). Teachers that
+// label decisions by searching the replay in hindsight are package
+// trainer/teacher; they plug into a run as its run.Teacher.
 package trainer
