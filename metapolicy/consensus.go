@@ -43,7 +43,11 @@ func tallies(answers []string, conf []float64, keep func(int) bool) []tally {
 // the answer held by the lowest agent index (design §1). conf may be nil
 // (all missing). It returns "" when no agent has an answer.
 func TeamAnswer(answers []string, conf []float64, exclude int) string {
-	ts := tallies(answers, conf, func(i int) bool { return i != exclude })
+	return teamOf(tallies(answers, conf, func(i int) bool { return i != exclude }))
+}
+
+// teamOf picks TeamAnswer's answer among tallies.
+func teamOf(ts []tally) string {
 	best := -1
 	for k, t := range ts {
 		if best < 0 || better(t.votes, t.conf, ts[best].votes, ts[best].conf) {
@@ -61,7 +65,11 @@ func TeamAnswer(answers []string, conf []float64, exclude int) string {
 // answer, then to the lowest agent index (design §1). It returns "" when no
 // peer has an answer.
 func ConcedeTarget(answers []string, conf []float64, self int) string {
-	ts := tallies(answers, conf, func(i int) bool { return i != self })
+	return concedeOf(tallies(answers, conf, func(i int) bool { return i != self }))
+}
+
+// concedeOf picks ConcedeTarget's answer among tallies.
+func concedeOf(ts []tally) string {
 	best := -1
 	for k, t := range ts {
 		if best < 0 || better(0, t.conf, 0, ts[best].conf) ||

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
@@ -21,7 +22,7 @@ func (p *Policy) Decide(req *DecideRequest) (*DecideResponse, error) {
 }
 
 // decide computes the decisions of validated deliberations. Features go
-// through metapolicy.Featurize, the network through the batched float32
+// through metapolicy.FeaturizeTeam (Featurize for every agent at once), the network through the batched float32
 // kernels (nn.Workspace), the draw through metapolicy.Sample or Greedy: a
 // deliberation decides the same whatever batch it comes in.
 func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error) {
@@ -42,40 +43,41 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 		rows += len(ds[i].agents)
 	}
 	const in, out = metapolicy.FeatureWidth, metapolicy.NumActions
-	x := make([]float32, rows*in)
-	logits := make([]float32, rows*out)
+	sc := scratchPool.Get().(*scratch)
+	defer sc.put()
+	x, logits, targets := sc.size(rows)
+	teams := sc.teams[:0]
 	r := 0
-	var f [in]float64
 	for i := range ds {
-		obs := metapolicy.Observation{Round: ds[i].round, Rounds: ds[i].rounds, Agents: ds[i].agents}
-		for self := range ds[i].agents {
-			obs.Self = self
-			if err := metapolicy.Featurize(f[:], &obs); err != nil {
-				return nil, fmt.Errorf("serve: deliberation %d agent %d: %w", i, self, err)
-			}
-			for k, v := range f {
-				x[r*in+k] = float32(v)
-			}
-			r++
+		d := &ds[i]
+		n := len(d.agents)
+		if cap(sc.f) < n*in {
+			sc.f = make([]float64, n*in)
 		}
+		f := sc.f[:n*in]
+		obs := metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents}
+		team, err := metapolicy.FeaturizeTeam(f, targets[r:r+n], &obs)
+		if err != nil {
+			return nil, fmt.Errorf("serve: deliberation %d: %w", i, err)
+		}
+		teams = append(teams, team)
+		for k, v := range f {
+			x[r*in+k] = float32(v)
+		}
+		r += n
 	}
+	sc.teams = teams
 	p.forward(logits, x)
 
 	results := make([]Result, len(ds))
 	decisions := make([]Decision, rows)
-	var answers []string
-	var conf []float64
 	var probs fixedProbs
 	var logp [out]float32
 	r = 0
 	for i := range ds {
 		d := &ds[i]
 		n := len(d.agents)
-		answers, conf = answers[:0], conf[:0]
-		for _, a := range d.agents {
-			answers, conf = append(answers, a.Answer), append(conf, a.Confidence)
-		}
-		res := Result{ID: d.id, TeamAnswer: metapolicy.TeamAnswer(answers, conf, -1), Agents: decisions[r : r+n : r+n]}
+		res := Result{ID: d.id, TeamAnswer: teams[i], Agents: decisions[r : r+n : r+n]}
 		var rng *rand.Rand
 		if resp.Mode == modeSample {
 			rng = rand.New(rand.NewPCG(seed, uint64(i)))
@@ -103,7 +105,7 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 				Probs:         Probs{Persist: probs[metapolicy.Persist], Refine: probs[metapolicy.Refine], Concede: probs[metapolicy.Concede]},
 				LogProb:       lp,
 				Answer:        d.agents[self].Answer,
-				ConcedeTarget: metapolicy.ConcedeTarget(answers, conf, self),
+				ConcedeTarget: targets[r],
 			}
 			r++
 		}
@@ -116,6 +118,44 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 	}
 	return resp, nil
 }
+
+// scratch is one request's working memory, pooled so that a decide
+// allocates little more than its response.
+type scratch struct {
+	x, logits []float32
+	f         []float64 // one deliberation's features
+	targets   []string
+	teams     []string
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// size returns the feature rows, logits and concede targets for rows
+// agents, growing the buffers when needed.
+func (s *scratch) size(rows int) (x, logits []float32, targets []string) {
+	const in, out = metapolicy.FeatureWidth, metapolicy.NumActions
+	if cap(s.x) < rows*in {
+		s.x = make([]float32, rows*in)
+		s.logits = make([]float32, rows*out)
+		s.targets = make([]string, rows)
+	}
+	return s.x[:rows*in], s.logits[:rows*out], s.targets[:rows]
+}
+
+// put returns s to the pool without the strings of the request, and drops
+// the buffers of a huge batch rather than keep them alive.
+func (s *scratch) put() {
+	if cap(s.targets) > maxPooledRows {
+		return
+	}
+	clear(s.targets[:cap(s.targets)])
+	clear(s.teams[:cap(s.teams)])
+	s.teams = s.teams[:0]
+	scratchPool.Put(s)
+}
+
+// maxPooledRows bounds the agents whose buffers a pooled scratch keeps.
+const maxPooledRows = 1 << 14
 
 // fixedProbs is a metapolicy.Policy that returns probabilities computed
 // already, so that the draw and its tie rules are metapolicy's own.

@@ -34,8 +34,9 @@
 //
 // # Decisions
 //
-// Features are metapolicy.Featurize's (FeatureVersion travels in every
-// response); the network runs on nn's batched float32 kernels, so that a
+// Features are metapolicy.Featurize's, computed a deliberation at a time by
+// metapolicy.FeaturizeTeam (FeatureVersion travels in every response); the
+// per-request buffers are pooled; the network runs on nn's batched float32 kernels, so that a
 // large batch costs little more per decision than the features; the draw
 // and its tie rules are metapolicy.Sample's and Greedy's. Probabilities
 // agree with metapolicy.MLPPolicy to about 1e-6 (float32 kernels with a

@@ -1,0 +1,98 @@
+package metapolicy
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// randomTeam draws a deliberation with many ties: few distinct answers,
+// unreadable ones, confidences from a small set (so sums tie), missing ones.
+func randomTeam(rng *rand.Rand) *Observation {
+	n := 2 + rng.IntN(19) // past the 16-agent buffer too
+	confs := []float64{0, 0.25, 0.5, 0.75, 1, 0.1, 0.2, 0.3}
+	obs := &Observation{Rounds: 1 + rng.IntN(5), Agents: make([]AgentState, n)}
+	obs.Round = 1 + rng.IntN(obs.Rounds)
+	pick := func() float64 {
+		if rng.IntN(4) == 0 {
+			return Missing
+		}
+		if rng.IntN(3) == 0 {
+			return rng.Float64()
+		}
+		return confs[rng.IntN(len(confs))]
+	}
+	for i := range obs.Agents {
+		a := &obs.Agents[i]
+		if rng.IntN(6) != 0 {
+			a.Answer = string(rune('a' + rng.IntN(1+rng.IntN(5))))
+		}
+		a.Confidence = pick()
+		a.Profile = Profile{Steps: rng.IntN(80), Tokens: rng.IntN(5000), Hedges: rng.IntN(20), SelfConfidence: pick()}
+	}
+	return obs
+}
+
+func TestFeaturizeTeamEqualsFeaturize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 2))
+	var f [FeatureWidth]float64
+	for trial := range 20000 {
+		obs := randomTeam(rng)
+		n := len(obs.Agents)
+		dst := make([]float64, n*FeatureWidth)
+		targets := make([]string, n)
+		obs.Self = rng.IntN(n) // ignored
+		team, err := FeaturizeTeam(dst, targets, obs)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		answers, conf := make([]string, n), make([]float64, n)
+		for i, a := range obs.Agents {
+			answers[i], conf[i] = a.Answer, a.Confidence
+		}
+		if want := TeamAnswer(answers, conf, -1); team != want {
+			t.Fatalf("trial %d: team %q, TeamAnswer %q", trial, team, want)
+		}
+		for s := range n {
+			o := *obs
+			o.Self = s
+			if err := Featurize(f[:], &o); err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range f {
+				if got := dst[s*FeatureWidth+k]; math.Float64bits(got) != math.Float64bits(v) {
+					t.Fatalf("trial %d agent %d feature %s: %v, Featurize %v", trial, s, FeatureName(k), got, v)
+				}
+			}
+			if want := ConcedeTarget(answers, conf, s); targets[s] != want {
+				t.Fatalf("trial %d agent %d: target %q, ConcedeTarget %q", trial, s, targets[s], want)
+			}
+		}
+	}
+}
+
+func TestFeaturizeTeamRejects(t *testing.T) {
+	obs := &Observation{Round: 1, Rounds: 2, Agents: []AgentState{{Answer: "1"}, {Answer: "2"}}}
+	for _, c := range []struct {
+		dst     int
+		targets int
+		mutate  func(*Observation)
+		want    string
+	}{
+		{dst: FeatureWidth, targets: 2, want: "feature matrix of length 26"},
+		{dst: 2 * FeatureWidth, targets: 1, want: "1 concede targets for 2 agents"},
+		{dst: 2 * FeatureWidth, targets: 2, mutate: func(o *Observation) { o.Round = 3 }, want: "round 3 of 2"},
+		{dst: 2 * FeatureWidth, targets: 2, mutate: func(o *Observation) { o.Agents[1].Confidence = 1.5 }, want: "agent 1: confidence 1.5"},
+	} {
+		o := *obs
+		o.Agents = append([]AgentState(nil), obs.Agents...)
+		if c.mutate != nil {
+			c.mutate(&o)
+		}
+		_, err := FeaturizeTeam(make([]float64, c.dst), make([]string, c.targets), &o)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want an error containing %q", err, c.want)
+		}
+	}
+}
