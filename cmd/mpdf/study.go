@@ -3,16 +3,13 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
-	"github.com/mpdf/mpdf/outfile"
 	"github.com/mpdf/mpdf/study"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
@@ -97,18 +94,7 @@ data give the same bytes.`,
 			if err := sum.WriteMarkdown(&report); err != nil {
 				return err
 			}
-			if err := outfile.WriteFile(filepath.Join(out, "results.json"), s.WriteResults); err != nil {
-				return err
-			}
-			if err := outfile.WriteFile(filepath.Join(out, "report.md"), func(w io.Writer) error {
-				_, err := w.Write(report.Bytes())
-				return err
-			}); err != nil {
-				return err
-			}
-			if err := outfile.WriteFile(filepath.Join(out, "pareto.png"), func(w io.Writer) error {
-				return sum.Scopes[0].WritePareto(w)
-			}); err != nil {
+			if err := s.WriteDir(out, sum); err != nil {
 				return err
 			}
 			if !quiet {
