@@ -199,3 +199,52 @@ func decideHTTP(t testing.TB, url string, req *DecideRequest) *DecideResponse {
 	}
 	return decodeResp(t, body)
 }
+
+// TestReloadSwitchesLayout: reloading a v1 server onto a v2 file and back
+// switches the layout requests are featurized with, on the pooled buffers.
+func TestReloadSwitchesLayout(t *testing.T) {
+	_, hs, path := newTestServer(t, Config{})
+	rng := rand.New(rand.NewPCG(8, 8))
+	var req DecideRequest
+	for i := range 40 {
+		req.Deliberations = append(req.Deliberations, withHistory(rng, randomDeliberation(rng, i)))
+	}
+	v2 := &checkpoints.Checkpoint{
+		Header: checkpoints.Header{FeatureVersion: metapolicy.FeatureVersionV2, Step: 1},
+		Policy: testNetV2(t, 4),
+	}
+	for _, want := range []string{metapolicy.FeatureVersion, metapolicy.FeatureVersionV2, metapolicy.FeatureVersion} {
+		if want == metapolicy.FeatureVersionV2 {
+			if err := checkpoints.Save(path, v2); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			writeCheckpoint(t, path, 1, 100)
+		}
+		if code, b := post(t, hs.URL+"/v1/reload", nil); code != http.StatusOK {
+			t.Fatalf("reload: %d %s", code, b)
+		}
+		got := decideHTTP(t, hs.URL, &req)
+		if got.FeatureVersion != want || len(got.Results) != len(req.Deliberations) {
+			t.Fatalf("after reload: feature_version %q, %d results; want %q", got.FeatureVersion, len(got.Results), want)
+		}
+		ref, err := checkpoints.LoadPolicy(path, "ref")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range req.Deliberations {
+			obs := observation(t, d, 0)
+			obs.History = d.History
+			for self, dec := range got.Results[i].Agents {
+				obs.Self = self
+				var p [metapolicy.NumActions]float64
+				if err := ref.Probs(&p, obs); err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(p[0]-dec.Probs.Persist) > 1e-5 || math.Abs(p[2]-dec.Probs.Concede) > 1e-5 {
+					t.Fatalf("%s deliberation %d agent %d: probs %+v, metapolicy %v", want, i, self, dec.Probs, p)
+				}
+			}
+		}
+	}
+}
