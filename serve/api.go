@@ -33,6 +33,14 @@ type Deliberation struct {
 	Round  int     `json:"round,omitempty"`
 	Rounds int     `json:"rounds,omitempty"`
 	Agents []Agent `json:"agents,omitempty"`
+	// History holds every agent's answer in the rounds played so far, as
+	// metapolicy.Observation.History: History[r][i] is agent i's answer
+	// ("" when unreadable) in round r, 0 ≤ r < Round, round 0 first, so
+	// it has Round rows of len(Agents) answers and its last row repeats the
+	// agents' current answers (as given, or read from their text). Only an
+	// mpdf-features/v2 policy reads it; without it such a policy sees the
+	// past as unknown (its history-missing feature is 1).
+	History [][]string `json:"history,omitempty"`
 }
 
 // Agent is one agent's state: its current answer, or the raw text of its

@@ -22,7 +22,11 @@ func (p *Policy) Decide(req *DecideRequest) (*DecideResponse, error) {
 }
 
 // decide computes the decisions of validated deliberations. Features go
-// through metapolicy.FeaturizeTeam (Featurize for every agent at once), the network through the batched float32
+// through metapolicy.FeaturizeTeam (Featurize for every agent at once),
+// which also gives the team answer and concede targets; a policy of
+// another layout (mpdf-features/v2) then overwrites each agent's row with
+// its own featurizer, given the deliberation's history. The network goes
+// through the batched float32
 // kernels (nn.Workspace), the draw through metapolicy.Sample or Greedy: a
 // deliberation decides the same whatever batch it comes in.
 func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error) {
@@ -42,27 +46,47 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 	for i := range ds {
 		rows += len(ds[i].agents)
 	}
-	const in, out = metapolicy.FeatureWidth, metapolicy.NumActions
+	const out = metapolicy.NumActions
+	in := p.fz.Width
+	v1 := p.fz.Version == metapolicy.FeatureVersion
 	sc := scratchPool.Get().(*scratch)
 	defer sc.put()
-	x, logits, targets := sc.size(rows)
+	x, logits, targets := sc.size(rows, in)
 	teams := sc.teams[:0]
 	r := 0
 	for i := range ds {
 		d := &ds[i]
 		n := len(d.agents)
-		if cap(sc.f) < n*in {
-			sc.f = make([]float64, n*in)
+		const w1 = metapolicy.FeatureWidth
+		if cap(sc.f) < n*w1 {
+			sc.f = make([]float64, n*w1)
 		}
-		f := sc.f[:n*in]
-		obs := metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents}
+		f := sc.f[:n*w1]
+		obs := metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents, History: d.history}
 		team, err := metapolicy.FeaturizeTeam(f, targets[r:r+n], &obs)
 		if err != nil {
 			return nil, fmt.Errorf("serve: deliberation %d: %w", i, err)
 		}
 		teams = append(teams, team)
-		for k, v := range f {
-			x[r*in+k] = float32(v)
+		if v1 {
+			for k, v := range f {
+				x[r*in+k] = float32(v)
+			}
+			r += n
+			continue
+		}
+		if cap(sc.g) < in {
+			sc.g = make([]float64, in)
+		}
+		g := sc.g[:in]
+		for self := range n {
+			obs.Self = self
+			if err := p.fz.Featurize(g, &obs); err != nil {
+				return nil, fmt.Errorf("serve: deliberation %d agent %d: %w", i, self, err)
+			}
+			for k, v := range g {
+				x[(r+self)*in+k] = float32(v)
+			}
 		}
 		r += n
 	}
@@ -82,7 +106,7 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 		if resp.Mode == modeSample {
 			rng = rand.New(rand.NewPCG(seed, uint64(i)))
 		}
-		obs := metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents}
+		obs := metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents, History: d.history}
 		for self := range d.agents {
 			nn.LogSoftmaxTo(logp[:], logits[r*out:(r+1)*out])
 			for k, v := range logp {
@@ -123,19 +147,22 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 // allocates little more than its response.
 type scratch struct {
 	x, logits []float32
-	f         []float64 // one deliberation's features
+	f         []float64 // one deliberation's features (FeatureWidth per agent)
+	g         []float64 // one agent's features, for another layout
 	targets   []string
 	teams     []string
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
-// size returns the feature rows, logits and concede targets for rows
-// agents, growing the buffers when needed.
-func (s *scratch) size(rows int) (x, logits []float32, targets []string) {
-	const in, out = metapolicy.FeatureWidth, metapolicy.NumActions
+// size returns the feature rows (in features each), logits and concede
+// targets for rows agents, growing the buffers when needed.
+func (s *scratch) size(rows, in int) (x, logits []float32, targets []string) {
+	const out = metapolicy.NumActions
 	if cap(s.x) < rows*in {
 		s.x = make([]float32, rows*in)
+	}
+	if cap(s.targets) < rows {
 		s.logits = make([]float32, rows*out)
 		s.targets = make([]string, rows)
 	}

@@ -34,9 +34,13 @@
 //
 // # Decisions
 //
-// Features are metapolicy.Featurize's, computed a deliberation at a time by
-// metapolicy.FeaturizeTeam (FeatureVersion travels in every response); the
-// per-request buffers are pooled; the network runs on nn's batched float32 kernels, so that a
+// Features are those of the layout the policy file records
+// (metapolicy.FeaturizerFor; the version travels in every response). For
+// mpdf-features/v1 they are computed a deliberation at a time by
+// metapolicy.FeaturizeTeam; another layout (mpdf-features/v2) runs its
+// featurizer per agent, over the request's optional history (nil when
+// absent, which v2 encodes as unknown). The per-request buffers are
+// pooled; the network runs on nn's batched float32 kernels, so that a
 // large batch costs little more per decision than the features; the draw
 // and its tie rules are metapolicy.Sample's and Greedy's. Probabilities
 // agree with metapolicy.MLPPolicy to about 1e-6 (float32 kernels with a

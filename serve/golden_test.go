@@ -12,11 +12,14 @@ import (
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
-var update = flag.Bool("update", false, "rewrite the feature golden file python/tests/testdata/features_v1.json")
+var update = flag.Bool("update", false, "rewrite the feature golden files python/tests/testdata/features_v*.json")
 
-// goldenPath holds Go's features of a corpus of states, for the pure-Python
-// featurizer's test (python/tests/test_features.py).
-const goldenPath = "../python/tests/testdata/features_v1.json"
+// The golden files hold Go's features of a corpus of states, per layout,
+// for the pure-Python featurizer's test (python/tests/test_features.py).
+const (
+	goldenPath   = "../python/tests/testdata/features_v1.json"
+	goldenPathV2 = "../python/tests/testdata/features_v2.json"
+)
 
 type goldenAgent struct {
 	Answer     string   `json:"answer"`
@@ -31,7 +34,9 @@ type goldenCase struct {
 	Round  int           `json:"round"`
 	Rounds int           `json:"rounds"`
 	Agents []goldenAgent `json:"agents"`
-	// Features[i] is Featurize's vector for agent i as self.
+	// History is the observation's History (v2 only; absent = nil).
+	History [][]string `json:"history,omitempty"`
+	// Features[i] is the layout's vector for agent i as self.
 	Features [][]float64 `json:"features"`
 }
 
@@ -72,29 +77,68 @@ func goldenStates() []Deliberation {
 	return append(ds, big)
 }
 
+// goldenStatesV2 is goldenStates with a random history consistent with the
+// agents for two deliberations in three (the rest have none), and
+// hand-made histories: answers flipping every round, all changed at once.
+func goldenStatesV2() []Deliberation {
+	rng := rand.New(rand.NewPCG(2026, 16))
+	ds := goldenStates()
+	for i := range ds {
+		if i%3 > 0 {
+			ds[i] = withHistoryAnswers(rng, ds[i])
+		}
+	}
+	str := func(s string) *string { return &s }
+	return append(ds,
+		Deliberation{Round: 3, Rounds: 4, Agents: []Agent{{Answer: str("1")}, {Answer: str("2")}, {Answer: str("2")}},
+			History: [][]string{{"1", "1", "2"}, {"2", "1", "1"}, {"1", "2", "2"}}},
+		Deliberation{Round: 2, Rounds: 2, Agents: []Agent{{Answer: str("9")}, {Answer: str("9")}, {}},
+			History: [][]string{{"", "3", "4"}, {"9", "9", ""}}},
+	)
+}
+
+// withHistoryAnswers is withHistory for agents whose answers may be unset.
+func withHistoryAnswers(rng *rand.Rand, d Deliberation) Deliberation {
+	for i := range d.Agents {
+		if d.Agents[i].Answer == nil {
+			s := ""
+			d.Agents[i].Answer = &s
+		}
+	}
+	return withHistory(rng, d)
+}
+
 func buildGolden(t *testing.T) []byte {
-	g := golden{FeatureVersion: metapolicy.FeatureVersion, Width: metapolicy.FeatureWidth}
+	return buildGoldenFor(t, metapolicy.FeatureVersion, goldenStates())
+}
+
+func buildGoldenFor(t *testing.T, version string, states []Deliberation) []byte {
+	fz, err := metapolicy.FeaturizerFor(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := golden{FeatureVersion: fz.Version, Width: fz.Width}
 	nul := func(v float64) *float64 {
 		if metapolicy.Known(v) {
 			return &v
 		}
 		return nil
 	}
-	for _, d := range goldenStates() {
+	for _, d := range states {
 		v, ferr := d.check("")
 		if ferr != nil {
 			t.Fatal(ferr)
 		}
-		c := goldenCase{Round: v.round, Rounds: v.rounds}
+		c := goldenCase{Round: v.round, Rounds: v.rounds, History: v.history}
 		for _, a := range v.agents {
 			c.Agents = append(c.Agents, goldenAgent{Answer: a.Answer, Confidence: nul(a.Confidence),
 				Steps: a.Profile.Steps, Tokens: a.Profile.Tokens, Hedges: a.Profile.Hedges, SelfConf: nul(a.Profile.SelfConfidence)})
 		}
-		obs := metapolicy.Observation{Round: v.round, Rounds: v.rounds, Agents: v.agents}
+		obs := metapolicy.Observation{Round: v.round, Rounds: v.rounds, Agents: v.agents, History: v.history}
 		for self := range v.agents {
 			obs.Self = self
-			f := make([]float64, metapolicy.FeatureWidth)
-			if err := metapolicy.Featurize(f, &obs); err != nil {
+			f := make([]float64, fz.Width)
+			if err := fz.Featurize(f, &obs); err != nil {
 				t.Fatal(err)
 			}
 			c.Features = append(c.Features, f)
@@ -108,25 +152,32 @@ func buildGolden(t *testing.T) []byte {
 	return append(b, '\n')
 }
 
-// TestFeatureGoldenCurrent fails when the golden file the Python featurizer
-// is checked against is not what this build's metapolicy.Featurize gives:
-// rerun with -update after changing the feature layout (and bump
-// FeatureVersion, and the Python featurizer with it).
+// TestFeatureGoldenCurrent fails when a golden file the Python featurizer
+// is checked against is not what this build's featurizer of its layout
+// gives: rerun with -update after changing a feature layout (and bump its
+// version, and the Python featurizer with it).
 func TestFeatureGoldenCurrent(t *testing.T) {
-	want := buildGolden(t)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(goldenPath), 0o755); err != nil {
-			t.Fatal(err)
+	for _, g := range []struct {
+		path string
+		want []byte
+	}{
+		{goldenPath, buildGolden(t)},
+		{goldenPathV2, buildGoldenFor(t, metapolicy.FeatureVersionV2, goldenStatesV2())},
+	} {
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(g.path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(g.path, g.want, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if err := os.WriteFile(goldenPath, want, 0o644); err != nil {
-			t.Fatal(err)
+		got, err := os.ReadFile(g.path)
+		if err != nil {
+			t.Fatalf("%v (create it with go test ./serve -run FeatureGolden -update)", err)
 		}
-	}
-	got, err := os.ReadFile(goldenPath)
-	if err != nil {
-		t.Fatalf("%v (create it with go test ./serve -run FeatureGolden -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale: metapolicy.Featurize gives other features; rerun with -update and check python/mpdf/features.py", goldenPath)
+		if !bytes.Equal(got, g.want) {
+			t.Errorf("%s is stale: metapolicy's featurizer gives other features; rerun with -update and check python/mpdf/features.py", g.path)
+		}
 	}
 }

@@ -20,7 +20,8 @@ import (
 type Policy struct {
 	info PolicyInfo
 	net  *nn.MLP[float32]
-	ws   sync.Pool // *nn.Workspace[float32], one per concurrent forward pass
+	fz   metapolicy.Featurizer // the layout the network reads
+	ws   sync.Pool             // *nn.Workspace[float32], one per concurrent forward pass
 }
 
 // chunkRows is the most rows one forward pass takes (the workspace's
@@ -28,11 +29,12 @@ type Policy struct {
 const chunkRows = 512
 
 // LoadPolicy reads a policy file: a checkpoint (*.mpdf, written by mpdf
-// train) or a safetensors export (*.safetensors). It must have been trained
-// on this build's feature layout (metapolicy.FeatureVersion).
+// train) or a safetensors export (*.safetensors), of any feature layout this
+// build knows (metapolicy.FeaturizerFor): the one the file records is the
+// one requests are featurized with.
 func LoadPolicy(path string) (*Policy, error) {
-	opt := checkpoints.WithFeatureVersion(metapolicy.FeatureVersion)
-	info := PolicyInfo{Name: filepath.Base(path), Path: path, FeatureVersion: metapolicy.FeatureVersion}
+	opt := checkpoints.WithFeatureVersion("") // any; FeaturizerFor checks it below
+	info := PolicyInfo{Name: filepath.Base(path), Path: path}
 	var net *nn.MLP[float32]
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".mpdf":
@@ -46,13 +48,17 @@ func LoadPolicy(path string) (*Policy, error) {
 			sum := sha256.Sum256(h.Train)
 			info.TrainConfigHash = hex.EncodeToString(sum[:])
 		}
-		net = ck.Policy
+		net, info.FeatureVersion = ck.Policy, h.FeatureVersion
 	case ".safetensors":
-		m, _, err := checkpoints.LoadSafetensors(path, opt)
+		m, meta, err := checkpoints.LoadSafetensors(path, opt)
 		if err != nil {
 			return nil, fmt.Errorf("serve: policy: %w", err)
 		}
-		info.Format, net = "safetensors", m
+		v, ok := meta[checkpoints.MetaFeatureVersion]
+		if !ok {
+			return nil, fmt.Errorf("serve: policy %s: metadata %s absent: the file does not say which features it reads", path, checkpoints.MetaFeatureVersion)
+		}
+		info.Format, info.FeatureVersion, net = "safetensors", v, m
 	default:
 		return nil, fmt.Errorf("serve: policy %s: want a .mpdf checkpoint or a .safetensors export", path)
 	}
@@ -62,11 +68,22 @@ func LoadPolicy(path string) (*Policy, error) {
 // NewPolicy serves net, a network trained on metapolicy.FeatureVersion,
 // under name: for a Go program that holds its policy in memory.
 func NewPolicy(name string, net *nn.MLP[float32]) (*Policy, error) {
-	return newPolicy(PolicyInfo{Name: name, Format: "memory", FeatureVersion: metapolicy.FeatureVersion}, net.Clone())
+	return NewPolicyVersion(name, metapolicy.FeatureVersion, net)
+}
+
+// NewPolicyVersion serves net, a network trained on the feature layout
+// version (a metapolicy.FeaturizerFor name), under name.
+func NewPolicyVersion(name, version string, net *nn.MLP[float32]) (*Policy, error) {
+	return newPolicy(PolicyInfo{Name: name, Format: "memory", FeatureVersion: version}, net.Clone())
 }
 
 func newPolicy(info PolicyInfo, net *nn.MLP[float32]) (*Policy, error) {
-	if _, err := metapolicy.NewMLPPolicy(info.Name, net); err != nil {
+	fz, err := metapolicy.FeaturizerFor(info.FeatureVersion)
+	if err != nil {
+		return nil, fmt.Errorf("serve: policy %s: %w", info.Name, err)
+	}
+	info.FeatureVersion = fz.Version
+	if _, err := metapolicy.NewFeaturizedPolicy(info.Name, net, fz); err != nil {
 		return nil, fmt.Errorf("serve: policy %s: %w", info.Name, err)
 	}
 	// A workspace now, so that a network the kernels refuse fails the load
@@ -78,7 +95,7 @@ func newPolicy(info PolicyInfo, net *nn.MLP[float32]) (*Policy, error) {
 	info.Sizes = append([]int(nil), net.Sizes...)
 	info.Activation = net.Act.String()
 	info.LoadedAt = time.Now().UTC().Format(time.RFC3339)
-	p := &Policy{info: info, net: net}
+	p := &Policy{info: info, net: net, fz: fz}
 	p.ws.New = func() any {
 		w, err := nn.NewWorkspace[float32](net.Sizes, net.Act, chunkRows, 1)
 		if err != nil {
@@ -98,7 +115,7 @@ func (p *Policy) Info() PolicyInfo { return p.info }
 func (p *Policy) forward(logits, x []float32) {
 	ws := p.ws.Get().(*nn.Workspace[float32])
 	defer p.ws.Put(ws)
-	in, out := metapolicy.FeatureWidth, metapolicy.NumActions
+	in, out := p.fz.Width, metapolicy.NumActions
 	for r := 0; r*in < len(x); r += chunkRows {
 		n := min(chunkRows, len(x)/in-r)
 		ws.ForwardTo(logits[r*out:(r+n)*out], p.net, x[r*in:(r+n)*in])

@@ -51,6 +51,8 @@ type delib struct {
 	round  int
 	rounds int
 	agents []metapolicy.AgentState
+	// history is Observation.History: nil when the request gave none.
+	history [][]string
 }
 
 // mode of a request.
@@ -127,7 +129,35 @@ func (d *Deliberation) check(path string) (delib, *fieldError) {
 		}
 		out.agents[i] = s
 	}
+	if d.History != nil {
+		if err := d.checkHistory(join(path, "history"), out.agents); err != nil {
+			return out, err
+		}
+		out.history = d.History
+	}
 	return out, nil
+}
+
+// checkHistory validates a deliberation's history (metapolicy.Observation.
+// History): one row per round before Round, one answer per agent, the last
+// row the agents' current answers.
+func (d *Deliberation) checkHistory(path string, agents []metapolicy.AgentState) *fieldError {
+	h := d.History
+	if len(h) != d.Round {
+		return ferr(path, "%d rounds, want round=%d (the answers of rounds 0 to round-1, round 0 first)", len(h), d.Round)
+	}
+	for r, row := range h {
+		if len(row) != len(agents) {
+			return ferr(index(path, r), "%d answers for %d agents", len(row), len(agents))
+		}
+	}
+	last := index(path, len(h)-1)
+	for i, a := range h[len(h)-1] {
+		if a != agents[i].Answer {
+			return ferr(index(last, i), "%q, but agents[%d]'s answer is %q (the last round holds the current answers)", a, i, agents[i].Answer)
+		}
+	}
+	return nil
 }
 
 // check validates one agent of a deliberation of the given kind. Error

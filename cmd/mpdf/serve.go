@@ -40,7 +40,9 @@ connections and lets the requests in flight finish. The first line on
 standard output is "listening on http://ADDR" (useful with --addr :0).
 
 The policy is a checkpoint (*.mpdf) or a safetensors export
-(*.safetensors) trained on this build's feature layout.`,
+(*.safetensors) of a feature layout this build knows (mpdf-features/v1 or
+v2): requests are featurized with the layout the file records; a v2 policy
+also reads each deliberation's optional "history".`,
 		Example: `  mpdf serve --policy runs/mpdf/best.mpdf --addr 127.0.0.1:8080
   curl -s localhost:8080/v1/decide -d '{"round":1,"rounds":3,"agents":[{"answer":"42","confidence":0.9},{"answer":"41"}]}'`,
 		Args: cobra.NoArgs,

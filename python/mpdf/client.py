@@ -57,25 +57,29 @@ class Client:
                     continue
                 raise MpdfError(e.code, eb.get("kind"), eb.get("error"), eb.get("field")) from None
 
-    def decide(self, agents, round, rounds, kind=None, mode="greedy", seed=None, id=None):
+    def decide(self, agents, round, rounds, kind=None, mode="greedy", seed=None, id=None, history=None):
         """Decide every agent's meta-action in one deliberation.
 
         ``agents`` is a list of :func:`agent` dicts; ``round`` is the
         1-based deliberation round about to be played, of ``rounds``;
         ``kind`` ("gsm" or "mmlu") is needed when agents are given as text.
+        ``history`` (optional) is every agent's answer in the rounds played
+        so far, round 0 first: ``round`` lists of one answer per agent, the
+        last the agents' current answers; an mpdf-features/v2 policy reads
+        it (without it, it sees the past as unknown), a v1 policy ignores it.
         Returns the response: ``team_answer`` and ``agents``, one
         ``{"action", "probs", "log_prob", "answer", "concede_target"}`` per
         agent, with ``feature_version``, ``policy`` and ``mode``.
         """
         body = {"round": round, "rounds": rounds, "agents": agents, "mode": mode}
-        for k, v in (("kind", kind), ("seed", seed), ("id", id)):
+        for k, v in (("kind", kind), ("seed", seed), ("id", id), ("history", history)):
             if v is not None:
                 body[k] = v
         return self._call("POST", "/v1/decide", body)
 
     def decide_batch(self, deliberations, mode="greedy", seed=None):
         """Decide many deliberations (dicts with round, rounds, agents, and
-        optionally kind and id) in one call; ``results`` is in order."""
+        optionally kind, id and history) in one call; ``results`` is in order."""
         body = {"deliberations": deliberations, "mode": mode}
         if seed is not None:
             body["seed"] = seed

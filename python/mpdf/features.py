@@ -1,11 +1,13 @@
-"""Pure-Python reference of mpdf's feature layout (mpdf-features/v1).
+"""Pure-Python reference of mpdf's feature layouts: mpdf-features/v1
+(:func:`featurize`) and mpdf-features/v2 (:func:`featurize_v2`, v1's 26
+features then 14 history, margin and relative-profile ones).
 
-It mirrors metapolicy/features.go and metapolicy/consensus.go line for line,
+It mirrors metapolicy/features.go, features_v2.go and consensus.go line for line,
 so that a policy exported with ``mpdf export --safetensors`` and run in
 PyTorch (or with :mod:`mpdf.policy`) sees the features ``mpdf serve`` sees.
 CI checks it against Go's features on a corpus of states
-(tests/testdata/features_v1.json, written by ``go test ./serve -run
-FeatureGolden -update``).
+(tests/testdata/features_v1.json and features_v2.json, written by ``go
+test ./serve -run FeatureGolden -update``).
 
 An agent is a mapping with ``answer`` (normalised answer, "" when none),
 ``confidence`` (in [0, 1], or None when missing), and the profile counts
@@ -194,4 +196,99 @@ def featurize(agents, self_index, round, rounds):
     d[23] = round / rounds
     d[24] = flag(round == rounds)
     d[25] = math.log(n) / math.log(8)
+    return d
+
+
+# --- mpdf-features/v2 (metapolicy/features_v2.go) ---------------------------
+
+FEATURE_VERSION_V2 = "mpdf-features/v2"
+
+FEATURE_NAMES_V2 = FEATURE_NAMES + [
+    "history_missing",    # 1 when the observation has no history
+    "changed_last",       # own answer changed in the last round
+    "changes",            # own answer changes so far / rounds
+    "own_is_first",       # own answer is its round-0 answer
+    "own_is_first_team",  # own answer is the round-0 team (plurality) answer
+    "peers_changed",      # share of peers whose answer changed in the last round
+    "majority_delta",     # plurality share now minus one round earlier
+    "own_support_delta",  # share holding own answer now minus one round earlier
+    "team_stable",        # team answer unchanged by the last round (1 in round 1)
+    "margin",             # (top votes - second votes) / N
+    "own_margin",         # (own votes - best other answer's votes) / N
+    "rel_tokens",         # tokens minus peer_tokens
+    "rel_steps",          # steps minus peer_steps
+    "rel_hedges",         # hedges minus the peers' mean log1p(hedges)/log(16)
+]
+
+FEATURE_WIDTH_V2 = len(FEATURE_NAMES_V2)
+assert FEATURE_WIDTH_V2 == 40
+
+
+def _vote_stats(answers, own):
+    # Largest and second-largest vote counts, and the votes of own.
+    first = second = own_votes = 0
+    for t in _tallies(answers, None, lambda i: True):
+        if t[1] > first:
+            first, second = t[1], first
+        elif t[1] > second:
+            second = t[1]
+        if t[0] == own:
+            own_votes = t[1]
+    return first, second, own_votes
+
+
+def featurize_v2(agents, self_index, round, rounds, history=None):
+    """The mpdf-features/v2 vector (FEATURE_WIDTH_V2 floats): featurize's 26
+    features, then history, margin and relative-profile features.
+    ``history`` is every agent's answer in rounds 0 .. round-1 (round 0
+    first, the last row the agents' current answers), or None when unknown."""
+    d = featurize(agents, self_index, round, rounds) + [0.0] * (FEATURE_WIDTH_V2 - FEATURE_WIDTH)
+    n = len(agents)
+    if history is not None:
+        if len(history) != round:
+            raise ValueError("featurize_v2: %d history rows in round %d" % (len(history), round))
+        for r, row in enumerate(history):
+            if len(row) != n:
+                raise ValueError("featurize_v2: history round %d has %d answers for %d agents" % (r, len(row), n))
+    now = [a.get("answer") or "" for a in agents]
+    own_ans = now[self_index]
+    w = FEATURE_WIDTH
+
+    def flag(b):
+        return 1.0 if b else 0.0
+
+    first, second, own = _vote_stats(now, own_ans)
+    d[w + 9] = (first - second) / n
+    best = 0
+    for t in _tallies(now, None, lambda i: True):
+        if t[0] != own_ans:
+            best = max(best, t[1])
+    d[w + 10] = (own - best) / n
+    d[w + 11] = d[5] - d[20]
+    d[w + 12] = d[4] - d[21]
+    hedges = 0.0
+    for i, a in enumerate(agents):
+        if i != self_index:
+            hedges += math.log1p(float(a.get("hedges", 0))) / math.log(16) / (n - 1)
+    d[w + 13] = d[6] - hedges
+
+    if history is None:
+        d[w + 0] = 1.0
+        return d
+    h = history
+    r0 = h[0]
+    d[w + 3] = flag(own_ans == r0[self_index])
+    d[w + 4] = flag(own_ans != "" and own_ans == team_answer(r0, None, -1))
+    changes = sum(1 for r in range(1, len(h)) if h[r][self_index] != h[r - 1][self_index])
+    d[w + 2] = changes / rounds
+    d[w + 8] = 1.0
+    if len(h) >= 2:
+        before = h[-2]
+        d[w + 1] = flag(own_ans != before[self_index])
+        moved = sum(1 for i in range(n) if i != self_index and now[i] != before[i])
+        d[w + 5] = moved / (n - 1)
+        pf, _, pown = _vote_stats(before, own_ans)
+        d[w + 6] = (first - pf) / n
+        d[w + 7] = (own - pown) / n
+        d[w + 8] = flag(team_answer(now, None, -1) == team_answer(before, None, -1))
     return d

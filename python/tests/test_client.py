@@ -163,6 +163,20 @@ class ServeTest(unittest.TestCase):
             self.c.decide([agent("1", float("nan")), agent("2")], round=1, rounds=2)
         self.assertTrue(self.c.ready())
 
+    def test_history(self):
+        # A v1 policy ignores a valid history; a history of the wrong shape
+        # is a 400 naming the field.
+        agents = [agent("1", 0.5), agent("2"), agent("2", 0.9)]
+        bare = self.c.decide(agents, round=2, rounds=3)
+        r = self.c.decide(agents, round=2, rounds=3, history=[["1", "1", "2"], ["1", "2", "2"]])
+        self.assertEqual(r["agents"], bare["agents"])
+        with self.assertRaises(MpdfError) as e:
+            self.c.decide(agents, round=2, rounds=3, history=[["1", "1", "2"]])
+        self.assertEqual((e.exception.status, e.exception.field), (400, "history"))
+        with self.assertRaises(MpdfError) as e:
+            self.c.decide(agents, round=2, rounds=3, history=[["1", "1", "2"], ["1", "2", "3"]])
+        self.assertEqual(e.exception.field, "history[1][2]")
+
     def test_policy_info(self):
         info = self.c.policy()
         self.assertEqual((info["format"], info["feature_version"], info["sizes"]),

@@ -10,6 +10,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from mpdf import features  # noqa: E402
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata", "features_v1.json")
+GOLDEN_V2 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata", "features_v2.json")
 TOL = 1e-9
 
 
@@ -30,6 +31,27 @@ class FeaturesMatchGo(unittest.TestCase):
                                   % (ci, self_index, k, features.FEATURE_NAMES[k], x, y))
                 checked += 1
         self.assertGreater(checked, 500)
+
+    def test_golden_v2(self):
+        with open(GOLDEN_V2) as f:
+            g = json.load(f)
+        self.assertEqual(g["feature_version"], features.FEATURE_VERSION_V2)
+        self.assertEqual(g["width"], features.FEATURE_WIDTH_V2)
+        checked = with_history = 0
+        for ci, case in enumerate(g["cases"]):
+            history = case.get("history")
+            for self_index, want in enumerate(case["features"]):
+                got = features.featurize_v2(case["agents"], self_index, case["round"], case["rounds"], history)
+                self.assertEqual(len(got), len(want))
+                for k, (x, y) in enumerate(zip(got, want)):
+                    if abs(x - y) > TOL:
+                        self.fail("case %d agent %d feature %d (%s): python %r, go %r"
+                                  % (ci, self_index, k, features.FEATURE_NAMES_V2[k], x, y))
+                checked += 1
+                with_history += history is not None
+        self.assertGreater(checked, 500)
+        self.assertGreater(with_history, 300)
+        self.assertLess(with_history, checked)
 
     def test_consensus_rules(self):
         # Votes first, then summed confidence, then the lowest index.
