@@ -10,12 +10,12 @@ type tally struct {
 	first  int     // lowest agent index holding it
 }
 
-// tallies groups the answers of the agents for which keep(i) is true.
-// Empty answers cast no vote.
-func tallies(answers []string, conf []float64, keep func(int) bool) []tally {
-	var ts []tally
+// appendTallies appends to ts (a caller's buffer, may be nil) the answers
+// of every agent but exclude (exclude < 0 keeps all), grouped in order of
+// first holder. Empty answers cast no vote; conf may be nil (all missing).
+func appendTallies(ts []tally, answers []string, conf []float64, exclude int) []tally {
 	for i, a := range answers {
-		if a == "" || !keep(i) {
+		if a == "" || i == exclude {
 			continue
 		}
 		c := 0.0
@@ -43,7 +43,7 @@ func tallies(answers []string, conf []float64, keep func(int) bool) []tally {
 // the answer held by the lowest agent index (design §1). conf may be nil
 // (all missing). It returns "" when no agent has an answer.
 func TeamAnswer(answers []string, conf []float64, exclude int) string {
-	return teamOf(tallies(answers, conf, func(i int) bool { return i != exclude }))
+	return teamOf(appendTallies(nil, answers, conf, exclude))
 }
 
 // teamOf picks TeamAnswer's answer among tallies.
@@ -65,7 +65,7 @@ func teamOf(ts []tally) string {
 // answer, then to the lowest agent index (design §1). It returns "" when no
 // peer has an answer.
 func ConcedeTarget(answers []string, conf []float64, self int) string {
-	return concedeOf(tallies(answers, conf, func(i int) bool { return i != self }))
+	return concedeOf(appendTallies(nil, answers, conf, self))
 }
 
 // concedeOf picks ConcedeTarget's answer among tallies.

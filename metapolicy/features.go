@@ -2,7 +2,6 @@ package metapolicy
 
 import (
 	"fmt"
-	"math"
 )
 
 // FeatureVersion names the layout below. Change it whenever the layout or
@@ -60,95 +59,8 @@ func Featurize(dst []float64, obs *Observation) error {
 		return err
 	}
 	n := len(obs.Agents)
-	answers := make([]string, n)
-	conf := make([]float64, n)
-	for i, a := range obs.Agents {
-		answers[i], conf[i] = a.Answer, a.Confidence
-	}
-	self := obs.Agents[obs.Self]
+	d, team := deliberationOf(obs, make([]string, n), make([]float64, n), make([]float64, n), make([]float64, n), nil)
 	clear(dst)
-	flag := func(b bool) float64 {
-		if b {
-			return 1
-		}
-		return 0
-	}
-	squash := func(v int, scale float64) float64 { return math.Log1p(float64(v)) / math.Log(scale) }
-	orZero := func(c float64) float64 {
-		if Known(c) {
-			return c
-		}
-		return 0
-	}
-
-	team := TeamAnswer(answers, conf, -1)
-	target := ConcedeTarget(answers, conf, obs.Self)
-	dst[FHasAnswer] = flag(self.Answer != "")
-	dst[FOwnIsTeam] = flag(self.Answer != "" && self.Answer == team)
-	dst[FTargetIsOwn] = flag(self.Answer != "" && self.Answer == target)
-	distinct := map[string]bool{}
-	own := 0
-	for _, a := range answers {
-		if a != "" {
-			distinct[a] = true
-			if a == self.Answer {
-				own++
-			}
-		}
-	}
-	dst[FOwnShare] = float64(own) / float64(n)
-	dst[FDistinct] = float64(len(distinct)) / float64(n)
-	dst[FSteps] = squash(self.Profile.Steps, 64)
-	dst[FTokens] = squash(self.Profile.Tokens, 4096)
-	dst[FHedges] = squash(self.Profile.Hedges, 16)
-	dst[FSelfConf] = orZero(self.Profile.SelfConfidence)
-	dst[FSelfConfMissing] = flag(!Known(self.Profile.SelfConfidence))
-	dst[FConf] = orZero(self.Confidence)
-	dst[FConfMissing] = flag(!Known(self.Confidence))
-
-	peers := float64(n - 1)
-	known, sum, mn, mx := 0, 0.0, 1.0, 0.0
-	agree, agreeConf, tHold, tKnown, tConf, noAns := 0, 0.0, 0, 0, 0.0, 0
-	for i, a := range obs.Agents {
-		if i == obs.Self {
-			continue
-		}
-		if c := a.Confidence; Known(c) {
-			known++
-			sum += c
-			mn, mx = min(mn, c), max(mx, c)
-		}
-		if a.Answer == "" {
-			noAns++
-		} else {
-			if a.Answer == self.Answer {
-				agree++
-				agreeConf += orZero(a.Confidence)
-			}
-			if a.Answer == target {
-				tHold++
-				if Known(a.Confidence) {
-					tKnown++
-					tConf += a.Confidence
-				}
-			}
-		}
-		dst[FPeerTokens] += squash(a.Profile.Tokens, 4096) / peers
-		dst[FPeerSteps] += squash(a.Profile.Steps, 64) / peers
-	}
-	if known > 0 {
-		dst[FPeerConfMean], dst[FPeerConfMax], dst[FPeerConfMin] = sum/float64(known), mx, mn
-	}
-	if tKnown > 0 {
-		dst[FTargetConf] = tConf / float64(tKnown)
-	}
-	dst[FPeerConfMissing] = float64(n-1-known) / peers
-	dst[FPeerAgree] = float64(agree) / peers
-	dst[FPeerAgreeConf] = agreeConf / peers
-	dst[FTargetShare] = float64(tHold) / peers
-	dst[FPeerNoAnswer] = float64(noAns) / peers
-	dst[FRound] = float64(obs.Round) / float64(obs.Rounds)
-	dst[FLastRound] = flag(obs.Round == obs.Rounds)
-	dst[FTeamSize] = math.Log(float64(n)) / math.Log(8)
+	d.row(dst, obs.Self, team, concedeOf(appendTallies(nil, d.answers, d.conf, obs.Self)))
 	return nil
 }

@@ -28,90 +28,120 @@ func FeaturizeTeam(dst []float64, targets []string, obs *Observation) (team stri
 	if err := chk.Check(); err != nil {
 		return "", err
 	}
-	agents := obs.Agents
-	clear(dst)
-	var buf [16]tally
-	all := agentTallies(buf[:0], agents, -1)
-	team = teamOf(all)
-	distinct := float64(len(all)) / float64(n)
-	round := float64(obs.Round) / float64(obs.Rounds)
-	last := flag(obs.Round == obs.Rounds)
-	size := math.Log(float64(n)) / math.Log(8)
-	peers := float64(n - 1)
-
-	// Own columns first: the peer means below read the squashed profiles
-	// back from the rows, the same values Featurize computes per peer.
-	for s, self := range agents {
-		row := dst[s*FeatureWidth : (s+1)*FeatureWidth : (s+1)*FeatureWidth]
-		row[FHasAnswer] = flag(self.Answer != "")
-		if self.Answer != "" {
-			for _, t := range all {
-				if t.answer == self.Answer {
-					row[FOwnShare] = float64(t.votes) / float64(n)
-					break
-				}
-			}
-		}
-		row[FOwnIsTeam] = flag(self.Answer != "" && self.Answer == team)
-		row[FDistinct] = distinct
-		row[FSteps] = squash(self.Profile.Steps, 64)
-		row[FTokens] = squash(self.Profile.Tokens, 4096)
-		row[FHedges] = squash(self.Profile.Hedges, 16)
-		row[FSelfConf] = orZero(self.Profile.SelfConfidence)
-		row[FSelfConfMissing] = flag(!Known(self.Profile.SelfConfidence))
-		row[FConf] = orZero(self.Confidence)
-		row[FConfMissing] = flag(!Known(self.Confidence))
-		row[FRound] = round
-		row[FLastRound] = last
-		row[FTeamSize] = size
+	// Stack buffers up to 16 agents: a server featurizes without allocating.
+	var ansBuf [16]string
+	var confBuf, tokBuf, stepBuf [16]float64
+	var allBuf, peerBuf [16]tally
+	answers, conf, tokens, steps := ansBuf[:0], confBuf[:0], tokBuf[:0], stepBuf[:0]
+	if n > len(ansBuf) {
+		answers, conf, tokens, steps = make([]string, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
 	}
-	for s, self := range agents {
-		row := dst[s*FeatureWidth : (s+1)*FeatureWidth : (s+1)*FeatureWidth]
-		target := concedeOf(agentTallies(buf[:0], agents, s))
-		targets[s] = target
-		row[FTargetIsOwn] = flag(self.Answer != "" && self.Answer == target)
-		known, sum, mn, mx := 0, 0.0, 1.0, 0.0
-		agree, agreeConf, tHold, tKnown, tConf, noAns := 0, 0.0, 0, 0, 0.0, 0
-		for i, a := range agents {
-			if i == s {
-				continue
-			}
-			if c := a.Confidence; Known(c) {
-				known++
-				sum += c
-				mn, mx = min(mn, c), max(mx, c)
-			}
-			if a.Answer == "" {
-				noAns++
-			} else {
-				if a.Answer == self.Answer {
-					agree++
-					agreeConf += orZero(a.Confidence)
-				}
-				if a.Answer == target {
-					tHold++
-					if Known(a.Confidence) {
-						tKnown++
-						tConf += a.Confidence
-					}
-				}
-			}
-			row[FPeerTokens] += dst[i*FeatureWidth+FTokens] / peers
-			row[FPeerSteps] += dst[i*FeatureWidth+FSteps] / peers
-		}
-		if known > 0 {
-			row[FPeerConfMean], row[FPeerConfMax], row[FPeerConfMin] = sum/float64(known), mx, mn
-		}
-		if tKnown > 0 {
-			row[FTargetConf] = tConf / float64(tKnown)
-		}
-		row[FPeerConfMissing] = float64(n-1-known) / peers
-		row[FPeerAgree] = float64(agree) / peers
-		row[FPeerAgreeConf] = agreeConf / peers
-		row[FTargetShare] = float64(tHold) / peers
-		row[FPeerNoAnswer] = float64(noAns) / peers
+	d, team := deliberationOf(obs, answers[:n], conf[:n], tokens[:n], steps[:n], allBuf[:0])
+	clear(dst)
+	for s := range n {
+		targets[s] = concedeOf(appendTallies(peerBuf[:0], d.answers, d.conf, s))
+		d.row(dst[s*FeatureWidth:(s+1)*FeatureWidth:(s+1)*FeatureWidth], s, team, targets[s])
 	}
 	return team, nil
+}
+
+// deliberation is what every agent's row of one observation shares: the
+// answers and confidences, the tallies over all agents, and each agent's
+// squashed profile. Featurize writes one row of it,
+// FeaturizeTeam all.
+type deliberation struct {
+	obs           *Observation
+	answers       []string  // len(obs.Agents)
+	conf          []float64 // len(obs.Agents)
+	tokens, steps []float64 // squashed profiles, len(obs.Agents)
+	all           []tally   // over every agent
+	team          string    // teamOf(all)
+}
+
+// deliberationOf fills the per-agent buffers answers, conf, tokens and
+// steps (len(obs.Agents) each) from obs, appends the tallies over every
+// agent to all, and returns the team answer beside. It returns by value,
+// and the team apart, so that buffers on a caller's stack stay there.
+func deliberationOf(obs *Observation, answers []string, conf, tokens, steps []float64, all []tally) (deliberation, string) {
+	for i, a := range obs.Agents {
+		answers[i], conf[i] = a.Answer, a.Confidence
+		tokens[i] = squash(a.Profile.Tokens, 4096)
+		steps[i] = squash(a.Profile.Steps, 64)
+	}
+	all = appendTallies(all, answers, conf, -1)
+	return deliberation{obs: obs, answers: answers, conf: conf, tokens: tokens, steps: steps, all: all}, teamOf(all)
+}
+
+// row writes agent s's features into row (FeatureWidth zeros), given the
+// team answer and s's concede target.
+func (d *deliberation) row(row []float64, s int, team, target string) {
+	agents := d.obs.Agents
+	n := len(agents)
+	self := agents[s]
+	row[FHasAnswer] = flag(self.Answer != "")
+	if self.Answer != "" {
+		for _, t := range d.all {
+			if t.answer == self.Answer {
+				row[FOwnShare] = float64(t.votes) / float64(n)
+				break
+			}
+		}
+	}
+	row[FOwnIsTeam] = flag(self.Answer != "" && self.Answer == team)
+	row[FDistinct] = float64(len(d.all)) / float64(n)
+	row[FSteps] = d.steps[s]
+	row[FTokens] = d.tokens[s]
+	row[FHedges] = squash(self.Profile.Hedges, 16)
+	row[FSelfConf] = orZero(self.Profile.SelfConfidence)
+	row[FSelfConfMissing] = flag(!Known(self.Profile.SelfConfidence))
+	row[FConf] = orZero(self.Confidence)
+	row[FConfMissing] = flag(!Known(self.Confidence))
+	row[FTargetIsOwn] = flag(self.Answer != "" && self.Answer == target)
+
+	peers := float64(n - 1)
+	known, sum, mn, mx := 0, 0.0, 1.0, 0.0
+	agree, agreeConf, tHold, tKnown, tConf, noAns := 0, 0.0, 0, 0, 0.0, 0
+	for i, a := range agents {
+		if i == s {
+			continue
+		}
+		if c := a.Confidence; Known(c) {
+			known++
+			sum += c
+			mn, mx = min(mn, c), max(mx, c)
+		}
+		if a.Answer == "" {
+			noAns++
+		} else {
+			if a.Answer == self.Answer {
+				agree++
+				agreeConf += orZero(a.Confidence)
+			}
+			if a.Answer == target {
+				tHold++
+				if Known(a.Confidence) {
+					tKnown++
+					tConf += a.Confidence
+				}
+			}
+		}
+		row[FPeerTokens] += d.tokens[i] / peers
+		row[FPeerSteps] += d.steps[i] / peers
+	}
+	if known > 0 {
+		row[FPeerConfMean], row[FPeerConfMax], row[FPeerConfMin] = sum/float64(known), mx, mn
+	}
+	if tKnown > 0 {
+		row[FTargetConf] = tConf / float64(tKnown)
+	}
+	row[FPeerConfMissing] = float64(n-1-known) / peers
+	row[FPeerAgree] = float64(agree) / peers
+	row[FPeerAgreeConf] = agreeConf / peers
+	row[FTargetShare] = float64(tHold) / peers
+	row[FPeerNoAnswer] = float64(noAns) / peers
+	row[FRound] = float64(d.obs.Round) / float64(d.obs.Rounds)
+	row[FLastRound] = flag(d.obs.Round == d.obs.Rounds)
+	row[FTeamSize] = math.Log(float64(n)) / math.Log(8)
 }
 
 func flag(b bool) float64 {
@@ -128,29 +158,4 @@ func orZero(c float64) float64 {
 		return c
 	}
 	return 0
-}
-
-// agentTallies is tallies over the agents other than exclude, appending to
-// ts (a caller's buffer) instead of allocating.
-func agentTallies(ts []tally, agents []AgentState, exclude int) []tally {
-	for i, ag := range agents {
-		a := ag.Answer
-		if a == "" || i == exclude {
-			continue
-		}
-		c := orZero(ag.Confidence)
-		found := false
-		for k := range ts {
-			if ts[k].answer == a {
-				ts[k].votes++
-				ts[k].conf += c
-				found = true
-				break
-			}
-		}
-		if !found {
-			ts = append(ts, tally{answer: a, votes: 1, conf: c, first: i})
-		}
-	}
-	return ts
 }

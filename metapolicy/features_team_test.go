@@ -96,3 +96,21 @@ func TestFeaturizeTeamRejects(t *testing.T) {
 		}
 	}
 }
+
+// FeaturizeTeam's doc promises no allocation for teams of up to 16 agents.
+func TestFeaturizeTeamAllocatesNothing(t *testing.T) {
+	obs := &Observation{Round: 1, Rounds: 3, Agents: []AgentState{
+		{Answer: "18", Confidence: 0.9, Profile: Profile{Steps: 4, Tokens: 200, SelfConfidence: Missing}},
+		{Answer: "16", Confidence: Missing, Profile: Profile{Steps: 2, SelfConfidence: 0.5}},
+		{Answer: "", Confidence: 0.2, Profile: Profile{SelfConfidence: Missing}},
+	}}
+	dst := make([]float64, len(obs.Agents)*FeatureWidth)
+	targets := make([]string, len(obs.Agents))
+	if a := testing.AllocsPerRun(100, func() {
+		if _, err := FeaturizeTeam(dst, targets, obs); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 0 {
+		t.Errorf("FeaturizeTeam allocates %v times per call, want 0", a)
+	}
+}

@@ -2,7 +2,6 @@ package metapolicy
 
 import (
 	"fmt"
-	"math"
 )
 
 // FeatureVersionV2 names the layout of FeaturizeV2: FeatureVersion's 26
@@ -65,7 +64,7 @@ func FeaturizeV2(dst []float64, obs *Observation) error {
 	first, second, own := voteStats(now, self.Answer)
 	dst[FMargin] = float64(first-second) / float64(n)
 	best := 0 // votes of the best answer other than own
-	for _, t := range tallies(now, nil, func(int) bool { return true }) {
+	for _, t := range appendTallies(nil, now, nil, -1) {
 		if t.answer != self.Answer {
 			best = max(best, t.votes)
 		}
@@ -76,7 +75,7 @@ func FeaturizeV2(dst []float64, obs *Observation) error {
 	hedges := 0.0
 	for i, a := range obs.Agents {
 		if i != obs.Self {
-			hedges += math.Log1p(float64(a.Profile.Hedges)) / math.Log(16) / float64(n-1)
+			hedges += squash(a.Profile.Hedges, 16) / float64(n-1)
 		}
 	}
 	dst[FRelHedges] = dst[FHedges] - hedges
@@ -87,8 +86,8 @@ func FeaturizeV2(dst []float64, obs *Observation) error {
 	}
 	h := obs.History
 	r0 := h[0]
-	dst[FOwnIsFirst] = flag01(self.Answer == r0[obs.Self])
-	dst[FOwnIsFirstTeam] = flag01(self.Answer != "" && self.Answer == TeamAnswer(r0, nil, -1))
+	dst[FOwnIsFirst] = flag(self.Answer == r0[obs.Self])
+	dst[FOwnIsFirstTeam] = flag(self.Answer != "" && self.Answer == TeamAnswer(r0, nil, -1))
 	changes := 0
 	for r := 1; r < len(h); r++ {
 		if h[r][obs.Self] != h[r-1][obs.Self] {
@@ -99,7 +98,7 @@ func FeaturizeV2(dst []float64, obs *Observation) error {
 	dst[FTeamStable] = 1
 	if len(h) >= 2 {
 		before := h[len(h)-2]
-		dst[FChangedLast] = flag01(self.Answer != before[obs.Self])
+		dst[FChangedLast] = flag(self.Answer != before[obs.Self])
 		moved := 0
 		for i := range n {
 			if i != obs.Self && now[i] != before[i] {
@@ -110,7 +109,7 @@ func FeaturizeV2(dst []float64, obs *Observation) error {
 		pf, _, pown := voteStats(before, self.Answer)
 		dst[FMajorityDelta] = float64(first-pf) / float64(n)
 		dst[FOwnSupportDelta] = float64(own-pown) / float64(n)
-		dst[FTeamStable] = flag01(TeamAnswer(now, nil, -1) == TeamAnswer(before, nil, -1))
+		dst[FTeamStable] = flag(TeamAnswer(now, nil, -1) == TeamAnswer(before, nil, -1))
 	}
 	return nil
 }
@@ -118,7 +117,7 @@ func FeaturizeV2(dst []float64, obs *Observation) error {
 // voteStats returns the largest and second-largest vote counts of the
 // readable answers, and the votes of answer own (0 when own is "").
 func voteStats(answers []string, own string) (first, second, ownVotes int) {
-	for _, t := range tallies(answers, nil, func(int) bool { return true }) {
+	for _, t := range appendTallies(nil, answers, nil, -1) {
 		switch {
 		case t.votes > first:
 			first, second = t.votes, first
@@ -130,11 +129,4 @@ func voteStats(answers []string, own string) (first, second, ownVotes int) {
 		}
 	}
 	return first, second, ownVotes
-}
-
-func flag01(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
