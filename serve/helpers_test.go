@@ -19,10 +19,16 @@ import (
 	"github.com/mpdf/mpdf/nn"
 )
 
-// testNet is a random 26→32→32→3 tanh network; seed picks the weights.
+// testNet is a random 26→32→32→3 tanh network (mpdf-features/v1); seed
+// picks the weights.
 func testNet(t testing.TB, seed uint64) *nn.MLP[float32] {
+	return testNetOf(t, metapolicy.FeatureWidth, seed)
+}
+
+// testNetOf is a random in→32→32→3 tanh network; seed picks the weights.
+func testNetOf(t testing.TB, in int, seed uint64) *nn.MLP[float32] {
 	t.Helper()
-	net, err := nn.NewMLP[float32]([]int{metapolicy.FeatureWidth, 32, 32, metapolicy.NumActions}, nn.Tanh)
+	net, err := nn.NewMLP[float32]([]int{in, 32, 32, metapolicy.NumActions}, nn.Tanh)
 	if err != nil {
 		t.Fatal(err)
 	}

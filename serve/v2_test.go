@@ -15,16 +15,7 @@ import (
 
 // testNetV2 is a random mpdf-features/v2 network (40→32→32→3, tanh).
 func testNetV2(t testing.TB, seed uint64) *nn.MLP[float32] {
-	t.Helper()
-	net, err := nn.NewMLP[float32]([]int{metapolicy.FeatureWidthV2, 32, 32, metapolicy.NumActions}, nn.Tanh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	net.Init(seed)
-	for i := range net.Params {
-		net.Params[i] *= 4
-	}
-	return net
+	return testNetOf(t, metapolicy.FeatureWidthV2, seed)
 }
 
 // withHistory gives d a random history consistent with its agents: random
