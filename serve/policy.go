@@ -50,13 +50,9 @@ func LoadPolicy(path string) (*Policy, error) {
 		}
 		net, info.FeatureVersion = ck.Policy, h.FeatureVersion
 	case ".safetensors":
-		m, meta, err := checkpoints.LoadSafetensors(path, opt)
+		m, v, err := checkpoints.LoadNetwork(path, opt)
 		if err != nil {
 			return nil, fmt.Errorf("serve: policy: %w", err)
-		}
-		v, ok := meta[checkpoints.MetaFeatureVersion]
-		if !ok {
-			return nil, fmt.Errorf("serve: policy %s: metadata %s absent: the file does not say which features it reads", path, checkpoints.MetaFeatureVersion)
 		}
 		info.Format, info.FeatureVersion, net = "safetensors", v, m
 	default:
