@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,14 +47,14 @@ func replaySplitOf(path string) (*replaySplit, error) {
 		return nil, nil
 	}
 	c, err := checkpoints.Load(path, checkpoints.WithFeatureVersion(""))
-	if err != nil || len(c.Header.DataPos) == 0 {
+	if err != nil {
 		return nil, err
 	}
-	var pos run.Position
-	if err := json.Unmarshal(c.Header.DataPos, &pos); err != nil {
-		return nil, fmt.Errorf("%s: data position: %w", path, err)
+	pos, ok, err := run.PositionOf(&c.Header)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if pos.Mode != "online" || !strings.HasPrefix(pos.Env, "replay:") || pos.HeldOut <= 0 {
+	if !ok || pos.Mode != "online" || !strings.HasPrefix(pos.Env, "replay:") || pos.HeldOut <= 0 {
 		return nil, nil
 	}
 	return &replaySplit{Env: pos.Env, HeldOut: pos.HeldOut, SplitSeed: pos.SplitSeed}, nil

@@ -154,11 +154,28 @@ func Latest(dir string) (*Resumable, error) {
 	if err := json.Unmarshal(ck.Header.Train, &r.Config); err != nil {
 		return nil, fmt.Errorf("run: resume: %s: stored config: %w", path, err)
 	}
-	if err := json.Unmarshal(ck.Header.DataPos, &r.Position); err != nil {
-		return nil, fmt.Errorf("run: resume: %s: data position: %w", path, err)
+	pos, ok, err := PositionOf(&ck.Header)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("run: resume: %s: %w", path, err)
+	case !ok:
+		return nil, fmt.Errorf("run: resume: %s: no data position stored: not a checkpoint of a training run", path)
 	}
-	if r.Position.Mode != "online" && r.Position.Mode != "offline" {
-		return nil, fmt.Errorf("run: resume: %s: data position: mode %q, want online or offline", path, r.Position.Mode)
+	if pos.Mode != "online" && pos.Mode != "offline" {
+		return nil, fmt.Errorf("run: resume: %s: data position: mode %q, want online or offline", path, pos.Mode)
 	}
+	r.Position = pos
 	return r, nil
+}
+
+// PositionOf reads the data position a run stores in its checkpoints' header;
+// ok is false when the header holds none (a checkpoint not written by a run).
+func PositionOf(h *checkpoints.Header) (pos Position, ok bool, err error) {
+	if len(h.DataPos) == 0 {
+		return Position{}, false, nil
+	}
+	if err := json.Unmarshal(h.DataPos, &pos); err != nil {
+		return Position{}, false, fmt.Errorf("data position: %w", err)
+	}
+	return pos, true, nil
 }
