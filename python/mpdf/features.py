@@ -292,3 +292,30 @@ def featurize_v2(agents, self_index, round, rounds, history=None):
         d[w + 7] = (own - pown) / n
         d[w + 8] = flag(team_answer(now, None, -1) == team_answer(before, None, -1))
     return d
+
+
+# --- the layouts by version (metapolicy.FeaturizerFor) ----------------------
+
+def _featurize_v1(agents, self_index, round, rounds, history=None):
+    # v1 reads no history; the argument is accepted so both layouts share
+    # one signature.
+    return featurize(agents, self_index, round, rounds)
+
+
+FEATURIZERS = {
+    FEATURE_VERSION: (FEATURE_WIDTH, _featurize_v1),
+    FEATURE_VERSION_V2: (FEATURE_WIDTH_V2, featurize_v2),
+}
+"""version -> (width, featurize(agents, self_index, round, rounds, history=None))."""
+
+
+def featurizer_for(version):
+    """The (width, function) of the layout called ``version`` (a policy
+    file's ``feature_version``); ``function(agents, self_index, round,
+    rounds, history=None)`` returns the vector. An unknown version is a
+    ValueError listing the known ones."""
+    try:
+        return FEATURIZERS[version]
+    except (KeyError, TypeError):
+        raise ValueError("unknown feature version %r (want one of %s)"
+                         % (version, ", ".join(sorted(FEATURIZERS)))) from None

@@ -1,34 +1,88 @@
 """A policy exported as safetensors, run in pure Python.
 
-``mpdf export CKPT --safetensors policy.safetensors`` (or ``mpdf train``)
-writes the network as ``layers.{i}.weight`` [out, in] and ``layers.{i}.bias``
-float32 tensors, the layout of a stack of ``torch.nn.Linear``, with the
-activation and feature version in the metadata. :func:`load` reads it with
-the standard library; :meth:`Policy.probs` computes pi(.|features) as
-``mpdf serve`` does (in float64 here, float32 there: they agree to ~1e-6).
-The same weights load into PyTorch with ``safetensors.torch.load_file``.
+``mpdf train`` writes ``policy.safetensors`` beside its checkpoints, and
+``mpdf export CKPT --safetensors policy.safetensors`` exports any checkpoint:
+the network as ``layers.{i}.weight`` [out, in] and ``layers.{i}.bias``
+float32 tensors (the layout of a stack of ``torch.nn.Linear``), and in the
+metadata the hidden activation and the feature layout the policy reads
+(``feature_version``: ``mpdf-features/v1`` or ``mpdf-features/v2``).
+
+:func:`load` reads such a file with the standard library, and
+:meth:`Policy.decide` decides a deliberation as ``mpdf serve`` does for the
+same request, featurized with the layout the file records::
+
+    from mpdf import agent, policy
+    p = policy.load("runs/pivotal-v2/policy.safetensors")   # v1 or v2
+    p.decide([agent("42", 0.9), agent("41"), agent("42")], round=2, rounds=3,
+             history=[["42", "41", ""], ["42", "41", "42"]])
+    # [("persist", {"persist": ..., "refine": ..., "concede": ...}), ...]
+
+The probabilities agree with the server's to ~1e-7: the features are rounded
+to float32 as the server rounds them, then the network runs in float64 here
+and in float32 there. A v1 policy ignores the history (after checking it, as
+the server does); a v2 policy without one sees the past as unknown.
 """
 
+import array
 import json
 import math
+import os
 import struct
 
 from . import features
 
 ACTIONS = ("persist", "refine", "concede")
 
+# A header larger than this is refused before it is read (the Go reader's
+# limit, checkpoints.maxSafetensorsHeader).
+MAX_HEADER = 100 << 20
+
+
+def _version_of_width(width):
+    for v, (w, _) in features.FEATURIZERS.items():
+        if w == width:
+            return v
+    raise ValueError("mpdf.policy: a network reading %d features matches no known layout (%s); give feature_version"
+                     % (width, ", ".join("%s: %d" % (v, w) for v, (w, _) in sorted(features.FEATURIZERS.items()))))
+
 
 class Policy:
-    """An MLP: ``weights[i]`` is a list of rows ([out][in]), ``biases[i]`` a
-    list; tanh (or relu) between layers, none after the last."""
+    """An MLP over one feature layout: ``weights[i]`` is a list of rows
+    ([out][in]), ``biases[i]`` a list; tanh (or relu) between layers, none
+    after the last; 3 outputs, the logits of persist, refine, concede.
 
-    def __init__(self, weights, biases, activation="tanh", metadata=None):
+    ``feature_version`` is the layout the network reads; by default
+    ``metadata["feature_version"]``, else the layout of the network's input
+    width. A version this package does not know, or a width that is not the
+    layout's, is a ValueError.
+    """
+
+    def __init__(self, weights, biases, activation="tanh", metadata=None, feature_version=None):
         self.weights, self.biases = weights, biases
         self.activation = activation
         self.metadata = dict(metadata or {})
+        if activation not in ("tanh", "relu"):
+            raise ValueError("mpdf.policy: activation %r, want tanh or relu" % (activation,))
+        if not weights or len(weights) != len(biases):
+            raise ValueError("mpdf.policy: %d weight matrices, %d bias vectors" % (len(weights), len(biases)))
+        width = len(weights[0][0])
+        version = feature_version or self.metadata.get("feature_version") or _version_of_width(width)
+        want, self._featurize = features.featurizer_for(version)
+        if width != want:
+            raise ValueError("mpdf.policy: network reads %d features, %s has %d" % (width, version, want))
+        if len(weights[-1]) != len(ACTIONS):
+            raise ValueError("mpdf.policy: network has %d outputs, want %d actions" % (len(weights[-1]), len(ACTIONS)))
+        self.feature_version = version
+
+    @property
+    def sizes(self):
+        """Layer widths, input first (as ``GET /v1/policy`` reports them)."""
+        return [len(self.weights[0][0])] + [len(w) for w in self.weights]
 
     def logits(self, x):
-        h = list(x)
+        """The network's outputs for a feature vector x. x is rounded to
+        float32 first, as the server feeds its float32 network."""
+        h = list(array.array("f", x))
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases)):
             h = [bo + sum(wk * hk for wk, hk in zip(row, h)) for row, bo in zip(w, b)]
@@ -44,58 +98,195 @@ class Policy:
         s = sum(e)
         return dict(zip(ACTIONS, (v / s for v in e)))
 
-    def decide(self, agents, round, rounds):
-        """Greedy decisions for every agent of a deliberation (see
-        :func:`mpdf.features.featurize` for the agent mappings): a list of
-        (action, probs)."""
+    def features(self, agents, self_index, round, rounds, history=None):
+        """Agent ``self_index``'s feature vector in this policy's layout
+        (:func:`mpdf.features.featurize` or :func:`~mpdf.features.featurize_v2`),
+        for arguments as :meth:`decide` takes them: what to feed the same
+        network in PyTorch."""
+        flat = _check(agents, round, rounds, history)
+        if not 0 <= self_index < len(flat):
+            raise ValueError("self_index: %r outside [0, %d)" % (self_index, len(flat)))
+        return self._featurize(flat, self_index, round, rounds, history)
+
+    def decide(self, agents, round, rounds, history=None):
+        """Greedy decisions for every agent of a deliberation, as ``mpdf
+        serve`` answers the same request: a list of (action, probs), the
+        most probable action (the first of persist, refine, concede on a
+        tie) and the dict action -> probability.
+
+        Arguments are :meth:`mpdf.Client.decide`'s: ``agents`` are
+        :func:`mpdf.agent` dicts (``answer``, ``confidence``, ``profile``;
+        flat mappings with the profile's keys beside ``answer`` work too;
+        raw ``text`` needs the server's answer reader and is refused);
+        ``round`` (1-based) of ``rounds``; ``history`` (optional) is
+        ``history[r][i]``, agent i's answer in round r, rounds 0 to
+        round-1, round 0 first, the last row the agents' current answers.
+        Bad input is a ValueError naming the field as the server does
+        (``agents[2].confidence: 1.4 outside [0,1]``).
+        """
+        flat = _check(agents, round, rounds, history)
         out = []
-        for i in range(len(agents)):
-            p = self.probs(features.featurize(agents, i, round, rounds))
-            best = max(ACTIONS, key=lambda a: (p[a], -ACTIONS.index(a)))
+        for i in range(len(flat)):
+            p = self.probs(self._featurize(flat, i, round, rounds, history))
+            best = ACTIONS[0]
+            for a in ACTIONS[1:]:
+                if p[a] > p[best]:
+                    best = a
             out.append((best, p))
         return out
 
+    def state_dict(self):
+        """The tensors by name as nested lists (``layers.{i}.weight``,
+        ``layers.{i}.bias``): ``torch.tensor`` of each is the state_dict of
+        a ``torch.nn.ModuleList`` of ``nn.Linear`` named ``layers``."""
+        d = {}
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            d["layers.%d.weight" % i] = [list(row) for row in w]
+            d["layers.%d.bias" % i] = list(b)
+        return d
 
-def _layers(header):
-    n = 0
-    while "layers.%d.weight" % n in header:
-        n += 1
-    if n == 0:
-        raise ValueError("safetensors: no layers.0.weight tensor")
-    return n
+
+def _check(agents, round, rounds, history):
+    """Validates a request as serve/validate.go does and returns the agents
+    as the flat mappings of mpdf.features."""
+
+    def bad(field, msg):
+        return ValueError("%s: %s" % (field, msg))
+
+    def number(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    def unit(field, c):
+        if c is None:
+            return
+        if not number(c) or not 0 <= c <= 1:  # NaN fails 0 <= c
+            raise bad(field, "%r outside [0,1]" % (c,))
+
+    if not isinstance(agents, (list, tuple)) or len(agents) < 2:
+        raise bad("agents", "%s agent(s), want >= 2" % (len(agents) if isinstance(agents, (list, tuple)) else "no"))
+    if not (isinstance(rounds, int) and rounds >= 1):
+        raise bad("rounds", "%r, want >= 1" % (rounds,))
+    if not (isinstance(round, int) and 1 <= round <= rounds):
+        raise bad("round", "%r outside [1, rounds=%d]" % (round, rounds))
+    flat = []
+    for i, a in enumerate(agents):
+        path = "agents[%d]" % i
+        if "text" in a:
+            raise bad(path + ".text", "reading an answer from text needs mpdf serve's reader; give answer (and profile)")
+        f = {k: v for k, v in a.items() if k != "profile"}
+        prof = a.get("profile") or {}
+        f.update(prof)
+        pp = path + ".profile." if "profile" in a else path + "."
+        unit(path + ".confidence", f.get("confidence"))
+        unit(pp + "self_confidence", f.get("self_confidence"))
+        for k in ("steps", "tokens", "hedges"):
+            v = f.get(k, 0)
+            if not (isinstance(v, int) and not isinstance(v, bool) and v >= 0):
+                raise bad(pp + k, "%r, want an integer >= 0" % (v,))
+        ans = f.get("answer")
+        if ans is not None and not isinstance(ans, str):
+            raise bad(path + ".answer", "%r, want a string" % (ans,))
+        flat.append(f)
+    if history is not None:
+        if len(history) != round:
+            raise bad("history", "%d rounds, want round=%d (the answers of rounds 0 to round-1, round 0 first)"
+                      % (len(history), round))
+        for r, row in enumerate(history):
+            if len(row) != len(flat):
+                raise bad("history[%d]" % r, "%d answers for %d agents" % (len(row), len(flat)))
+        for i, a in enumerate(history[-1]):
+            now = flat[i].get("answer") or ""
+            if a != now:
+                raise bad("history[%d][%d]" % (round - 1, i),
+                          "%r, but agents[%d]'s answer is %r (the last round holds the current answers)" % (a, i, now))
+    return flat
 
 
 def load(path):
-    """Read a policy from a safetensors file."""
+    """Reads a policy from a safetensors file written by ``mpdf export``,
+    ``mpdf train`` or :func:`save`. The file must record a known
+    ``feature_version`` (as ``mpdf serve`` demands); errors name the file
+    and the field or offset at fault."""
+
+    def fail(msg):
+        return ValueError("mpdf.policy: %s: %s" % (path, msg))
+
     with open(path, "rb") as f:
-        data = f.read()
-    (hlen,) = struct.unpack_from("<Q", data, 0)
-    header = json.loads(data[8:8 + hlen])
-    meta = header.pop("__metadata__", {})
-    fv = meta.get("feature_version", features.FEATURE_VERSION)
-    if fv != features.FEATURE_VERSION:
-        raise ValueError("safetensors: feature_version %r, this client knows %r" % (fv, features.FEATURE_VERSION))
-    body = data[8 + hlen:]
+        size = os.fstat(f.fileno()).st_size
+        if size < 8:
+            raise fail("%d bytes, shorter than the 8-byte header length" % size)
+        (hlen,) = struct.unpack("<Q", f.read(8))
+        if hlen > MAX_HEADER or 8 + hlen > size:
+            raise fail("offset 0: header of %d bytes in a file of %d" % (hlen, size))
+        try:
+            header = json.loads(f.read(hlen))
+        except ValueError as e:
+            raise fail("header (offset 8): %s" % e) from None
+        if not isinstance(header, dict):
+            raise fail("header (offset 8): not a JSON object")
+        body = f.read()
+    meta = header.pop("__metadata__", None) or {}
+    if "feature_version" not in meta:
+        raise fail("__metadata__.feature_version absent: the file does not say which features it reads")
+    version = meta["feature_version"]
+    try:
+        width, _ = features.featurizer_for(version)
+    except ValueError as e:
+        raise fail("__metadata__.feature_version: %s" % e) from None
 
-    def tensor(name):
-        t = header[name]
-        if t["dtype"] != "F32":
-            raise ValueError("safetensors: %s: dtype %s, want F32" % (name, t["dtype"]))
-        lo, hi = t["data_offsets"]
-        vals = list(struct.unpack("<%df" % ((hi - lo) // 4), body[lo:hi]))
-        return t["shape"], vals
+    def tensor(name, ndim):
+        t = header.get(name)
+        if not isinstance(t, dict):
+            raise fail("%s: tensor missing" % name)
+        if t.get("dtype") != "F32":
+            raise fail("%s: dtype %s, want F32" % (name, t.get("dtype")))
+        shape = t.get("shape")
+        if not (isinstance(shape, list) and len(shape) == ndim and all(isinstance(d, int) and d > 0 for d in shape)):
+            raise fail("%s: shape %r, want %d positive dimensions" % (name, shape, ndim))
+        offs = t.get("data_offsets")
+        n = math.prod(shape)
+        if not (isinstance(offs, list) and len(offs) == 2 and all(isinstance(o, int) for o in offs)
+                and 0 <= offs[0] and offs[1] == offs[0] + 4 * n and offs[1] <= len(body)):
+            raise fail("%s: data_offsets %r, want %d bytes within the %d of data" % (name, offs, 4 * n, len(body)))
+        lo = offs[0]
+        vals = list(struct.unpack_from("<%df" % n, body, lo))
+        if not all(math.isfinite(v) for v in vals):
+            raise fail("%s: non-finite value" % name)
+        return shape, vals
 
+    layers = 0
+    while "layers.%d.weight" % layers in header:
+        layers += 1
+    if layers == 0:
+        raise fail("no layers.0.weight tensor")
     weights, biases = [], []
-    for i in range(_layers(header)):
-        (out, inp), w = tensor("layers.%d.weight" % i)
-        _, b = tensor("layers.%d.bias" % i)
+    prev = width
+    for i in range(layers):
+        name = "layers.%d.weight" % i
+        (out, inp), w = tensor(name, 2)
+        if inp != prev:
+            what = "%s reads %d features" % (version, width) if i == 0 else "layer %d has %d outputs" % (i - 1, prev)
+            raise fail("%s: shape [%d, %d], but %s" % (name, out, inp, what))
+        (bout,), b = tensor("layers.%d.bias" % i, 1)
+        if bout != out:
+            raise fail("layers.%d.bias: shape [%d], want [%d]" % (i, bout, out))
         weights.append([w[r * inp:(r + 1) * inp] for r in range(out)])
         biases.append(b)
-    return Policy(weights, biases, meta.get("activation", "tanh"), meta)
+        prev = out
+    extra = sorted(k for k in header if not any(k == "layers.%d.%s" % (i, s) for i in range(layers) for s in ("weight", "bias")))
+    if extra:
+        raise fail("tensor %s: not a layers.{i}.weight or .bias of layers 0..%d" % (extra[0], layers - 1))
+    if prev != len(ACTIONS):
+        raise fail("layers.%d.weight: %d outputs, want %d actions" % (layers - 1, prev, len(ACTIONS)))
+    activation = meta.get("activation", "tanh")
+    if activation not in ("tanh", "relu"):
+        raise fail("__metadata__.activation: %r, want tanh or relu" % (activation,))
+    return Policy(weights, biases, activation, meta, version)
 
 
 def save(path, policy):
-    """Write a policy as safetensors (the layout ``mpdf serve`` reads)."""
+    """Writes a policy as safetensors (the layout ``mpdf serve`` reads),
+    recording its feature_version and activation."""
     tensors = {}
     for i, (w, b) in enumerate(zip(policy.weights, policy.biases)):
         tensors["layers.%d.weight" % i] = ([len(w), len(w[0])], [v for row in w for v in row])
@@ -107,17 +298,28 @@ def save(path, policy):
         header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [off, off + len(blob)]}
         blobs.append(blob)
         off += len(blob)
-    meta = {"feature_version": features.FEATURE_VERSION, "activation": policy.activation, "format": "pt"}
-    meta.update(policy.metadata)
-    header["__metadata__"] = meta
+    meta = dict(policy.metadata)
+    meta.update({"feature_version": policy.feature_version, "activation": policy.activation, "format": "pt"})
+    header["__metadata__"] = dict(sorted(meta.items()))
     h = json.dumps(header, separators=(",", ":")).encode()
     h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+    # A temporary file renamed over path: a failed write never leaves a
+    # half-written policy where a server may reload it.
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    try:
+        with open(tmp, "wb") as f:
+            f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
 
 
-def random_policy(sizes, seed=0, scale=2.0, activation="tanh"):
-    """A random MLP of the given sizes (e.g. [26, 32, 3]), for tests."""
+def random_policy(sizes, seed=0, scale=2.0, activation="tanh", feature_version=None):
+    """A random MLP of the given sizes (e.g. [26, 32, 3] for v1, [40, 32, 3]
+    for v2: the layout is that of sizes[0] unless feature_version says),
+    for tests."""
     import random
     rng = random.Random(seed)
     weights, biases = [], []
@@ -127,4 +329,4 @@ def random_policy(sizes, seed=0, scale=2.0, activation="tanh"):
         f32 = lambda v: struct.unpack("<f", struct.pack("<f", v))[0]  # noqa: E731
         weights.append([[f32(rng.uniform(-bound, bound)) for _ in range(fan_in)] for _ in range(fan_out)])
         biases.append([f32(rng.uniform(-bound, bound)) for _ in range(fan_out)])
-    return Policy(weights, biases, activation)
+    return Policy(weights, biases, activation, feature_version=feature_version)

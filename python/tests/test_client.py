@@ -2,71 +2,35 @@
 on a loopback port, with a fake OpenAI-compatible LLM server.
 
 The server binary is $MPDF_BIN, or built with ``go build ./cmd/mpdf`` from
-the repository; without either the tests skip.
+the repository (support.py); without either the tests skip.
 """
 
 import http.server
 import json
 import os
-import shutil
 import signal
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "examples"))
 
 import debate  # noqa: E402
-from mpdf import Client, MpdfError, agent, features, policy  # noqa: E402
+import support  # noqa: E402
+from support import Served  # noqa: E402
+from mpdf import MpdfError, agent, features, policy  # noqa: E402
 
-REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 TMP = None
-BIN = None
 
 
 def setUpModule():
-    global TMP, BIN
-    TMP = tempfile.mkdtemp(prefix="mpdf-py-")
-    BIN = os.environ.get("MPDF_BIN")
-    if not BIN:
-        go = shutil.which("go") or ("/usr/local/go/bin/go" if os.path.exists("/usr/local/go/bin/go") else None)
-        if go is None:
-            raise unittest.SkipTest("no MPDF_BIN and no go to build mpdf")
-        BIN = os.path.join(TMP, "mpdf")
-        subprocess.run([go, "build", "-o", BIN, "./cmd/mpdf"], cwd=REPO, check=True)
-
-
-def tearDownModule():
-    if TMP:
-        shutil.rmtree(TMP, ignore_errors=True)
-
-
-class Served:
-    """An ``mpdf serve`` process on a free loopback port."""
-
-    def __init__(self, policy_path):
-        self.proc = subprocess.Popen([BIN, "serve", "--policy", policy_path, "--addr", "127.0.0.1:0", "-q"],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        if not line.startswith("listening on "):
-            self.proc.kill()
-            raise RuntimeError("mpdf serve: %r %s" % (line, self.proc.stderr.read()))
-        self.url = line.split()[-1]
-        self.client = Client(self.url)
-
-    def stop(self):
-        """SIGTERM, and the exit status of the graceful shutdown."""
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=30)
-        finally:
-            self.proc.stdout.close()
-            self.proc.stderr.close()
+    global TMP
+    support.mpdf_bin()
+    TMP = support.tmpdir()
 
 
 class FakeLLM:

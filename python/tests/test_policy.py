@@ -1,0 +1,270 @@
+"""mpdf.policy against ``mpdf serve``: a policy file of either feature
+layout decides in pure Python as the server decides the same requests.
+
+The v2 policies are one trained and exported by the Go CLI (``mpdf train
+--features mpdf-features/v2``, ``mpdf export``) and one random network
+written by mpdf.policy.save; each is served, and the probabilities of
+hundreds of random deliberations, with and without a history, are compared.
+"""
+
+import os
+import random
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+import support  # noqa: E402
+from support import Served  # noqa: E402
+from mpdf import agent, features, policy  # noqa: E402
+
+# Probabilities of the server (float32 network) and of mpdf.policy (float64
+# network on the same float32-rounded features) agree within this.
+TOL = 1e-6
+
+POOL = ["", "1", "2", "3", "A"]
+
+
+def random_deliberation(rng, history):
+    """A request deliberation of the shapes serve's tests draw
+    (serve/helpers_test.go randomDeliberation): 2-7 agents, answers from a
+    small pool ("" = none), confidences missing, tied at 0.5 or uniform,
+    profiles for two agents in three; with a random history consistent with
+    the agents (its last row their answers) when asked."""
+    n = 2 + rng.randrange(6)
+    rounds = 1 + rng.randrange(4)
+    rnd = 1 + rng.randrange(rounds)
+    agents = []
+    for _ in range(n):
+        k = rng.randrange(4)
+        conf = None if k == 0 else 0.5 if k == 1 else rng.random()
+        prof = None
+        if rng.randrange(3) > 0:
+            prof = {"steps": rng.randrange(20), "tokens": rng.randrange(3000), "hedges": rng.randrange(5)}
+            if rng.randrange(2) == 0:
+                prof["self_confidence"] = rng.random()
+        agents.append(agent(rng.choice(POOL), conf, profile=prof))
+    d = {"round": rnd, "rounds": rounds, "agents": agents}
+    if history:
+        rows = [[rng.choice(POOL) for _ in range(n)] for _ in range(rnd - 1)]
+        d["history"] = rows + [[a["answer"] for a in agents]]
+    return d
+
+
+def corpus(seed, count=300):
+    """count random deliberations, two in three with a history."""
+    rng = random.Random(seed)
+    return [random_deliberation(rng, i % 3 > 0) for i in range(count)]
+
+
+class MatchesServe(unittest.TestCase):
+    """Each test serves one policy file and compares mpdf.policy's
+    decisions on a corpus with the server's."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = support.tmpdir()
+        support.mpdf_bin()
+
+    def served(self, path):
+        s = Served(path)
+        self.addCleanup(lambda: self.assertEqual(s.stop(), 0, "mpdf serve exit status after SIGTERM"))
+        return s
+
+    def assert_matches(self, path, deliberations):
+        """mpdf.policy.load(path) decides every deliberation as the server
+        serving path does; returns the largest probability difference."""
+        p = policy.load(path)
+        s = self.served(path)
+        self.assertEqual(s.client.policy()["feature_version"], p.feature_version)
+        resp = s.client.decide_batch(deliberations)
+        self.assertEqual(resp["feature_version"], p.feature_version)
+        worst, decisions = 0.0, 0
+        for di, (d, res) in enumerate(zip(deliberations, resp["results"])):
+            mine = p.decide(d["agents"], d["round"], d["rounds"], history=d.get("history"))
+            self.assertEqual(len(mine), len(res["agents"]))
+            for i, ((action, probs), theirs) in enumerate(zip(mine, res["agents"])):
+                where = "deliberation %d agent %d (history %s)" % (di, i, "history" in d)
+                for a in policy.ACTIONS:
+                    diff = abs(probs[a] - theirs["probs"][a])
+                    worst = max(worst, diff)
+                    self.assertLessEqual(diff, TOL, "%s %s: python %r, serve %r" % (where, a, probs[a], theirs["probs"][a]))
+                # Equal greedy actions, unless the server's top two are
+                # within TOL of each other (then float32 may pick either).
+                top = sorted(theirs["probs"].values())
+                if top[-1] - top[-2] > TOL:
+                    self.assertEqual(action, theirs["action"], where)
+                decisions += 1
+        self.assertGreater(decisions, 3 * len(deliberations))
+        return p, worst
+
+    def test_trained_v2(self):
+        # What a user has: a v2 run of the Go CLI, exported.
+        run = os.path.join(self.tmp, "run-v2")
+        support.run_mpdf("train", "-q", "--out", run, "--seed", "3", "--features", features.FEATURE_VERSION_V2,
+                         "--hidden", "32,32", "--sft-epochs", "2", "--tasks-per-iter", "6", "--episodes-per-task", "3",
+                         "--batch-size", "32", "--update-epochs", "2", "--eval-tasks", "0", "--iterations", "2")
+        path = os.path.join(self.tmp, "trained-v2.safetensors")
+        support.run_mpdf("export", os.path.join(run, "best.mpdf"), "--safetensors", path)
+        p, _ = self.assert_matches(path, corpus(1))
+        self.assertEqual((p.feature_version, p.sizes), (features.FEATURE_VERSION_V2, [40, 32, 32, 3]))
+        self.assertIn("mpdf.step", p.metadata)
+
+    def test_random_v2_reads_history(self):
+        # A random network with large weights: decisive probabilities that
+        # depend on every feature, the history ones among them.
+        pol = policy.random_policy([features.FEATURE_WIDTH_V2, 32, 32, 3], seed=15, scale=3.0)
+        self.assertEqual(pol.feature_version, features.FEATURE_VERSION_V2)
+        path = os.path.join(self.tmp, "random-v2.safetensors")
+        policy.save(path, pol)
+        ds = corpus(2)
+        p, _ = self.assert_matches(path, ds)
+        # Without the history, the same deliberations decide otherwise
+        # somewhere: the history reaches the network.
+        bare = [{k: v for k, v in d.items() if k != "history"} for d in ds]
+        moved = 0
+        for d, b in zip(ds, bare):
+            if "history" not in d:
+                continue
+            with_h = p.decide(d["agents"], d["round"], d["rounds"], history=d["history"])
+            without = p.decide(b["agents"], b["round"], b["rounds"])
+            moved += sum(abs(x[1]["persist"] - y[1]["persist"]) > 1e-3 for x, y in zip(with_h, without))
+        self.assertGreater(moved, 50)
+        self.assert_matches(path, bare)
+
+    def test_random_v1(self):
+        # A v1 file decides as before, history given or not.
+        path = os.path.join(self.tmp, "random-v1.safetensors")
+        policy.save(path, policy.random_policy([features.FEATURE_WIDTH, 16, 3], seed=4, scale=3.0, activation="relu"))
+        p, _ = self.assert_matches(path, corpus(3, count=150))
+        self.assertEqual((p.feature_version, p.activation), (features.FEATURE_VERSION, "relu"))
+
+
+class LoadRefuses(unittest.TestCase):
+    def setUp(self):
+        self.dir = support.tmpdir()
+
+    def write(self, name, pol, **meta):
+        path = os.path.join(self.dir, name)
+        policy.save(path, pol)
+        if meta:
+            # Rewrite the metadata as another writer might have.
+            import json
+            import struct
+            with open(path, "rb") as f:
+                data = f.read()
+            (n,) = struct.unpack_from("<Q", data)
+            h = json.loads(data[8:8 + n])
+            for k, v in meta.items():
+                if v is None:
+                    h["__metadata__"].pop(k)
+                else:
+                    h["__metadata__"][k] = v
+            hb = json.dumps(h).encode()
+            hb += b" " * (-len(hb) % 8)
+            with open(path, "wb") as f:
+                f.write(struct.pack("<Q", len(hb)) + hb + data[8 + n:])
+        return path
+
+    def assert_refused(self, path, *parts):
+        with self.assertRaises(ValueError) as e:
+            policy.load(path)
+        for s in (path,) + parts:
+            self.assertIn(s, str(e.exception))
+
+    def test_feature_version(self):
+        v2 = policy.random_policy([40, 8, 3], seed=1)
+        self.assert_refused(self.write("v9.safetensors", v2, feature_version="mpdf-features/v9"),
+                            "__metadata__.feature_version", "'mpdf-features/v9'", "mpdf-features/v2")
+        self.assert_refused(self.write("none.safetensors", v2, feature_version=None),
+                            "__metadata__.feature_version absent")
+        # A v1-wide network labelled v2.
+        self.assert_refused(self.write("wide.safetensors", policy.random_policy([26, 8, 3], seed=1),
+                                       feature_version=features.FEATURE_VERSION_V2),
+                            "layers.0.weight", "shape [8, 26]", "mpdf-features/v2 reads 40 features")
+
+    def test_malformed(self):
+        path = os.path.join(self.dir, "short.safetensors")
+        with open(path, "wb") as f:
+            f.write(b"\x10\x00\x00")
+        self.assert_refused(path, "3 bytes")
+        with open(path, "wb") as f:
+            f.write(b"\xff" * 16)
+        self.assert_refused(path, "offset 0: header of")
+        good = self.write("good.safetensors", policy.random_policy([26, 4, 3], seed=2))
+        with open(good, "rb") as f:
+            data = f.read()
+        with open(path, "wb") as f:
+            f.write(data[:-4])
+        self.assert_refused(path, "layers.1.weight: data_offsets")
+
+    def test_decide_names_the_field(self):
+        p = policy.random_policy([40, 8, 3], seed=3)
+        agents = [agent("1", 0.5), agent("2"), agent("2", 0.9)]
+        for kwargs, field in [
+            (dict(agents=[agent("1"), agent("2", 1.4)]), "agents[1].confidence: 1.4 outside [0,1]"),
+            (dict(agents=[agent("1"), agent("2", float("nan"))]), "agents[1].confidence"),
+            (dict(agents=[agent("1"), agent("2", profile={"steps": -1})]), "agents[1].profile.steps"),
+            (dict(agents=[agent("1"), agent(text="\\boxed{2}")]), "agents[1].text"),
+            (dict(agents=[agent("1")]), "agents: 1 agent(s)"),
+            (dict(round=3), "round: 3 outside [1, rounds=2]"),
+            (dict(history=[["1", "1", "2"]]), "history: 1 rounds, want round=2"),
+            (dict(history=[["1", "1"], ["1", "2", "2"]]), "history[0]: 2 answers for 3 agents"),
+            (dict(history=[["1", "1", "2"], ["1", "2", "3"]]), "history[1][2]: '3', but agents[2]'s answer is '2'"),
+        ]:
+            args = dict(agents=agents, round=2, rounds=2, history=None)
+            args.update(kwargs)
+            with self.assertRaises(ValueError, msg=field) as e:
+                p.decide(args["agents"], args["round"], args["rounds"], history=args["history"])
+            self.assertIn(field, str(e.exception))
+        # Client-style and flat agents are the same input.
+        flat = [{"answer": "1", "confidence": 0.5, "steps": 3}, {"answer": "2"}]
+        nested = [agent("1", 0.5, profile={"steps": 3}), agent("2")]
+        self.assertEqual(p.decide(flat, 1, 2), p.decide(nested, 1, 2))
+
+
+class Torch(unittest.TestCase):
+    """The README's PyTorch recipe (torch is no dependency of mpdf: the
+    test skips without it; CI installs it for the Go oracle)."""
+
+    def test_readme_recipe(self):
+        try:
+            import torch
+        except ImportError:
+            raise unittest.SkipTest("no torch")
+        path = os.path.join(support.tmpdir(), "torch-v2.safetensors")
+        policy.save(path, policy.random_policy([40, 32, 32, 3], seed=9, scale=3.0))
+
+        # --- as in the README ---
+        class Net(torch.nn.Module):
+            def __init__(self, sizes):
+                super().__init__()
+                self.layers = torch.nn.ModuleList(torch.nn.Linear(i, o) for i, o in zip(sizes, sizes[1:]))
+
+            def forward(self, x):               # x: [batch, width] float32 features
+                for layer in self.layers[:-1]:
+                    x = torch.tanh(layer(x))
+                return torch.softmax(self.layers[-1](x), dim=-1)   # persist, refine, concede
+
+        p = policy.load(path)                  # weights, activation, feature layout
+        net = Net(p.sizes)
+        net.load_state_dict({k: torch.tensor(v) for k, v in p.state_dict().items()})
+        # ---
+
+        checked = 0
+        for d in corpus(4, count=60):
+            agents, h = d["agents"], d.get("history")
+            x = torch.tensor([p.features(agents, i, d["round"], d["rounds"], h) for i in range(len(agents))])
+            with torch.no_grad():
+                got = net(x).tolist()
+            for (action, probs), row in zip(p.decide(agents, d["round"], d["rounds"], history=h), got):
+                for k, a in enumerate(policy.ACTIONS):
+                    self.assertLessEqual(abs(row[k] - probs[a]), TOL)
+                checked += 1
+        self.assertGreater(checked, 150)
+
+
+if __name__ == "__main__":
+    unittest.main()
