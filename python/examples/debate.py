@@ -14,6 +14,12 @@ plurality answer, as mpdf reads it.
 Works with any OpenAI-compatible chat-completions server (vLLM, llama.cpp,
 Ollama, ...); the key, if any, comes from --api-key or OPENAI_API_KEY.
 Standard library only.
+
+A policy trained on mpdf-features/v2 also reads the deliberation's history,
+every agent's answer in each round so far. The server reads answers from the
+agents' text, and a history must end with the current answers, so for such a
+policy each round first asks the server to read the new answers (a decide
+call without history, no LLM call), then decides with the history.
 """
 
 import argparse
@@ -24,7 +30,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from mpdf import Client, agent  # noqa: E402
+from mpdf import FEATURE_VERSION, Client, agent  # noqa: E402
 
 SOLVE = {
     "gsm": "Solve the following math problem step by step. Give the final answer as \\boxed{N}.\n\n%s",
@@ -58,11 +64,16 @@ class OpenAIChat:
         return text, tokens
 
 
-def run_debate(question, kind, llm, mpdf, agents=3, rounds=2, mode="greedy", seed=None, log=None):
+def run_debate(question, kind, llm, mpdf, agents=3, rounds=2, mode="greedy", seed=None, log=None, history=None):
     """Runs one deliberation and returns what happened: per round the
     actions, and the final answers and team answer. ``llm`` is a callable
-    messages -> (text, completion tokens); ``mpdf`` a :class:`mpdf.Client`."""
+    messages -> (text, completion tokens); ``mpdf`` a :class:`mpdf.Client`.
+    ``history`` says whether to send the answers of the rounds so far; None
+    sends them when the served policy reads them (any layout but v1)."""
     log = log or (lambda *a: None)
+    if history is None:
+        history = mpdf.policy()["feature_version"] != FEATURE_VERSION
+    past = []  # past[r]: the agents' answers in round r, as the server read them
     chats = [[{"role": "user", "content": SOLVE[kind] % question}] for _ in range(agents)]
     states, calls = [], 0
     for i in range(agents):
@@ -70,14 +81,17 @@ def run_debate(question, kind, llm, mpdf, agents=3, rounds=2, mode="greedy", see
         calls += 1
         chats[i].append({"role": "assistant", "content": text})
         states.append(agent(text=text, completion_tokens=tokens))
-    history = []
+    played = []
     for r in range(1, rounds + 1):
+        if history:
+            read = mpdf.decide(states, round=r, rounds=rounds, kind=kind)
+            past.append([d["answer"] for d in read["agents"]])
         resp = mpdf.decide(states, round=r, rounds=rounds, kind=kind, mode=mode,
-                           seed=None if seed is None else seed + r)
+                           seed=None if seed is None else seed + r, history=past if history else None)
         actions = [d["action"] for d in resp["agents"]]
         log("round %d: team answer %r, actions %s" % (r, resp["team_answer"], actions))
-        history.append({"round": r, "team_answer": resp["team_answer"], "actions": actions,
-                        "probs": [d["probs"] for d in resp["agents"]]})
+        played.append({"round": r, "team_answer": resp["team_answer"], "actions": actions,
+                       "probs": [d["probs"] for d in resp["agents"]]})
         new = list(states)
         for i, d in enumerate(resp["agents"]):
             if d["action"] == "refine":
@@ -96,7 +110,7 @@ def run_debate(question, kind, llm, mpdf, agents=3, rounds=2, mode="greedy", see
     # The final state's answers and team answer, read by the server's reader
     # (the actions of this last call are not played).
     final = mpdf.decide(states, round=rounds, rounds=rounds, kind=kind)
-    return {"question": question, "rounds": history, "llm_calls": calls,
+    return {"question": question, "rounds": played, "llm_calls": calls, "history": past if history else None,
             "answers": [d["answer"] for d in final["agents"]], "final_answer": final["team_answer"]}
 
 

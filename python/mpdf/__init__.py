@@ -7,12 +7,19 @@ which agents persist, refine or concede.
                  round=1, rounds=3, kind="gsm")
     [a["action"] for a in r["agents"]]
 
-Standard library only (Python >= 3.9). :mod:`mpdf.features` is a pure-Python
-reference of the feature layout and :mod:`mpdf.policy` runs an exported
-safetensors policy, for users who run the policy themselves.
+Standard library only (Python >= 3.9). For users who run the policy
+themselves: :mod:`mpdf.policy` runs an exported ``policy.safetensors`` of
+either feature layout (mpdf-features/v1 or v2, as its metadata records) and
+decides as the server does, and :mod:`mpdf.features` is the pure-Python
+reference of both layouts:
+
+    from mpdf import agent, policy
+    p = policy.load("runs/pivotal-v2/policy.safetensors")
+    p.decide([agent("42", 0.9), agent("41"), agent("42")], round=2, rounds=3,
+             history=[["42", "41", ""], ["42", "41", "42"]])
 """
 
 from .client import Client, MpdfError, agent, decide
-from .features import FEATURE_VERSION
+from .features import FEATURE_VERSION, FEATURE_VERSION_V2
 
-__all__ = ["Client", "MpdfError", "agent", "decide", "FEATURE_VERSION"]
+__all__ = ["Client", "MpdfError", "agent", "decide", "FEATURE_VERSION", "FEATURE_VERSION_V2"]

@@ -5,6 +5,7 @@ features then 14 history, margin and relative-profile ones).
 It mirrors metapolicy/features.go, features_v2.go and consensus.go line for line,
 so that a policy exported with ``mpdf export --safetensors`` and run in
 PyTorch (or with :mod:`mpdf.policy`) sees the features ``mpdf serve`` sees.
+:func:`featurizer_for` picks the layout by the version a policy file records.
 CI checks it against Go's features on a corpus of states
 (tests/testdata/features_v1.json and features_v2.json, written by ``go
 test ./serve -run FeatureGolden -update``).

@@ -146,23 +146,32 @@ class ServeTest(unittest.TestCase):
         self.assertEqual((info["format"], info["feature_version"], info["sizes"]),
                          ("safetensors", features.FEATURE_VERSION, [26, 32, 32, 3]))
 
-    def test_debate_example(self):
-        # A hand-made linear policy with a known plan: persist when holding
-        # the team answer, refine without a readable answer, else concede.
-        w = [[0.0] * features.FEATURE_WIDTH for _ in range(3)]
+    def plan(self, width):
+        """A hand-made linear policy with a known plan: persist when holding
+        the team answer, refine without a readable answer, else concede. A
+        v2 plan (width 40) refines whenever the history is missing."""
+        w = [[0.0] * width for _ in range(3)]
         w[0][2] = 12.0    # persist: own answer is the team answer
         w[1][0] = -8.0    # refine: unless the agent has an answer
         w[2][17] = 10.0   # concede: share of peers holding the target
-        path = os.path.join(TMP, "plan.safetensors")
+        if width == features.FEATURE_WIDTH_V2:
+            w[1][features.FEATURE_WIDTH] = 40.0  # refine: history_missing
+        path = os.path.join(TMP, "plan-%d.safetensors" % width)
         policy.save(path, policy.Policy([w], [[-5.0, 8.0, -4.0]]))
+        return path
+
+    def debate(self, path, **kwargs):
         s = Served(path)
         llm = FakeLLM()
         try:
             out = debate.run_debate("What is 6 times 7?", "gsm", debate.OpenAIChat(llm.url, "fake"),
-                                    s.client, agents=3, rounds=2)
+                                    s.client, agents=3, rounds=2, **kwargs)
         finally:
             llm.close()
             self.assertEqual(s.stop(), 0)
+        return out, llm
+
+    def assert_plan_played(self, out, llm):
         # Round 0 answers 42, 41 and nothing. Round 1: agent 0 holds the
         # team answer, agent 1 concedes to 42, agent 2 (no answer) refines
         # and the fake LLM revises to 42. Round 2: everyone holds 42.
@@ -173,6 +182,23 @@ class ServeTest(unittest.TestCase):
         self.assertEqual(len(llm.requests), 4)
         self.assertIn("One agent solution: Maybe it is \\boxed{41}", llm.requests[3]["messages"][-1]["content"])
         self.assertEqual((out["answers"], out["final_answer"]), (["42", "42", "42"], "42"))
+
+    def test_debate_example(self):
+        out, llm = self.debate(self.plan(features.FEATURE_WIDTH))
+        self.assert_plan_played(out, llm)
+        self.assertIsNone(out["history"])  # a v1 policy reads none
+
+    def test_debate_example_v2_history(self):
+        # The v2 plan plays the v1 plan only when it is given the history:
+        # the example reads the answers of every round and sends them.
+        path = self.plan(features.FEATURE_WIDTH_V2)
+        out, llm = self.debate(path)
+        self.assert_plan_played(out, llm)
+        self.assertEqual(out["history"], [["42", "41", ""], ["42", "42", "42"]])
+        # Without it, every agent refines every round.
+        out, _ = self.debate(path, history=False)
+        self.assertEqual([r["actions"] for r in out["rounds"]], [["refine"] * 3] * 2)
+        self.assertEqual(out["llm_calls"], 9)
 
 
 class ReloadTest(unittest.TestCase):
