@@ -15,12 +15,17 @@ same request, featurized with the layout the file records::
     p = policy.load("runs/pivotal-v2/policy.safetensors")   # v1 or v2
     p.decide([agent("42", 0.9), agent("41"), agent("42")], round=2, rounds=3,
              history=[["42", "41", ""], ["42", "41", "42"]])
-    # [("persist", {"persist": ..., "refine": ..., "concede": ...}), ...]
+    # one (action, {"persist": p, "refine": p, "concede": p}) per agent
 
-The probabilities agree with the server's to ~1e-7: the features are rounded
-to float32 as the server rounds them, then the network runs in float64 here
-and in float32 there. A v1 policy ignores the history (after checking it, as
-the server does); a v2 policy without one sees the past as unknown.
+The probabilities agree with the server's within 1e-6 (tests/test_policy.py;
+the differences seen are ~1e-7): the features are rounded to float32 as the
+server rounds them, then the network runs in float64 here and in float32
+there. A v1 policy ignores the history (after checking it, as the server
+does); a v2 policy without one sees the past as unknown.
+
+In PyTorch, :meth:`Policy.state_dict` (or ``safetensors.torch.load_file``)
+loads into a ``torch.nn.ModuleList`` of ``nn.Linear`` named ``layers``, and
+:meth:`Policy.features` gives its input rows (the README shows the recipe).
 """
 
 import array
@@ -226,6 +231,8 @@ def load(path):
             raise fail("header (offset 8): not a JSON object")
         body = f.read()
     meta = header.pop("__metadata__", None) or {}
+    if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
+        raise fail("__metadata__: %r, want an object of strings" % (meta,))
     if "feature_version" not in meta:
         raise fail("__metadata__.feature_version absent: the file does not say which features it reads")
     version = meta["feature_version"]
