@@ -102,7 +102,7 @@ trained policy against the heuristic baselines (online mode).`,
 	f.IntVar(&o.featureWidth, "feature-width", 0, "offline: features per decision record, for your own encoding (0: a pack's, else the built-in 26)")
 	f.StringVar(&o.env, "env", o.env, "online environment: sim (the built-in simulator) or replay:GLOB[,GLOB...][,kind=K][,layout=L] (debate transcripts; see mpdf eval -h)")
 	f.Float64Var(&o.heldOut, "held-out", o.heldOut, "replay: share of questions held out of training for the final evaluation")
-	f.Uint64Var(&o.splitSeed, "split-seed", 0, "replay: seed of the train/held-out split (eval --split uses the same)")
+	f.Uint64Var(&o.splitSeed, "split-seed", 0, "replay: seed of the train/held-out split (mpdf eval --split uses the same)")
 	return cmd
 }
 
