@@ -39,17 +39,18 @@ tokens per task and the share of each action.
 
 Environments (--env):
   sim                   the built-in simulator (default; --sim-* flags)
-  replay:GLOB[,GLOB]    imported LLM-Debate transcripts replayed: an
-                        agent's k-th refine takes its k-th recorded
-                        revision (then it keeps its answer), persist keeps
-                        the previous one, concede adopts a peer's. The
-                        transcripts hold no answer written without the
-                        peers, so Self-Refine (refine) is not played there;
-                        confidences are missing. Parts kind=K (gsm8k,
-                        mmlu, arithmetic, math: the task, when the file
-                        names do not say) and layout=L (auto, debate,
-                        agora: when detection misreads a file) say how to
-                        read them: replay:logs/*.json,kind=math,layout=debate
+  replay:GLOB[,GLOB]    debate transcripts (the layouts mpdf import reads)
+                        replayed: an agent's k-th refine takes its k-th
+                        recorded revision (then it keeps its answer),
+                        persist keeps the previous one, concede adopts a
+                        peer's. The transcripts hold no answer written
+                        without the peers, so Self-Refine (refine) is not
+                        played there; confidences are missing. Parts
+                        kind=K (gsm8k, mmlu, arithmetic, math: the task,
+                        when the file names do not say) and layout=L
+                        (auto, debate, agora: when detection misreads a
+                        file) say how to read them, e.g.
+                        replay:logs/*.json,kind=math,layout=debate
 
 Policies (--policy, repeatable or comma-separated): when no heuristic is
 named, the heuristic baselines (` + strings.Join(metapolicy.HeuristicNames(), ", ") + `;

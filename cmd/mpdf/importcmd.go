@@ -65,7 +65,7 @@ func newImportCmd() *cobra.Command {
 		maxLine      int
 	)
 	cmd := &cobra.Command{
-		Use:   "import FILES... --out episodes.jsonl [--kind gsm|mmlu|arithmetic|math] [--layout auto|debate|agora]",
+		Use:   "import FILES... --out episodes.jsonl [--kind gsm8k|mmlu|arithmetic|math] [--layout auto|debate|agora]",
 		Short: "Convert debate transcripts into episodes",
 		Long: `Import reads debate transcripts in the layout of Du et al.'s LLM-Debate
 (a JSON object mapping each question to [agent_contexts, gold_answer, ...];
