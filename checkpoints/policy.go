@@ -14,25 +14,32 @@ import (
 // version its file records. opts apply to the read (WithFeatureVersion
 // demands one version; without it, this build's default layout).
 func LoadNetwork(path string, opts ...Option) (*nn.MLP[float32], string, error) {
+	m, version, _, err := loadNetwork(path, opts)
+	return m, version, err
+}
+
+// loadNetwork is LoadNetwork that also returns a checkpoint's header (nil
+// for a safetensors export).
+func loadNetwork(path string, opts []Option) (*nn.MLP[float32], string, *Header, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".mpdf":
 		c, err := Load(path, opts...)
 		if err != nil {
-			return nil, "", err
+			return nil, "", nil, err
 		}
-		return c.Policy, c.Header.FeatureVersion, nil
+		return c.Policy, c.Header.FeatureVersion, &c.Header, nil
 	case ".safetensors":
 		m, meta, err := LoadSafetensors(path, opts...)
 		if err != nil {
-			return nil, "", err
+			return nil, "", nil, err
 		}
 		v, ok := meta[MetaFeatureVersion]
 		if !ok {
-			return nil, "", errf(ErrFeatureSchema, "%s: %s.%s absent: the file does not say which features it reads", path, metadataKey, MetaFeatureVersion)
+			return nil, "", nil, errf(ErrFeatureSchema, "%s: %s.%s absent: the file does not say which features it reads", path, metadataKey, MetaFeatureVersion)
 		}
-		return m, v, nil
+		return m, v, nil, nil
 	}
-	return nil, "", fmt.Errorf("checkpoints: %s: want a .mpdf checkpoint or a .safetensors export", path)
+	return nil, "", nil, fmt.Errorf("checkpoints: %s: want a .mpdf checkpoint or a .safetensors export", path)
 }
 
 // LoadPolicy reads a learned policy named name from a checkpoint or a
@@ -43,19 +50,34 @@ func LoadNetwork(path string, opts ...Option) (*nn.MLP[float32], string, error) 
 // ErrFeatureSchema error, as is a network whose input width is not its
 // layout's.
 func LoadPolicy(path, name string) (metapolicy.Policy, error) {
-	m, version, err := LoadNetwork(path, WithFeatureVersion(""))
+	p, _, err := LoadPolicyHeader(path, name)
+	return p, err
+}
+
+// LoadPolicyHeader is LoadPolicy that also returns what a checkpoint's
+// header says of its run (step, metrics, configuration, data position),
+// from the same read of the file; the header is nil for a safetensors
+// export, which has none.
+func LoadPolicyHeader(path, name string) (metapolicy.Policy, *Header, error) {
+	m, version, h, err := loadNetwork(path, []Option{WithFeatureVersion("")})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fz, err := metapolicy.FeaturizerFor(version)
 	if err != nil {
-		return nil, errf(ErrFeatureSchema, "%s: %v", path, err)
+		return nil, nil, errf(ErrFeatureSchema, "%s: %v", path, err)
 	}
 	if m.In() != fz.Width {
-		return nil, errf(ErrFeatureSchema, "%s: network reads %d features, %s has %d", path, m.In(), fz.Version, fz.Width)
+		return nil, nil, errf(ErrFeatureSchema, "%s: network reads %d features, %s has %d", path, m.In(), fz.Version, fz.Width)
 	}
+	var p metapolicy.Policy
 	if fz.Version == metapolicy.FeatureVersion {
-		return metapolicy.NewMLPPolicy(name, m)
+		p, err = metapolicy.NewMLPPolicy(name, m)
+	} else {
+		p, err = metapolicy.NewFeaturizedPolicy(name, m, fz)
 	}
-	return metapolicy.NewFeaturizedPolicy(name, m, fz)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, h, nil
 }

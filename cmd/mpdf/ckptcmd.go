@@ -230,8 +230,8 @@ layers.{i}.weight [out, in] and layers.{i}.bias [out], layer 0 first, the
 layout of a PyTorch nn.Linear stack. The metadata records the activation,
 the feature-schema version ("feature_version"), "format": "pt", and the
 checkpoint's step ("mpdf.step") and which network it is ("mpdf.weights":
-policy or reference). The file is written atomically. simulate, eval and
-collect run such a file as a --policy.`,
+policy or reference). The file is written atomically. Such a file is a
+--policy of mpdf simulate, mpdf eval and mpdf collect.`,
 		Example: `  mpdf export runs/best.mpdf --safetensors policy.safetensors
   mpdf export runs/best.mpdf --reference --safetensors reference.safetensors`,
 		Args: cobra.ExactArgs(1),

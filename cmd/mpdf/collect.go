@@ -48,7 +48,9 @@ by the task's rules, the same as mpdf import's.
 
 Tasks come from a JSON Lines file, one per line:
   {"id": "gsm-17", "question": "...", "gold": "52", "kind": "gsm"}
-(kind gsm or mmlu; gold optional: without it an episode earns no reward).
+(kind ` + strings.Join(llm.Kinds, ", ") + ` — any kind mpdf import reads,
+gsm8k is gsm; gold optional: without it an episode earns no reward; see
+go doc ./env/llm for the prompts of each kind).
 
 The server, model and key come from the flags, else from the environment:
 ` + fmt.Sprintf("  --base-url  %s\n  --model     %s\n  --api-key   %s",

@@ -19,7 +19,8 @@ func init() { register(newEvalCmd) }
 func newEvalCmd() *cobra.Command {
 	var (
 		cfg                              env.SimConfig
-		envSpec, kind, split             string
+		envSpec, split                   string
+		kind                             transcript.Task
 		specs                            []string
 		tasks, episodes, rounds, workers int
 		seed, splitSeed                  uint64
@@ -28,7 +29,7 @@ func newEvalCmd() *cobra.Command {
 		asJSON                           bool
 	)
 	cmd := &cobra.Command{
-		Use:   "eval [--env sim|replay:GLOB[,GLOB...]] [--policy SPEC,...] [flags]",
+		Use:   "eval [--env sim|replay:GLOB[,GLOB...][,kind=K][,layout=L]] [--policy SPEC,...] [flags]",
 		Short: "Compare policies on the same tasks and seeds (accuracy, tokens, actions)",
 		Long: `Eval plays every policy on the same tasks with the same seeds (common
 random numbers) and prints, per policy, the team accuracy of the final round
@@ -38,13 +39,18 @@ tokens per task and the share of each action.
 
 Environments (--env):
   sim                   the built-in simulator (default; --sim-* flags)
-  replay:GLOB[,GLOB]    imported LLM-Debate transcripts replayed: an
-                        agent's k-th refine takes its k-th recorded
-                        revision (then it keeps its answer), persist keeps
-                        the previous one, concede adopts a peer's. The
-                        transcripts hold no answer written without the
-                        peers, so Self-Refine (refine) is not played there;
-                        confidences are missing
+  replay:GLOB[,GLOB]    debate transcripts (the layouts mpdf import reads)
+                        replayed: an agent's k-th refine takes its k-th
+                        recorded revision (then it keeps its answer),
+                        persist keeps the previous one, concede adopts a
+                        peer's. The transcripts hold no answer written
+                        without the peers, so Self-Refine (refine) is not
+                        played there; confidences are missing. Parts
+                        kind=K (gsm8k, mmlu, arithmetic, math: the task,
+                        when the file names do not say) and layout=L
+                        (auto, debate, agora: when detection misreads a
+                        file) say how to read them, e.g.
+                        replay:logs/*.json,kind=math,layout=debate
 
 Policies (--policy, repeatable or comma-separated): when no heuristic is
 named, the heuristic baselines (` + strings.Join(metapolicy.HeuristicNames(), ", ") + `;
@@ -124,8 +130,8 @@ stderr); --split all plays every question.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&envSpec, "env", "sim", "environment: sim, or replay:GLOB[,GLOB] of LLM-Debate transcripts")
-	f.StringVar(&kind, "kind", "", "task of replayed transcripts when their names do not say: gsm or mmlu")
+	f.StringVar(&envSpec, "env", "sim", "environment: sim, or replay:GLOB[,GLOB...][,kind=K][,layout=L] of debate transcripts")
+	addKindFlag(f, &kind, "task of replayed transcripts (as a kind= part of --env)")
 	f.StringSliceVarP(&specs, "policy", "p", nil, "policies to evaluate (heuristic names, .mpdf or .safetensors files)")
 	f.BoolVar(&noBaselines, "no-baselines", false, "do not add the heuristic baselines")
 	f.IntVar(&tasks, "tasks", 0, "number of tasks, the first of the environment or of the split side (0 = all)")
@@ -176,23 +182,27 @@ func evalPolicies(specs, baselines []string, noBaselines bool) ([]resolvedPolicy
 
 // openEvalEnv opens the environment of --env and returns it with its
 // default number of rounds. Transcript reports go to log unless quiet.
-func openEvalEnv(log io.Writer, spec, kind string, cfg env.SimConfig, quiet bool) (env.Env, int, error) {
+func openEvalEnv(log io.Writer, spec string, kind transcript.Task, cfg env.SimConfig, quiet bool) (env.Env, int, error) {
 	switch {
 	case spec == "sim" || spec == "simulator":
 		sim, err := env.NewSimulator(cfg)
 		return sim, env.DefaultRounds, err
-	case strings.HasPrefix(spec, "replay:"):
-		paths, err := expandPaths(strings.Split(strings.TrimPrefix(spec, "replay:"), ","))
+	case strings.HasPrefix(spec, replay.SpecPrefix):
+		sp, err := replay.ParseSpec(spec)
+		if err != nil {
+			return nil, 0, fmt.Errorf("--env: %w", err)
+		}
+		if kind != "" && sp.Options.Task != "" && kind != sp.Options.Task {
+			return nil, 0, fmt.Errorf("--kind %s and --env %s: two tasks; give one", kind, spec)
+		}
+		if sp.Options.Task == "" {
+			sp.Options.Task = kind
+		}
+		paths, err := expandPaths(sp.Globs)
 		if err != nil {
 			return nil, 0, fmt.Errorf("--env %s: %w", spec, err)
 		}
-		var topts transcript.Options
-		if kind != "" {
-			if topts.Task, err = transcript.ParseTask(kind); err != nil {
-				return nil, 0, fmt.Errorf("--kind: %w", err)
-			}
-		}
-		e, reps, err := replay.Load(paths, topts)
+		e, reps, err := replay.Load(paths, sp.Options)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -207,7 +217,7 @@ func openEvalEnv(log io.Writer, spec, kind string, cfg env.SimConfig, quiet bool
 		}
 		return e, r, nil
 	}
-	return nil, 0, fmt.Errorf("--env %q: want sim or replay:GLOB[,GLOB]", spec)
+	return nil, 0, fmt.Errorf("--env %q: want sim or replay:GLOB[,GLOB...][,kind=K][,layout=L]", spec)
 }
 
 // evalTasks lists the tasks to play: one side of a split when asked, then

@@ -32,10 +32,13 @@ type importFile struct {
 
 // transcriptFlags say how to read transcripts whose names do not: the
 // flags of import and data corpus.
-type transcriptFlags struct{ kind, model, layout string }
+type transcriptFlags struct {
+	kind          transcript.Task
+	model, layout string
+}
 
 func (tf *transcriptFlags) add(f *pflag.FlagSet) {
-	f.StringVar(&tf.kind, "kind", "", "task of every file, when the names do not say: gsm, mmlu, arithmetic or math")
+	addKindFlag(f, &tf.kind, "task of every file")
 	f.StringVar(&tf.layout, "layout", "auto", "file layout: auto (detect), debate (LLM-Debate and variants, DyLAN) or agora (LLM-Agora)")
 	f.StringVar(&tf.model, "model", "", "model label for the reports, when the names do not say")
 }
@@ -43,18 +46,13 @@ func (tf *transcriptFlags) add(f *pflag.FlagSet) {
 // inputs expands the transcript arguments and parses the flags into
 // transcript.Options.
 func (tf *transcriptFlags) inputs(args []string) ([]string, transcript.Options, error) {
-	opts := transcript.Options{Model: tf.model}
+	opts := transcript.Options{Model: tf.model, Task: tf.kind}
 	paths, err := expandPaths(args)
 	if err != nil {
 		return nil, opts, err
 	}
 	if opts.Layout, err = transcript.ParseLayout(tf.layout); err != nil {
 		return nil, opts, fmt.Errorf("--layout: %w", err)
-	}
-	if tf.kind != "" {
-		if opts.Task, err = transcript.ParseTask(tf.kind); err != nil {
-			return nil, opts, fmt.Errorf("--kind: %w", err)
-		}
 	}
 	return paths, opts, nil
 }
@@ -67,7 +65,7 @@ func newImportCmd() *cobra.Command {
 		maxLine      int
 	)
 	cmd := &cobra.Command{
-		Use:   "import FILES... --out episodes.jsonl [--kind gsm|mmlu|arithmetic|math] [--layout auto|debate|agora]",
+		Use:   "import FILES... --out episodes.jsonl [--kind gsm8k|mmlu|arithmetic|math] [--layout auto|debate|agora]",
 		Short: "Convert debate transcripts into episodes",
 		Long: `Import reads debate transcripts in the layout of Du et al.'s LLM-Debate
 (a JSON object mapping each question to [agent_contexts, gold_answer, ...];

@@ -40,17 +40,13 @@ type replaySplit struct {
 }
 
 // replaySplitOf reads the replay split a checkpoint's run trained on from
-// its stored position: nil for a safetensors export, an offline or
-// simulator run, or a checkpoint without a position.
-func replaySplitOf(path string) (*replaySplit, error) {
-	if strings.ToLower(filepath.Ext(path)) != ".mpdf" {
+// its header's stored position: nil for a safetensors export (no header),
+// an offline or simulator run, or a checkpoint without a position.
+func replaySplitOf(path string, h *checkpoints.Header) (*replaySplit, error) {
+	if h == nil {
 		return nil, nil
 	}
-	c, err := checkpoints.Load(path, checkpoints.WithFeatureVersion(""))
-	if err != nil {
-		return nil, err
-	}
-	pos, ok, err := run.PositionOf(&c.Header)
+	pos, ok, err := run.PositionOf(h)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -62,20 +58,20 @@ func replaySplitOf(path string) (*replaySplit, error) {
 
 // resolvePolicy turns a --policy value into a policy: a heuristic name
 // understood by metapolicy.ParseHeuristic, or the path of a checkpoint
-// (.mpdf) or safetensors file (.safetensors), read through the feature
-// layout the file records (checkpoints.LoadPolicy). A learned policy is
-// named by its file's base name.
+// (.mpdf) or safetensors file (.safetensors), read once, through the
+// feature layout the file records (checkpoints.LoadPolicyHeader). A learned
+// policy is named by its file's base name.
 func resolvePolicy(spec string) (resolvedPolicy, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
 		return resolvedPolicy{}, fmt.Errorf("empty policy")
 	}
 	if !isHeuristicSpec(spec) {
-		p, err := checkpoints.LoadPolicy(spec, filepath.Base(spec))
+		p, h, err := checkpoints.LoadPolicyHeader(spec, filepath.Base(spec))
 		if err != nil {
 			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
 		}
-		split, err := replaySplitOf(spec)
+		split, err := replaySplitOf(spec, h)
 		if err != nil {
 			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
 		}

@@ -16,18 +16,12 @@ import (
 
 // openReplay loads transcript files (globs allowed) as a replay, with its
 // readability reports on log unless quiet.
-func openReplay(log io.Writer, args []string, kind string, quiet bool) (*replay.Env, error) {
+func openReplay(log io.Writer, args []string, kind transcript.Task, quiet bool) (*replay.Env, error) {
 	paths, err := expandPaths(args)
 	if err != nil {
 		return nil, err
 	}
-	var topts transcript.Options
-	if kind != "" {
-		if topts.Task, err = transcript.ParseTask(kind); err != nil {
-			return nil, fmt.Errorf("--kind: %w", err)
-		}
-	}
-	e, reps, err := replay.Load(paths, topts)
+	e, reps, err := replay.Load(paths, transcript.Options{Task: kind})
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +39,7 @@ func openReplay(log io.Writer, args []string, kind string, quiet bool) (*replay.
 func newSignalCmd() *cobra.Command {
 	var (
 		policy   string
-		kind     string
+		kind     transcript.Task
 		episodes int
 		seed     uint64
 		asJSON   bool
@@ -86,7 +80,7 @@ team not unanimous). 0.5 is no signal. See go doc ./study/signals.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&policy, "policy", "debate", "behaviour policy whose decisions are measured")
-	f.StringVar(&kind, "kind", "", "task kind of the transcripts (gsm8k, mmlu) when the names do not say")
+	addKindFlag(f, &kind, "task of the transcripts")
 	f.IntVar(&episodes, "episodes", 1, "episodes per question (for a sampling policy)")
 	f.Uint64Var(&seed, "seed", 1, "seed of the behaviour's sampling")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
@@ -97,7 +91,7 @@ team not unanimous). 0.5 is no signal. See go doc ./study/signals.`,
 func newHindsightCmd() *cobra.Command {
 	var (
 		lambdas string
-		kind    string
+		kind    transcript.Task
 		maxExh  int
 		groupBy string
 		workers int
@@ -171,7 +165,7 @@ this is a ceiling, not a policy. See go doc ./trainer/teacher.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&lambdas, "lambda", "0", "token costs per 1000 tokens, comma-separated")
-	f.StringVar(&kind, "kind", "", "task kind of the transcripts (gsm8k, mmlu) when the names do not say")
+	addKindFlag(f, &kind, "task of the transcripts")
 	f.IntVar(&maxExh, "max-exhaustive", teacher.DefaultMaxExhaustive, "most plans tried one by one per question")
 	f.StringVar(&groupBy, "group-by", "none", "rows per none, file or model")
 	f.IntVar(&workers, "workers", 0, "questions searched at once (0: all cores)")

@@ -40,7 +40,8 @@ func newSimulateCmd() *cobra.Command {
 		seed                             uint64
 		greedy, quiet, asJSON            bool
 		calibrate                        []string
-		paramsOut, kind                  string
+		paramsOut                        string
+		kind                             transcript.Task
 		signals                          bool
 	)
 	cmd := &cobra.Command{
@@ -153,7 +154,7 @@ simulator plants.
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	f.StringSliceVar(&calibrate, "calibrate", nil, "fit the simulator to these LLM-Debate transcripts (globs) and print the fit, instead of playing")
-	f.StringVar(&kind, "kind", "", "task of --calibrate transcripts whose names do not say: gsm or mmlu")
+	addKindFlag(f, &kind, "task of the --calibrate transcripts")
 	f.StringVar(&paramsOut, "params-out", "", "with --calibrate: write the fitted parameters to this JSON file")
 	f.BoolVar(&signals, "signals", false, "print each feature's AUC for correctness on the simulator's debate episodes, instead of playing")
 	addMaxLineFlag(cmd, &maxLine)
@@ -162,17 +163,12 @@ simulator plants.
 }
 
 // runCalibrate fits the simulator to transcripts and prints the fit.
-func runCalibrate(cmd *cobra.Command, globs []string, kind, paramsOut string, seed uint64, workers int, quiet, asJSON bool) error {
+func runCalibrate(cmd *cobra.Command, globs []string, kind transcript.Task, paramsOut string, seed uint64, workers int, quiet, asJSON bool) error {
 	paths, err := expandPaths(globs)
 	if err != nil {
 		return fmt.Errorf("--calibrate: %w", err)
 	}
-	var topts transcript.Options
-	if kind != "" {
-		if topts.Task, err = transcript.ParseTask(kind); err != nil {
-			return fmt.Errorf("--kind: %w", err)
-		}
-	}
+	topts := transcript.Options{Task: kind}
 	source := fmt.Sprintf("mpdf simulate --calibrate '%s' --seed %d (%d files)", strings.Join(globs, ","), seed, len(paths))
 	c, reps, err := replay.Calibrate(paths, topts, env.CalibrateOptions{Source: source, Seed: seed, Workers: workers})
 	if err != nil {

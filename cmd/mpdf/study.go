@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/study"
@@ -21,14 +22,15 @@ func newStudyCmd() *cobra.Command {
 	var (
 		cfg           = def
 		sim           env.SimConfig
-		envSpec, kind string
+		envSpec       string
+		kind          transcript.Task
 		out, groupBy  string
 		sftEpochs     int
 		quiet, asJSON bool
 	)
 	cfg.Baselines = nil
 	cmd := &cobra.Command{
-		Use:   "study [--env sim|replay:GLOB[,GLOB...]] [flags]",
+		Use:   "study [--env sim|replay:GLOB[,GLOB...][,kind=K][,layout=L]] [flags]",
 		Short: "Cross-validated comparison of learned policies with every baseline (report.md, results.json, pareto.png)",
 		Long: `Study runs the experiment that checks whether a learned meta-policy beats the
 fixed protocols: K-fold cross-validation over questions (a question debated
@@ -110,8 +112,8 @@ data give the same bytes.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&envSpec, "env", "sim", "environment: sim, or replay:GLOB[,GLOB] of LLM-Debate transcripts")
-	f.StringVar(&kind, "kind", "", "task of replayed transcripts when their names do not say: gsm or mmlu")
+	f.StringVar(&envSpec, "env", "sim", "environment: sim, or replay:GLOB[,GLOB...][,kind=K][,layout=L] of debate transcripts (see mpdf eval -h)")
+	addKindFlag(f, &kind, "task of replayed transcripts (as a kind= part of --env)")
 	f.StringVar(&out, "out", "runs/study", "directory of results.json, report.md and pareto.png")
 	f.IntVar(&cfg.Folds, "folds", def.Folds, "K of the K-fold split by question")
 	f.IntVar(&cfg.Seeds, "seeds", def.Seeds, "repetitions of the cross-validation, seeds --seed, --seed+1, …")

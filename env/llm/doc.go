@@ -47,13 +47,22 @@
 //	{"id": "gsm-0", "question": "Janet's ducks lay 16 eggs ...", "gold": "18", "kind": "gsm"}
 //	{"id": "mmlu-0", "question": "Which of the following is an example of monosomy?: A) 46,XX, B) 47,XXX, C) 69,XYY, D) 45,X", "gold": "D", "kind": "mmlu"}
 //
-// kind is "gsm" (a number, asked for as \boxed{N}) or "mmlu" (a letter,
-// asked for as (X); the question carries its options). gold may be
-// omitted (no reward is computed for the task) and is normalised by
-// NormalizeGold, so GSM8K reference solutions ending "#### 18" and
-// letters written "(d)" do. Unknown fields, empty ids or questions,
-// other kinds and repeated ids are errors reported as FILE:LINE: FIELD:
-// reason.
+//	{"id": "ar-0", "question": "What is the result of 6+19*28+14-10*7?", "gold": "482", "kind": "arithmetic"}
+//	{"id": "math-0", "question": "If $\frac{n+5}{n-3} = 2$, what is $n$?", "gold": "11", "kind": "math"}
+//
+// kind is any kind the answer package reads (answer.ParseKind, any case),
+// kept as this package's name (Kinds): "gsm" or "gsm8k" (a number, asked
+// for as \boxed{N}), "mmlu" (a letter, asked for as (X); the question
+// carries its options), "arithmetic" (an integer, asked for at the end of
+// the response; the question is the whole sentence, as LLM-Debate's
+// "What is the result of ...?") or "math" (a LaTeX expression, asked for
+// as \boxed{...}; answers compare after answer.NormalizeMath). gold may
+// be omitted (no reward is computed for the task) and is normalised by
+// NormalizeGold, so GSM8K reference solutions ending "#### 18", letters
+// written "(d)" and "\dfrac12" for 0.5 do. Unknown fields, empty ids or
+// questions, other kinds, repeated ids and golds no answer could equal
+// (gsm or arithmetic: not a number; mmlu: not a letter A–D) are errors
+// reported as FILE:LINE: FIELD: reason.
 //
 // # What each action does
 //
@@ -82,14 +91,21 @@
 // # Prompts
 //
 // Solve and refine are LLM-Debate's (Du et al.), word for word, as in the
-// public transcripts; Q is the question, S a solution, A an answer.
+// public transcripts (a test checks arithmetic's against one); Q is the
+// question, S a solution, A an answer. LLM-Debate has no MATH task: math
+// asks as gsm does, for "a simplified LaTeX expression" in the box.
 //
 //	solve, gsm:  Can you solve the following math problem? Q Explain your reasoning. Your final answer should be a single numerical number, in the form \boxed{answer}, at the end of your response.
 //	solve, mmlu: Can you answer the following question as accurately as possible? Q Explain your answer, putting the answer in the form (X) at the end of your response.
 //	refine:      These are the solutions to the problem from other agents: ⏎⏎ One agent solution: ```S``` (once per peer), then
 //	  gsm:       ⏎⏎ Using the solutions from other agents as additional information, can you provide your answer to the math problem? ⏎ The original math problem is Q. Your final answer should be a single numerical number, in the form \boxed{answer}, at the end of your response.
 //	  mmlu:      ⏎⏎ Using the reasoning from other agents as additional advice, can you give an updated answer? Examine your solution and that other agents step by step. Put your answer in the form (X) at the end of your response.
-//	concede:     This is the solution to the problem from another agent, whose answer you now adopt: ```S```⏎⏎ Restate this solution in your own words. Your final answer must be A, in the form \boxed{answer}, at the end of your response.   (mmlu: "must be (A), in the form (X) at the end")
+//	solve, arithmetic: Q Make sure to state your answer at the end of the response.
+//	solve, math: as gsm, with "a simplified LaTeX expression" for "a single numerical number"
+//	refine, arithmetic: These are the recent/updated opinions from other agents: ⏎⏎ One agent response: ```S``` (once per peer), then
+//	             ⏎⏎ Use these opinions carefully as additional advice, can you provide an updated answer? Make sure to state your answer at the end of the response.
+//	refine, math: as gsm, with "a simplified LaTeX expression" for "a single numerical number"
+//	concede:     This is the solution to the problem from another agent, whose answer you now adopt: ```S```⏎⏎ Restate this solution in your own words. Your final answer must be A, in the form \boxed{answer}, at the end of your response.   (mmlu: "must be (A), in the form (X) at the end"; arithmetic: "must be A. Make sure to state your answer at the end of the response.")
 //	critic:      Here is a problem and a proposed solution.⏎⏎Problem: Q⏎⏎Proposed solution: ```S```⏎⏎How likely is it that the final answer of the proposed solution is correct? Rate it from 0 (certainly wrong) to 100 (certainly correct). Reply with a single line of the form "Confidence: N".
 //
 // (⏎ is a newline; SolvePrompt, RefinePrompt, ConcedePrompt and

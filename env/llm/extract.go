@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -35,9 +36,23 @@ func answerKind(kind string) answer.Kind {
 	return k
 }
 
+// normalizeKind reads a task kind by answer.ParseKind's rules (any case;
+// "gsm8k" or "gsm") and returns this package's name of it (Kinds).
+func normalizeKind(kind string) (string, error) {
+	k, err := answer.ParseKind(kind)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a task kind (want %s; gsm8k is gsm)", kind, strings.Join(Kinds, ", "))
+	}
+	if k == answer.GSM8K {
+		return KindGSM, nil
+	}
+	return string(k), nil
+}
+
 // NormalizeGold writes a task's gold answer in the form answers are read
 // in (answer.Gold): for gsm the number of a GSM8K reference solution's
-// "#### N", for mmlu the letter. A gold that rule cannot read is trimmed
+// "#### N", for mmlu the letter, for arithmetic the integer, for math the
+// normalised LaTeX (answer.NormalizeMath: "\dfrac12" is "0.5"). A gold that rule cannot read is trimmed
 // and kept (it then matches no answer: the episode earns no reward for
 // being right, rather than a wrong one).
 func NormalizeGold(kind, gold string) string {

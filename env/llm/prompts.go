@@ -5,30 +5,67 @@ import (
 )
 
 // Task kinds: what the question asks for and how its answer is written.
+// They are the answer package's kinds (Task.Kind accepts any name
+// answer.ParseKind reads — "gsm8k" is "gsm" — and keeps these).
 const (
-	KindGSM  = "gsm"  // a number, written \boxed{N} (GSM8K and other math word problems)
-	KindMMLU = "mmlu" // a letter among the options, written (X)
+	KindGSM        = "gsm"        // a number, written \boxed{N} (GSM8K and other math word problems)
+	KindMMLU       = "mmlu"       // a letter among the options, written (X)
+	KindArithmetic = "arithmetic" // an integer, stated at the end (LLM-Debate's arithmetic task)
+	KindMath       = "math"       // a LaTeX expression, written \boxed{...} (MATH competition problems)
 )
 
-// The prompts of Du et al.'s LLM-Debate (their gsm and mmlu scripts), word
-// for word, so that episodes collected here read like the public debate
-// transcripts. %Q stands for the question, %P for the peers' solutions.
-const (
-	solveGSM  = `Can you solve the following math problem? %Q Explain your reasoning. Your final answer should be a single numerical number, in the form \boxed{answer}, at the end of your response.`
-	solveMMLU = `Can you answer the following question as accurately as possible? %Q Explain your answer, putting the answer in the form (X) at the end of your response.`
+// Kinds lists the task kinds, in the order help texts name them.
+var Kinds = []string{KindGSM, KindMMLU, KindArithmetic, KindMath}
 
-	refinePrefix = `These are the solutions to the problem from other agents: `
-	refinePeer   = "\n\n One agent solution: ```%S```"
-	refineGSM    = "\n\n Using the solutions from other agents as additional information, can you provide your answer to the math problem? \n The original math problem is %Q. Your final answer should be a single numerical number, in the form \\boxed{answer}, at the end of your response."
-	refineMMLU   = "\n\n Using the reasoning from other agents as additional advice, can you give an updated answer? Examine your solution and that other agents step by step. Put your answer in the form (X) at the end of your response."
-)
+// prompts are the words of one task kind: %Q stands for the question, %S
+// for a solution, %A for an answer. The refine prompt is prefix, then
+// peer once per peer, then refine.
+type prompts struct {
+	solve, prefix, peer, refine, concede string
+}
 
-// The prompts LLM-Debate has no counterpart for: conceding with a call
-// (Options.ConcedeCall) and the critic that scores confidence.
+// The prompts of Du et al.'s LLM-Debate (their gsm, mmlu and math —
+// arithmetic — scripts), word for word, so that episodes collected here
+// read like the public debate transcripts. LLM-Debate has no MATH task:
+// math asks as gsm does, for a simplified LaTeX expression in the box
+// answer.ExtractMath reads first. Concede has no LLM-Debate counterpart
+// (Options.ConcedeCall).
+var kindPrompts = map[string]prompts{
+	KindGSM: {
+		solve:   `Can you solve the following math problem? %Q Explain your reasoning. Your final answer should be a single numerical number, in the form \boxed{answer}, at the end of your response.`,
+		prefix:  solutionsPrefix,
+		peer:    solutionPeer,
+		refine:  "\n\n Using the solutions from other agents as additional information, can you provide your answer to the math problem? \n The original math problem is %Q. Your final answer should be a single numerical number, in the form \\boxed{answer}, at the end of your response.",
+		concede: concedePrefix + "Your final answer must be %A, in the form \\boxed{answer}, at the end of your response.",
+	},
+	KindMMLU: {
+		solve:   `Can you answer the following question as accurately as possible? %Q Explain your answer, putting the answer in the form (X) at the end of your response.`,
+		prefix:  solutionsPrefix,
+		peer:    solutionPeer,
+		refine:  "\n\n Using the reasoning from other agents as additional advice, can you give an updated answer? Examine your solution and that other agents step by step. Put your answer in the form (X) at the end of your response.",
+		concede: concedePrefix + "Your final answer must be (%A), in the form (X) at the end of your response.",
+	},
+	KindArithmetic: {
+		solve:   `%Q Make sure to state your answer at the end of the response.`,
+		prefix:  `These are the recent/updated opinions from other agents: `,
+		peer:    "\n\n One agent response: ```%S```",
+		refine:  "\n\n Use these opinions carefully as additional advice, can you provide an updated answer? Make sure to state your answer at the end of the response.",
+		concede: concedePrefix + "Your final answer must be %A. Make sure to state your answer at the end of the response.",
+	},
+	KindMath: {
+		solve:   `Can you solve the following math problem? %Q Explain your reasoning. Your final answer should be a simplified LaTeX expression, in the form \boxed{answer}, at the end of your response.`,
+		prefix:  solutionsPrefix,
+		peer:    solutionPeer,
+		refine:  "\n\n Using the solutions from other agents as additional information, can you provide your answer to the math problem? \n The original math problem is %Q. Your final answer should be a simplified LaTeX expression, in the form \\boxed{answer}, at the end of your response.",
+		concede: concedePrefix + "Your final answer must be %A, in the form \\boxed{answer}, at the end of your response.",
+	},
+}
+
 const (
-	concedeGSM  = "This is the solution to the problem from another agent, whose answer you now adopt: ```%S```\n\n Restate this solution in your own words. Your final answer must be %A, in the form \\boxed{answer}, at the end of your response."
-	concedeMMLU = "This is the solution to the problem from another agent, whose answer you now adopt: ```%S```\n\n Restate this solution in your own words. Your final answer must be (%A), in the form (X) at the end of your response."
-	critic      = "Here is a problem and a proposed solution.\n\nProblem: %Q\n\nProposed solution: ```%S```\n\nHow likely is it that the final answer of the proposed solution is correct? Rate it from 0 (certainly wrong) to 100 (certainly correct). Reply with a single line of the form \"Confidence: N\"."
+	solutionsPrefix = `These are the solutions to the problem from other agents: `
+	solutionPeer    = "\n\n One agent solution: ```%S```"
+	concedePrefix   = "This is the solution to the problem from another agent, whose answer you now adopt: ```%S```\n\n Restate this solution in your own words. "
+	critic          = "Here is a problem and a proposed solution.\n\nProblem: %Q\n\nProposed solution: ```%S```\n\nHow likely is it that the final answer of the proposed solution is correct? Rate it from 0 (certainly wrong) to 100 (certainly correct). Reply with a single line of the form \"Confidence: N\"."
 )
 
 // noAnswer stands in for an empty solution inside a prompt.
@@ -40,31 +77,37 @@ func fill(tmpl, question, solution, answer string) string {
 	return strings.NewReplacer("%Q", question, "%S", solution, "%A", answer).Replace(tmpl)
 }
 
+// promptsOf is the prompts of a task kind, any name answer.ParseKind
+// reads; gsm's for a kind it does not (Task.check admits none).
+func promptsOf(kind string) prompts {
+	if p, ok := kindPrompts[kind]; ok {
+		return p
+	}
+	if k, err := normalizeKind(kind); err == nil {
+		return kindPrompts[k]
+	}
+	return kindPrompts[KindGSM]
+}
+
 // SolvePrompt is the round-0 prompt for a task.
 func SolvePrompt(kind, question string) string {
-	if kind == KindMMLU {
-		return fill(solveMMLU, question, "", "")
-	}
-	return fill(solveGSM, question, "", "")
+	return fill(promptsOf(kind).solve, question, "", "")
 }
 
 // RefinePrompt is the user message that follows an agent's own previous
 // answer when it refines: the peers' solutions, in agent order, then the
 // instruction.
 func RefinePrompt(kind, question string, peers []string) string {
+	p := promptsOf(kind)
 	var b strings.Builder
-	b.WriteString(refinePrefix)
-	for _, p := range peers {
-		if strings.TrimSpace(p) == "" {
-			p = noAnswer
+	b.WriteString(p.prefix)
+	for _, s := range peers {
+		if strings.TrimSpace(s) == "" {
+			s = noAnswer
 		}
-		b.WriteString(fill(refinePeer, "", p, ""))
+		b.WriteString(fill(p.peer, "", s, ""))
 	}
-	if kind == KindMMLU {
-		b.WriteString(refineMMLU)
-	} else {
-		b.WriteString(fill(refineGSM, question, "", ""))
-	}
+	b.WriteString(fill(p.refine, question, "", ""))
 	return b.String()
 }
 
@@ -74,10 +117,7 @@ func ConcedePrompt(kind, solution, answer string) string {
 	if strings.TrimSpace(solution) == "" {
 		solution = noAnswer
 	}
-	if kind == KindMMLU {
-		return fill(concedeMMLU, "", solution, answer)
-	}
-	return fill(concedeGSM, "", solution, answer)
+	return fill(promptsOf(kind).concede, "", solution, answer)
 }
 
 // CriticPrompt asks the model to score a solution's correctness.

@@ -16,10 +16,16 @@ import (
 //
 //	{"id": "gsm-17", "question": "Jared is ...", "gold": "52", "kind": "gsm"}
 //
-// Question is the whole text the model sees; for mmlu it holds the options
-// too ("...?: A) 46,XX, B) 47,XXX, C) 69,XYY, D) 45,X"). Gold is optional
-// ("" = unknown: the episode earns no reward) and is normalised with
-// NormalizeGold, so a GSM8K reference solution ending "#### 52" will do.
+// Kind is any kind the answer package reads — gsm (or gsm8k), mmlu,
+// arithmetic, math, any case — and is kept as this package's name of it
+// (Kinds). Question is the whole text the model sees; for mmlu it holds
+// the options too ("...?: A) 46,XX, B) 47,XXX, C) 69,XYY, D) 45,X"), for
+// arithmetic the whole question ("What is the result of 6+19*28?"). Gold
+// is optional ("" = unknown: the episode earns no reward) and is
+// normalised with NormalizeGold, so a GSM8K reference solution ending
+// "#### 52" will do; a gold the kind's answers could never equal (a gsm or
+// arithmetic gold that is no number, an mmlu gold that is no letter A–D)
+// is an error.
 type Task struct {
 	ID       string `json:"id"`
 	Question string `json:"question"`
@@ -37,15 +43,26 @@ func (t *Task) check() error {
 		return errors.New("id: empty")
 	case strings.TrimSpace(t.Question) == "":
 		return errors.New("question: empty")
-	case t.Kind != KindGSM && t.Kind != KindMMLU:
-		return fmt.Errorf("kind: %q is not %q or %q", t.Kind, KindGSM, KindMMLU)
 	}
+	k, err := normalizeKind(t.Kind)
+	if err != nil {
+		return fmt.Errorf("kind: %w", err)
+	}
+	t.Kind = k
 	raw := t.Gold
 	t.Gold = NormalizeGold(t.Kind, t.Gold)
-	if _, err := strconv.ParseFloat(t.Gold, 64); t.Kind == KindGSM && t.Gold != "" && err != nil {
-		// An answer is read as a number: a gold that is not one would
-		// make every episode of the task wrong.
+	if t.Gold == "" {
+		return nil
+	}
+	// A gold that no answer of the kind can equal would make every
+	// episode of the task wrong.
+	switch _, err := strconv.ParseFloat(t.Gold, 64); {
+	case t.Kind == KindGSM && err != nil:
 		return fmt.Errorf("gold: %q is not a number (a gsm gold is the final number, or a solution ending \"#### N\")", raw)
+	case t.Kind == KindArithmetic && err != nil:
+		return fmt.Errorf("gold: %q is not a number (an arithmetic gold is the integer result)", raw)
+	case t.Kind == KindMMLU && (len(t.Gold) != 1 || !strings.Contains("ABCD", t.Gold)):
+		return fmt.Errorf("gold: %q is not a letter A–D (an mmlu gold names the right option)", raw)
 	}
 	return nil
 }

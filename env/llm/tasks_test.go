@@ -14,6 +14,10 @@ func TestReadTasks(t *testing.T) {
 {"id":"g2","question":"Jared types ...","gold":"Jared ... \n#### 1,052","kind":"gsm"}
 {"id":"m1","question":"Which is monosomy?: A) 46,XX, B) 47,XXX, C) 69,XYY, D) 45,X","gold":"(d)","kind":"mmlu"}
 {"id":"u1","question":"No gold here","kind":"gsm"}
+{"id":"g3","question":"What is 3+4?","gold":"7","kind":"GSM8K"}
+{"id":"a1","question":"What is the result of 6+19*28+14-10*7?","gold":"482","kind":"arithmetic"}
+{"id":"x1","question":"Solve 2x = 1.","gold":"\\dfrac12","kind":"Math"}
+{"id":"x2","question":"Simplify x+x.","gold":"$2x$","kind":"math"}
 `
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -27,6 +31,10 @@ func TestReadTasks(t *testing.T) {
 		{"g2", "Jared types ...", "1052", KindGSM},
 		{"m1", "Which is monosomy?: A) 46,XX, B) 47,XXX, C) 69,XYY, D) 45,X", "D", KindMMLU},
 		{"u1", "No gold here", "", KindGSM},
+		{"g3", "What is 3+4?", "7", KindGSM},
+		{"a1", "What is the result of 6+19*28+14-10*7?", "482", KindArithmetic},
+		{"x1", "Solve 2x = 1.", "0.5", KindMath},
+		{"x2", "Simplify x+x.", "2x", KindMath},
 	}
 	if len(tasks) != len(want) {
 		t.Fatalf("%d tasks, want %d", len(tasks), len(want))
@@ -49,13 +57,15 @@ func TestReadTasksErrors(t *testing.T) {
 		{"type", `{"id":7,"question":"q","kind":"gsm"}`, "t.jsonl:1: id: want a string, got JSON number"},
 		{"no id", `{"question":"q","kind":"gsm"}`, "t.jsonl:1: id: empty"},
 		{"no question", `{"id":"a","kind":"gsm"}`, "t.jsonl:1: question: empty"},
-		{"kind", `{"id":"a","question":"q","kind":"math"}`, `t.jsonl:1: kind: "math" is not "gsm" or "mmlu"`},
-		{"no kind", `{"id":"a","question":"q"}`, `t.jsonl:1: kind: "" is not`},
+		{"kind", `{"id":"a","question":"q","kind":"physics"}`, `t.jsonl:1: kind: "physics" is not a task kind (want gsm, mmlu, arithmetic, math; gsm8k is gsm)`},
+		{"no kind", `{"id":"a","question":"q"}`, `t.jsonl:1: kind: "" is not a task kind`},
 		{"duplicate", good + "\n" + good, `t.jsonl:3: id: "a" repeats line 1`},
 		{"two values", `{"id":"a","question":"q","kind":"gsm"} {}`, "t.jsonl:1: more than one JSON value"},
 		{"array", `[1]`, "t.jsonl:1: want a JSON object, got JSON array"},
 		{"gsm gold not a number", `{"id":"a","question":"q","gold":"forty-two","kind":"gsm"}`, `t.jsonl:1: gold: "forty-two" is not a number`},
 		{"gsm solution without a number", `{"id":"a","question":"q","gold":"so\n#### many","kind":"gsm"}`, `t.jsonl:1: gold: "so\n#### many" is not a number`},
+		{"arithmetic gold not a number", `{"id":"a","question":"q","gold":"many","kind":"arithmetic"}`, `t.jsonl:1: gold: "many" is not a number`},
+		{"mmlu gold not a letter", `{"id":"a","question":"q","gold":"Insulin","kind":"mmlu"}`, `t.jsonl:1: gold: "Insulin" is not a letter A–D`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := DecodeTasks(strings.NewReader(tc.text), "t.jsonl")

@@ -69,6 +69,13 @@
 // Calibrate fits the simulator to them (env.Calibrate). mpdf simulate
 // --calibrate is this function.
 //
+// # Specs
+//
+// ParseSpec reads the one-string name of a replay that the command line
+// takes (--env) and a training run records: "replay:GLOB[,GLOB...]" with
+// optional kind=K and layout=L parts, the transcript.Options every file is
+// read with (Spec). Load(expanded Globs, Spec.Options) opens it.
+//
 // # Splits
 //
 // Split and SplitKeys divide tasks into train and held-out sets with a

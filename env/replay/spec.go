@@ -1,0 +1,72 @@
+package replay
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mpdf/mpdf/data/transcript"
+)
+
+// SpecPrefix starts an environment spec that names a replay.
+const SpecPrefix = "replay:"
+
+// Spec is what a replay environment spec says, the --env value of the
+// command line: "replay:" then comma-separated parts, each a file or a
+// glob, or one of
+//
+//	kind=K     the task of every file (transcript.ParseTask: gsm8k, mmlu,
+//	           arithmetic, math), when the file names do not say
+//	layout=L   the layout of every file (transcript.ParseLayout: auto,
+//	           debate, agora), when detection misreads one
+//
+// for example "replay:runs/*.json,logs/x.json,kind=math,layout=debate".
+// The spec is one string because a run records it (trainer/run's
+// Position.Env) and a resume or an evaluation reopens the same
+// environment from it. A file whose name starts with "kind=" or
+// "layout=" is named with a directory: "./kind=1.json".
+type Spec struct {
+	// Globs are the file parts, in order, unexpanded.
+	Globs []string
+	// Options are the kind= and layout= parts (Task and Layout); zero
+	// when the spec does not say.
+	Options transcript.Options
+}
+
+// ParseSpec reads a replay spec. It checks the options, not the files:
+// the caller expands Globs (Load takes the paths).
+func ParseSpec(s string) (Spec, error) {
+	rest, ok := strings.CutPrefix(s, SpecPrefix)
+	if !ok {
+		return Spec{}, fmt.Errorf("replay: spec %q: want %sGLOB[,GLOB...][,kind=K][,layout=L]", s, SpecPrefix)
+	}
+	var sp Spec
+	var kind, layout bool
+	for part := range strings.SplitSeq(rest, ",") {
+		var err error
+		switch {
+		case part == "":
+			return Spec{}, fmt.Errorf("replay: spec %q: empty part", s)
+		case strings.HasPrefix(part, "kind="):
+			if kind {
+				return Spec{}, fmt.Errorf("replay: spec %q: kind= given twice", s)
+			}
+			kind = true
+			sp.Options.Task, err = transcript.ParseTask(strings.TrimPrefix(part, "kind="))
+		case strings.HasPrefix(part, "layout="):
+			if layout {
+				return Spec{}, fmt.Errorf("replay: spec %q: layout= given twice", s)
+			}
+			layout = true
+			sp.Options.Layout, err = transcript.ParseLayout(strings.TrimPrefix(part, "layout="))
+		default:
+			sp.Globs = append(sp.Globs, part)
+		}
+		if err != nil {
+			return Spec{}, fmt.Errorf("replay: spec %q: %w", s, err)
+		}
+	}
+	if len(sp.Globs) == 0 {
+		return Spec{}, fmt.Errorf("replay: spec %q: no file", s)
+	}
+	return sp, nil
+}
