@@ -22,13 +22,12 @@ func (p *Policy) Decide(req *DecideRequest) (*DecideResponse, error) {
 }
 
 // decide computes the decisions of validated deliberations. Features go
-// through metapolicy.FeaturizeTeam (Featurize for every agent at once),
-// which also gives the team answer and concede targets; a policy of
-// another layout (mpdf-features/v2) then overwrites each agent's row with
-// its own featurizer, given the deliberation's history. The network goes
-// through the batched float32
-// kernels (nn.Workspace), the draw through metapolicy.Sample or Greedy: a
-// deliberation decides the same whatever batch it comes in.
+// through the layout's team featurizer (metapolicy.FeaturizeTeam or
+// FeaturizeTeamV2: every agent's row at once, bit for bit its featurizer's),
+// which also gives the team answer and concede targets. The
+// network goes through the batched float32 kernels (nn.Workspace), the draw
+// through metapolicy.Sample or Greedy: a deliberation decides the same
+// whatever batch it comes in.
 func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error) {
 	resp := &DecideResponse{FeatureVersion: p.info.FeatureVersion, Policy: p.info.Name, Step: p.info.Step, Mode: modeGreedy}
 	var seed uint64
@@ -48,7 +47,6 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 	}
 	const out = metapolicy.NumActions
 	in := p.fz.Width
-	v1 := p.fz.Version == metapolicy.FeatureVersion
 	sc := scratchPool.Get().(*scratch)
 	defer sc.put()
 	x, logits, targets := sc.size(rows, in)
@@ -57,36 +55,18 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 	for i := range ds {
 		d := &ds[i]
 		n := len(d.agents)
-		const w1 = metapolicy.FeatureWidth
-		if cap(sc.f) < n*w1 {
-			sc.f = make([]float64, n*w1)
+		if cap(sc.f) < n*in {
+			sc.f = make([]float64, n*in)
 		}
-		f := sc.f[:n*w1]
+		f := sc.f[:n*in]
 		obs := metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents, History: d.history}
-		team, err := metapolicy.FeaturizeTeam(f, targets[r:r+n], &obs)
+		team, err := p.team(f, targets[r:r+n], &obs)
 		if err != nil {
 			return nil, fmt.Errorf("serve: deliberation %d: %w", i, err)
 		}
 		teams = append(teams, team)
-		if v1 {
-			for k, v := range f {
-				x[r*in+k] = float32(v)
-			}
-			r += n
-			continue
-		}
-		if cap(sc.g) < in {
-			sc.g = make([]float64, in)
-		}
-		g := sc.g[:in]
-		for self := range n {
-			obs.Self = self
-			if err := p.fz.Featurize(g, &obs); err != nil {
-				return nil, fmt.Errorf("serve: deliberation %d agent %d: %w", i, self, err)
-			}
-			for k, v := range g {
-				x[(r+self)*in+k] = float32(v)
-			}
+		for k, v := range f {
+			x[r*in+k] = float32(v)
 		}
 		r += n
 	}
@@ -143,12 +123,27 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 	return resp, nil
 }
 
+// teamFeaturizer featurizes every agent of a deliberation at once (see
+// metapolicy.FeaturizeTeam).
+type teamFeaturizer func(dst []float64, targets []string, obs *metapolicy.Observation) (team string, err error)
+
+// teamFeaturizerFor is the team featurizer of a feature layout, nil for a
+// layout without one.
+func teamFeaturizerFor(version string) teamFeaturizer {
+	switch version {
+	case metapolicy.FeatureVersion:
+		return metapolicy.FeaturizeTeam
+	case metapolicy.FeatureVersionV2:
+		return metapolicy.FeaturizeTeamV2
+	}
+	return nil
+}
+
 // scratch is one request's working memory, pooled so that a decide
 // allocates little more than its response.
 type scratch struct {
 	x, logits []float32
-	f         []float64 // one deliberation's features (FeatureWidth per agent)
-	g         []float64 // one agent's features, for another layout
+	f         []float64 // one deliberation's features (a row per agent)
 	targets   []string
 	teams     []string
 }

@@ -191,6 +191,21 @@ func (p *fastParser) deliberationMember(key []byte, seen *uint32, d *Deliberatio
 			a := &d.Agents[len(d.Agents)-1]
 			return p.object(func(k []byte, seen *uint32) bool { return p.agentMember(k, seen, a) })
 		})
+	case "history":
+		if !once(seen, 13) {
+			return false
+		}
+		d.History = [][]string{}
+		ok = p.array(func() bool {
+			row := []string{}
+			ok := p.array(func() bool {
+				s, ok := p.str()
+				row = append(row, s)
+				return ok
+			})
+			d.History = append(d.History, row)
+			return ok
+		})
 	}
 	return ok
 }
