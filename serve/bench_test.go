@@ -145,6 +145,20 @@ func BenchmarkDecide(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchDecide(b, p, false)
+}
+
+// BenchmarkDecideV2 is BenchmarkDecide for an mpdf-features/v2 policy,
+// every deliberation with a history.
+func BenchmarkDecideV2(b *testing.B) {
+	p, err := NewPolicyVersion("v2", metapolicy.FeatureVersionV2, testNetV2(b, 1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchDecide(b, p, true)
+}
+
+func benchDecide(b *testing.B, p *Policy, history bool) {
 	var req DecideRequest
 	rng := rand.New(rand.NewPCG(1, 1))
 	for i := range 256 {
@@ -153,8 +167,12 @@ func BenchmarkDecide(b *testing.B) {
 			d = randomDeliberation(rng, i)
 		}
 		d.Agents = d.Agents[:benchAgents]
+		if history {
+			d = withHistory(rng, d)
+		}
 		req.Deliberations = append(req.Deliberations, d)
 	}
+	b.ReportAllocs()
 	cpu0 := cpuSeconds()
 	for b.Loop() {
 		if _, err := p.Decide(&req); err != nil {
@@ -216,6 +234,7 @@ func runHandler(b *testing.B, s *Server, body []byte) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	r.ContentLength = int64(len(body)) // as net/http sets it
 	w := &nullWriter{h: http.Header{}}
 	b.ReportAllocs()
 	for b.Loop() {

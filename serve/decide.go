@@ -18,7 +18,7 @@ func (p *Policy) Decide(req *DecideRequest) (*DecideResponse, error) {
 	if ferr != nil {
 		return nil, fmt.Errorf("serve: %w", ferr)
 	}
-	return p.decide(req, ds)
+	return p.decide(req, ds, nil)
 }
 
 // decide computes the decisions of validated deliberations. Features go
@@ -28,8 +28,17 @@ func (p *Policy) Decide(req *DecideRequest) (*DecideResponse, error) {
 // network goes through the batched float32 kernels (nn.Workspace), the draw
 // through metapolicy.Sample or Greedy: a deliberation decides the same
 // whatever batch it comes in.
-func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error) {
-	resp := &DecideResponse{FeatureVersion: p.info.FeatureVersion, Policy: p.info.Name, Step: p.info.Step, Mode: modeGreedy}
+//
+// With an arena (the HTTP handler's), the response is the arena's: it is
+// valid until the arena is put back.
+func (p *Policy) decide(req *DecideRequest, ds []delib, a *arena) (*DecideResponse, error) {
+	var resp *DecideResponse
+	if a != nil {
+		resp = &a.resp
+	} else {
+		resp = new(DecideResponse)
+	}
+	*resp = DecideResponse{FeatureVersion: p.info.FeatureVersion, Policy: p.info.Name, Step: p.info.Step, Mode: modeGreedy}
 	var seed uint64
 	if req.Mode == modeSample {
 		resp.Mode = modeSample
@@ -38,7 +47,8 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 		} else {
 			seed = rand.Uint64()
 		}
-		resp.Seed = &seed
+		resp.Seed = new(uint64)
+		*resp.Seed = seed
 	}
 
 	rows := 0
@@ -59,8 +69,9 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 			sc.f = make([]float64, n*in)
 		}
 		f := sc.f[:n*in]
-		obs := metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents, History: d.history}
-		team, err := p.team(f, targets[r:r+n], &obs)
+		obs := &sc.obs // in the scratch: the featurizer is a func value, so obs escapes
+		*obs = metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents, History: d.history}
+		team, err := p.team(f, targets[r:r+n], obs)
 		if err != nil {
 			return nil, fmt.Errorf("serve: deliberation %d: %w", i, err)
 		}
@@ -73,9 +84,16 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 	sc.teams = teams
 	p.forward(logits, x)
 
-	results := make([]Result, len(ds))
-	decisions := make([]Decision, rows)
-	var probs fixedProbs
+	var results []Result
+	var decisions []Decision
+	if a != nil {
+		a.results = append(a.results[:0], make([]Result, len(ds))...)
+		a.decisions = append(a.decisions[:0], make([]Decision, rows)...)
+		results, decisions = a.results, a.decisions
+	} else {
+		results, decisions = make([]Result, len(ds)), make([]Decision, rows)
+	}
+	probs := &sc.probs // in the scratch, as obs: both go through an interface
 	var logp [out]float32
 	r = 0
 	for i := range ds {
@@ -86,7 +104,8 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 		if resp.Mode == modeSample {
 			rng = rand.New(rand.NewPCG(seed, uint64(i)))
 		}
-		obs := metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents, History: d.history}
+		obs := &sc.obs
+		*obs = metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents, History: d.history}
 		for self := range d.agents {
 			nn.LogSoftmaxTo(logp[:], logits[r*out:(r+1)*out])
 			for k, v := range logp {
@@ -97,9 +116,9 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 			var lp float64
 			var err error
 			if rng != nil {
-				a, lp, err = metapolicy.Sample(&probs, &obs, rng)
+				a, lp, err = metapolicy.Sample(probs, obs, rng)
 			} else {
-				a, lp, err = metapolicy.Greedy(&probs, &obs)
+				a, lp, err = metapolicy.Greedy(probs, obs)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("serve: deliberation %d agent %d: %w", i, self, err)
@@ -146,6 +165,8 @@ type scratch struct {
 	f         []float64 // one deliberation's features (a row per agent)
 	targets   []string
 	teams     []string
+	obs       metapolicy.Observation // the deliberation being featurized or drawn
+	probs     fixedProbs
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -170,6 +191,7 @@ func (s *scratch) put() {
 	if cap(s.targets) > maxPooledRows {
 		return
 	}
+	s.obs = metapolicy.Observation{}
 	clear(s.targets[:cap(s.targets)])
 	clear(s.teams[:cap(s.teams)])
 	s.teams = s.teams[:0]

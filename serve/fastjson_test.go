@@ -150,21 +150,26 @@ func FuzzFastDecode(f *testing.F) {
 }
 
 // decideOutcome is what the server answers to body b once decoded by
-// decode: the error body of a request it refuses, or the decisions.
-func decideOutcome(t *testing.T, p *Policy, b []byte, decode func([]byte, *DecideRequest) *ErrorBody) (*ErrorBody, *DecideResponse) {
+// decode: the error body of a request it refuses, or the decisions. With an
+// arena (the handler's way) the request is decoded, checked and decided in
+// it, as the handler does.
+func decideOutcome(t *testing.T, p *Policy, b []byte, decode func([]byte, *DecideRequest, *arena) *ErrorBody, a *arena) (*ErrorBody, *DecideResponse) {
 	t.Helper()
-	var req DecideRequest
-	if eb := decode(b, &req); eb != nil {
+	req := new(DecideRequest)
+	if a != nil {
+		req = &a.req
+	}
+	if eb := decode(b, req, a); eb != nil {
 		return eb, nil
 	}
-	ds, fe := req.check()
+	ds, fe := req.checkIn(a)
 	if fe != nil {
 		return &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field}, nil
 	}
 	if req.Seed == nil { // else sample mode draws a fresh seed each time
 		req.Seed = new(uint64)
 	}
-	resp, err := p.decide(&req, ds)
+	resp, err := p.decide(req, ds, a)
 	if err != nil {
 		t.Fatalf("%s: decide: %v", b, err)
 	}
@@ -173,7 +178,7 @@ func decideOutcome(t *testing.T, p *Policy, b []byte, decode func([]byte, *Decid
 
 // slowOnly decodes as decodeRequest does when the fast path declines:
 // the protocol limits, then encoding/json.
-func slowOnly(b []byte, req *DecideRequest) *ErrorBody {
+func slowOnly(b []byte, req *DecideRequest, _ *arena) *ErrorBody {
 	if fe := scanLimits(b); fe != nil {
 		return &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field}
 	}
@@ -181,11 +186,14 @@ func slowOnly(b []byte, req *DecideRequest) *ErrorBody {
 }
 
 // checkPaths fails unless the server answers b the same, error or
-// decisions, whether the fast decoder or encoding/json decodes it.
+// decisions, whether the handler's decoder (the fast path, in a pooled
+// arena that served other requests before) or encoding/json decodes it.
 func checkPaths(t *testing.T, p *Policy, b []byte) (ok bool) {
 	t.Helper()
-	feb, fresp := decideOutcome(t, p, b, decodeRequest)
-	seb, sresp := decideOutcome(t, p, b, slowOnly)
+	a := arenaPool.Get().(*arena)
+	defer a.put()
+	feb, fresp := decideOutcome(t, p, b, decodeIn, a)
+	seb, sresp := decideOutcome(t, p, b, slowOnly, nil)
 	if !reflect.DeepEqual(feb, seb) || !reflect.DeepEqual(fresp, sresp) {
 		t.Fatalf("%s\nfast path: %+v %+v\nencoding/json: %+v %+v", b, feb, fresp, seb, sresp)
 	}
