@@ -52,6 +52,76 @@ func BenchmarkServeRate(b *testing.B) {
 	}
 }
 
+// BenchmarkServeSingleRaw is BenchmarkServeSingle (closed loop, 64
+// clients, saturated) with the raw clients of BenchmarkServeRate instead
+// of net/http's: the server's capacity and queueing when the load
+// generator costs little, as an external one (wrk) on other cores would.
+func BenchmarkServeSingleRaw(b *testing.B) {
+	const conns = 64
+	body := benchBody(b, 1)
+	s, err := New(Config{PolicyPath: writeTestPolicy(b), MaxInflight: 4 * conns})
+	if err != nil {
+		b.Fatal(err)
+	}
+	url, stop := serveLoopback(b, s)
+	defer stop()
+	clients := dialClients(b, strings.TrimPrefix(url, "http://"), body, conns)
+	lat := make([]time.Duration, b.N)
+	var failed sync.Once
+	cpu0 := cpuSeconds()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for ci, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := ci; k < b.N; k += conns {
+				t0 := time.Now()
+				if err := c.do(); err != nil {
+					failed.Do(func() { b.Error(err) })
+					return
+				}
+				lat[k] = time.Since(t0)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := b.Elapsed()
+	b.StopTimer()
+	cpu := cpuSeconds() - cpu0
+	if b.Failed() {
+		return
+	}
+	slices.Sort(lat)
+	ms := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(float64(b.N*benchAgents)/elapsed.Seconds(), "decisions/s")
+	b.ReportMetric(float64(b.N*benchAgents)/cpu, "decisions/cpu-s")
+	b.ReportMetric(ms(0.5), "p50-ms")
+	b.ReportMetric(ms(0.99), "p99-ms")
+	b.ReportMetric(ms(0.999), "p99.9-ms")
+	b.ReportMetric(0, "ns/op")
+}
+
+// dialClients opens n raw connections to addr for body, each warmed by a
+// few requests.
+func dialClients(b *testing.B, addr string, body []byte, n int) []*rawClient {
+	clients := make([]*rawClient, n)
+	for i := range clients {
+		c, err := dialRaw(addr, body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { c.conn.Close() })
+		for range 4 { // warm the connection and the server's pools
+			if err := c.do(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		clients[i] = c
+	}
+	return clients
+}
+
 // openLoop offers b.N requests of body at rate decisions/s over conns
 // connections: request k is due at start + k·interval and goes out on
 // connection k mod conns, as soon as it is due and that connection's
@@ -63,21 +133,7 @@ func openLoop(b *testing.B, body []byte, decisionsPerReq, conns int, rate float6
 	}
 	url, stop := serveLoopback(b, s)
 	defer stop()
-	addr := strings.TrimPrefix(url, "http://")
-	clients := make([]*rawClient, conns)
-	for i := range clients {
-		c, err := dialRaw(addr, body)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.conn.Close()
-		for range 4 { // warm the connection and the server's pools
-			if err := c.do(); err != nil {
-				b.Fatal(err)
-			}
-		}
-		clients[i] = c
-	}
+	clients := dialClients(b, strings.TrimPrefix(url, "http://"), body, conns)
 
 	interval := time.Duration(float64(time.Second) * float64(decisionsPerReq) / rate)
 	n := b.N
