@@ -12,6 +12,9 @@ import (
 // body's strings (one allocation) and metapolicy.Greedy's, one per agent. The bound leaves room for a garbage
 // collection emptying the pools during the run.
 func TestHandlerAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop what it is given")
+	}
 	s, err := New(Config{PolicyPath: writeTestPolicy(t)})
 	if err != nil {
 		t.Fatal(err)
