@@ -62,9 +62,10 @@
 // the two paths to the same decisions or the same error on valid, broken
 // and random bodies. The handler decodes, validates and decides in a pooled
 // arena (its strings are substrings of one copy of the body) and writes the
-// response by hand, so that a single deliberation allocates 4 times (the
-// body's copy and one per agent in metapolicy.Greedy) besides what net/http
-// allocates; TestHandlerAllocations holds it there. Policy.Decide, whose
+// response by hand, so that a single greedy deliberation of 3 agents
+// allocates 4 times (the body's copy and one per agent in
+// metapolicy.Greedy) besides what net/http allocates;
+// TestHandlerAllocations holds it there. Policy.Decide, whose
 // response the caller keeps, allocates its own.
 //
 // The load benchmarks (bench_test.go, bench_rate_test.go) run a server
