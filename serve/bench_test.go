@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // The load benchmarks run a real server on a loopback port and real HTTP
@@ -142,6 +145,20 @@ func BenchmarkDecide(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchDecide(b, p, false)
+}
+
+// BenchmarkDecideV2 is BenchmarkDecide for an mpdf-features/v2 policy,
+// every deliberation with a history.
+func BenchmarkDecideV2(b *testing.B) {
+	p, err := NewPolicyVersion("v2", metapolicy.FeatureVersionV2, testNetV2(b, 1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchDecide(b, p, true)
+}
+
+func benchDecide(b *testing.B, p *Policy, history bool) {
 	var req DecideRequest
 	rng := rand.New(rand.NewPCG(1, 1))
 	for i := range 256 {
@@ -150,8 +167,12 @@ func BenchmarkDecide(b *testing.B) {
 			d = randomDeliberation(rng, i)
 		}
 		d.Agents = d.Agents[:benchAgents]
+		if history {
+			d = withHistory(rng, d)
+		}
 		req.Deliberations = append(req.Deliberations, d)
 	}
+	b.ReportAllocs()
 	cpu0 := cpuSeconds()
 	for b.Loop() {
 		if _, err := p.Decide(&req); err != nil {
@@ -160,4 +181,68 @@ func BenchmarkDecide(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*256*benchAgents)/b.Elapsed().Seconds(), "decisions/s")
 	b.ReportMetric(float64(b.N*256*benchAgents)/(cpuSeconds()-cpu0), "decisions/cpu-s")
+}
+
+// nullWriter is a ResponseWriter that keeps nothing, so that
+// BenchmarkHandlerSingle counts the handler's allocations alone.
+type nullWriter struct {
+	h    http.Header
+	code int
+	n    int
+}
+
+func (w *nullWriter) Header() http.Header         { return w.h }
+func (w *nullWriter) WriteHeader(code int)        { w.code = code }
+func (w *nullWriter) Write(b []byte) (int, error) { w.n += len(b); return len(b), nil }
+
+// BenchmarkHandlerSingle is Server.ServeHTTP on one single-deliberation
+// request (3 agents) without the network or net/http's own parsing: the
+// handler's CPU and allocations per request (the -benchmem figure).
+func BenchmarkHandlerSingle(b *testing.B) { benchHandler(b, benchBody(b, 1)) }
+
+// BenchmarkHandlerSingleV2 is BenchmarkHandlerSingle for a v2 policy and a
+// request with a history.
+func BenchmarkHandlerSingleV2(b *testing.B) {
+	s, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := NewPolicyVersion("v2", metapolicy.FeatureVersionV2, testNetV2(b, 1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.SetPolicy(p)
+	var req DecideRequest
+	if err := json.Unmarshal(benchBody(b, 1), &req); err != nil {
+		b.Fatal(err)
+	}
+	req.Deliberation = withHistory(rand.New(rand.NewPCG(2, 2)), req.Deliberation)
+	runHandler(b, s, mustJSON(b, &req))
+}
+
+func benchHandler(b *testing.B, body []byte) {
+	s, err := New(Config{PolicyPath: writeTestPolicy(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runHandler(b, s, body)
+}
+
+func runHandler(b *testing.B, s *Server, body []byte) {
+	rd := bytes.NewReader(body)
+	r, err := http.NewRequest(http.MethodPost, "/v1/decide", io.NopCloser(rd))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.ContentLength = int64(len(body)) // as net/http sets it
+	w := &nullWriter{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		rd.Reset(body)
+		w.code = 0
+		s.ServeHTTP(w, r)
+		if w.code != http.StatusOK {
+			b.Fatalf("status %d", w.code)
+		}
+	}
 }

@@ -18,19 +18,27 @@ func (p *Policy) Decide(req *DecideRequest) (*DecideResponse, error) {
 	if ferr != nil {
 		return nil, fmt.Errorf("serve: %w", ferr)
 	}
-	return p.decide(req, ds)
+	return p.decide(req, ds, nil)
 }
 
 // decide computes the decisions of validated deliberations. Features go
-// through metapolicy.FeaturizeTeam (Featurize for every agent at once),
-// which also gives the team answer and concede targets; a policy of
-// another layout (mpdf-features/v2) then overwrites each agent's row with
-// its own featurizer, given the deliberation's history. The network goes
-// through the batched float32
-// kernels (nn.Workspace), the draw through metapolicy.Sample or Greedy: a
-// deliberation decides the same whatever batch it comes in.
-func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error) {
-	resp := &DecideResponse{FeatureVersion: p.info.FeatureVersion, Policy: p.info.Name, Step: p.info.Step, Mode: modeGreedy}
+// through the layout's team featurizer (metapolicy.FeaturizeTeam or
+// FeaturizeTeamV2: every agent's row at once, bit for bit its featurizer's),
+// which also gives the team answer and concede targets. The
+// network goes through the batched float32 kernels (nn.Workspace), the draw
+// through metapolicy.Sample or Greedy: a deliberation decides the same
+// whatever batch it comes in.
+//
+// With an arena (the HTTP handler's), the response is the arena's: it is
+// valid until the arena is put back.
+func (p *Policy) decide(req *DecideRequest, ds []delib, a *arena) (*DecideResponse, error) {
+	var resp *DecideResponse
+	if a != nil {
+		resp = &a.resp
+	} else {
+		resp = new(DecideResponse)
+	}
+	*resp = DecideResponse{FeatureVersion: p.info.FeatureVersion, Policy: p.info.Name, Step: p.info.Step, Mode: modeGreedy}
 	var seed uint64
 	if req.Mode == modeSample {
 		resp.Mode = modeSample
@@ -39,7 +47,8 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 		} else {
 			seed = rand.Uint64()
 		}
-		resp.Seed = &seed
+		resp.Seed = new(uint64)
+		*resp.Seed = seed
 	}
 
 	rows := 0
@@ -48,7 +57,6 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 	}
 	const out = metapolicy.NumActions
 	in := p.fz.Width
-	v1 := p.fz.Version == metapolicy.FeatureVersion
 	sc := scratchPool.Get().(*scratch)
 	defer sc.put()
 	x, logits, targets := sc.size(rows, in)
@@ -57,45 +65,35 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 	for i := range ds {
 		d := &ds[i]
 		n := len(d.agents)
-		const w1 = metapolicy.FeatureWidth
-		if cap(sc.f) < n*w1 {
-			sc.f = make([]float64, n*w1)
+		if cap(sc.f) < n*in {
+			sc.f = make([]float64, n*in)
 		}
-		f := sc.f[:n*w1]
-		obs := metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents, History: d.history}
-		team, err := metapolicy.FeaturizeTeam(f, targets[r:r+n], &obs)
+		f := sc.f[:n*in]
+		obs := &sc.obs // in the scratch: the featurizer is a func value, so obs escapes
+		*obs = metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents, History: d.history}
+		team, err := p.team(f, targets[r:r+n], obs)
 		if err != nil {
 			return nil, fmt.Errorf("serve: deliberation %d: %w", i, err)
 		}
 		teams = append(teams, team)
-		if v1 {
-			for k, v := range f {
-				x[r*in+k] = float32(v)
-			}
-			r += n
-			continue
-		}
-		if cap(sc.g) < in {
-			sc.g = make([]float64, in)
-		}
-		g := sc.g[:in]
-		for self := range n {
-			obs.Self = self
-			if err := p.fz.Featurize(g, &obs); err != nil {
-				return nil, fmt.Errorf("serve: deliberation %d agent %d: %w", i, self, err)
-			}
-			for k, v := range g {
-				x[(r+self)*in+k] = float32(v)
-			}
+		for k, v := range f {
+			x[r*in+k] = float32(v)
 		}
 		r += n
 	}
 	sc.teams = teams
 	p.forward(logits, x)
 
-	results := make([]Result, len(ds))
-	decisions := make([]Decision, rows)
-	var probs fixedProbs
+	var results []Result
+	var decisions []Decision
+	if a != nil {
+		a.results = append(a.results[:0], make([]Result, len(ds))...)
+		a.decisions = append(a.decisions[:0], make([]Decision, rows)...)
+		results, decisions = a.results, a.decisions
+	} else {
+		results, decisions = make([]Result, len(ds)), make([]Decision, rows)
+	}
+	probs := &sc.probs // in the scratch, as obs: both go through an interface
 	var logp [out]float32
 	r = 0
 	for i := range ds {
@@ -106,7 +104,8 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 		if resp.Mode == modeSample {
 			rng = rand.New(rand.NewPCG(seed, uint64(i)))
 		}
-		obs := metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents, History: d.history}
+		obs := &sc.obs
+		*obs = metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents, History: d.history}
 		for self := range d.agents {
 			nn.LogSoftmaxTo(logp[:], logits[r*out:(r+1)*out])
 			for k, v := range logp {
@@ -117,9 +116,9 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 			var lp float64
 			var err error
 			if rng != nil {
-				a, lp, err = metapolicy.Sample(&probs, &obs, rng)
+				a, lp, err = metapolicy.Sample(probs, obs, rng)
 			} else {
-				a, lp, err = metapolicy.Greedy(&probs, &obs)
+				a, lp, err = metapolicy.Greedy(probs, obs)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("serve: deliberation %d agent %d: %w", i, self, err)
@@ -143,14 +142,31 @@ func (p *Policy) decide(req *DecideRequest, ds []delib) (*DecideResponse, error)
 	return resp, nil
 }
 
+// teamFeaturizer featurizes every agent of a deliberation at once (see
+// metapolicy.FeaturizeTeam).
+type teamFeaturizer func(dst []float64, targets []string, obs *metapolicy.Observation) (team string, err error)
+
+// teamFeaturizerFor is the team featurizer of a feature layout, nil for a
+// layout without one.
+func teamFeaturizerFor(version string) teamFeaturizer {
+	switch version {
+	case metapolicy.FeatureVersion:
+		return metapolicy.FeaturizeTeam
+	case metapolicy.FeatureVersionV2:
+		return metapolicy.FeaturizeTeamV2
+	}
+	return nil
+}
+
 // scratch is one request's working memory, pooled so that a decide
 // allocates little more than its response.
 type scratch struct {
 	x, logits []float32
-	f         []float64 // one deliberation's features (FeatureWidth per agent)
-	g         []float64 // one agent's features, for another layout
+	f         []float64 // one deliberation's features (a row per agent)
 	targets   []string
 	teams     []string
+	obs       metapolicy.Observation // the deliberation being featurized or drawn
+	probs     fixedProbs
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -175,6 +191,7 @@ func (s *scratch) put() {
 	if cap(s.targets) > maxPooledRows {
 		return
 	}
+	s.obs = metapolicy.Observation{}
 	clear(s.targets[:cap(s.targets)])
 	clear(s.teams[:cap(s.teams)])
 	s.teams = s.teams[:0]

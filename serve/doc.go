@@ -35,12 +35,13 @@
 // # Decisions
 //
 // Features are those of the layout the policy file records
-// (metapolicy.FeaturizerFor; the version travels in every response). For
-// mpdf-features/v1 they are computed a deliberation at a time by
-// metapolicy.FeaturizeTeam; another layout (mpdf-features/v2) runs its
-// featurizer per agent, over the request's optional history (nil when
-// absent, which v2 encodes as unknown). The per-request buffers are
-// pooled; the network runs on nn's batched float32 kernels, so that a
+// (metapolicy.FeaturizerFor; the version travels in every response),
+// computed a deliberation at a time by the layout's team featurizer:
+// metapolicy.FeaturizeTeam for mpdf-features/v1, FeaturizeTeamV2 for
+// mpdf-features/v2, which also reads the request's optional history (nil
+// when absent, which v2 encodes as unknown); both write rows bit-identical
+// to their one-agent featurizer. The network runs on nn's batched float32
+// kernels, so that a
 // large batch costs little more per decision than the features; the draw
 // and its tie rules are metapolicy.Sample's and Greedy's. Probabilities
 // agree with metapolicy.MLPPolicy to about 1e-6 (float32 kernels with a
@@ -51,6 +52,30 @@
 //
 // An agent given as raw text is read by the transcript importer's answer
 // and profile reader (readText, the one place to change it).
+//
+// # Cost of a request
+//
+// A request body is decoded by a hand-written parser for the plain shape
+// clients send (history included), and by encoding/json for anything else
+// (escapes, nulls, odd numbers, unknown keys), whose answers and error
+// messages are the reference: TestDecodePathsAgree and FuzzDecodePaths hold
+// the two paths to the same decisions or the same error on valid, broken
+// and random bodies. The handler decodes, validates and decides in a pooled
+// arena (its strings are substrings of one copy of the body) and writes the
+// response by hand, so that a single greedy deliberation of 3 agents
+// allocates 4 times (the body's copy and one per agent in
+// metapolicy.Greedy) besides what net/http allocates;
+// TestHandlerAllocations holds it there. Policy.Decide, whose
+// response the caller keeps, allocates its own.
+//
+// The load benchmarks (bench_test.go, bench_rate_test.go) run a server
+// and its clients on loopback in one process: BenchmarkServeSingle is
+// closed-loop at saturation (64 clients, each waiting for its answer: its
+// latency is mostly queueing, 64 / throughput), BenchmarkServeRate is
+// open-loop (wrk2's method: 64 connections offered a fixed rate, each
+// request timed from its scheduled send, so a stall counts against every
+// request it delays). The garbage collector's target is the process's
+// (GOGC, or mpdf serve --gogc): the library does not set it.
 //
 // # Limits and failure
 //

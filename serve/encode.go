@@ -71,12 +71,12 @@ func appendResultFields(b []byte, r *Result) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		name, err := d.Action.MarshalText()
-		if err != nil {
+		if !d.Action.Valid() {
+			_, err := d.Action.MarshalText() // the error encoding/json would give
 			return nil, err
 		}
 		b = append(b, `{"action":"`...)
-		b = append(b, name...)
+		b = append(b, d.Action.String()...)
 		b = append(b, `","probs":{"persist":`...)
 		ok := true
 		b, ok = appendFloat(b, d.Probs.Persist, ok)

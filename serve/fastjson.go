@@ -16,7 +16,7 @@ import (
 // TestFastDecodeMatchesJSON and FuzzFastDecode hold the two to the same
 // result whenever fastDecode accepts.
 func fastDecode(b []byte, req *DecideRequest) bool {
-	p := fastParser{Scanner: jsonscan.Scanner{B: b}}
+	p := fastParser{Scanner: jsonscan.Scanner{B: b}, a: new(arena)}
 	return p.request(req)
 }
 
@@ -25,7 +25,7 @@ func fastDecode(b []byte, req *DecideRequest) bool {
 // error in p.limit, so that a body of a million empty deliberations costs
 // no more than the largest valid batch.
 func (p *fastParser) request(req *DecideRequest) bool {
-	if !p.object(func(key []byte, seen *uint32) bool { return p.requestMember(key, seen, req) }) {
+	if !p.object(func(key []byte) bool { return p.requestMember(key, req) }) {
 		return false
 	}
 	return p.End()
@@ -36,23 +36,34 @@ func (p *fastParser) request(req *DecideRequest) bool {
 type fastParser struct {
 	jsonscan.Scanner
 	limit *fieldError // an array past its limit, when that stopped the parse
+	a     *arena      // where the values and arrays go
+	src   string      // the body as a string, once a string was read
+	// seen[depth] marks the keys met in the object being parsed at each
+	// depth: a repeated key makes encoding/json merge the two values, which
+	// the fast path leaves to it.
+	seen  [maxDepth]uint32
+	depth int
 }
 
+// maxDepth is the deepest object of a request: request, deliberation,
+// agent, profile.
+const maxDepth = 4
+
 // object parses {"key": value, ...}, calling member after each key with the
-// parser at the value. member marks the keys it has seen in seen: a
-// repeated key makes encoding/json merge the two values, which the fast
-// path leaves to it.
-func (p *fastParser) object(member func(key []byte, seen *uint32) bool) bool {
-	if !p.Byte('{') {
+// parser at the value. member calls once for each key it knows.
+func (p *fastParser) object(member func(key []byte) bool) bool {
+	if p.depth == maxDepth || !p.Byte('{') {
 		return false
 	}
 	if p.Byte('}') {
 		return true
 	}
-	var seen uint32
+	p.depth++
+	defer func() { p.depth-- }()
+	p.seen[p.depth-1] = 0
 	for {
 		key, ok := p.RawString()
-		if !ok || !p.Byte(':') || !member(key, &seen) {
+		if !ok || !p.Byte(':') || !member(key) {
 			return false
 		}
 		if p.Byte(',') {
@@ -60,6 +71,17 @@ func (p *fastParser) object(member func(key []byte, seen *uint32) bool) bool {
 		}
 		return p.Byte('}')
 	}
+}
+
+// once marks key number k of the object being parsed and reports whether
+// it was not met before.
+func (p *fastParser) once(k uint) bool {
+	seen := &p.seen[p.depth-1]
+	if *seen&(1<<k) != 0 {
+		return false
+	}
+	*seen |= 1 << k
+	return true
 }
 
 // array parses [value, ...], calling elem with the parser at each value.
@@ -81,9 +103,18 @@ func (p *fastParser) array(elem func() bool) bool {
 	}
 }
 
+// str reads a string as a substring of the body, copied once into a
+// string on the first call: a request's strings cost one allocation.
 func (p *fastParser) str() (string, bool) {
-	s, ok := p.RawString()
-	return string(s), ok
+	raw, ok := p.RawString()
+	if !ok {
+		return "", false
+	}
+	if p.src == "" {
+		p.src = string(p.B)
+	}
+	end := p.I - 1 // the closing quote
+	return p.src[end-len(raw) : end], true
 }
 
 func (p *fastParser) int() (int, bool) {
@@ -95,7 +126,7 @@ func (p *fastParser) int() (int, bool) {
 	return int(v), err == nil
 }
 
-// float parses a number into a fresh *float64, or null into nil.
+// float parses a number into a *float64 of the arena, or null into nil.
 func (p *fastParser) float() (*float64, bool) {
 	if p.Null() {
 		return nil, true
@@ -108,164 +139,180 @@ func (p *fastParser) float() (*float64, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return &v, true
+	return p.a.floats.one(v), true
 }
 
-func (p *fastParser) requestMember(key []byte, seen *uint32, r *DecideRequest) bool {
+func (p *fastParser) requestMember(key []byte, r *DecideRequest) bool {
 	var ok bool
 	switch string(key) {
 	case "deliberations":
-		if !once(seen, 0) {
+		if !p.once(0) {
 			return false
 		}
-		r.Deliberations = []Deliberation{}
+		// The batch's array is the arena's own: one per request.
+		ds := p.a.delibs[:0]
 		ok = p.array(func() bool {
-			i := len(r.Deliberations)
+			i := len(ds)
 			if i == MaxDeliberations {
 				p.limit = tooMany("deliberations", MaxDeliberations)
 				return false
 			}
-			r.Deliberations = append(r.Deliberations, Deliberation{})
-			d := &r.Deliberations[i]
-			return p.object(func(k []byte, seen *uint32) bool { return p.deliberationMember(k, seen, d, i) })
+			ds = append(ds, Deliberation{})
+			d := &ds[i]
+			return p.object(func(k []byte) bool { return p.deliberationMember(k, d, i) })
 		})
+		p.a.delibs = ds
+		r.Deliberations = ds
+		if ds == nil {
+			r.Deliberations = []Deliberation{}
+		}
 	case "mode":
-		if !once(seen, 1) {
+		if !p.once(1) {
 			return false
 		}
 		r.Mode, ok = p.str()
 	case "seed":
-		if !once(seen, 2) {
+		if !p.once(2) {
 			return false
 		}
 		var lit []byte
 		if lit, ok = p.Number(); ok {
-			var v uint64
-			var err error
-			v, err = strconv.ParseUint(string(lit), 10, 64)
+			v, err := strconv.ParseUint(string(lit), 10, 64)
 			ok = err == nil
 			r.Seed = &v
 		}
 	default:
-		return p.deliberationMember(key, seen, &r.Deliberation, -1)
+		return p.deliberationMember(key, &r.Deliberation, -1)
 	}
 	return ok
 }
 
 // deliberationMember parses a member of deliberation number di of the
 // batch, or of the top-level one when di < 0.
-func (p *fastParser) deliberationMember(key []byte, seen *uint32, d *Deliberation, di int) bool {
+func (p *fastParser) deliberationMember(key []byte, d *Deliberation, di int) bool {
 	var ok bool
 	switch string(key) {
 	case "id":
-		if !once(seen, 8) {
+		if !p.once(8) {
 			return false
 		}
 		d.ID, ok = p.str()
 	case "kind":
-		if !once(seen, 9) {
+		if !p.once(9) {
 			return false
 		}
 		d.Kind, ok = p.str()
 	case "round":
-		if !once(seen, 10) {
+		if !p.once(10) {
 			return false
 		}
 		d.Round, ok = p.int()
 	case "rounds":
-		if !once(seen, 11) {
+		if !p.once(11) {
 			return false
 		}
 		d.Rounds, ok = p.int()
 	case "agents":
-		if !once(seen, 12) {
+		if !p.once(12) {
 			return false
 		}
-		d.Agents = []Agent{}
+		tmp := p.a.agentTmp[:0]
 		ok = p.array(func() bool {
-			if len(d.Agents) == MaxAgents {
+			if len(tmp) == MaxAgents {
 				p.limit = tooMany(agentsPath(di), MaxAgents)
 				return false
 			}
-			d.Agents = append(d.Agents, Agent{})
-			a := &d.Agents[len(d.Agents)-1]
-			return p.object(func(k []byte, seen *uint32) bool { return p.agentMember(k, seen, a) })
+			tmp = append(tmp, Agent{})
+			a := &tmp[len(tmp)-1]
+			return p.object(func(k []byte) bool { return p.agentMember(k, a) })
 		})
+		p.a.agentTmp = tmp
+		d.Agents = p.a.agents.copyOf(tmp)
+	case "history":
+		if !p.once(13) {
+			return false
+		}
+		rows := p.a.rowTmp[:0]
+		ok = p.array(func() bool {
+			cells := p.a.cellTmp[:0]
+			ok := p.array(func() bool {
+				s, ok := p.str()
+				cells = append(cells, s)
+				return ok
+			})
+			p.a.cellTmp = cells
+			rows = append(rows, p.a.strs.copyOf(cells))
+			return ok
+		})
+		p.a.rowTmp = rows
+		d.History = p.a.rows.copyOf(rows)
 	}
 	return ok
 }
 
-func (p *fastParser) agentMember(key []byte, seen *uint32, a *Agent) bool {
+func (p *fastParser) agentMember(key []byte, a *Agent) bool {
 	var ok bool
 	switch string(key) {
 	case "answer":
-		if !once(seen, 0) {
+		if !p.once(0) {
 			return false
 		}
 		var s string
 		s, ok = p.str()
-		a.Answer = &s
+		a.Answer = p.a.strs.one(s)
 	case "text":
-		if !once(seen, 1) {
+		if !p.once(1) {
 			return false
 		}
 		var s string
 		s, ok = p.str()
-		a.Text = &s
+		a.Text = p.a.strs.one(s)
 	case "completion_tokens":
-		if !once(seen, 2) {
+		if !p.once(2) {
 			return false
 		}
 		var v int
 		v, ok = p.int()
-		a.CompletionTokens = &v
+		a.CompletionTokens = p.a.ints.one(v)
 	case "confidence":
-		if !once(seen, 3) {
+		if !p.once(3) {
 			return false
 		}
 		a.Confidence, ok = p.float()
 	case "profile":
-		if !once(seen, 4) {
+		if !p.once(4) {
 			return false
 		}
-		a.Profile = &Profile{}
-		ok = p.object(func(k []byte, seen *uint32) bool { return p.profileMember(k, seen, a.Profile) })
+		pr := p.a.profiles.one(Profile{})
+		a.Profile = pr
+		ok = p.object(func(k []byte) bool { return p.profileMember(k, pr) })
 	}
 	return ok
 }
 
-func (p *fastParser) profileMember(key []byte, seen *uint32, pr *Profile) bool {
+func (p *fastParser) profileMember(key []byte, pr *Profile) bool {
 	var ok bool
 	switch string(key) {
 	case "steps":
-		if !once(seen, 0) {
+		if !p.once(0) {
 			return false
 		}
 		pr.Steps, ok = p.int()
 	case "tokens":
-		if !once(seen, 1) {
+		if !p.once(1) {
 			return false
 		}
 		pr.Tokens, ok = p.int()
 	case "hedges":
-		if !once(seen, 2) {
+		if !p.once(2) {
 			return false
 		}
 		pr.Hedges, ok = p.int()
 	case "self_confidence":
-		if !once(seen, 3) {
+		if !p.once(3) {
 			return false
 		}
 		pr.SelfConfidence, ok = p.float()
 	}
 	return ok
-}
-
-// once marks bit k of seen and reports whether it was clear.
-func once(seen *uint32, k uint) bool {
-	if *seen&(1<<k) != 0 {
-		return false
-	}
-	*seen |= 1 << k
-	return true
 }

@@ -21,6 +21,7 @@ type Policy struct {
 	info PolicyInfo
 	net  *nn.MLP[float32]
 	fz   metapolicy.Featurizer // the layout the network reads
+	team teamFeaturizer        // fz's, for a deliberation at once
 	ws   sync.Pool             // *nn.Workspace[float32], one per concurrent forward pass
 }
 
@@ -79,6 +80,10 @@ func newPolicy(info PolicyInfo, net *nn.MLP[float32]) (*Policy, error) {
 		return nil, fmt.Errorf("serve: policy %s: %w", info.Name, err)
 	}
 	info.FeatureVersion = fz.Version
+	team := teamFeaturizerFor(fz.Version)
+	if team == nil {
+		return nil, fmt.Errorf("serve: policy %s: layout %s has no team featurizer in this build", info.Name, fz.Version)
+	}
 	if _, err := metapolicy.NewFeaturizedPolicy(info.Name, net, fz); err != nil {
 		return nil, fmt.Errorf("serve: policy %s: %w", info.Name, err)
 	}
@@ -91,7 +96,7 @@ func newPolicy(info PolicyInfo, net *nn.MLP[float32]) (*Policy, error) {
 	info.Sizes = append([]int(nil), net.Sizes...)
 	info.Activation = net.Act.String()
 	info.LoadedAt = time.Now().UTC().Format(time.RFC3339)
-	p := &Policy{info: info, net: net, fz: fz}
+	p := &Policy{info: info, net: net, fz: fz, team: team}
 	p.ws.New = func() any {
 		w, err := nn.NewWorkspace[float32](net.Sizes, net.Act, chunkRows, 1)
 		if err != nil {

@@ -211,6 +211,8 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, Health{Status: "ok"})
 }
 
+var statusWriters = sync.Pool{New: func() any { return new(statusWriter) }}
+
 // statusWriter remembers the status code for the metrics.
 type statusWriter struct {
 	http.ResponseWriter
@@ -234,7 +236,12 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // ServeHTTP implements http.Handler, recording every request in the metrics.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	sw := &statusWriter{ResponseWriter: w}
+	sw := statusWriters.Get().(*statusWriter)
+	defer func() {
+		*sw = statusWriter{}
+		statusWriters.Put(sw)
+	}()
+	*sw = statusWriter{ResponseWriter: w}
 	s.mux.ServeHTTP(sw, r)
 	route := "other"
 	for _, rt := range apiRoutes {
@@ -314,21 +321,27 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 	buf := s.bufs.Get().(*bytes.Buffer)
 	defer s.putBuf(buf)
 	buf.Reset()
-	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)); err != nil {
+	body := r.Body // net/http stops it at a declared Content-Length
+	if r.ContentLength < 0 || r.ContentLength > s.cfg.MaxBodyBytes {
+		body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	}
+	if _, err := buf.ReadFrom(body); err != nil {
 		s.bodyError(w, err)
 		return
 	}
-	var req DecideRequest
-	if eb := decodeRequest(buf.Bytes(), &req); eb != nil {
+	a := arenaPool.Get().(*arena)
+	defer a.put()
+	req := &a.req
+	if eb := decodeIn(buf.Bytes(), req, a); eb != nil {
 		s.writeError(w, http.StatusBadRequest, eb)
 		return
 	}
-	ds, fe := req.check()
+	ds, fe := req.checkIn(a)
 	if fe != nil {
 		s.writeError(w, http.StatusBadRequest, &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field})
 		return
 	}
-	resp, err := p.decide(&req, ds)
+	resp, err := p.decide(req, ds, a)
 	if err != nil {
 		s.writeError(w, http.StatusInternalServerError, &ErrorBody{Kind: "internal", Error: err.Error()})
 		return

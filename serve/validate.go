@@ -63,7 +63,10 @@ const (
 
 // check validates req and turns it into deliberations. The first error met,
 // in field order, is reported.
-func (req *DecideRequest) check() ([]delib, *fieldError) {
+func (req *DecideRequest) check() ([]delib, *fieldError) { return req.checkIn(nil) }
+
+// checkIn is check with the deliberations in arena a (nil: allocated).
+func (req *DecideRequest) checkIn(a *arena) ([]delib, *fieldError) {
 	switch req.Mode {
 	case "", modeGreedy, modeSample:
 	default:
@@ -71,11 +74,15 @@ func (req *DecideRequest) check() ([]delib, *fieldError) {
 	}
 	single := req.Deliberation
 	if req.Deliberations == nil {
-		d, err := single.check("")
+		d, err := single.checkIn("", a)
 		if err != nil {
 			return nil, err
 		}
-		return []delib{d}, nil
+		if a == nil {
+			return []delib{d}, nil
+		}
+		a.checked = append(a.checked[:0], d)
+		return a.checked, nil
 	}
 	switch {
 	case single.Agents != nil:
@@ -87,9 +94,15 @@ func (req *DecideRequest) check() ([]delib, *fieldError) {
 	case len(req.Deliberations) > MaxDeliberations:
 		return nil, ferr("deliberations", "%d deliberations, at most %d per request", len(req.Deliberations), MaxDeliberations)
 	}
-	out := make([]delib, len(req.Deliberations))
+	var out []delib
+	if a == nil {
+		out = make([]delib, len(req.Deliberations))
+	} else {
+		out = append(a.checked[:0], make([]delib, len(req.Deliberations))...)
+		a.checked = out
+	}
 	for i := range req.Deliberations {
-		d, err := req.Deliberations[i].check(index("deliberations", i))
+		d, err := req.Deliberations[i].checkIn(index("deliberations", i), a)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +112,10 @@ func (req *DecideRequest) check() ([]delib, *fieldError) {
 }
 
 // check validates one deliberation; path is its JSON path ("" at the top).
-func (d *Deliberation) check(path string) (delib, *fieldError) {
+func (d *Deliberation) check(path string) (delib, *fieldError) { return d.checkIn(path, nil) }
+
+// checkIn is check with the agents' states in arena a (nil: allocated).
+func (d *Deliberation) checkIn(path string, a *arena) (delib, *fieldError) {
 	out := delib{id: d.ID, round: d.Round, rounds: d.Rounds}
 	switch n := len(d.Agents); {
 	case d.Agents == nil:
@@ -115,7 +131,11 @@ func (d *Deliberation) check(path string) (delib, *fieldError) {
 	if d.Round < 1 || d.Round > d.Rounds {
 		return out, ferr(join(path, "round"), "%d outside [1, rounds=%d] (required)", d.Round, d.Rounds)
 	}
-	out.agents = make([]metapolicy.AgentState, len(d.Agents))
+	if a == nil {
+		out.agents = make([]metapolicy.AgentState, len(d.Agents))
+	} else {
+		out.agents = a.states.take(len(d.Agents))
+	}
 	for i := range d.Agents {
 		s, err := d.Agents[i].check(d.Kind)
 		if err != nil {

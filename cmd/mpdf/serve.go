@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -22,6 +23,7 @@ func newServeCmd() *cobra.Command {
 		quiet       bool
 		maxBodyKiB  int64
 		maxInflight int
+		gogc        int
 	)
 	cmd := &cobra.Command{
 		Use:   "serve --policy FILE [--addr HOST:PORT] [flags]",
@@ -57,6 +59,9 @@ also reads each deliberation's optional "history".`,
 			cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			cfg.MaxBodyBytes = maxBodyKiB << 10
 			cfg.MaxInflight = maxInflight
+			if gogc > 0 {
+				debug.SetGCPercent(gogc)
+			}
 			s, err := serve.New(cfg)
 			if err != nil {
 				return err
@@ -88,6 +93,7 @@ also reads each deliberation's optional "history".`,
 	f.DurationVar(&cfg.ReadTimeout, "read-timeout", 0, "time to read a whole request (0 = 10s)")
 	f.DurationVar(&cfg.WriteTimeout, "write-timeout", 0, "time to write a response (0 = 10s)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 0, "time given to requests in flight on SIGTERM (0 = 10s)")
+	f.IntVar(&gogc, "gogc", 0, "garbage collector target percentage, as GOGC (0 = the GOGC environment variable's, else 100); 400 trims the tail at saturation for a few MB of heap")
 	f.BoolVarP(&quiet, "quiet", "q", false, "log warnings and errors only")
 	return cmd
 }
