@@ -221,10 +221,32 @@ func arith(d *Decision) answer.Arith {
 	return answer.CheckArithmetic(kindOf(d.Ep), t.Text)
 }
 
+// keepsText reports whether the episode keeps its response texts (some
+// turn has one).
+func keepsText(ep *data.Episode) bool {
+	for _, r := range ep.Rounds {
+		for _, t := range r.Turns {
+			if t.Text != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // criticCandidates are the critic's confidence read from the text
-// (answer.Critic) and its parts; they need episodes that keep the texts
-// (replay.WithText) and are constant without them.
+// (answer.Critic) and its parts. They need episodes that keep the texts
+// (replay.WithText; mpdf data signal --critic); without them every value
+// is NaN, so that their AUCs are NaN rather than a number about nothing.
 func criticCandidates() []Candidate {
+	needText := func(f func(d *Decision) float64) func(d *Decision) float64 {
+		return func(d *Decision) float64 {
+			if !keepsText(d.Ep) {
+				return math.NaN()
+			}
+			return f(d)
+		}
+	}
 	critic := func(t *data.Turn, kind answer.Kind) (float64, bool) {
 		if t.Text == "" {
 			return 0, false
@@ -235,28 +257,28 @@ func criticCandidates() []Candidate {
 		return critic(&d.Ep.Rounds[d.Round-1].Turns[d.Agent], kindOf(d.Ep))
 	}
 	return []Candidate{
-		{"critic_checked", "own text states a checkable equation (answer.CheckArithmetic)", func(d *Decision) float64 {
+		{"critic_checked", "own text states a checkable equation (answer.CheckArithmetic)", needText(func(d *Decision) float64 {
 			return flag(arith(d).Equations > 0)
-		}},
-		{"critic", "answer.Critic of own text, 0.5 when it checks nothing", func(d *Decision) float64 {
+		})},
+		{"critic", "answer.Critic of own text, 0.5 when it checks nothing", needText(func(d *Decision) float64 {
 			if c, ok := own(d); ok {
 				return c
 			}
 			return 0.5
-		}},
-		{"critic_share", "share of own checkable equations that hold, 0.5 with none", func(d *Decision) float64 {
+		})},
+		{"critic_share", "share of own checkable equations that hold, 0.5 with none", needText(func(d *Decision) float64 {
 			if a := arith(d); a.Equations > 0 {
 				return float64(a.Held) / float64(a.Equations)
 			}
 			return 0.5
-		}},
-		{"critic_answer_failed", "own answer is the stated result of a failing equation", func(d *Decision) float64 {
+		})},
+		{"critic_answer_failed", "own answer is the stated result of a failing equation", needText(func(d *Decision) float64 {
 			return flag(arith(d).AnswerFailed)
-		}},
-		{"critic_answer_held", "own answer is the stated result of an equation that holds", func(d *Decision) float64 {
+		})},
+		{"critic_answer_held", "own answer is the stated result of an equation that holds", needText(func(d *Decision) float64 {
 			return flag(arith(d).AnswerHeld)
-		}},
-		{"critic_vs_peers", "own critic minus the best critic of a peer holding another answer (0.5 for a missing one)", func(d *Decision) float64 {
+		})},
+		{"critic_vs_peers", "own critic minus the best critic of a peer holding another answer (0.5 for a missing one)", needText(func(d *Decision) float64 {
 			kind := kindOf(d.Ep)
 			turns := d.Ep.Rounds[d.Round-1].Turns
 			me, ok := own(d)
@@ -275,6 +297,6 @@ func criticCandidates() []Candidate {
 				best = max(best, c)
 			}
 			return me - best
-		}},
+		})},
 	}
 }
