@@ -243,8 +243,12 @@ func operandStart(ts []tok, i int) bool {
 	return false
 }
 
-// maxExponent bounds the powers computed exactly.
-const maxExponent = 64
+// maxExponent and maxPowerBits bound the powers computed exactly, so that
+// "((10^64)^64)^64" costs nothing.
+const (
+	maxExponent  = 64
+	maxPowerBits = 1 << 12
+)
 
 // parser evaluates an expression: + and − of terms of × and ÷ (also
 // implied: "x", "times", "of" after a percentage, "2(3)") of powers.
@@ -254,7 +258,12 @@ type parser struct {
 	ops   int
 	pct   bool
 	units bool
+	depth int // parentheses open
 }
+
+// maxDepth bounds the nesting of parentheses: deeper is no arithmetic a
+// text states, and the bound keeps a run of "(" from costing a parse each.
+const maxDepth = 8
 
 func (p *parser) at(kind tokKind, op byte) bool {
 	return p.i < len(p.ts) && p.ts[p.i].kind == kind && (kind != tOp || p.ts[p.i].op == op)
@@ -363,7 +372,8 @@ func (p *parser) power() (*big.Rat, bool) {
 		return nil, false
 	}
 	n := e.Num().Int64()
-	if n > maxExponent || n < -maxExponent || b.Sign() == 0 && n < 0 {
+	if n > maxExponent || n < -maxExponent || b.Sign() == 0 && n < 0 ||
+		int64(max(b.Num().BitLen(), b.Denom().BitLen()))*abs(n) > maxPowerBits {
 		return nil, false
 	}
 	p.ops++
@@ -395,8 +405,13 @@ func (p *parser) primary() (*big.Rat, bool) {
 		p.skipUnits()
 		return v, true
 	case tLParen:
+		if p.depth == maxDepth {
+			return nil, false
+		}
 		p.i++
+		p.depth++
 		v, ok := p.expr()
+		p.depth--
 		if !ok || !p.at(tRParen, 0) {
 			return nil, false
 		}

@@ -62,6 +62,7 @@ func TestCheckArithmetic(t *testing.T) {
 		{"coefficient with a power", "6ab^2 = 54", Arith{}},
 		{"model name", "Qwen3 + 2 = 5", Arith{}},
 		{"division by zero", "5 / 0 = 0", Arith{}},
+		{"power too large to compute", "((10^64)^64)^64 = 1", Arith{}},
 		{"empty", "", Arith{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
