@@ -44,6 +44,21 @@
 // Reasoning inside <think>...</think> is skipped for answers; a text cut
 // off inside an unclosed <think> has no answer.
 //
+// # Critic
+//
+// Critic is a critic's confidence in the answer read from the text, with
+// no model: for gsm8k, arithmetic and math, CheckArithmetic finds the
+// equations the reasoning states ("3 * 12 = 36", "$5 + $7 = $12",
+// "48/2 = 24", chains "= … =", LaTeX \times and \frac) and checks them
+// exactly; the confidence is the share that hold, 0 when the answer is the
+// stated result of one that does not. Equations next to a variable, a
+// label ("Step 1 = …") or a unit conversion ("2 hours = 2 * 60") are not
+// checked; a text with nothing to check, and every mmlu text, has no
+// confidence (missing, not 0). Read returns it as Result.Critic; the
+// replay and the importer put it in the turns' Confidence only when asked.
+// On arithmetic questions, whose text usually restates the expression,
+// it amounts to a calculator of the question.
+//
 // # Profile and tokens
 //
 // ProfileOf measures the whole text, thinking included (it was produced,

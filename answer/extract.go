@@ -25,6 +25,9 @@ type Result struct {
 	Answer string
 	// Profile is the reasoning profile of the whole text (ProfileOf).
 	Profile data.Profile
+	// Critic is the critic's confidence in Answer read from the text
+	// (Critic); nil when the text gives it nothing to check.
+	Critic *float64
 }
 
 // Read reads a model's text: the answer by the rules of kind, and the
@@ -32,7 +35,11 @@ type Result struct {
 // transcript importer, the replay, the live backend and the server — so
 // that a policy sees the same features in training and in use.
 func Read(kind Kind, text string, opts Options) Result {
-	return Result{Answer: Extract(kind, text, opts), Profile: ProfileOf(text)}
+	r := Result{Answer: Extract(kind, text, opts), Profile: ProfileOf(text)}
+	if c, ok := Critic(kind, text); ok {
+		r.Critic = &c
+	}
+	return r
 }
 
 // Extract reads only the answer of Read.

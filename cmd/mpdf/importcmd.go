@@ -63,6 +63,7 @@ func newImportCmd() *cobra.Command {
 		tf           transcriptFlags
 		text, asJSON bool
 		maxLine      int
+		critic       bool
 	)
 	cmd := &cobra.Command{
 		Use:   "import FILES... --out episodes.jsonl [--kind gsm8k|mmlu|arithmetic|math] [--layout auto|debate|agora]",
@@ -112,7 +113,7 @@ be a new or a regular file (not a link or a device).`,
 				return err
 			}
 			w.SetMaxLineBytes(maxLine)
-			reps, noGold, err := importAll(w, paths, opts, transcript.EpisodeOptions{Text: text})
+			reps, noGold, err := importAll(w, paths, opts, transcript.EpisodeOptions{Text: text, Critic: critic})
 			if err != nil {
 				w.Abort() // out is left as it was
 				return err
@@ -150,6 +151,7 @@ be a new or a regular file (not a link or a device).`,
 	f.StringVarP(&out, "out", "o", "", "output episodes file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
 	tf.add(f)
 	f.BoolVar(&text, "text", false, "keep the question and response texts in the episodes")
+	f.BoolVar(&critic, "critic", false, "set each turn's confidence to the critic's read from its text (answer.Critic), where it checks something")
 	f.BoolVar(&asJSON, "json", false, "print the per-file report as JSON")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd

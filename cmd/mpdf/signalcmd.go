@@ -44,6 +44,7 @@ func newSignalCmd() *cobra.Command {
 		seed     uint64
 		asJSON   bool
 		quiet    bool
+		critic   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "signal TRANSCRIPTS...",
@@ -63,6 +64,11 @@ team not unanimous). 0.5 is no signal. See go doc ./study/signals.`,
 			e, err := openReplay(cmd.ErrOrStderr(), args, kind, quiet)
 			if err != nil {
 				return err
+			}
+			if critic { // the critic's confidence as the turns' and its candidates, which read the texts
+				if e, err = e.With(replay.WithCritic(true), replay.WithText(true)); err != nil {
+					return err
+				}
 			}
 			pol, err := resolvePolicy(policy)
 			if err != nil {
@@ -85,6 +91,7 @@ team not unanimous). 0.5 is no signal. See go doc ./study/signals.`,
 	f.Uint64Var(&seed, "seed", 1, "seed of the behaviour's sampling")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no readability report")
+	f.BoolVar(&critic, "critic", false, "fill the missing confidence with the critic's read from the text (answer.Critic), and measure the critic's candidates")
 	return cmd
 }
 

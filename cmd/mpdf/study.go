@@ -26,6 +26,7 @@ func newStudyCmd() *cobra.Command {
 		kind          transcript.Task
 		out, groupBy  string
 		sftEpochs     int
+		critic        bool
 		quiet, asJSON bool
 	)
 	cfg.Baselines = nil
@@ -62,6 +63,15 @@ data give the same bytes.`,
 			e, _, err := openEvalEnv(cmd.ErrOrStderr(), envSpec, kind, sim, quiet)
 			if err != nil {
 				return err
+			}
+			if critic {
+				r, ok := e.(*replay.Env)
+				if !ok {
+					return fmt.Errorf("--critic: only a replay has texts to read (--env replay:...)")
+				}
+				if e, err = r.With(replay.WithCritic(true)); err != nil {
+					return err
+				}
 			}
 			if teacher.Handles(cfg.Train.SFT.Labels) { // hindsight, pivotal[:K]: teacher.Train
 				cfg.Trainer = teacher.Train
@@ -136,6 +146,7 @@ data give the same bytes.`,
 	f.IntVar(&cfg.Workers, "workers", 0, "folds run at once (0 = one per CPU); the results do not depend on it")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no transcript report")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON instead of report.md")
+	f.BoolVar(&critic, "critic", false, "replay: fill the missing confidence with the critic's read from each answer's text (answer.Critic)")
 	addSimFlags(cmd, &sim)
 	return cmd
 }

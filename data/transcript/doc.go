@@ -45,7 +45,9 @@
 // sent (its whole chat so far, as LLM-Debate sends it; for Agora the
 // question and its own earlier answers) with answer.EstimateTokens, and
 // Answer.Tokens() is prompt plus response, the cost of the turn. The
-// transcripts carry no introspective confidence.
+// transcripts carry no introspective confidence; Answer.Critic is the
+// critic's read from the text (answer.Critic), which ToEpisode writes as
+// the turns' confidence only with EpisodeOptions.Critic.
 //
 // # Corpus
 //

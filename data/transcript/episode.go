@@ -15,6 +15,10 @@ const DebatePolicy = "debate"
 // EpisodeOptions control ToEpisode.
 type EpisodeOptions struct {
 	Text bool // keep the question and response texts in the episode
+	// Critic sets each turn's Confidence to the critic's confidence read
+	// from its text (Answer.Critic), where the critic has one; off, every
+	// confidence is missing, as the transcripts state none.
+	Critic bool
 }
 
 // ToEpisode turns a question into the episode the recorded debate was:
@@ -26,7 +30,8 @@ type EpisodeOptions struct {
 // from a policy, and design §4 then uses the learner's own log-probability
 // (ratio 1) rather than claiming log 1 = 0, which would clip away every
 // negative advantage. Tokens are Answer.Tokens (estimates); confidence is
-// missing, as the transcripts have none.
+// missing, as the transcripts have none, unless opts.Critic fills it with
+// the critic's (Answer.Critic).
 func ToEpisode(q *Question, opts EpisodeOptions) data.Episode {
 	ep := data.Episode{
 		Kind:   data.KindEpisode,
@@ -48,6 +53,10 @@ func ToEpisode(q *Question, opts EpisodeOptions) data.Episode {
 			turns[k] = data.Turn{Answer: a.Answer, Profile: a.Profile, Tokens: a.Tokens()}
 			if opts.Text {
 				turns[k].Text = a.Text
+			}
+			if opts.Critic && a.Critic != nil {
+				c := *a.Critic
+				turns[k].Confidence = &c
 			}
 			if t > 0 {
 				act := metapolicy.Refine

@@ -51,6 +51,38 @@ func TestToEpisode(t *testing.T) {
 	}
 }
 
+// TestToEpisodeCritic: EpisodeOptions.Critic sets each turn's confidence
+// to the critic's of its answer, where it has one.
+func TestToEpisodeCritic(t *testing.T) {
+	doc := `{"q": [[
+	  [{"role":"user","content":"q"},{"role":"assistant","content":"3 * 4 = 12. \\boxed{12}"},{"role":"user","content":"p"},{"role":"assistant","content":"3 * 4 = 13. \\boxed{13}"}],
+	  [{"role":"user","content":"q"},{"role":"assistant","content":"\\boxed{12}"},{"role":"user","content":"p"},{"role":"assistant","content":"\\boxed{12}"}]
+	], "#### 12"]}`
+	var q Question
+	if _, err := Each(strings.NewReader(doc), "gsm_x.json", Options{}, func(got *Question) error { q = *got; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if c := q.Agents[0][0].Critic; c == nil || *c != 1 {
+		t.Fatalf("Answer.Critic = %v, want 1", c)
+	}
+	if ep := ToEpisode(&q, EpisodeOptions{}); ep.Rounds[0].Turns[0].Confidence != nil {
+		t.Error("confidence set without EpisodeOptions.Critic")
+	}
+	ep := ToEpisode(&q, EpisodeOptions{Critic: true})
+	want := [2][2]float64{{1, -1}, {0, -1}} // -1: missing
+	for r := range 2 {
+		for k := range 2 {
+			got := -1.0
+			if c := ep.Rounds[r].Turns[k].Confidence; c != nil {
+				got = *c
+			}
+			if got != want[r][k] {
+				t.Errorf("round %d agent %d: confidence %v, want %v", r, k, got, want[r][k])
+			}
+		}
+	}
+}
+
 // TestToEpisodeShortAgent: an agent that recorded fewer rounds keeps its
 // last answer as persist, at no cost.
 func TestToEpisodeShortAgent(t *testing.T) {

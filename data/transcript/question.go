@@ -12,6 +12,10 @@ type Answer struct {
 	Text    string       // the response as recorded
 	Answer  string       // normalised answer; "" when unreadable
 	Profile data.Profile // reasoning profile of Text (ProfileOf)
+	// Critic is answer.Critic's confidence in Answer, read from Text; nil
+	// when Text gives it nothing to check. Episodes carry it as the turn's
+	// Confidence only when asked (EpisodeOptions.Critic, replay.WithCritic).
+	Critic *float64
 	// PromptTokens estimates the context the agent was sent for this
 	// answer: every message of its chat before it (LLM-Debate sends the
 	// whole chat each round). Profile.Tokens estimates the response.

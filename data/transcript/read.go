@@ -294,7 +294,7 @@ func buildQuestion(task Task, file string, index int, text string, ctxs [][]mess
 // newAnswer reads one response with answer.Read.
 func newAnswer(task Task, text string, opts answer.Options, prompt int) Answer {
 	r := answer.Read(task, text, opts)
-	return Answer{Text: text, Answer: r.Answer, Profile: r.Profile, PromptTokens: prompt}
+	return Answer{Text: text, Answer: r.Answer, Profile: r.Profile, Critic: r.Critic, PromptTokens: prompt}
 }
 
 // goldText reads the gold answer: a string, or a number kept as written.

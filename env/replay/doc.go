@@ -26,7 +26,11 @@
 //     reasoning; WithConcedeTokens changes it). With no peer answer to
 //     adopt it keeps its own.
 //
-// Confidence is missing everywhere: the transcripts have none. Replay is
+// Confidence is missing everywhere — the transcripts have none — unless
+// WithCritic fills it with the critic's confidence read from each recorded
+// answer's text (answer.Critic; still missing where the critic checks
+// nothing, and for a concede). The team answer's and the concede target's
+// ties then go to the answer the critic trusts more. Replay is
 // deterministic (Start ignores its rng). An Env is read-only after New and
 // each Start makes a fresh game holding the episode's state (how many
 // revisions each agent has used), so episodes may run concurrently; one

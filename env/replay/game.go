@@ -39,6 +39,10 @@ func (g *game) recorded(k, t int) data.Turn {
 	if g.e.text {
 		turn.Text = a.Text
 	}
+	if g.e.critic && a.Critic != nil {
+		c := *a.Critic
+		turn.Confidence = &c
+	}
 	return turn
 }
 

@@ -20,6 +20,7 @@ type Env struct {
 	qs      []transcript.Question
 	concede int
 	text    bool
+	critic  bool
 }
 
 var _ env.Env = (*Env)(nil)
@@ -55,6 +56,16 @@ func WithName(name string) Option {
 // episodes stay small).
 func WithText(on bool) Option {
 	return func(e *Env) error { e.text = on; return nil }
+}
+
+// WithCritic fills each recorded turn's missing Confidence with the
+// critic's confidence read from its text (transcript.Answer.Critic,
+// answer.Critic), when the text gives the critic something to check
+// (default off: confidence is missing everywhere, as the transcripts have
+// none). A conceding agent wrote no reasoning of its own: its confidence
+// stays missing.
+func WithCritic(on bool) Option {
+	return func(e *Env) error { e.critic = on; return nil }
 }
 
 // New replays the given questions. Every question needs two or more agents,
@@ -148,6 +159,17 @@ func (e *Env) Start(task int, rng *rand.Rand) (env.Game, error) {
 // PeersAlwaysSeen implements env.PeersAlwaysSeen: every recorded revision
 // was written after seeing the peers, so a replay cannot play Self-Refine.
 func (e *Env) PeersAlwaysSeen() bool { return true }
+
+// With returns a copy of e with more options applied (e is unchanged).
+func (e *Env) With(opts ...Option) (*Env, error) {
+	c := *e
+	for _, o := range opts {
+		if err := o(&c); err != nil {
+			return nil, err
+		}
+	}
+	return &c, nil
+}
 
 // Subset returns an Env over the given tasks, in that order (for training on
 // one side of a Split and evaluating on the other). Options carry over.

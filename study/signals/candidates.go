@@ -2,6 +2,9 @@ package signals
 
 import (
 	"math"
+	"strings"
+
+	"github.com/mpdf/mpdf/answer"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -191,5 +194,109 @@ func Candidates() []Candidate {
 			return 0.5
 		}},
 	)
-	return cs
+	return append(cs, criticCandidates()...)
+}
+
+// kindOf is the answer kind of an episode whose task is a transcript
+// question ID ("gsm8k:…"); "" otherwise.
+func kindOf(ep *data.Episode) answer.Kind {
+	k, _, ok := strings.Cut(ep.Task, ":")
+	if !ok {
+		return ""
+	}
+	kind, err := answer.ParseKind(k)
+	if err != nil {
+		return ""
+	}
+	return kind
+}
+
+// arith is answer.CheckArithmetic of the agent's own current text; the
+// zero Arith (nothing checked) when the episode keeps no text.
+func arith(d *Decision) answer.Arith {
+	t := &d.Ep.Rounds[d.Round-1].Turns[d.Agent]
+	if t.Text == "" {
+		return answer.Arith{}
+	}
+	return answer.CheckArithmetic(kindOf(d.Ep), t.Text)
+}
+
+// keepsText reports whether the episode keeps its response texts (some
+// turn has one).
+func keepsText(ep *data.Episode) bool {
+	for _, r := range ep.Rounds {
+		for _, t := range r.Turns {
+			if t.Text != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// criticCandidates are the critic's confidence read from the text
+// (answer.Critic) and its parts. They need episodes that keep the texts
+// (replay.WithText; mpdf data signal --critic); without them every value
+// is NaN, so that their AUCs are NaN rather than a number about nothing.
+func criticCandidates() []Candidate {
+	needText := func(f func(d *Decision) float64) func(d *Decision) float64 {
+		return func(d *Decision) float64 {
+			if !keepsText(d.Ep) {
+				return math.NaN()
+			}
+			return f(d)
+		}
+	}
+	critic := func(t *data.Turn, kind answer.Kind) (float64, bool) {
+		if t.Text == "" {
+			return 0, false
+		}
+		return answer.Critic(kind, t.Text)
+	}
+	own := func(d *Decision) (float64, bool) {
+		return critic(&d.Ep.Rounds[d.Round-1].Turns[d.Agent], kindOf(d.Ep))
+	}
+	return []Candidate{
+		{"critic_checked", "own text states a checkable equation (answer.CheckArithmetic)", needText(func(d *Decision) float64 {
+			return flag(arith(d).Equations > 0)
+		})},
+		{"critic", "answer.Critic of own text, 0.5 when it checks nothing", needText(func(d *Decision) float64 {
+			if c, ok := own(d); ok {
+				return c
+			}
+			return 0.5
+		})},
+		{"critic_share", "share of own checkable equations that hold, 0.5 with none", needText(func(d *Decision) float64 {
+			if a := arith(d); a.Equations > 0 {
+				return float64(a.Held) / float64(a.Equations)
+			}
+			return 0.5
+		})},
+		{"critic_answer_failed", "own answer is the stated result of a failing equation", needText(func(d *Decision) float64 {
+			return flag(arith(d).AnswerFailed)
+		})},
+		{"critic_answer_held", "own answer is the stated result of an equation that holds", needText(func(d *Decision) float64 {
+			return flag(arith(d).AnswerHeld)
+		})},
+		{"critic_vs_peers", "own critic minus the best critic of a peer holding another answer (0.5 for a missing one)", needText(func(d *Decision) float64 {
+			kind := kindOf(d.Ep)
+			turns := d.Ep.Rounds[d.Round-1].Turns
+			me, ok := own(d)
+			if !ok {
+				me = 0.5
+			}
+			best := 0.0
+			for j := range turns {
+				if j == d.Agent || turns[j].Answer == turns[d.Agent].Answer {
+					continue
+				}
+				c, ok := critic(&turns[j], kind)
+				if !ok {
+					c = 0.5
+				}
+				best = max(best, c)
+			}
+			return me - best
+		})},
+	}
 }
