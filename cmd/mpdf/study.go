@@ -148,6 +148,7 @@ data give the same bytes.`,
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON instead of report.md")
 	f.BoolVar(&critic, "critic", false, "replay: fill the missing confidence with the critic's read from each answer's text (answer.Critic)")
 	addSimFlags(cmd, &sim)
+	cmd.AddCommand(newStudyCompareCmd()) // studycompare.go
 	return cmd
 }
 
