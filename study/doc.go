@@ -55,4 +55,20 @@
 // "learned − baseline" (same task, same seed) with its interval. Summary
 // writes report.md (WriteMarkdown) or JSON. The same Config and Env give
 // the same bytes.
+//
+// # Comparing studies after the fact
+//
+// Compare works on results.json files alone (ReadResults streams and
+// checks them): it pools one or more studies' rows (distinct studies, e.g.
+// one per task kind), breaks accuracy and tokens down by kind or model
+// (CompareConfig.By) with a chosen policy's paired differences; pairs the
+// rows with another study's by transcript file, task id and seed — not by
+// task index, which another set of files numbers otherwise — for "policy P
+// here − policy Q there" (CompareConfig.Pair; rows without a partner are an
+// error); and adds hindsight ceilings (CompareConfig.Ceilings): per model,
+// kind or model × kind the fixed protocol most accurate on these very rows,
+// an upper bound of a policy that picks one protocol per group. Intervals
+// are the study's bootstrap clustered by task id (the hash of the question
+// text), so on one study's rows the pooled numbers are report.md's.
+// `mpdf study compare` is its command line.
 package study
