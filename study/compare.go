@@ -21,8 +21,8 @@ const (
 	CompareModelKind CompareBy = "model×kind" // both
 )
 
-// ParseCompareBy reads a group name: kind, model, or model×kind (also
-// written model-kind or model,kind's "model+kind").
+// ParseCompareBy reads a group name: "" or all, kind, model, or
+// model×kind (also written model-kind, model+kind or model*kind).
 func ParseCompareBy(s string) (CompareBy, error) {
 	switch s {
 	case "", "all":

@@ -96,7 +96,7 @@ seed 1). The same files and flags give the same bytes.`,
 	f.StringSliceVar(&pairAgainst, "pair-against", nil, "policies of --pair that --policy is compared with (default: every common policy with itself)")
 	f.StringSliceVar(&ceilings, "ceiling", nil, "hindsight ceilings: one fixed protocol per model, kind or model-kind")
 	f.StringSliceVar(&among, "among", nil, "fixed protocols a --ceiling chooses from (default: every fixed protocol)")
-	f.IntVar(&resamples, "resamples", study.DefaultConfig().Bootstrap.Resamples, "bootstrap resamples of the intervals (the study's default)")
+	f.IntVar(&resamples, "resamples", study.DefaultConfig().Bootstrap.Resamples, "bootstrap resamples of the intervals: the study's --resamples, for its report.md's intervals")
 	f.BoolVar(&asJSON, "json", false, "print the comparison as JSON")
 	return cmd
 }
