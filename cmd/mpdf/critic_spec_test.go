@@ -41,6 +41,9 @@ func TestTrainCriticSpecResumeAndEval(t *testing.T) {
 	if got := mustRun(t, "inspect", best); !regexp.MustCompile(`confidence source +text-critic`).MatchString(got) {
 		t.Errorf("inspect does not show the confidence source:\n%s", got)
 	}
+	if got := mustRun(t, "inspect", filepath.Join(out, "policy.safetensors")); !regexp.MustCompile(`mpdf.confidence_source +text-critic`).MatchString(got) {
+		t.Errorf("the run's policy.safetensors does not record the confidence source:\n%s", got)
+	}
 	st := filepath.Join(dir, "best.safetensors")
 	mustRun(t, "export", best, "--safetensors", st)
 	if got := mustRun(t, "inspect", st); !regexp.MustCompile(`mpdf.confidence_source +text-critic`).MatchString(got) {
