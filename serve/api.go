@@ -26,8 +26,9 @@ type DecideRequest struct {
 type Deliberation struct {
 	// ID is echoed back in the result, for the caller's bookkeeping.
 	ID string `json:"id,omitempty"`
-	// Kind is the task kind, "gsm" (or "gsm8k") or "mmlu"; it picks the
-	// answer reader for agents given as raw text, and is needed only then.
+	// Kind is the task kind, "gsm8k" (or "gsm"), "mmlu", "arithmetic" or
+	// "math"; it picks the answer reader (and the critic: none on mmlu) for
+	// agents given as raw text, and is needed only then.
 	Kind string `json:"kind,omitempty"`
 	// Round is the 1-based deliberation round about to be played, of Rounds.
 	Round  int     `json:"round,omitempty"`
