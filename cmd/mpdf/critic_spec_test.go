@@ -86,6 +86,9 @@ func TestTrainCriticSpecResumeAndEval(t *testing.T) {
 	if !strings.Contains(stderr, "trained with the text critic") || !strings.Contains(stderr, "held-out side") {
 		t.Errorf("default eval: stderr %q, want it to say it plays with the critic on the held-out side", stderr)
 	}
+	if strings.Contains(stderr, "is not the run's") {
+		t.Errorf("default eval: stderr %q warns of other files, but only the critic= part differs", stderr)
+	}
 	if n := def["threshold"].Tasks; n != 1 {
 		t.Errorf("default eval: %d tasks, want the 1 held-out question", n)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -242,6 +243,17 @@ func openEvalEnv(log io.Writer, spec string, kind transcript.Task, critic bool, 
 	return nil, 0, fmt.Errorf("--env %q: want sim or %s", spec, replaySyntax)
 }
 
+// sameReplayFiles reports whether two replay specs name the same files read
+// the same way (their critic= parts aside, which checkpointCritic handles).
+func sameReplayFiles(a, b string) bool {
+	if a == b {
+		return true
+	}
+	sa, err1 := replay.ParseSpec(a)
+	sb, err2 := replay.ParseSpec(b)
+	return err1 == nil && err2 == nil && slices.Equal(sa.Globs, sb.Globs) && sa.Options == sb.Options
+}
+
 // checkpointCritic defaults the critic= part of a replay spec that has none
 // to the learned checkpoints': on when their runs trained with critic=on
 // (checkpoints.ConfidenceSource), since a policy that learned to read the
@@ -367,7 +379,7 @@ func checkpointSplit(log io.Writer, fl *pflag.FlagSet, pols []resolvedPolicy, en
 	*split = "test"
 	fmt.Fprintf(log, "eval: %s trained on %s with %.2f of the questions held out (split seed %d): evaluating on the held-out side (--split all plays every question)\n",
 		from, sp.Env, *heldOut, *seed)
-	if sp.Env != envSpec {
+	if !sameReplayFiles(sp.Env, envSpec) {
 		fmt.Fprintf(log, "eval: warning: --env %s is not the run's %s: the split holds out the same questions only on the same files\n", envSpec, sp.Env)
 	}
 	return nil
