@@ -224,6 +224,7 @@ func TestCriticProvenanceWarning(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		logged := log.String() // the load's log; Serve writes to it from now on
 		url := newHTTPTest(t, s)
 		code, body := get(t, url+"/v1/policy")
 		if code != http.StatusOK {
@@ -237,12 +238,12 @@ func TestCriticProvenanceWarning(t *testing.T) {
 		if info.ConfidenceSource != c.source || info.Critic != c.critic {
 			t.Errorf("%s, critic %v: /v1/policy says source %q critic %v", name, c.critic, info.ConfidenceSource, info.Critic)
 		}
-		warned := strings.Contains(log.String(), "level=WARN")
+		warned := strings.Contains(logged, "level=WARN")
 		switch {
 		case c.warn == "" && (warned || len(info.Warnings) > 0):
-			t.Errorf("%s, critic %v: unexpected warning %q / log %q", name, c.critic, info.Warnings, log.String())
+			t.Errorf("%s, critic %v: unexpected warning %q / log %q", name, c.critic, info.Warnings, logged)
 		case c.warn != "" && (!warned || len(info.Warnings) != 1 || !strings.Contains(info.Warnings[0], c.warn)):
-			t.Errorf("%s, critic %v: warnings %q, log %q; want one saying %q", name, c.critic, info.Warnings, log.String(), c.warn)
+			t.Errorf("%s, critic %v: warnings %q, log %q; want one saying %q", name, c.critic, info.Warnings, logged, c.warn)
 		}
 		// A reload keeps saying it.
 		if rinfo, err := s.Reload(); err != nil || len(rinfo.Warnings) != len(info.Warnings) {
