@@ -161,6 +161,16 @@
 // "activation" entry is read as tanh, the project's default. Errors wrap the
 // same kinds as Load's.
 //
+// # Provenance of the confidence
+//
+// ConfidenceSource derives from a header where the confidence of the
+// policy's training states came from — "text-critic", "none", "given" or
+// "unknown" — from the environment spec the run recorded (a replay spec's
+// critic=on part; see design §6), and ConfidenceSourceOfMeta from a
+// safetensors file's "mpdf.confidence_source" (MetaConfidenceSource), which
+// mpdf export and a run's policy.safetensors write. Evaluation and serving
+// compare it with the confidence they will feed the policy.
+//
 // The safetensors code is written here rather than taken from a library: the
 // format is a length, a JSON header and raw floats, a few hundred lines
 // cover it; a hand-written reader can bound what it allocates before trusting

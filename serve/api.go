@@ -26,8 +26,9 @@ type DecideRequest struct {
 type Deliberation struct {
 	// ID is echoed back in the result, for the caller's bookkeeping.
 	ID string `json:"id,omitempty"`
-	// Kind is the task kind, "gsm" (or "gsm8k") or "mmlu"; it picks the
-	// answer reader for agents given as raw text, and is needed only then.
+	// Kind is the task kind, "gsm8k" (or "gsm"), "mmlu", "arithmetic" or
+	// "math"; it picks the answer reader (and the critic: none on mmlu) for
+	// agents given as raw text, and is needed only then.
 	Kind string `json:"kind,omitempty"`
 	// Round is the 1-based deliberation round about to be played, of Rounds.
 	Round  int     `json:"round,omitempty"`
@@ -57,7 +58,9 @@ type Agent struct {
 	// the LLM server counted it; without it the reader estimates it.
 	CompletionTokens *int `json:"completion_tokens,omitempty"`
 	// Confidence is the introspective confidence in [0,1] (a critic's
-	// score); absent or null when unknown — missing is not zero.
+	// score); absent or null when unknown — missing is not zero. On a
+	// server with the critic (mpdf serve --critic), an agent given as Text
+	// without it gets the critic's read from the text.
 	Confidence *float64 `json:"confidence,omitempty"`
 	// Profile is the reasoning profile of the answer, when the caller
 	// measured it; exclusive with Text.
@@ -142,6 +145,19 @@ type PolicyInfo struct {
 	Activation      string             `json:"activation"`
 	// LoadedAt is when this policy was loaded (RFC 3339).
 	LoadedAt string `json:"loaded_at"`
+	// ConfidenceSource is where the confidence of the policy's training
+	// states came from (checkpoints.ConfidenceSource): "text-critic" (a
+	// replay with critic=on: the critic's read from each text), "none" (a
+	// replay without: always missing), "given" (the simulator's), or
+	// "unknown" (offline data, a safetensors file that does not say, a
+	// policy given in memory).
+	ConfidenceSource string `json:"confidence_source"`
+	// Critic says whether this server fills the confidence of agents given
+	// as text without one from the text (mpdf serve --critic).
+	Critic bool `json:"critic"`
+	// Warnings says where the two disagree: the policy would see a
+	// confidence unlike its training's.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ErrorBody is the body of every 4xx and 5xx answer.

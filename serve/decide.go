@@ -11,10 +11,24 @@ import (
 )
 
 // Decide answers a decide request without HTTP: the same validation, the
-// same decisions and the same response as POST /v1/decide. A request the
-// API rejects gives an error naming the field.
+// same decisions and the same response as POST /v1/decide on a server
+// without the critic. A request the API rejects gives an error naming the
+// field.
 func (p *Policy) Decide(req *DecideRequest) (*DecideResponse, error) {
-	ds, ferr := req.check()
+	return p.DecideWith(req, DecideOptions{})
+}
+
+// DecideOptions are the server-side settings of a decision.
+type DecideOptions struct {
+	// Critic fills the confidence of agents given as text without one with
+	// the critic's read from the text, as Config.Critic.
+	Critic bool
+}
+
+// DecideWith is Decide with options: the answer of POST /v1/decide on a
+// server configured as o says.
+func (p *Policy) DecideWith(req *DecideRequest, o DecideOptions) (*DecideResponse, error) {
+	ds, ferr := req.checkIn(nil, o.Critic)
 	if ferr != nil {
 		return nil, fmt.Errorf("serve: %w", ferr)
 	}

@@ -22,7 +22,8 @@
 //	                  log π(action), the answer decided on and the concede
 //	                  target; per deliberation the team answer
 //	GET  /v1/policy   the checkpoint header: step, seed, feature version,
-//	                  SHA-256 of the training configuration, sizes
+//	                  SHA-256 of the training configuration, sizes, the
+//	                  confidence source and the server's critic setting
 //	POST /v1/reload   re-read the policy file (as SIGHUP does in mpdf serve)
 //	GET  /healthz     liveness
 //	GET  /readyz      503 without a policy or while shutting down
@@ -51,7 +52,16 @@
 // of a request from PCG(seed, i), its agents in order.
 //
 // An agent given as raw text is read by the transcript importer's answer
-// and profile reader (readText, the one place to change it).
+// and profile reader (readText, the one place to change it). With
+// Config.Critic (mpdf serve --critic; DecideOptions.Critic without HTTP),
+// such an agent without a confidence gets the critic's read from the text
+// (answer.Read's Critic), the value a replay with critic=on gives the same
+// text: TestCriticServeMatchesReplay holds the served decisions to the
+// policy's on the replay's states. PolicyInfo.ConfidenceSource says where
+// the policy's training confidence came from (checkpoints.ConfidenceSource,
+// or a safetensors file's mpdf.confidence_source); when it disagrees with
+// Config.Critic the server still serves, logs a warning at load and reload,
+// and lists it in PolicyInfo.Warnings (GET /v1/policy).
 //
 // # Cost of a request
 //

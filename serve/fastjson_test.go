@@ -162,7 +162,7 @@ func decideOutcome(t *testing.T, p *Policy, b []byte, decode func([]byte, *Decid
 	if eb := decode(b, req, a); eb != nil {
 		return eb, nil
 	}
-	ds, fe := req.checkIn(a)
+	ds, fe := req.checkIn(a, false)
 	if fe != nil {
 		return &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field}, nil
 	}

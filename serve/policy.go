@@ -45,17 +45,23 @@ func LoadPolicy(path string) (*Policy, error) {
 		}
 		h := ck.Header
 		info.Format, info.Step, info.Seed, info.Metrics = "checkpoint", &h.Step, &h.Seed, h.Metrics
+		info.ConfidenceSource = checkpoints.ConfidenceSource(&h)
 		if len(h.Train) > 0 {
 			sum := sha256.Sum256(h.Train)
 			info.TrainConfigHash = hex.EncodeToString(sum[:])
 		}
 		net, info.FeatureVersion = ck.Policy, h.FeatureVersion
 	case ".safetensors":
-		m, v, err := checkpoints.LoadNetwork(path, opt)
+		m, meta, err := checkpoints.LoadSafetensors(path, opt)
 		if err != nil {
 			return nil, fmt.Errorf("serve: policy: %w", err)
 		}
+		v, ok := meta[checkpoints.MetaFeatureVersion]
+		if !ok {
+			return nil, fmt.Errorf("serve: policy %s: metadata %s absent: the file does not say which features it reads", path, checkpoints.MetaFeatureVersion)
+		}
 		info.Format, info.FeatureVersion, net = "safetensors", v, m
+		info.ConfidenceSource = checkpoints.ConfidenceSourceOfMeta(meta)
 	default:
 		return nil, fmt.Errorf("serve: policy %s: want a .mpdf checkpoint or a .safetensors export", path)
 	}
@@ -71,7 +77,7 @@ func NewPolicy(name string, net *nn.MLP[float32]) (*Policy, error) {
 // NewPolicyVersion serves net, a network trained on the feature layout
 // version (a metapolicy.FeaturizerFor name), under name.
 func NewPolicyVersion(name, version string, net *nn.MLP[float32]) (*Policy, error) {
-	return newPolicy(PolicyInfo{Name: name, Format: "memory", FeatureVersion: version}, net.Clone())
+	return newPolicy(PolicyInfo{Name: name, Format: "memory", FeatureVersion: version, ConfidenceSource: checkpoints.ConfidenceUnknown}, net.Clone())
 }
 
 func newPolicy(info PolicyInfo, net *nn.MLP[float32]) (*Policy, error) {

@@ -8,14 +8,17 @@ import (
 // readText reads an agent's raw response with the answer package, the one
 // reader of every path (importer, replay, live backend): the answer by the
 // kind's rules, the profile (steps, hedges, stated confidence, estimated
-// tokens) from the whole text. tokens ≥ 0 replaces the estimate with the
-// server's count. ok is false for a kind the reader does not know.
+// tokens) from the whole text, and the critic's confidence in the answer
+// (answer.Critic, metapolicy.Missing where it checks nothing: the value a
+// replay or import with the critic gives the same text). tokens ≥ 0
+// replaces the estimate with the server's count. ok is false for a kind
+// the reader does not know.
 //
 // This is the only place the serve package reads answer text.
-func readText(kind, text string, tokens int) (ans string, p metapolicy.Profile, ok bool) {
+func readText(kind, text string, tokens int) (ans string, p metapolicy.Profile, critic float64, ok bool) {
 	k, err := answer.ParseKind(kind)
 	if err != nil {
-		return "", p, false
+		return "", p, metapolicy.Missing, false
 	}
 	r := answer.Read(k, text, answer.Options{})
 	dp := r.Profile
@@ -26,5 +29,9 @@ func readText(kind, text string, tokens int) (ans string, p metapolicy.Profile, 
 	if tokens >= 0 {
 		p.Tokens = tokens
 	}
-	return r.Answer, p, true
+	critic = metapolicy.Missing
+	if r.Critic != nil {
+		critic = *r.Critic
+	}
+	return r.Answer, p, critic, true
 }

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -37,6 +38,14 @@ type Config struct {
 	// ShutdownTimeout bounds how long Serve waits for in-flight requests
 	// once its context is done (default 10 s).
 	ShutdownTimeout time.Duration
+	// Critic fills the confidence of an agent given as raw text without
+	// one with the critic's read from the text (answer.Read's Critic, the
+	// reader a replay or import with the critic uses): for a policy
+	// trained on a replay with critic=on. Off by default: the confidence
+	// is then what the request gives, missing when absent. A policy whose
+	// checkpoint says otherwise (checkpoints.ConfidenceSource) is served
+	// anyway, with a warning logged and in PolicyInfo.Warnings.
+	Critic bool
 	// Log receives start, reload and shutdown events; nil discards them.
 	Log *slog.Logger
 }
@@ -90,15 +99,50 @@ func New(cfg Config) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.policy.Store(p)
+		s.SetPolicy(p)
 	}
 	s.routes()
 	return s, nil
 }
 
 // SetPolicy serves p from now on; requests already running finish on the
-// policy they started with.
-func (s *Server) SetPolicy(p *Policy) { s.policy.Store(p) }
+// policy they started with. A confidence source that does not match
+// Config.Critic is logged as a warning (Info's Warnings).
+func (s *Server) SetPolicy(p *Policy) {
+	for _, w := range s.Info(p).Warnings {
+		s.cfg.Log.Warn(w, "policy", p.info.Name, "confidence_source", p.info.ConfidenceSource, "critic", s.cfg.Critic)
+	}
+	s.policy.Store(p)
+}
+
+// Info describes p as this server serves it: p.Info() with the server's
+// Critic and the warnings of criticWarnings.
+func (s *Server) Info(p *Policy) PolicyInfo {
+	info := p.info
+	info.Critic = s.cfg.Critic
+	if w := criticWarning(info.ConfidenceSource, s.cfg.Critic); w != "" {
+		info.Warnings = []string{w}
+	}
+	return info
+}
+
+// criticWarning says what is wrong when a policy whose confidence came from
+// src is served with or without the text critic; "" when nothing is.
+// Serving is not refused: a client may pass the confidence itself (the
+// text critic's, computed on its side), which the server cannot tell.
+func criticWarning(src string, critic bool) string {
+	switch {
+	case src == checkpoints.ConfidenceTextCritic && !critic:
+		return "the policy trained with the text critic's confidence (a replay with critic=on) but the server runs without the critic (mpdf serve --critic, Config.Critic): agents given as text without a confidence reach it with the confidence missing"
+	case critic && src == checkpoints.ConfidenceNone:
+		return "the server fills the confidence from the text (critic) but the policy trained with it missing (a replay without critic=on): it sees an input it never trained on"
+	case critic && src == checkpoints.ConfidenceGiven:
+		return "the server fills the confidence from the text (critic) but the policy trained on the simulator's confidence, a different signal"
+	case critic && src == checkpoints.ConfidenceUnknown:
+		return "the server fills the confidence from the text (critic) but the policy file does not record where its training confidence came from"
+	}
+	return ""
+}
 
 // Policy returns the policy being served; nil before one is set.
 func (s *Server) Policy() *Policy { return s.policy.Load() }
@@ -119,10 +163,10 @@ func (s *Server) Reload() (PolicyInfo, error) {
 		s.cfg.Log.Error("reload failed; the previous policy keeps serving", "err", err)
 		return PolicyInfo{}, fmt.Errorf("serve: reload (the previous policy keeps serving): %w", err)
 	}
-	s.policy.Store(p)
+	s.SetPolicy(p)
 	s.metrics.reloads.WithLabelValues("ok").Inc()
 	s.cfg.Log.Info("policy reloaded", "path", s.cfg.PolicyPath, "step", p.info.Step)
-	return p.info, nil
+	return s.Info(p), nil
 }
 
 // Serve serves HTTP on ln until ctx is done, then stops accepting
@@ -284,7 +328,7 @@ func (s *Server) handlePolicy(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusServiceUnavailable, &ErrorBody{Kind: "not_ready", Error: "no policy loaded"})
 		return
 	}
-	s.writeJSON(w, http.StatusOK, p.info)
+	s.writeJSON(w, http.StatusOK, s.Info(p))
 }
 
 func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) {
@@ -336,7 +380,7 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusBadRequest, eb)
 		return
 	}
-	ds, fe := req.checkIn(a)
+	ds, fe := req.checkIn(a, s.cfg.Critic)
 	if fe != nil {
 		s.writeError(w, http.StatusBadRequest, &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field})
 		return

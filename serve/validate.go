@@ -63,10 +63,12 @@ const (
 
 // check validates req and turns it into deliberations. The first error met,
 // in field order, is reported.
-func (req *DecideRequest) check() ([]delib, *fieldError) { return req.checkIn(nil) }
+func (req *DecideRequest) check() ([]delib, *fieldError) { return req.checkIn(nil, false) }
 
-// checkIn is check with the deliberations in arena a (nil: allocated).
-func (req *DecideRequest) checkIn(a *arena) ([]delib, *fieldError) {
+// checkIn is check with the deliberations in arena a (nil: allocated);
+// critic fills the confidence of agents given as text without one with the
+// critic's (DecideOptions.Critic).
+func (req *DecideRequest) checkIn(a *arena, critic bool) ([]delib, *fieldError) {
 	switch req.Mode {
 	case "", modeGreedy, modeSample:
 	default:
@@ -74,7 +76,7 @@ func (req *DecideRequest) checkIn(a *arena) ([]delib, *fieldError) {
 	}
 	single := req.Deliberation
 	if req.Deliberations == nil {
-		d, err := single.checkIn("", a)
+		d, err := single.checkIn("", a, critic)
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +104,7 @@ func (req *DecideRequest) checkIn(a *arena) ([]delib, *fieldError) {
 		a.checked = out
 	}
 	for i := range req.Deliberations {
-		d, err := req.Deliberations[i].checkIn(index("deliberations", i), a)
+		d, err := req.Deliberations[i].checkIn(index("deliberations", i), a, critic)
 		if err != nil {
 			return nil, err
 		}
@@ -112,10 +114,11 @@ func (req *DecideRequest) checkIn(a *arena) ([]delib, *fieldError) {
 }
 
 // check validates one deliberation; path is its JSON path ("" at the top).
-func (d *Deliberation) check(path string) (delib, *fieldError) { return d.checkIn(path, nil) }
+func (d *Deliberation) check(path string) (delib, *fieldError) { return d.checkIn(path, nil, false) }
 
-// checkIn is check with the agents' states in arena a (nil: allocated).
-func (d *Deliberation) checkIn(path string, a *arena) (delib, *fieldError) {
+// checkIn is check with the agents' states in arena a (nil: allocated),
+// critic as DecideRequest.checkIn's.
+func (d *Deliberation) checkIn(path string, a *arena, critic bool) (delib, *fieldError) {
 	out := delib{id: d.ID, round: d.Round, rounds: d.Rounds}
 	switch n := len(d.Agents); {
 	case d.Agents == nil:
@@ -137,7 +140,7 @@ func (d *Deliberation) checkIn(path string, a *arena) (delib, *fieldError) {
 		out.agents = a.states.take(len(d.Agents))
 	}
 	for i := range d.Agents {
-		s, err := d.Agents[i].check(d.Kind)
+		s, err := d.Agents[i].check(d.Kind, critic)
 		if err != nil {
 			// Paths are built only for the error: a batch has many agents.
 			if err.field == "kind" {
@@ -180,9 +183,11 @@ func (d *Deliberation) checkHistory(path string, agents []metapolicy.AgentState)
 	return nil
 }
 
-// check validates one agent of a deliberation of the given kind. Error
-// fields are relative to the agent, except "kind", the deliberation's.
-func (a *Agent) check(kind string) (metapolicy.AgentState, *fieldError) {
+// check validates one agent of a deliberation of the given kind. With
+// critic, an agent given as text without a confidence gets the critic's
+// read from the text (missing where it checks nothing). Error fields are
+// relative to the agent, except "kind", the deliberation's.
+func (a *Agent) check(kind string, critic bool) (metapolicy.AgentState, *fieldError) {
 	s := metapolicy.AgentState{Confidence: metapolicy.Missing, Profile: metapolicy.Profile{SelfConfidence: metapolicy.Missing}}
 	if c := a.Confidence; c != nil {
 		if !(*c >= 0 && *c <= 1) {
@@ -206,11 +211,14 @@ func (a *Agent) check(kind string) (metapolicy.AgentState, *fieldError) {
 		if a.CompletionTokens != nil {
 			tokens = *a.CompletionTokens
 		}
-		ans, p, ok := readText(kind, *a.Text, tokens)
+		ans, p, conf, ok := readText(kind, *a.Text, tokens)
 		if !ok {
 			return s, ferr("kind", "%q: reading an answer from text needs a kind: gsm8k (gsm), mmlu, arithmetic or math", kind)
 		}
 		s.Answer, s.Profile = ans, p
+		if critic && a.Confidence == nil {
+			s.Confidence = conf
+		}
 	}
 	if a.Answer != nil {
 		s.Answer = *a.Answer

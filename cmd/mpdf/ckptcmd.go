@@ -60,6 +60,9 @@ type ckptInfo struct {
 	Metrics   map[string]float64 `json:"metrics"`
 	Train     json.RawMessage    `json:"train,omitempty"`
 	DataPos   json.RawMessage    `json:"data_pos,omitempty"`
+	// ConfidenceSource is where the confidence of the training states
+	// came from (checkpoints.ConfidenceSource).
+	ConfidenceSource string `json:"confidence_source"`
 }
 
 type adamInfo struct {
@@ -84,8 +87,10 @@ func newInspectCmd() *cobra.Command {
 it was trained on (and whether this build's featurizer matches it), the
 optimiser step and seed, the policy network's sizes and activation, whether
 it carries a KL reference policy, Adam state and a random-source state, the
-latest metrics, where the data reader stood, and the resolved training
-configuration. A .safetensors export shows its network and metadata.
+latest metrics, where the data reader stood, where the confidence of its
+training states came from (text-critic: a replay with critic=on; none: a
+replay without; given: the simulator; unknown: offline data), and the
+resolved training configuration. A .safetensors export shows its network and metadata.
 The file is fully read and checked (checksums, finite weights).`,
 		Example: `  mpdf inspect runs/best.mpdf
   mpdf inspect runs/policy.safetensors --json`,
@@ -118,6 +123,7 @@ The file is fully read and checked (checksums, finite weights).`,
 				Usable: h.FeatureVersion == metapolicy.FeatureVersion,
 				Step:   h.Step, Seed: h.Seed, Policy: describeNet(ck.Policy), RNGBytes: len(ck.RNG),
 				Metrics: h.Metrics, Train: h.Train, DataPos: h.DataPos,
+				ConfidenceSource: checkpoints.ConfidenceSource(&h),
 			}
 			if info.Metrics == nil {
 				info.Metrics = map[string]float64{}
@@ -169,6 +175,7 @@ func writeCkptInfo(w io.Writer, c ckptInfo) error {
 	if len(c.DataPos) > 0 {
 		fmt.Fprintf(tw, "data position\t%s\n", c.DataPos)
 	}
+	fmt.Fprintf(tw, "confidence source\t%s\n", confidenceNote(c.ConfidenceSource))
 	if len(c.Metrics) == 0 {
 		fmt.Fprintf(tw, "metrics\tnone\n")
 	} else {
@@ -195,6 +202,19 @@ func writeCkptInfo(w io.Writer, c ckptInfo) error {
 	}
 	_, err := fmt.Fprintf(w, "training config:\n%s\n", pretty.Bytes())
 	return err
+}
+
+// confidenceNote explains a checkpoints.ConfidenceSource value.
+func confidenceNote(src string) string {
+	switch src {
+	case checkpoints.ConfidenceTextCritic:
+		return src + " (a replay with critic=on: run it where the confidence is the text critic's, e.g. mpdf serve --critic)"
+	case checkpoints.ConfidenceNone:
+		return src + " (a replay without the critic: the confidence was always missing)"
+	case checkpoints.ConfidenceGiven:
+		return src + " (the simulator's critic)"
+	}
+	return src + " (not recorded)"
 }
 
 func writeSTInfo(w io.Writer, s stInfo) error {
@@ -230,7 +250,9 @@ layers.{i}.weight [out, in] and layers.{i}.bias [out], layer 0 first, the
 layout of a PyTorch nn.Linear stack. The metadata records the activation,
 the feature-schema version ("feature_version"), "format": "pt", and the
 checkpoint's step ("mpdf.step") and which network it is ("mpdf.weights":
-policy or reference). The file is written atomically. Such a file is a
+policy or reference), and where the confidence of its training came from
+("mpdf.confidence_source": text-critic, none, given or unknown; see mpdf
+inspect). The file is written atomically. Such a file is a
 --policy of mpdf simulate, mpdf eval and mpdf collect.`,
 		Example: `  mpdf export runs/best.mpdf --safetensors policy.safetensors
   mpdf export runs/best.mpdf --reference --safetensors reference.safetensors`,
@@ -248,10 +270,11 @@ policy or reference). The file is written atomically. Such a file is a
 				net, which = ck.Reference, "reference"
 			}
 			meta := map[string]string{
-				checkpoints.MetaActivation:     net.Act.String(),
-				checkpoints.MetaFeatureVersion: ck.Header.FeatureVersion,
-				"mpdf.step":                    strconv.FormatInt(ck.Header.Step, 10),
-				"mpdf.weights":                 which,
+				checkpoints.MetaActivation:       net.Act.String(),
+				checkpoints.MetaFeatureVersion:   ck.Header.FeatureVersion,
+				"mpdf.step":                      strconv.FormatInt(ck.Header.Step, 10),
+				"mpdf.weights":                   which,
+				checkpoints.MetaConfidenceSource: checkpoints.ConfidenceSource(&ck.Header),
 			}
 			if err := checkpoints.SaveSafetensors(out, net, meta); err != nil {
 				return err

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
@@ -29,7 +31,7 @@ func newEvalCmd() *cobra.Command {
 		asJSON                           bool
 	)
 	cmd := &cobra.Command{
-		Use:   "eval [--env sim|replay:GLOB[,GLOB...][,kind=K][,layout=L]] [--policy SPEC,...] [flags]",
+		Use:   "eval [--env sim|" + replaySyntax + "] [--policy SPEC,...] [flags]",
 		Short: "Compare policies on the same tasks and seeds (accuracy, tokens, actions)",
 		Long: `Eval plays every policy on the same tasks with the same seeds (common
 random numbers) and prints, per policy, the team accuracy of the final round
@@ -45,12 +47,14 @@ Environments (--env):
                         persist keeps the previous one, concede adopts a
                         peer's. The transcripts hold no answer written
                         without the peers, so Self-Refine (refine) is not
-                        played there; confidences are missing. Parts
-                        kind=K (gsm8k, mmlu, arithmetic, math: the task,
-                        when the file names do not say) and layout=L
-                        (auto, debate, agora: when detection misreads a
-                        file) say how to read them, e.g.
-                        replay:logs/*.json,kind=math,layout=debate
+                        played there; confidences are missing unless
+                        critic=on fills them with the critic's read from
+                        each answer's text (answer.Critic). Parts kind=K
+                        (gsm8k, mmlu, arithmetic, math: the task, when the
+                        file names do not say) and layout=L (auto, debate,
+                        agora: when detection misreads a file) say how to
+                        read them, e.g.
+                        replay:logs/*.json,kind=math,layout=debate,critic=on
 
 Policies (--policy, repeatable or comma-separated): when no heuristic is
 named, the heuristic baselines (` + strings.Join(metapolicy.HeuristicNames(), ", ") + `;
@@ -67,7 +71,11 @@ side. --tasks then takes the first N tasks of that side. A checkpoint
 trained online on a replay records its split: on a replay, --split then
 defaults to test and --held-out and --split-seed to the checkpoint's, so
 that it is not scored on the questions it trained on (eval says so on
-stderr); --split all plays every question.`,
+stderr); --split all plays every question. Likewise a replay spec without
+a critic= part takes the critic of the checkpoints' runs: on when they
+trained with critic=on (eval says so on stderr), so that a policy is scored
+on the confidence it learned from; a critic= part that differs from a
+checkpoint's run is played as given, with a warning.`,
 		Example: `  mpdf eval
   mpdf eval --policy runs/best.mpdf --tasks 200 --episodes 2
   mpdf eval --env 'replay:debates/gsm_*.json' --policy best.mpdf --split test --json`,
@@ -77,7 +85,7 @@ stderr); --split all plays every question.`,
 				return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 0, workers ≥ 0",
 					tasks, episodes, rounds, workers)
 			}
-			e, defRounds, err := openEvalEnv(cmd.ErrOrStderr(), envSpec, kind, cfg, quiet)
+			e, defRounds, err := openEvalEnv(cmd.ErrOrStderr(), envSpec, kind, false, cfg, quiet)
 			if err != nil {
 				return err
 			}
@@ -88,7 +96,10 @@ stderr); --split all plays every question.`,
 			if rounds == 0 {
 				rounds = defRounds
 			}
-			if _, ok := e.(*replay.Env); ok {
+			if r, ok := e.(*replay.Env); ok {
+				if e, err = checkpointCritic(cmd.ErrOrStderr(), r, envSpec, pols); err != nil {
+					return err
+				}
 				if err := checkpointSplit(cmd.ErrOrStderr(), cmd.Flags(), pols, envSpec, &split, &heldOut, &splitSeed); err != nil {
 					return err
 				}
@@ -130,7 +141,7 @@ stderr); --split all plays every question.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&envSpec, "env", "sim", "environment: sim, or replay:GLOB[,GLOB...][,kind=K][,layout=L] of debate transcripts")
+	f.StringVar(&envSpec, "env", "sim", "environment: sim, or "+replaySyntax+" of debate transcripts")
 	addKindFlag(f, &kind, "task of replayed transcripts (as a kind= part of --env)")
 	f.StringSliceVarP(&specs, "policy", "p", nil, "policies to evaluate (heuristic names, .mpdf or .safetensors files)")
 	f.BoolVar(&noBaselines, "no-baselines", false, "do not add the heuristic baselines")
@@ -180,11 +191,19 @@ func evalPolicies(specs, baselines []string, noBaselines bool) ([]resolvedPolicy
 	return pols, nil
 }
 
+// replaySyntax is the replay form of --env, for help texts and errors.
+const replaySyntax = "replay:GLOB[,GLOB...][,kind=K][,layout=L][,critic=on|off]"
+
 // openEvalEnv opens the environment of --env and returns it with its
-// default number of rounds. Transcript reports go to log unless quiet.
-func openEvalEnv(log io.Writer, spec string, kind transcript.Task, cfg env.SimConfig, quiet bool) (env.Env, int, error) {
+// default number of rounds. kind is --kind (a kind= part), critic study's
+// --critic (a critic=on part); each may repeat the spec, not contradict
+// it. Transcript reports go to log unless quiet.
+func openEvalEnv(log io.Writer, spec string, kind transcript.Task, critic bool, cfg env.SimConfig, quiet bool) (env.Env, int, error) {
 	switch {
 	case spec == "sim" || spec == "simulator":
+		if critic {
+			return nil, 0, fmt.Errorf("--critic: only a replay has texts to read (--env replay:...)")
+		}
 		sim, err := env.NewSimulator(cfg)
 		return sim, env.DefaultRounds, err
 	case strings.HasPrefix(spec, replay.SpecPrefix):
@@ -198,11 +217,15 @@ func openEvalEnv(log io.Writer, spec string, kind transcript.Task, cfg env.SimCo
 		if sp.Options.Task == "" {
 			sp.Options.Task = kind
 		}
+		if critic && sp.CriticSet && !sp.Critic {
+			return nil, 0, fmt.Errorf("--critic and --env %s (critic=off): give one", spec)
+		}
+		sp.Critic = sp.Critic || critic
 		paths, err := expandPaths(sp.Globs)
 		if err != nil {
 			return nil, 0, fmt.Errorf("--env %s: %w", spec, err)
 		}
-		e, reps, err := replay.Load(paths, sp.Options)
+		e, reps, err := replay.Load(paths, sp.Options, sp.EnvOptions()...)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -217,7 +240,61 @@ func openEvalEnv(log io.Writer, spec string, kind transcript.Task, cfg env.SimCo
 		}
 		return e, r, nil
 	}
-	return nil, 0, fmt.Errorf("--env %q: want sim or replay:GLOB[,GLOB...][,kind=K][,layout=L]", spec)
+	return nil, 0, fmt.Errorf("--env %q: want sim or %s", spec, replaySyntax)
+}
+
+// sameReplayFiles reports whether two replay specs name the same files read
+// the same way (their critic= parts aside, which checkpointCritic handles).
+func sameReplayFiles(a, b string) bool {
+	if a == b {
+		return true
+	}
+	sa, err1 := replay.ParseSpec(a)
+	sb, err2 := replay.ParseSpec(b)
+	return err1 == nil && err2 == nil && slices.Equal(sa.Globs, sb.Globs) && sa.Options == sb.Options
+}
+
+// checkpointCritic defaults the critic= part of a replay spec that has none
+// to the learned checkpoints': on when their runs trained with critic=on
+// (checkpoints.ConfidenceSource), since a policy that learned to read the
+// text critic's confidence would otherwise be scored without it. A spec
+// that says critic= is played as it says, with a warning for each
+// checkpoint whose run read the confidence otherwise; checkpoints that
+// disagree need the spec to say.
+func checkpointCritic(log io.Writer, r *replay.Env, envSpec string, pols []resolvedPolicy) (env.Env, error) {
+	sp, err := replay.ParseSpec(envSpec)
+	if err != nil {
+		return nil, fmt.Errorf("--env: %w", err)
+	}
+	var with, without []string // checkpoints trained with and without the text critic
+	for _, p := range pols {
+		switch p.Confidence {
+		case checkpoints.ConfidenceTextCritic:
+			with = append(with, p.Name())
+		case checkpoints.ConfidenceNone:
+			without = append(without, p.Name())
+		}
+	}
+	if sp.CriticSet {
+		if sp.Critic {
+			for _, name := range without {
+				fmt.Fprintf(log, "eval: warning: %s trained without the text critic (its confidence was missing), but --env %s plays critic=on: the policy sees an input it never trained on\n", name, envSpec)
+			}
+		} else {
+			for _, name := range with {
+				fmt.Fprintf(log, "eval: warning: %s trained with the text critic (critic=on), but --env %s plays critic=off: the policy loses the confidence it learned from\n", name, envSpec)
+			}
+		}
+		return r, nil
+	}
+	switch {
+	case len(with) == 0:
+		return r, nil
+	case len(without) > 0:
+		return nil, fmt.Errorf("%s trained with the text critic (critic=on) and %s without: add critic=on or critic=off to --env", with[0], without[0])
+	}
+	fmt.Fprintf(log, "eval: %s trained with the text critic (critic=on in its --env): playing the replay with it (critic=off in --env plays without)\n", strings.Join(with, ", "))
+	return r.With(replay.WithCritic(true))
 }
 
 // evalTasks lists the tasks to play: one side of a split when asked, then
@@ -302,7 +379,7 @@ func checkpointSplit(log io.Writer, fl *pflag.FlagSet, pols []resolvedPolicy, en
 	*split = "test"
 	fmt.Fprintf(log, "eval: %s trained on %s with %.2f of the questions held out (split seed %d): evaluating on the held-out side (--split all plays every question)\n",
 		from, sp.Env, *heldOut, *seed)
-	if sp.Env != envSpec {
+	if !sameReplayFiles(sp.Env, envSpec) {
 		fmt.Fprintf(log, "eval: warning: --env %s is not the run's %s: the split holds out the same questions only on the same files\n", envSpec, sp.Env)
 	}
 	return nil

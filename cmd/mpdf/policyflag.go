@@ -30,6 +30,10 @@ type resolvedPolicy struct {
 	// Split is the replay split a checkpoint trained on (nil for others):
 	// eval defaults to its held-out side.
 	Split *replaySplit
+	// Confidence is where the confidence of a learned policy's training
+	// came from (checkpoints.ConfidenceSource; a safetensors file's
+	// metadata); "" for a heuristic. Eval defaults a replay's critic= to it.
+	Confidence string
 }
 
 // replaySplit is the train/held-out split of an online replay run.
@@ -75,7 +79,11 @@ func resolvePolicy(spec string) (resolvedPolicy, error) {
 		if err != nil {
 			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
 		}
-		return resolvedPolicy{Policy: p, Learned: true, Split: split}, nil
+		conf := checkpoints.ConfidenceSource(h)
+		if h == nil {
+			conf = safetensorsConfidence(spec)
+		}
+		return resolvedPolicy{Policy: p, Learned: true, Split: split, Confidence: conf}, nil
 	}
 	p, err := metapolicy.ParseHeuristic(spec)
 	if err != nil {
@@ -86,6 +94,17 @@ func resolvePolicy(spec string) (resolvedPolicy, error) {
 			spec, strings.Join(metapolicy.HeuristicNames(), ", "), err)
 	}
 	return resolvedPolicy{Policy: p}, nil
+}
+
+// safetensorsConfidence is the confidence source a safetensors file's
+// metadata records (checkpoints.MetaConfidenceSource), unknown when it
+// records none or cannot be read again.
+func safetensorsConfidence(path string) string {
+	_, meta, err := checkpoints.LoadSafetensors(path, checkpoints.WithFeatureVersion(""))
+	if err != nil {
+		return checkpoints.ConfidenceUnknown
+	}
+	return checkpoints.ConfidenceSourceOfMeta(meta)
 }
 
 // loadNetwork reads a policy network from a checkpoint (.mpdf) or a

@@ -44,7 +44,15 @@ standard output is "listening on http://ADDR" (useful with --addr :0).
 The policy is a checkpoint (*.mpdf) or a safetensors export
 (*.safetensors) of a feature layout this build knows (mpdf-features/v1 or
 v2): requests are featurized with the layout the file records; a v2 policy
-also reads each deliberation's optional "history".`,
+also reads each deliberation's optional "history".
+
+--critic fills the confidence of an agent given as raw "text" without a
+"confidence" with the critic's read from the text (answer.Critic), the
+reader mpdf train --env 'replay:...,critic=on' trained on: serve a policy
+so trained with --critic, or pass the confidence in each request. The
+policy's confidence source (mpdf inspect; "confidence_source" in
+GET /v1/policy) is checked against --critic at load and reload: a mismatch
+is logged as a warning and listed in /v1/policy's "warnings", not refused.`,
 		Example: `  mpdf serve --policy runs/mpdf/best.mpdf --addr 127.0.0.1:8080
   curl -s localhost:8080/v1/decide -d '{"round":1,"rounds":3,"agents":[{"answer":"42","confidence":0.9},{"answer":"41"}]}'`,
 		Args: cobra.NoArgs,
@@ -94,6 +102,7 @@ also reads each deliberation's optional "history".`,
 	f.DurationVar(&cfg.WriteTimeout, "write-timeout", 0, "time to write a response (0 = 10s)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 0, "time given to requests in flight on SIGTERM (0 = 10s)")
 	f.IntVar(&gogc, "gogc", 0, "garbage collector target percentage, as GOGC (0 = the GOGC environment variable's, else 100); 400 trims the tail at saturation for a few MB of heap")
+	f.BoolVar(&cfg.Critic, "critic", false, "fill the missing confidence of agents given as text with the critic's read from the text (for a policy trained on a replay with critic=on)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "log warnings and errors only")
 	return cmd
 }

@@ -31,7 +31,7 @@ func newStudyCmd() *cobra.Command {
 	)
 	cfg.Baselines = nil
 	cmd := &cobra.Command{
-		Use:   "study [--env sim|replay:GLOB[,GLOB...][,kind=K][,layout=L]] [flags]",
+		Use:   "study [--env sim|" + replaySyntax + "] [flags]",
 		Short: "Cross-validated comparison of learned policies with every baseline (report.md, results.json, pareto.png)",
 		Long: `Study runs the experiment that checks whether a learned meta-policy beats the
 fixed protocols: K-fold cross-validation over questions (a question debated
@@ -60,18 +60,9 @@ data give the same bytes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg.GroupBy = study.GroupBy(groupBy)
-			e, _, err := openEvalEnv(cmd.ErrOrStderr(), envSpec, kind, sim, quiet)
+			e, _, err := openEvalEnv(cmd.ErrOrStderr(), envSpec, kind, critic, sim, quiet)
 			if err != nil {
 				return err
-			}
-			if critic {
-				r, ok := e.(*replay.Env)
-				if !ok {
-					return fmt.Errorf("--critic: only a replay has texts to read (--env replay:...)")
-				}
-				if e, err = r.With(replay.WithCritic(true)); err != nil {
-					return err
-				}
 			}
 			if teacher.Handles(cfg.Train.SFT.Labels) { // hindsight, pivotal[:K]: teacher.Train
 				cfg.Trainer = teacher.Train
@@ -122,7 +113,7 @@ data give the same bytes.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&envSpec, "env", "sim", "environment: sim, or replay:GLOB[,GLOB...][,kind=K][,layout=L] of debate transcripts (see mpdf eval -h)")
+	f.StringVar(&envSpec, "env", "sim", "environment: sim, or "+replaySyntax+" of debate transcripts (see mpdf eval -h)")
 	addKindFlag(f, &kind, "task of replayed transcripts (as a kind= part of --env)")
 	f.StringVar(&out, "out", "runs/study", "directory of results.json, report.md and pareto.png")
 	f.IntVar(&cfg.Folds, "folds", def.Folds, "K of the K-fold split by question")
@@ -146,7 +137,7 @@ data give the same bytes.`,
 	f.IntVar(&cfg.Workers, "workers", 0, "folds run at once (0 = one per CPU); the results do not depend on it")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no transcript report")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON instead of report.md")
-	f.BoolVar(&critic, "critic", false, "replay: fill the missing confidence with the critic's read from each answer's text (answer.Critic)")
+	f.BoolVar(&critic, "critic", false, "replay: fill the missing confidence with the critic's read from each answer's text (answer.Critic); shorthand for critic=on in --env")
 	addSimFlags(cmd, &sim)
 	cmd.AddCommand(newStudyCompareCmd()) // studycompare.go
 	return cmd

@@ -56,8 +56,8 @@ frozen as the KL reference.
 With no rollouts, train runs online on the embedded simulator (or, with
 --env replay:FILES, on recorded transcripts, holding out --held-out of the
 questions for the final evaluation; the spec's kind= and layout= parts say
-how to read files whose names or shapes mislead, and --resume reopens the
-same spec): it clones the --sft-labels heuristic,
+how to read files whose names or shapes mislead, critic=on fills the
+confidence from each answer's text, and --resume reopens the same spec): it clones the --sft-labels heuristic,
 then alternates play (current policy) → reward → update for --iterations
 iterations. With rollout files (JSONL episodes or
 decisions, .gz/.zst, globs) or a packed directory, it trains offline on them,
@@ -100,7 +100,7 @@ trained policy against the heuristic baselines (online mode).`,
 	f.BoolVar(&o.skipBad, "skip-invalid", false, "offline: skip rejected records (reported and counted) instead of stopping")
 	f.IntVar(&o.threads, "threads", 0, "kernel threads (0: all cores)")
 	f.IntVar(&o.featureWidth, "feature-width", 0, "offline: features per decision record, for your own encoding (0: a pack's, else the built-in 26)")
-	f.StringVar(&o.env, "env", o.env, "online environment: sim (the built-in simulator) or replay:GLOB[,GLOB...][,kind=K][,layout=L] (debate transcripts; see mpdf eval -h)")
+	f.StringVar(&o.env, "env", o.env, "online environment: sim (the built-in simulator) or "+replaySyntax+" (debate transcripts; see mpdf eval -h)")
 	f.Float64Var(&o.heldOut, "held-out", o.heldOut, "replay: share of questions held out of training for the final evaluation")
 	f.Uint64Var(&o.splitSeed, "split-seed", 0, "replay: seed of the train/held-out split (mpdf eval --split uses the same)")
 	return cmd
@@ -257,13 +257,13 @@ func trainEnvs(stdout, stderr io.Writer, o trainOpts, c *trainer.Config) (train,
 		held, err = env.NewSimulator(env.SimConfig{Seed: c.Seed + 1_000_003})
 		return train, held, err
 	}
-	e, rounds, err := openEvalEnv(stderr, o.env, "", env.SimConfig{}, o.quiet)
+	e, rounds, err := openEvalEnv(stderr, o.env, "", false, env.SimConfig{}, o.quiet)
 	if err != nil {
 		return nil, nil, err
 	}
 	re, ok := e.(*replay.Env)
 	if !ok {
-		return nil, nil, fmt.Errorf("--env %s: want sim or replay:GLOB[,GLOB...][,kind=K][,layout=L]", o.env)
+		return nil, nil, fmt.Errorf("--env %s: want sim or %s", o.env, replaySyntax)
 	}
 	trainIdx, testIdx, err := re.Split(o.heldOut, o.splitSeed)
 	if err != nil {

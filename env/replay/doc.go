@@ -78,7 +78,12 @@
 // ParseSpec reads the one-string name of a replay that the command line
 // takes (--env) and a training run records: "replay:GLOB[,GLOB...]" with
 // optional kind=K and layout=L parts, the transcript.Options every file is
-// read with (Spec). Load(expanded Globs, Spec.Options) opens it.
+// read with, and critic=on|off, whether the critic fills the confidence
+// (Spec). Load(expanded Globs, Spec.Options, Spec.EnvOptions()...) opens
+// it. The critic is in the spec because the confidence is a policy input:
+// recorded with the run's environment, it is reopened by a resume and an
+// evaluation, and checkpoints.ConfidenceSource tells from it whether a
+// checkpoint's policy learned from the text critic.
 //
 // # Splits
 //

@@ -1,10 +1,13 @@
 package replay
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data/transcript"
 )
 
@@ -40,10 +43,74 @@ func TestParseSpec(t *testing.T) {
 		"replay:a.json,kind=physics":               `unknown kind "physics" (want gsm8k, mmlu, arithmetic or math`,
 		"replay:a.json,kind=gsm,kind=gsm":          "kind= given twice",
 		"replay:a.json,layout=agora,layout=debate": "layout= given twice",
+		"replay:a.json,critic=yes":                 "critic=yes: want on or off",
+		"replay:a.json,critic=on,critic=off":       "critic= given twice",
 	} {
 		_, err := ParseSpec(in)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), in) {
 			t.Errorf("%s: error %v, want one quoting the spec and saying %q", in, err, want)
+		}
+	}
+}
+
+// TestParseSpecCritic: critic= is off unless the spec says on; CriticSet
+// tells a spec that says off from one that says nothing; and the
+// provenance checkpoints derives from a recorded spec (which cannot import
+// this package) agrees with the parse.
+func TestParseSpecCritic(t *testing.T) {
+	for _, c := range []struct {
+		in          string
+		critic, set bool
+	}{
+		{"replay:a.json", false, false},
+		{"replay:a.json,critic=off", false, true},
+		{"replay:a.json,critic=on", true, true},
+		{"replay:critic=on,a.json,kind=gsm", true, true},
+		{"replay:./critic=on", false, false}, // a file
+	} {
+		sp, err := ParseSpec(c.in)
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		if sp.Critic != c.critic || sp.CriticSet != c.set {
+			t.Errorf("%s: critic %v (set %v), want %v (set %v)", c.in, sp.Critic, sp.CriticSet, c.critic, c.set)
+		}
+		want := checkpoints.ConfidenceNone
+		if sp.Critic {
+			want = checkpoints.ConfidenceTextCritic
+		}
+		if got := checkpoints.ConfidenceSourceOfEnv(c.in); got != want {
+			t.Errorf("%s: checkpoints.ConfidenceSourceOfEnv %q, want %q", c.in, got, want)
+		}
+	}
+}
+
+// TestSpecEnvOptions: the Env the spec's options build fills the
+// confidence from the text exactly when the spec says critic=on.
+func TestSpecEnvOptions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gsm_arith.json")
+	if err := os.WriteFile(path, []byte(arithTiny), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for spec, want := range map[string]float64{"replay:" + path: -1, "replay:" + path + ",critic=off": -1, "replay:" + path + ",critic=on": 1} {
+		sp, err := ParseSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _, err := Load(sp.Globs, sp.Options, sp.EnvOptions()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := e.Start(0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		turns, err := g.Initial()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := confOf(&turns[0]); got != want {
+			t.Errorf("%s: agent 0's confidence %v, want %v", spec, got, want)
 		}
 	}
 }

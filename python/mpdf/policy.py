@@ -23,6 +23,20 @@ server rounds them, then the network runs in float64 here and in float32
 there. A v1 policy ignores the history (after checking it, as the server
 does); a v2 policy without one sees the past as unknown.
 
+Confidence: a policy trained on a replay with the text critic (``mpdf train
+--env 'replay:...,critic=on'``; :attr:`Policy.confidence_source` is
+``"text-critic"``, from the ``mpdf.confidence_source`` metadata) learned
+from the confidence the Go answer reader's critic reads from each answer's
+text (``answer.Critic``: the share of the reasoning's equations that hold).
+This package cannot read texts, so it cannot compute that confidence: pass
+it in each agent (``agent(answer, confidence)``), or send the raw texts to
+``mpdf serve --critic``, which fills it with the same reader the training
+used. Given nothing, the policy sees the confidence as missing, which it
+saw in training only where the critic had nothing to check: the decisions
+drift from those it was trained to make. ``"none"`` (a replay without the
+critic) means the policy never saw a confidence: leave it out;
+``"given"`` means the simulator's critic.
+
 In PyTorch, :meth:`Policy.state_dict` (or ``safetensors.torch.load_file``)
 loads into a ``torch.nn.ModuleList`` of ``nn.Linear`` named ``layers``, and
 :meth:`Policy.features` gives its input rows (the README shows the recipe).
@@ -80,6 +94,17 @@ class Policy:
         self.feature_version = version
 
     @property
+    def confidence_source(self):
+        """Where the confidence of the policy's training states came from,
+        as the file's ``mpdf.confidence_source`` metadata records it
+        (``mpdf export``, ``mpdf train``'s policy.safetensors):
+        ``"text-critic"`` (pass the critic's confidence, or use ``mpdf serve
+        --critic``), ``"none"``, ``"given"``, or ``"unknown"`` when the file
+        does not say. ``GET /v1/policy`` reports the same."""
+        v = self.metadata.get("mpdf.confidence_source")
+        return v if v in ("text-critic", "none", "given") else "unknown"
+
+    @property
     def sizes(self):
         """Layer widths, input first (as ``GET /v1/policy`` reports them)."""
         return [len(self.weights[0][0])] + [len(w) for w in self.weights]
@@ -122,7 +147,9 @@ class Policy:
         Arguments are :meth:`mpdf.Client.decide`'s: ``agents`` are
         :func:`mpdf.agent` dicts (``answer``, ``confidence``, ``profile``;
         flat mappings with the profile's keys beside ``answer`` work too;
-        raw ``text`` needs the server's answer reader and is refused);
+        raw ``text`` needs the server's answer reader and is refused, and
+        so does the text critic's confidence of a ``"text-critic"`` policy:
+        give it as ``confidence``);
         ``round`` (1-based) of ``rounds``; ``history`` (optional) is
         ``history[r][i]``, agent i's answer in round r, rounds 0 to
         round-1, round 0 first, the last row the agents' current answers.

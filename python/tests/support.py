@@ -60,8 +60,8 @@ def run_mpdf(*args):
 class Served:
     """An ``mpdf serve`` process on a free loopback port."""
 
-    def __init__(self, policy_path):
-        self.proc = subprocess.Popen([mpdf_bin(), "serve", "--policy", policy_path, "--addr", "127.0.0.1:0", "-q"],
+    def __init__(self, policy_path, *args):
+        self.proc = subprocess.Popen([mpdf_bin(), "serve", "--policy", policy_path, "--addr", "127.0.0.1:0", "-q", *args],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         if not line.startswith("listening on "):

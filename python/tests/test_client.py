@@ -146,6 +146,28 @@ class ServeTest(unittest.TestCase):
         self.assertEqual((info["format"], info["feature_version"], info["sizes"]),
                          ("safetensors", features.FEATURE_VERSION, [26, 32, 32, 3]))
 
+    def test_critic_server(self):
+        # mpdf serve --critic fills the confidence of agents given as text
+        # with the Go critic's: 1 when every equation holds, 0 when the
+        # answer is a failed equation's result, missing with none to check.
+        # The same texts with those confidences given decide the same.
+        s = Served(self.path, "--critic")
+        try:
+            info = s.client.policy()
+            self.assertTrue(info["critic"])
+            self.assertEqual(info["confidence_source"], "unknown")  # policy.save records none
+            self.assertEqual(len(info["warnings"]), 1)
+            texts = ["3 * 4 = 12. \\boxed{12}", "3 * 4 = 13. \\boxed{13}", "\\boxed{13}"]
+            filled = s.client.decide([agent(text=t) for t in texts], round=1, rounds=2, kind="gsm")
+            given = s.client.decide([agent(text=t, confidence=c) for t, c in zip(texts, (1.0, 0.0, None))],
+                                    round=1, rounds=2, kind="gsm")
+            plain = self.c.decide([agent(text=t) for t in texts], round=1, rounds=2, kind="gsm")
+        finally:
+            self.assertEqual(s.stop(), 0)
+        self.assertEqual(filled["agents"], given["agents"])
+        self.assertNotEqual(filled["agents"], plain["agents"])  # the server without --critic leaves them missing
+        self.assertNotIn("warnings", self.c.policy())
+
     def plan(self, width):
         """A hand-made linear policy with a known plan: persist when holding
         the team answer, refine without a readable answer, else concede. A

@@ -111,6 +111,7 @@ class MatchesServe(unittest.TestCase):
         p, _ = self.assert_matches(path, corpus(1))
         self.assertEqual((p.feature_version, p.sizes), (features.FEATURE_VERSION_V2, [40, 32, 32, 3]))
         self.assertIn("mpdf.step", p.metadata)
+        self.assertEqual(p.confidence_source, "given")  # trained on the simulator
 
     def test_random_v2_reads_history(self):
         # A random network with large weights: decisive probabilities that
@@ -184,6 +185,12 @@ class LoadRefuses(unittest.TestCase):
         self.assert_refused(self.write("wide.safetensors", policy.random_policy([26, 8, 3], seed=1),
                                        feature_version=features.FEATURE_VERSION_V2),
                             "layers.0.weight", "shape [8, 26]", "mpdf-features/v2 reads 40 features")
+
+    def test_confidence_source(self):
+        pol = policy.random_policy([26, 4, 3], seed=1)
+        for v, want in (("text-critic", "text-critic"), ("none", "none"), (None, "unknown"), ("bogus", "unknown")):
+            path = self.write("conf-%s.safetensors" % v, pol, **{"mpdf.confidence_source": v} if v else {})
+            self.assertEqual(policy.load(path).confidence_source, want, v)
 
     def test_malformed(self):
         path = os.path.join(self.dir, "short.safetensors")

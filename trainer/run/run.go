@@ -433,7 +433,11 @@ func (r *runner) finish() error {
 		}
 		r.res.Files = append(r.res.Files, CurveName)
 	}
-	meta := map[string]string{"activation": r.policy.Act.String(), "feature_version": r.cfg.featureVersion()}
+	meta := map[string]string{"activation": r.policy.Act.String(), "feature_version": r.cfg.featureVersion(),
+		checkpoints.MetaConfidenceSource: checkpoints.ConfidenceUnknown}
+	if r.cfg.Data == nil { // online: the environment says (its critic= part)
+		meta[checkpoints.MetaConfidenceSource] = checkpoints.ConfidenceSourceOfEnv(r.cfg.EnvName)
+	}
 	if err := checkpoints.SaveSafetensors(filepath.Join(r.cfg.Dir, WeightsName), r.policy, meta); err != nil {
 		return err
 	}
