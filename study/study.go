@@ -65,7 +65,8 @@ type Config struct {
 // DefaultConfig is a study sized to run on the shared transcripts in
 // minutes on two cores: 5 folds × 3 seeds, λ ∈ {0, 0.1, 0.5}, one episode per
 // task, and a shortened online run per fold (20 iterations of 32 tasks ×
-// 4 episodes, no supervised stage: transcripts carry no confidence, so
+// 4 episodes, no supervised stage: transcripts carry no confidence without the text
+// critic, so
 // the default threshold teacher would only teach "refine").
 func DefaultConfig() Config {
 	t := trainer.DefaultConfig()

@@ -130,7 +130,7 @@ data give the same bytes.`,
 	f.IntVar(&cfg.Train.RL.EpisodesPerTask, "episodes-per-task", def.Train.RL.EpisodesPerTask, "episodes per training task (one SoftRankPO group)")
 	f.Float64Var(&cfg.Train.Adam.LR, "lr", def.Train.Adam.LR, "Adam learning rate of SoftRankPO")
 	f.Var(hiddenValue{&cfg.Train.Hidden}, "hidden", "hidden layer sizes, e.g. 64,64")
-	f.IntVar(&sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 5, but 0 for a heuristic teacher on transcripts, which carry no confidence)")
+	f.IntVar(&sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 5, but 0 for a heuristic teacher on transcripts, whose confidence is missing unless the text critic fills it; give it with critic=on)")
 	f.StringVar(&cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "teacher of the supervised stage: a heuristic, hindsight (the best plan per training question) or pivotal[:K] (the decisions that change the team result, K DAgger rounds), both teacher.Train")
 	f.StringVar(&cfg.Train.Features, "features", "", "feature layout the learned policies read (mpdf-features/v1 or v2; default v1)")
 	f.IntVar(&cfg.Bootstrap.Resamples, "resamples", def.Bootstrap.Resamples, "bootstrap resamples of the intervals")
@@ -145,7 +145,8 @@ data give the same bytes.`,
 
 // studySFTEpochs resolves --sft-epochs: -1 (not given) is defaultSFTEpochs,
 // except for a heuristic teacher (the threshold one by default) on
-// transcripts, which carry no confidence for it to read: 0 there. The
+// transcripts, whose confidence is missing unless the text critic fills it
+// (critic=on; then give --sft-epochs to use it): 0 there. The
 // hindsight and pivotal teachers read the transcripts' answers, so they
 // keep their supervised stage on a replay too.
 func studySFTEpochs(flag int, labels string, replay bool) int {
