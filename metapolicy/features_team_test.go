@@ -36,38 +36,51 @@ func randomTeam(rng *rand.Rand) *Observation {
 
 func TestFeaturizeTeamEqualsFeaturize(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 2))
-	var f [FeatureWidth]float64
 	for trial := range 20000 {
-		obs := randomTeam(rng)
-		n := len(obs.Agents)
-		dst := make([]float64, n*FeatureWidth)
-		targets := make([]string, n)
-		obs.Self = rng.IntN(n) // ignored
-		team, err := FeaturizeTeam(dst, targets, obs)
-		if err != nil {
-			t.Fatalf("trial %d: %v", trial, err)
+		checkTeamRows(t, trial, randomTeam(rng), rng, FeatureWidth, "Featurize", FeaturizeTeam, Featurize)
+	}
+}
+
+// checkTeamRows holds a team featurizer to its per-agent twin on obs: the
+// team answer is TeamAnswer's, every row is, bit for bit, what perAgent
+// gives with that agent as Self (every value written: dst starts as NaN),
+// and every concede target is ConcedeTarget's. obs.Self is set at random
+// first: the team featurizer must ignore it.
+func checkTeamRows(t *testing.T, trial int, obs *Observation, rng *rand.Rand, width int, name string,
+	team func([]float64, []string, *Observation) (string, error), perAgent func([]float64, *Observation) error) {
+	t.Helper()
+	n := len(obs.Agents)
+	dst := make([]float64, n*width)
+	for i := range dst {
+		dst[i] = math.NaN()
+	}
+	targets := make([]string, n)
+	obs.Self = rng.IntN(n) // ignored
+	got, err := team(dst, targets, obs)
+	if err != nil {
+		t.Fatalf("trial %d: %v", trial, err)
+	}
+	answers, conf := make([]string, n), make([]float64, n)
+	for i, a := range obs.Agents {
+		answers[i], conf[i] = a.Answer, a.Confidence
+	}
+	if want := TeamAnswer(answers, conf, -1); got != want {
+		t.Fatalf("trial %d: team %q, TeamAnswer %q", trial, got, want)
+	}
+	f := make([]float64, width)
+	for s := range n {
+		o := *obs
+		o.Self = s
+		if err := perAgent(f, &o); err != nil {
+			t.Fatal(err)
 		}
-		answers, conf := make([]string, n), make([]float64, n)
-		for i, a := range obs.Agents {
-			answers[i], conf[i] = a.Answer, a.Confidence
+		for k, v := range f {
+			if got := dst[s*width+k]; math.Float64bits(got) != math.Float64bits(v) {
+				t.Fatalf("trial %d agent %d feature %s: %v, %s %v", trial, s, FeatureName(k), got, name, v)
+			}
 		}
-		if want := TeamAnswer(answers, conf, -1); team != want {
-			t.Fatalf("trial %d: team %q, TeamAnswer %q", trial, team, want)
-		}
-		for s := range n {
-			o := *obs
-			o.Self = s
-			if err := Featurize(f[:], &o); err != nil {
-				t.Fatal(err)
-			}
-			for k, v := range f {
-				if got := dst[s*FeatureWidth+k]; math.Float64bits(got) != math.Float64bits(v) {
-					t.Fatalf("trial %d agent %d feature %s: %v, Featurize %v", trial, s, FeatureName(k), got, v)
-				}
-			}
-			if want := ConcedeTarget(answers, conf, s); targets[s] != want {
-				t.Fatalf("trial %d agent %d: target %q, ConcedeTarget %q", trial, s, targets[s], want)
-			}
+		if want := ConcedeTarget(answers, conf, s); targets[s] != want {
+			t.Fatalf("trial %d agent %d: target %q, ConcedeTarget %q", trial, s, targets[s], want)
 		}
 	}
 }

@@ -131,7 +131,6 @@ func TestFeaturizeV2MatchesReference(t *testing.T) {
 // and TeamAnswer's. Teams go past the 16-agent stack buffers.
 func TestFeaturizeTeamV2EqualsFeaturizeV2(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 4))
-	f := make([]float64, FeatureWidthV2)
 	withHistory := 0
 	for trial := range 20000 {
 		obs := randomTeam(rng)
@@ -139,39 +138,7 @@ func TestFeaturizeTeamV2EqualsFeaturizeV2(t *testing.T) {
 		if obs.History != nil {
 			withHistory++
 		}
-		n := len(obs.Agents)
-		dst := make([]float64, n*FeatureWidthV2)
-		for i := range dst {
-			dst[i] = math.NaN() // every value must be written
-		}
-		targets := make([]string, n)
-		obs.Self = rng.IntN(n) // ignored
-		team, err := FeaturizeTeamV2(dst, targets, obs)
-		if err != nil {
-			t.Fatalf("trial %d: %v", trial, err)
-		}
-		answers, conf := make([]string, n), make([]float64, n)
-		for i, a := range obs.Agents {
-			answers[i], conf[i] = a.Answer, a.Confidence
-		}
-		if want := TeamAnswer(answers, conf, -1); team != want {
-			t.Fatalf("trial %d: team %q, TeamAnswer %q", trial, team, want)
-		}
-		for s := range n {
-			o := *obs
-			o.Self = s
-			if err := FeaturizeV2(f, &o); err != nil {
-				t.Fatal(err)
-			}
-			for k, v := range f {
-				if got := dst[s*FeatureWidthV2+k]; math.Float64bits(got) != math.Float64bits(v) {
-					t.Fatalf("trial %d agent %d feature %s: %v, FeaturizeV2 %v", trial, s, FeatureName(k), got, v)
-				}
-			}
-			if want := ConcedeTarget(answers, conf, s); targets[s] != want {
-				t.Fatalf("trial %d agent %d: target %q, ConcedeTarget %q", trial, s, targets[s], want)
-			}
-		}
+		checkTeamRows(t, trial, obs, rng, FeatureWidthV2, "FeaturizeV2", FeaturizeTeamV2, FeaturizeV2)
 	}
 	if withHistory < 10000 {
 		t.Fatalf("only %d of 20000 trials had a history", withHistory)
