@@ -100,12 +100,15 @@ func TestCritic(t *testing.T) {
 // TestReadCritic checks that Read carries the critic, and nil when the
 // text checks nothing.
 func TestReadCritic(t *testing.T) {
-	r := Read(GSM8K, "6 * 7 = 42. \\boxed{42}", Options{})
+	r := Read(GSM8K, "6 * 7 = 42. \\boxed{42}", Options{Critic: true})
 	if r.Critic == nil || *r.Critic != 1 {
 		t.Errorf("Read critic = %v, want 1", r.Critic)
 	}
-	if r := Read(GSM8K, "\\boxed{42}", Options{}); r.Critic != nil {
+	if r := Read(GSM8K, "\\boxed{42}", Options{Critic: true}); r.Critic != nil {
 		t.Errorf("Read critic of a bare answer = %v, want nil", *r.Critic)
+	}
+	if r := Read(GSM8K, "6 * 7 = 42. \\boxed{42}", Options{}); r.Critic != nil {
+		t.Errorf("Read without Options.Critic ran the critic: %v", *r.Critic)
 	}
 }
 

@@ -15,6 +15,10 @@ type Options struct {
 	Question string
 	// Choices are the MMLU option texts A–D; nil means Choices(Question).
 	Choices []string
+	// Critic also runs the critic (Result.Critic), which costs about half
+	// as much again as the rest of Read: readers that never use its
+	// confidence leave it off.
+	Critic bool
 }
 
 // Result is what Read finds in a text.
@@ -26,7 +30,8 @@ type Result struct {
 	// Profile is the reasoning profile of the whole text (ProfileOf).
 	Profile data.Profile
 	// Critic is the critic's confidence in Answer read from the text
-	// (Critic); nil when the text gives it nothing to check.
+	// (Critic); nil when the text gives it nothing to check, or when
+	// Options.Critic is off.
 	Critic *float64
 }
 
@@ -36,6 +41,9 @@ type Result struct {
 // that a policy sees the same features in training and in use.
 func Read(kind Kind, text string, opts Options) Result {
 	r := Result{Answer: Extract(kind, text, opts), Profile: ProfileOf(text)}
+	if !opts.Critic {
+		return r
+	}
 	if c, ok := Critic(kind, text); ok {
 		r.Critic = &c
 	}

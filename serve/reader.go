@@ -9,18 +9,19 @@ import (
 // reader of every path (importer, replay, live backend): the answer by the
 // kind's rules, the profile (steps, hedges, stated confidence, estimated
 // tokens) from the whole text, and the critic's confidence in the answer
-// (answer.Critic, metapolicy.Missing where it checks nothing: the value a
+// (answer.Critic, only withCritic; metapolicy.Missing where it checks
+// nothing or without it: the value a
 // replay or import with the critic gives the same text). tokens ≥ 0
 // replaces the estimate with the server's count. ok is false for a kind
 // the reader does not know.
 //
 // This is the only place the serve package reads answer text.
-func readText(kind, text string, tokens int) (ans string, p metapolicy.Profile, critic float64, ok bool) {
+func readText(kind, text string, tokens int, withCritic bool) (ans string, p metapolicy.Profile, critic float64, ok bool) {
 	k, err := answer.ParseKind(kind)
 	if err != nil {
 		return "", p, metapolicy.Missing, false
 	}
-	r := answer.Read(k, text, answer.Options{})
+	r := answer.Read(k, text, answer.Options{Critic: withCritic})
 	dp := r.Profile
 	p = metapolicy.Profile{Steps: dp.Steps, Tokens: dp.Tokens, Hedges: dp.Hedges, SelfConfidence: metapolicy.Missing}
 	if dp.SelfConfidence != nil {

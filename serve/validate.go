@@ -211,12 +211,13 @@ func (a *Agent) check(kind string, critic bool) (metapolicy.AgentState, *fieldEr
 		if a.CompletionTokens != nil {
 			tokens = *a.CompletionTokens
 		}
-		ans, p, conf, ok := readText(kind, *a.Text, tokens)
+		fill := critic && a.Confidence == nil
+		ans, p, conf, ok := readText(kind, *a.Text, tokens, fill)
 		if !ok {
 			return s, ferr("kind", "%q: reading an answer from text needs a kind: gsm8k (gsm), mmlu, arithmetic or math", kind)
 		}
 		s.Answer, s.Profile = ans, p
-		if critic && a.Confidence == nil {
+		if fill {
 			s.Confidence = conf
 		}
 	}

@@ -293,6 +293,7 @@ func buildQuestion(task Task, file string, index int, text string, ctxs [][]mess
 
 // newAnswer reads one response with answer.Read.
 func newAnswer(task Task, text string, opts answer.Options, prompt int) Answer {
+	opts.Critic = true // kept on the Answer: the replay or episode decides later whether to use it
 	r := answer.Read(task, text, opts)
 	return Answer{Text: text, Answer: r.Answer, Profile: r.Profile, Critic: r.Critic, PromptTokens: prompt}
 }

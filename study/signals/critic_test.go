@@ -11,7 +11,7 @@ import (
 )
 
 func textAns(text string) transcript.Answer {
-	r := answer.Read(answer.GSM8K, text, answer.Options{})
+	r := answer.Read(answer.GSM8K, text, answer.Options{Critic: true}) // as the importer reads
 	return transcript.Answer{Text: text, Answer: r.Answer, Profile: r.Profile, Critic: r.Critic}
 }
 
