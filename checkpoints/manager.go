@@ -35,6 +35,11 @@ type Manager struct {
 	// HigherIsBetter ranks by the metric descending (e.g. "reward");
 	// otherwise lower wins (e.g. "loss"). Ties keep the earlier file.
 	HigherIsBetter bool
+	// OnBest, when set, is called after best.mpdf has been replaced, with
+	// the checkpoint and the exact bytes written: what must follow the
+	// best file (a run's policy.safetensors) is derived from these, not
+	// from a later read. Its error is Save's.
+	OnBest func(c *Checkpoint, data []byte) error
 
 	best      float64
 	haveBest  bool
@@ -93,6 +98,9 @@ func (m *Manager) updateBest(c *Checkpoint, b []byte) error {
 		return err
 	}
 	m.best, m.haveBest = v, true
+	if m.OnBest != nil {
+		return m.OnBest(c, b)
+	}
 	return nil
 }
 

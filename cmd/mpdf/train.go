@@ -79,7 +79,8 @@ SIGINT or SIGTERM stops the run at the next iteration (or chunk); the last
 checkpoint is kept for --resume.
 
 Writes to --out: checkpoints (ckpt-*.mpdf, best.mpdf), metrics.jsonl,
-curve.png and policy.safetensors, and ends with an evaluation table of the
+curve.png and policy.safetensors (best.mpdf's weights, its step and SHA-256
+in the metadata: for PyTorch, mpdf.torch.load), and ends with an evaluation table of the
 trained policy against the heuristic baselines (online mode).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTrain(cmd, o, args)

@@ -19,7 +19,7 @@
 //	best.mpdf           the best checkpoint by BestMetric
 //	metrics.jsonl       one line per RL step (StepLine)
 //	curve.png           reward, KL, entropy and action shares over the whole run
-//	policy.safetensors  the final weights
+//	policy.safetensors  best.mpdf's weights, with its step and SHA-256 (export.go)
 //	eval.json           online: the final evaluation against the heuristics
 //
 // # What a run directory survives

@@ -83,7 +83,13 @@ func Run(ctx context.Context, cfg Config, hooks Hooks) (*Result, error) {
 			return nil, err
 		}
 		metric, higher, _ := cfg.bestMetric(offline)
-		r.mgr = &checkpoints.Manager{Dir: cfg.Dir, KeepLast: cfg.Keep, BestMetric: metric, HigherIsBetter: higher}
+		r.mgr = &checkpoints.Manager{Dir: cfg.Dir, KeepLast: cfg.Keep, BestMetric: metric, HigherIsBetter: higher, OnBest: r.bestWritten}
+		if cfg.Resume != nil {
+			// A run killed between writing best.mpdf and its weights.
+			if err := syncWeights(cfg.Dir); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if r.metrics, err = openMetrics(cfg.Dir, cfg.Resume != nil, step); err != nil {
 		return nil, err
@@ -419,7 +425,8 @@ func (r *runner) save(metrics map[string]float64) error {
 	return err
 }
 
-// finish records the totals and writes the curve and the exported weights.
+// finish records the totals and writes the curve and the exported weights
+// (those of best.mpdf).
 func (r *runner) finish() error {
 	r.res.Iterations, r.res.Steps, r.res.Skipped = r.iter, r.rl.Steps, r.rl.Skipped
 	r.res.Shares = r.metrics.shares()
@@ -433,12 +440,9 @@ func (r *runner) finish() error {
 		}
 		r.res.Files = append(r.res.Files, CurveName)
 	}
-	meta := map[string]string{"activation": r.policy.Act.String(), "feature_version": r.cfg.featureVersion(),
-		checkpoints.MetaConfidenceSource: checkpoints.ConfidenceUnknown}
-	if r.cfg.Data == nil { // online: the environment says (its critic= part)
-		meta[checkpoints.MetaConfidenceSource] = checkpoints.ConfidenceSourceOfEnv(r.cfg.EnvName)
-	}
-	if err := checkpoints.SaveSafetensors(filepath.Join(r.cfg.Dir, WeightsName), r.policy, meta); err != nil {
+	// best.mpdf's weights (export.go); written whenever best.mpdf was,
+	// checked once more here.
+	if err := syncWeights(r.cfg.Dir); err != nil {
 		return err
 	}
 	r.res.Files = append(r.res.Files, WeightsName)
