@@ -28,9 +28,7 @@ import os
 import sys
 import urllib.request
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from mpdf import FEATURE_VERSION, Client, agent  # noqa: E402
+from mpdf import FEATURE_VERSION, Client, agent
 
 SOLVE = {
     "gsm": "Solve the following math problem step by step. Give the final answer as \\boxed{N}.\n\n%s",

@@ -1,5 +1,5 @@
-"""Python client of mpdf: ask a served deliberation meta-policy, per round,
-which agents persist, refine or concede.
+"""Python side of mpdf: ask a served deliberation meta-policy, per round,
+which agents persist, refine or concede; or run the policy yourself.
 
     from mpdf import Client, agent
     c = Client("http://127.0.0.1:8080")
@@ -7,19 +7,30 @@ which agents persist, refine or concede.
                  round=1, rounds=3, kind="gsm")
     [a["action"] for a in r["agents"]]
 
-Standard library only (Python >= 3.9). For users who run the policy
-themselves: :mod:`mpdf.policy` runs an exported ``policy.safetensors`` of
-either feature layout (mpdf-features/v1 or v2, as its metadata records) and
-decides as the server does, and :mod:`mpdf.features` is the pure-Python
-reference of both layouts:
+Standard library only (Python >= 3.9; ``pip install ./python``). To run a
+policy file (a training run's ``policy.safetensors``, which holds its
+``best.mpdf``'s weights, or ``mpdf export CKPT --safetensors OUT``) of
+either feature layout (mpdf-features/v1 or v2, as its metadata records):
+:mod:`mpdf.torch` builds it as a ``torch.nn.Module`` (needs torch: extra
+``[torch]``), :mod:`mpdf.policy` runs it in pure Python, and
+:mod:`mpdf.features` is the pure-Python reference of both layouts:
 
-    from mpdf import agent, policy
-    p = policy.load("runs/pivotal-v2/policy.safetensors")
-    p.decide([agent("42", 0.9), agent("41"), agent("42")], round=2, rounds=3,
-             history=[["42", "41", ""], ["42", "41", "42"]])
+    import mpdf.torch
+    net = mpdf.torch.load("runs/quick/policy.safetensors")
+    net.decide([agent("42", 0.9), agent("41"), agent("42")], round=2, rounds=3,
+               history=[["42", "41", "7"], ["42", "41", "42"]])
 """
+
+import importlib
 
 from .client import Client, MpdfError, agent, decide
 from .features import FEATURE_VERSION, FEATURE_VERSION_V2
 
 __all__ = ["Client", "MpdfError", "agent", "decide", "FEATURE_VERSION", "FEATURE_VERSION_V2"]
+
+
+def __getattr__(name):
+    # mpdf.torch (and with it torch) is imported on first use only.
+    if name in ("torch", "policy", "features", "client"):
+        return importlib.import_module("." + name, __name__)
+    raise AttributeError("module 'mpdf' has no attribute %r" % (name,))

@@ -37,12 +37,19 @@ drift from those it was trained to make. ``"none"`` (a replay without the
 critic) means the policy never saw a confidence: leave it out;
 ``"given"`` means the simulator's critic.
 
-In PyTorch, :meth:`Policy.state_dict` (or ``safetensors.torch.load_file``)
-loads into a ``torch.nn.ModuleList`` of ``nn.Linear`` named ``layers``, and
-:meth:`Policy.features` gives its input rows (the README shows the recipe).
+In PyTorch, ``mpdf.torch.load(path)`` builds the ``torch.nn.Module`` of
+the same file (:mod:`mpdf.torch`); :meth:`Policy.state_dict` (or
+``safetensors.torch.load_file``) is its state_dict.
+
+A training run's ``policy.safetensors`` holds the weights of its
+``best.mpdf`` (the file ``mpdf serve --policy`` serves) and records that
+file's name and SHA-256 (``mpdf.checkpoint``, ``mpdf.checkpoint_sha256``)
+and its step (``mpdf.step``); :func:`load` checks the SHA-256 when the
+checkpoint lies beside the file.
 """
 
 import array
+import hashlib
 import json
 import math
 import os
@@ -103,6 +110,13 @@ class Policy:
         does not say. ``GET /v1/policy`` reports the same."""
         v = self.metadata.get("mpdf.confidence_source")
         return v if v in ("text-critic", "none", "given") else "unknown"
+
+    @property
+    def step(self):
+        """The training step of the checkpoint the weights come from
+        (``mpdf.step`` metadata), or None when the file does not say."""
+        v = self.metadata.get("mpdf.step")
+        return int(v) if v is not None and v.isdigit() else None
 
     @property
     def sizes(self):
@@ -234,11 +248,14 @@ def _check(agents, round, rounds, history):
     return flat
 
 
-def load(path):
+def load(path, check_checkpoint=True):
     """Reads a policy from a safetensors file written by ``mpdf export``,
     ``mpdf train`` or :func:`save`. The file must record a known
     ``feature_version`` (as ``mpdf serve`` demands); errors name the file
-    and the field or offset at fault."""
+    and the field or offset at fault. With ``check_checkpoint``, a file
+    recording the SHA-256 of the checkpoint it was written from (a run's
+    ``policy.safetensors``: ``best.mpdf``) must match that checkpoint when
+    it lies beside the file."""
 
     def fail(msg):
         return ValueError("mpdf.policy: %s: %s" % (path, msg))
@@ -247,7 +264,11 @@ def load(path):
         size = os.fstat(f.fileno()).st_size
         if size < 8:
             raise fail("%d bytes, shorter than the 8-byte header length" % size)
-        (hlen,) = struct.unpack("<Q", f.read(8))
+        head = f.read(8)
+        if head == b"MPDFCKPT":
+            raise fail("an mpdf checkpoint, not safetensors: mpdf export %s --safetensors OUT writes its weights "
+                       "(a run's policy.safetensors holds best.mpdf's)" % path)
+        (hlen,) = struct.unpack("<Q", head)
         if hlen > MAX_HEADER or 8 + hlen > size:
             raise fail("offset 0: header of %d bytes in a file of %d" % (hlen, size))
         try:
@@ -262,6 +283,8 @@ def load(path):
         raise fail("__metadata__: %r, want an object of strings" % (meta,))
     if "feature_version" not in meta:
         raise fail("__metadata__.feature_version absent: the file does not say which features it reads")
+    if check_checkpoint:
+        _check_checkpoint(path, meta, fail)
     version = meta["feature_version"]
     try:
         width, _ = features.featurizer_for(version)
@@ -318,6 +341,29 @@ def load(path):
     return Policy(weights, biases, activation, meta, version)
 
 
+def _check_checkpoint(path, meta, fail):
+    """Refuses a file whose recorded checkpoint (mpdf.checkpoint, a name in
+    the file's directory) is beside it with other bytes than the recorded
+    SHA-256 (mpdf.checkpoint_sha256)."""
+    name, want = meta.get("mpdf.checkpoint"), meta.get("mpdf.checkpoint_sha256")
+    if not name or not want:
+        return
+    if os.path.basename(name) != name or name in (".", ".."):
+        raise fail("__metadata__.mpdf.checkpoint: %r, want a file name" % (name,))
+    ck = os.path.join(os.path.dirname(os.path.abspath(path)), name)
+    if not os.path.isfile(ck):
+        return
+    h = hashlib.sha256()
+    with open(ck, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    if h.hexdigest() != want:
+        raise fail("holds the weights of %s with SHA-256 %.12s..., but the %s beside it has %.12s...: "
+                   "the run stopped between writing the two (resuming it rewrites this file), or one was "
+                   "replaced; mpdf export %s --safetensors OUT exports the checkpoint's weights"
+                   % (name, want, name, h.hexdigest(), ck))
+
+
 def save(path, policy):
     """Writes a policy as safetensors (the layout ``mpdf serve`` reads),
     recording its feature_version and activation."""
@@ -332,7 +378,8 @@ def save(path, policy):
         header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [off, off + len(blob)]}
         blobs.append(blob)
         off += len(blob)
-    meta = dict(policy.metadata)
+    # The checkpoint a loaded file recorded is no longer vouched for.
+    meta = {k: v for k, v in policy.metadata.items() if k not in ("mpdf.checkpoint", "mpdf.checkpoint_sha256")}
     meta.update({"feature_version": policy.feature_version, "activation": policy.activation, "format": "pt"})
     header["__metadata__"] = dict(sorted(meta.items()))
     h = json.dumps(header, separators=(",", ":")).encode()

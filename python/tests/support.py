@@ -1,28 +1,71 @@
-"""What the tests share: the mpdf binary and a served policy.
+"""What the tests share: the installed mpdf package, the mpdf binary, a
+served policy, a trained run and the example scripts.
+
+The tests run against the INSTALLED package (``pip install
+--no-build-isolation ./python``), never the source tree beside them: an mpdf
+imported from python/mpdf (the tests run from python/, or PYTHONPATH points
+there), or an installed one whose files differ from python/mpdf (a stale
+install), is an error, unless MPDF_TEST_SOURCE=1 says that testing the
+source tree is meant.
 
 The binary is $MPDF_BIN, or built once per test run with ``go build
 ./cmd/mpdf`` from the repository; without either the tests that need it
-skip.
+skip. With CI set, what would skip (no binary, no torch) fails instead.
 """
 
 import atexit
+import importlib.util
 import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import unittest
 
+import mpdf
+from mpdf import Client
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
-
-from mpdf import Client  # noqa: E402
-
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+SOURCE = os.path.join(REPO, "python", "mpdf")
+EXAMPLES = os.path.join(REPO, "python", "examples")
+CI = os.environ.get("CI", "") not in ("", "0", "false")
+
+
+def _check_installed():
+    """Refuses an mpdf that is not the installed copy of this tree's."""
+    if os.environ.get("MPDF_TEST_SOURCE") == "1":
+        return
+    pkg = os.path.dirname(os.path.abspath(mpdf.__file__))
+    reinstall = "install it: python3 -m pip install --no-build-isolation ./python (MPDF_TEST_SOURCE=1 tests the source)"
+    if os.path.realpath(pkg) == os.path.realpath(SOURCE):
+        raise ImportError("the tests import mpdf from the source tree %s, not the installed package: %s" % (pkg, reinstall))
+    for name in sorted(os.listdir(SOURCE)):
+        if not name.endswith(".py"):
+            continue
+        with open(os.path.join(SOURCE, name), "rb") as f:
+            want = f.read()
+        try:
+            with open(os.path.join(pkg, name), "rb") as f:
+                got = f.read()
+        except FileNotFoundError:
+            got = None
+        if got != want:
+            raise ImportError("the installed mpdf (%s) is not this tree's: %s differs from %s; %s"
+                              % (pkg, name, os.path.join(SOURCE, name), reinstall))
+
+
+_check_installed()
 
 _tmp = None
 _bin = None
+
+
+def skip(why):
+    """Skips a test, or fails it under CI, where everything must run."""
+    if CI:
+        raise AssertionError("CI: cannot skip: " + why)
+    raise unittest.SkipTest(why)
 
 
 def tmpdir():
@@ -42,7 +85,7 @@ def mpdf_bin():
         if not b:
             go = shutil.which("go") or ("/usr/local/go/bin/go" if os.path.exists("/usr/local/go/bin/go") else None)
             if go is None:
-                raise unittest.SkipTest("no MPDF_BIN and no go to build mpdf")
+                skip("no MPDF_BIN and no go to build mpdf")
             b = os.path.join(tmpdir(), "mpdf")
             subprocess.run([go, "build", "-o", b, "./cmd/mpdf"], cwd=REPO, check=True)
         _bin = b
@@ -55,6 +98,31 @@ def run_mpdf(*args):
     if p.returncode != 0:
         raise RuntimeError("mpdf %s: exit %d\n%s" % (" ".join(args), p.returncode, p.stderr))
     return p.stdout
+
+
+_runs = {}
+
+
+def trained_run(features, *extra):
+    """The directory of a small real ``mpdf train`` run on the simulator
+    (trained once per test run for each arguments)."""
+    key = (features,) + extra
+    if key not in _runs:
+        run = os.path.join(tmpdir(), "run-%d" % len(_runs))
+        run_mpdf("train", "-q", "--out", run, "--seed", "3", "--features", features,
+                 "--hidden", "32,32", "--sft-epochs", "2", "--tasks-per-iter", "6", "--episodes-per-task", "3",
+                 "--batch-size", "32", "--update-epochs", "2", "--eval-tasks", "0", *extra)
+        _runs[key] = run
+    return _runs[key]
+
+
+def load_example(name):
+    """The module of python/examples/<name>.py (a script, not part of the
+    package), loaded from its file."""
+    spec = importlib.util.spec_from_file_location("example_" + name, os.path.join(EXAMPLES, name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 class Served:

@@ -9,20 +9,15 @@ import http.server
 import json
 import os
 import signal
-import sys
 import threading
 import time
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, ".."))
-sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+import support
+from support import Served
+from mpdf import MpdfError, agent, features, policy
 
-import debate  # noqa: E402
-import support  # noqa: E402
-from support import Served  # noqa: E402
-from mpdf import MpdfError, agent, features, policy  # noqa: E402
+debate = support.load_example("debate")
 
 TMP = None
 

@@ -2,12 +2,10 @@
 
 import json
 import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from mpdf import features  # noqa: E402
+import support  # noqa: F401  (refuses an mpdf that is not the installed one)
+from mpdf import features
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata", "features_v1.json")
 GOLDEN_V2 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata", "features_v2.json")

@@ -9,16 +9,11 @@ hundreds of random deliberations, with and without a history, are compared.
 
 import os
 import random
-import sys
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, ".."))
-
-import support  # noqa: E402
-from support import Served  # noqa: E402
-from mpdf import agent, features, policy  # noqa: E402
+import support
+from support import Served
+from mpdf import agent, features, policy
 
 # Probabilities of the server (float32 network) and of mpdf.policy (float64
 # network on the same float32-rounded features) agree within this.
@@ -230,47 +225,6 @@ class LoadRefuses(unittest.TestCase):
         flat = [{"answer": "1", "confidence": 0.5, "steps": 3}, {"answer": "2"}]
         nested = [agent("1", 0.5, profile={"steps": 3}), agent("2")]
         self.assertEqual(p.decide(flat, 1, 2), p.decide(nested, 1, 2))
-
-
-class Torch(unittest.TestCase):
-    """The README's PyTorch recipe (torch is no dependency of mpdf: the
-    test skips without it; CI installs it for the Go oracle)."""
-
-    def test_readme_recipe(self):
-        try:
-            import torch
-        except ImportError:
-            raise unittest.SkipTest("no torch")
-        path = os.path.join(support.tmpdir(), "torch-v2.safetensors")
-        policy.save(path, policy.random_policy([40, 32, 32, 3], seed=9, scale=3.0))
-
-        # --- as in the README ---
-        class Net(torch.nn.Module):
-            def __init__(self, sizes):
-                super().__init__()
-                self.layers = torch.nn.ModuleList(torch.nn.Linear(i, o) for i, o in zip(sizes, sizes[1:]))
-
-            def forward(self, x):               # x: [batch, width] float32 features
-                for layer in self.layers[:-1]:
-                    x = torch.tanh(layer(x))
-                return torch.softmax(self.layers[-1](x), dim=-1)   # persist, refine, concede
-
-        p = policy.load(path)                  # weights, activation, feature layout
-        net = Net(p.sizes)
-        net.load_state_dict({k: torch.tensor(v) for k, v in p.state_dict().items()})
-        # ---
-
-        checked = 0
-        for d in corpus(4, count=60):
-            agents, h = d["agents"], d.get("history")
-            x = torch.tensor([p.features(agents, i, d["round"], d["rounds"], h) for i in range(len(agents))])
-            with torch.no_grad():
-                got = net(x).tolist()
-            for (action, probs), row in zip(p.decide(agents, d["round"], d["rounds"], history=h), got):
-                for k, a in enumerate(policy.ACTIONS):
-                    self.assertLessEqual(abs(row[k] - probs[a]), TOL)
-                checked += 1
-        self.assertGreater(checked, 150)
 
 
 if __name__ == "__main__":

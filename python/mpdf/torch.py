@@ -1,0 +1,142 @@
+"""A policy file as a ``torch.nn.Module``, in one call.
+
+    import mpdf.torch
+    net = mpdf.torch.load("runs/quick/policy.safetensors")   # or an mpdf export
+    net.decide([agent("42", 0.9), agent("41"), agent("42")], round=2, rounds=3,
+               history=[["42", "41", "7"], ["42", "41", "42"]])
+    x = net.features(agents, round, rounds, history)   # [agents, width] float32
+    net(x)                                             # logits: persist, refine, concede
+    net.probs(x)                                       # their softmax
+
+:func:`load` reads the file's metadata (feature layout, activation; the
+hidden sizes are the tensors' shapes), builds the network (an
+``nn.ModuleList`` of ``nn.Linear`` named ``layers``: the file's tensor names
+are its ``state_dict`` keys) and fills it with the file's float32 weights,
+in eval mode. :meth:`Policy.features` is the featurizer of the layout the
+file records (:mod:`mpdf.features`, v1 or v2), with the request checks of
+``mpdf serve``: the probabilities are the server's for the same
+deliberation, within 1e-5 (``tests/test_torch.py``; ~1e-7 seen).
+
+A run's ``policy.safetensors`` holds its ``best.mpdf``'s weights, the file
+``mpdf serve --policy`` serves; its metadata records the step
+(:attr:`Policy.step`) and the SHA-256 of ``best.mpdf``, which :func:`load`
+checks when ``best.mpdf`` is beside it.
+
+torch is no dependency of mpdf: this module needs it (``pip install
+'./python[torch]'``, or Debian's ``python3-torch``), the rest of the package
+does not import it.
+"""
+
+try:
+    import torch
+except ImportError as e:  # pragma: no cover - depends on the machine
+    raise ImportError("mpdf.torch needs PyTorch (pip install 'mpdf[torch]', or apt install python3-torch); "
+                      "the rest of mpdf works without it") from e
+
+from . import policy as _policy
+
+ACTIONS = _policy.ACTIONS
+
+
+class Policy(torch.nn.Module):
+    """An mpdf policy network: ``layers`` (``nn.Linear``, input first),
+    tanh or relu between them, none after the last; the 3 outputs are the
+    logits of persist, refine, concede. ``feature_version`` is the layout
+    it reads, ``metadata`` the file's."""
+
+    def __init__(self, sizes, activation="tanh", feature_version=None, metadata=None):
+        super().__init__()
+        if activation not in ("tanh", "relu"):
+            raise ValueError("mpdf.torch: activation %r, want tanh or relu" % (activation,))
+        if len(sizes) < 2 or sizes[-1] != len(ACTIONS):
+            raise ValueError("mpdf.torch: sizes %r, want [features, hidden..., %d]" % (list(sizes), len(ACTIONS)))
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(i, o) for i, o in zip(sizes, sizes[1:]))
+        self.activation = activation
+        self.metadata = dict(metadata or {})
+        version = feature_version or self.metadata.get("feature_version") or _policy._version_of_width(sizes[0])
+        width, self._featurize = _policy.features.featurizer_for(version)
+        if width != sizes[0]:
+            raise ValueError("mpdf.torch: network reads %d features, %s has %d" % (sizes[0], version, width))
+        self.feature_version = version
+
+    @property
+    def sizes(self):
+        """Layer widths, input first (as ``GET /v1/policy`` reports them)."""
+        return [self.layers[0].in_features] + [layer.out_features for layer in self.layers]
+
+    @property
+    def confidence_source(self):
+        """Where the confidence of the training states came from:
+        ``"text-critic"``, ``"none"``, ``"given"`` or ``"unknown"``
+        (see :attr:`mpdf.policy.Policy.confidence_source`)."""
+        v = self.metadata.get("mpdf.confidence_source")
+        return v if v in ("text-critic", "none", "given") else "unknown"
+
+    @property
+    def step(self):
+        """The training step of the checkpoint the weights come from
+        (``mpdf.step`` metadata), or None when the file does not say."""
+        v = self.metadata.get("mpdf.step")
+        return int(v) if v is not None and v.isdigit() else None
+
+    def forward(self, x):
+        """Logits [..., 3] of features x [..., width]."""
+        act = torch.tanh if self.activation == "tanh" else torch.relu
+        for layer in self.layers[:-1]:
+            x = act(layer(x))
+        return self.layers[-1](x)
+
+    def probs(self, x):
+        """pi(.|x): the softmax of the logits, columns persist, refine, concede."""
+        return torch.softmax(self.forward(x), dim=-1)
+
+    def features(self, agents, round, rounds, history=None):
+        """Every agent's feature vector in this policy's layout, as a
+        float32 tensor [agents, width] (the rounding ``mpdf serve``
+        applies). Arguments are :meth:`mpdf.Client.decide`'s (answers,
+        confidences, profiles; ``history`` for a v2 policy) and are checked
+        as the server checks them: bad input is a ValueError naming the
+        field."""
+        flat = _policy._check(agents, round, rounds, history)
+        rows = [self._featurize(flat, i, round, rounds, history) for i in range(len(flat))]
+        p = next(self.parameters())
+        return torch.tensor(rows, dtype=torch.float32).to(device=p.device, dtype=p.dtype)
+
+    def decide(self, agents, round, rounds, history=None):
+        """Greedy decisions for every agent, as ``mpdf serve`` answers the
+        same request: a list of (action, {action: probability}), the first
+        of persist, refine, concede on a tie."""
+        with torch.no_grad():
+            rows = self.probs(self.features(agents, round, rounds, history)).tolist()
+        out = []
+        for row in rows:
+            probs = dict(zip(ACTIONS, row))
+            best = ACTIONS[0]
+            for a in ACTIONS[1:]:
+                if probs[a] > probs[best]:
+                    best = a
+            out.append((best, probs))
+        return out
+
+
+def from_policy(p):
+    """The :class:`Policy` of an :class:`mpdf.policy.Policy` (its weights
+    as float32 tensors), in eval mode."""
+    net = Policy(p.sizes, p.activation, p.feature_version, p.metadata)
+    with torch.no_grad():
+        for layer, w, b in zip(net.layers, p.weights, p.biases):
+            layer.weight.copy_(torch.tensor(w, dtype=torch.float32))
+            layer.bias.copy_(torch.tensor(b, dtype=torch.float32))
+    return net.eval()
+
+
+def load(path, check_checkpoint=True):
+    """Reads a policy safetensors file (a run's ``policy.safetensors``, or
+    ``mpdf export CKPT --safetensors OUT``) as a :class:`Policy`.
+
+    The file is checked as :func:`mpdf.policy.load` checks it (a known
+    ``feature_version``, shapes that chain, finite float32 values); with
+    ``check_checkpoint``, a file that records the SHA-256 of its checkpoint
+    (``mpdf.checkpoint``, e.g. best.mpdf) is checked against that file when
+    it lies beside it. Errors are ValueErrors naming the file and field."""
+    return from_policy(_policy.load(path, check_checkpoint=check_checkpoint))
