@@ -169,3 +169,41 @@ func TestManagerCorruptBest(t *testing.T) {
 		t.Fatalf("the step checkpoint is not readable: %v", lerr)
 	}
 }
+
+// OnBest runs exactly when best.mpdf is replaced, with the bytes it now
+// holds; its error is Save's.
+func TestManagerOnBest(t *testing.T) {
+	dir := t.TempDir()
+	var calls []int64
+	m := &Manager{Dir: dir, BestMetric: "reward", HigherIsBetter: true}
+	m.OnBest = func(c *Checkpoint, data []byte) error {
+		onDisk, err := os.ReadFile(filepath.Join(dir, BestName))
+		if err != nil || !slices.Equal(onDisk, data) {
+			t.Errorf("step %d: OnBest bytes are not best.mpdf's (%v)", c.Header.Step, err)
+		}
+		calls = append(calls, c.Header.Step)
+		return nil
+	}
+	s := newTrainState(t, []int{4, 5, 3}, nn.Tanh, 4)
+	for i, r := range []float64{0.1, 0.7, 0.7, 0.2, 0.9} {
+		s.run(1)
+		c := s.checkpoint(t)
+		if i != 3 {
+			c.Header.Metrics = map[string]float64{"reward": r}
+		}
+		if _, err := m.Save(c); err != nil {
+			t.Fatalf("save %d: %v", i, err)
+		}
+	}
+	if want := []int64{1, 2, 5}; !slices.Equal(calls, want) {
+		t.Errorf("OnBest at steps %v, want %v", calls, want)
+	}
+	boom := errors.New("boom")
+	m.OnBest = func(*Checkpoint, []byte) error { return boom }
+	s.run(1)
+	c := s.checkpoint(t)
+	c.Header.Metrics = map[string]float64{"reward": 1}
+	if _, err := m.Save(c); !errors.Is(err, boom) {
+		t.Errorf("Save with a failing OnBest: %v", err)
+	}
+}
