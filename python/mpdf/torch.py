@@ -1,12 +1,14 @@
 """A policy file as a ``torch.nn.Module``, in one call.
 
     import mpdf.torch
+    from mpdf import agent
     net = mpdf.torch.load("runs/quick/policy.safetensors")   # or an mpdf export
-    net.decide([agent("42", 0.9), agent("41"), agent("42")], round=2, rounds=3,
-               history=[["42", "41", "7"], ["42", "41", "42"]])
-    x = net.features(agents, round, rounds, history)   # [agents, width] float32
-    net(x)                                             # logits: persist, refine, concede
-    net.probs(x)                                       # their softmax
+    agents = [agent("42", 0.9), agent("41"), agent("42")]
+    history = [["42", "41", "7"], ["42", "41", "42"]]        # rounds 0 and 1 (v2 reads it)
+    net.decide(agents, round=2, rounds=3, history=history)   # [(action, probs)] per agent
+    x = net.features(agents, 2, 3, history)   # [agents, width] float32
+    net(x)                                    # logits: persist, refine, concede
+    net.probs(x)                              # their softmax
 
 :func:`load` reads the file's metadata (feature layout, activation; the
 hidden sizes are the tensors' shapes), builds the network (an

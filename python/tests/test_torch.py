@@ -172,6 +172,17 @@ class Lazy(unittest.TestCase):
                            stderr=subprocess.PIPE, text=True)
         self.assertEqual(p.returncode, 0, p.stderr)
 
+    def test_without_torch(self):
+        # Where torch is missing (sys.modules["torch"] = None stands for
+        # that), mpdf works and mpdf.torch says what to install.
+        code = ("import sys; sys.modules['torch'] = None\n"
+                "import mpdf; mpdf.policy.random_policy([26, 4, 3])\n"
+                "try:\n    import mpdf.torch\nexcept ImportError as e:\n    print(e)\n")
+        p = subprocess.run([sys.executable, "-c", code], cwd=support.tmpdir(), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("mpdf.torch needs PyTorch (pip install 'mpdf[torch]'", p.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()
