@@ -54,8 +54,8 @@ type shellLine struct {
 	quickstart bool
 }
 
-// shellLines returns the commands of the ```sh blocks of doc, comments
-// and blank lines dropped.
+// shellLines returns the commands of the ```sh (bash, shell) blocks of
+// doc, comments and blank lines dropped.
 func shellLines(doc, text string) []shellLine {
 	const (
 		outside = iota
@@ -72,7 +72,7 @@ func shellLines(doc, text string) []shellLine {
 			switch {
 			case strings.HasPrefix(trimmed, "<!-- quickstart"):
 				pendingQuick = true
-			case trimmed == "```sh":
+			case trimmed == "```sh" || trimmed == "```bash" || trimmed == "```shell":
 				state, quick, pendingQuick = inShell, pendingQuick, false
 			case strings.HasPrefix(trimmed, "```"):
 				state, pendingQuick = inOther, false
