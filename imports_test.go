@@ -26,8 +26,8 @@ type layer struct {
 
 // layers is the architecture, bottom up: each package imports only packages
 // listed in its row, and those rows come before it (so the graph has no
-// cycles and the README reads from the bottom layer to the command). It is
-// the single source of the README's Architecture block and of doc.go's layer
+// cycles and docs/architecture.md reads from the bottom layer to the command). It is
+// the single source of docs/architecture.md's layer block and of doc.go's layer
 // list (go test -run TestArchitectureDocs -update rewrites both).
 var layers = []layer{
 	{".", "the module's doc; the architecture test and the update-step benchmarks", nil},
@@ -201,7 +201,7 @@ func within(dir string, roots []string) bool {
 	return false
 }
 
-var update = flag.Bool("update", false, "rewrite README.md's Architecture block and doc.go's layer list from the layer table")
+var update = flag.Bool("update", false, "rewrite docs/architecture.md's layer block and doc.go's layer list from the layer table")
 
 const (
 	readmeBegin = "<!-- layers: generated from the table in imports_test.go (go test -run TestArchitectureDocs -update) -->"
@@ -210,7 +210,7 @@ const (
 	docEnd      = "package mpdf\n"
 )
 
-// readmeBlock renders the table for the README: a directory and what it
+// readmeBlock renders the table for docs/architecture.md: a directory and what it
 // holds, then what it may import.
 func readmeBlock() string {
 	var b strings.Builder
@@ -239,11 +239,11 @@ func docBlock() string {
 	return b.String()
 }
 
-// TestArchitectureDocs fails when README.md's Architecture block or
+// TestArchitectureDocs fails when docs/architecture.md's layer block or
 // doc.go's layer list differs from the table; -update rewrites them.
 func TestArchitectureDocs(t *testing.T) {
 	for _, f := range []struct{ name, begin, end, want string }{
-		{"README.md", readmeBegin, readmeEnd, readmeBlock()},
+		{"docs/architecture.md", readmeBegin, readmeEnd, readmeBlock()},
 		{"doc.go", docBegin, docEnd, docBlock()},
 	} {
 		src, err := os.ReadFile(f.name)
