@@ -128,7 +128,8 @@ func (m *Manager) prune(keep string) error {
 	if err != nil {
 		return err
 	}
-	if m.Run != "" {
+	if m.Run != "" && m.KeepLast > 0 && len(steps) > m.KeepLast {
+		// Count only the run's own (headers read only when some may go).
 		steps = slices.DeleteFunc(steps, func(s stepFile) bool { return !m.owns(s.path) })
 	}
 	var errs []error

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -163,7 +162,7 @@ func (m *Manager) owns(path string) bool {
 		return true
 	}
 	h, err := ReadHeader(path)
-	if errors.Is(err, fs.ErrNotExist) || err != nil {
+	if err != nil {
 		return false
 	}
 	return h.Run == "" || h.Run == m.Run

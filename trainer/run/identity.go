@@ -180,5 +180,5 @@ func (r *runner) claim(lock *DirLock) error {
 			return err
 		}
 	}
-	return writeIdentity(cfg.Dir, identity{Run: r.id, ConfigSHA256: rs.Checkpoint.Header.ConfigSHA256})
+	return writeIdentity(cfg.Dir, identity{Run: r.id, ConfigSHA256: configSHA256(rs.Checkpoint.Header.Train)})
 }
