@@ -102,3 +102,29 @@ func TestDirAbandon(t *testing.T) {
 	}
 	d.Unlock()
 }
+
+// A lock file unlinked between a taker's open and its flock (a racing
+// Abandon) would give a lock that excludes no one: TryLockFile notices
+// and takes the file now at the path, so a second taker is refused.
+func TestLockFileUnlinkedWhileTaking(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	raced := false
+	afterLockOpen = func(p string) {
+		if !raced {
+			raced = true
+			os.Remove(p)
+		}
+	}
+	defer func() { afterLockOpen = nil }()
+	l, err := TryLockFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	if !raced {
+		t.Fatal("the race was not staged")
+	}
+	if _, err := TryLockFile(path); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second taker after the race: %v, want ErrLocked", err)
+	}
+}

@@ -63,6 +63,9 @@ func tryLockFile(lockFile string, retry int) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("outfile: lock: %w", err)
 	}
+	if afterLockOpen != nil {
+		afterLockOpen(lockFile)
+	}
 	if err := flock(f); err != nil {
 		holder, _ := os.ReadFile(lockFile)
 		f.Close()
@@ -98,6 +101,10 @@ func tryLockFile(lockFile string, retry int) (*Lock, error) {
 	}
 	return &Lock{f: f}, nil
 }
+
+// afterLockOpen, set by a test, runs between the open and the flock of a
+// lock file: where a racing Dir.Abandon may unlink it.
+var afterLockOpen func(lockFile string)
 
 // Unlock releases the lock. It is safe to call twice.
 func (l *Lock) Unlock() error {
