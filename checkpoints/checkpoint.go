@@ -41,4 +41,14 @@ type Header struct {
 	// DataPos is where the data reader stands (epoch, shard, offset, ...),
 	// opaque here; valid JSON, stored compacted.
 	DataPos json.RawMessage `json:"data_pos,omitempty"`
+	// Run names the run the checkpoint belongs to, fixed when the run
+	// started (trainer/run derives it from what defines the run, so that
+	// the same seed and data give the same bytes). A Manager with Run set
+	// acts only on its run's checkpoints (see Manager.Run and CheckRun).
+	// Empty in checkpoints of builds before run ids.
+	Run string `json:"run,omitempty"`
+	// ConfigSHA256 is the hex SHA-256 of the configuration the checkpoint
+	// was trained with (Train as stored), for comparing runs without
+	// parsing it. Empty in checkpoints of older builds.
+	ConfigSHA256 string `json:"config_sha256,omitempty"`
 }

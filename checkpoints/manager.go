@@ -40,7 +40,14 @@ type Manager struct {
 	// best file (a run's policy.safetensors) is derived from these, not
 	// from a later read. Its error is Save's.
 	OnBest func(c *Checkpoint, data []byte) error
+	// Run, when set, is the run whose checkpoints the Manager keeps: Save
+	// refuses a checkpoint whose Header.Run differs; retention counts and
+	// removes only step files of this run (or without a run, from builds
+	// before run ids), leaving another run's alone; and a best.mpdf of
+	// another run is an error (a *ForeignError), never replaced.
+	Run string
 
+	wrote     map[string]bool // step files this Manager wrote
 	best      float64
 	haveBest  bool
 	bestKnown bool // best.mpdf has been read (or found missing)
@@ -55,14 +62,30 @@ func (m *Manager) Save(c *Checkpoint) (string, error) {
 	if err := os.MkdirAll(m.Dir, 0o755); err != nil {
 		return "", fmt.Errorf("checkpoints: %w", err)
 	}
+	if m.Run != "" && c.Header.Run != m.Run {
+		return "", fmt.Errorf("checkpoints: save: checkpoint of run %q, the Manager keeps run %q", c.Header.Run, m.Run)
+	}
 	b, err := Marshal(c)
 	if err != nil {
 		return "", err
 	}
 	path := filepath.Join(m.Dir, StepName(c.Header.Step))
+	if m.Run != "" && !m.wrote[path] && regularFile(path) && !m.owns(path) {
+		// Never write over another run's checkpoint.
+		h, _ := ReadHeader(path)
+		run := "unknown: its header cannot be read"
+		if h != nil {
+			run = h.Run
+		}
+		return "", &ForeignError{Path: path, Run: run, Want: m.Run}
+	}
 	if err := writeFileAtomic(path, bytesWriter(b)); err != nil {
 		return "", err
 	}
+	if m.wrote == nil {
+		m.wrote = map[string]bool{}
+	}
+	m.wrote[path] = true
 	if err := m.updateBest(c, b); err != nil {
 		return path, err
 	}
@@ -86,6 +109,8 @@ func (m *Manager) updateBest(c *Checkpoint, b []byte) error {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
 			return fmt.Errorf("checkpoints: reading the current best: %w", err)
+		case m.Run != "" && old.Header.Run != "" && old.Header.Run != m.Run:
+			return &ForeignError{Path: bestPath, Run: old.Header.Run, Want: m.Run}
 		default:
 			m.best, m.haveBest = old.Header.Metrics[m.BestMetric]
 		}
@@ -110,6 +135,10 @@ func (m *Manager) prune(keep string) error {
 	steps, err := list(m.Dir)
 	if err != nil {
 		return err
+	}
+	if m.Run != "" && m.KeepLast > 0 && len(steps) > m.KeepLast {
+		// Count only the run's own (headers read only when some may go).
+		steps = slices.DeleteFunc(steps, func(s stepFile) bool { return !m.owns(s.path) })
 	}
 	var errs []error
 	if m.KeepLast > 0 && len(steps) > m.KeepLast {

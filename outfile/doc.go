@@ -26,4 +26,12 @@
 // WriteFile is the one-shot form. A process killed between CreateTemp and
 // the rename leaves its temporary file behind; TempPattern matches such
 // leftovers for a clean-up.
+//
+// An output directory that one process writes at a time (a training run's,
+// a study's) is a Dir: OpenDir takes the flock of its lock file (the
+// holder's pid and host in it, for the refusal a second writer gets),
+// Fresh refuses a directory that holds files unless asked to overwrite,
+// and then removes only the writer's own, and Abandon removes what this
+// process created when the work fails before writing anything worth
+// keeping, so that the retry starts clean.
 package outfile

@@ -56,10 +56,15 @@ func (e *HeldError) Unwrap() error { return ErrLocked }
 // missing) without waiting, and writes this process's pid and host into it.
 // When another process holds it, the error is a *HeldError naming the
 // holder. TryLock and trainer/run's run-directory lock are built on it.
-func TryLockFile(lockFile string) (*Lock, error) {
+func TryLockFile(lockFile string) (*Lock, error) { return tryLockFile(lockFile, 3) }
+
+func tryLockFile(lockFile string, retry int) (*Lock, error) {
 	f, err := os.OpenFile(lockFile, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("outfile: lock: %w", err)
+	}
+	if afterLockOpen != nil {
+		afterLockOpen(lockFile)
 	}
 	if err := flock(f); err != nil {
 		holder, _ := os.ReadFile(lockFile)
@@ -73,8 +78,21 @@ func TryLockFile(lockFile string) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("outfile: lock %s: %w", lockFile, err)
 	}
+	// The file may have been removed (Dir.Abandon) between our open and
+	// our flock: a lock on an unlinked file excludes no one, so take the
+	// one now at the path.
+	if fi, serr := f.Stat(); serr == nil {
+		if cur, err := os.Stat(lockFile); err != nil || !os.SameFile(fi, cur) {
+			f.Close()
+			if retry > 0 {
+				return tryLockFile(lockFile, retry-1)
+			}
+			return nil, fmt.Errorf("outfile: lock %s: the file was replaced while taking the lock", lockFile)
+		}
+	}
 	host, _ := os.Hostname()
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = fmt.Fprintf(f, "pid %d on %s\n", os.Getpid(), host)
 	}
 	if err != nil {
@@ -83,6 +101,10 @@ func TryLockFile(lockFile string) (*Lock, error) {
 	}
 	return &Lock{f: f}, nil
 }
+
+// afterLockOpen, set by a test, runs between the open and the flock of a
+// lock file: where a racing Dir.Abandon may unlink it.
+var afterLockOpen func(lockFile string)
 
 // Unlock releases the lock. It is safe to call twice.
 func (l *Lock) Unlock() error {

@@ -56,6 +56,13 @@
 // writes report.md (WriteMarkdown) or JSON. The same Config and Env give
 // the same bytes.
 //
+// A study directory follows a training run's rules (outfile.Dir): OpenDir
+// takes it before the study runs (Check first refuses a bad config, so a
+// typo never touches it), refusing one that holds files unless overwrite
+// (which removes only results.json, report.md, pareto.png and their
+// temporary files), and holding study.lock, so that a second study into it,
+// in any process, is refused naming the first; Dir.Write writes the files.
+//
 // # Comparing studies after the fact
 //
 // Compare works on results.json files alone (ReadResults streams and

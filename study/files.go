@@ -1,8 +1,11 @@
 package study
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mpdf/mpdf/outfile"
 )
@@ -12,11 +15,76 @@ const (
 	ResultsName = "results.json" // one row per task × policy × seed (WriteResults)
 	ReportName  = "report.md"    // the pooled and per-model tables (Summary.WriteMarkdown)
 	ParetoName  = "pareto.png"   // accuracy against tokens, pooled scope (Scope.WritePareto)
+	// LockName names the process writing the directory (its pid and
+	// host); its flock is the lock, dropped by the kernel when the
+	// process dies, so a file a killed study left is taken over.
+	LockName = "study.lock"
 )
+
+// ErrNotEmpty is wrapped by OpenDir's error for a directory that holds
+// files, without overwrite.
+var ErrNotEmpty = outfile.ErrNotEmpty
+
+// ErrLocked is wrapped by OpenDir's error when another process writes the
+// directory.
+var ErrLocked = errors.New("study directory in use")
+
+// isStudyFile reports whether name is a file a study writes (or a
+// temporary file of one): what overwrite may remove.
+func isStudyFile(name string) bool {
+	switch name {
+	case ResultsName, ReportName, ParetoName, LockName:
+		return true
+	}
+	base := strings.TrimPrefix(name, ".")
+	for _, f := range []string{ResultsName, ReportName, ParetoName} {
+		if strings.HasPrefix(base, f+".tmp-") {
+			return true
+		}
+	}
+	return false
+}
+
+// Dir is a study directory held by one study: the rules of a training
+// run's directory (trainer/run), through the same outfile.Dir.
+type Dir struct{ d *outfile.Dir }
+
+// OpenDir takes dir for one study before it runs: it creates dir when
+// missing and takes its lock (a second study into it, in this process or
+// another, is refused with an error wrapping ErrLocked that names the
+// holder); a directory that holds files (another study's results, say) is
+// refused with an error wrapping ErrNotEmpty, unless overwrite, which
+// removes only the files a study writes. Close releases it.
+func OpenDir(dir string, overwrite bool) (*Dir, error) {
+	d, err := outfile.OpenDir(dir, LockName)
+	var held *outfile.HeldError
+	if errors.As(err, &held) {
+		return nil, fmt.Errorf("study: %s: %w by %s (one study writes a directory at a time; wait for it, or give another --out)", dir, ErrLocked, held.Holder)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	if err := d.Fresh(overwrite, isStudyFile); err != nil {
+		d.Abandon()
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	return &Dir{d: d}, nil
+}
+
+// Write writes the study's three files (WriteDir) into the held directory.
+func (d *Dir) Write(s *Study, sum *Summary) error { return s.WriteDir(d.d.Path, sum) }
+
+// Abandon releases a directory the study wrote nothing into, removing the
+// lock file and the directory when OpenDir created them.
+func (d *Dir) Abandon() error { return d.d.Abandon() }
+
+// Close releases the lock; the lock file stays, empty.
+func (d *Dir) Close() error { return d.d.Unlock() }
 
 // WriteDir writes the study's three files into dir (created if missing),
 // each atomically through outfile: a failure leaves any earlier file of the
-// same name as it was. sum is s.Summarise()'s result.
+// same name as it was. sum is s.Summarise()'s result. It does not lock:
+// OpenDir and Dir.Write do.
 func (s *Study) WriteDir(dir string, sum *Summary) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

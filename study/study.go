@@ -184,42 +184,11 @@ type job struct {
 // oracle's rows. The same configuration and Env give the same rows,
 // whatever cfg.Workers.
 func Run(e env.Env, cfg Config) (*Study, error) {
-	if err := cfg.resolve(); err != nil {
-		return nil, err
-	}
-	if cfg.Baselines == nil {
-		cfg.Baselines = env.Baselines(e)
-	}
-	rounds := cfg.Rounds
-	if rounds == 0 {
-		rounds = env.DefaultRounds
-		if r, ok := e.(*replay.Env); ok {
-			rounds = r.Rounds()
-		}
-	}
-	s := &Study{Config: cfg, Env: e.Name(), Rounds: rounds, Tasks: Describe(e)}
-	bases, err := s.baselines()
+	s, cfg, bases, jobs, err := plan(e, cfg)
 	if err != nil {
 		return nil, err
 	}
-	for _, l := range cfg.Lambdas {
-		s.Learned = append(s.Learned, LearnedName(l))
-	}
-	var jobs []job
-	for k := range cfg.Seeds {
-		seed := cfg.Seed + uint64(k)
-		folds, names, err := Folds(s.Tasks, cfg.Folds, cfg.GroupBy, seed)
-		if err != nil {
-			return nil, err
-		}
-		s.Folds = names
-		for f, test := range folds {
-			jobs = append(jobs, job{seed: seed, fold: f, test: test, base: true})
-			for _, l := range cfg.Lambdas {
-				jobs = append(jobs, job{seed: seed, fold: f, test: test, lambda: l})
-			}
-		}
-	}
+	rounds := s.Rounds
 	out := make([][]Row, len(jobs))
 	err = parallel(len(jobs), cfg.Workers, func(i int) error {
 		rows, err := s.runJob(e, &cfg, bases, rounds, jobs[i])
@@ -236,6 +205,55 @@ func Run(e env.Env, cfg Config) (*Study, error) {
 		}
 	}
 	return s, nil
+}
+
+// Check refuses what Run would refuse before training anything (the
+// config, the baselines, the folds), without running: a caller checks
+// before it touches an output directory.
+func Check(e env.Env, cfg Config) error {
+	_, _, _, _, err := plan(e, cfg)
+	return err
+}
+
+// plan resolves cfg and lists Run's jobs.
+func plan(e env.Env, cfg Config) (*Study, Config, []metapolicy.Policy, []job, error) {
+	if err := cfg.resolve(); err != nil {
+		return nil, cfg, nil, nil, err
+	}
+	if cfg.Baselines == nil {
+		cfg.Baselines = env.Baselines(e)
+	}
+	rounds := cfg.Rounds
+	if rounds == 0 {
+		rounds = env.DefaultRounds
+		if r, ok := e.(*replay.Env); ok {
+			rounds = r.Rounds()
+		}
+	}
+	s := &Study{Config: cfg, Env: e.Name(), Rounds: rounds, Tasks: Describe(e)}
+	bases, err := s.baselines()
+	if err != nil {
+		return nil, cfg, nil, nil, err
+	}
+	for _, l := range cfg.Lambdas {
+		s.Learned = append(s.Learned, LearnedName(l))
+	}
+	var jobs []job
+	for k := range cfg.Seeds {
+		seed := cfg.Seed + uint64(k)
+		folds, names, err := Folds(s.Tasks, cfg.Folds, cfg.GroupBy, seed)
+		if err != nil {
+			return nil, cfg, nil, nil, err
+		}
+		s.Folds = names
+		for f, test := range folds {
+			jobs = append(jobs, job{seed: seed, fold: f, test: test, base: true})
+			for _, l := range cfg.Lambdas {
+				jobs = append(jobs, job{seed: seed, fold: f, test: test, lambda: l})
+			}
+		}
+	}
+	return s, cfg, bases, jobs, nil
 }
 
 // baselines parses the configured baselines and records their names.

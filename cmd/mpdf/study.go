@@ -2,8 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,6 +28,7 @@ func newStudyCmd() *cobra.Command {
 		sftEpochs     int
 		critic        bool
 		quiet, asJSON bool
+		overwrite     bool
 	)
 	cfg.Baselines = nil
 	cmd := &cobra.Command{
@@ -53,7 +54,12 @@ It writes into --out:
   pareto.png    accuracy against tokens per task: baselines as points,
                 learned policies as a curve over λ, with the intervals
 and prints report.md (or the summary as JSON with --json). The same flags and
-data give the same bytes.`,
+data give the same bytes.
+
+--out belongs to one study: one that holds files is refused before the study
+runs (--overwrite removes only a study's three files), and one process writes
+it at a time (study.lock names the holder; a lock left by a killed study is
+taken over).`,
 		Example: `  mpdf study --env 'replay:../shared/data/debates/slm-debate/*/*.json'
   mpdf study --env 'replay:debates/*/*.json' --group-by model --lambda 0,0.2
   mpdf study --env sim --folds 5 --seeds 1 --sim-tasks 500`,
@@ -69,9 +75,17 @@ data give the same bytes.`,
 			}
 			_, isReplay := e.(*replay.Env)
 			cfg.Train.SFT.Epochs = studySFTEpochs(sftEpochs, cfg.Train.SFT.Labels, isReplay)
-			if err := os.MkdirAll(out, 0o755); err != nil {
+			if err := study.Check(e, cfg); err != nil {
 				return err
 			}
+			dir, err := study.OpenDir(out, overwrite)
+			if errors.Is(err, study.ErrNotEmpty) {
+				return fmt.Errorf("--out: %w: give a new --out, or --overwrite to replace that study's files", err)
+			}
+			if err != nil {
+				return err
+			}
+			defer dir.Close()
 			jobs := cfg.Seeds * (1 + len(cfg.Lambdas))
 			if cfg.GroupBy != study.ByModel {
 				jobs *= cfg.Folds
@@ -85,7 +99,7 @@ data give the same bytes.`,
 			s, err := study.Run(e, cfg)
 			if err != nil {
 				bar.Exit()
-				return err
+				return errors.Join(err, dir.Abandon())
 			}
 			_ = bar.Finish()
 			elapsed := time.Since(start)
@@ -97,7 +111,7 @@ data give the same bytes.`,
 			if err := sum.WriteMarkdown(&report); err != nil {
 				return err
 			}
-			if err := s.WriteDir(out, sum); err != nil {
+			if err := dir.Write(s, sum); err != nil {
 				return err
 			}
 			if !quiet {
@@ -116,6 +130,7 @@ data give the same bytes.`,
 	f.StringVar(&envSpec, "env", "sim", "environment: sim, or "+replaySyntax+" of debate transcripts (see mpdf eval -h)")
 	addKindFlag(f, &kind, "task of replayed transcripts (as a kind= part of --env)")
 	f.StringVar(&out, "out", "runs/study", "directory of results.json, report.md and pareto.png")
+	f.BoolVar(&overwrite, "overwrite", false, "write into an --out that holds another study, removing that study's files")
 	f.IntVar(&cfg.Folds, "folds", def.Folds, "K of the K-fold split by question")
 	f.IntVar(&cfg.Seeds, "seeds", def.Seeds, "repetitions of the cross-validation, seeds --seed, --seed+1, …")
 	f.Uint64Var(&cfg.Seed, "seed", def.Seed, "first seed (folds, training, episodes)")

@@ -69,7 +69,11 @@ printed at start and stored in every checkpoint.
 The run directory --out belongs to one run: a fresh run refuses a directory
 that holds files (give --resume, a new --out, or --overwrite), and one
 process writes it at a time (run.lock names the holder; a lock left by a
-killed run is taken over). --resume continues the run in --out from its
+killed run is taken over). Its checkpoints name the run (run.json says
+which), and a checkpoint of another run found there is refused by name,
+never resumed or pruned. An offline run reads all of its input once before
+--out is touched, and a fresh run that fails before its first checkpoint
+removes what it wrote. --resume continues the run in --out from its
 latest checkpoint with its stored config, data and options (--eval-tasks,
 --keep, --best-metric, ...; flags given again win) and gives the same
 weights and the same metrics.jsonl as a run never interrupted. An offline

@@ -15,6 +15,7 @@
 // directory it writes there:
 //
 //	run.lock            who writes the directory (pid and host)
+//	run.json            which run the directory belongs to: its run id and start config hash
 //	ckpt-%08d.mpdf      after the supervised stage (step 0) and every iteration; Keep of them
 //	best.mpdf           the best checkpoint by BestMetric
 //	metrics.jsonl       one line per RL step (StepLine)
@@ -28,7 +29,26 @@
 // files (ErrNotEmpty) unless Config.Overwrite, which removes only the
 // files above. Every input (config, initial weights, data paths, a pack's
 // feature width and version, the best metric) is checked before the
-// directory is touched, so a typo never costs a run its history.
+// directory is touched, so a typo never costs a run its history; offline,
+// that includes one full streaming pass over the data (a torn JSONL line,
+// a missing or corrupt shard, data without a decision fail here, before
+// anything is written). A fresh run that fails before its first
+// checkpoint removes what it wrote (metrics.jsonl, run.json, and the lock
+// file and directory when it made them), so the retry is not refused.
+//
+// A directory trusts only its own run. Every checkpoint carries the run's
+// identity in its header: the run id, fixed at the start and derived from
+// what defines the run (the configuration but for the total iterations,
+// the feature layout, the data's hash or the environment and split, the
+// initial weights), so that the same seed and data still give the same
+// bytes; and the SHA-256 of the configuration it was trained with.
+// run.json names the directory's run. Latest and a resume refuse, by
+// name, any checkpoint there whose header names another run (one copied
+// in from elsewhere), and the checkpoints.Manager of a run counts and
+// prunes only its own step files and never replaces another run's
+// best.mpdf. Checkpoints of builds before run ids (no run in the header)
+// are taken as the directory's run's; in a directory without run.json
+// they must agree among themselves, and the resume writes run.json.
 //
 // One process writes a directory at a time: LockDir takes an exclusive
 // flock on run.lock (outfile.TryLockFile; no lock where flock does not

@@ -3,8 +3,6 @@ package run
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/mpdf/mpdf/outfile"
 )
@@ -20,18 +18,15 @@ const LockName = "run.lock"
 var ErrLocked = errors.New("run directory in use")
 
 // DirLock is a held run-directory lock.
-type DirLock struct{ l *outfile.Lock }
+type DirLock struct{ d *outfile.Dir }
 
 // LockDir creates dir when missing and takes its exclusive lock, writing
-// this process's pid and host into the lock file (outfile.TryLockFile). It
+// this process's pid and host into the lock file (outfile.OpenDir). It
 // fails at once, with an error wrapping ErrLocked that names the holder,
 // when another process (or another LockDir of this one) holds it. Run
 // takes it for the whole run; tools that change a run directory take it too.
 func LockDir(dir string) (*DirLock, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	l, err := outfile.TryLockFile(filepath.Join(dir, LockName))
+	d, err := outfile.OpenDir(dir, LockName)
 	var held *outfile.HeldError
 	if errors.As(err, &held) {
 		return nil, fmt.Errorf("run: %s: %w by %s (one run writes a directory at a time; wait for it, or give another --out)", dir, ErrLocked, held.Holder)
@@ -39,7 +34,7 @@ func LockDir(dir string) (*DirLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	return &DirLock{l: l}, nil
+	return &DirLock{d: d}, nil
 }
 
 // Unlock releases the lock; the file stays, empty, for the next run.
@@ -47,5 +42,5 @@ func (l *DirLock) Unlock() {
 	if l == nil {
 		return
 	}
-	l.l.Unlock()
+	l.d.Unlock()
 }

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/mpdf/mpdf/trainer"
 )
@@ -40,4 +41,22 @@ func (r *runner) offline(ctx context.Context) error {
 		}
 		return it, nil, err
 	})
+}
+
+// checkData reads the whole of the offline data once, streaming, before
+// the run directory is touched: a torn JSONL line, a shard that is
+// missing, corrupt or not the one the manifest hashed, or data without a
+// decision then fail the run with nothing written. (A pack's shards are
+// hashed here once; the passes that train do not hash them again.)
+func (r *runner) checkData(ctx context.Context) error {
+	r.progress("check", 0, 1, "checking the data")
+	st, err := r.cfg.Data.Pass(func(*trainer.Samples) error { return ctx.Err() })
+	if err != nil {
+		return fmt.Errorf("run: data: %w", err)
+	}
+	if st.Rows == 0 {
+		return ErrNoData
+	}
+	r.progress("check", 1, 1, fmt.Sprintf("checked %d decisions", st.Rows))
+	return nil
 }

@@ -139,9 +139,15 @@ type Resumable struct {
 }
 
 // Latest reads the latest step checkpoint of the run in dir, to resume it.
-// The checkpoint's feature version is not checked here: the run checks it
-// against the data it trains on.
+// Every checkpoint in dir must be the run's: one whose header names
+// another run than run.json (a file copied in from elsewhere) is refused
+// by name, as are checkpoints of two runs in a directory of an older build
+// without run.json. The checkpoint's feature version is not checked here:
+// the run checks it against the data it trains on.
 func Latest(dir string) (*Resumable, error) {
+	if _, _, err := dirRun(dir); err != nil {
+		return nil, err
+	}
 	path, err := checkpoints.Latest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("run: resume: %w", err)

@@ -29,6 +29,8 @@ type runner struct {
 	rl      *trainer.RL
 	sftS    *trainer.SFT // the supervised stage's optimiser, kept over DAgger rounds
 	mgr     *checkpoints.Manager
+	id      string // the run's identity (runID), stamped on its checkpoints
+	saved   bool   // a checkpoint has been written
 	metrics *metricsLog
 	iter    int   // completed iterations
 	stepErr error // the first error of the step hook
@@ -43,7 +45,7 @@ type runner struct {
 // memory. Cancelling ctx stops the run between epochs, iterations or
 // chunks: what the last checkpoint holds is kept, and Resume continues
 // from it. Every input is checked before the directory is touched.
-func Run(ctx context.Context, cfg Config, hooks Hooks) (*Result, error) {
+func Run(ctx context.Context, cfg Config, hooks Hooks) (res *Result, err error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -69,21 +71,42 @@ func Run(ctx context.Context, cfg Config, hooks Hooks) (*Result, error) {
 		r.iter = rs.Position.Iter
 	}
 	if cfg.Dir != "" {
-		lock, err := LockDir(cfg.Dir)
-		if err != nil {
-			return nil, err
+		if offline {
+			if err := r.checkData(ctx); err != nil {
+				return nil, err
+			}
+		}
+		lock, lerr := LockDir(cfg.Dir)
+		if lerr != nil {
+			return nil, lerr
 		}
 		defer lock.Unlock()
-		if rs := cfg.Resume; rs != nil {
-			// Read before the lock was ours: make sure it is still the latest.
-			if p, err := checkpoints.Latest(cfg.Dir); err != nil || p != rs.Path {
-				return nil, fmt.Errorf("run: resume: %s is no longer the latest checkpoint of %s (%v): read it again", rs.Path, cfg.Dir, err)
-			}
-		} else if err := prepareFresh(cfg.Dir, cfg.Overwrite); err != nil {
+		claimed := false
+		if cfg.Resume == nil {
+			// A fresh run that fails before its first checkpoint leaves
+			// nothing to resume: what it wrote goes (once the directory was
+			// found empty or cleared, the log and run.json are its own), so
+			// that the retry is not refused as a directory holding a run.
+			defer func() {
+				if err == nil || r.saved {
+					return
+				}
+				var mine []string
+				if claimed {
+					mine = []string{MetricsName, IdentityName}
+				}
+				if r.metrics != nil {
+					r.metrics.close()
+				}
+				err = errors.Join(err, lock.d.Abandon(mine...))
+			}()
+		}
+		if err := r.claim(lock); err != nil {
 			return nil, err
 		}
+		claimed = true
 		metric, higher, _ := cfg.bestMetric(offline)
-		r.mgr = &checkpoints.Manager{Dir: cfg.Dir, KeepLast: cfg.Keep, BestMetric: metric, HigherIsBetter: higher, OnBest: r.bestWritten}
+		r.mgr = &checkpoints.Manager{Dir: cfg.Dir, KeepLast: cfg.Keep, BestMetric: metric, HigherIsBetter: higher, OnBest: r.bestWritten, Run: r.id}
 		if cfg.Resume != nil {
 			// A run killed between writing best.mpdf and its weights.
 			if err := syncWeights(cfg.Dir); err != nil {
@@ -412,13 +435,16 @@ func (r *runner) save(metrics map[string]float64) error {
 		return err
 	}
 	st := r.rl.Stepper()
-	_, err = r.mgr.Save(&checkpoints.Checkpoint{
+	path, err := r.mgr.Save(&checkpoints.Checkpoint{
 		Header: checkpoints.Header{
 			FeatureVersion: r.cfg.featureVersion(), Step: r.rl.Steps, Seed: r.cfg.Train.Seed,
-			Metrics: metrics, Train: train, DataPos: pos,
+			Metrics: metrics, Train: train, DataPos: pos, Run: r.id, ConfigSHA256: configSHA256(train),
 		},
 		Policy: st.Policy(), Reference: st.Reference(), Adam: st.Adam(), RNG: rng,
 	})
+	if path != "" {
+		r.saved = true // written, even if retention failed after
+	}
 	if err == nil {
 		r.metrics.mark()
 	}

@@ -128,10 +128,10 @@ func memRows() memSource {
 func TestRunStoppedMidPassRewindsTheLog(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// Pass 1 is the supervised stage, 2 the first RL iteration; stop
-	// after the first chunk of the second.
+	// Pass 1 checks the data, 2 is the supervised stage, 3 the first RL
+	// iteration; stop after the first chunk of the second.
 	src := &chunkedSource{memSource: memRows(), after: func(pass, chunk int) {
-		if pass == 3 && chunk == 0 {
+		if pass == 4 && chunk == 0 {
 			cancel()
 		}
 	}}
