@@ -22,7 +22,7 @@ func TestRoundTrip(t *testing.T) {
 		if i%3 == 0 {
 			d := randomDecision(rng, 5, false)
 			if i == 3 {
-				d.Features = []float64{math.SmallestNonzeroFloat64, -0.0, 1e-300, math.MaxFloat32, 0.1}
+				d.Features = []float64{math.SmallestNonzeroFloat64, math.Copysign(0, -1), 1e-300, math.MaxFloat32, 0.1}
 				d.Reward = math.MaxFloat64
 			}
 			want = append(want, Record{Decision: d})
@@ -61,6 +61,10 @@ func TestRoundTrip(t *testing.T) {
 				if got[i].Pos.Line != i+1 {
 					t.Errorf("record %d at line %d", i, got[i].Pos.Line)
 				}
+			}
+			// reflect.DeepEqual holds -0 equal to 0: the sign is checked apart.
+			if f := got[3].Decision.Features[1]; f != 0 || !math.Signbit(f) {
+				t.Errorf("-0 came back as %v", f)
 			}
 			// Same records, same bytes.
 			again := filepath.Join(dir, "again-"+name)

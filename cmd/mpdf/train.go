@@ -291,7 +291,6 @@ type trainPrinter struct {
 	quiet  bool
 	bar    *bar
 	stage  string
-	env    string
 }
 
 func (p *trainPrinter) start(s run.Start) {
