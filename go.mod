@@ -3,6 +3,7 @@ module github.com/mpdf/mpdf
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/klauspost/compress v1.20.4
 	github.com/prometheus/client_golang v1.25.0
 	github.com/schollz/progressbar/v3 v3.19.1
