@@ -48,7 +48,7 @@ check:
 bench:
 	@out=$$(mktemp); trap 'rm -f $$out' EXIT; \
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(COUNT) $(PKG) | tee $$out; \
-	$(GO) tool benchstat $$out
+	$(GO) tool benchstat '$(PKG)'=$$out
 
 ## fuzz: run every fuzz target (each func Fuzz* in a _test.go) for FUZZTIME.
 ##   A failure leaves its input in the package's testdata/fuzz: commit it
