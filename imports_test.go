@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -71,6 +69,10 @@ var owners = map[string][]string{
 	"github.com/mmcloughlin/avo":     {"nn/_generate"}, // its own module: never a dependency of nn
 }
 
+// testOnly lists third-party libraries any package's tests may import and
+// no package's code: go-cmp prints a diff where a test compares structures.
+var testOnly = []string{"github.com/google/go-cmp/"}
+
 // pkg is what go list says of one package of the module.
 type pkg struct {
 	ImportPath                         string
@@ -81,11 +83,8 @@ type pkg struct {
 // list: the build's own view, build tags and all.
 func modulePackages(t *testing.T) []pkg {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	cmd := exec.Command(goTool, "list", "-json=ImportPath,Imports,TestImports,XTestImports", "./...")
+	// go test puts its own GOROOT/bin first on the test's PATH.
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,TestImports,XTestImports", "./...")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -163,13 +162,19 @@ func TestLayerTable(t *testing.T) {
 
 // TestImportOwners fails when a package, tests included, imports a
 // third-party library that another package owns, or one the table does not
-// know.
+// know, or when its code imports a test-only library.
 func TestImportOwners(t *testing.T) {
 	for _, p := range modulePackages(t) {
 		dir, _ := dirOf(p.ImportPath)
-		for _, im := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
+		for i, im := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
 			if first, _, _ := strings.Cut(im, "/"); !strings.Contains(first, ".") || strings.HasPrefix(im, module) {
 				continue // the standard library or the module
+			}
+			if slices.ContainsFunc(testOnly, func(p string) bool { return strings.HasPrefix(im+"/", p) }) {
+				if i < len(p.Imports) {
+					t.Errorf("%s imports %s outside its tests; it is a test-only library", dir, im)
+				}
+				continue
 			}
 			prefix, dirs := owner(im)
 			switch {

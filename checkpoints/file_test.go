@@ -7,8 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestSaveLoad(t *testing.T) {
@@ -22,8 +23,8 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, c) {
-		t.Fatal("Load(Save(c)) != c")
+	if d := cmp.Diff(c, got); d != "" {
+		t.Fatalf("Load(Save(c)) != c (-want +got):\n%s", d)
 	}
 	onDisk, err := os.ReadFile(path)
 	if err != nil {
@@ -82,8 +83,8 @@ func TestAtomicWriteFailure(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the previous file was damaged: %v", err)
 	}
-	if !reflect.DeepEqual(got, old) {
-		t.Fatal("the previous file changed")
+	if d := cmp.Diff(old, got); d != "" {
+		t.Fatalf("the previous file changed (-want +got):\n%s", d)
 	}
 	assertNoTemp(t, dir)
 

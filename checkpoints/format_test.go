@@ -5,12 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
-	"reflect"
 	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mpdf/mpdf/nn"
 )
 
@@ -54,15 +54,15 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got, c) {
-				t.Fatalf("round trip changed the checkpoint:\n got %+v\nwant %+v", got, c)
+			if d := cmp.Diff(c, got); d != "" {
+				t.Fatalf("round trip changed the checkpoint (-want +got):\n%s", d)
 			}
 			got2, err := Decode(iotest.OneByteReader(bytes.NewReader(b)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got2, c) {
-				t.Fatal("Decode from a stream differs from Unmarshal")
+			if d := cmp.Diff(c, got2); d != "" {
+				t.Fatalf("Decode from a stream differs from Unmarshal (-want +got):\n%s", d)
 			}
 			var buf bytes.Buffer
 			if err := Encode(&buf, got); err != nil {

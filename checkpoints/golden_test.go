@@ -7,9 +7,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"reflect"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mpdf/mpdf/nn"
 )
 
@@ -53,12 +53,17 @@ func TestGoldenCheckpoint(t *testing.T) {
 	}
 	h := c.Header
 	if h.Step != 3 || h.Seed != 7 || h.FeatureVersion != "mpdf-features/v1" ||
-		!reflect.DeepEqual(h.Metrics, map[string]float64{"kl": 0.001, "loss": 0.125, "reward": 0.25}) ||
 		string(h.Train) != `{"lr":0.01,"batch":64,"tau":0.8}` || string(h.DataPos) != `{"epoch":0,"offset":192}` {
 		t.Fatalf("header %+v", h)
 	}
-	if !reflect.DeepEqual(c.Policy.Sizes, []int{4, 5, 3}) || c.Policy.Act != nn.Tanh || len(c.Policy.Params) != 43 {
-		t.Fatalf("policy %v %v with %d params", c.Policy.Sizes, c.Policy.Act, len(c.Policy.Params))
+	if d := cmp.Diff(map[string]float64{"kl": 0.001, "loss": 0.125, "reward": 0.25}, h.Metrics); d != "" {
+		t.Fatalf("header metrics (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]int{4, 5, 3}, c.Policy.Sizes); d != "" {
+		t.Fatalf("policy sizes (-want +got):\n%s", d)
+	}
+	if c.Policy.Act != nn.Tanh || len(c.Policy.Params) != 43 {
+		t.Fatalf("policy %v with %d params", c.Policy.Act, len(c.Policy.Params))
 	}
 	if c.Adam == nil || c.Adam.Step != 3 || c.Adam.Config != nn.DefaultAdam() || c.Reference == nil {
 		t.Fatalf("adam %+v, reference %v", c.Adam, c.Reference != nil)
@@ -111,8 +116,8 @@ func TestGoldenSafetensors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(m, c.Policy) {
-		t.Fatal("the golden safetensors does not hold the golden policy")
+	if d := cmp.Diff(c.Policy, m); d != "" {
+		t.Fatalf("the golden safetensors does not hold the golden policy (-checkpoint +safetensors):\n%s", d)
 	}
 	if meta["run"] != "golden" || meta["activation"] != "tanh" || meta["format"] != "pt" {
 		t.Fatalf("metadata %v", meta)

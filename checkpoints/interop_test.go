@@ -7,9 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
@@ -78,8 +78,8 @@ func interop(t *testing.T, py, ref, mode string) {
 				}
 			}
 		}
-		if s := got.Tensors["layers."+itoa(int64(i))+".weight"].Shape; !reflect.DeepEqual(s, []int{sizes[i+1], sizes[i]}) {
-			t.Fatalf("layer %d weight shape %v, want [out, in]", i, s)
+		if d := cmp.Diff([]int{sizes[i+1], sizes[i]}, got.Tensors["layers."+itoa(int64(i))+".weight"].Shape); d != "" {
+			t.Fatalf("layer %d weight shape, want [out, in] (-want +got):\n%s", i, d)
 		}
 	}
 	if got.Meta["activation"] != "relu" || got.Meta["feature_version"] != metapolicy.FeatureVersion {
@@ -110,7 +110,10 @@ func interop(t *testing.T, py, ref, mode string) {
 		t.Fatalf("the reference writer's file differs from ours:\n%q\n%q", theirs[:min(len(theirs), 300)], ours[:min(len(ours), 300)])
 	}
 	back, _, err := LoadSafetensors(out)
-	if err != nil || !reflect.DeepEqual(back, m) {
+	if err != nil {
 		t.Fatalf("importing the reference's file: %v", err)
+	}
+	if d := cmp.Diff(m, back); d != "" {
+		t.Fatalf("importing the reference's file (-want +got):\n%s", d)
 	}
 }

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
 )
@@ -43,13 +43,13 @@ func TestSafetensorsRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(got, m) {
-			t.Fatalf("%v: import(export(m)) != m", act)
+		if d := cmp.Diff(m, got); d != "" {
+			t.Fatalf("%v: import(export(m)) != m (-want +got):\n%s", act, d)
 		}
 		want := map[string]string{"activation": act.String(), "feature_version": metapolicy.FeatureVersion,
 			"format": "pt", "run": "test ü \"q\""}
-		if !reflect.DeepEqual(meta, want) {
-			t.Fatalf("metadata %v, want %v", meta, want)
+		if d := cmp.Diff(want, meta); d != "" {
+			t.Fatalf("metadata (-want +got):\n%s", d)
 		}
 	}
 }
@@ -194,8 +194,11 @@ func TestSafetensorsFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _, err := LoadSafetensors(path)
-	if err != nil || !reflect.DeepEqual(got, m) {
+	if err != nil {
 		t.Fatalf("LoadSafetensors: %v", err)
+	}
+	if d := cmp.Diff(m, got); d != "" {
+		t.Fatalf("LoadSafetensors (-want +got):\n%s", d)
 	}
 	assertNoTemp(t, dir)
 }

@@ -14,11 +14,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/klauspost/compress/zstd"
 	"github.com/mpdf/mpdf/metapolicy"
 )
@@ -101,8 +101,8 @@ func TestPackRoundTrip(t *testing.T) {
 	}
 	absent := 0
 	for i := range want {
-		if !reflect.DeepEqual(&got[i], want[i]) {
-			t.Fatalf("decision %d:\n got %+v\nwant %+v", i, got[i], *want[i])
+		if d := cmp.Diff(want[i], &got[i]); d != "" {
+			t.Fatalf("decision %d (-want +got):\n%s", i, d)
 		}
 		if want[i].LogProb == nil {
 			absent++
@@ -146,8 +146,8 @@ func TestPackEpisodes(t *testing.T) {
 		t.Errorf("manifest: no gold %d (want %d > 0), feature version %q width %d", m.Stream.NoGold, noGold, m.FeatureVersion, m.FeatureWidth)
 	}
 	got := unpack(t, dir)
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("unpacked %d decisions differ from the %d of Decisions", len(got), len(want))
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("unpacked %d decisions differ from the %d of Decisions (-want +got):\n%s", len(got), len(want), d)
 	}
 }
 
@@ -179,8 +179,8 @@ func TestPackDeterministicAndProvenance(t *testing.T) {
 	if err := p.Verify(); err != nil {
 		t.Error(err)
 	}
-	if !reflect.DeepEqual(p.Manifest(), m) {
-		t.Error("OpenPack's manifest differs from WritePack's")
+	if d := cmp.Diff(m, p.Manifest()); d != "" {
+		t.Errorf("OpenPack's manifest differs from WritePack's (-WritePack +OpenPack):\n%s", d)
 	}
 	// Only rewards and groups: features and actions stay empty.
 	var all, part Columns
@@ -190,9 +190,11 @@ func TestPackDeterministicAndProvenance(t *testing.T) {
 	if err := p.ReadShard(1, &part, SelectRewards|SelectGroups); err != nil {
 		t.Fatal(err)
 	}
-	if part.Len() != all.Len() || len(part.Features) != 0 || len(part.Actions) != 0 ||
-		!reflect.DeepEqual(part.Rewards, all.Rewards) || !reflect.DeepEqual(part.Groups, all.Groups) {
-		t.Error("a partial read differs from the full one")
+	if part.Len() != all.Len() || len(part.Features) != 0 || len(part.Actions) != 0 {
+		t.Errorf("a partial read of %d rows has %d features and %d actions, want %d rows and none", part.Len(), len(part.Features), len(part.Actions), all.Len())
+	}
+	if d := cmp.Diff([]any{all.Rewards, all.Groups}, []any{part.Rewards, part.Groups}); d != "" {
+		t.Errorf("a partial read's rewards and groups differ from the full one's (-full +partial):\n%s", d)
 	}
 }
 
@@ -433,9 +435,11 @@ func TestColumnsFromJSONL(t *testing.T) {
 		if ea == io.EOF {
 			break
 		}
-		if a.Len() != b.Len() || !reflect.DeepEqual(a.Features, b.Features) || !reflect.DeepEqual(a.Actions, b.Actions) ||
-			!reflect.DeepEqual(a.Rewards, b.Rewards) || !reflect.DeepEqual(a.Groups, b.Groups) {
-			t.Fatal("batches differ")
+		if a.Len() != b.Len() {
+			t.Fatalf("batches of %d and %d rows", a.Len(), b.Len())
+		}
+		if d := cmp.Diff([]any{a.Features, a.Actions, a.Rewards, a.Groups}, []any{b.Features, b.Actions, b.Rewards, b.Groups}); d != "" {
+			t.Fatalf("batches differ in features, actions, rewards or groups (-scanner +pack):\n%s", d)
 		}
 		for i := range a.LogProbs {
 			if x, y := a.LogProbs[i], b.LogProbs[i]; x != y && !(math.IsNaN(x) && math.IsNaN(y)) {

@@ -10,10 +10,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -60,12 +60,12 @@ func TestSkipCountsComplete(t *testing.T) {
 		b + ":3: kind: missing",
 		b + ":4: line: 5000 bytes, over the limit of 1024 (MaxLineBytes)",
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("rejections:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("rejections (-want +got):\n%s", d)
 	}
 	wantPos := []Pos{{a, 1}, {a, 4}, {a, 6}, {b, 2}, {b, 5}}
-	if !reflect.DeepEqual(lines, wantPos) {
-		t.Errorf("accepted at %v, want %v", lines, wantPos)
+	if d := cmp.Diff(wantPos, lines); d != "" {
+		t.Errorf("accepted at (-want +got):\n%s", d)
 	}
 	c := r.Counts()
 	if c.Read != 9 || c.Accepted != 5 || c.Rejected != 4 || c.Episodes != 2 || c.Decisions != 3 || c.Files != 2 {
@@ -233,8 +233,8 @@ func TestOpenGlobOrderAndDuplicates(t *testing.T) {
 		t.Fatalf("%d records from %d files, want 3 from 3 (a.jsonl named twice is read once)", len(recs), r.Counts().Files)
 	}
 	for i, rec := range recs {
-		if !reflect.DeepEqual(rec.Decision, want[i]) {
-			t.Errorf("record %d from %s is not the file's decision", i, rec.Pos)
+		if d := cmp.Diff(want[i], rec.Decision); d != "" {
+			t.Errorf("record %d from %s is not the file's decision (-want +got):\n%s", i, rec.Pos, d)
 		}
 	}
 }

@@ -56,8 +56,7 @@ func TestSchemaMatchesStructs(t *testing.T) {
 		}
 		return s
 	}
-	var check func(root, obj schemaObj, typ reflect.Type, where string)
-	check = func(root, obj schemaObj, typ reflect.Type, where string) {
+	check := func(root, obj schemaObj, typ reflect.Type, where string) {
 		if obj["type"] != "object" || obj["additionalProperties"] != false {
 			t.Errorf("%s: want type object with additionalProperties false", where)
 		}

@@ -6,10 +6,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -22,7 +22,7 @@ func TestRoundTrip(t *testing.T) {
 		if i%3 == 0 {
 			d := randomDecision(rng, 5, false)
 			if i == 3 {
-				d.Features = []float64{math.SmallestNonzeroFloat64, -0.0, 1e-300, math.MaxFloat32, 0.1}
+				d.Features = []float64{math.SmallestNonzeroFloat64, math.Copysign(0, -1), 1e-300, math.MaxFloat32, 0.1}
 				d.Reward = math.MaxFloat64
 			}
 			want = append(want, Record{Decision: d})
@@ -54,13 +54,16 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("read %d records (%v), want %d", len(got), r.Counts(), len(want))
 			}
 			for i := range want {
-				if !reflect.DeepEqual(got[i].Episode, want[i].Episode) || !reflect.DeepEqual(got[i].Decision, want[i].Decision) {
-					t.Fatalf("record %d differs after the round trip:\n got %+v %+v\nwant %+v %+v", i,
-						got[i].Episode, got[i].Decision, want[i].Episode, want[i].Decision)
+				if d := cmp.Diff([]any{want[i].Episode, want[i].Decision}, []any{got[i].Episode, got[i].Decision}); d != "" {
+					t.Fatalf("record %d differs after the round trip (-want +got):\n%s", i, d)
 				}
 				if got[i].Pos.Line != i+1 {
 					t.Errorf("record %d at line %d", i, got[i].Pos.Line)
 				}
+			}
+			// cmp holds -0 equal to 0: the sign is checked apart.
+			if f := got[3].Decision.Features[1]; f != 0 || !math.Signbit(f) {
+				t.Errorf("-0 came back as %v", f)
 			}
 			// Same records, same bytes.
 			again := filepath.Join(dir, "again-"+name)

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/metapolicy"
 )
@@ -123,8 +123,8 @@ func TestEvaluateDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(a, b) {
-		t.Errorf("same seed, different results:\n%+v\n%+v", a, b)
+	if d := cmp.Diff(a, b); d != "" {
+		t.Errorf("same seed, different results (-sequential +4 workers):\n%s", d)
 	}
 	var ja, jb bytes.Buffer
 	a.WriteJSON(&ja)
@@ -133,7 +133,7 @@ func TestEvaluateDeterministic(t *testing.T) {
 		t.Error("same seed, different JSON")
 	}
 	c, _ := Evaluate(s, pols, RunOptions{NumTasks: 100, Seed: 10})
-	if reflect.DeepEqual(a, c) {
+	if cmp.Equal(a, c) {
 		t.Error("seeds 9 and 10 gave identical results")
 	}
 }
@@ -220,7 +220,7 @@ func TestTally(t *testing.T) {
 			t.Errorf("%s: accepted", b.ID)
 		}
 	}
-	if !reflect.DeepEqual(before, tl.Result()) {
-		t.Error("a rejected episode changed the tally")
+	if d := cmp.Diff(before, tl.Result()); d != "" {
+		t.Errorf("a rejected episode changed the tally (-before +after):\n%s", d)
 	}
 }

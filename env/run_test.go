@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/metapolicy"
 )
@@ -38,17 +38,17 @@ func TestRunDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(a, b) {
-			t.Fatalf("workers=%d: episodes differ from a sequential run with the same seed", w)
+		if d := cmp.Diff(a, b); d != "" {
+			t.Fatalf("workers=%d: episodes differ from a sequential run with the same seed (-sequential +parallel):\n%s", w, d)
 		}
 	}
 	opts.Seed = 12
 	c, _ := Collect(s, p, opts)
-	if reflect.DeepEqual(a, c) {
+	if cmp.Equal(a, c) {
 		t.Error("seeds 11 and 12 gave the same episodes")
 	}
 	// Episodes of one task differ from each other: each has its own streams.
-	if reflect.DeepEqual(a[0].Rounds, a[1].Rounds) {
+	if cmp.Equal(a[0].Rounds, a[1].Rounds) {
 		t.Error("two episodes of one task are identical")
 	}
 }
@@ -66,8 +66,10 @@ func TestRunTaskListDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(some[0], all[7]) || !reflect.DeepEqual(some[1], all[2]) {
-		t.Error("an episode changed with the task list around it")
+	for i, task := range []int{7, 2} {
+		if d := cmp.Diff(all[task], some[i]); d != "" {
+			t.Errorf("task %d's episode changed with the task list around it (-all tasks +tasks 7, 2):\n%s", task, d)
+		}
 	}
 }
 
@@ -114,7 +116,7 @@ func TestEpisodeInvariants(t *testing.T) {
 				count[*tu.Action]++
 				switch *tu.Action {
 				case metapolicy.Persist:
-					if tu.Answer != prev[i].Answer || tu.Tokens != 0 || !reflect.DeepEqual(tu.Confidence, prev[i].Confidence) {
+					if tu.Answer != prev[i].Answer || tu.Tokens != 0 || !cmp.Equal(tu.Confidence, prev[i].Confidence) {
 						t.Fatalf("%s: round %d agent %d: persist changed %+v into %+v", ep.ID, r, i, prev[i], tu)
 					}
 				case metapolicy.Concede:
@@ -164,7 +166,7 @@ func (r recorder) Start(task int, rng *rand.Rand) (Game, error) {
 func (g recGame) Step(round, agent int, a metapolicy.Action, prev []data.Turn) (data.Turn, error) {
 	blank := 0
 	for i := range prev {
-		if i != agent && reflect.DeepEqual(prev[i], data.Turn{}) {
+		if i != agent && cmp.Equal(prev[i], data.Turn{}) {
 			blank++
 		}
 	}
@@ -367,8 +369,8 @@ func TestRunFillsHistory(t *testing.T) {
 						}
 					}
 				}
-				if re := ep.Observation(r, i); !reflect.DeepEqual(re.History, obs.History) {
-					t.Fatalf("%s round %d agent %d: Episode.Observation history %q, runner's %q", ep.ID, r, i, re.History, obs.History)
+				if d := cmp.Diff(obs.History, ep.Observation(r, i).History); d != "" {
+					t.Fatalf("%s round %d agent %d: Episode.Observation history (-runner's +Episode.Observation):\n%s", ep.ID, r, i, d)
 				}
 			}
 		}

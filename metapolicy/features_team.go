@@ -55,7 +55,6 @@ type deliberation struct {
 	conf          []float64 // len(obs.Agents)
 	tokens, steps []float64 // squashed profiles, len(obs.Agents)
 	all           []tally   // over every agent
-	team          string    // teamOf(all)
 }
 
 // deliberationOf fills the per-agent buffers answers, conf, tokens and

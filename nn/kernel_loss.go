@@ -135,34 +135,3 @@ func sftRows[T Float](dz, z []T, ld, out int, actions []uint8, r0, rows int, inv
 	}
 	s.loss += loss
 }
-
-// lossCols holds a chunk of up to tileRows rows of the loss kernel column by
-// column, for the vector loss kernels, padded to whole vectors with rows
-// that are finite and marked invalid.
-type lossCols struct {
-	z0, z1, z2, q0, q1, q2, a, adv, beh, valid [tileRows]float32
-	g0, g1, g2                                 [tileRows]float32
-
-	// tmp is lossVecAVX2's scratch: a group of rows' log-probabilities,
-	// probabilities and log-ratios to the reference (the kernel reads the
-	// fields by offset, in this order).
-	tmp [9][8]float32
-}
-
-// gather fills the first m rows of c from logits z (row stride ld) and the
-// batch rows r0.., and pads them to a multiple of lanes.
-func (c *lossCols) gather(z []float32, ld int, b *Batch[float32], r0, m, lanes int) {
-	for i := range m {
-		zr := z[i*ld : i*ld+NumActions]
-		c.z0[i], c.z1[i], c.z2[i] = zr[0], zr[1], zr[2]
-		k := r0 + i
-		ref := b.RefLogp[k*NumActions : k*NumActions+NumActions]
-		c.q0[i], c.q1[i], c.q2[i] = ref[0], ref[1], ref[2]
-		c.a[i] = float32(b.Actions[k])
-		c.adv[i], c.beh[i], c.valid[i] = b.Adv[k], b.BehLogp[k], 1
-	}
-	for i := m; i < (m+lanes-1)/lanes*lanes; i++ {
-		c.z0[i], c.z1[i], c.z2[i], c.q0[i], c.q1[i], c.q2[i] = 0, 0, 0, 0, 0, 0
-		c.a[i], c.adv[i], c.beh[i], c.valid[i] = 0, 0, 0, 0
-	}
-}

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-	"unsafe"
 )
 
 func TestGemmMatchesPlainLoop(t *testing.T) {
@@ -342,18 +341,6 @@ func ulp[T Float](x T) float64 {
 	}
 	f := float64(x)
 	return math.Nextafter(f, math.Inf(1)) - f
-}
-
-// The generated loss kernel reads lossCols by offset: 13 columns of tileRows
-// float32, then the scratch vectors.
-func TestLossColsLayout(t *testing.T) {
-	var c lossCols
-	if got, want := unsafe.Offsetof(c.tmp), uintptr(13*tileRows*4); got != want {
-		t.Errorf("lossCols.tmp at offset %d, the assembly expects %d", got, want)
-	}
-	if got, want := unsafe.Offsetof(c.g0), uintptr(10*tileRows*4); got != want {
-		t.Errorf("lossCols.g0 at offset %d, the assembly expects %d", got, want)
-	}
 }
 
 func TestFirstNonFinite(t *testing.T) {

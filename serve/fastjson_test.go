@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
-	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -29,8 +29,8 @@ func checkFast(t *testing.T, b []byte) bool {
 	if !ok {
 		t.Fatalf("fast path accepted what encoding/json rejects: %s", b)
 	}
-	if !reflect.DeepEqual(&fast, slow) {
-		t.Fatalf("%s\nfast %+v\nslow %+v", b, fast, *slow)
+	if d := cmp.Diff(slow, &fast); d != "" {
+		t.Fatalf("%s\n(-encoding/json +fast path):\n%s", b, d)
 	}
 	return true
 }
@@ -194,8 +194,8 @@ func checkPaths(t *testing.T, p *Policy, b []byte) (ok bool) {
 	defer a.put()
 	feb, fresp := decideOutcome(t, p, b, decodeIn, a)
 	seb, sresp := decideOutcome(t, p, b, slowOnly, nil)
-	if !reflect.DeepEqual(feb, seb) || !reflect.DeepEqual(fresp, sresp) {
-		t.Fatalf("%s\nfast path: %+v %+v\nencoding/json: %+v %+v", b, feb, fresp, seb, sresp)
+	if d := cmp.Diff([]any{seb, sresp}, []any{feb, fresp}); d != "" {
+		t.Fatalf("%s\n(-encoding/json +fast path):\n%s", b, d)
 	}
 	return feb == nil
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/mpdf/mpdf/metapolicy"
@@ -52,7 +53,7 @@ func newMetrics() *metrics {
 		Name: "mpdf_serve_reloads_total", Help: "Policy reloads, by result (ok, failed).",
 	}, []string{"result"})
 	m.reg.MustRegister(m.requests, m.latency, dec, m.errors, m.inflight, m.reloads,
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.decideOK = m.requests.WithLabelValues(routeDecide, "200")
 	m.decideLatency = m.latency.WithLabelValues(routeDecide)
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"strings"
 )
 
 // Results is the rows of one study read back from its results.json
@@ -45,7 +47,7 @@ func ReadResults(r io.Reader, name string) (*Results, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fail(0, -1, "empty, want a JSON array of study rows")
 		}
-		return nil, fail(dec.InputOffset(), -1, "%v", err)
+		return nil, fail(dec.InputOffset(), -1, "want a JSON array of study rows (results.json): %s", jsonReason(err))
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
 		return nil, fail(0, -1, "want a JSON array of study rows (results.json), got %v", tok)
@@ -63,7 +65,7 @@ func ReadResults(r io.Reader, name string) (*Results, error) {
 		i := len(res.Rows)
 		var row Row
 		if err := dec.Decode(&row); err != nil {
-			return nil, fail(off, i, "%v", err)
+			return nil, fail(off, i, "%s", jsonReason(err))
 		}
 		switch {
 		case row.Task == "":
@@ -83,13 +85,13 @@ func ReadResults(r io.Reader, name string) (*Results, error) {
 		}
 		k := key{row.File, row.Index, row.Seed, row.Policy}
 		if j, ok := seen[k]; ok {
-			return nil, fail(off, i, "policy %q, seed %d, task %d (%s) again: first at row %d", row.Policy, row.Seed, row.Index, row.Task, j+1)
+			return nil, fail(off, i, "policy %.120q, seed %d, task %d (%.120s) again: first at row %d", row.Policy, row.Seed, row.Index, row.Task, j+1)
 		}
 		seen[k] = i
 		res.Rows = append(res.Rows, row)
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, fail(dec.InputOffset(), -1, "end of the array: %v", err)
+		return nil, fail(dec.InputOffset(), -1, "end of the array: %s", jsonReason(err))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fail(dec.InputOffset(), -1, "data after the array")
@@ -98,4 +100,35 @@ func ReadResults(r io.Reader, name string) (*Results, error) {
 		return nil, fail(0, -1, "no rows")
 	}
 	return res, nil
+}
+
+// jsonReason words a row's decoding error in JSON's terms rather than Go's
+// ("seed: want an integer ≥ 0, got JSON number -1"), clipping what it
+// quotes of the input.
+func jsonReason(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		switch {
+		case te.Type.Kind() == reflect.Struct:
+			return fmt.Sprintf("want a JSON object (a study row), got JSON %.40s", te.Value)
+		case te.Field == "": // a number out of range where the array should start
+			return fmt.Sprintf("got JSON %.40s", te.Value)
+		}
+		want := "a number"
+		switch te.Type.Kind() {
+		case reflect.Float64:
+			want = "a finite number"
+		case reflect.String:
+			want = "a string"
+		case reflect.Int, reflect.Int64:
+			want = "an integer"
+		case reflect.Uint64:
+			want = "an integer ≥ 0"
+		}
+		return fmt.Sprintf("%.120s: want %s, got JSON %.40s", te.Field, want, te.Value)
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return fmt.Sprintf("%.120s: unknown field", strings.Trim(f, `"`))
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
 }

@@ -16,7 +16,7 @@ func TestBaselineKnownValues(t *testing.T) {
 	}{
 		{GRPO{}, []float64{-2 / sd, -1 / sd, 0, 3 / sd}},
 		{DrGRPO{}, []float64{-2, -1, 0, 3}},
-		{RLOO{}, []float64{1 - 11.0/3, 2 - 10.0/3, 3 - 3, 6 - 2}},
+		{RLOO{}, []float64{1 - 11.0/3, 2 - 10.0/3, 3 - 9.0/3, 6 - 6.0/3}},
 		{Reinforce{}, []float64{1, 2, 3, 6}},
 	}
 	for _, c := range cases {

@@ -296,7 +296,6 @@ type trainPrinter struct {
 	quiet  bool
 	bar    *bar
 	stage  string
-	env    string
 }
 
 func (p *trainPrinter) start(s run.Start) {

@@ -118,7 +118,7 @@ func (c *Config) withDefaults() (string, error) {
 		return "", fmt.Errorf("llm: config: base URL %q: %w (want http://HOST[:PORT]/PATH)", c.BaseURL, err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("llm: config: base URL %q: want http://HOST[:PORT]/PATH or https://...", c.BaseURL)
+		return "", fmt.Errorf("llm: config: base URL %q: want http:// or https://HOST[:PORT]/PATH", c.BaseURL)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
 		return "", fmt.Errorf("llm: config: base URL %q: has a query or fragment", c.BaseURL)

@@ -41,7 +41,7 @@ func answerKind(kind string) answer.Kind {
 func normalizeKind(kind string) (string, error) {
 	k, err := answer.ParseKind(kind)
 	if err != nil {
-		return "", fmt.Errorf("%q is not a task kind (want %s; gsm8k is gsm)", kind, strings.Join(Kinds, ", "))
+		return "", fmt.Errorf("%s is not a task kind (want %s; gsm8k is gsm)", quote([]byte(kind)), strings.Join(Kinds, ", "))
 	}
 	if k == answer.GSM8K {
 		return KindGSM, nil

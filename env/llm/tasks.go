@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -58,11 +59,11 @@ func (t *Task) check() error {
 	// episode of the task wrong.
 	switch _, err := strconv.ParseFloat(t.Gold, 64); {
 	case t.Kind == KindGSM && err != nil:
-		return fmt.Errorf("gold: %q is not a number (a gsm gold is the final number, or a solution ending \"#### N\")", raw)
+		return fmt.Errorf("gold: %s is not a number (a gsm gold is the final number, or a solution ending \"#### N\")", quote([]byte(raw)))
 	case t.Kind == KindArithmetic && err != nil:
-		return fmt.Errorf("gold: %q is not a number (an arithmetic gold is the integer result)", raw)
+		return fmt.Errorf("gold: %s is not a number (an arithmetic gold is the integer result)", quote([]byte(raw)))
 	case t.Kind == KindMMLU && (len(t.Gold) != 1 || !strings.Contains("ABCD", t.Gold)):
-		return fmt.Errorf("gold: %q is not a letter A–D (an mmlu gold names the right option)", raw)
+		return fmt.Errorf("gold: %s is not a letter A–D (an mmlu gold names the right option)", quote([]byte(raw)))
 	}
 	return nil
 }
@@ -111,7 +112,7 @@ func DecodeTasks(r io.Reader, name string) ([]Task, error) {
 			return nil, fmt.Errorf("llm: %s:%d: %w", name, line, err)
 		}
 		if prev, ok := seen[t.ID]; ok {
-			return nil, fmt.Errorf("llm: %s:%d: id: %q repeats line %d", name, line, t.ID, prev)
+			return nil, fmt.Errorf("llm: %s:%d: id: %s repeats line %d", name, line, quote([]byte(t.ID)), prev)
 		}
 		seen[t.ID] = line
 		tasks = append(tasks, t)
@@ -139,18 +140,38 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
-// jsonReason words a decoding error as "field: reason" when it can.
+// jsonReason words a decoding error as "field: reason" when it can, in
+// JSON's words rather than Go's, clipping what it quotes of the input.
 func jsonReason(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
+		got := clip([]byte(te.Value), 40) // "number 1e999...": the literal can be long
 		if te.Field == "" {
-			return fmt.Sprintf("want a JSON object, got JSON %s", te.Value)
+			return fmt.Sprintf("want a JSON object, got JSON %s", got)
 		}
-		return fmt.Sprintf("%s: want a %s, got JSON %s", te.Field, te.Type, te.Value)
+		return fmt.Sprintf("%s: want %s, got JSON %s", clip([]byte(te.Field), 120), jsonKind(te.Type), got)
 	}
 	s := err.Error()
 	if f, ok := strings.CutPrefix(s, "json: unknown field "); ok {
-		return fmt.Sprintf("%s: unknown field (want id, question, gold, kind)", strings.Trim(f, `"`))
+		return fmt.Sprintf("%s: unknown field (want id, question, gold, kind)", clip([]byte(strings.Trim(f, `"`)), 120))
 	}
 	return "invalid JSON: " + strings.TrimPrefix(s, "json: ")
+}
+
+// jsonKind names the JSON value a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map, reflect.Interface:
+		return "an object"
+	}
+	return "a number"
 }

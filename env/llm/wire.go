@@ -53,7 +53,7 @@ const maxBody = 16 << 20
 func decodeResponse(body []byte, status int) (Response, error) {
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {
-		return Response{}, fmt.Errorf("llm: %w: %v; body starts %s", ErrMalformed, err, quote(body))
+		return Response{}, fmt.Errorf("llm: %w: %s; body starts %s", ErrMalformed, jsonReason(err), quote(body))
 	}
 	if len(w.Error) > 0 && !bytes.Equal(w.Error, []byte("null")) {
 		e := &APIError{StatusCode: status}
@@ -90,11 +90,18 @@ func decodeResponse(body []byte, status int) (Response, error) {
 	return r, nil
 }
 
-// errorMessage digs the message out of an error body. Servers disagree on
-// the shape: OpenAI and llama.cpp send {"error":{"message","type"}},
-// vLLM {"object":"error","message","type"}, Ollama sometimes
-// {"error":"text"}. Anything else is quoted.
+// errorMessage digs the message out of an error body, at most 300 bytes of
+// it and 100 of the type.
 func errorMessage(body []byte) (msg, typ string) {
+	msg, typ = errorText(body)
+	return clip([]byte(msg), 300), clip([]byte(typ), 100)
+}
+
+// errorText finds the message in an error body. Servers disagree on the
+// shape: OpenAI and llama.cpp send {"error":{"message","type"}}, vLLM
+// {"object":"error","message","type"}, Ollama sometimes {"error":"text"}.
+// Anything else is quoted.
+func errorText(body []byte) (msg, typ string) {
 	var w struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
