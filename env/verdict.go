@@ -34,7 +34,8 @@ type Verdict struct {
 	// why, in one plain sentence.
 	Use      string `json:"use"`
 	Sentence string `json:"sentence"`
-	// Tasks is the number of tasks paired (those with a gold answer);
+	// Tasks is the number of tasks paired (distinct task ids with a gold
+	// answer: a replayed question debated in several files is one);
 	// Resamples and Level describe the bootstrap of every interval.
 	Tasks     int     `json:"tasks"`
 	Resamples int     `json:"resamples"`
@@ -228,7 +229,7 @@ func deltaText(b VerdictRow) string {
 // WriteTable writes the verdict: the points with their paired differences
 // and frontier marks, then the sentence.
 func (v *Verdict) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "verdict for %s (paired by task over %d tasks; %.0f%% bootstrap intervals; * on the accuracy–tokens frontier):\n", v.Policy, v.Tasks, 100*v.Level)
+	fmt.Fprintf(w, "%s against the fixed protocols (Δ paired by question over %d questions, %.0f%% bootstrap intervals; * on the accuracy–tokens frontier):\n", v.Policy, v.Tasks, 100*v.Level)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tpolicy\taccuracy\t95% CI\ttokens/task\tΔ accuracy (policy − row, points)\tΔ tokens/task")
 	for _, r := range v.Rows {
@@ -247,6 +248,6 @@ func (v *Verdict) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "use %s: %s\n", v.Use, v.Sentence)
+	_, err := fmt.Fprintf(w, "verdict: %s\n", v.Sentence)
 	return err
 }

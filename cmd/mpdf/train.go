@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
@@ -64,7 +65,14 @@ decisions, .gz/.zst, globs) or a packed directory, it trains offline on them,
 using the behaviour log-probabilities they carry.
 
 Configuration: defaults < --config FILE.json < flags. The resolved config is
-printed at start and stored in every checkpoint.
+printed at start and stored in every checkpoint. The defaults depend on the
+environment: on the simulator and offline they are the ones shown below; on
+--env replay:FILES they are the recipe mpdf study measures best on real
+transcripts: --sft-labels pivotal --sft-epochs 20 --features
+mpdf-features/v2, the verdict judging the greedy policy (train says so on
+stderr; flags given still win). A teacher that cannot label the transcripts
+(no gold answer, no deliberation round) is skipped, and train says so on
+stderr and in eval.json's notes.
 
 The run directory --out belongs to one run: a fresh run refuses a directory
 that holds files (give --resume, a new --out, or --overwrite), and one
@@ -80,7 +88,12 @@ checkpoint is kept for --resume.
 
 Writes to --out: checkpoints (ckpt-*.mpdf, best.mpdf), metrics.jsonl,
 curve.png and policy.safetensors, and ends with an evaluation table of the
-trained policy against the heuristic baselines (online mode).`,
+trained policy against the heuristic baselines (online mode), then a verdict:
+the learned policy (greedy on a replay) against majority, debate, gate,
+until-consensus (and threshold where agents state a confidence) with paired
+95% intervals by task, the points on the accuracy–tokens frontier marked,
+and one sentence on what to use. eval.json holds the same (results, verdict,
+notes).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTrain(cmd, o, args)
 		},
@@ -121,7 +134,18 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 	if o.overwrite && o.resume {
 		return fmt.Errorf("--overwrite and --resume: give one or the other")
 	}
-	base := trainer.DefaultConfig()
+	// The defaults are the recipe of the environment trained in: on a
+	// replay, the one mpdf study measures best on real transcripts; on the
+	// simulator and offline, trainer's defaults. Flags given still win.
+	kind := teacher.RecipeSim
+	if len(args) == 0 && strings.HasPrefix(o.env, replay.SpecPrefix) {
+		kind = teacher.RecipeReplay
+	}
+	recipe, err := teacher.DefaultRecipe(kind)
+	if err != nil {
+		return err
+	}
+	base := recipe.Train
 	var rs *run.Resumable
 	if o.resume {
 		var err error
@@ -177,13 +201,22 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 	if err != nil {
 		return err
 	}
+	var notes []string
+	if rs == nil && kind == teacher.RecipeReplay {
+		note := "defaults for transcripts (the recipe mpdf study measures best on them): " + recipe.Summary
+		if given := givenRecipeFlags(fl); len(given) > 0 {
+			note += "; given: --" + strings.Join(given, ", --")
+		}
+		fmt.Fprintln(stderr, "train: "+note)
+		notes = append(notes, note)
+	}
 	if _, _, err := run.ParseBestMetric(o.best, len(args) > 0); err != nil {
 		return fmt.Errorf("--best-metric: %w", err)
 	}
 	rc := run.Config{
 		Train: c, Dir: o.out, Resume: rs, Overwrite: o.overwrite, Keep: o.keep, BestMetric: o.best,
 		Threads: o.threads, EvalTasks: o.evalTasks, SkipInvalid: o.skipBad, AllowOtherData: o.otherData,
-		FeatureWidth: o.featureWidth,
+		FeatureWidth: o.featureWidth, Greedy: kind == teacher.RecipeReplay && recipe.Greedy, Notes: notes,
 	}
 	if o.init != "" {
 		if rs != nil {
@@ -209,6 +242,16 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 		}
 		if rc.Env, rc.HeldOutEnv, err = trainEnvs(stdout, stderr, o, &rc.Train); err != nil {
 			return err
+		}
+		if rs == nil {
+			var note string
+			if rc.Train, note, err = teacher.Fallback(rc.Env, rc.Train); err != nil {
+				return err
+			}
+			if note != "" {
+				fmt.Fprintln(stderr, "train: "+note)
+				rc.Notes = append(rc.Notes, note)
+			}
 		}
 		if teacher.Handles(rc.Train.SFT.Labels) {
 			if rc.Teacher, err = teacher.RunTeacher(rc.Train); err != nil {
@@ -242,6 +285,17 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 		return err
 	}
 	return p.result(res, o, c.Seed)
+}
+
+// givenRecipeFlags lists the flags given that a recipe sets.
+func givenRecipeFlags(fl *pflag.FlagSet) []string {
+	var out []string
+	for _, name := range []string{"config", "sft-labels", "sft-epochs", "features"} {
+		if fl.Changed(name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // trainEnvs opens the online environments: one to train in, one to
@@ -346,5 +400,12 @@ func (p *trainPrinter) result(res *run.Result, o trainOpts, seed uint64) error {
 		return nil
 	}
 	fmt.Fprintf(p.stdout, "\nevaluation on %d held-out tasks of %s (seed %d):\n", res.EvalTasks, o.env, seed)
-	return res.Eval.WriteTable(p.stdout)
+	if err := res.Eval.WriteTable(p.stdout); err != nil {
+		return err
+	}
+	if res.Verdict == nil {
+		return nil
+	}
+	fmt.Fprintln(p.stdout)
+	return res.Verdict.WriteTable(p.stdout)
 }

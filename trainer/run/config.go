@@ -53,6 +53,13 @@ type Config struct {
 	// (online, with HeldOutEnv); 0 skips it.
 	EvalTasks int
 
+	// Greedy makes the final evaluation's verdict (env.Judge) judge the
+	// learned policy's most probable actions instead of its samples.
+	Greedy bool
+	// Notes say what the defaults chose for this run (a recipe, a
+	// teacher's fallback); eval.json records them.
+	Notes []string
+
 	// Teacher, when set, labels the online supervised stage instead of
 	// the heuristic Train.SFT.Labels (a hindsight teacher, say).
 	Teacher *Teacher
@@ -157,8 +164,9 @@ type Result struct {
 	Steps      int64 // optimiser steps, over the whole run
 	Skipped    int64 // steps skipped as non-finite in this process
 	RLTime     time.Duration
-	Shares     *Shares     // action shares, first and last fifth of the run's iterations; nil under 2
-	Eval       env.Results // the final evaluation, when it ran
+	Shares     *Shares      // action shares, first and last fifth of the run's iterations; nil under 2
+	Eval       env.Results  // the final evaluation, when it ran
+	Verdict    *env.Verdict // the learned policy against the fixed protocols, with Eval
 	EvalTasks  int
 	Files      []string // what was written to Dir
 }

@@ -20,7 +20,7 @@
 //	metrics.jsonl       one line per RL step (StepLine)
 //	curve.png           reward, KL, entropy and action shares over the whole run
 //	policy.safetensors  the final weights
-//	eval.json           online: the final evaluation against the heuristics
+//	eval.json           online: the final evaluation against the heuristics and its verdict (EvalFile)
 //
 // # What a run directory survives
 //
