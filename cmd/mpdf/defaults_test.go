@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mpdf/mpdf/checkpoints"
+	"github.com/mpdf/mpdf/trainer/run"
+	"github.com/mpdf/mpdf/trainer/teacher"
+)
+
+// execute runs the command line args and returns stdout, stderr and the error.
+func execute(args ...string) (stdout, stderr string, err error) {
+	root := newRoot()
+	var o, e bytes.Buffer
+	root.SetOut(&o)
+	root.SetErr(&e)
+	root.SetArgs(args)
+	err = root.Execute()
+	return o.String(), e.String(), err
+}
+
+// A replay run with no training flag trains the transcript recipe, says
+// so, ends with a verdict (printed and in eval.json), and its checkpoint,
+// given to eval without --env, is evaluated on the same replay.
+func TestTrainReplayDefaultsAndVerdict(t *testing.T) {
+	dir := t.TempDir()
+	writeTranscript(t, dir)
+	out := filepath.Join(dir, "run")
+	spec := "replay:" + filepath.Join(dir, "gsm_*.json")
+	stdout, stderr, err := execute("train", "-q", "--out", out, "--env", spec, "--iterations", "1", "--hidden", "8",
+		"--tasks-per-iter", "2", "--episodes-per-task", "2", "--held-out", "0.4")
+	if err != nil {
+		t.Fatalf("train: %v\n%s", err, stderr)
+	}
+	rep, _ := teacher.DefaultRecipe(teacher.RecipeReplay)
+	if !strings.Contains(stderr, "defaults for transcripts") || !strings.Contains(stderr, rep.Summary) {
+		t.Errorf("stderr %q: want the recipe named", stderr)
+	}
+	c, err := checkpoints.Load(filepath.Join(out, "best.mpdf"), checkpoints.WithFeatureVersion(rep.Train.Features))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Features string `json:"features"`
+		SFT      struct {
+			Labels string `json:"labels"`
+			Epochs int    `json:"epochs"`
+		} `json:"sft"`
+	}
+	if err := json.Unmarshal(c.Header.Train, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.SFT.Labels != teacher.PivotalName || cfg.SFT.Epochs != teacher.ReplaySFTEpochs || cfg.Features != rep.Train.Features {
+		t.Errorf("stored config %+v: want the replay recipe", cfg)
+	}
+	if !strings.Contains(stdout, "mpdf/greedy against the fixed protocols") || !strings.Contains(stdout, "verdict: on these questions") {
+		t.Errorf("stdout lacks the verdict on the greedy policy:\n%s", stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(out, run.EvalName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev run.EvalFile
+	if err := json.Unmarshal(b, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.Verdict == nil || ev.Verdict.Policy != "mpdf/greedy" || ev.Verdict.Sentence == "" || len(ev.Verdict.Rows) != 5 ||
+		len(ev.Results) == 0 || len(ev.Notes) == 0 || ev.Env != spec {
+		t.Errorf("eval.json %s: want results, a verdict on mpdf/greedy with 5 rows, notes and the env", b)
+	}
+
+	// eval without --env plays the replay the checkpoint trained on.
+	stdout, stderr, err = execute("eval", "-q", "--greedy", "--policy", filepath.Join(out, "best.mpdf"))
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "evaluating on that replay") || !strings.Contains(stdout, "env replay:") ||
+		!strings.Contains(stdout, "verdict:") {
+		t.Errorf("eval without --env:\nstdout %s\nstderr %s\nwant the run's replay and a verdict", stdout, stderr)
+	}
+	// Flags given win over the recipe, and the simulator keeps its defaults.
+	stdout, _, err = execute("train", "-q", "--out", filepath.Join(dir, "run2"), "--env", spec, "--iterations", "1", "--hidden", "8",
+		"--tasks-per-iter", "2", "--episodes-per-task", "2", "--sft-labels", "gate", "--eval-tasks", "0")
+	if err != nil || !strings.Contains(stdout, `"labels": "gate"`) || !strings.Contains(stdout, `"features": "mpdf-features/v2"`) {
+		t.Errorf("--sft-labels gate on a replay: %v\n%s", err, stdout)
+	}
+	stdout, stderr, err = execute("train", "-q", "--out", filepath.Join(dir, "sim"), "--iterations", "1", "--hidden", "8",
+		"--tasks-per-iter", "2", "--episodes-per-task", "2", "--sft-epochs", "1", "--eval-tasks", "20")
+	if err != nil || !strings.Contains(stdout, `"labels": "threshold:0.95:0.15"`) || strings.Contains(stderr, "defaults for transcripts") ||
+		!strings.Contains(stdout, "mpdf against the fixed protocols") {
+		t.Errorf("sim: %v\nstdout %s\nstderr %s\nwant the simulator's defaults and a verdict on the sampled policy", err, stdout, stderr)
+	}
+}
