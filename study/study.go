@@ -14,6 +14,7 @@ import (
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/stats"
 	"github.com/mpdf/mpdf/trainer"
+	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
 // Config says which study to run. The zero value of a field means its
@@ -77,6 +78,32 @@ func DefaultConfig() Config {
 		Episodes: 1, Train: t,
 		Bootstrap: stats.Bootstrap{Resamples: stats.DefaultResamples, Level: 0.95, Seed: 1},
 	}
+}
+
+// DefaultConfigFor is DefaultConfig with the training recipe of an
+// environment kind (teacher.DefaultRecipe: teacher.RecipeSim or
+// teacher.RecipeReplay), shortened as DefaultConfig's run is (20
+// iterations of 32 tasks × 4 episodes): on transcripts, the pivotal
+// teacher for teacher.ReplaySFTEpochs epochs, features v2, the learned
+// policies played greedy on the test side, trained by teacher.Train — the
+// recipe `mpdf train --env replay:` starts from. The simulator's is
+// DefaultConfig.
+func DefaultConfigFor(kind string) (Config, error) {
+	c := DefaultConfig()
+	r, err := teacher.DefaultRecipe(kind)
+	if err != nil {
+		return c, err
+	}
+	if kind == teacher.RecipeSim {
+		return c, nil
+	}
+	t := r.Train
+	t.RL.Iterations, t.RL.TasksPerIter, t.RL.EpisodesPerTask = c.Train.RL.Iterations, c.Train.RL.TasksPerIter, c.Train.RL.EpisodesPerTask
+	c.Train, c.Greedy = t, r.Greedy
+	if teacher.Handles(t.SFT.Labels) {
+		c.Trainer = teacher.Train
+	}
+	return c, nil
 }
 
 // OracleName names the hindsight oracle's rows: per task, the best of the

@@ -377,6 +377,10 @@ func (p *trainPrinter) endBar(ok bool) {
 
 func (p *trainPrinter) sft(r run.SFTResult) {
 	p.endBar(true)
+	if r.Skipped && r.Reason != "" {
+		fmt.Fprintln(p.stdout, "supervised stage: skipped: "+r.Reason)
+		return
+	}
 	if r.Skipped {
 		fmt.Fprintln(p.stdout, "supervised stage: skipped (--sft-epochs 0)")
 		return

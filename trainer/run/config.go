@@ -1,6 +1,7 @@
 package run
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -101,6 +102,11 @@ type Teacher struct {
 	Label func(e env.Env, tasks []int, clone metapolicy.Policy) (x []float32, actions []uint8, err error)
 }
 
+// ErrNoLabels is what a Teacher's Label returns (wrapped) when it labels
+// no decision: the run then skips the supervised stage and says so
+// (SFTResult.Reason, Config.Notes in eval.json, a warning to the Logger).
+var ErrNoLabels = errors.New("no labelled decision")
+
 // Hooks report a run as it goes. Every field may be nil; each is called
 // from the goroutine that called Run.
 type Hooks struct {
@@ -139,6 +145,7 @@ type Progress struct {
 // SFTResult summarises the supervised stage.
 type SFTResult struct {
 	Skipped         bool
+	Reason          string // why it was skipped, when not --sft-epochs 0
 	What            string // the labels cloned
 	Rows            int    // decisions per epoch
 	Epochs, Steps   int

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -70,6 +71,20 @@ func (r *runner) teach(ctx context.Context, fz metapolicy.Featurizer) error {
 	}
 	tasks := trainer.IterTasks(c.Seed, -1, e.NumTasks(), e.NumTasks())
 	x, actions, err := t.Label(e, tasks, nil)
+	if errors.Is(err, ErrNoLabels) {
+		// Nothing to clone (no gold answer, no decision that changes the
+		// team's result): the run goes on online, and says so.
+		note := fmt.Sprintf("the %s teacher labelled no decision of the %d training tasks: supervised stage skipped, training online only", t.Name, len(tasks))
+		if r.log != nil {
+			r.log.Warn(note)
+		}
+		r.cfg.Notes = append(slices.Clip(r.cfg.Notes), note)
+		r.res.SFT = SFTResult{Skipped: true, What: t.Name, Reason: note}
+		if r.hooks.SFT != nil {
+			r.hooks.SFT(r.res.SFT)
+		}
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("run: %s labels: %w", t.Name, err)
 	}
@@ -86,6 +101,9 @@ func (r *runner) teach(ctx context.Context, fz metapolicy.Featurizer) error {
 			return err
 		}
 		dx, da, err := t.Label(e, tasks, clone)
+		if errors.Is(err, ErrNoLabels) { // the clone's states add nothing: it stays
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("run: %s labels, dagger %d: %w", t.Name, k+1, err)
 		}
