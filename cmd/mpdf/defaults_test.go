@@ -96,3 +96,20 @@ func TestTrainReplayDefaultsAndVerdict(t *testing.T) {
 		t.Errorf("sim: %v\nstdout %s\nstderr %s\nwant the simulator's defaults and a verdict on the sampled policy", err, stdout, stderr)
 	}
 }
+
+// Imported transcripts trained on offline teach only "refine": train
+// refuses them, pointing to the replay, unless --allow-single-behaviour.
+func TestTrainRefusesSingleBehaviour(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeTranscript(t, dir)
+	eps := filepath.Join(dir, "episodes.jsonl")
+	mustRun(t, "import", tr, "--out", eps)
+	_, _, err := trainErr(t, filepath.Join(dir, "run"), eps)
+	if err == nil || !strings.Contains(err.Error(), "--env 'replay:") || !strings.Contains(err.Error(), "--allow-single-behaviour") ||
+		!strings.Contains(err.Error(), "imported") {
+		t.Fatalf("offline on imported episodes: %v, want a refusal pointing to --env replay: and the override", err)
+	}
+	if _, stderr, err := trainErr(t, filepath.Join(dir, "run"), eps, "--allow-single-behaviour"); err != nil {
+		t.Fatalf("--allow-single-behaviour: %v\n%s", err, stderr)
+	}
+}

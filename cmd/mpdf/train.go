@@ -42,6 +42,7 @@ type trainOpts struct {
 	splitSeed    uint64
 	best         string
 	featureWidth int
+	single       bool
 }
 
 func newTrainCmd() *cobra.Command {
@@ -83,6 +84,10 @@ latest checkpoint with its stored config, data and options (--eval-tasks,
 weights and the same metrics.jsonl as a run never interrupted. An offline
 run resumes on its own data: without rollout arguments it reads the paths
 it was started with, and other data is refused unless --allow-other-data.
+Offline data from one deterministic behaviour (every decision the same
+action, or episodes imported from transcripts by mpdf import) is refused:
+trained on, it teaches only that behaviour; train on the transcripts with
+--env replay:FILES instead (--allow-single-behaviour overrides).
 SIGINT or SIGTERM stops the run at the next iteration (or chunk); the last
 checkpoint is kept for --resume.
 
@@ -113,6 +118,7 @@ notes).`,
 	f.BoolVar(&o.skipBad, "skip-invalid", false, "offline: skip rejected records (reported and counted) instead of stopping")
 	f.IntVar(&o.threads, "threads", 0, "kernel threads (0: all cores)")
 	f.IntVar(&o.featureWidth, "feature-width", 0, "offline: features per decision record, for your own encoding (0: a pack's, else the built-in 26)")
+	f.BoolVar(&o.single, "allow-single-behaviour", false, "offline: train on rollouts of one deterministic behaviour (every decision the same action, or imported transcripts), which are refused otherwise")
 	f.StringVar(&o.env, "env", o.env, "online environment: sim (the built-in simulator) or "+replaySyntax+" (debate transcripts; see mpdf eval -h)")
 	f.Float64Var(&o.heldOut, "held-out", o.heldOut, "replay: share of questions held out of training for the final evaluation")
 	f.Uint64Var(&o.splitSeed, "split-seed", 0, "replay: seed of the train/held-out split (mpdf eval --split uses the same)")
@@ -233,6 +239,11 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 		d, err := run.CheckData(args, o.featureWidth)
 		if err != nil {
 			return err
+		}
+		if rs == nil && !o.single {
+			if err := run.CheckBehaviour(args); err != nil {
+				return fmt.Errorf("%w. Train on the transcripts online instead, with --env 'replay:FILES' (the replay plays every action), or give --allow-single-behaviour to train on these rollouts anyway", err)
+			}
 		}
 		rc.Data = &trainer.Dataset{Paths: args, Skip: o.skipBad, Reward: c.Reward, Log: stderr, Width: d.Width}
 		rc.DataID, rc.FeatureWidth, rc.FeatureVersion = d.ID, d.Width, d.FeatureVersion
