@@ -233,7 +233,7 @@ func (c *Config) check() error {
 	case !offline && c.FeatureWidth != 0 && c.FeatureWidth != fz.Width:
 		return fmt.Errorf("run: feature width %d online: the environments encode %d features (%s)", c.FeatureWidth, fz.Width, fz.Version)
 	case !offline && c.FeatureVersion != "" && c.FeatureVersion != fz.Version:
-		return fmt.Errorf("run: feature version %q online: the run reads %s (Train.Features)", c.FeatureVersion, fz.Version)
+		return fmt.Errorf("run: feature version %q online: the run reads %s (its features setting)", c.FeatureVersion, fz.Version)
 	case offline && c.Train.Features != "" && c.featureVersion() != fz.Version:
 		return fmt.Errorf("run: features %s: the offline data's are %s", fz.Version, c.featureVersion())
 	case offline && c.Teacher != nil:
