@@ -127,11 +127,23 @@ func pairedDiff(a, b *Result) (acc, tok stats.Interval, n int, err error) {
 		if !ok || t.Episodes == 0 || u.Episodes == 0 {
 			return acc, tok, 0, fmt.Errorf("env: verdict: task %s played by %s but not by %s: the results are not paired", t.Task, a.Policy, b.Policy)
 		}
-		xt, yt, ct = append(xt, float64(t.Tokens)/float64(t.Episodes)), append(yt, float64(u.Tokens)/float64(u.Episodes)), append(ct, i)
-		if t.Scored > 0 && u.Scored > 0 {
+		if t.Episodes != u.Episodes || t.Scored != u.Scored {
+			return acc, tok, 0, fmt.Errorf("env: verdict: task %s: %d episodes under %s, %d under %s: the results are not paired", t.Task, t.Episodes, a.Policy, u.Episodes, b.Policy)
+		}
+		// One observation per episode (a task's mean, repeated), clustered
+		// by task: the estimate is exactly the difference of the pooled
+		// accuracies (and tokens per episode), and the bootstrap resamples
+		// whole tasks.
+		for range t.Episodes {
+			xt, yt, ct = append(xt, float64(t.Tokens)/float64(t.Episodes)), append(yt, float64(u.Tokens)/float64(u.Episodes)), append(ct, i)
+		}
+		for range t.Scored {
 			xa = append(xa, 100*float64(t.Correct)/float64(t.Scored))
 			ya = append(ya, 100*float64(u.Correct)/float64(u.Scored))
 			ca = append(ca, i)
+		}
+		if t.Scored > 0 {
+			n++
 		}
 	}
 	if len(a.ByTask) != len(b.ByTask) {
@@ -144,7 +156,7 @@ func pairedDiff(a, b *Result) (acc, tok stats.Interval, n int, err error) {
 		return acc, tok, 0, err
 	}
 	tok, err = verdictInterval.PairedDiff(xt, yt, ct)
-	return acc, tok, len(xa), err
+	return acc, tok, n, err
 }
 
 // markFrontier sets Frontier on the rows no other row dominates.
@@ -166,7 +178,8 @@ func markFrontier(rows []VerdictRow) {
 // does not put it below the learned policy (Δ's low bound ≤ 0) is "as
 // accurate"; one whose interval lies wholly above is "more accurate".
 //   - A baseline as accurate or more at fewer tokens: use it (the most
-//     accurate such one, then the cheapest).
+//     accurate such one, then the cheapest), naming a more accurate one
+//     for those who want accuracy.
 //   - Else, if a baseline is more accurate at more tokens: the policy when
 //     tokens matter, that baseline when accuracy does.
 //   - Else the policy.
@@ -198,8 +211,13 @@ func advise(rows []VerdictRow) (use, sentence string) {
 		if b.DeltaAccuracy.High < 0 {
 			how = "more accurate than"
 		}
-		return b.Policy, fmt.Sprintf("on these questions %s is %s this policy (%s) at fewer tokens (%.0f vs %.0f per task): use %s.",
-			b.Policy, how, deltaText(b), b.TokensPerTask, l.TokensPerTask, b.Policy)
+		also := ""
+		if rest := slices.DeleteFunc(slices.Clone(better), func(r VerdictRow) bool { return r.Policy == b.Policy || r.Accuracy <= b.Accuracy }); len(rest) > 0 {
+			c := pick(rest)
+			also = fmt.Sprintf(" (or %s for accuracy: %s, at %.0f tokens)", c.Policy, deltaText(c), c.TokensPerTask)
+		}
+		return b.Policy, fmt.Sprintf("on these questions %s is %s this policy (%s) at fewer tokens (%.0f vs %.0f per task): use %s%s.",
+			b.Policy, how, deltaText(b), b.TokensPerTask, l.TokensPerTask, b.Policy, also)
 	}
 	if len(better) > 0 {
 		b := pick(better)

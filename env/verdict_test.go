@@ -94,6 +94,15 @@ func TestJudgePolicyWinsOrTradesOff(t *testing.T) {
 	if v.Use != "mpdf" || !strings.Contains(v.Sentence, "gate when accuracy does") {
 		t.Fatalf("use %s: %s", v.Use, v.Sentence)
 	}
+	// A cheaper baseline as accurate is the pick; a more accurate one is
+	// named beside it.
+	rs[1] = verdictResult("majority", pattern(300, 10, 8), 1000)
+	if v, err = Judge(rs, "mpdf", false); err != nil {
+		t.Fatal(err)
+	}
+	if v.Use != "majority" || !strings.Contains(v.Sentence, "use majority (or gate for accuracy") {
+		t.Fatalf("use %s: %s", v.Use, v.Sentence)
+	}
 }
 
 func TestJudgeRefusesUnpairedResults(t *testing.T) {
@@ -106,5 +115,41 @@ func TestJudgeRefusesUnpairedResults(t *testing.T) {
 	}
 	if _, err := Judge(rs, "other", false); err == nil {
 		t.Fatal("unknown policy: want an error")
+	}
+}
+
+// The paired estimate is the difference of the pooled accuracies, however
+// many episodes each task has (a question debated in two files is one task
+// id with two episodes).
+func TestJudgePooledEstimate(t *testing.T) {
+	mk := func(name string, correct [][2]int, tokens int64) Result {
+		r := Result{Policy: name}
+		for i, c := range correct {
+			r.ByTask = append(r.ByTask, TaskOutcome{Task: fmt.Sprint(i), Episodes: c[1], Scored: c[1], Correct: c[0], Tokens: tokens * int64(c[1])})
+			r.Episodes += c[1]
+			r.Scored += c[1]
+			r.Correct += c[0]
+		}
+		r.Accuracy = float64(r.Correct) / float64(r.Scored)
+		r.TokensPerTask = float64(tokens)
+		return r
+	}
+	// Task 0 has two episodes where the policies differ; tasks 1–3 one.
+	l := mk("mpdf", [][2]int{{2, 2}, {1, 1}, {0, 1}, {1, 1}}, 1200)
+	b := mk("majority", [][2]int{{0, 2}, {1, 1}, {0, 1}, {1, 1}}, 800)
+	g := mk("gate", [][2]int{{2, 2}, {1, 1}, {1, 1}, {1, 1}}, 1000)
+	v, err := Judge(Results{l, b, g}, "mpdf", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 100 * (l.Accuracy - b.Accuracy)
+	if d := v.Rows[1].DeltaAccuracy.Estimate; d < want-1e-9 || d > want+1e-9 {
+		t.Errorf("mpdf − majority %.3f points, want the pooled difference %.3f", d, want)
+	}
+	if v.Tasks != 4 {
+		t.Errorf("%d tasks paired, want 4", v.Tasks)
+	}
+	if v.Use != "gate" {
+		t.Errorf("use %s (%s), want gate: more accurate and cheaper", v.Use, v.Sentence)
 	}
 }
