@@ -3,6 +3,7 @@ package env
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -183,8 +184,17 @@ func markFrontier(rows []VerdictRow) {
 //   - Else, if a baseline is more accurate at more tokens: the policy when
 //     tokens matter, that baseline when accuracy does.
 //   - Else the policy.
+//
+// A baseline that plays exactly as the policy (the same outcome on every
+// question, the same tokens) comes first: it needs no trained policy.
 func advise(rows []VerdictRow) (use, sentence string) {
 	l := rows[0]
+	for _, b := range rows[1:] {
+		d, t := b.DeltaAccuracy, b.DeltaTokens
+		if d.Low == 0 && d.High == 0 && math.Abs(t.Estimate) < 0.5 && math.Abs(t.Low) < 0.5 && math.Abs(t.High) < 0.5 {
+			return b.Policy, fmt.Sprintf("on these questions this policy plays as %s does (the same accuracy on every question, the same tokens): use %s, which needs no trained policy.", b.Policy, b.Policy)
+		}
+	}
 	var cheaper, better []VerdictRow
 	for _, b := range rows[1:] {
 		d := b.DeltaAccuracy
@@ -224,7 +234,7 @@ func advise(rows []VerdictRow) (use, sentence string) {
 		return l.Policy, fmt.Sprintf("on these questions this policy costs fewer tokens than %s (%.0f vs %.0f per task), which is more accurate (%s): use this policy when tokens matter, %s when accuracy does.",
 			b.Policy, l.TokensPerTask, b.TokensPerTask, deltaText(b), b.Policy)
 	}
-	return l.Policy, "on these questions no fixed protocol is more accurate than this policy, and every one as accurate costs more tokens: use this policy."
+	return l.Policy, "on these questions no fixed protocol is more accurate than this policy, and none as accurate costs fewer tokens: use this policy."
 }
 
 func cmpDesc(a, b float64) int {

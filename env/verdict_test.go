@@ -84,7 +84,7 @@ func TestJudgePolicyWinsOrTradesOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Use != "mpdf" || !strings.Contains(v.Sentence, "use this policy.") || !v.Rows[0].Frontier {
+	if v.Use != "mpdf" || !strings.Contains(v.Sentence, "none as accurate costs fewer tokens: use this policy.") || !v.Rows[0].Frontier {
 		t.Fatalf("use %s (frontier %v): %s", v.Use, v.Rows[0].Frontier, v.Sentence)
 	}
 	rs[2] = verdictResult("gate", pattern(300, 10, 10), 2000)
@@ -101,6 +101,21 @@ func TestJudgePolicyWinsOrTradesOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	if v.Use != "majority" || !strings.Contains(v.Sentence, "use majority (or gate for accuracy") {
+		t.Fatalf("use %s: %s", v.Use, v.Sentence)
+	}
+}
+
+func TestJudgePolicyThatIsABaseline(t *testing.T) {
+	rs := Results{
+		verdictResult("mpdf", pattern(100, 10, 8), 1500),
+		verdictResult("majority", pattern(100, 10, 6), 1000),
+		verdictResult("gate", pattern(100, 10, 8), 1500),
+	}
+	v, err := Judge(rs, "mpdf", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Use != "gate" || !strings.Contains(v.Sentence, "plays as gate does") {
 		t.Fatalf("use %s: %s", v.Use, v.Sentence)
 	}
 }
