@@ -49,7 +49,7 @@ var layers = []layer{
 	{"trainer", "advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops", []string{"data", "env", "metapolicy", "nn"}},
 	{"trainer/run", "a training run: stages, checkpoints and resume, run directory, metrics log, curve", []string{"autodiff", "checkpoints", "data", "env", "metapolicy", "nn", "outfile", "plots", "trainer"}},
 	{"trainer/teacher", "hindsight search of the best joint plan per task; hindsight and pivotal labels", []string{"data", "env", "metapolicy", "trainer", "trainer/run"}},
-	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "metapolicy", "nn", "outfile", "plots", "stats", "trainer", "trainer/run", "trainer/teacher"}},
+	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "metapolicy", "nn", "outfile", "plots", "stats", "trainer", "trainer/run"}},
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "trainer/teacher"}},
 	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
 	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/transcript", "env", "env/llm", "env/replay", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher"}},
