@@ -14,7 +14,6 @@ import (
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/stats"
 	"github.com/mpdf/mpdf/trainer"
-	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
 // Config says which study to run. The zero value of a field means its
@@ -81,28 +80,26 @@ func DefaultConfig() Config {
 }
 
 // DefaultConfigFor is DefaultConfig with the training recipe of an
-// environment kind (teacher.DefaultRecipe: teacher.RecipeSim or
-// teacher.RecipeReplay), shortened as DefaultConfig's run is (20
+// environment kind (trainer.DefaultRecipe: trainer.RecipeSim or
+// trainer.RecipeReplay), shortened as DefaultConfig's run is (20
 // iterations of 32 tasks × 4 episodes): on transcripts, the pivotal
-// teacher for teacher.ReplaySFTEpochs epochs, features v2, the learned
-// policies played greedy on the test side, trained by teacher.Train — the
-// recipe `mpdf train --env replay:` starts from. The simulator's is
-// DefaultConfig.
+// teacher for trainer.ReplaySFTEpochs epochs, features v2, the learned
+// policies played greedy on the test side — the recipe `mpdf train --env
+// replay:` starts from. Its teacher labels through package
+// trainer/teacher: set Trainer to teacher.Train (as mpdf study does when
+// teacher.Handles the labels). The simulator's is DefaultConfig.
 func DefaultConfigFor(kind string) (Config, error) {
 	c := DefaultConfig()
-	r, err := teacher.DefaultRecipe(kind)
+	r, err := trainer.DefaultRecipe(kind)
 	if err != nil {
 		return c, err
 	}
-	if kind == teacher.RecipeSim {
+	if kind == trainer.RecipeSim {
 		return c, nil
 	}
 	t := r.Train
 	t.RL.Iterations, t.RL.TasksPerIter, t.RL.EpisodesPerTask = c.Train.RL.Iterations, c.Train.RL.TasksPerIter, c.Train.RL.EpisodesPerTask
 	c.Train, c.Greedy = t, r.Greedy
-	if teacher.Handles(t.SFT.Labels) {
-		c.Trainer = teacher.Train
-	}
 	return c, nil
 }
 

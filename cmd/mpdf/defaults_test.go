@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/checkpoints"
+	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/run"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
@@ -37,7 +38,7 @@ func TestTrainReplayDefaultsAndVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatalf("train: %v\n%s", err, stderr)
 	}
-	rep, _ := teacher.DefaultRecipe(teacher.RecipeReplay)
+	rep, _ := trainer.DefaultRecipe(trainer.RecipeReplay)
 	if !strings.Contains(stderr, "defaults for transcripts") || !strings.Contains(stderr, rep.Summary) {
 		t.Errorf("stderr %q: want the recipe named", stderr)
 	}
@@ -55,7 +56,7 @@ func TestTrainReplayDefaultsAndVerdict(t *testing.T) {
 	if err := json.Unmarshal(c.Header.Train, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.SFT.Labels != teacher.PivotalName || cfg.SFT.Epochs != teacher.ReplaySFTEpochs || cfg.Features != rep.Train.Features {
+	if cfg.SFT.Labels != teacher.PivotalName || cfg.SFT.Epochs != trainer.ReplaySFTEpochs || cfg.Features != rep.Train.Features {
 		t.Errorf("stored config %+v: want the replay recipe", cfg)
 	}
 	if !strings.Contains(stdout, "mpdf/greedy against the fixed protocols") || !strings.Contains(stdout, "verdict: on these questions") {

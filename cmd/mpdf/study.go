@@ -12,6 +12,7 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
@@ -72,7 +73,7 @@ starts from, where the flags do not say otherwise: the pivotal teacher
 			_, isReplay := e.(*replay.Env)
 			if isReplay {
 				// The transcript recipe, where the flags do not say.
-				rec, err := study.DefaultConfigFor(teacher.RecipeReplay)
+				rec, err := study.DefaultConfigFor(trainer.RecipeReplay)
 				if err != nil {
 					return err
 				}

@@ -143,11 +143,11 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 	// The defaults are the recipe of the environment trained in: on a
 	// replay, the one mpdf study measures best on real transcripts; on the
 	// simulator and offline, trainer's defaults. Flags given still win.
-	kind := teacher.RecipeSim
+	kind := trainer.RecipeSim
 	if len(args) == 0 && strings.HasPrefix(o.env, replay.SpecPrefix) {
-		kind = teacher.RecipeReplay
+		kind = trainer.RecipeReplay
 	}
-	recipe, err := teacher.DefaultRecipe(kind)
+	recipe, err := trainer.DefaultRecipe(kind)
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 		return err
 	}
 	var notes []string
-	if rs == nil && kind == teacher.RecipeReplay {
+	if rs == nil && kind == trainer.RecipeReplay {
 		note := "defaults for transcripts (the recipe mpdf study measures best on them): " + recipe.Summary
 		if given := givenRecipeFlags(fl); len(given) > 0 {
 			note += "; given: --" + strings.Join(given, ", --")
@@ -222,7 +222,7 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 	rc := run.Config{
 		Train: c, Dir: o.out, Resume: rs, Overwrite: o.overwrite, Keep: o.keep, BestMetric: o.best,
 		Threads: o.threads, EvalTasks: o.evalTasks, SkipInvalid: o.skipBad, AllowOtherData: o.otherData,
-		FeatureWidth: o.featureWidth, Greedy: kind == teacher.RecipeReplay && recipe.Greedy, Notes: notes,
+		FeatureWidth: o.featureWidth, Greedy: kind == trainer.RecipeReplay && recipe.Greedy, Notes: notes,
 	}
 	if o.init != "" {
 		if rs != nil {

@@ -6,37 +6,18 @@ import (
 
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/replay"
-	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/trainer"
 )
 
-func TestDefaultRecipe(t *testing.T) {
-	sim, err := DefaultRecipe(RecipeSim)
-	if err != nil {
-		t.Fatal(err)
-	}
-	def := trainer.DefaultConfig()
-	if sim.Greedy || sim.Train.SFT != def.SFT || sim.Train.Features != def.Features {
-		t.Errorf("sim recipe %+v: want trainer.DefaultConfig, sampled", sim)
-	}
-	rep, err := DefaultRecipe(RecipeReplay)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !rep.Greedy || rep.Train.SFT.Labels != PivotalName || rep.Train.SFT.Epochs != ReplaySFTEpochs ||
-		rep.Train.Features != metapolicy.FeatureVersionV2 || !Handles(rep.Train.SFT.Labels) {
-		t.Errorf("replay recipe %+v: want pivotal, %d epochs, v2, greedy", rep, ReplaySFTEpochs)
-	}
-	if err := rep.Train.Validate(); err != nil {
-		t.Error(err)
-	}
-	if _, err := DefaultRecipe("live"); err == nil {
-		t.Error("unknown kind: want an error")
+// The replay recipe's labels are this package's pivotal teacher.
+func TestReplayRecipeLabelsArePivotal(t *testing.T) {
+	if trainer.ReplayLabels != PivotalName || !Handles(trainer.ReplayLabels) {
+		t.Errorf("trainer.ReplayLabels %q, want %q", trainer.ReplayLabels, PivotalName)
 	}
 }
 
 func TestFallbackSaysWhatTheTeacherCannotLabel(t *testing.T) {
-	rep, _ := DefaultRecipe(RecipeReplay)
+	rep, _ := trainer.DefaultRecipe(trainer.RecipeReplay)
 	cfg := rep.Train
 	cfg.RL.Rounds = 2
 	// Every question labelable: unchanged, no note.
