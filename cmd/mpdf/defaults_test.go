@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,5 +113,47 @@ func TestTrainRefusesSingleBehaviour(t *testing.T) {
 	}
 	if _, stderr, err := trainErr(t, filepath.Join(dir, "run"), eps, "--allow-single-behaviour"); err != nil {
 		t.Fatalf("--allow-single-behaviour: %v\n%s", err, stderr)
+	}
+}
+
+// A teacher with nothing to label (every agent right from round 0: no
+// decision changes the team's result) skips the supervised stage and says
+// so, on stderr, in the summary and in eval.json, instead of failing.
+func TestTrainTeacherFallbackSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	doc := map[string]any{}
+	for q := range 4 {
+		text := fmt.Sprintf("Question %d: what is %d + 1?", q, q)
+		chat := []map[string]string{
+			{"role": "user", "content": text},
+			{"role": "assistant", "content": fmt.Sprintf("\\boxed{%d}", q+1)},
+			{"role": "user", "content": "These are the solutions of the other agents."},
+			{"role": "assistant", "content": fmt.Sprintf("\\boxed{%d}", q+1)},
+		}
+		doc[text] = []any{[]any{chat, chat, chat}, fmt.Sprintf("#### %d", q+1)}
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "gsm_Same_agents3_rounds2.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	stdout, stderr, err := execute("train", "-q", "--out", out, "--env", "replay:"+filepath.Join(dir, "gsm_*.json"),
+		"--iterations", "1", "--hidden", "8", "--tasks-per-iter", "2", "--episodes-per-task", "2", "--held-out", "0.25")
+	if err != nil {
+		t.Fatalf("train: %v\n%s", err, stderr)
+	}
+	const note = "teacher labelled no decision"
+	if !strings.Contains(stdout, "supervised stage: skipped: the pivotal "+note) || !strings.Contains(stderr, note) {
+		t.Errorf("stdout %s\nstderr %s\nwant the skipped supervised stage said on both", stdout, stderr)
+	}
+	b, err = os.ReadFile(filepath.Join(out, run.EvalName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), note) {
+		t.Errorf("eval.json lacks the note:\n%s", b)
 	}
 }
