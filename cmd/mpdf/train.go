@@ -202,6 +202,12 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 			}
 		}
 		fmt.Fprintf(stdout, "resuming from %s (step %d)\n", rs.Path, rs.Checkpoint.Header.Step)
+		if len(args) == 0 && strings.HasPrefix(o.env, replay.SpecPrefix) { // the run's own env, now known
+			kind = trainer.RecipeReplay
+			if recipe, err = trainer.DefaultRecipe(kind); err != nil {
+				return err
+			}
+		}
 	}
 	c, err := resolveConfig(base, o.config, fl)
 	if err != nil {
