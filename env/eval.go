@@ -36,6 +36,18 @@ type Result struct {
 	TokensPerTask float64 `json:"tokens_per_task"`
 	// Actions holds each action's share of all decisions.
 	Actions ActionShares `json:"actions"`
+	// ByTask is each task's outcome, in order of first appearance: what
+	// Judge pairs policies by (not written to JSON).
+	ByTask []TaskOutcome `json:"-"`
+}
+
+// TaskOutcome is one task's episodes under one policy.
+type TaskOutcome struct {
+	Task     string
+	Episodes int
+	Scored   int // episodes with a gold answer
+	Correct  int
+	Tokens   int64 // over all episodes and rounds
 }
 
 // ActionShares are the shares of the three actions among decisions.
@@ -60,8 +72,12 @@ type Tally struct {
 	byTask                                         []taskScore    // in order of first appearance
 }
 
-// taskScore is one task's scored episodes and correct ones.
-type taskScore struct{ scored, correct int }
+// taskScore is one task's episodes, scored episodes, correct ones and tokens.
+type taskScore struct {
+	task                      string
+	episodes, scored, correct int
+	tokens                    int64
+}
 
 // Add scores one episode. It rejects an episode with fewer than two agents,
 // without rounds, with a round that has not one turn per agent, or with an
@@ -102,9 +118,11 @@ func (t *Tally) Add(ep *data.Episode) error {
 	if !ok {
 		k = len(t.byTask)
 		t.tasks[ep.Task] = k
-		t.byTask = append(t.byTask, taskScore{})
+		t.byTask = append(t.byTask, taskScore{task: ep.Task})
 	}
 	t.episodes++
+	t.byTask[k].episodes++
+	t.byTask[k].tokens += tokens
 	if ep.Gold == "" {
 		return nil
 	}
@@ -128,6 +146,9 @@ func (t *Tally) Result() Result {
 		r.Round0Accuracy = float64(t.correct0) / float64(t.scored)
 	}
 	r.CILow, r.CIHigh = t.interval()
+	for _, s := range t.byTask {
+		r.ByTask = append(r.ByTask, TaskOutcome{Task: s.task, Episodes: s.episodes, Scored: s.scored, Correct: s.correct, Tokens: s.tokens})
+	}
 	if t.episodes > 0 {
 		r.TokensPerTask = float64(t.tokens) / float64(t.episodes)
 	}

@@ -74,11 +74,11 @@ type simTask struct {
 // NewSimulator checks cfg, fills its defaults and draws the task pool.
 func NewSimulator(cfg SimConfig) (*Simulator, error) {
 	if cfg.Tasks < 0 || cfg.Agents < 0 || cfg.WrongAnswers < 0 || cfg.ConcedeTokens < 0 {
-		return nil, fmt.Errorf("env: SimConfig: negative count (tasks %d, agents %d, wrong answers %d, concede tokens %d)",
+		return nil, fmt.Errorf("env: simulator: negative count (tasks %d, agents %d, wrong answers %d, concede tokens %d)",
 			cfg.Tasks, cfg.Agents, cfg.WrongAnswers, cfg.ConcedeTokens)
 	}
 	if !(cfg.MissingConfidence >= 0 && cfg.MissingConfidence <= 1) {
-		return nil, fmt.Errorf("env: SimConfig: missing_confidence %v outside [0,1]", cfg.MissingConfidence)
+		return nil, fmt.Errorf("env: simulator: missing_confidence %v outside [0,1]", cfg.MissingConfidence)
 	}
 	var p SimParams
 	if cfg.Params == nil {
@@ -100,7 +100,7 @@ func NewSimulator(cfg SimConfig) (*Simulator, error) {
 		cfg.Agents = DefaultSimAgents
 	}
 	if cfg.Agents < 2 {
-		return nil, fmt.Errorf("env: SimConfig: agents %d, want ≥ 2", cfg.Agents)
+		return nil, fmt.Errorf("env: simulator: agents %d, want ≥ 2", cfg.Agents)
 	}
 	if cfg.Skills == nil {
 		cfg.Skills = make([]float64, cfg.Agents)
@@ -111,11 +111,11 @@ func NewSimulator(cfg SimConfig) (*Simulator, error) {
 		cfg.Skills = append([]float64(nil), cfg.Skills...)
 	}
 	if len(cfg.Skills) != cfg.Agents {
-		return nil, fmt.Errorf("env: SimConfig: skills: %d values for %d agents", len(cfg.Skills), cfg.Agents)
+		return nil, fmt.Errorf("env: simulator: skills: %d values for %d agents", len(cfg.Skills), cfg.Agents)
 	}
 	for i, s := range cfg.Skills {
 		if math.IsNaN(s) || math.IsInf(s, 0) {
-			return nil, fmt.Errorf("env: SimConfig: skills[%d]: %v", i, s)
+			return nil, fmt.Errorf("env: simulator: skills[%d]: %v", i, s)
 		}
 	}
 	if cfg.WrongAnswers == 0 {

@@ -74,7 +74,7 @@ func TestSimConfigErrors(t *testing.T) {
 	} {
 		if _, err := NewSimulator(cfg); err == nil {
 			t.Errorf("%s: no error", name)
-		} else if !strings.HasPrefix(err.Error(), "env: SimConfig") {
+		} else if !strings.HasPrefix(err.Error(), "env: simulator: ") {
 			t.Errorf("%s: error %q lacks its origin", name, err)
 		}
 	}

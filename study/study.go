@@ -79,6 +79,30 @@ func DefaultConfig() Config {
 	}
 }
 
+// DefaultConfigFor is DefaultConfig with the training recipe of an
+// environment kind (trainer.DefaultRecipe: trainer.RecipeSim or
+// trainer.RecipeReplay), shortened as DefaultConfig's run is (20
+// iterations of 32 tasks × 4 episodes): on transcripts, the pivotal
+// teacher for trainer.ReplaySFTEpochs epochs, features v2, the learned
+// policies played greedy on the test side — the recipe `mpdf train --env
+// replay:` starts from. Its teacher labels through package
+// trainer/teacher: set Trainer to teacher.Train (as mpdf study does when
+// teacher.Handles the labels). The simulator's is DefaultConfig.
+func DefaultConfigFor(kind string) (Config, error) {
+	c := DefaultConfig()
+	r, err := trainer.DefaultRecipe(kind)
+	if err != nil {
+		return c, err
+	}
+	if kind == trainer.RecipeSim {
+		return c, nil
+	}
+	t := r.Train
+	t.RL.Iterations, t.RL.TasksPerIter, t.RL.EpisodesPerTask = c.Train.RL.Iterations, c.Train.RL.TasksPerIter, c.Train.RL.EpisodesPerTask
+	c.Train, c.Greedy = t, r.Greedy
+	return c, nil
+}
+
 // OracleName names the hindsight oracle's rows: per task, the best of the
 // fixed protocols chosen knowing the answer. A ceiling, not a policy.
 const OracleName = "oracle (hindsight)"

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -222,7 +223,7 @@ func TestEvalPrintsEveryBaseline(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &one); err != nil {
 		t.Fatal(err)
 	}
-	if len(one) != 1 || one[0] != rs[2] {
+	if len(one) != 1 || !reflect.DeepEqual(one[0], rs[2]) {
 		t.Errorf("--policy debate gave %+v, want only debate, equal to its row among the baselines %+v", one, rs[2])
 	}
 }

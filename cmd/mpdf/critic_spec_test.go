@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -98,7 +99,7 @@ func TestTrainCriticSpecResumeAndEval(t *testing.T) {
 		t.Errorf("eval critic=off of a critic-trained checkpoint: stderr %q, want a warning", stderr)
 	}
 	for name := range on {
-		if def[name] != on[name] {
+		if !reflect.DeepEqual(def[name], on[name]) {
 			t.Errorf("%s: default eval %+v, want critic=on's %+v", name, def[name], on[name])
 		}
 	}

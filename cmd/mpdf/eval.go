@@ -71,19 +71,34 @@ side. --tasks then takes the first N tasks of that side. A checkpoint
 trained online on a replay records its split: on a replay, --split then
 defaults to test and --held-out and --split-seed to the checkpoint's, so
 that it is not scored on the questions it trained on (eval says so on
-stderr); --split all plays every question. Likewise a replay spec without
+stderr); --split all plays every question. A checkpoint trained on a replay, given
+without --env, is evaluated on the replay it trained on (its recorded spec;
+eval says so on stderr) rather than on the simulator. Likewise a replay spec without
 a critic= part takes the critic of the checkpoints' runs: on when they
 trained with critic=on (eval says so on stderr), so that a policy is scored
 on the confidence it learned from; a critic= part that differs from a
-checkpoint's run is played as given, with a warning.`,
+checkpoint's run is played as given, with a warning.
+
+After the table, each learned policy gets a verdict against the fixed
+protocols evaluated with it (majority, debate, gate, until-consensus, and
+threshold where agents have a confidence: the simulator, or a replay with
+critic=on): accuracy differences paired by question with 95% bootstrap
+intervals, the points on the accuracy–tokens frontier marked (*), and one
+sentence on what to use. --json prints the results only.`,
 		Example: `  mpdf eval
   mpdf eval --policy runs/best.mpdf --tasks 200 --episodes 2
   mpdf eval --env 'replay:debates/gsm_*.json' --policy best.mpdf --split test --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
 			if tasks < 0 || episodes < 1 || rounds < 0 || workers < 0 {
 				return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 0, workers ≥ 0",
 					tasks, episodes, rounds, workers)
+			}
+			if !cmd.Flags().Changed("env") {
+				if envSpec, err = checkpointEnv(cmd.ErrOrStderr(), specs, envSpec); err != nil {
+					return err
+				}
 			}
 			e, defRounds, err := openEvalEnv(cmd.ErrOrStderr(), envSpec, kind, false, cfg, quiet)
 			if err != nil {
@@ -137,7 +152,28 @@ checkpoint's run is played as given, with a warning.`,
 			}
 			fmt.Fprintf(o, "env %s: %d tasks%s × %d episodes, %d rounds, seed %d\n",
 				name, len(list), side, episodes, rounds, seed)
-			return results.WriteTable(o)
+			if err := results.WriteTable(o); err != nil {
+				return err
+			}
+			// The verdict of each learned policy against the fixed
+			// protocols evaluated with it (none when --no-baselines
+			// left them out).
+			r, isReplay := e.(*replay.Env)
+			confidence := !isReplay || r.Critic()
+			for _, p := range pols {
+				if !p.Learned {
+					continue
+				}
+				v, err := env.Judge(results, p.Name(), confidence)
+				if err != nil {
+					continue
+				}
+				fmt.Fprintln(o)
+				if err := v.WriteTable(o); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	}
 	f := cmd.Flags()
@@ -383,4 +419,36 @@ func checkpointSplit(log io.Writer, fl *pflag.FlagSet, pols []resolvedPolicy, en
 		fmt.Fprintf(log, "eval: warning: --env %s is not the run's %s: the split holds out the same questions only on the same files\n", envSpec, sp.Env)
 	}
 	return nil
+}
+
+// checkpointEnv is the --env to evaluate on when none is given: the replay
+// spec the learned checkpoints among specs trained on (run.Position's
+// env), so that a policy trained on transcripts is not silently scored on
+// the simulator; def when none trained on a replay. Checkpoints of
+// different replays need --env.
+func checkpointEnv(log io.Writer, specs []string, def string) (string, error) {
+	var found, from string
+	for _, s := range specs {
+		s = strings.TrimSpace(s)
+		if s == "" || isHeuristicSpec(s) {
+			continue
+		}
+		p, err := resolvePolicy(s)
+		if err != nil {
+			return "", err
+		}
+		if p.TrainedEnv == "" {
+			continue
+		}
+		pos := p.TrainedEnv
+		if found != "" && pos != found {
+			return "", fmt.Errorf("%s trained on %s and %s on %s: give --env", from, found, s, pos)
+		}
+		found, from = pos, s
+	}
+	if found == "" {
+		return def, nil
+	}
+	fmt.Fprintf(log, "eval: %s trained on %s: evaluating on that replay (--env sim plays the simulator)\n", from, found)
+	return found, nil
 }

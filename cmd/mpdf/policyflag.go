@@ -30,6 +30,9 @@ type resolvedPolicy struct {
 	// Split is the replay split a checkpoint trained on (nil for others):
 	// eval defaults to its held-out side.
 	Split *replaySplit
+	// TrainedEnv is the replay spec a checkpoint's online run trained on
+	// ("" for others): eval without --env plays it.
+	TrainedEnv string
 	// Confidence is where the confidence of a learned policy's training
 	// came from (checkpoints.ConfidenceSource; a safetensors file's
 	// metadata); "" for a heuristic. Eval defaults a replay's critic= to it.
@@ -60,6 +63,23 @@ func replaySplitOf(path string, h *checkpoints.Header) (*replaySplit, error) {
 	return &replaySplit{Env: pos.Env, HeldOut: pos.HeldOut, SplitSeed: pos.SplitSeed}, nil
 }
 
+// replayEnvOf is the replay spec a checkpoint's online run trained on,
+// from its header's stored position: "" for a safetensors export, an
+// offline or simulator run, or a checkpoint without a position.
+func replayEnvOf(path string, h *checkpoints.Header) (string, error) {
+	if h == nil {
+		return "", nil
+	}
+	pos, ok, err := run.PositionOf(h)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	if !ok || pos.Mode != "online" || !strings.HasPrefix(pos.Env, "replay:") {
+		return "", nil
+	}
+	return pos.Env, nil
+}
+
 // resolvePolicy turns a --policy value into a policy: a heuristic name
 // understood by metapolicy.ParseHeuristic, or the path of a checkpoint
 // (.mpdf) or safetensors file (.safetensors), read once, through the
@@ -83,7 +103,11 @@ func resolvePolicy(spec string) (resolvedPolicy, error) {
 		if h == nil {
 			conf = safetensorsConfidence(spec)
 		}
-		return resolvedPolicy{Policy: p, Learned: true, Split: split, Confidence: conf}, nil
+		trained, err := replayEnvOf(spec, h)
+		if err != nil {
+			return resolvedPolicy{}, fmt.Errorf("policy %s: %w", spec, err)
+		}
+		return resolvedPolicy{Policy: p, Learned: true, Split: split, Confidence: conf, TrainedEnv: trained}, nil
 	}
 	p, err := metapolicy.ParseHeuristic(spec)
 	if err != nil {

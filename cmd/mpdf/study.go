@@ -12,6 +12,7 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
@@ -56,6 +57,11 @@ It writes into --out:
 and prints report.md (or the summary as JSON with --json). The same flags and
 data give the same bytes.
 
+On a replay the learned policies train the recipe mpdf train --env replay:
+starts from, where the flags do not say otherwise: the pivotal teacher
+(--sft-labels pivotal --sft-epochs 20), --features mpdf-features/v2, and
+--greedy on the test side. On the simulator the defaults are those shown.
+
 --out belongs to one study: one that holds files is refused before the study
 runs (--overwrite removes only a study's three files), and one process writes
 it at a time (study.lock names the holder; a lock left by a killed study is
@@ -70,10 +76,30 @@ taken over).`,
 			if err != nil {
 				return err
 			}
+			_, isReplay := e.(*replay.Env)
+			if isReplay {
+				// The transcript recipe, where the flags do not say.
+				rec, err := study.DefaultConfigFor(trainer.RecipeReplay)
+				if err != nil {
+					return err
+				}
+				fl := cmd.Flags()
+				if !fl.Changed("sft-labels") {
+					cfg.Train.SFT.Labels = rec.Train.SFT.Labels
+					if !fl.Changed("sft-epochs") {
+						sftEpochs = rec.Train.SFT.Epochs
+					}
+				}
+				if !fl.Changed("features") {
+					cfg.Train.Features = rec.Train.Features
+				}
+				if !fl.Changed("greedy") {
+					cfg.Greedy = rec.Greedy
+				}
+			}
 			if teacher.Handles(cfg.Train.SFT.Labels) { // hindsight, pivotal[:K]: teacher.Train
 				cfg.Trainer = teacher.Train
 			}
-			_, isReplay := e.(*replay.Env)
 			cfg.Train.SFT.Epochs = studySFTEpochs(sftEpochs, cfg.Train.SFT.Labels, isReplay)
 			if err := study.Check(e, cfg); err != nil {
 				return err
@@ -139,15 +165,15 @@ taken over).`,
 	f.IntVar(&cfg.Episodes, "episodes", def.Episodes, "test episodes per task and policy")
 	f.IntVar(&cfg.Rounds, "rounds", 0, "deliberation rounds (0 = the most a replay recorded, 3 in the simulator)")
 	f.StringSliceVar(&cfg.Baselines, "baselines", nil, "baselines to compare (default: every heuristic baseline)")
-	f.BoolVar(&cfg.Greedy, "greedy", false, "learned policies take their most probable action on the test side")
+	f.BoolVar(&cfg.Greedy, "greedy", false, "learned policies take their most probable action on the test side (default on a replay)")
 	f.IntVar(&cfg.Train.RL.Iterations, "iterations", def.Train.RL.Iterations, "SoftRankPO iterations per fold and λ")
 	f.IntVar(&cfg.Train.RL.TasksPerIter, "tasks-per-iter", def.Train.RL.TasksPerIter, "training tasks per iteration")
 	f.IntVar(&cfg.Train.RL.EpisodesPerTask, "episodes-per-task", def.Train.RL.EpisodesPerTask, "episodes per training task (one SoftRankPO group)")
 	f.Float64Var(&cfg.Train.Adam.LR, "lr", def.Train.Adam.LR, "Adam learning rate of SoftRankPO")
 	f.Var(hiddenValue{&cfg.Train.Hidden}, "hidden", "hidden layer sizes, e.g. 64,64")
-	f.IntVar(&sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 5, but 0 for a heuristic teacher on transcripts, whose confidence is missing unless the text critic fills it; give it with critic=on)")
-	f.StringVar(&cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "teacher of the supervised stage: a heuristic, hindsight (the best plan per training question) or pivotal[:K] (the decisions that change the team result, K DAgger rounds), both teacher.Train")
-	f.StringVar(&cfg.Train.Features, "features", "", "feature layout the learned policies read (mpdf-features/v1 or v2; default v1)")
+	f.IntVar(&sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 5; on a replay 20 with the default pivotal teacher, 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
+	f.StringVar(&cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "teacher of the supervised stage: a heuristic, hindsight (the best plan per training question) or pivotal[:K] (the decisions that change the team result, K DAgger rounds; default pivotal on a replay)")
+	f.StringVar(&cfg.Train.Features, "features", "", "feature layout the learned policies read (mpdf-features/v1 or v2; default v1, v2 on a replay)")
 	f.IntVar(&cfg.Bootstrap.Resamples, "resamples", def.Bootstrap.Resamples, "bootstrap resamples of the intervals")
 	f.IntVar(&cfg.Workers, "workers", 0, "folds run at once (0 = one per CPU); the results do not depend on it")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no transcript report")

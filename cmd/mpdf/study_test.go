@@ -88,3 +88,24 @@ func TestStudySFTEpochsDefault(t *testing.T) {
 		t.Errorf("report lacks %q:\n%s", want, out)
 	}
 }
+
+// On a replay the study's learned policies train the transcript recipe
+// (teacher.DefaultRecipe) when no flag says otherwise.
+func TestStudyReplayRecipeDefault(t *testing.T) {
+	glob := filepath.Join(testenv.Shared(t, "data", "debates", "slm-debate", "gsm"), "*Qwen3-0.6B*agents3*.json")
+	dir := t.TempDir()
+	out := mustRun(t, "study", "--env", "replay:"+glob, "--folds", "2", "--seeds", "1",
+		"--lambda", "0", "--iterations", "1", "--tasks-per-iter", "4", "--episodes-per-task", "1",
+		"--baselines", "majority", "--resamples", "50", "-q", "--out", dir)
+	for _, want := range []string{"20 SFT epochs (labels pivotal)", "learned policies greedy"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	js := mustRun(t, "study", "--env", "replay:"+glob, "--folds", "2", "--seeds", "1",
+		"--lambda", "0", "--iterations", "1", "--tasks-per-iter", "4", "--episodes-per-task", "1",
+		"--baselines", "majority", "--resamples", "50", "-q", "--out", dir, "--json")
+	if !strings.Contains(js, `"features": "mpdf-features/v2"`) {
+		t.Errorf("the summary does not record the v2 layout:\n%s", js)
+	}
+}

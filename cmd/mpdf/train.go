@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
@@ -41,6 +42,7 @@ type trainOpts struct {
 	splitSeed    uint64
 	best         string
 	featureWidth int
+	single       bool
 }
 
 func newTrainCmd() *cobra.Command {
@@ -64,7 +66,14 @@ decisions, .gz/.zst, globs) or a packed directory, it trains offline on them,
 using the behaviour log-probabilities they carry.
 
 Configuration: defaults < --config FILE.json < flags. The resolved config is
-printed at start and stored in every checkpoint.
+printed at start and stored in every checkpoint. The defaults depend on the
+environment: on the simulator and offline they are the ones shown below; on
+--env replay:FILES they are the recipe mpdf study measures best on real
+transcripts: --sft-labels pivotal --sft-epochs 20 --features
+mpdf-features/v2, the verdict judging the greedy policy (train says so on
+stderr; flags given still win). A teacher that cannot label the transcripts
+(no gold answer, no deliberation round) is skipped, and train says so on
+stderr and in eval.json's notes.
 
 The run directory --out belongs to one run: a fresh run refuses a directory
 that holds files (give --resume, a new --out, or --overwrite), and one
@@ -79,13 +88,22 @@ latest checkpoint with its stored config, data and options (--eval-tasks,
 weights and the same metrics.jsonl as a run never interrupted. An offline
 run resumes on its own data: without rollout arguments it reads the paths
 it was started with, and other data is refused unless --allow-other-data.
+Offline data from one deterministic behaviour (every decision the same
+action, or episodes imported from transcripts by mpdf import) is refused:
+trained on, it teaches only that behaviour; train on the transcripts with
+--env replay:FILES instead (--allow-single-behaviour overrides).
 SIGINT or SIGTERM stops the run at the next iteration (or chunk); the last
 checkpoint is kept for --resume.
 
 Writes to --out: checkpoints (ckpt-*.mpdf, best.mpdf), metrics.jsonl,
 curve.png and policy.safetensors (best.mpdf's weights, its step and SHA-256
-in the metadata: for PyTorch, mpdf.torch.load), and ends with an evaluation table of the
-trained policy against the heuristic baselines (online mode).`,
+in the metadata: for PyTorch, mpdf.torch.load), and ends with an evaluation
+table of the trained policy against the heuristic baselines (online mode), then
+a verdict: the learned policy (greedy on a replay) against majority, debate,
+gate, until-consensus (and threshold where agents state a confidence) with
+paired 95% intervals by task, the points on the accuracy–tokens frontier
+marked, and one sentence on what to use. eval.json holds the same (results,
+verdict, notes).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTrain(cmd, o, args)
 		},
@@ -105,6 +123,7 @@ trained policy against the heuristic baselines (online mode).`,
 	f.BoolVar(&o.skipBad, "skip-invalid", false, "offline: skip rejected records (reported and counted) instead of stopping")
 	f.IntVar(&o.threads, "threads", 0, "kernel threads (0: all cores)")
 	f.IntVar(&o.featureWidth, "feature-width", 0, "offline: features per decision record, for your own encoding (0: a pack's, else the built-in 26)")
+	f.BoolVar(&o.single, "allow-single-behaviour", false, "offline: train on rollouts of one deterministic behaviour (every decision the same action, or imported transcripts), which are refused otherwise")
 	f.StringVar(&o.env, "env", o.env, "online environment: sim (the built-in simulator) or "+replaySyntax+" (debate transcripts; see mpdf eval -h)")
 	f.Float64Var(&o.heldOut, "held-out", o.heldOut, "replay: share of questions held out of training for the final evaluation")
 	f.Uint64Var(&o.splitSeed, "split-seed", 0, "replay: seed of the train/held-out split (mpdf eval --split uses the same)")
@@ -126,7 +145,18 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 	if o.overwrite && o.resume {
 		return fmt.Errorf("--overwrite and --resume: give one or the other")
 	}
-	base := trainer.DefaultConfig()
+	// The defaults are the recipe of the environment trained in: on a
+	// replay, the one mpdf study measures best on real transcripts; on the
+	// simulator and offline, trainer's defaults. Flags given still win.
+	kind := trainer.RecipeSim
+	if len(args) == 0 && strings.HasPrefix(o.env, replay.SpecPrefix) {
+		kind = trainer.RecipeReplay
+	}
+	recipe, err := trainer.DefaultRecipe(kind)
+	if err != nil {
+		return err
+	}
+	base := recipe.Train
 	var rs *run.Resumable
 	if o.resume {
 		var err error
@@ -177,10 +207,25 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 			}
 		}
 		fmt.Fprintf(stdout, "resuming from %s (step %d)\n", rs.Path, rs.Checkpoint.Header.Step)
+		if len(args) == 0 && strings.HasPrefix(o.env, replay.SpecPrefix) { // the run's own env, now known
+			kind = trainer.RecipeReplay
+			if recipe, err = trainer.DefaultRecipe(kind); err != nil {
+				return err
+			}
+		}
 	}
 	c, err := resolveConfig(base, o.config, fl)
 	if err != nil {
 		return err
+	}
+	var notes []string
+	if rs == nil && kind == trainer.RecipeReplay {
+		note := "defaults for transcripts (the recipe mpdf study measures best on them): " + recipe.Summary
+		if given := givenRecipeFlags(fl); len(given) > 0 {
+			note += "; given: --" + strings.Join(given, ", --")
+		}
+		fmt.Fprintln(stderr, "train: "+note)
+		notes = append(notes, note)
 	}
 	if _, _, err := run.ParseBestMetric(o.best, len(args) > 0); err != nil {
 		return fmt.Errorf("--best-metric: %w", err)
@@ -188,7 +233,7 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 	rc := run.Config{
 		Train: c, Dir: o.out, Resume: rs, Overwrite: o.overwrite, Keep: o.keep, BestMetric: o.best,
 		Threads: o.threads, EvalTasks: o.evalTasks, SkipInvalid: o.skipBad, AllowOtherData: o.otherData,
-		FeatureWidth: o.featureWidth,
+		FeatureWidth: o.featureWidth, Greedy: kind == trainer.RecipeReplay && recipe.Greedy, Notes: notes,
 	}
 	if o.init != "" {
 		if rs != nil {
@@ -206,6 +251,11 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 		if err != nil {
 			return err
 		}
+		if rs == nil && !o.single {
+			if err := run.CheckBehaviour(args); err != nil {
+				return fmt.Errorf("%w. Train on the transcripts online instead, with --env 'replay:FILES' (the replay plays every action), or give --allow-single-behaviour to train on these rollouts anyway", err)
+			}
+		}
 		rc.Data = &trainer.Dataset{Paths: args, Skip: o.skipBad, Reward: c.Reward, Log: stderr, Width: d.Width}
 		rc.DataID, rc.FeatureWidth, rc.FeatureVersion = d.ID, d.Width, d.FeatureVersion
 	} else {
@@ -214,6 +264,16 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 		}
 		if rc.Env, rc.HeldOutEnv, err = trainEnvs(stdout, stderr, o, &rc.Train); err != nil {
 			return err
+		}
+		if rs == nil {
+			var note string
+			if rc.Train, note, err = teacher.Fallback(rc.Env, rc.Train); err != nil {
+				return err
+			}
+			if note != "" {
+				fmt.Fprintln(stderr, "train: "+note)
+				rc.Notes = append(rc.Notes, note)
+			}
 		}
 		if teacher.Handles(rc.Train.SFT.Labels) {
 			if rc.Teacher, err = teacher.RunTeacher(rc.Train); err != nil {
@@ -247,6 +307,17 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 		return err
 	}
 	return p.result(res, o, c.Seed)
+}
+
+// givenRecipeFlags lists the flags given that a recipe sets.
+func givenRecipeFlags(fl *pflag.FlagSet) []string {
+	var out []string
+	for _, name := range []string{"config", "sft-labels", "sft-epochs", "features"} {
+		if fl.Changed(name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // trainEnvs opens the online environments: one to train in, one to
@@ -327,6 +398,10 @@ func (p *trainPrinter) endBar(ok bool) {
 
 func (p *trainPrinter) sft(r run.SFTResult) {
 	p.endBar(true)
+	if r.Skipped && r.Reason != "" {
+		fmt.Fprintln(p.stdout, "supervised stage: skipped: "+r.Reason)
+		return
+	}
 	if r.Skipped {
 		fmt.Fprintln(p.stdout, "supervised stage: skipped (--sft-epochs 0)")
 		return
@@ -350,5 +425,12 @@ func (p *trainPrinter) result(res *run.Result, o trainOpts, seed uint64) error {
 		return nil
 	}
 	fmt.Fprintf(p.stdout, "\nevaluation on %d held-out tasks of %s (seed %d):\n", res.EvalTasks, o.env, seed)
-	return res.Eval.WriteTable(p.stdout)
+	if err := res.Eval.WriteTable(p.stdout); err != nil {
+		return err
+	}
+	if res.Verdict == nil {
+		return nil
+	}
+	fmt.Fprintln(p.stdout)
+	return res.Verdict.WriteTable(p.stdout)
 }

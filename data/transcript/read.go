@@ -220,7 +220,7 @@ func resolveMeta(name string, opts Options) (Meta, error) {
 		meta.Model = opts.Model
 	}
 	if meta.Task == "" {
-		return meta, fmt.Errorf("transcript: %s: task unknown: the name does not start with a task (gsm_, mmlu_, arithmetic_, math_, after an optional agora_ or dylan_); give Options.Task (mpdf: --kind, or kind= in a replay: spec)", name)
+		return meta, fmt.Errorf("transcript: %s: task unknown: the name does not start with a task (gsm_, mmlu_, arithmetic_, math_, after an optional agora_ or dylan_); give the task: --kind K, or kind=K in a replay: spec", name)
 	}
 	return meta, nil
 }

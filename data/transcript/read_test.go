@@ -154,7 +154,7 @@ func TestEachOptionsAndWarnings(t *testing.T) {
 	doc := `{"Q?": [[[{"role":"user","content":"Q?"},{"role":"assistant","content":"\\boxed{7}"}],
 	                [{"role":"user","content":"Q?"},{"role":"assistant","content":"7"}]], 7]}`
 	// No task in the name: an error that says what to do.
-	if _, err := Each(strings.NewReader(doc), "debates.json", Options{}, func(*Question) error { return nil }); err == nil || !strings.Contains(err.Error(), "Options.Task") {
+	if _, err := Each(strings.NewReader(doc), "debates.json", Options{}, func(*Question) error { return nil }); err == nil || !strings.Contains(err.Error(), "--kind") {
 		t.Errorf("unknown task: err = %v", err)
 	}
 	if _, err := Each(strings.NewReader(doc), "debates.json", Options{Task: "chess"}, func(*Question) error { return nil }); err == nil {

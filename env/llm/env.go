@@ -60,16 +60,16 @@ var _ env.Env = (*Env)(nil)
 // over them. tasks is copied, golds normalised.
 func NewEnv(c *Client, tasks []Task, opts Options) (*Env, error) {
 	if c == nil {
-		return nil, fmt.Errorf("llm: NewEnv: nil client")
+		return nil, fmt.Errorf("llm: nil client")
 	}
 	if len(tasks) == 0 {
-		return nil, fmt.Errorf("llm: NewEnv: no tasks")
+		return nil, fmt.Errorf("llm: no tasks")
 	}
 	switch {
 	case opts.Agents == 0:
 		opts.Agents = 3
 	case opts.Agents < 2:
-		return nil, fmt.Errorf("llm: NewEnv: %d agents, want ≥ 2", opts.Agents)
+		return nil, fmt.Errorf("llm: %d agents, want ≥ 2", opts.Agents)
 	}
 	switch {
 	case opts.ConcedeTokens == 0:
@@ -84,10 +84,10 @@ func NewEnv(c *Client, tasks []Task, opts Options) (*Env, error) {
 	seen := map[string]int{}
 	for i, t := range tasks {
 		if err := t.check(); err != nil {
-			return nil, fmt.Errorf("llm: NewEnv: task %d: %w", i, err)
+			return nil, fmt.Errorf("llm: task %d: %w", i, err)
 		}
 		if prev, ok := seen[t.ID]; ok {
-			return nil, fmt.Errorf("llm: NewEnv: task %d: id: %q repeats task %d", i, t.ID, prev)
+			return nil, fmt.Errorf("llm: task %d: id: %q repeats task %d", i, t.ID, prev)
 		}
 		seen[t.ID] = i
 		e.tasks[i] = t

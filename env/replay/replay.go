@@ -156,6 +156,10 @@ func (e *Env) Start(task int, rng *rand.Rand) (env.Game, error) {
 	return &game{e: e, q: q, used: make([]int, len(q.Agents))}, nil
 }
 
+// Critic reports whether the text critic fills the missing confidences
+// (WithCritic): whether the agents have a confidence a policy can read.
+func (e *Env) Critic() bool { return e.critic }
+
 // PeersAlwaysSeen implements env.PeersAlwaysSeen: every recorded revision
 // was written after seeing the peers, so a replay cannot play Self-Refine.
 func (e *Env) PeersAlwaysSeen() bool { return true }

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -53,6 +54,13 @@ type Config struct {
 	// (online, with HeldOutEnv); 0 skips it.
 	EvalTasks int
 
+	// Greedy makes the final evaluation's verdict (env.Judge) judge the
+	// learned policy's most probable actions instead of its samples.
+	Greedy bool
+	// Notes say what the defaults chose for this run (a recipe, a
+	// teacher's fallback); eval.json records them.
+	Notes []string
+
 	// Teacher, when set, labels the online supervised stage instead of
 	// the heuristic Train.SFT.Labels (a hindsight teacher, say).
 	Teacher *Teacher
@@ -94,6 +102,11 @@ type Teacher struct {
 	Label func(e env.Env, tasks []int, clone metapolicy.Policy) (x []float32, actions []uint8, err error)
 }
 
+// ErrNoLabels is what a Teacher's Label returns (wrapped) when it labels
+// no decision: the run then skips the supervised stage and says so
+// (SFTResult.Reason, Config.Notes in eval.json, a warning to the Logger).
+var ErrNoLabels = errors.New("no labelled decision")
+
 // Hooks report a run as it goes. Every field may be nil; each is called
 // from the goroutine that called Run.
 type Hooks struct {
@@ -132,6 +145,7 @@ type Progress struct {
 // SFTResult summarises the supervised stage.
 type SFTResult struct {
 	Skipped         bool
+	Reason          string // why it was skipped, when not --sft-epochs 0
 	What            string // the labels cloned
 	Rows            int    // decisions per epoch
 	Epochs, Steps   int
@@ -157,8 +171,9 @@ type Result struct {
 	Steps      int64 // optimiser steps, over the whole run
 	Skipped    int64 // steps skipped as non-finite in this process
 	RLTime     time.Duration
-	Shares     *Shares     // action shares, first and last fifth of the run's iterations; nil under 2
-	Eval       env.Results // the final evaluation, when it ran
+	Shares     *Shares      // action shares, first and last fifth of the run's iterations; nil under 2
+	Eval       env.Results  // the final evaluation, when it ran
+	Verdict    *env.Verdict // the learned policy against the fixed protocols, with Eval
 	EvalTasks  int
 	Files      []string // what was written to Dir
 }
@@ -218,7 +233,7 @@ func (c *Config) check() error {
 	case !offline && c.FeatureWidth != 0 && c.FeatureWidth != fz.Width:
 		return fmt.Errorf("run: feature width %d online: the environments encode %d features (%s)", c.FeatureWidth, fz.Width, fz.Version)
 	case !offline && c.FeatureVersion != "" && c.FeatureVersion != fz.Version:
-		return fmt.Errorf("run: feature version %q online: the run reads %s (Train.Features)", c.FeatureVersion, fz.Version)
+		return fmt.Errorf("run: feature version %q online: the run reads %s (its features setting)", c.FeatureVersion, fz.Version)
 	case offline && c.Train.Features != "" && c.featureVersion() != fz.Version:
 		return fmt.Errorf("run: features %s: the offline data's are %s", fz.Version, c.featureVersion())
 	case offline && c.Teacher != nil:

@@ -21,7 +21,7 @@
 //	metrics.jsonl       one line per RL step (StepLine)
 //	curve.png           reward, KL, entropy and action shares over the whole run
 //	policy.safetensors  best.mpdf's weights, with its step and SHA-256 (export.go)
-//	eval.json           online: the final evaluation against the heuristics
+//	eval.json           online: the final evaluation against the heuristics and its verdict (EvalFile)
 //
 // # What a run directory survives
 //

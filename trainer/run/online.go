@@ -2,10 +2,15 @@ package run
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
+	"slices"
 
+	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/outfile"
@@ -66,6 +71,20 @@ func (r *runner) teach(ctx context.Context, fz metapolicy.Featurizer) error {
 	}
 	tasks := trainer.IterTasks(c.Seed, -1, e.NumTasks(), e.NumTasks())
 	x, actions, err := t.Label(e, tasks, nil)
+	if errors.Is(err, ErrNoLabels) {
+		// Nothing to clone (no gold answer, no decision that changes the
+		// team's result): the run goes on online, and says so.
+		note := fmt.Sprintf("the %s teacher labelled no decision of the %d training tasks: supervised stage skipped, training online only", t.Name, len(tasks))
+		if r.log != nil {
+			r.log.Warn(note)
+		}
+		r.cfg.Notes = append(slices.Clip(r.cfg.Notes), note)
+		r.res.SFT = SFTResult{Skipped: true, What: t.Name, Reason: note}
+		if r.hooks.SFT != nil {
+			r.hooks.SFT(r.res.SFT)
+		}
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("run: %s labels: %w", t.Name, err)
 	}
@@ -82,6 +101,9 @@ func (r *runner) teach(ctx context.Context, fz metapolicy.Featurizer) error {
 			return err
 		}
 		dx, da, err := t.Label(e, tasks, clone)
+		if errors.Is(err, ErrNoLabels) { // the clone's states add nothing: it stays
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("run: %s labels, dagger %d: %w", t.Name, k+1, err)
 		}
@@ -90,7 +112,8 @@ func (r *runner) teach(ctx context.Context, fz metapolicy.Featurizer) error {
 }
 
 // evaluate compares the trained policy (sampled and greedy) with the
-// heuristic baselines on held-out tasks, two episodes each.
+// heuristic baselines on held-out tasks, two episodes each, and judges it
+// (env.Judge: greedy when Config.Greedy) against the fixed protocols.
 func (r *runner) evaluate(ctx context.Context, fz metapolicy.Featurizer) error {
 	held := r.cfg.HeldOutEnv
 	if r.cfg.EvalTasks == 0 || held == nil {
@@ -123,12 +146,52 @@ func (r *runner) evaluate(ctx context.Context, fz metapolicy.Featurizer) error {
 		return err
 	}
 	r.res.Eval, r.res.EvalTasks = res, n
+	judged := learned.Name()
+	if r.cfg.Greedy {
+		judged = metapolicy.GreedyPolicy{Policy: learned}.Name()
+	}
+	conf := checkpoints.ConfidenceSourceOfEnv(r.cfg.EnvName)
+	notes := r.cfg.Notes
+	// No verdict (no gold answer to score, say) leaves the evaluation
+	// standing: the note says why.
+	v, err := env.Judge(res, judged, conf == checkpoints.ConfidenceGiven || conf == checkpoints.ConfidenceTextCritic)
+	if err != nil {
+		notes = append(slices.Clip(notes), "no verdict: "+err.Error())
+	}
+	r.res.Verdict = v
 	if r.cfg.Dir == "" {
 		return nil
 	}
-	if err := outfile.WriteFile(filepath.Join(r.cfg.Dir, EvalName), res.WriteJSON); err != nil {
+	doc := EvalFile{Env: r.cfg.EnvName, Tasks: n, Episodes: episodes, Seed: r.cfg.Train.Seed + 7, Results: res, Verdict: v, Notes: notes}
+	if err := outfile.WriteFile(filepath.Join(r.cfg.Dir, EvalName), doc.write); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	r.res.Files = append(r.res.Files, EvalName)
 	return nil
+}
+
+// EvalFile is what eval.json holds: the final evaluation of an online run
+// on its held-out tasks and the verdict on it.
+type EvalFile struct {
+	// Env is the environment spec the run trained in (its held-out side
+	// was played); Tasks the held-out tasks played, Episodes per task
+	// and policy, Seed the episodes' seed.
+	Env      string `json:"env"`
+	Tasks    int    `json:"tasks"`
+	Episodes int    `json:"episodes"`
+	Seed     uint64 `json:"seed"`
+	// Results is one row per policy: the learned policy sampled ("mpdf")
+	// and greedy ("mpdf/greedy"), then the heuristic baselines.
+	Results env.Results `json:"results"`
+	// Verdict is the learned policy against the fixed protocols: paired
+	// differences, frontier, and what to use (env.Verdict).
+	Verdict *env.Verdict `json:"verdict"`
+	// Notes are what the defaults chose for this run and why (Config.Notes).
+	Notes []string `json:"notes,omitempty"`
+}
+
+func (f EvalFile) write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(f)
 }

@@ -102,7 +102,7 @@ func RunTeacher(cfg trainer.Config) (*run.Teacher, error) {
 			}
 		}
 		if err == nil && len(actions) == 0 {
-			err = fmt.Errorf("teacher: train: no labelled decision (%s labels)", cfg.SFT.Labels)
+			err = fmt.Errorf("teacher: %s labels: %w", cfg.SFT.Labels, run.ErrNoLabels)
 		}
 		return x, actions, err
 	}
