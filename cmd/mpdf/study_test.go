@@ -104,7 +104,7 @@ func TestStudyReplayRecipeDefault(t *testing.T) {
 	}
 	js := mustRun(t, "study", "--env", "replay:"+glob, "--folds", "2", "--seeds", "1",
 		"--lambda", "0", "--iterations", "1", "--tasks-per-iter", "4", "--episodes-per-task", "1",
-		"--baselines", "majority", "--resamples", "50", "-q", "--out", dir, "--json")
+		"--baselines", "majority", "--resamples", "50", "-q", "--out", t.TempDir(), "--json")
 	if !strings.Contains(js, `"features": "mpdf-features/v2"`) {
 		t.Errorf("the summary does not record the v2 layout:\n%s", js)
 	}
