@@ -245,4 +245,3 @@ func Export(path, out string, reference bool) (*Checkpoint, *nn.MLP[float32], er
 	}
 	return ck, net, nil
 }
-
