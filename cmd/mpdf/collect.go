@@ -75,37 +75,7 @@ hidden file .NAME.lock beside it, which dies with its process).
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCollect(cmd, &fl) },
 	}
-	f := cmd.Flags()
-	f.StringVar(&fl.backend, "backend", "openai", "backend: openai (any OpenAI-compatible chat-completions server)")
-	f.StringVar(&fl.baseURL, "base-url", "", "API root, e.g. http://127.0.0.1:8080/v1 (else "+llm.EnvBaseURL[0]+")")
-	f.StringVar(&fl.model, "model", "", "model name sent with every request (else "+llm.EnvModel[0]+")")
-	f.StringVar(&fl.apiKey, "api-key", "", "API key (else "+strings.Join(llm.EnvAPIKey, " or ")+"; prefer the environment)")
-	f.StringVar(&fl.tasks, "tasks", "", "tasks file, JSON Lines of {id, question, gold, kind} (required)")
-	f.StringVar(&fl.policy, "policy", "", "policy that chooses the actions: a heuristic name or a .mpdf/.safetensors file (required)")
-	f.StringVarP(&fl.out, "out", "o", "", "output episodes file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
-	f.IntVar(&fl.rounds, "rounds", env.DefaultRounds, "deliberation rounds after round 0")
-	f.IntVar(&fl.episodes, "episodes", 1, "episodes per task")
-	f.IntVar(&fl.agents, "agents", 3, "team size N ≥ 2")
-	f.IntVar(&fl.limit, "limit", 0, "play only the first N tasks of the file (0 = all)")
-	f.Uint64Var(&fl.seed, "seed", 0, "seed of the action sampling and of the per-call seeds sent to the server")
-	f.BoolVar(&fl.greedy, "greedy", false, "a learned policy takes its most probable action instead of sampling (heuristics unaffected)")
-	f.IntVar(&fl.concurrency, "concurrency", llm.DefaultConcurrency, "most requests in flight at once (also the episodes played at once)")
-	f.DurationVar(&fl.timeout, "timeout", llm.DefaultTimeout, "bound on one attempt of a request (raise it for slow local models)")
-	f.IntVar(&fl.retries, "retries", llm.DefaultMaxRetries, "retries of a failed request (0 = none)")
-	f.Float64Var(&fl.temperature, "temperature", 0, "sampling temperature (default: the server's)")
-	f.IntVar(&fl.maxTok, "max-tokens", 0, "bound on each completion's tokens (0 = the server's)")
-	f.StringArrayVar(&fl.personas, "persona", nil, "system message of agent i (cycled over the agents; repeatable)")
-	f.BoolVar(&fl.noCritic, "no-critic", false, "skip the critic call after each answer (confidences missing)")
-	f.BoolVar(&fl.concedeCall, "concede-call", false, "a conceding agent restates the adopted solution with a call (default: no call)")
-	f.BoolVar(&fl.noSeed, "no-seed", false, "send no per-call seed to the server")
-	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar")
-	f.BoolVar(&fl.asJSON, "json", false, "print the summary as JSON")
-	f.BoolVar(&fl.resume, "resume", false, "continue the collection in --out: keep its episodes, play only the missing ones (same flags as the first run)")
-	f.BoolVar(&fl.overwrite, "overwrite", false, "replace an existing --out (without it, or --resume, an existing file is refused)")
-	addMaxLineFlag(cmd, &fl.maxLine)
-	for _, name := range []string{"tasks", "policy", "out"} {
-		_ = cmd.MarkFlagRequired(name)
-	}
+	fl.add(cmd)
 	return cmd
 }
 
@@ -222,4 +192,39 @@ func (fl *collectFlags) print(o io.Writer, c *llm.Collection, policy string, tas
 	fmt.Fprintf(o, "calls: %d requests, %d attempts, %d retries, %d failed; tokens: %d prompt, %d completion (%d answers without usage)\n",
 		st.Requests, st.Attempts, st.Retries, st.Failures, st.PromptTokens, st.CompletionTokens, st.MissingUsage)
 	return res.WriteTable(o)
+}
+
+// add defines the flags on cmd.
+func (fl *collectFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&fl.backend, "backend", "openai", "backend: openai (any OpenAI-compatible chat-completions server)")
+	f.StringVar(&fl.baseURL, "base-url", "", "API root, e.g. http://127.0.0.1:8080/v1 (else "+llm.EnvBaseURL[0]+")")
+	f.StringVar(&fl.model, "model", "", "model name sent with every request (else "+llm.EnvModel[0]+")")
+	f.StringVar(&fl.apiKey, "api-key", "", "API key (else "+strings.Join(llm.EnvAPIKey, " or ")+"; prefer the environment)")
+	f.StringVar(&fl.tasks, "tasks", "", "tasks file, JSON Lines of {id, question, gold, kind} (required)")
+	f.StringVar(&fl.policy, "policy", "", "policy that chooses the actions: a heuristic name or a .mpdf/.safetensors file (required)")
+	f.StringVarP(&fl.out, "out", "o", "", "output episodes file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
+	f.IntVar(&fl.rounds, "rounds", env.DefaultRounds, "deliberation rounds after round 0")
+	f.IntVar(&fl.episodes, "episodes", 1, "episodes per task")
+	f.IntVar(&fl.agents, "agents", 3, "team size N ≥ 2")
+	f.IntVar(&fl.limit, "limit", 0, "play only the first N tasks of the file (0 = all)")
+	f.Uint64Var(&fl.seed, "seed", 0, "seed of the action sampling and of the per-call seeds sent to the server")
+	f.BoolVar(&fl.greedy, "greedy", false, "a learned policy takes its most probable action instead of sampling (heuristics unaffected)")
+	f.IntVar(&fl.concurrency, "concurrency", llm.DefaultConcurrency, "most requests in flight at once (also the episodes played at once)")
+	f.DurationVar(&fl.timeout, "timeout", llm.DefaultTimeout, "bound on one attempt of a request (raise it for slow local models)")
+	f.IntVar(&fl.retries, "retries", llm.DefaultMaxRetries, "retries of a failed request (0 = none)")
+	f.Float64Var(&fl.temperature, "temperature", 0, "sampling temperature (default: the server's)")
+	f.IntVar(&fl.maxTok, "max-tokens", 0, "bound on each completion's tokens (0 = the server's)")
+	f.StringArrayVar(&fl.personas, "persona", nil, "system message of agent i (cycled over the agents; repeatable)")
+	f.BoolVar(&fl.noCritic, "no-critic", false, "skip the critic call after each answer (confidences missing)")
+	f.BoolVar(&fl.concedeCall, "concede-call", false, "a conceding agent restates the adopted solution with a call (default: no call)")
+	f.BoolVar(&fl.noSeed, "no-seed", false, "send no per-call seed to the server")
+	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar")
+	f.BoolVar(&fl.asJSON, "json", false, "print the summary as JSON")
+	f.BoolVar(&fl.resume, "resume", false, "continue the collection in --out: keep its episodes, play only the missing ones (same flags as the first run)")
+	f.BoolVar(&fl.overwrite, "overwrite", false, "replace an existing --out (without it, or --resume, an existing file is refused)")
+	addMaxLineFlag(cmd, &fl.maxLine)
+	for _, name := range []string{"tasks", "policy", "out"} {
+		_ = cmd.MarkFlagRequired(name)
+	}
 }
