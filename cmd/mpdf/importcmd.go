@@ -2,33 +2,15 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/data/transcript"
 )
 
 func init() { register(newImportCmd) }
-
-// importFile is one transcript's report in import's JSON output.
-type importFile struct {
-	File            string   `json:"file"`
-	Task            string   `json:"task"`
-	Model           string   `json:"model,omitempty"`
-	Agents          int      `json:"agents"`
-	Rounds          int      `json:"rounds"`
-	Questions       int      `json:"questions"`
-	GoldMissing     int      `json:"gold_missing"`
-	Skipped         []string `json:"skipped"`
-	Answers         int      `json:"answers"`
-	Unreadable      int      `json:"unreadable"`
-	UnreadableShare float64  `json:"unreadable_share"`
-	Warnings        []string `json:"warnings"`
-}
 
 // transcriptFlags say how to read transcripts whose names do not: the
 // flags of import and data corpus.
@@ -95,55 +77,15 @@ be a new or a regular file (not a link or a device).`,
 			if err != nil {
 				return err
 			}
-			// Episode ids are BASE#INDEX: two inputs with one base name
-			// would give the same ids.
-			bases := map[string]string{}
-			for _, p := range paths {
-				b := filepath.Base(p)
-				if q, ok := bases[b]; ok {
-					return fmt.Errorf("%s and %s share the base name %s: their episode ids would collide", q, p, b)
-				}
-				bases[b] = p
-			}
 			if err := checkMaxLine(maxLine); err != nil {
 				return err
 			}
-			w, err := data.Create(out)
+			im, err := transcript.Import(out, paths, transcript.ImportOptions{Options: opts,
+				Episode: transcript.EpisodeOptions{Text: text, Critic: critic}, MaxLineBytes: maxLine})
 			if err != nil {
 				return err
 			}
-			w.SetMaxLineBytes(maxLine)
-			reps, noGold, err := importAll(w, paths, opts, transcript.EpisodeOptions{Text: text, Critic: critic})
-			if err != nil {
-				w.Abort() // out is left as it was
-				return err
-			}
-			if err := w.Close(); err != nil {
-				return err
-			}
-			o := cmd.OutOrStdout()
-			if asJSON {
-				files := make([]importFile, len(reps))
-				for i, r := range reps {
-					tot := r.Total()
-					files[i] = importFile{File: r.File, Task: string(r.Task), Model: r.Model, Agents: r.Agents,
-						Rounds: r.Rounds, Questions: r.Questions, GoldMissing: r.GoldMissing,
-						Skipped: nonNil(r.Skipped), Answers: tot.Answers, Unreadable: tot.Unreadable,
-						UnreadableShare: tot.Share(), Warnings: nonNil(r.Warnings)}
-				}
-				return printJSON(o, struct {
-					Out      string       `json:"out"`
-					Episodes int64        `json:"episodes"`
-					NoGold   int          `json:"episodes_without_gold"`
-					Files    []importFile `json:"files"`
-				}{out, w.Records(), noGold, files})
-			}
-			if err := transcript.WriteReports(o, reps); err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(o, "wrote %d episodes from %d files to %s (%d without a readable gold answer: no reward)\n",
-				w.Records(), len(paths), out, noGold)
-			return err
+			return writeImported(cmd.OutOrStdout(), out, len(paths), im, asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -157,38 +99,24 @@ be a new or a regular file (not a link or a device).`,
 	return cmd
 }
 
-// importAll streams every question of every file into w as an episode and
-// returns the files' reports and the number of episodes without gold.
-func importAll(w *data.Writer, paths []string, opts transcript.Options, eopts transcript.EpisodeOptions) ([]transcript.Report, int, error) {
-	var reps []transcript.Report
-	noGold := 0
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, 0, err
+// writeImported reports an import of files files into out.
+func writeImported(o io.Writer, out string, files int, im *transcript.Imported, asJSON bool) error {
+	if asJSON {
+		fs := make([]transcript.FileSummary, len(im.Reports))
+		for i := range im.Reports {
+			fs[i] = im.Reports[i].Summary()
 		}
-		rep, err := transcript.Each(f, p, opts, func(q *transcript.Question) error {
-			ep := transcript.ToEpisode(q, eopts)
-			if ep.Gold == "" {
-				noGold++
-			}
-			if err := w.WriteEpisode(&ep); err != nil {
-				return fmt.Errorf("%s: question %d: %w", p, q.Index, err)
-			}
-			return nil
-		})
-		f.Close()
-		if err != nil {
-			return nil, 0, err
-		}
-		reps = append(reps, *rep)
+		return printJSON(o, struct {
+			Out      string                   `json:"out"`
+			Episodes int64                    `json:"episodes"`
+			NoGold   int                      `json:"episodes_without_gold"`
+			Files    []transcript.FileSummary `json:"files"`
+		}{out, im.Episodes, im.NoGold, fs})
 	}
-	return reps, noGold, nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
+	if err := transcript.WriteReports(o, im.Reports); err != nil {
+		return err
 	}
-	return s
+	_, err := fmt.Fprintf(o, "wrote %d episodes from %d files to %s (%d without a readable gold answer: no reward)\n",
+		im.Episodes, files, out, im.NoGold)
+	return err
 }
