@@ -29,7 +29,7 @@ func (tf *transcriptFlags) add(f *pflag.FlagSet) {
 // transcript.Options.
 func (tf *transcriptFlags) inputs(args []string) ([]string, transcript.Options, error) {
 	opts := transcript.Options{Model: tf.model, Task: tf.kind}
-	paths, err := expandPaths(args)
+	paths, err := transcript.Glob(args)
 	if err != nil {
 		return nil, opts, err
 	}
