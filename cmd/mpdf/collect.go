@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -124,7 +123,10 @@ func runCollect(cmd *cobra.Command, fl *collectFlags) error {
 	if err != nil {
 		return err
 	}
-	return fl.print(cmd.OutOrStdout(), c, pol.Name(), len(tasks))
+	if fl.asJSON && c.Written > 0 {
+		return printJSON(cmd.OutOrStdout(), c)
+	}
+	return c.WriteText(cmd.OutOrStdout())
 }
 
 // check refuses flag values out of range.
@@ -164,34 +166,6 @@ func (fl *collectFlags) client(f *pflag.FlagSet) llm.Config {
 		cfg.Temperature = &fl.temperature
 	}
 	return cfg
-}
-
-// print reports a finished collection of tasks tasks.
-func (fl *collectFlags) print(o io.Writer, c *llm.Collection, policy string, tasks int) error {
-	if c.Written == 0 { // Out held every episode already
-		_, err := fmt.Fprintf(o, "nothing to collect: %s holds all %d episodes\n", fl.out, c.Kept)
-		return err
-	}
-	written := c.Written + c.Kept
-	res := env.Results{c.Result}
-	if fl.asJSON {
-		return printJSON(o, struct {
-			Out      string      `json:"out"`
-			Episodes int64       `json:"episodes"`
-			Model    string      `json:"model"`
-			Client   llm.Stats   `json:"client"`
-			Results  env.Results `json:"results"`
-		}{fl.out, written, c.Model, c.Stats, res})
-	}
-	fmt.Fprintf(o, "wrote %d episodes (%d tasks × %d episodes, %d rounds, policy %s, model %s) to %s\n",
-		written, tasks, fl.episodes, fl.rounds, policy, c.Model, fl.out)
-	if c.Kept > 0 {
-		fmt.Fprintf(o, "resumed: %d of them were kept from the earlier run, %d played now\n", c.Kept, c.Written)
-	}
-	st := c.Stats
-	fmt.Fprintf(o, "calls: %d requests, %d attempts, %d retries, %d failed; tokens: %d prompt, %d completion (%d answers without usage)\n",
-		st.Requests, st.Attempts, st.Retries, st.Failures, st.PromptTokens, st.CompletionTokens, st.MissingUsage)
-	return res.WriteTable(o)
 }
 
 // add defines the flags on cmd.

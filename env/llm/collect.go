@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +51,39 @@ type Collection struct {
 	Kept    int64      // episodes kept from an earlier run (Resume)
 	Result  env.Result // tally of every episode in Out, kept ones too
 	Stats   Stats      // the client's calls
+
+	out, policy             string // for the report
+	tasks, episodes, rounds int
+}
+
+// MarshalJSON encodes c as mpdf collect --json prints it: the output, its
+// episodes, the model, the client's calls and the results.
+func (c *Collection) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Out      string      `json:"out"`
+		Episodes int64       `json:"episodes"`
+		Model    string      `json:"model"`
+		Client   Stats       `json:"client"`
+		Results  env.Results `json:"results"`
+	}{c.out, c.Written + c.Kept, c.Model, c.Stats, env.Results{c.Result}})
+}
+
+// WriteText reports the collection: what was written (or that nothing
+// was left to collect), the calls and tokens, and the results table.
+func (c *Collection) WriteText(w io.Writer) error {
+	if c.Written == 0 {
+		_, err := fmt.Fprintf(w, "nothing to collect: %s holds all %d episodes\n", c.out, c.Kept)
+		return err
+	}
+	fmt.Fprintf(w, "wrote %d episodes (%d tasks × %d episodes, %d rounds, policy %s, model %s) to %s\n",
+		c.Written+c.Kept, c.tasks, c.episodes, c.rounds, c.policy, c.Model, c.out)
+	if c.Kept > 0 {
+		fmt.Fprintf(w, "resumed: %d of them were kept from the earlier run, %d played now\n", c.Kept, c.Written)
+	}
+	st := c.Stats
+	fmt.Fprintf(w, "calls: %d requests, %d attempts, %d retries, %d failed; tokens: %d prompt, %d completion (%d answers without usage)\n",
+		st.Requests, st.Attempts, st.Retries, st.Failures, st.PromptTokens, st.CompletionTokens, st.MissingUsage)
+	return env.Results{c.Result}.WriteTable(w)
 }
 
 // Collect plays cfg.Policy with the team of cfg.Options through the
@@ -88,7 +122,8 @@ func Collect(cfg CollectConfig) (*Collection, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Collection{Model: client.cfg.Model, Kept: kept.Records}
+	c := &Collection{Model: client.cfg.Model, Kept: kept.Records, out: cfg.Out, policy: p.policy,
+		tasks: len(cfg.Tasks), episodes: cfg.Episodes, rounds: cfg.Rounds}
 	todo := p.remaining()
 	if len(todo) == 0 {
 		c.Result, c.Stats = p.tally.Result(), client.Stats()

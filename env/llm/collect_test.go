@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -63,6 +64,13 @@ func TestCollectAndResume(t *testing.T) {
 	if c.Written != 4 || c.Kept != 0 || c.Result.Episodes != 4 || c.Model != "test-model" || last != 4 || total != 4 {
 		t.Errorf("collection %+v, progress %d/%d; want 4 episodes written", c, last, total)
 	}
+	var text strings.Builder
+	if err := c.WriteText(&text); err != nil || !strings.Contains(text.String(), "wrote 4 episodes (2 tasks × 2 episodes, 1 rounds, policy debate, model test-model) to "+out) {
+		t.Errorf("text %q, %v", text.String(), err)
+	}
+	if b, err := json.Marshal(c); err != nil || !strings.Contains(string(b), `"out":"`+out+`","episodes":4,"model":"test-model","client":{`) {
+		t.Errorf("JSON %s, %v", b, err)
+	}
 	if ids := episodeIDs(t, out); len(ids) != 4 {
 		t.Errorf("out holds %v", ids)
 	}
@@ -73,6 +81,10 @@ func TestCollectAndResume(t *testing.T) {
 	c, err = Collect(cfg)
 	if err != nil || c.Written != 0 || c.Kept != 4 || c.Result.Episodes != 4 {
 		t.Errorf("resume of a full out: %+v, %v; want nothing written, 4 kept", c, err)
+	}
+	text.Reset()
+	if c.WriteText(&text); text.String() != "nothing to collect: "+out+" holds all 4 episodes\n" {
+		t.Errorf("text of a full resume %q", text.String())
 	}
 	cfg.Seed = 7
 	if _, err := Collect(cfg); err == nil || !strings.Contains(err.Error(), "is not one of this collection's") {
