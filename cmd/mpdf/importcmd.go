@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -85,7 +84,7 @@ be a new or a regular file (not a link or a device).`,
 			if err != nil {
 				return err
 			}
-			return writeImported(cmd.OutOrStdout(), out, len(paths), im, asJSON)
+			return output(cmd, asJSON, im)
 		},
 	}
 	f := cmd.Flags()
@@ -97,26 +96,4 @@ be a new or a regular file (not a link or a device).`,
 	f.BoolVar(&asJSON, "json", false, "print the per-file report as JSON")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
-}
-
-// writeImported reports an import of files files into out.
-func writeImported(o io.Writer, out string, files int, im *transcript.Imported, asJSON bool) error {
-	if asJSON {
-		fs := make([]transcript.FileSummary, len(im.Reports))
-		for i := range im.Reports {
-			fs[i] = im.Reports[i].Summary()
-		}
-		return printJSON(o, struct {
-			Out      string                   `json:"out"`
-			Episodes int64                    `json:"episodes"`
-			NoGold   int                      `json:"episodes_without_gold"`
-			Files    []transcript.FileSummary `json:"files"`
-		}{out, im.Episodes, im.NoGold, fs})
-	}
-	if err := transcript.WriteReports(o, im.Reports); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(o, "wrote %d episodes from %d files to %s (%d without a readable gold answer: no reward)\n",
-		im.Episodes, files, out, im.NoGold)
-	return err
 }

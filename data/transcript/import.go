@@ -1,7 +1,9 @@
 package transcript
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -13,6 +15,32 @@ type Imported struct {
 	Episodes int64    // episodes written
 	NoGold   int      // of them without a readable gold answer (no reward)
 	Reports  []Report // one per file, in order
+	out      string
+}
+
+// MarshalJSON encodes im as mpdf import --json prints it: the output, the
+// episodes, those without gold and a FileSummary per file.
+func (im *Imported) MarshalJSON() ([]byte, error) {
+	fs := make([]FileSummary, len(im.Reports))
+	for i := range im.Reports {
+		fs[i] = im.Reports[i].Summary()
+	}
+	return json.Marshal(struct {
+		Out      string        `json:"out"`
+		Episodes int64         `json:"episodes"`
+		NoGold   int           `json:"episodes_without_gold"`
+		Files    []FileSummary `json:"files"`
+	}{im.out, im.Episodes, im.NoGold, fs})
+}
+
+// WriteText writes the files' reports (WriteReports) and what was written.
+func (im *Imported) WriteText(w io.Writer) error {
+	if err := WriteReports(w, im.Reports); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "wrote %d episodes from %d files to %s (%d without a readable gold answer: no reward)\n",
+		im.Episodes, len(im.Reports), im.out, im.NoGold)
+	return err
 }
 
 // ImportOptions say how Import reads and writes.
@@ -41,7 +69,7 @@ func Import(out string, paths []string, opts ImportOptions) (*Imported, error) {
 		return nil, err
 	}
 	w.SetMaxLineBytes(opts.MaxLineBytes)
-	im := &Imported{}
+	im := &Imported{out: out}
 	for _, p := range paths {
 		rep, err := importFile(w, p, opts, im)
 		if err != nil {

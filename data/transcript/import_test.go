@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -24,6 +25,13 @@ func TestImport(t *testing.T) {
 	}
 	if s := im.Reports[0].Summary(); s.File != filepath.Base(src) || s.Task != "mmlu" || s.Skipped == nil || s.Warnings == nil {
 		t.Errorf("summary %+v", s)
+	}
+	var text strings.Builder
+	if err := im.WriteText(&text); err != nil || !strings.HasSuffix(text.String(), "wrote 2 episodes from 1 files to "+out+" (0 without a readable gold answer: no reward)\n") {
+		t.Errorf("text %q, %v", text.String(), err)
+	}
+	if b, err := json.Marshal(im); err != nil || !strings.HasPrefix(string(b), `{"out":"`+out+`","episodes":2,"episodes_without_gold":0,"files":[{"file":"mmlu_3_2.json"`) {
+		t.Errorf("JSON %s, %v", b, err)
 	}
 	if fi, err := os.Stat(out); err != nil || fi.Size() == 0 {
 		t.Errorf("out: %v", err)
