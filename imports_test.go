@@ -43,7 +43,7 @@ var layers = []layer{
 	{"data/transcript", "importer of debate transcripts (LLM-Debate, DyLAN, LLM-Agora), corpus table", []string{"answer", "data", "metapolicy"}},
 	{"env", "the environment interface, the calibrated simulator, evaluation", []string{"data", "metapolicy", "stats"}},
 	{"env/replay", "recorded transcripts replayed as an environment; the simulator's calibration", []string{"data", "data/transcript", "env", "metapolicy"}},
-	{"env/llm", "live deliberations through an OpenAI-compatible chat-completions backend", []string{"answer", "data", "env", "metapolicy"}},
+	{"env/llm", "live deliberations through an OpenAI-compatible chat-completions backend", []string{"answer", "data", "env", "metapolicy", "outfile"}},
 	{"trainer", "advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops", []string{"data", "env", "metapolicy", "nn"}},
 	{"trainer/run", "a training run: stages, checkpoints and resume, run directory, metrics log, curve", []string{"autodiff", "checkpoints", "data", "env", "metapolicy", "nn", "outfile", "plots", "trainer"}},
 	{"trainer/teacher", "hindsight search of the best joint plan per task; hindsight and pivotal labels", []string{"data", "env", "metapolicy", "trainer", "trainer/run"}},

@@ -193,3 +193,29 @@ func toolVersion() string {
 	}
 	return "mpdf (unknown version)"
 }
+
+// WriteSummary prints what the pack in dir holds: the records read, the
+// decisions, the shards and the reward.
+func (m *Manifest) WriteSummary(w io.Writer, dir string) error {
+	c, s := m.Counts, m.Stream
+	fmt.Fprintf(w, "read %d records from %d files: accepted %d (%d episodes, %d decisions), rejected %d\n",
+		c.Read, c.Files, c.Accepted, c.Episodes, c.Decisions, c.Rejected)
+	fmt.Fprintf(w, "decisions: %d from episodes, %d decision records; %d episodes without gold skipped\n",
+		s.FromEpisodes, s.FromRecords, s.NoGold)
+	if c.DuplicateIDs > 0 {
+		fmt.Fprintf(w, "warning: %d episodes repeat an earlier episode's id (mpdf data validate lists them)\n", c.DuplicateIDs)
+	}
+	var bytes int64
+	for _, sh := range m.Shards {
+		bytes += sh.Bytes
+	}
+	fv := m.FeatureVersion
+	if fv == "" {
+		fv = "unknown"
+	}
+	fmt.Fprintf(w, "pack %s: %d rows in %d shards (%d bytes), %d groups, feature width %d (%s)\n",
+		dir, m.Rows, len(m.Shards), bytes, len(m.Groups), m.FeatureWidth, fv)
+	r := m.Reward
+	_, err := fmt.Fprintf(w, "reward: w_local %g, w_global %g, lambda %g, grouped by %s\n", r.WLocal, r.WGlobal, r.Lambda, r.GroupBy)
+	return err
+}

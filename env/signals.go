@@ -111,3 +111,39 @@ func MeasureSignals(e Env, pol metapolicy.Policy, opts RunOptions) ([]Signal, in
 	}
 	return s.Signals(), s.Decisions(), nil
 }
+
+// SimulatorSignals is what the simulator's debate episodes say of each
+// feature: the signals the simulator plants.
+type SimulatorSignals struct {
+	Decisions int      `json:"decisions"`
+	Signals   []Signal `json:"signals"`
+	source    string   // the simulator's parameters' Source
+	seed      uint64
+}
+
+// MeasureSimulatorSignals builds the simulator of cfg and measures each
+// feature's signal (MeasureSignals) over the decisions of its debate
+// episodes under opts (the debate: every agent refines every round).
+func MeasureSimulatorSignals(cfg SimConfig, opts RunOptions) (*SimulatorSignals, error) {
+	sim, err := NewSimulator(cfg)
+	if err != nil {
+		return nil, err
+	}
+	debate, err := metapolicy.NewHeuristic(metapolicy.HeuristicDebate)
+	if err != nil {
+		return nil, err
+	}
+	sig, n, err := MeasureSignals(sim, debate, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &SimulatorSignals{Decisions: n, Signals: sig, source: sim.Config().Params.Source, seed: opts.Seed}, nil
+}
+
+// WriteText writes a line saying what was measured, then the signals
+// (WriteSignals).
+func (s *SimulatorSignals) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "simulator (%s): AUC of each feature for \"the agent's current answer is right\" over %d debate decisions, seed %d\n",
+		s.source, s.Decisions, s.seed)
+	return WriteSignals(w, []string{"simulated"}, s.Signals)
+}

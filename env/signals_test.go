@@ -1,7 +1,10 @@
 package env
 
 import (
+	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,5 +83,31 @@ func TestAUCNaN(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("auc with a NaN score did not terminate")
+	}
+}
+
+// The simulator's signals are MeasureSignals of its debate episodes, and
+// the text says which simulator, how many decisions and which seed.
+func TestMeasureSimulatorSignals(t *testing.T) {
+	opts := RunOptions{NumTasks: 20, Rounds: 2, Seed: 3, Workers: 2}
+	got, err := MeasureSimulatorSignals(SimConfig{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := NewSimulator(SimConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	debate, _ := metapolicy.NewHeuristic(metapolicy.HeuristicDebate)
+	want, n, err := MeasureSignals(sim, debate, opts)
+	if err != nil || got.Decisions != n || n == 0 || !slices.Equal(got.Signals, want) {
+		t.Errorf("signals %+v, want %d decisions %v (%v)", got, n, want, err)
+	}
+	var b strings.Builder
+	if err := got.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if head := fmt.Sprintf("over %d debate decisions, seed 3\n", n); !strings.Contains(b.String(), head) || !strings.Contains(b.String(), "simulated") {
+		t.Errorf("text:\n%s", b.String())
 	}
 }

@@ -1,81 +1,16 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/checkpoints"
-	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/nn"
 )
 
 func init() {
 	register(newInspectCmd)
 	register(newExportCmd)
-}
-
-// netInfo describes a network's shape.
-type netInfo struct {
-	Sizes      []int  `json:"sizes"`
-	Activation string `json:"activation"`
-	Params     int    `json:"params"`
-}
-
-func describeNet(m *nn.MLP[float32]) netInfo {
-	return netInfo{Sizes: m.Sizes, Activation: m.Act.String(), Params: len(m.Params)}
-}
-
-func (n netInfo) String() string {
-	s := make([]string, len(n.Sizes))
-	for i, v := range n.Sizes {
-		s[i] = strconv.Itoa(v)
-	}
-	return fmt.Sprintf("MLP %s, %s, %d parameters", strings.Join(s, " → "), n.Activation, n.Params)
-}
-
-// ckptInfo is what inspect prints about a checkpoint.
-type ckptInfo struct {
-	File           string `json:"file"`
-	Bytes          int64  `json:"bytes"`
-	FeatureVersion string `json:"feature_version"`
-	// Usable says whether this build's featurizer matches (the policy can
-	// be run by simulate, eval, collect and train --resume).
-	Usable    bool               `json:"feature_version_matches_build"`
-	Step      int64              `json:"step"`
-	Seed      uint64             `json:"seed"`
-	Policy    netInfo            `json:"policy"`
-	Reference *netInfo           `json:"reference"`
-	Adam      *adamInfo          `json:"adam"`
-	RNGBytes  int                `json:"rng_state_bytes"`
-	Metrics   map[string]float64 `json:"metrics"`
-	Train     json.RawMessage    `json:"train,omitempty"`
-	DataPos   json.RawMessage    `json:"data_pos,omitempty"`
-	// ConfidenceSource is where the confidence of the training states
-	// came from (checkpoints.ConfidenceSource).
-	ConfidenceSource string `json:"confidence_source"`
-}
-
-type adamInfo struct {
-	Step   int64         `json:"step"`
-	Config nn.AdamConfig `json:"config"`
-}
-
-// stInfo is what inspect prints about a safetensors export.
-type stInfo struct {
-	File     string            `json:"file"`
-	Bytes    int64             `json:"bytes"`
-	Policy   netInfo           `json:"policy"`
-	Metadata map[string]string `json:"metadata"`
 }
 
 func newInspectCmd() *cobra.Command {
@@ -96,144 +31,18 @@ The file is fully read and checked (checksums, finite weights).`,
   mpdf inspect runs/policy.safetensors --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := args[0]
-			fi, err := os.Stat(path)
+			d, err := checkpoints.Inspect(args[0])
 			if err != nil {
 				return err
-			}
-			o := cmd.OutOrStdout()
-			if strings.EqualFold(filepath.Ext(path), ".safetensors") {
-				m, meta, err := checkpoints.LoadSafetensors(path, checkpoints.WithFeatureVersion(""))
-				if err != nil {
-					return err
-				}
-				info := stInfo{File: path, Bytes: fi.Size(), Policy: describeNet(m), Metadata: meta}
-				if asJSON {
-					return printJSON(o, info)
-				}
-				return writeSTInfo(o, info)
-			}
-			ck, err := checkpoints.Load(path, checkpoints.WithFeatureVersion(""))
-			if err != nil {
-				return err
-			}
-			h := ck.Header
-			info := ckptInfo{
-				File: path, Bytes: fi.Size(), FeatureVersion: h.FeatureVersion,
-				Usable: h.FeatureVersion == metapolicy.FeatureVersion,
-				Step:   h.Step, Seed: h.Seed, Policy: describeNet(ck.Policy), RNGBytes: len(ck.RNG),
-				Metrics: h.Metrics, Train: h.Train, DataPos: h.DataPos,
-				ConfidenceSource: checkpoints.ConfidenceSource(&h),
-			}
-			if info.Metrics == nil {
-				info.Metrics = map[string]float64{}
-			}
-			if ck.Reference != nil {
-				r := describeNet(ck.Reference)
-				info.Reference = &r
-			}
-			if ck.Adam != nil {
-				info.Adam = &adamInfo{Step: ck.Adam.Step, Config: ck.Adam.Config}
 			}
 			if asJSON {
-				return printJSON(o, info)
+				return printJSON(cmd.OutOrStdout(), d)
 			}
-			return writeCkptInfo(o, info)
+			return d.WriteText(cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the header as JSON")
 	return cmd
-}
-
-func writeCkptInfo(w io.Writer, c ckptInfo) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "file\t%s (%d bytes)\n", c.File, c.Bytes)
-	match := "matches this build"
-	if !c.Usable {
-		match = fmt.Sprintf("this build featurizes as %s: the policy cannot run here", metapolicy.FeatureVersion)
-	}
-	fmt.Fprintf(tw, "feature version\t%s (%s)\n", c.FeatureVersion, match)
-	fmt.Fprintf(tw, "step\t%d\n", c.Step)
-	fmt.Fprintf(tw, "seed\t%d\n", c.Seed)
-	fmt.Fprintf(tw, "policy\t%s\n", c.Policy)
-	if c.Reference != nil {
-		fmt.Fprintf(tw, "reference\tyes: %s\n", *c.Reference)
-	} else {
-		fmt.Fprintf(tw, "reference\tnone\n")
-	}
-	if a := c.Adam; a != nil {
-		fmt.Fprintf(tw, "adam state\tyes: step %d, lr %g, beta1 %g, beta2 %g, eps %g\n",
-			a.Step, a.Config.LR, a.Config.Beta1, a.Config.Beta2, a.Config.Eps)
-	} else {
-		fmt.Fprintf(tw, "adam state\tnone (weights only)\n")
-	}
-	if c.RNGBytes > 0 {
-		fmt.Fprintf(tw, "rng state\t%d bytes\n", c.RNGBytes)
-	} else {
-		fmt.Fprintf(tw, "rng state\tnone\n")
-	}
-	if len(c.DataPos) > 0 {
-		fmt.Fprintf(tw, "data position\t%s\n", c.DataPos)
-	}
-	fmt.Fprintf(tw, "confidence source\t%s\n", confidenceNote(c.ConfidenceSource))
-	if len(c.Metrics) == 0 {
-		fmt.Fprintf(tw, "metrics\tnone\n")
-	} else {
-		fmt.Fprintf(tw, "metrics\t\n")
-		keys := make([]string, 0, len(c.Metrics))
-		for k := range c.Metrics {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			fmt.Fprintf(tw, "  %s\t%.6g\n", k, c.Metrics[k])
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if len(c.Train) == 0 {
-		_, err := fmt.Fprintln(w, "training config: none")
-		return err
-	}
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, c.Train, "", "  "); err != nil {
-		return fmt.Errorf("%s: training config: %w", c.File, err)
-	}
-	_, err := fmt.Fprintf(w, "training config:\n%s\n", pretty.Bytes())
-	return err
-}
-
-// confidenceNote explains a checkpoints.ConfidenceSource value.
-func confidenceNote(src string) string {
-	switch src {
-	case checkpoints.ConfidenceTextCritic:
-		return src + " (a replay with critic=on: run it where the confidence is the text critic's, e.g. mpdf serve --critic)"
-	case checkpoints.ConfidenceNone:
-		return src + " (a replay without the critic: the confidence was always missing)"
-	case checkpoints.ConfidenceGiven:
-		return src + " (the simulator's critic)"
-	}
-	return src + " (not recorded)"
-}
-
-func writeSTInfo(w io.Writer, s stInfo) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "file\t%s (%d bytes, safetensors)\n", s.File, s.Bytes)
-	fmt.Fprintf(tw, "policy\t%s\n", s.Policy)
-	keys := make([]string, 0, len(s.Metadata))
-	for k := range s.Metadata {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	fmt.Fprintf(tw, "metadata\t\n")
-	for _, k := range keys {
-		fmt.Fprintf(tw, "  %s\t%s\n", k, s.Metadata[k])
-	}
-	if v := s.Metadata[checkpoints.MetaFeatureVersion]; v != metapolicy.FeatureVersion {
-		fmt.Fprintf(tw, "warning\tfeature version %q is not this build's %s: the policy cannot run here\n", v, metapolicy.FeatureVersion)
-	}
-	return tw.Flush()
 }
 
 func newExportCmd() *cobra.Command {
@@ -258,29 +67,16 @@ inspect). The file is written atomically. Such a file is a
   mpdf export runs/best.mpdf --reference --safetensors reference.safetensors`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ck, err := checkpoints.Load(args[0], checkpoints.WithFeatureVersion(""))
+			ck, net, err := checkpoints.Export(args[0], out, reference)
 			if err != nil {
 				return err
 			}
-			net, which := ck.Policy, "policy"
+			which := "policy"
 			if reference {
-				if ck.Reference == nil {
-					return fmt.Errorf("%s has no reference policy (it was saved without one)", args[0])
-				}
-				net, which = ck.Reference, "reference"
-			}
-			meta := map[string]string{
-				checkpoints.MetaActivation:       net.Act.String(),
-				checkpoints.MetaFeatureVersion:   ck.Header.FeatureVersion,
-				"mpdf.step":                      strconv.FormatInt(ck.Header.Step, 10),
-				"mpdf.weights":                   which,
-				checkpoints.MetaConfidenceSource: checkpoints.ConfidenceSource(&ck.Header),
-			}
-			if err := checkpoints.SaveSafetensors(out, net, meta); err != nil {
-				return err
+				which = "reference"
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s weights of %s at step %d (%s, feature version %s)\n",
-				out, which, args[0], ck.Header.Step, describeNet(net), ck.Header.FeatureVersion)
+				out, which, args[0], ck.Header.Step, checkpoints.DescribeNet(net), ck.Header.FeatureVersion)
 			return err
 		},
 	}

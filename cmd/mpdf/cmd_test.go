@@ -400,7 +400,7 @@ func TestInspectAndExport(t *testing.T) {
 			t.Errorf("inspect output lacks %q:\n%s", want, text)
 		}
 	}
-	var info ckptInfo
+	var info checkpoints.Info
 	if err := json.Unmarshal([]byte(mustRun(t, "inspect", ckpt, "--json")), &info); err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/data"
-	"github.com/mpdf/mpdf/metapolicy"
 )
 
 func init() { register(newDataCmd) }
@@ -87,98 +85,14 @@ Exit status: 0 when every record is accepted, 2 when any is rejected,
 			if err := checkMaxLine(maxLine); err != nil {
 				return err
 			}
-			o := cmd.OutOrStdout()
-			var errs []*data.RecordError
-			var shown int64
-			opts := data.ReaderOptions{Skip: true, FeatureWidth: width, MaxLineBytes: maxLine, SkipUnreadable: true,
-				KeepErrors: maxShown, OnReject: func(e *data.RecordError) {
-					if shown < int64(maxShown) {
-						if asJSON {
-							errs = append(errs, e)
-						} else {
-							fmt.Fprintln(o, e.Error())
-						}
-						shown++
-					}
-				}}
-			if maxShown == 0 {
-				opts.KeepErrors = -1
-			}
-			r, err := data.Open(args, opts)
+			v, err := data.ValidateFiles(args, data.ValidateOptions{MaxListed: maxShown, FeatureWidth: width, MaxLineBytes: maxLine})
 			if err != nil {
 				return err
 			}
-			defer r.Close()
-			for {
-				_, err := r.Next()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					return err
-				}
+			if err := output(cmd, asJSON, v); err != nil {
+				return err
 			}
-			c := r.Counts()
-			more := c.Rejected - shown
-			dups := r.Duplicates()
-			if asJSON {
-				type rejected struct {
-					File   string `json:"file"`
-					Line   int    `json:"line"`
-					Field  string `json:"field"`
-					Reason string `json:"reason"`
-					Torn   bool   `json:"torn,omitempty"`
-				}
-				rs := make([]rejected, len(errs))
-				for i, e := range errs {
-					rs[i] = rejected{e.File, e.Line, e.Field, e.Reason, e.Torn}
-				}
-				if err := printJSON(o, struct {
-					Counts     data.Counts        `json:"counts"`
-					Files      []data.FileStats   `json:"files"`
-					Rejected   []rejected         `json:"rejected"`
-					NotPrinted int64              `json:"rejected_not_listed"`
-					Duplicates []data.DuplicateID `json:"duplicate_ids"`
-				}{c, r.Files(), rs, more, append([]data.DuplicateID{}, dups...)}); err != nil {
-					return err
-				}
-			} else {
-				if more > 0 {
-					fmt.Fprintf(o, "... and %d more rejected records\n", more)
-				}
-				for _, d := range dups {
-					fmt.Fprintf(o, "warning: %s: episode id %q repeats an earlier episode's\n", d.Pos, d.ID)
-				}
-				if n := c.DuplicateIDs - int64(len(dups)); n > 0 {
-					fmt.Fprintf(o, "... and %d more repeated episode ids\n", n)
-				}
-				for _, f := range r.Files() {
-					if f.Error != "" {
-						fmt.Fprintf(o, "%s: unreadable: %s (read %d records before it: accepted %d, rejected %d)\n",
-							f.Path, f.Error, f.Read, f.Accepted, f.Rejected)
-						continue
-					}
-					if len(args) > 1 || c.Files > 1 {
-						fmt.Fprintf(o, "%s: read %d records, accepted %d, rejected %d\n", f.Path, f.Read, f.Accepted, f.Rejected)
-					}
-				}
-				fmt.Fprintf(o, "%d files: read %d records, accepted %d (%d episodes, %d decisions), rejected %d",
-					c.Files, c.Read, c.Accepted, c.Episodes, c.Decisions, c.Rejected)
-				if c.DuplicateIDs > 0 {
-					fmt.Fprintf(o, "; %d repeated episode ids", c.DuplicateIDs)
-				}
-				if c.Unreadable > 0 {
-					fmt.Fprintf(o, "; %d files unreadable", c.Unreadable)
-				}
-				fmt.Fprintln(o)
-			}
-			if c.Unreadable > 0 {
-				return &exitError{code: 1, err: fmt.Errorf("%d of %d files could not be read", c.Unreadable, c.Files)}
-			}
-			if c.Rejected > 0 {
-				return &exitError{code: 2, err: fmt.Errorf("%d of %d records rejected", c.Rejected, c.Read)}
-			}
-			return nil
+			return validateExit(v.Counts)
 		},
 	}
 	f := cmd.Flags()
@@ -189,16 +103,39 @@ Exit status: 0 when every record is accepted, 2 when any is rejected,
 	return cmd
 }
 
+// validateExit is validate's exit status: 1 when a file could not be
+// read, 2 when a record was rejected.
+func validateExit(c data.Counts) error {
+	if c.Unreadable > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("%d of %d files could not be read", c.Unreadable, c.Files)}
+	}
+	if c.Rejected > 0 {
+		return &exitError{code: 2, err: fmt.Errorf("%d of %d records rejected", c.Rejected, c.Read)}
+	}
+	return nil
+}
+
+// textWriter is a result that prints itself as text.
+type textWriter interface{ WriteText(io.Writer) error }
+
+// output prints v to cmd's output as indented JSON or as its text.
+func output(cmd *cobra.Command, asJSON bool, v textWriter) error {
+	if asJSON {
+		return printJSON(cmd.OutOrStdout(), v)
+	}
+	return v.WriteText(cmd.OutOrStdout())
+}
+
+// packFlags are pack's flags.
+type packFlags struct {
+	rf                             rewardFlags
+	out                            string
+	shardRows, featureWidth, maxLn int
+	skipInvalid, asJSON            bool
+}
+
 func newPackCmd() *cobra.Command {
-	var (
-		rf           rewardFlags
-		out          string
-		shardRows    int
-		skipInvalid  bool
-		asJSON       bool
-		featureWidth int
-		maxLine      int
-	)
+	var fl packFlags
 	cmd := &cobra.Command{
 		Use:   "pack FILES... --out DIR [--shard-rows N]",
 		Short: "Turn rollouts into packed columnar shards of training decisions",
@@ -216,71 +153,48 @@ A rejected record stops the packing (run mpdf data validate), unless
 		Example: `  mpdf data pack rollouts.jsonl.zst --out packs/sim
   mpdf data pack 'runs/*.jsonl' --out packs/cost --lambda 0.1 --group-by task+round`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := rf.config()
-			if err != nil {
-				return err
-			}
-			if shardRows < 0 {
-				return fmt.Errorf("--shard-rows %d: want ≥ 0", shardRows)
-			}
-			if featureWidth < 0 {
-				return fmt.Errorf("--feature-width %d: want ≥ 0", featureWidth)
-			}
-			if err := checkMaxLine(maxLine); err != nil {
-				return err
-			}
-			r, err := data.Open(args, data.ReaderOptions{Hash: true, Skip: skipInvalid, FeatureWidth: featureWidth, MaxLineBytes: maxLine})
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			m, err := data.WritePack(out, r, data.PackOptions{RowsPerShard: shardRows, Reward: cfg})
-			if err != nil {
-				return err
-			}
-			o := cmd.OutOrStdout()
-			if asJSON {
-				return printJSON(o, m)
-			}
-			return writeManifest(o, out, m)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runPack(cmd, args, &fl) },
 	}
 	f := cmd.Flags()
-	f.StringVarP(&out, "out", "o", "", "directory of the pack, empty or new (required)")
-	f.IntVar(&shardRows, "shard-rows", data.DefaultRowsPerShard, "most decisions per shard (bounds a reader's memory)")
-	f.BoolVar(&skipInvalid, "skip-invalid", false, "skip rejected records (counted in the manifest) instead of stopping")
-	f.IntVar(&featureWidth, "feature-width", 0, "width decision records must have (0 = that of the first decision)")
-	f.BoolVar(&asJSON, "json", false, "print the manifest as JSON")
-	addMaxLineFlag(cmd, &maxLine)
-	rf.add(cmd)
+	f.StringVarP(&fl.out, "out", "o", "", "directory of the pack, empty or new (required)")
+	f.IntVar(&fl.shardRows, "shard-rows", data.DefaultRowsPerShard, "most decisions per shard (bounds a reader's memory)")
+	f.BoolVar(&fl.skipInvalid, "skip-invalid", false, "skip rejected records (counted in the manifest) instead of stopping")
+	f.IntVar(&fl.featureWidth, "feature-width", 0, "width decision records must have (0 = that of the first decision)")
+	f.BoolVar(&fl.asJSON, "json", false, "print the manifest as JSON")
+	addMaxLineFlag(cmd, &fl.maxLn)
+	fl.rf.add(cmd)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
 
-// writeManifest prints what a pack holds.
-func writeManifest(w io.Writer, dir string, m *data.Manifest) error {
-	c, s := m.Counts, m.Stream
-	fmt.Fprintf(w, "read %d records from %d files: accepted %d (%d episodes, %d decisions), rejected %d\n",
-		c.Read, c.Files, c.Accepted, c.Episodes, c.Decisions, c.Rejected)
-	fmt.Fprintf(w, "decisions: %d from episodes, %d decision records; %d episodes without gold skipped\n",
-		s.FromEpisodes, s.FromRecords, s.NoGold)
-	if c.DuplicateIDs > 0 {
-		fmt.Fprintf(w, "warning: %d episodes repeat an earlier episode's id (mpdf data validate lists them)\n", c.DuplicateIDs)
+// runPack packs the rollout files args name.
+func runPack(cmd *cobra.Command, args []string, fl *packFlags) error {
+	cfg, err := fl.rf.config()
+	if err != nil {
+		return err
 	}
-	var bytes int64
-	for _, sh := range m.Shards {
-		bytes += sh.Bytes
+	if fl.shardRows < 0 {
+		return fmt.Errorf("--shard-rows %d: want ≥ 0", fl.shardRows)
 	}
-	fv := m.FeatureVersion
-	if fv == "" {
-		fv = "unknown"
+	if fl.featureWidth < 0 {
+		return fmt.Errorf("--feature-width %d: want ≥ 0", fl.featureWidth)
 	}
-	fmt.Fprintf(w, "pack %s: %d rows in %d shards (%d bytes), %d groups, feature width %d (%s)\n",
-		dir, m.Rows, len(m.Shards), bytes, len(m.Groups), m.FeatureWidth, fv)
-	r := m.Reward
-	_, err := fmt.Fprintf(w, "reward: w_local %g, w_global %g, lambda %g, grouped by %s\n", r.WLocal, r.WGlobal, r.Lambda, r.GroupBy)
-	return err
+	if err := checkMaxLine(fl.maxLn); err != nil {
+		return err
+	}
+	r, err := data.Open(args, data.ReaderOptions{Hash: true, Skip: fl.skipInvalid, FeatureWidth: fl.featureWidth, MaxLineBytes: fl.maxLn})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	m, err := data.WritePack(fl.out, r, data.PackOptions{RowsPerShard: fl.shardRows, Reward: cfg})
+	if err != nil {
+		return err
+	}
+	if fl.asJSON {
+		return printJSON(cmd.OutOrStdout(), m)
+	}
+	return m.WriteSummary(cmd.OutOrStdout(), fl.out)
 }
 
 func newStatsCmd() *cobra.Command {
@@ -305,49 +219,14 @@ and counted: mpdf data validate lists them.`,
   mpdf data stats packs/sim --json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var st *data.Stats
-			if fi, err := os.Stat(args[0]); err == nil && fi.IsDir() {
-				if len(args) > 1 {
-					return fmt.Errorf("%s is a pack directory: give it alone", args[0])
-				}
-				if rf.changed(cmd) {
-					return fmt.Errorf("%s is a pack: its rewards were fixed when packed (see its %s); drop the reward flags",
-						args[0], data.ManifestName)
-				}
-				if st, err = packStats(args[0]); err != nil {
-					return err
-				}
-			} else {
-				cfg, err := rf.config()
-				if err != nil {
-					return err
-				}
-				if err := checkMaxLine(maxLine); err != nil {
-					return err
-				}
-				r, err := data.Open(args, data.ReaderOptions{Skip: true, KeepErrors: -1, MaxLineBytes: maxLine})
-				if err != nil {
-					return err
-				}
-				defer r.Close()
-				if st, err = data.CollectStats(r, cfg); err != nil {
-					return err
-				}
-			}
-			o := cmd.OutOrStdout()
-			if asJSON {
-				return printJSON(o, st)
-			}
-			if err := st.Write(o); err != nil {
+			st, err := readStats(cmd, args, &rf, maxLine)
+			if err != nil {
 				return err
 			}
-			if st.Counts.Rejected > 0 {
-				fmt.Fprintf(o, "%d records were rejected and skipped: mpdf data validate lists them\n", st.Counts.Rejected)
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), st)
 			}
-			if st.Counts.DuplicateIDs > 0 {
-				fmt.Fprintf(o, "warning: %d episodes repeat an earlier episode's id: mpdf data validate lists them\n", st.Counts.DuplicateIDs)
-			}
-			return nil
+			return writeStats(cmd.OutOrStdout(), st)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON")
@@ -356,39 +235,43 @@ and counted: mpdf data validate lists them.`,
 	return cmd
 }
 
-// packStats summarises a pack from its actions, rewards and groups; the
-// features are not decompressed.
-func packStats(dir string) (*data.Stats, error) {
-	p, err := data.OpenPack(dir)
+// readStats summarises the pack or the rollout files args name.
+func readStats(cmd *cobra.Command, args []string, rf *rewardFlags, maxLine int) (*data.Stats, error) {
+	if fi, err := os.Stat(args[0]); err == nil && fi.IsDir() {
+		if len(args) > 1 {
+			return nil, fmt.Errorf("%s is a pack directory: give it alone", args[0])
+		}
+		if rf.changed(cmd) {
+			return nil, fmt.Errorf("%s is a pack: its rewards were fixed when packed (see its %s); drop the reward flags",
+				args[0], data.ManifestName)
+		}
+		return data.PackStats(args[0])
+	}
+	cfg, err := rf.config()
 	if err != nil {
 		return nil, err
 	}
-	defer p.Close()
-	m := p.Manifest()
-	st, err := data.NewStats(m.Reward)
+	if err := checkMaxLine(maxLine); err != nil {
+		return nil, err
+	}
+	r, err := data.Open(args, data.ReaderOptions{Skip: true, KeepErrors: -1, MaxLineBytes: maxLine})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, data.ManifestName), err)
+		return nil, err
 	}
-	st.Counts = m.Counts
-	names := p.GroupNames()
-	features := make([]float64, p.Width()) // Stats reads only the width
-	var cols data.Columns
-	sc := p.Scan(data.SelectActions | data.SelectRewards | data.SelectGroups)
-	for {
-		err := sc.ReadColumns(&cols)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		for i := range cols.Len() {
-			d := data.Decision{Kind: data.KindDecision, Group: names[cols.Groups[i]], Features: features,
-				Action: metapolicy.Action(cols.Actions[i]), Reward: cols.Rewards[i]}
-			if err := st.Add(data.Record{Decision: &d}); err != nil {
-				return nil, err
-			}
-		}
+	defer r.Close()
+	return data.CollectStats(r, cfg)
+}
+
+// writeStats prints st and what it skipped.
+func writeStats(o io.Writer, st *data.Stats) error {
+	if err := st.Write(o); err != nil {
+		return err
 	}
-	return st, nil
+	if st.Counts.Rejected > 0 {
+		fmt.Fprintf(o, "%d records were rejected and skipped: mpdf data validate lists them\n", st.Counts.Rejected)
+	}
+	if st.Counts.DuplicateIDs > 0 {
+		fmt.Fprintf(o, "warning: %d episodes repeat an earlier episode's id: mpdf data validate lists them\n", st.Counts.DuplicateIDs)
+	}
+	return nil
 }

@@ -2,33 +2,14 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/data/transcript"
 )
 
 func init() { register(newImportCmd) }
-
-// importFile is one transcript's report in import's JSON output.
-type importFile struct {
-	File            string   `json:"file"`
-	Task            string   `json:"task"`
-	Model           string   `json:"model,omitempty"`
-	Agents          int      `json:"agents"`
-	Rounds          int      `json:"rounds"`
-	Questions       int      `json:"questions"`
-	GoldMissing     int      `json:"gold_missing"`
-	Skipped         []string `json:"skipped"`
-	Answers         int      `json:"answers"`
-	Unreadable      int      `json:"unreadable"`
-	UnreadableShare float64  `json:"unreadable_share"`
-	Warnings        []string `json:"warnings"`
-}
 
 // transcriptFlags say how to read transcripts whose names do not: the
 // flags of import and data corpus.
@@ -47,7 +28,7 @@ func (tf *transcriptFlags) add(f *pflag.FlagSet) {
 // transcript.Options.
 func (tf *transcriptFlags) inputs(args []string) ([]string, transcript.Options, error) {
 	opts := transcript.Options{Model: tf.model, Task: tf.kind}
-	paths, err := expandPaths(args)
+	paths, err := transcript.Glob(args)
 	if err != nil {
 		return nil, opts, err
 	}
@@ -95,55 +76,15 @@ be a new or a regular file (not a link or a device).`,
 			if err != nil {
 				return err
 			}
-			// Episode ids are BASE#INDEX: two inputs with one base name
-			// would give the same ids.
-			bases := map[string]string{}
-			for _, p := range paths {
-				b := filepath.Base(p)
-				if q, ok := bases[b]; ok {
-					return fmt.Errorf("%s and %s share the base name %s: their episode ids would collide", q, p, b)
-				}
-				bases[b] = p
-			}
 			if err := checkMaxLine(maxLine); err != nil {
 				return err
 			}
-			w, err := data.Create(out)
+			im, err := transcript.Import(out, paths, transcript.ImportOptions{Options: opts,
+				Episode: transcript.EpisodeOptions{Text: text, Critic: critic}, MaxLineBytes: maxLine})
 			if err != nil {
 				return err
 			}
-			w.SetMaxLineBytes(maxLine)
-			reps, noGold, err := importAll(w, paths, opts, transcript.EpisodeOptions{Text: text, Critic: critic})
-			if err != nil {
-				w.Abort() // out is left as it was
-				return err
-			}
-			if err := w.Close(); err != nil {
-				return err
-			}
-			o := cmd.OutOrStdout()
-			if asJSON {
-				files := make([]importFile, len(reps))
-				for i, r := range reps {
-					tot := r.Total()
-					files[i] = importFile{File: r.File, Task: string(r.Task), Model: r.Model, Agents: r.Agents,
-						Rounds: r.Rounds, Questions: r.Questions, GoldMissing: r.GoldMissing,
-						Skipped: nonNil(r.Skipped), Answers: tot.Answers, Unreadable: tot.Unreadable,
-						UnreadableShare: tot.Share(), Warnings: nonNil(r.Warnings)}
-				}
-				return printJSON(o, struct {
-					Out      string       `json:"out"`
-					Episodes int64        `json:"episodes"`
-					NoGold   int          `json:"episodes_without_gold"`
-					Files    []importFile `json:"files"`
-				}{out, w.Records(), noGold, files})
-			}
-			if err := transcript.WriteReports(o, reps); err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(o, "wrote %d episodes from %d files to %s (%d without a readable gold answer: no reward)\n",
-				w.Records(), len(paths), out, noGold)
-			return err
+			return output(cmd, asJSON, im)
 		},
 	}
 	f := cmd.Flags()
@@ -155,40 +96,4 @@ be a new or a regular file (not a link or a device).`,
 	f.BoolVar(&asJSON, "json", false, "print the per-file report as JSON")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
-}
-
-// importAll streams every question of every file into w as an episode and
-// returns the files' reports and the number of episodes without gold.
-func importAll(w *data.Writer, paths []string, opts transcript.Options, eopts transcript.EpisodeOptions) ([]transcript.Report, int, error) {
-	var reps []transcript.Report
-	noGold := 0
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, 0, err
-		}
-		rep, err := transcript.Each(f, p, opts, func(q *transcript.Question) error {
-			ep := transcript.ToEpisode(q, eopts)
-			if ep.Gold == "" {
-				noGold++
-			}
-			if err := w.WriteEpisode(&ep); err != nil {
-				return fmt.Errorf("%s: question %d: %w", p, q.Index, err)
-			}
-			return nil
-		})
-		f.Close()
-		if err != nil {
-			return nil, 0, err
-		}
-		reps = append(reps, *rep)
-	}
-	return reps, noGold, nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

@@ -15,25 +15,13 @@ import (
 )
 
 // openReplay loads transcript files (globs allowed) as a replay, with its
-// readability reports on log unless quiet.
-func openReplay(log io.Writer, args []string, kind transcript.Task, quiet bool) (*replay.Env, error) {
-	paths, err := expandPaths(args)
-	if err != nil {
-		return nil, err
-	}
-	e, reps, err := replay.Load(paths, transcript.Options{Task: kind})
-	if err != nil {
-		return nil, err
-	}
+// readability reports on cmd's stderr unless quiet.
+func openReplay(cmd *cobra.Command, args []string, kind transcript.Task, quiet bool, opts ...replay.Option) (*replay.Env, error) {
+	var log io.Writer
 	if !quiet {
-		if err := transcript.WriteReports(log, reps); err != nil {
-			return nil, err
-		}
+		log = cmd.ErrOrStderr()
 	}
-	if e.Rounds() < 1 {
-		return nil, fmt.Errorf("the transcripts record no deliberation round after round 0")
-	}
-	return e, nil
+	return replay.Open(replay.Spec{Globs: args, Options: transcript.Options{Task: kind}}, log, opts...)
 }
 
 func newSignalCmd() *cobra.Command {
@@ -61,14 +49,11 @@ team not unanimous). 0.5 is no signal. See go doc ./study/signals.`,
   mpdf data signal 'debates/gsm_*.json' --policy random --episodes 4 --json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := openReplay(cmd.ErrOrStderr(), args, kind, quiet)
+			// With critic: the critic's confidence as the turns' and its
+			// candidates, which read the texts.
+			e, err := openReplay(cmd, args, kind, quiet, replay.WithCritic(critic), replay.WithText(critic))
 			if err != nil {
 				return err
-			}
-			if critic { // the critic's confidence as the turns' and its candidates, which read the texts
-				if e, err = e.With(replay.WithCritic(true), replay.WithText(true)); err != nil {
-					return err
-				}
 			}
 			pol, err := resolvePolicy(policy)
 			if err != nil {
@@ -120,49 +105,21 @@ this is a ceiling, not a policy. See go doc ./trainer/teacher.`,
 		Example: `  mpdf data hindsight '../shared/data/debates/slm-debate/*/*.json' --lambda 0,0.02,0.05 --group-by file`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var ls []float64
-			for _, s := range strings.Split(lambdas, ",") {
-				v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-				if err != nil {
-					return fmt.Errorf("--lambda %q: %w", s, err)
-				}
-				ls = append(ls, v)
-			}
-			e, err := openReplay(cmd.ErrOrStderr(), args, kind, quiet)
+			ls, err := parseLambdas(lambdas)
 			if err != nil {
 				return err
 			}
-			var group func(int) string
-			switch groupBy {
-			case "", "none":
-			case "file":
-				group = func(t int) string { return e.Question(t).File }
-			case "model":
-				group = func(t int) string { return modelOf(e.Question(t).File) }
-			default:
-				return fmt.Errorf("--group-by %q: want none, file or model", groupBy)
+			e, err := openReplay(cmd, args, kind, quiet)
+			if err != nil {
+				return err
 			}
-			tasks := make([]int, e.NumTasks())
-			for i := range tasks {
-				tasks[i] = i
+			group, err := e.Grouper(groupBy)
+			if err != nil {
+				return fmt.Errorf("--group-by %w", err)
 			}
-			var all []teacher.Summary
-			for _, l := range ls {
-				cfg := teacher.Config{Lambda: l, Rounds: e.Rounds(), MaxExhaustive: maxExh}
-				bar := newBar(len(tasks), fmt.Sprintf("λ=%g", l), quiet)
-				res, noGold, err := teacher.SearchTasks(e, tasks, cfg, workers, func(d, _ int) { bar.Set(d) })
-				bar.Finish()
-				if err != nil {
-					return err
-				}
-				if noGold > 0 && !quiet {
-					fmt.Fprintf(cmd.ErrOrStderr(), "%d questions without a gold answer skipped\n", noGold)
-				}
-				ss, err := teacher.Summarize(e, res, l, 0, group)
-				if err != nil {
-					return err
-				}
-				all = append(all, ss...)
+			all, err := searchLambdas(cmd, e, ls, teacher.Config{Rounds: e.Rounds(), MaxExhaustive: maxExh}, workers, group, quiet)
+			if err != nil {
+				return err
 			}
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), all)
@@ -181,11 +138,43 @@ this is a ceiling, not a policy. See go doc ./trainer/teacher.`,
 	return cmd
 }
 
-// modelOf is the model transcript.ParseName reads from a file name, or the
-// name when it reads none.
-func modelOf(file string) string {
-	if m := transcript.ParseName(file).Model; m != "" {
-		return m
+// searchLambdas summarises the hindsight optimum of every task of e under
+// each token cost of ls, with a progress bar per cost.
+func searchLambdas(cmd *cobra.Command, e *replay.Env, ls []float64, cfg teacher.Config, workers int, group func(int) string, quiet bool) ([]teacher.Summary, error) {
+	tasks := make([]int, e.NumTasks())
+	for i := range tasks {
+		tasks[i] = i
 	}
-	return file
+	var all []teacher.Summary
+	for _, l := range ls {
+		cfg.Lambda = l
+		bar := newBar(len(tasks), fmt.Sprintf("λ=%g", l), quiet)
+		res, noGold, err := teacher.SearchTasks(e, tasks, cfg, workers, func(d, _ int) { bar.Set(d) })
+		bar.Finish()
+		if err != nil {
+			return nil, err
+		}
+		if noGold > 0 && !quiet {
+			fmt.Fprintf(cmd.ErrOrStderr(), "%d questions without a gold answer skipped\n", noGold)
+		}
+		ss, err := teacher.Summarize(e, res, l, 0, group)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ss...)
+	}
+	return all, nil
+}
+
+// parseLambdas reads --lambda: comma-separated token costs.
+func parseLambdas(list string) ([]float64, error) {
+	var ls []float64
+	for _, s := range strings.Split(list, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return nil, fmt.Errorf("--lambda %q: %w", s, err)
+		}
+		ls = append(ls, v)
+	}
+	return ls, nil
 }

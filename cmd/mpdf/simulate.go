@@ -10,7 +10,6 @@ import (
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
-	"github.com/mpdf/mpdf/metapolicy"
 )
 
 func init() { register(newSimulateCmd) }
@@ -31,19 +30,20 @@ func barProgress(bar interface{ Set(int) error }, offset int) func(done, total i
 	return func(done, _ int) { _ = bar.Set(offset + done) }
 }
 
+// simulateFlags are simulate's flags.
+type simulateFlags struct {
+	cfg                              env.SimConfig
+	policy, out, paramsOut           string
+	tasks, episodes, rounds, workers int
+	maxLine                          int
+	seed                             uint64
+	greedy, quiet, asJSON, signals   bool
+	calibrate                        []string
+	kind                             transcript.Task
+}
+
 func newSimulateCmd() *cobra.Command {
-	var (
-		cfg                              env.SimConfig
-		policy, out                      string
-		tasks, episodes, rounds, workers int
-		maxLine                          int
-		seed                             uint64
-		greedy, quiet, asJSON            bool
-		calibrate                        []string
-		paramsOut                        string
-		kind                             transcript.Task
-		signals                          bool
-	)
+	var fl simulateFlags
 	cmd := &cobra.Command{
 		Use:   "simulate --out FILE.jsonl[.gz|.zst] [flags]",
 		Short: "Play a policy in the built-in simulator and write the episodes",
@@ -78,149 +78,139 @@ simulator plants.
   mpdf simulate --calibrate '../shared/data/debates/slm-debate/*/*.json' --params-out fit.json
   mpdf simulate --signals`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkMaxLine(maxLine); err != nil {
-				return err
-			}
-			switch {
-			case len(calibrate) > 0:
-				return runCalibrate(cmd, calibrate, kind, paramsOut, seed, workers, quiet, asJSON)
-			case paramsOut != "":
-				return fmt.Errorf("--params-out needs --calibrate")
-			case signals:
-				return runSignals(cmd, cfg, tasks, rounds, seed, workers, asJSON)
-			case out == "":
-				return fmt.Errorf("--out is required (unless --calibrate or --signals)")
-			}
-			pol, err := resolvePolicy(policy)
-			if err != nil {
-				return err
-			}
-			sim, err := env.NewSimulator(cfg)
-			if err != nil {
-				return err
-			}
-			if tasks < 0 || episodes < 1 || rounds < 1 || workers < 0 {
-				return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 1, workers ≥ 0",
-					tasks, episodes, rounds, workers)
-			}
-			if tasks > sim.NumTasks() {
-				return fmt.Errorf("--tasks %d: the simulator's pool has %d tasks (raise --sim-tasks)", tasks, sim.NumTasks())
-			}
-			n := tasks
-			if n == 0 {
-				n = sim.NumTasks()
-			}
-			w, err := data.Create(out)
-			if err != nil {
-				return err
-			}
-			w.SetMaxLineBytes(maxLine)
-			written, result, err := record(sim, pol, env.RunOptions{
-				NumTasks: tasks, Episodes: episodes, Rounds: rounds, Seed: seed,
-				Greedy: greedy && pol.Learned, Workers: workers,
-			}, w, "simulate", n*episodes, quiet, false, nil, nil)
-			if err != nil {
-				w.Abort() // out is left as it was
-				return err
-			}
-			if err := w.Close(); err != nil {
-				return err
-			}
-			res := env.Results{result}
-			o := cmd.OutOrStdout()
-			if asJSON {
-				return printJSON(o, struct {
-					Out      string      `json:"out"`
-					Episodes int64       `json:"episodes"`
-					Rounds   int         `json:"rounds"`
-					Results  env.Results `json:"results"`
-				}{out, written, rounds, res})
-			}
-			fmt.Fprintf(o, "wrote %d episodes (%d tasks × %d episodes, %d rounds, policy %s) to %s\n",
-				written, n, episodes, rounds, pol.Name(), out)
-			return res.WriteTable(o)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, &fl) },
 	}
-	f := cmd.Flags()
-	f.StringVar(&policy, "policy", "random", "policy that chooses the actions: a heuristic name or a .mpdf/.safetensors file")
-	f.StringVarP(&out, "out", "o", "", "output file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
-	f.IntVar(&tasks, "tasks", 0, "number of tasks to play, the first of the pool (0 = all)")
-	f.IntVar(&episodes, "episodes", 1, "sampled episodes per task")
-	f.IntVar(&rounds, "rounds", env.DefaultRounds, "deliberation rounds after round 0")
-	f.Uint64Var(&seed, "seed", 0, "seed of the episodes (environment draws and action sampling)")
-	f.BoolVar(&greedy, "greedy", false, "a learned policy takes its most probable action instead of sampling (heuristics unaffected)")
-	f.IntVar(&workers, "workers", 0, "episodes played at once (0 = one per CPU); the output does not depend on it")
-	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
-	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
-	f.StringSliceVar(&calibrate, "calibrate", nil, "fit the simulator to these LLM-Debate transcripts (globs) and print the fit, instead of playing")
-	addKindFlag(f, &kind, "task of the --calibrate transcripts")
-	f.StringVar(&paramsOut, "params-out", "", "with --calibrate: write the fitted parameters to this JSON file")
-	f.BoolVar(&signals, "signals", false, "print each feature's AUC for correctness on the simulator's debate episodes, instead of playing")
-	addMaxLineFlag(cmd, &maxLine)
-	addSimFlags(cmd, &cfg)
+	fl.add(cmd)
 	return cmd
 }
 
-// runCalibrate fits the simulator to transcripts and prints the fit.
-func runCalibrate(cmd *cobra.Command, globs []string, kind transcript.Task, paramsOut string, seed uint64, workers int, quiet, asJSON bool) error {
-	paths, err := expandPaths(globs)
-	if err != nil {
-		return fmt.Errorf("--calibrate: %w", err)
+// add defines the flags on cmd.
+func (fl *simulateFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&fl.policy, "policy", "random", "policy that chooses the actions: a heuristic name or a .mpdf/.safetensors file")
+	f.StringVarP(&fl.out, "out", "o", "", "output file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
+	f.IntVar(&fl.tasks, "tasks", 0, "number of tasks to play, the first of the pool (0 = all)")
+	f.IntVar(&fl.episodes, "episodes", 1, "sampled episodes per task")
+	f.IntVar(&fl.rounds, "rounds", env.DefaultRounds, "deliberation rounds after round 0")
+	f.Uint64Var(&fl.seed, "seed", 0, "seed of the episodes (environment draws and action sampling)")
+	f.BoolVar(&fl.greedy, "greedy", false, "a learned policy takes its most probable action instead of sampling (heuristics unaffected)")
+	f.IntVar(&fl.workers, "workers", 0, "episodes played at once (0 = one per CPU); the output does not depend on it")
+	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar")
+	f.BoolVar(&fl.asJSON, "json", false, "print the summary as JSON")
+	f.StringSliceVar(&fl.calibrate, "calibrate", nil, "fit the simulator to these LLM-Debate transcripts (globs) and print the fit, instead of playing")
+	addKindFlag(f, &fl.kind, "task of the --calibrate transcripts")
+	f.StringVar(&fl.paramsOut, "params-out", "", "with --calibrate: write the fitted parameters to this JSON file")
+	f.BoolVar(&fl.signals, "signals", false, "print each feature's AUC for correctness on the simulator's debate episodes, instead of playing")
+	addMaxLineFlag(cmd, &fl.maxLine)
+	addSimFlags(cmd, &fl.cfg)
+}
+
+// runSimulate plays, calibrates or measures, as the flags ask.
+func runSimulate(cmd *cobra.Command, fl *simulateFlags) error {
+	if err := checkMaxLine(fl.maxLine); err != nil {
+		return err
 	}
-	topts := transcript.Options{Task: kind}
-	source := fmt.Sprintf("mpdf simulate --calibrate '%s' --seed %d (%d files)", strings.Join(globs, ","), seed, len(paths))
-	c, reps, err := replay.Calibrate(paths, topts, env.CalibrateOptions{Source: source, Seed: seed, Workers: workers})
+	switch {
+	case len(fl.calibrate) > 0:
+		return runCalibrate(cmd, fl)
+	case fl.paramsOut != "":
+		return fmt.Errorf("--params-out needs --calibrate")
+	case fl.signals:
+		sig, err := env.MeasureSimulatorSignals(fl.cfg, env.RunOptions{NumTasks: fl.tasks, Rounds: fl.rounds, Seed: fl.seed, Workers: fl.workers})
+		if err != nil {
+			return err
+		}
+		return output(cmd, fl.asJSON, sig)
+	case fl.out == "":
+		return fmt.Errorf("--out is required (unless --calibrate or --signals)")
+	}
+	pol, err := resolvePolicy(fl.policy)
 	if err != nil {
 		return err
 	}
-	if !quiet {
+	sim, err := env.NewSimulator(fl.cfg)
+	if err != nil {
+		return err
+	}
+	if fl.tasks < 0 || fl.episodes < 1 || fl.rounds < 1 || fl.workers < 0 {
+		return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 1, workers ≥ 0",
+			fl.tasks, fl.episodes, fl.rounds, fl.workers)
+	}
+	if fl.tasks > sim.NumTasks() {
+		return fmt.Errorf("--tasks %d: the simulator's pool has %d tasks (raise --sim-tasks)", fl.tasks, sim.NumTasks())
+	}
+	return playSimulator(cmd, fl, sim, pol)
+}
+
+// playSimulator writes the episodes of pol in sim to --out.
+func playSimulator(cmd *cobra.Command, fl *simulateFlags, sim *env.Simulator, pol resolvedPolicy) error {
+	n := fl.tasks
+	if n == 0 {
+		n = sim.NumTasks()
+	}
+	w, err := data.Create(fl.out)
+	if err != nil {
+		return err
+	}
+	w.SetMaxLineBytes(fl.maxLine)
+	written, result, err := record(sim, pol, env.RunOptions{
+		NumTasks: fl.tasks, Episodes: fl.episodes, Rounds: fl.rounds, Seed: fl.seed,
+		Greedy: fl.greedy && pol.Learned, Workers: fl.workers,
+	}, w, "simulate", n*fl.episodes, fl.quiet, false, nil, nil)
+	if err != nil {
+		w.Abort() // out is left as it was
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	res := env.Results{result}
+	o := cmd.OutOrStdout()
+	if fl.asJSON {
+		return printJSON(o, struct {
+			Out      string      `json:"out"`
+			Episodes int64       `json:"episodes"`
+			Rounds   int         `json:"rounds"`
+			Results  env.Results `json:"results"`
+		}{fl.out, written, fl.rounds, res})
+	}
+	fmt.Fprintf(o, "wrote %d episodes (%d tasks × %d episodes, %d rounds, policy %s) to %s\n",
+		written, n, fl.episodes, fl.rounds, pol.Name(), fl.out)
+	return res.WriteTable(o)
+}
+
+// runCalibrate fits the simulator to transcripts and prints the fit.
+func runCalibrate(cmd *cobra.Command, fl *simulateFlags) error {
+	paths, err := transcript.Glob(fl.calibrate)
+	if err != nil {
+		return fmt.Errorf("--calibrate: %w", err)
+	}
+	source := fmt.Sprintf("mpdf simulate --calibrate '%s' --seed %d (%d files)", strings.Join(fl.calibrate, ","), fl.seed, len(paths))
+	c, reps, err := replay.Calibrate(paths, transcript.Options{Task: fl.kind}, env.CalibrateOptions{Source: source, Seed: fl.seed, Workers: fl.workers})
+	if err != nil {
+		return err
+	}
+	if !fl.quiet {
 		if err := transcript.WriteReports(cmd.ErrOrStderr(), reps); err != nil {
 			return err
 		}
 	}
-	if paramsOut != "" {
-		if err := c.Params.WriteFile(paramsOut); err != nil {
+	if fl.paramsOut != "" {
+		if err := c.Params.WriteFile(fl.paramsOut); err != nil {
 			return err
 		}
 	}
 	o := cmd.OutOrStdout()
-	if asJSON {
+	if fl.asJSON {
 		return printJSON(o, c)
 	}
 	if err := c.WriteTable(o); err != nil {
 		return err
 	}
-	if paramsOut != "" {
-		fmt.Fprintf(o, "\nwrote the parameters to %s\n", paramsOut)
+	if fl.paramsOut != "" {
+		fmt.Fprintf(o, "\nwrote the parameters to %s\n", fl.paramsOut)
 	}
 	return nil
-}
-
-// runSignals prints the simulator's feature AUCs under the debate policy.
-func runSignals(cmd *cobra.Command, cfg env.SimConfig, tasks, rounds int, seed uint64, workers int, asJSON bool) error {
-	sim, err := env.NewSimulator(cfg)
-	if err != nil {
-		return err
-	}
-	debate, err := metapolicy.NewHeuristic(metapolicy.HeuristicDebate)
-	if err != nil {
-		return err
-	}
-	sig, n, err := env.MeasureSignals(sim, debate, env.RunOptions{NumTasks: tasks, Rounds: rounds, Seed: seed, Workers: workers})
-	if err != nil {
-		return err
-	}
-	o := cmd.OutOrStdout()
-	if asJSON {
-		return printJSON(o, struct {
-			Decisions int          `json:"decisions"`
-			Signals   []env.Signal `json:"signals"`
-		}{n, sig})
-	}
-	fmt.Fprintf(o, "simulator (%s): AUC of each feature for \"the agent's current answer is right\" over %d debate decisions, seed %d\n",
-		sim.Config().Params.Source, n, seed)
-	return env.WriteSignals(o, []string{"simulated"}, sig)
 }
 
 // addMaxLineFlag adds --max-line-bytes, the longest record line written or

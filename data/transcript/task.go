@@ -106,3 +106,12 @@ func ParseName(path string) Meta {
 	}
 	return m
 }
+
+// ModelOf is the model ParseName reads from the file name, or the name
+// itself when it reads none: a row label for per-model tables.
+func ModelOf(file string) string {
+	if m := ParseName(file).Model; m != "" {
+		return m
+	}
+	return file
+}

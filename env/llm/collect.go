@@ -1,0 +1,260 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/outfile"
+)
+
+// CollectConfig is one collection: Episodes episodes of each task, played
+// by one policy under one seed against one server and model, written to
+// Out as they end.
+type CollectConfig struct {
+	Client  Config  // the server; Client.Concurrency is also the episodes played at once
+	Options Options // the team; Options.Context stops the collection
+	// Tasks are the tasks to play, each Episodes times with Rounds
+	// deliberation rounds after round 0.
+	Tasks            []Task
+	Episodes, Rounds int
+	Policy           metapolicy.Policy
+	Seed             uint64 // of the action sampling and the per-call seeds
+	Greedy           bool   // a learned policy takes its most probable action
+
+	// Out is the episodes file (.jsonl, .jsonl.gz or .jsonl.zst). An
+	// existing Out is refused unless Resume (keep its episodes, which must
+	// be this collection's, and play only the missing ones) or Overwrite.
+	Out               string
+	Resume, Overwrite bool
+	MaxLineBytes      int // longest record line written or read
+	// Hint, when set, ends the error of a collection that stopped with
+	// episodes kept in Out: how to go on (e.g. the command to resume).
+	Hint string
+	// Log receives notes (a torn record dropped on resume); nil discards.
+	Log io.Writer
+	// Progress, when set, is called with 0 episodes done before the first
+	// episode is played, then after each (total: the episodes to play now).
+	Progress func(done, total int)
+}
+
+// Collection is what a collection did.
+type Collection struct {
+	Model   string
+	Written int64      // episodes written by this run: 0 when Out held them all
+	Kept    int64      // episodes kept from an earlier run (Resume)
+	Result  env.Result // tally of every episode in Out, kept ones too
+	Stats   Stats      // the client's calls
+
+	out, policy             string // for the report
+	tasks, episodes, rounds int
+}
+
+// MarshalJSON encodes c as mpdf collect --json prints it: the output, its
+// episodes, the model, the client's calls and the results.
+func (c *Collection) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Out      string      `json:"out"`
+		Episodes int64       `json:"episodes"`
+		Model    string      `json:"model"`
+		Client   Stats       `json:"client"`
+		Results  env.Results `json:"results"`
+	}{c.out, c.Written + c.Kept, c.Model, c.Stats, env.Results{c.Result}})
+}
+
+// WriteText reports the collection: what was written (or that nothing
+// was left to collect), the calls and tokens, and the results table.
+func (c *Collection) WriteText(w io.Writer) error {
+	if c.Written == 0 {
+		_, err := fmt.Fprintf(w, "nothing to collect: %s holds all %d episodes\n", c.out, c.Kept)
+		return err
+	}
+	fmt.Fprintf(w, "wrote %d episodes (%d tasks × %d episodes, %d rounds, policy %s, model %s) to %s\n",
+		c.Written+c.Kept, c.tasks, c.episodes, c.rounds, c.policy, c.Model, c.out)
+	if c.Kept > 0 {
+		fmt.Fprintf(w, "resumed: %d of them were kept from the earlier run, %d played now\n", c.Kept, c.Written)
+	}
+	st := c.Stats
+	fmt.Fprintf(w, "calls: %d requests, %d attempts, %d retries, %d failed; tokens: %d prompt, %d completion (%d answers without usage)\n",
+		st.Requests, st.Attempts, st.Retries, st.Failures, st.PromptTokens, st.CompletionTokens, st.MissingUsage)
+	return env.Results{c.Result}.WriteTable(w)
+}
+
+// Collect plays cfg.Policy with the team of cfg.Options through the
+// server of cfg.Client and commits every episode to cfg.Out as it ends
+// (flushed, its own compressed member, synced), so that an error, an
+// interrupt (cfg.Options.Context cancelled) or even a kill keeps every
+// episode finished before it. One collection writes to an Out at a time:
+// another is refused while this one holds Out's lock (outfile.TryLock).
+// With cfg.Resume the episodes already in Out are kept (a torn last
+// record dropped) and only the missing ones are played; they must come
+// from the same policy, seed, tasks, server, model, team and rounds. On
+// an error before any episode was collected, Out is left as it was.
+func Collect(cfg CollectConfig) (*Collection, error) {
+	if cfg.Resume && cfg.Overwrite {
+		return nil, errors.New("llm: collect: Resume keeps Out's episodes, Overwrite replaces them: give one")
+	}
+	client, err := NewClient(cfg.Client)
+	if err != nil {
+		return nil, err
+	}
+	e, err := NewEnv(client, cfg.Tasks, cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	if err := outfile.Check(cfg.Out); err != nil {
+		return nil, err
+	}
+	lock, err := outfile.TryLock(cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	p := collectPlan{policy: cfg.Policy.Name(), seed: cfg.Seed, source: e.Name(), agents: e.opts.Agents,
+		rounds: cfg.Rounds, episodes: cfg.Episodes, tasks: cfg.Tasks}
+	w, kept, err := p.open(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := &Collection{Model: client.cfg.Model, Kept: kept.Records, out: cfg.Out, policy: p.policy,
+		tasks: len(cfg.Tasks), episodes: cfg.Episodes, rounds: cfg.Rounds}
+	todo := p.remaining()
+	if len(todo) == 0 {
+		c.Result, c.Stats = p.tally.Result(), client.Stats()
+		return c, w.Close()
+	}
+	opts := env.RunOptions{Tasks: todo, Episodes: cfg.Episodes, Rounds: cfg.Rounds, Seed: cfg.Seed,
+		Greedy: cfg.Greedy, Workers: client.cfg.Concurrency, Progress: cfg.Progress}
+	if cfg.Progress != nil {
+		cfg.Progress(0, len(todo)*cfg.Episodes)
+	}
+	err = env.Run(e, cfg.Policy, opts, func(ep *data.Episode) error {
+		if p.done[ep.ID] { // a task played again replays its kept episodes
+			return nil
+		}
+		if err := w.WriteEpisode(ep); err != nil {
+			return err
+		}
+		if err := w.Commit(); err != nil {
+			return err
+		}
+		c.Written++
+		return p.tally.Add(ep)
+	})
+	c.Result, c.Stats = p.tally.Result(), client.Stats()
+	if err != nil {
+		return c, p.stopped(cfg, c, w, err)
+	}
+	return c, w.Close()
+}
+
+// stopped ends a collection that failed with err: Out is left as it was
+// when nothing was collected; otherwise every episode was committed as it
+// came and Close keeps them (after a failed write, cutting the torn one off).
+func (p *collectPlan) stopped(cfg CollectConfig, c *Collection, w *data.Writer, err error) error {
+	if errors.Is(err, context.Canceled) {
+		err = errors.New("interrupted")
+	}
+	if c.Written+c.Kept == 0 {
+		w.Abort()
+		return err
+	}
+	hint := ""
+	if cfg.Hint != "" {
+		hint = "; " + cfg.Hint
+	}
+	return errors.Join(fmt.Errorf("%w (kept %d episodes in %s, %d of them from this run%s; %d requests, %d failed)",
+		err, c.Written+c.Kept, cfg.Out, c.Written, hint, c.Stats.Requests, c.Stats.Failures), w.Close())
+}
+
+// collectPlan is what one collection plays and, on resume, what Out
+// already holds.
+type collectPlan struct {
+	policy, source string
+	seed           uint64
+	agents, rounds int
+	episodes       int
+	tasks          []Task
+	done           map[string]bool // episode ids already in the output
+	tally          *env.Tally
+}
+
+// open creates Out, or with Resume continues it: its episodes must be
+// ones this plan plays (same policy, seed, tasks, source, team and rounds).
+func (p *collectPlan) open(cfg CollectConfig) (*data.Writer, data.Continued, error) {
+	p.done = map[string]bool{}
+	p.tally = &env.Tally{Policy: p.policy}
+	out := cfg.Out
+	if !cfg.Resume {
+		if _, err := os.Lstat(out); err == nil && !cfg.Overwrite {
+			return nil, data.Continued{}, fmt.Errorf("%s exists: --resume continues its collection, --overwrite replaces it", out)
+		}
+		w, err := data.Create(out)
+		if err != nil {
+			return nil, data.Continued{}, err
+		}
+		w.SetMaxLineBytes(cfg.MaxLineBytes)
+		return w, data.Continued{}, nil
+	}
+	w, c, err := data.Continue(out, data.ReaderOptions{MaxLineBytes: cfg.MaxLineBytes}, p.keep(p.want()))
+	if err != nil {
+		return nil, c, fmt.Errorf("--resume: %w", err)
+	}
+	if c.Torn != nil && cfg.Log != nil {
+		fmt.Fprintf(cfg.Log, "collect: dropped the torn last record of %s (%s)\n", out, c.Torn)
+	}
+	return w, c, nil
+}
+
+// want is the set of the plan's episode ids.
+func (p *collectPlan) want() map[string]bool {
+	want := map[string]bool{}
+	for _, t := range p.tasks {
+		for e := range p.episodes {
+			want[env.EpisodeID(p.policy, p.seed, t.ID, e)] = true
+		}
+	}
+	return want
+}
+
+// keep checks a record of the output being resumed and tallies it.
+func (p *collectPlan) keep(want map[string]bool) func(data.Record) error {
+	return func(rec data.Record) error {
+		ep := rec.Episode
+		switch {
+		case ep == nil:
+			return errors.New("a decision record: not a collection's output")
+		case !want[ep.ID]:
+			return fmt.Errorf("episode %q is not one of this collection's (policy %s, seed %d, %d tasks × %d episodes): resume with the first run's flags, or give another --out",
+				ep.ID, p.policy, p.seed, len(p.tasks), p.episodes)
+		case p.done[ep.ID]:
+			return fmt.Errorf("episode %q appears twice", ep.ID)
+		case ep.Source != p.source:
+			return fmt.Errorf("episode %q comes from %s, this run from %s", ep.ID, ep.Source, p.source)
+		case ep.Agents != p.agents || len(ep.Rounds) != p.rounds+1:
+			return fmt.Errorf("episode %q has %d agents and %d rounds, this run %d and %d", ep.ID, ep.Agents, len(ep.Rounds)-1, p.agents, p.rounds)
+		}
+		p.done[ep.ID] = true
+		return p.tally.Add(ep)
+	}
+}
+
+// remaining lists the tasks with episodes still to play.
+func (p *collectPlan) remaining() []int {
+	todo := []int{}
+	for k, t := range p.tasks {
+		for e := range p.episodes {
+			if !p.done[env.EpisodeID(p.policy, p.seed, t.ID, e)] {
+				todo = append(todo, k)
+				break
+			}
+		}
+	}
+	return todo
+}
