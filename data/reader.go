@@ -148,6 +148,7 @@ type Reader struct {
 	zd    *zstd.Decoder
 	sum   hash.Hash
 	line  []byte
+	scan  textScan // finds a string over MaxTextBytes in a long line
 
 	width  int
 	counts Counts
@@ -292,6 +293,9 @@ func (r *Reader) Next() (Record, error) {
 		var rec Record
 		switch {
 		case re != nil:
+		case tooLong && r.scan.at >= 0:
+			re = fieldErr("line", "a string of more than %d bytes, the limit per text, starts at byte %d of the line; the line (%d bytes) is skipped unread",
+				MaxTextBytes, r.scan.at+1, n)
 		case tooLong:
 			re = fieldErr("line", "%d bytes, over the limit of %d (MaxLineBytes)", n, r.opts.MaxLineBytes)
 		default:
@@ -518,20 +522,28 @@ func (r *Reader) finish() error {
 }
 
 // readLine returns the next line without its newline and its length. A
-// line over MaxLineBytes is consumed but not kept: tooLong is set and line
-// is empty. unended says the line ends at the end of the input, without a
+// line over MaxLineBytes, or with a string over MaxTextBytes (r.scan.at is
+// then where the string starts), is consumed but not kept: tooLong is set
+// and line is empty. unended says the line ends at the end of the input, without a
 // newline. It returns io.EOF only when no byte is left; with another error
 // n is the count of the line's bytes read before it.
 func (r *Reader) readLine() (line []byte, n int, tooLong, unended bool, err error) {
 	limit := r.opts.MaxLineBytes
 	r.line = r.line[:0]
+	r.scan = textScan{at: -1}
 	total := 0
 	for {
 		chunk, err := r.lines.ReadSlice('\n')
 		total += len(chunk)
 		r.counts.Bytes += int64(len(chunk))
 		if !tooLong && total <= limit+1 {
+			r.line = growLine(r.line, len(chunk))
 			r.line = append(r.line, chunk...)
+			// A string over MaxTextBytes ends the buffering at once: the
+			// rest of the line is consumed, not kept.
+			if len(r.line) > MaxTextBytes && r.scan.scan(r.line) {
+				tooLong, r.line = true, r.line[:0]
+			}
 		} else {
 			tooLong, r.line = true, r.line[:0]
 		}
@@ -571,4 +583,54 @@ func (c *countingReader) Read(p []byte) (int, error) {
 		c.h.Write(p[:n])
 	}
 	return n, err
+}
+
+// growLine makes room for n more bytes in b, doubling its capacity: append's
+// gentler growth of large slices leaves several times the final size in
+// garbage, and a long line's buffer would take that much more memory.
+func growLine(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	nb := make([]byte, len(b), max(2*cap(b), len(b)+n, 4096))
+	copy(nb, b)
+	return nb
+}
+
+// textScan follows a line's strings from where it stopped, to find one
+// longer than MaxTextBytes as written (between its quotes) without
+// decoding the line. A newline cannot be inside a JSON string, so each
+// line starts afresh.
+type textScan struct {
+	i     int  // bytes of the line scanned
+	inStr bool // within a string that starts at start
+	esc   bool
+	start int
+	at    int // where the over-long string starts; -1: none
+}
+
+// scan goes on over line and reports whether a string is over the limit.
+func (s *textScan) scan(line []byte) bool {
+	for ; s.i < len(line); s.i++ {
+		c := line[s.i]
+		switch {
+		case !s.inStr:
+			if c == '"' {
+				s.inStr, s.start = true, s.i
+			}
+			continue
+		case s.esc:
+			s.esc = false
+		case c == '\\':
+			s.esc = true
+		case c == '"':
+			s.inStr = false
+			continue
+		}
+		if s.i-s.start > MaxTextBytes {
+			s.at = s.start
+			return true
+		}
+	}
+	return false
 }

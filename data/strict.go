@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/mpdf/mpdf/internal/jsonscan"
@@ -151,9 +150,7 @@ func (s *strictScanner) str() ([]byte, *RecordError) {
 			raw := s.B[start:s.I]
 			s.I++
 			if len(raw) > MaxTextBytes {
-				if n := decodedLen(raw); n > MaxTextBytes {
-					return nil, fieldErr(s.pathString(), "a string of %d bytes, over the limit of %d per text (MaxTextBytes)", n, MaxTextBytes)
-				}
+				return nil, fieldErr(s.pathString(), "a string of %d bytes, over the limit of %d per text", len(raw), MaxTextBytes)
 			}
 			if !utf8.Valid(raw) {
 				bad := start
@@ -172,46 +169,4 @@ func (s *strictScanner) str() ([]byte, *RecordError) {
 		s.I++
 	}
 	return s.B[start:], nil
-}
-
-// decodedLen is the length of the string raw (the bytes between a JSON
-// string's quotes) once its escapes are decoded, as encoding/json decodes
-// them (an unpaired surrogate becomes U+FFFD). The limit applies to that
-// length, which is the Writer's: it counts the strings it is given.
-func decodedLen(raw []byte) int {
-	n := 0
-	for i := 0; i < len(raw); {
-		if raw[i] != '\\' || i+1 >= len(raw) {
-			n, i = n+1, i+1
-			continue
-		}
-		if raw[i+1] != 'u' {
-			n, i = n+1, i+2
-			continue
-		}
-		r := hex4(raw[i+2:])
-		if utf16.IsSurrogate(r) {
-			if i+12 <= len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' {
-				if utf16.DecodeRune(r, hex4(raw[i+8:])) != utf8.RuneError {
-					n, i = n+4, i+12
-					continue
-				}
-			}
-			r = utf8.RuneError
-		}
-		n, i = n+utf8.RuneLen(r), i+6
-	}
-	return n
-}
-
-// hex4 reads the 4 hex digits of a \u escape (the syntax is valid).
-func hex4(b []byte) rune {
-	if len(b) < 4 {
-		return utf8.RuneError
-	}
-	v, err := strconv.ParseUint(string(b[:4]), 16, 32)
-	if err != nil {
-		return utf8.RuneError
-	}
-	return rune(v)
 }

@@ -143,9 +143,6 @@ func (w *Writer) WriteDecision(d *Decision) error {
 	if !utf8.ValidString(c.Group) {
 		return fmt.Errorf("data: write decision: %w", fieldErr("group", "invalid UTF-8 (the Reader refuses it)"))
 	}
-	if len(c.Group) > MaxTextBytes {
-		return fmt.Errorf("data: write decision: %w", tooLongText("group", c.Group))
-	}
 	if err := w.encode(&c); err != nil {
 		return fmt.Errorf("data: write decision: %w", err)
 	}
@@ -177,6 +174,12 @@ func (w *Writer) encode(v any) error {
 	}
 	if n := w.line.Len() - 1; n > w.maxLine {
 		return fieldErr("line", "%d bytes, over the limit of %d (MaxLineBytes; readers refuse it too)", n, w.maxLine)
+	} else if n > MaxTextBytes {
+		// Only a line this long can hold a string over MaxTextBytes.
+		if re := checkStrict(w.line.Bytes()); re != nil {
+			re.Reason += "; readers refuse it too"
+			return re
+		}
 	}
 	if w.ended {
 		w.comp.Reset(w.f)
@@ -308,25 +311,18 @@ func (w *Writer) Abort() error {
 
 // episodeUTF8 finds a string of e that is not valid UTF-8: encoding/json
 // would write it with U+FFFD in place of the bad bytes, a silent change
-// the Reader refuses in its input; or that is over MaxTextBytes, which the
-// Reader refuses too.
+// the Reader refuses in its input.
 func episodeUTF8(e *Episode) *RecordError {
 	for _, f := range []struct{ name, v string }{{"id", e.ID}, {"task", e.Task}, {"question", e.Question},
 		{"gold", e.Gold}, {"source", e.Source}, {"policy", e.Policy}} {
 		if !utf8.ValidString(f.v) {
 			return fieldErr(f.name, "invalid UTF-8 (the Reader refuses it)")
 		}
-		if len(f.v) > MaxTextBytes {
-			return tooLongText(f.name, f.v)
-		}
 	}
 	for t := range e.Rounds {
 		for i := range e.Rounds[t].Turns {
 			u := &e.Rounds[t].Turns[i]
 			p := turnPath(t, i)
-			if err := turnTextLengths(u, p); err != nil {
-				return err
-			}
 			if !utf8.ValidString(u.Answer) {
 				return fieldErr(p+".answer", "invalid UTF-8 (the Reader refuses it)")
 			}
@@ -362,30 +358,4 @@ func CheckOutputName(path string) error {
 		return fmt.Errorf("data: %s: compression extension %s (%s) is not one written here: the accepted ones are .gz (gzip) and .zst (zstd), or none for plain JSON Lines (.jsonl)", path, ext, what)
 	}
 	return nil
-}
-
-// turnTextLengths checks a turn's strings against MaxTextBytes. The
-// length as written in JSON is at least the string's, so the Writer refuses
-// what the Reader would, give or take the escapes (a string just under the
-// limit that grows past it when escaped is refused by the Reader alone).
-func turnTextLengths(u *Turn, p string) *RecordError {
-	for _, f := range []struct{ name, v string }{{".answer", u.Answer}, {".text", u.Text}} {
-		if len(f.v) > MaxTextBytes {
-			return tooLongText(p+f.name, f.v)
-		}
-	}
-	for k := range u.Exchanges {
-		x := &u.Exchanges[k]
-		xp := fmt.Sprintf("%s.exchanges[%d]", p, k)
-		for _, f := range []struct{ name, v string }{{".role", x.Role}, {".prompt", x.Prompt}, {".response", x.Response}, {".error", x.Error}} {
-			if len(f.v) > MaxTextBytes {
-				return tooLongText(xp+f.name, f.v)
-			}
-		}
-	}
-	return nil
-}
-
-func tooLongText(field, v string) *RecordError {
-	return fieldErr(field, "a string of %d bytes, over the limit of %d per text (MaxTextBytes; the Reader refuses it)", len(v), MaxTextBytes)
 }

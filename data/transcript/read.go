@@ -181,7 +181,7 @@ func explain(err error, name string, dr io.Reader) error {
 	case errors.As(err, &le) && le.String:
 		return fmt.Errorf("transcript: %s: offset %d: question %d: a text longer than %d bytes, the limit per text (runaway output or not a transcript)", name, le.Offset, le.Element, le.Limit)
 	case errors.As(err, &le):
-		return fmt.Errorf("transcript: %s: offset %d: question %d is longer than %d bytes, the limit per question (MaxQuestionBytes)", name, le.Offset, le.Element, le.Limit)
+		return fmt.Errorf("transcript: %s: offset %d: question %d is longer than %d bytes, the limit per question", name, le.Offset, le.Element, le.Limit)
 	case errors.Is(err, io.ErrUnexpectedEOF) && data.Compressed(dr):
 		return fmt.Errorf("%w (the compressed stream is truncated: it stops before its end; was the file cut short?)", err)
 	case errors.Is(err, io.ErrUnexpectedEOF):
