@@ -74,4 +74,3 @@ func TestReaderCapsTexts(t *testing.T) {
 		t.Fatalf("Writer: %v, want the question refused", err)
 	}
 }
-
