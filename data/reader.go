@@ -149,6 +149,9 @@ type Reader struct {
 	sum   hash.Hash
 	line  []byte
 	scan  textScan // finds a string over MaxTextBytes in a long line
+	// layout is the transcript layout the current input begins in, "" for
+	// none: its first line's rejection is then a *TranscriptError.
+	layout string
 
 	width  int
 	counts Counts
@@ -307,6 +310,15 @@ func (r *Reader) Next() (Record, error) {
 				re.Reason += "; the file ends here without a newline: a torn last record (was its writer killed?)"
 			}
 		}
+		if re != nil && src.lineNo == 1 && r.layout != "" {
+			// Not a bad record: the wrong kind of file. It is not
+			// counted as a record, and with SkipUnreadable the read goes
+			// on with the next input.
+			r.counts.Read--
+			src.stats.Read--
+			r.fail(&TranscriptError{File: src.name, Layout: r.layout})
+			continue
+		}
 		if re != nil {
 			re.File, re.Line = src.name, src.lineNo
 			r.counts.Rejected++
@@ -403,7 +415,7 @@ func (r *Reader) openNext() error {
 	in := &r.inputs[r.next]
 	r.next++
 	in.stats.Path = in.name
-	r.cur = in
+	r.cur, r.layout = in, ""
 	r.counts.Files++
 	if in.err != nil {
 		return in.err
@@ -439,7 +451,7 @@ func (r *Reader) openNext() error {
 			return fmt.Errorf("data: %s: gzip: %w", in.name, err)
 		}
 		r.text.Reset(r.gz)
-		r.lines = r.text
+		r.lines, r.layout = r.text, sniffTranscript(r.text)
 	case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 		var err error
 		if r.zd == nil {
@@ -452,7 +464,7 @@ func (r *Reader) openNext() error {
 			return fmt.Errorf("data: %s: zstd: %w", in.name, err)
 		}
 		r.text.Reset(r.zd)
-		r.lines = r.text
+		r.lines, r.layout = r.text, sniffTranscript(r.text)
 	case (ext == ".gz" && bytes.HasPrefix([]byte{0x1f, 0x8b}, magic)) ||
 		(ext == ".zst" && bytes.HasPrefix([]byte{0x28, 0xb5, 0x2f, 0xfd}, magic)):
 		// Shorter than its magic bytes, and a prefix of them: a stream
@@ -461,7 +473,7 @@ func (r *Reader) openNext() error {
 	case ext == ".gz" || ext == ".zst":
 		return fmt.Errorf("data: %s: not a %s stream (bad magic bytes %x)", in.name, ext[1:], magic)
 	default:
-		r.lines = r.raw
+		r.lines, r.layout = r.raw, sniffTranscript(r.raw)
 	}
 	return nil
 }
