@@ -48,9 +48,12 @@ type ckptInfo struct {
 	File           string `json:"file"`
 	Bytes          int64  `json:"bytes"`
 	FeatureVersion string `json:"feature_version"`
-	// Usable says whether this build's featurizer matches (the policy can
-	// be run by simulate, eval, collect and train --resume).
-	Usable    bool               `json:"feature_version_matches_build"`
+	// Usable says whether the layout is this build's default (train
+	// --resume and --init without --features take it).
+	Usable bool `json:"feature_version_matches_build"`
+	// RunsHere says whether this build knows the layout: simulate, eval,
+	// collect, serve and export run the policy through it.
+	RunsHere  bool               `json:"feature_version_runs_here"`
 	Step      int64              `json:"step"`
 	Seed      uint64             `json:"seed"`
 	Policy    netInfo            `json:"policy"`
@@ -120,8 +123,8 @@ The file is fully read and checked (checksums, finite weights).`,
 			h := ck.Header
 			info := ckptInfo{
 				File: path, Bytes: fi.Size(), FeatureVersion: h.FeatureVersion,
-				Usable: h.FeatureVersion == metapolicy.FeatureVersion,
-				Step:   h.Step, Seed: h.Seed, Policy: describeNet(ck.Policy), RNGBytes: len(ck.RNG),
+				Usable: h.FeatureVersion == metapolicy.FeatureVersion, RunsHere: layoutRuns(h.FeatureVersion),
+				Step: h.Step, Seed: h.Seed, Policy: describeNet(ck.Policy), RNGBytes: len(ck.RNG),
 				Metrics: h.Metrics, Train: h.Train, DataPos: h.DataPos,
 				ConfidenceSource: checkpoints.ConfidenceSource(&h),
 			}
@@ -148,10 +151,7 @@ The file is fully read and checked (checksums, finite weights).`,
 func writeCkptInfo(w io.Writer, c ckptInfo) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "file\t%s (%d bytes)\n", c.File, c.Bytes)
-	match := "matches this build"
-	if !c.Usable {
-		match = fmt.Sprintf("this build featurizes as %s: the policy cannot run here", metapolicy.FeatureVersion)
-	}
+	match := layoutNote(c.FeatureVersion)
 	fmt.Fprintf(tw, "feature version\t%s (%s)\n", c.FeatureVersion, match)
 	fmt.Fprintf(tw, "step\t%d\n", c.Step)
 	fmt.Fprintf(tw, "seed\t%d\n", c.Seed)
@@ -230,8 +230,8 @@ func writeSTInfo(w io.Writer, s stInfo) error {
 	for _, k := range keys {
 		fmt.Fprintf(tw, "  %s\t%s\n", k, s.Metadata[k])
 	}
-	if v := s.Metadata[checkpoints.MetaFeatureVersion]; v != metapolicy.FeatureVersion {
-		fmt.Fprintf(tw, "warning\tfeature version %q is not this build's %s: the policy cannot run here\n", v, metapolicy.FeatureVersion)
+	if v := s.Metadata[checkpoints.MetaFeatureVersion]; !layoutRuns(v) {
+		fmt.Fprintf(tw, "warning\tfeature version %q: %s\n", v, layoutNote(v))
 	}
 	return tw.Flush()
 }
@@ -288,4 +288,26 @@ inspect). The file is written atomically. Such a file is a
 	cmd.Flags().BoolVar(&reference, "reference", false, "export the frozen reference policy instead of the trained one")
 	_ = cmd.MarkFlagRequired("safetensors")
 	return cmd
+}
+
+// layoutRuns says whether this build has the feature layout called v
+// (metapolicy.FeaturizerFor knows it; "" would mean the default).
+func layoutRuns(v string) bool {
+	_, err := metapolicy.FeaturizerFor(v)
+	return v != "" && err == nil
+}
+
+// layoutNote says whether and how this build runs a policy of layout v.
+func layoutNote(v string) string {
+	switch {
+	case v == metapolicy.FeatureVersion:
+		return "matches this build"
+	case layoutRuns(v):
+		return fmt.Sprintf("a layout this build runs, not its default %s (train --init from it with --features %s)", metapolicy.FeatureVersion, v)
+	}
+	var known []string
+	for _, f := range metapolicy.Featurizers() {
+		known = append(known, f.Version)
+	}
+	return fmt.Sprintf("unknown to this build, which runs %s: the policy cannot run here", strings.Join(known, " and "))
 }
