@@ -10,8 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // commands lists the constructors of the subcommands; each command's file
@@ -29,6 +33,7 @@ func newRoot() *cobra.Command {
 		Version:       version(),
 	}
 	root.SetVersionTemplate("mpdf {{.Version}}\n")
+	root.SetFlagErrorFunc(flagError) // inherited by every subcommand
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
@@ -53,4 +58,20 @@ func main() {
 		}
 		os.Exit(1)
 	}
+}
+
+// flagError words a numeric flag's bad value for a user ("--seed "-5": -5
+// is negative: want a non-negative integer") instead of the parser's
+// message, which names Go functions (strconv.ParseUint).
+func flagError(_ *cobra.Command, err error) error {
+	var iv *pflag.InvalidValueError
+	var ne *strconv.NumError
+	if !errors.As(err, &iv) || !errors.As(err, &ne) {
+		return err
+	}
+	msg := jsonscan.NumberMismatch(iv.GetValue(), jsonscan.KindOfParse(ne.Func))
+	if msg == "" {
+		return err
+	}
+	return fmt.Errorf("--%s %q: %s", iv.GetFlag().Name, iv.GetValue(), msg)
 }

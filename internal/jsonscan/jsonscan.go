@@ -6,6 +6,11 @@
 // fall back to encoding/json, which stays the reference for what a document
 // means and for every error message: so a Scanner accepts a subset of
 // JSON, never anything outside it.
+//
+// Beside the Scanner: Guard, a reader that stops a JSON stream at a string
+// or top-level element over a limit before a decoder buffers it (untrusted
+// files), and NumberMismatch, which words why a number does not fit its
+// field (out of range, negative, not an integer) for error messages.
 package jsonscan
 
 import "unicode/utf8"
