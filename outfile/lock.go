@@ -74,7 +74,8 @@ func TryLockFile(lockFile string) (*Lock, error) {
 		return nil, fmt.Errorf("outfile: lock %s: %w", lockFile, err)
 	}
 	host, _ := os.Hostname()
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = fmt.Fprintf(f, "pid %d on %s\n", os.Getpid(), host)
 	}
 	if err != nil {
