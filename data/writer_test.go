@@ -22,7 +22,7 @@ func TestRoundTrip(t *testing.T) {
 		if i%3 == 0 {
 			d := randomDecision(rng, 5, false)
 			if i == 3 {
-				d.Features = []float64{math.SmallestNonzeroFloat64, -0.0, 1e-300, math.MaxFloat32, 0.1}
+				d.Features = []float64{math.SmallestNonzeroFloat64, math.Copysign(0, -1), 1e-300, math.MaxFloat32, 0.1}
 				d.Reward = math.MaxFloat64
 			}
 			want = append(want, Record{Decision: d})
