@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // DefaultMaxLineBytes is the default limit on one JSON Lines record, the
@@ -286,7 +288,7 @@ func (r *Reader) Next() (Record, error) {
 		}
 		src.lineNo++
 		if src.lineNo == 1 {
-			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+			line = jsonscan.TrimBOM(line)
 		}
 		if re == nil && !tooLong && len(bytes.TrimSpace(line)) == 0 {
 			continue

@@ -2,8 +2,9 @@ package data
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
+
+	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // TranscriptError is an input that is a debate transcript (package
@@ -52,7 +53,7 @@ func sniffTranscript(br *bufio.Reader) string {
 // transcriptLayout reads the layout from prefix; decided is false when
 // prefix is too short to tell.
 func transcriptLayout(prefix []byte) (layout string, decided bool) {
-	s := sniffer{b: bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))}
+	s := sniffer{b: jsonscan.TrimBOM(prefix)}
 	switch s.next() {
 	case '{':
 		s.i++

@@ -194,7 +194,7 @@ func explain(err error, name string, dr io.Reader) error {
 // a UTF-8 byte order mark (which editors on Windows write; JSON forbids it
 // but readers commonly skip it).
 func firstByte(br *bufio.Reader) (byte, error) {
-	if b, _ := br.Peek(3); string(b) == "\xef\xbb\xbf" {
+	if b, _ := br.Peek(3); string(b) == jsonscan.BOM {
 		br.Discard(3)
 	}
 	for {

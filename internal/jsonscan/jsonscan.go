@@ -123,3 +123,15 @@ func (s *Scanner) Number() ([]byte, bool) {
 	s.I = i
 	return lit, true
 }
+
+// BOM is the UTF-8 byte order mark. JSON forbids it, but editors on
+// Windows write it: mpdf's readers skip one at the start of an input.
+const BOM = "\xef\xbb\xbf"
+
+// TrimBOM returns b without a leading BOM.
+func TrimBOM(b []byte) []byte {
+	if len(b) >= 3 && string(b[:3]) == BOM {
+		return b[3:]
+	}
+	return b
+}
