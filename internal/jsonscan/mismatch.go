@@ -87,3 +87,18 @@ func KindOfParse(fn string) reflect.Kind {
 	}
 	return reflect.Invalid
 }
+
+// TypeMismatch words an encoding/json UnmarshalTypeError whose value is a
+// number (Value "number 1e400", Type float64 or a pointer to it) with
+// NumberMismatch; it returns "" for any other mismatch, which the caller
+// words as before ("string, want a number").
+func TypeMismatch(value string, t reflect.Type) string {
+	lit, ok := strings.CutPrefix(value, "number ")
+	if !ok || t == nil {
+		return ""
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return NumberMismatch(lit, t.Kind())
+}

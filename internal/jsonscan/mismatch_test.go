@@ -1,6 +1,8 @@
 package jsonscan
 
 import (
+	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -34,5 +36,31 @@ func TestNumberMismatch(t *testing.T) {
 	}
 	if KindOfParse("strconv.ParseUint") != reflect.Uint64 || KindOfParse("ParseFloat") != reflect.Float64 || KindOfParse("x") != reflect.Invalid {
 		t.Error("KindOfParse")
+	}
+}
+
+// TypeMismatch words encoding/json's own errors.
+func TestTypeMismatch(t *testing.T) {
+	var v struct {
+		C    *float64 `json:"c"`
+		Seed *uint64  `json:"seed"`
+		N    int      `json:"n"`
+		S    string   `json:"s"`
+	}
+	cases := map[string]string{
+		`{"c": 1e400}`: "1e400 overflows a 64-bit float",
+		`{"seed": -5}`: "-5 is negative: want a non-negative integer",
+		`{"n": 1.5}`:   "1.5 is not an integer",
+		`{"s": 5}`:     "",
+	}
+	for in, want := range cases {
+		err := json.Unmarshal([]byte(in), &v)
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			t.Fatalf("%s: %v, want a type error", in, err)
+		}
+		if got := TypeMismatch(te.Value, te.Type); want == "" && got != "" || !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", in, got, want)
+		}
 	}
 }
