@@ -8,8 +8,8 @@ import (
 // Guard passes a JSON text through from R while it follows the text's
 // strings and nesting byte by byte, and fails a Read as soon as a string
 // grows longer than MaxString bytes or an element of the top-level array
-// or object (a member, key and value, for an object) longer than
-// MaxElement. A decoder reading through a Guard never receives the bytes
+// or object (a member, key and value, for an object), or a top-level
+// scalar, longer than MaxElement. A decoder reading through a Guard never receives the bytes
 // past a limit, so it never materialises an over-long value: memory stays
 // bounded by the limits, whatever the input's size. Lengths are counted as
 // written (escapes and quotes included); a zero limit is no limit. The
@@ -98,7 +98,7 @@ func (g *Guard) step(c byte) bool {
 		g.elem++
 		return false
 	}
-	if g.depth >= 1 && !g.inElem {
+	if !g.inElem { // at depth 0, a scalar top-level value counts as one
 		g.inElem, g.elemStart = true, g.off
 	}
 	if g.inElem && g.MaxElement > 0 && g.off-g.elemStart >= g.MaxElement {

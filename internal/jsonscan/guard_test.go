@@ -70,6 +70,10 @@ func TestGuardElements(t *testing.T) {
 	if _, err := readGuarded(in, 0, 23); err == nil {
 		t.Fatal("an element of 24 bytes passed a limit of 23")
 	}
+	// A top-level number is capped as an element.
+	if _, err := readGuarded("  "+strings.Repeat("9", 50), 0, 20); !errors.As(err, &le) || le.Offset != 2 {
+		t.Fatalf("a long top-level number: %v", err)
+	}
 	// Later reads keep failing.
 	g := &Guard{R: strings.NewReader(`["abcdef"]`), MaxString: 2}
 	io.Copy(io.Discard, g)
