@@ -10,12 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
+	"reflect"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mpdf/mpdf/internal/jsonscan"
+	"github.com/mpdf/mpdf/data"
 )
 
 // commands lists the constructors of the subcommands; each command's file
@@ -65,13 +65,23 @@ func main() {
 // message, which names Go functions (strconv.ParseUint).
 func flagError(_ *cobra.Command, err error) error {
 	var iv *pflag.InvalidValueError
-	var ne *strconv.NumError
-	if !errors.As(err, &iv) || !errors.As(err, &ne) {
+	if !errors.As(err, &iv) {
 		return err
 	}
-	msg := jsonscan.NumberMismatch(iv.GetValue(), jsonscan.KindOfParse(ne.Func))
+	kind, ok := flagKinds[iv.GetFlag().Value.Type()]
+	if !ok {
+		return err
+	}
+	msg := data.NumberMismatch(iv.GetValue(), kind)
 	if msg == "" {
 		return err
 	}
 	return fmt.Errorf("--%s %q: %s", iv.GetFlag().Name, iv.GetValue(), msg)
+}
+
+// flagKinds maps pflag's numeric value types to the kinds they hold.
+var flagKinds = map[string]reflect.Kind{
+	"int": reflect.Int, "int8": reflect.Int8, "int16": reflect.Int16, "int32": reflect.Int32, "int64": reflect.Int64,
+	"uint": reflect.Uint, "uint8": reflect.Uint8, "uint16": reflect.Uint16, "uint32": reflect.Uint32, "uint64": reflect.Uint64,
+	"float32": reflect.Float32, "float64": reflect.Float64,
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/data"
-	"github.com/mpdf/mpdf/internal/jsonscan"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/trainer"
 )
@@ -126,7 +125,7 @@ func resolveConfig(base trainer.Config, path string, fs *pflag.FlagSet) (trainer
 		if err != nil {
 			return cfg, err
 		}
-		dec := json.NewDecoder(strings.NewReader(string(jsonscan.TrimBOM(b))))
+		dec := json.NewDecoder(strings.NewReader(string(data.TrimBOM(b))))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&cfg); err != nil {
 			return cfg, fmt.Errorf("%s: %w", path, err)

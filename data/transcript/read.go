@@ -13,7 +13,6 @@ import (
 
 	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data"
-	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // MaxQuestionBytes caps one question of a transcript as written: its key
@@ -132,8 +131,7 @@ func Each(r io.Reader, name string, opts Options, fn func(q *Question) error) (*
 	// The guard stops the stream at the first string or question over its
 	// limit, before the decoder buffers it: a small compressed file can
 	// hold a gigabyte-long message.
-	guard := &jsonscan.Guard{R: dr, MaxString: data.MaxTextBytes, MaxElement: MaxQuestionBytes}
-	br := bufio.NewReaderSize(guard, 64<<10)
+	br := bufio.NewReaderSize(data.LimitJSON(dr, data.MaxTextBytes, MaxQuestionBytes), 64<<10)
 	layout := opts.Layout
 	first, err := firstByte(br)
 	if err != nil {
@@ -176,7 +174,7 @@ func Each(r io.Reader, name string, opts Options, fn func(q *Question) error) (*
 // explain rewrites the errors whose words would mislead: a string or
 // question over its limit (the guard's), and a stream that ends early.
 func explain(err error, name string, dr io.Reader) error {
-	var le *jsonscan.LimitError
+	var le *data.LimitError
 	switch {
 	case errors.As(err, &le) && le.String:
 		return fmt.Errorf("transcript: %s: offset %d: question %d: a text longer than %d bytes, the limit per text (runaway output or not a transcript)", name, le.Offset, le.Element, le.Limit)
@@ -194,7 +192,7 @@ func explain(err error, name string, dr io.Reader) error {
 // a UTF-8 byte order mark (which editors on Windows write; JSON forbids it
 // but readers commonly skip it).
 func firstByte(br *bufio.Reader) (byte, error) {
-	if b, _ := br.Peek(3); string(b) == jsonscan.BOM {
+	if b, _ := br.Peek(3); len(b) == 3 && len(data.TrimBOM(b)) == 0 {
 		br.Discard(3)
 	}
 	for {

@@ -73,21 +73,6 @@ func bitSize(k reflect.Kind) int {
 	return 64 // int, uint and uintptr are 64 bits where mpdf runs
 }
 
-// KindOfParse is the kind a strconv parse function (a *strconv.NumError's
-// Func) reads: ParseFloat a float64, ParseUint a uint64, ParseInt or Atoi
-// an int64; reflect.Invalid for another.
-func KindOfParse(fn string) reflect.Kind {
-	switch strings.TrimPrefix(fn, "strconv.") {
-	case "ParseFloat":
-		return reflect.Float64
-	case "ParseUint":
-		return reflect.Uint64
-	case "ParseInt", "Atoi":
-		return reflect.Int64
-	}
-	return reflect.Invalid
-}
-
 // TypeMismatch words an encoding/json UnmarshalTypeError whose value is a
 // number (Value "number 1e400", Type float64 or a pointer to it) with
 // NumberMismatch; it returns "" for any other mismatch, which the caller
