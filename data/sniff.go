@@ -34,8 +34,10 @@ func (e *TranscriptError) Error() string {
 //     [agent_contexts, ...], agent_contexts an array of chats, each an
 //     array of messages, objects or strings: no rollout record has an
 //     array of arrays of arrays as its first value;
-//   - agora: an array of objects whose first has a "question" key: a
-//     rollout line is an object, never an array.
+//   - agora: an array of objects whose first has a "question_id" or an
+//     "agent_response" key (after scalar members only): a rollout line is
+//     an object, never an array, and an array of rollout records has
+//     "kind" and no such key.
 //
 // It peeks at what it needs, growing up to the buffer's size, and returns
 // "" when the input is not a transcript or cannot be told.
@@ -90,8 +92,8 @@ func transcriptLayout(prefix []byte) (layout string, decided bool) {
 		if c := s.next(); c != '{' {
 			return "", c != 0
 		}
-		// The first object: look for its "question" key at its top level
-		// (LLM-Agora writes question_id, question, agent_response, ...).
+		// The first object: look for LLM-Agora's keys at its top level (it
+		// writes question_id, question, agent_response, ...).
 		s.i++
 		for {
 			switch s.next() {
@@ -105,8 +107,11 @@ func transcriptLayout(prefix []byte) (layout string, decided bool) {
 					return "", s.i >= len(s.b)
 				}
 				s.i++
-				if string(key) == "question" || string(key) == "agent_response" {
+				switch string(key) {
+				case "question_id", "agent_response":
 					return "agora", true
+				case "kind":
+					return "", true // an array of rollout records, say
 				}
 				if !s.skipValue() {
 					return "", s.i < len(s.b) // stopped inside b: not a scalar

@@ -12,6 +12,9 @@ func TestTranscriptLayout(t *testing.T) {
 		{"\xef\xbb\xbf{\n  \"Q \\\" quoted\" :\n [\n  [ [\"plain\"]]]}", "debate"},
 		{`[{"question_id": 0, "question": "q", "agent_response": {}}]`, "agora"},
 		{"[\n {\n  \"question_id\": 12,\n  \"question\": \"q\"}]", "agora"},
+		{`[{"question": "q", "agent_response": {"a": ["1"]}}]`, "agora"},
+		{`[{"kind": "episode", "id": "e", "question": "q", "agents": 2}]`, ""}, // episodes in an array
+		{`[{"question": "q", "answer": "1"}]`, ""},
 		// Rollout records, whatever their key order, are never taken for one.
 		{`{"kind":"episode","id":"e","task":"t","agents":2,"rounds":[{"turns":[]}]}`, ""},
 		{`{"rounds":[{"turns":[]}],"kind":"episode"}`, ""},
