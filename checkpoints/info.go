@@ -48,9 +48,12 @@ type Info struct {
 	File           string `json:"file"`
 	Bytes          int64  `json:"bytes"`
 	FeatureVersion string `json:"feature_version"`
-	// Usable says whether this build's featurizer matches (the policy can
-	// be run by simulate, eval, collect and train --resume).
-	Usable    bool               `json:"feature_version_matches_build"`
+	// Usable says whether the layout is this build's default (train
+	// --resume and --init without --features take it).
+	Usable bool `json:"feature_version_matches_build"`
+	// RunsHere says whether this build knows the layout: simulate, eval,
+	// collect, serve and export run the policy through it.
+	RunsHere  bool               `json:"feature_version_runs_here"`
 	Step      int64              `json:"step"`
 	Seed      uint64             `json:"seed"`
 	Policy    NetInfo            `json:"policy"`
@@ -106,8 +109,8 @@ func Describe(ck *Checkpoint, path string, size int64) *Info {
 	h := ck.Header
 	info := &Info{
 		File: path, Bytes: size, FeatureVersion: h.FeatureVersion,
-		Usable: h.FeatureVersion == metapolicy.FeatureVersion,
-		Step:   h.Step, Seed: h.Seed, Policy: DescribeNet(ck.Policy), RNGBytes: len(ck.RNG),
+		Usable: h.FeatureVersion == metapolicy.FeatureVersion, RunsHere: layoutRuns(h.FeatureVersion),
+		Step: h.Step, Seed: h.Seed, Policy: DescribeNet(ck.Policy), RNGBytes: len(ck.RNG),
 		Metrics: h.Metrics, Train: h.Train, DataPos: h.DataPos,
 		ConfidenceSource: ConfidenceSource(&h),
 	}
@@ -129,10 +132,7 @@ func Describe(ck *Checkpoint, path string, size int64) *Info {
 func (c *Info) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "file\t%s (%d bytes)\n", c.File, c.Bytes)
-	match := "matches this build"
-	if !c.Usable {
-		match = fmt.Sprintf("this build featurizes as %s: the policy cannot run here", metapolicy.FeatureVersion)
-	}
+	match := layoutNote(c.FeatureVersion)
 	fmt.Fprintf(tw, "feature version\t%s (%s)\n", c.FeatureVersion, match)
 	fmt.Fprintf(tw, "step\t%d\n", c.Step)
 	fmt.Fprintf(tw, "seed\t%d\n", c.Seed)
@@ -203,8 +203,8 @@ func (s *SafetensorsInfo) WriteText(w io.Writer) error {
 	for _, k := range sortedKeys(s.Metadata) {
 		fmt.Fprintf(tw, "  %s\t%s\n", k, s.Metadata[k])
 	}
-	if v := s.Metadata[MetaFeatureVersion]; v != metapolicy.FeatureVersion {
-		fmt.Fprintf(tw, "warning\tfeature version %q is not this build's %s: the policy cannot run here\n", v, metapolicy.FeatureVersion)
+	if v := s.Metadata[MetaFeatureVersion]; !layoutRuns(v) {
+		fmt.Fprintf(tw, "warning\tfeature version %q: %s\n", v, layoutNote(v))
 	}
 	return tw.Flush()
 }
@@ -244,4 +244,26 @@ func Export(path, out string, reference bool) (*Checkpoint, *nn.MLP[float32], er
 		return nil, nil, err
 	}
 	return ck, net, nil
+}
+
+// layoutRuns says whether this build has the feature layout called v
+// (metapolicy.FeaturizerFor knows it; "" would mean the default).
+func layoutRuns(v string) bool {
+	_, err := metapolicy.FeaturizerFor(v)
+	return v != "" && err == nil
+}
+
+// layoutNote says whether and how this build runs a policy of layout v.
+func layoutNote(v string) string {
+	switch {
+	case v == metapolicy.FeatureVersion:
+		return "matches this build"
+	case layoutRuns(v):
+		return fmt.Sprintf("a layout this build runs, not its default %s (train --init from it with --features %s)", metapolicy.FeatureVersion, v)
+	}
+	var known []string
+	for _, f := range metapolicy.Featurizers() {
+		known = append(known, f.Version)
+	}
+	return fmt.Sprintf("unknown to this build, which runs %s: the policy cannot run here", strings.Join(known, " and "))
 }

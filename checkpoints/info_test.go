@@ -67,3 +67,11 @@ func TestInspectAndExport(t *testing.T) {
 		t.Errorf("exporting a missing reference: %v", err)
 	}
 }
+
+// An unknown layout is named, with the layouts this build runs.
+func TestLayoutNoteUnknown(t *testing.T) {
+	if note := layoutNote("mpdf-features/custom-7"); !strings.Contains(note, "cannot run here") ||
+		!strings.Contains(note, metapolicy.FeatureVersion) || !strings.Contains(note, metapolicy.FeatureVersionV2) {
+		t.Errorf("an unknown layout: %q", note)
+	}
+}

@@ -38,5 +38,18 @@ func Decompress(r io.Reader, name string) (io.ReadCloser, error) {
 	case ext == ".gz" || ext == ".zst":
 		return nil, fmt.Errorf("data: %s: not a %s stream (bad magic bytes %x)", name, ext[1:], magic)
 	}
-	return io.NopCloser(br), nil
+	return plain{br}, nil
+}
+
+// plain is an uncompressed stream from Decompress.
+type plain struct{ io.Reader }
+
+func (plain) Close() error { return nil }
+
+// Compressed reports whether r, from Decompress, decompresses: an early
+// end of its stream then means a truncated file (gzip's trailer missing,
+// say), which a reader's message should say.
+func Compressed(r io.Reader) bool {
+	_, p := r.(plain)
+	return !p
 }

@@ -49,6 +49,7 @@ func fastDecision(line []byte, width int) (rec Record, err *RecordError, ok bool
 			bit = sGroup
 			var g []byte
 			g, ok = p.RawString()
+			ok = ok && len(g) <= MaxTextBytes // the general path rejects it
 			group = string(g)
 		case "action":
 			bit = sAction

@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // DefaultMaxLineBytes is the default limit on one JSON Lines record, the
@@ -148,6 +150,10 @@ type Reader struct {
 	zd    *zstd.Decoder
 	sum   hash.Hash
 	line  []byte
+	scan  textScan // finds a string over MaxTextBytes in a long line
+	// layout is the transcript layout the current input begins in, "" for
+	// none: its first line's rejection is then a *TranscriptError.
+	layout string
 
 	width  int
 	counts Counts
@@ -282,7 +288,7 @@ func (r *Reader) Next() (Record, error) {
 		}
 		src.lineNo++
 		if src.lineNo == 1 {
-			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+			line = jsonscan.TrimBOM(line)
 		}
 		if re == nil && !tooLong && len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -292,6 +298,9 @@ func (r *Reader) Next() (Record, error) {
 		var rec Record
 		switch {
 		case re != nil:
+		case tooLong && r.scan.at >= 0:
+			re = fieldErr("line", "a string of more than %d bytes, the limit per text, starts at byte %d of the line; the line (%d bytes) is skipped unread",
+				MaxTextBytes, r.scan.at+1, n)
 		case tooLong:
 			re = fieldErr("line", "%d bytes, over the limit of %d (MaxLineBytes)", n, r.opts.MaxLineBytes)
 		default:
@@ -302,6 +311,15 @@ func (r *Reader) Next() (Record, error) {
 				re.Torn = true
 				re.Reason += "; the file ends here without a newline: a torn last record (was its writer killed?)"
 			}
+		}
+		if re != nil && src.lineNo == 1 && r.layout != "" {
+			// Not a bad record: the wrong kind of file. It is not
+			// counted as a record, and with SkipUnreadable the read goes
+			// on with the next input.
+			r.counts.Read--
+			src.stats.Read--
+			r.fail(&TranscriptError{File: src.name, Layout: r.layout})
+			continue
 		}
 		if re != nil {
 			re.File, re.Line = src.name, src.lineNo
@@ -399,7 +417,7 @@ func (r *Reader) openNext() error {
 	in := &r.inputs[r.next]
 	r.next++
 	in.stats.Path = in.name
-	r.cur = in
+	r.cur, r.layout = in, ""
 	r.counts.Files++
 	if in.err != nil {
 		return in.err
@@ -435,7 +453,7 @@ func (r *Reader) openNext() error {
 			return fmt.Errorf("data: %s: gzip: %w", in.name, err)
 		}
 		r.text.Reset(r.gz)
-		r.lines = r.text
+		r.lines, r.layout = r.text, sniffTranscript(r.text)
 	case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 		var err error
 		if r.zd == nil {
@@ -448,7 +466,7 @@ func (r *Reader) openNext() error {
 			return fmt.Errorf("data: %s: zstd: %w", in.name, err)
 		}
 		r.text.Reset(r.zd)
-		r.lines = r.text
+		r.lines, r.layout = r.text, sniffTranscript(r.text)
 	case (ext == ".gz" && bytes.HasPrefix([]byte{0x1f, 0x8b}, magic)) ||
 		(ext == ".zst" && bytes.HasPrefix([]byte{0x28, 0xb5, 0x2f, 0xfd}, magic)):
 		// Shorter than its magic bytes, and a prefix of them: a stream
@@ -457,7 +475,7 @@ func (r *Reader) openNext() error {
 	case ext == ".gz" || ext == ".zst":
 		return fmt.Errorf("data: %s: not a %s stream (bad magic bytes %x)", in.name, ext[1:], magic)
 	default:
-		r.lines = r.raw
+		r.lines, r.layout = r.raw, sniffTranscript(r.raw)
 	}
 	return nil
 }
@@ -518,20 +536,28 @@ func (r *Reader) finish() error {
 }
 
 // readLine returns the next line without its newline and its length. A
-// line over MaxLineBytes is consumed but not kept: tooLong is set and line
-// is empty. unended says the line ends at the end of the input, without a
+// line over MaxLineBytes, or with a string over MaxTextBytes (r.scan.at is
+// then where the string starts), is consumed but not kept: tooLong is set
+// and line is empty. unended says the line ends at the end of the input, without a
 // newline. It returns io.EOF only when no byte is left; with another error
 // n is the count of the line's bytes read before it.
 func (r *Reader) readLine() (line []byte, n int, tooLong, unended bool, err error) {
 	limit := r.opts.MaxLineBytes
 	r.line = r.line[:0]
+	r.scan = textScan{at: -1}
 	total := 0
 	for {
 		chunk, err := r.lines.ReadSlice('\n')
 		total += len(chunk)
 		r.counts.Bytes += int64(len(chunk))
 		if !tooLong && total <= limit+1 {
+			r.line = growLine(r.line, len(chunk))
 			r.line = append(r.line, chunk...)
+			// A string over MaxTextBytes ends the buffering at once: the
+			// rest of the line is consumed, not kept.
+			if len(r.line) > MaxTextBytes && r.scan.scan(r.line) {
+				tooLong, r.line = true, r.line[:0]
+			}
 		} else {
 			tooLong, r.line = true, r.line[:0]
 		}
@@ -571,4 +597,54 @@ func (c *countingReader) Read(p []byte) (int, error) {
 		c.h.Write(p[:n])
 	}
 	return n, err
+}
+
+// growLine makes room for n more bytes in b, doubling its capacity: append's
+// gentler growth of large slices leaves several times the final size in
+// garbage, and a long line's buffer would take that much more memory.
+func growLine(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	nb := make([]byte, len(b), max(2*cap(b), len(b)+n, 4096))
+	copy(nb, b)
+	return nb
+}
+
+// textScan follows a line's strings from where it stopped, to find one
+// longer than MaxTextBytes as written (between its quotes) without
+// decoding the line. A newline cannot be inside a JSON string, so each
+// line starts afresh.
+type textScan struct {
+	i     int  // bytes of the line scanned
+	inStr bool // within a string that starts at start
+	esc   bool
+	start int
+	at    int // where the over-long string starts; -1: none
+}
+
+// scan goes on over line and reports whether a string is over the limit.
+func (s *textScan) scan(line []byte) bool {
+	for ; s.i < len(line); s.i++ {
+		c := line[s.i]
+		switch {
+		case !s.inStr:
+			if c == '"' {
+				s.inStr, s.start = true, s.i
+			}
+			continue
+		case s.esc:
+			s.esc = false
+		case c == '\\':
+			s.esc = true
+		case c == '"':
+			s.inStr = false
+			continue
+		}
+		if s.i-s.start > MaxTextBytes {
+			s.at = s.start
+			return true
+		}
+	}
+	return false
 }

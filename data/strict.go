@@ -12,11 +12,11 @@ import (
 // checkStrict finds what encoding/json accepts silently but a record must
 // not hold: an object key given twice (encoding/json keeps the last value,
 // other readers the first; keys are compared as encoding/json matches
-// them, case-insensitively) and a string with invalid UTF-8 (encoding/json
+// them, case-insensitively), a string with invalid UTF-8 (encoding/json
 // turns each bad byte into U+FFFD, so that "560\xff" and "560\xfe" would
-// read as one answer). line is one JSON value of valid syntax (the decoder
-// has accepted it). It returns the first offence in document order, with
-// its JSON path, or nil.
+// read as one answer) and a string over MaxTextBytes. line is one JSON
+// value of valid syntax (the decoder has accepted it). It returns the
+// first offence in document order, with its JSON path, or nil.
 func checkStrict(line []byte) *RecordError {
 	s := strictScanner{Scanner: jsonscan.Scanner{B: line}}
 	return s.value()
@@ -149,6 +149,9 @@ func (s *strictScanner) str() ([]byte, *RecordError) {
 		case '"':
 			raw := s.B[start:s.I]
 			s.I++
+			if len(raw) > MaxTextBytes {
+				return nil, fieldErr(s.pathString(), "a string of %d bytes, over the limit of %d per text", len(raw), MaxTextBytes)
+			}
 			if !utf8.Valid(raw) {
 				bad := start
 				for r := raw; len(r) > 0; {

@@ -59,7 +59,9 @@ func NewWriter(w io.Writer) *Writer {
 
 // Create returns a Writer to the file path, compressed by its extension:
 // .gz (gzip, default level) or .zst (zstd, default level, one goroutine,
-// so that the bytes are deterministic); anything else is plain. The
+// so that the bytes are deterministic); the extension of another
+// compression (.bz2, .xz, ...) is refused (CheckOutputName), anything else
+// is plain. The
 // records go to a temporary file beside path (package outfile): Close
 // renames it over path, Abort removes it, and path is never left
 // half-written. path must be missing or a regular file; a symbolic link, a
@@ -68,6 +70,9 @@ func NewWriter(w io.Writer) *Writer {
 // Commit makes the records written so far durable at path while writing
 // goes on, for a writer that must keep them through a crash.
 func Create(path string) (*Writer, error) {
+	if err := CheckOutputName(path); err != nil {
+		return nil, err
+	}
 	f, err := outfile.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
@@ -169,6 +174,12 @@ func (w *Writer) encode(v any) error {
 	}
 	if n := w.line.Len() - 1; n > w.maxLine {
 		return fieldErr("line", "%d bytes, over the limit of %d (MaxLineBytes; readers refuse it too)", n, w.maxLine)
+	} else if n > MaxTextBytes {
+		// Only a line this long can hold a string over MaxTextBytes.
+		if re := checkStrict(w.line.Bytes()); re != nil {
+			re.Reason += "; readers refuse it too"
+			return re
+		}
 	}
 	if w.ended {
 		w.comp.Reset(w.f)
@@ -254,9 +265,12 @@ func (w *Writer) Close() error {
 		err = w.f.Commit()
 	}
 	if err != nil {
-		w.err = fmt.Errorf("data: %w", err)
+		// Abort marks the Writer closed; the error to return is the real
+		// one (a full disk's ENOSPC), not Abort's "write after Close".
+		err = fmt.Errorf("data: %w", err)
 		w.Abort()
-		return w.err
+		w.err = err
+		return err
 	}
 	w.closed = true
 	if w.f != nil {
@@ -322,6 +336,26 @@ func episodeUTF8(e *Episode) *RecordError {
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// otherCompressions are extensions of compressions this package does not
+// write: a file so named would otherwise get plain JSON Lines under a name
+// that promises something else.
+var otherCompressions = map[string]string{
+	".bz2": "bzip2", ".bzip2": "bzip2", ".xz": "xz", ".lzma": "lzma", ".lz": "lzip",
+	".lz4": "lz4", ".br": "brotli", ".z": "compress", ".zip": "zip", ".7z": "7-zip",
+	".sz": "snappy", ".snappy": "snappy", ".tgz": "gzip'd tar", ".zstd": "zstd", ".gzip": "gzip",
+}
+
+// CheckOutputName refuses an output name whose extension is a compression
+// Create does not write (it writes .gz, .zst or plain), naming the ones it
+// accepts.
+func CheckOutputName(path string) error {
+	ext := strings.ToLower(filepath.Ext(path))
+	if what, ok := otherCompressions[ext]; ok {
+		return fmt.Errorf("data: %s: compression extension %s (%s) is not one written here: the accepted ones are .gz (gzip) and .zst (zstd), or none for plain JSON Lines (.jsonl)", path, ext, what)
 	}
 	return nil
 }

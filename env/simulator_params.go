@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+
+	"github.com/mpdf/mpdf/data"
 )
 
 // SimParams are the coefficients of the simulator's model of how agents
@@ -143,6 +145,7 @@ func DefaultSimParams() SimParams {
 // ParseSimParams reads parameters written by SimParams.MarshalIndent (or
 // by hand): every field must be present, known and valid.
 func ParseSimParams(b []byte) (SimParams, error) {
+	b = data.TrimBOM(b) // a hand-edited file may start with one
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return SimParams{}, fmt.Errorf("env: simulator parameters: %w", err)

@@ -125,7 +125,7 @@ func resolveConfig(base trainer.Config, path string, fs *pflag.FlagSet) (trainer
 		if err != nil {
 			return cfg, err
 		}
-		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec := json.NewDecoder(strings.NewReader(string(data.TrimBOM(b))))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&cfg); err != nil {
 			return cfg, fmt.Errorf("%s: %w", path, err)

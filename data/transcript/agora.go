@@ -32,6 +32,7 @@ func eachAgora(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(q
 	} else if tok != json.Delim('[') {
 		return fmt.Errorf("transcript: %s: offset %d: want a JSON array of {question, agent_response, answer} (agora layout), got %v", name, dec.InputOffset(), tok)
 	}
+	seen := questionSet{}
 	for index := 0; dec.More(); index++ {
 		off := dec.InputOffset()
 		var it agoraItem
@@ -52,6 +53,9 @@ func eachAgora(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(q
 			}
 		}
 		text := *it.Question
+		if err := seen.check(meta.Task, text, index); err != nil {
+			return fmt.Errorf("transcript: %s: offset %d: question %d: %w", name, off, index, err)
+		}
 		q := &Question{
 			ID: QuestionID(meta.Task, text), File: base, Index: index, Task: meta.Task,
 			Text: text, GoldRaw: gold, Gold: answer.Gold(meta.Task, gold),

@@ -26,7 +26,13 @@
 //
 // A file that is neither, or a question that departs from its layout, is
 // an error naming the file, the byte offset (of the decompressed stream),
-// the question's index and what was expected.
+// the question's index and what was expected. So is a question text given
+// twice in one file (its two episodes would share a task id), a text
+// longer than data.MaxTextBytes (4 MiB) or a question longer than
+// MaxQuestionBytes (32 MiB), both counted as written: the read stops there,
+// before the decoder holds the over-long value, so a small compressed file
+// cannot take more memory than the caps. A leading UTF-8 byte order mark
+// is skipped; a compressed file cut short is said to be truncated.
 //
 // The task (answer rules: gsm8k, mmlu, arithmetic, math) and the model come
 // from the file name unless Options say: "gsm_3_2.json" (Du et al.: task,

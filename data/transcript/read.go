@@ -15,6 +15,15 @@ import (
 	"github.com/mpdf/mpdf/data"
 )
 
+// MaxQuestionBytes caps one question of a transcript as written: its key
+// and value (debate layout) or its object (agora), agents' chats included.
+// The largest of the shared real transcripts is 0.8 MB; 32 MiB is 40 times
+// that, and half the rollout line limit (data.DefaultMaxLineBytes), so
+// that the question's episode, which keeps only the answers of those chats,
+// fits a line. One string is capped at data.MaxTextBytes, counted as
+// written (escapes included). Both bound the memory of a read.
+const MaxQuestionBytes = 32 << 20
+
 // Layout names a transcript file layout (see the package documentation).
 type Layout string
 
@@ -119,7 +128,10 @@ func Each(r io.Reader, name string, opts Options, fn func(q *Question) error) (*
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
 	defer dr.Close()
-	br := bufio.NewReaderSize(dr, 64<<10)
+	// The guard stops the stream at the first string or question over its
+	// limit, before the decoder buffers it: a small compressed file can
+	// hold a gigabyte-long message.
+	br := bufio.NewReaderSize(data.LimitJSON(dr, data.MaxTextBytes, MaxQuestionBytes), 64<<10)
 	layout := opts.Layout
 	first, err := firstByte(br)
 	if err != nil {
@@ -145,18 +157,44 @@ func Each(r io.Reader, name string, opts Options, fn func(q *Question) error) (*
 	default:
 		err = fmt.Errorf("transcript: %s: unknown layout %q", name, layout)
 	}
-	if err != nil {
-		return nil, err
+	if err == nil {
+		if _, terr := dec.Token(); terr == nil {
+			err = fmt.Errorf("transcript: %s: offset %d: data after the top-level value", name, dec.InputOffset())
+		} else if !errors.Is(terr, io.EOF) {
+			err = fmt.Errorf("transcript: %s: offset %d: after the top-level value: %w", name, dec.InputOffset(), terr)
+		}
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("transcript: %s: offset %d: data after the top-level value", name, dec.InputOffset())
+	if err != nil {
+		return nil, explain(err, name, dr)
 	}
 	rep.finish(meta)
 	return rep, nil
 }
 
-// firstByte peeks at the first byte that is not JSON white space.
+// explain rewrites the errors whose words would mislead: a string or
+// question over its limit (the guard's), and a stream that ends early.
+func explain(err error, name string, dr io.Reader) error {
+	var le *data.LimitError
+	switch {
+	case errors.As(err, &le) && le.String:
+		return fmt.Errorf("transcript: %s: offset %d: question %d: a text longer than %d bytes, the limit per text (runaway output or not a transcript)", name, le.Offset, le.Element, le.Limit)
+	case errors.As(err, &le):
+		return fmt.Errorf("transcript: %s: offset %d: question %d is longer than %d bytes, the limit per question", name, le.Offset, le.Element, le.Limit)
+	case errors.Is(err, io.ErrUnexpectedEOF) && data.Compressed(dr):
+		return fmt.Errorf("%w (the compressed stream is truncated: it stops before its end; was the file cut short?)", err)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w (the file ends mid-value: truncated?)", err)
+	}
+	return err
+}
+
+// firstByte peeks at the first byte that is not JSON white space, after
+// a UTF-8 byte order mark (which editors on Windows write; JSON forbids it
+// but readers commonly skip it).
 func firstByte(br *bufio.Reader) (byte, error) {
+	if b, _ := br.Peek(3); len(b) == 3 && len(data.TrimBOM(b)) == 0 {
+		br.Discard(3)
+	}
 	for {
 		b, err := br.Peek(1)
 		if err != nil {
@@ -183,6 +221,7 @@ func eachDebate(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(
 	} else if tok != json.Delim('{') {
 		return fmt.Errorf("transcript: %s: offset %d: want a JSON object mapping questions to [agent_contexts, gold] (debate layout), got %v", name, dec.InputOffset(), tok)
 	}
+	seen := questionSet{}
 	for index := 0; dec.More(); index++ {
 		off := dec.InputOffset()
 		tok, err := dec.Token()
@@ -190,6 +229,9 @@ func eachDebate(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(
 			return fmt.Errorf("transcript: %s: offset %d: question %d: %w", name, off, index, err)
 		}
 		text, _ := tok.(string) // object keys are strings
+		if err := seen.check(meta.Task, text, index); err != nil {
+			return fmt.Errorf("transcript: %s: offset %d: question %d: %w", name, off, index, err)
+		}
 		ctxs, gold, extra, err := decodeValue(dec)
 		if err != nil {
 			return fmt.Errorf("transcript: %s: offset %d: question %d: %w", name, off, index, err)
@@ -333,4 +375,22 @@ func readOptions(task Task, question string) answer.Options {
 		return answer.Options{}
 	}
 	return answer.Options{Choices: answer.Choices(question)}
+}
+
+// questionSet finds a question text given twice in one file (a debate
+// layout's key, repeated; an agora question listed twice). Each would
+// become an episode of one task id: two answers to one question, as if
+// independent, which skews any split or mean by question. It is an error
+// rather than renamed, since which of the two is right cannot be told.
+// Questions are kept by their ID (a 48-bit hash): 8 bytes and a map entry
+// each.
+type questionSet map[string]int
+
+func (s questionSet) check(task Task, text string, index int) error {
+	id := QuestionID(task, text)
+	if j, ok := s[id]; ok {
+		return fmt.Errorf("the same question text as question %d (task id %s): a file must hold each question once (remove or merge the repeat)", j, id)
+	}
+	s[id] = index
+	return nil
 }

@@ -6,6 +6,11 @@
 // fall back to encoding/json, which stays the reference for what a document
 // means and for every error message: so a Scanner accepts a subset of
 // JSON, never anything outside it.
+//
+// Beside the Scanner: Guard, a reader that stops a JSON stream at a string
+// or top-level element over a limit before a decoder buffers it (untrusted
+// files), and NumberMismatch, which words why a number does not fit its
+// field (out of range, negative, not an integer) for error messages.
 package jsonscan
 
 import "unicode/utf8"
@@ -117,4 +122,16 @@ func (s *Scanner) Number() ([]byte, bool) {
 	lit := b[s.I:i]
 	s.I = i
 	return lit, true
+}
+
+// BOM is the UTF-8 byte order mark. JSON forbids it, but editors on
+// Windows write it: mpdf's readers skip one at the start of an input.
+const BOM = "\xef\xbb\xbf"
+
+// TrimBOM returns b without a leading BOM.
+func TrimBOM(b []byte) []byte {
+	if len(b) >= 3 && string(b[:3]) == BOM {
+		return b[3:]
+	}
+	return b
 }
