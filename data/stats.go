@@ -151,8 +151,9 @@ func (s *Stats) decision(group string, a metapolicy.Action, reward float64, widt
 	r.Std = math.Sqrt(s.m2 / float64(r.N))
 }
 
-// Write prints s as a text table.
-func (s *Stats) Write(w io.Writer) error {
+// WriteText prints s as a text table, then a note on the records rejected
+// and the episode ids repeated, which it skipped and counted.
+func (s *Stats) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	c := s.Counts
 	fmt.Fprintf(tw, "records\tread %d, accepted %d, rejected %d (%d files, %d bytes)\n", c.Read, c.Accepted, c.Rejected, c.Files, c.Bytes)
@@ -177,7 +178,16 @@ func (s *Stats) Write(w io.Writer) error {
 	fmt.Fprintf(tw, "actions\t%s\n", strings.Join(acts, ", "))
 	r := s.Reward
 	fmt.Fprintf(tw, "reward\tmean %.4g, std %.4g, min %.4g, max %.4g (n %d)\n", r.Mean, r.Std, r.Min, r.Max, r.N)
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if c.Rejected > 0 {
+		fmt.Fprintf(w, "%d records were rejected and skipped: mpdf data validate lists them\n", c.Rejected)
+	}
+	if c.DuplicateIDs > 0 {
+		fmt.Fprintf(w, "warning: %d episodes repeat an earlier episode's id: mpdf data validate lists them\n", c.DuplicateIDs)
+	}
+	return nil
 }
 
 func sumValues(m map[int]int64) int64 {

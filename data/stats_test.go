@@ -55,13 +55,14 @@ func TestStats(t *testing.T) {
 		t.Errorf("reward %+v, want mean %v std %v min 0 max 2", rw, mean, std)
 	}
 	var out bytes.Buffer
-	if err := s.Write(&out); err != nil {
+	if err := s.WriteText(&out); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
 		"read 4, accepted 3, rejected 1", "team size", "2: 2, 3: 1", "episodes without gold  1",
 		"round 0 0.500, final 1.000 (2 episodes with gold)", "7 in 2 groups, feature width 26",
 		"persist 0 (0.0%), refine 7 (100.0%), concede 0 (0.0%)", "mean 0.2857, std 0.6999, min 0, max 2 (n 7)",
+		"(n 7)\n1 records were rejected and skipped: mpdf data validate lists them\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("stats table lacks %q:\n%s", want, out.String())

@@ -223,10 +223,7 @@ and counted: mpdf data validate lists them.`,
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), st)
-			}
-			return writeStats(cmd.OutOrStdout(), st)
+			return output(cmd, asJSON, st)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON")
@@ -260,18 +257,4 @@ func readStats(cmd *cobra.Command, args []string, rf *rewardFlags, maxLine int) 
 	}
 	defer r.Close()
 	return data.CollectStats(r, cfg)
-}
-
-// writeStats prints st and what it skipped.
-func writeStats(o io.Writer, st *data.Stats) error {
-	if err := st.Write(o); err != nil {
-		return err
-	}
-	if st.Counts.Rejected > 0 {
-		fmt.Fprintf(o, "%d records were rejected and skipped: mpdf data validate lists them\n", st.Counts.Rejected)
-	}
-	if st.Counts.DuplicateIDs > 0 {
-		fmt.Fprintf(o, "warning: %d episodes repeat an earlier episode's id: mpdf data validate lists them\n", st.Counts.DuplicateIDs)
-	}
-	return nil
 }

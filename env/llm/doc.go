@@ -4,7 +4,9 @@
 // a hosted endpoint — and records them as data.Episodes that the trainer
 // reads. It has two layers: a Client for POST {base}/chat/completions
 // with timeouts, retries and a concurrency limit, and an Env (env.Env)
-// whose games turn the meta-actions of design §1 into calls.
+// whose games turn the meta-actions of design §1 into calls. [Collect]
+// plays a policy through them and commits every episode to a file as it
+// ends, resumable after an interrupt or a kill: what mpdf collect runs.
 //
 // # Running against a local server
 //

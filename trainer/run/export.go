@@ -18,8 +18,8 @@ import (
 // carries (activation, feature_version, mpdf.confidence_source). MetaStep
 // and MetaWeights are mpdf export's keys too.
 const (
-	MetaStep    = "mpdf.step"    // the checkpoint's step
-	MetaWeights = "mpdf.weights" // "policy" (export --reference writes "reference")
+	MetaStep    = checkpoints.MetaStep    // the checkpoint's step
+	MetaWeights = checkpoints.MetaWeights // "policy" (export --reference writes "reference")
 	// MetaCheckpoint names the checkpoint file the weights are those of:
 	// best.mpdf, or the latest ckpt-*.mpdf of a run that has no best yet
 	// (no checkpoint carried the best metric, e.g. no RL iteration).
