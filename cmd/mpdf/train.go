@@ -68,8 +68,8 @@ using the behaviour log-probabilities they carry.
 Configuration: defaults < --config FILE.json < flags. The resolved config is
 printed at start and stored in every checkpoint. The defaults depend on the
 environment: on the simulator and offline they are the ones shown below; on
---env replay:FILES they are the recipe mpdf study measures best on real
-transcripts: --sft-labels pivotal --sft-epochs 20 --features
+--env replay:FILES they are the recipe that holds on real transcripts,
+cross-validated and on held-out models: --sft-labels pivotal:gate --sft-epochs 20 --features
 mpdf-features/v2, the verdict judging the greedy policy (train says so on
 stderr; flags given still win). A teacher that cannot label the transcripts
 (no gold answer, no deliberation round) is skipped, and train says so on
