@@ -146,7 +146,7 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 		return fmt.Errorf("--overwrite and --resume: give one or the other")
 	}
 	// The defaults are the recipe of the environment trained in: on a
-	// replay, the one mpdf study measures best on real transcripts; on the
+	// replay, trainer.DefaultRecipe(RecipeReplay) (docs/results.md, 2026-12-01); on the
 	// simulator and offline, trainer's defaults. Flags given still win.
 	kind := trainer.RecipeSim
 	if len(args) == 0 && strings.HasPrefix(o.env, replay.SpecPrefix) {
@@ -220,7 +220,7 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 	}
 	var notes []string
 	if rs == nil && kind == trainer.RecipeReplay {
-		note := "defaults for transcripts (the recipe mpdf study measures best on them): " + recipe.Summary
+		note := "defaults for transcripts (the recipe that holds up in mpdf study and on held-out models): " + recipe.Summary
 		if given := givenRecipeFlags(fl); len(given) > 0 {
 			note += "; given: --" + strings.Join(given, ", --")
 		}
