@@ -83,7 +83,7 @@ func DefaultConfig() Config {
 // environment kind (trainer.DefaultRecipe: trainer.RecipeSim or
 // trainer.RecipeReplay), shortened as DefaultConfig's run is (20
 // iterations of 32 tasks × 4 episodes): on transcripts, the pivotal
-// teacher for trainer.ReplaySFTEpochs epochs, features v2, the learned
+// teacher over gate for trainer.ReplaySFTEpochs epochs, features v2, the learned
 // policies played greedy on the test side — the recipe `mpdf train --env
 // replay:` starts from. Its teacher labels through package
 // trainer/teacher: set Trainer to teacher.Train (as mpdf study does when

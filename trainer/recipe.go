@@ -29,12 +29,13 @@ const (
 )
 
 // ReplayLabels is the replay recipe's teacher: trainer/teacher's pivotal
-// labels (teacher.PivotalName; a test there holds the two equal).
-const ReplayLabels = "pivotal"
+// labels over gate (teacher.PivotalOver; a test there holds the spelling
+// to that teacher).
+const ReplayLabels = "pivotal:gate"
 
 // ReplaySFTEpochs is the supervised stage of the replay recipe: the
 // pivotal decisions are few (≈ 3 in 100), so the clone needs more passes
-// than the 5 of DefaultConfig.
+// than the 5 of DefaultConfig to learn where they depart from gate.
 const ReplaySFTEpochs = 20
 
 // DefaultRecipe is the recipe of an environment kind (RecipeSim or
@@ -44,16 +45,22 @@ const ReplaySFTEpochs = 20
 // confidence, which the threshold teacher reads, and its default run is
 // held byte for byte.
 //
-// On transcripts (a replay) the recipe is the one `mpdf study` measures
-// best on every shared transcript (README, "Can a learned policy win on
-// real deliberations?"; 5 folds × 3 seeds, λ = 0): the pivotal teacher
-// (package trainer/teacher's PivotalLabels: clone only the decisions whose
-// action changes the team's result; a run hands the labels to that
-// package, teacher.RunTeacher) for ReplaySFTEpochs epochs, the mpdf-features/v2 layout, then
-// SoftRankPO, judged greedy — +1.3 points over round-0 majority [+0.4,
-// +2.3] at 46 % of debate's tokens, level with gate. The heuristic teacher
-// of the simulator's recipe reads a confidence that no transcript states,
-// and would teach "always refine", i.e. clone debate.
+// On transcripts (a replay) the recipe is the one that holds both on
+// every shared transcript cross-validated (`mpdf study`, 5 folds × 3
+// seeds, λ = 0) and on real debates of models it never saw
+// (docs/results.md, 2026-12-01): the pivotal teacher over gate (package
+// trainer/teacher's PivotalOver: on gate's play, the best action where
+// hindsight says the agent's action changes the team's result, gate's own
+// action — refine when round 0 disagrees — everywhere else; a run hands
+// the labels to that package, teacher.RunTeacher) for ReplaySFTEpochs
+// epochs, the mpdf-features/v2 layout, then SoftRankPO, judged greedy. It
+// plays almost as gate does: level with gate in the study, and within
+// half a point of it, at no more tokens, on held-out models. The pivotal
+// teacher alone (no prior where hindsight is silent) is cheaper in the
+// study but learns to refine too rarely for models whose revisions mostly
+// fix (5 points under gate there). The heuristic teacher of the
+// simulator's recipe reads a confidence that no transcript states, and
+// would teach "always refine", i.e. clone debate.
 func DefaultRecipe(kind string) (Recipe, error) {
 	c := DefaultConfig()
 	switch kind {

@@ -21,7 +21,7 @@ func TestDefaultRecipe(t *testing.T) {
 	}
 	if !rep.Greedy || rep.Train.SFT.Labels != ReplayLabels || rep.Train.SFT.Epochs != ReplaySFTEpochs ||
 		rep.Train.Features != metapolicy.FeatureVersionV2 {
-		t.Errorf("replay recipe %+v: want pivotal, %d epochs, v2, greedy", rep, ReplaySFTEpochs)
+		t.Errorf("replay recipe %+v: want pivotal:gate, %d epochs, v2, greedy", rep, ReplaySFTEpochs)
 	}
 	if err := rep.Train.Validate(); err != nil {
 		t.Error(err)

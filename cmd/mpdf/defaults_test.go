@@ -57,7 +57,7 @@ func TestTrainReplayDefaultsAndVerdict(t *testing.T) {
 	if err := json.Unmarshal(c.Header.Train, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.SFT.Labels != teacher.PivotalName || cfg.SFT.Epochs != trainer.ReplaySFTEpochs || cfg.Features != rep.Train.Features {
+	if cfg.SFT.Labels != trainer.ReplayLabels || cfg.SFT.Epochs != trainer.ReplaySFTEpochs || cfg.Features != rep.Train.Features {
 		t.Errorf("stored config %+v: want the replay recipe", cfg)
 	}
 	if !strings.Contains(stdout, "mpdf/greedy against the fixed protocols") || !strings.Contains(stdout, "verdict: on these questions") {
@@ -116,9 +116,10 @@ func TestTrainRefusesSingleBehaviour(t *testing.T) {
 	}
 }
 
-// A teacher with nothing to label (every agent right from round 0: no
-// decision changes the team's result) skips the supervised stage and says
-// so, on stderr, in the summary and in eval.json, instead of failing.
+// A teacher with nothing to label (the pivotal one, when every agent is
+// right from round 0: no decision changes the team's result) skips the
+// supervised stage and says so, on stderr, in the summary and in
+// eval.json, instead of failing.
 func TestTrainTeacherFallbackSaysSo(t *testing.T) {
 	dir := t.TempDir()
 	doc := map[string]any{}
@@ -141,7 +142,7 @@ func TestTrainTeacherFallbackSaysSo(t *testing.T) {
 	}
 	out := filepath.Join(dir, "run")
 	stdout, stderr, err := execute("train", "-q", "--out", out, "--env", "replay:"+filepath.Join(dir, "gsm_*.json"),
-		"--iterations", "1", "--hidden", "8", "--tasks-per-iter", "2", "--episodes-per-task", "2", "--held-out", "0.25")
+		"--sft-labels", teacher.PivotalName, "--iterations", "1", "--hidden", "8", "--tasks-per-iter", "2", "--episodes-per-task", "2", "--held-out", "0.25")
 	if err != nil {
 		t.Fatalf("train: %v\n%s", err, stderr)
 	}

@@ -97,7 +97,7 @@ func TestStudyReplayRecipeDefault(t *testing.T) {
 	out := mustRun(t, "study", "--env", "replay:"+glob, "--folds", "2", "--seeds", "1",
 		"--lambda", "0", "--iterations", "1", "--tasks-per-iter", "4", "--episodes-per-task", "1",
 		"--baselines", "majority", "--resamples", "50", "-q", "--out", dir)
-	for _, want := range []string{"20 SFT epochs (labels pivotal)", "learned policies greedy"} {
+	for _, want := range []string{"20 SFT epochs (labels pivotal:gate)", "learned policies greedy"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}

@@ -68,8 +68,8 @@ using the behaviour log-probabilities they carry.
 Configuration: defaults < --config FILE.json < flags. The resolved config is
 printed at start and stored in every checkpoint. The defaults depend on the
 environment: on the simulator and offline they are the ones shown below; on
---env replay:FILES they are the recipe mpdf study measures best on real
-transcripts: --sft-labels pivotal --sft-epochs 20 --features
+--env replay:FILES they are the recipe that holds on real transcripts,
+cross-validated and on held-out models: --sft-labels pivotal:gate --sft-epochs 20 --features
 mpdf-features/v2, the verdict judging the greedy policy (train says so on
 stderr; flags given still win). A teacher that cannot label the transcripts
 (no gold answer, no deliberation round) is skipped, and train says so on
@@ -146,7 +146,7 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 		return fmt.Errorf("--overwrite and --resume: give one or the other")
 	}
 	// The defaults are the recipe of the environment trained in: on a
-	// replay, the one mpdf study measures best on real transcripts; on the
+	// replay, trainer.DefaultRecipe(RecipeReplay) (docs/results.md, 2026-12-01); on the
 	// simulator and offline, trainer's defaults. Flags given still win.
 	kind := trainer.RecipeSim
 	if len(args) == 0 && strings.HasPrefix(o.env, replay.SpecPrefix) {
@@ -220,7 +220,7 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 	}
 	var notes []string
 	if rs == nil && kind == trainer.RecipeReplay {
-		note := "defaults for transcripts (the recipe mpdf study measures best on them): " + recipe.Summary
+		note := "defaults for transcripts (the recipe that holds up in mpdf study and on held-out models): " + recipe.Summary
 		if given := givenRecipeFlags(fl); len(given) > 0 {
 			note += "; given: --" + strings.Join(given, ", --")
 		}

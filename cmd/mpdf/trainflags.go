@@ -79,7 +79,7 @@ func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.IntVar(&c.SFT.Epochs, "sft-epochs", c.SFT.Epochs, "epochs of the supervised stage (0 skips it)")
 	fs.IntVar(&c.SFT.BatchSize, "sft-batch-size", c.SFT.BatchSize, "minibatch rows of the supervised stage")
 	fs.Float64Var(&c.SFT.LR, "sft-lr", c.SFT.LR, "Adam learning rate of the supervised stage")
-	fs.StringVar(&c.SFT.Labels, "sft-labels", c.SFT.Labels, "online: teacher of the supervised stage: a heuristic, hindsight (the best plan per training question) or pivotal[:K] (the decisions that change the team's result)")
+	fs.StringVar(&c.SFT.Labels, "sft-labels", c.SFT.Labels, "online: teacher of the supervised stage: a heuristic, hindsight (the best plan per training question), pivotal[:K] (the decisions that change the team's result, K DAgger rounds) or pivotal:P (those decisions on protocol P's play, P's action elsewhere; P: majority, debate, gate, until-consensus)")
 	fs.StringVar(&c.Features, "features", c.Features, "online: feature layout the policy reads, "+metapolicy.FeatureVersion+" (default) or "+metapolicy.FeatureVersionV2+"; checkpoints record it")
 	fs.IntVar(&c.RL.Iterations, "iterations", c.RL.Iterations, "RL iterations: rollout batches (online) or passes over the data (offline)")
 	fs.IntVar(&c.RL.BatchSize, "batch-size", c.RL.BatchSize, "RL minibatch rows (whole groups, so approximate)")

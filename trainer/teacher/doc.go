@@ -46,10 +46,19 @@
 // result, labelled with the best action, so that a cloned policy learns
 // when a refine helps rather than that it is rarely needed.
 //
+// PivotalOver is the third, and the replay recipe's (trainer.ReplayLabels,
+// "pivotal:gate"): it plays a fixed protocol (gate) and labels every one of
+// its decisions, with the best action where the agent's action changes
+// whether the team is right, and with the protocol's own action elsewhere.
+// Where hindsight is silent the clone then keeps the protocol's prior
+// (refine when round 0 disagrees) instead of generalising "persist" from
+// the few pivotal decisions, which on models whose revisions mostly fix
+// costs accuracy (docs/results.md, 2026-12-01).
+//
 // # Training
 //
-// RunTeacher makes either teacher (trainer.Config.SFT.Labels "hindsight"
-// or "pivotal[:K]") the supervised stage of a trainer/run.Run, the one
+// RunTeacher makes any of them (trainer.Config.SFT.Labels "hindsight",
+// "pivotal[:K]" or "pivotal:P") the supervised stage of a trainer/run.Run, the one
 // training run of the project: `mpdf train --sft-labels pivotal` uses it
 // online. Train has study.Trainer's signature: that run in memory, the
 // teacher's clone then SoftRankPO (trainer.RL.Iterate, in the layout

@@ -38,6 +38,33 @@ func PivotalLabels(e env.Env, tasks []int, rounds int, lambda float64, seed uint
 // a cloned policy itself reaches, and cloning again, is DAgger's remedy for
 // the states the first clone never saw.
 func PivotalLabelsOf(e env.Env, tasks []int, behaviour metapolicy.Policy, rounds int, lambda float64, seed uint64, width int, featurize Featurizer) (x []float32, actions []uint8, seen int, err error) {
+	return pivotalLabels(e, tasks, behaviour, false, rounds, lambda, seed, width, featurize)
+}
+
+// PivotalOver labels every decision of base's play (its most probable
+// actions, e.g. the gate protocol): a decision where the agent's action
+// alone changes whether the team's answer after the round is right (the
+// other agents acting as base chose) is labelled with the best action, as
+// in PivotalLabelsOf (score 1[right] − λ·tokens/1000), ties going to
+// base's action, then to the lower action index; every other decision is
+// labelled with base's own action.
+// The pivotal teacher leaves those out, and its clone falls back to
+// persisting there; this one keeps base as the prior where hindsight has
+// nothing to say (gate: refine on disagreement), and departs from it only
+// where hindsight shows the departure changes the result. It returns the
+// features (width each), the labels and the number of decisions (all
+// labelled). The labels know the gold answers: give it training tasks only.
+func PivotalOver(e env.Env, tasks []int, base metapolicy.Policy, rounds int, lambda float64, seed uint64, width int, featurize Featurizer) (x []float32, actions []uint8, seen int, err error) {
+	if base == nil {
+		return nil, nil, 0, fmt.Errorf("teacher: pivotal over a base: no base policy")
+	}
+	return pivotalLabels(e, tasks, base, true, rounds, lambda, seed, width, featurize)
+}
+
+// pivotalLabels is PivotalLabelsOf, and with fill PivotalOver: there a
+// decision is pivotal when the team's correctness differs between actions
+// (not merely their cost), and the others get the behaviour's action.
+func pivotalLabels(e env.Env, tasks []int, behaviour metapolicy.Policy, fill bool, rounds int, lambda float64, seed uint64, width int, featurize Featurizer) (x []float32, actions []uint8, seen int, err error) {
 	f := make([]float64, width)
 	for _, task := range tasks {
 		g, err := e.Start(task, GameRNG(seed, task))
@@ -64,6 +91,7 @@ func PivotalLabelsOf(e env.Env, tasks []int, behaviour metapolicy.Policy, rounds
 			for i := range n {
 				seen++
 				var score [metapolicy.NumActions]float64
+				var right [metapolicy.NumActions]bool
 				for _, a := range metapolicy.Actions {
 					alt := base.Clone()[:t]
 					alt[t-1][i] = a
@@ -73,18 +101,21 @@ func PivotalLabelsOf(e env.Env, tasks []int, behaviour metapolicy.Policy, rounds
 					}
 					turns := got.Rounds[t].Turns
 					score[a] = -lambda * float64(turns[i].Tokens) / 1000
-					if data.TeamAnswer(turns) == gold {
+					if right[a] = data.TeamAnswer(turns) == gold; right[a] {
 						score[a]++
 					}
 				}
 				best, pivotal := metapolicy.Persist, false
 				for _, a := range metapolicy.Actions[1:] {
-					if score[a] != score[best] {
+					if fill && right[a] != right[0] || !fill && score[a] != score[0] {
 						pivotal = true
 					}
 					if score[a] > score[best] {
 						best = a
 					}
+				}
+				if b := base[t-1][i]; fill && (!pivotal || score[b] == score[best]) {
+					best, pivotal = b, true // base's action, unless hindsight beats it
 				}
 				if !pivotal {
 					continue

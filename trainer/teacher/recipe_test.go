@@ -6,13 +6,15 @@ import (
 
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/trainer"
 )
 
-// The replay recipe's labels are this package's pivotal teacher.
-func TestReplayRecipeLabelsArePivotal(t *testing.T) {
-	if trainer.ReplayLabels != PivotalName || !Handles(trainer.ReplayLabels) {
-		t.Errorf("trainer.ReplayLabels %q, want %q", trainer.ReplayLabels, PivotalName)
+// The replay recipe's labels are this package's pivotal teacher over gate.
+func TestReplayRecipeLabelsArePivotalOverGate(t *testing.T) {
+	spec, err := parseLabels(trainer.ReplayLabels)
+	if err != nil || !spec.pivotal || spec.over == nil || spec.over.Name() != metapolicy.HeuristicGate {
+		t.Errorf("trainer.ReplayLabels %q (%v): want %s:%s", trainer.ReplayLabels, err, PivotalName, metapolicy.HeuristicGate)
 	}
 }
 

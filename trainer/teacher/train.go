@@ -3,6 +3,7 @@ package teacher
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,27 +18,49 @@ import (
 const LabelsName = "hindsight"
 
 // Handles reports whether Train understands labels, the value of
-// trainer.Config.SFT.Labels: "hindsight", "pivotal", or "pivotal:K" (K ≥ 0
+// trainer.Config.SFT.Labels: "hindsight", "pivotal", "pivotal:K" (K ≥ 0
 // DAgger rounds: after cloning, the pivotal decisions of the states the
-// clone reaches are labelled and added, and the clone trained again).
+// clone reaches are labelled and added, and the clone trained again), or
+// "pivotal:P" with P a fixed protocol of OverProtocols (PivotalOver: the
+// pivotal decisions of P's play, P's own action on every other one).
 func Handles(labels string) bool {
-	_, _, err := parseLabels(labels)
+	_, err := parseLabels(labels)
 	return err == nil
 }
 
-func parseLabels(labels string) (dagger int, pivotal bool, err error) {
+// OverProtocols are the fixed protocols "pivotal:P" may fill the
+// non-pivotal decisions with: the deterministic ones whose agents see
+// their peers (Play does not hide them, as Self-Refine would need).
+var OverProtocols = []string{metapolicy.HeuristicMajority, metapolicy.HeuristicDebate, metapolicy.HeuristicGate, metapolicy.HeuristicUntilAgree}
+
+// labelSpec is a parsed trainer.Config.SFT.Labels.
+type labelSpec struct {
+	pivotal bool
+	dagger  int               // DAgger rounds of "pivotal:K"
+	over    metapolicy.Policy // the base protocol of "pivotal:P", or nil
+}
+
+func parseLabels(labels string) (labelSpec, error) {
 	switch {
 	case labels == LabelsName:
-		return 0, false, nil
+		return labelSpec{}, nil
 	case labels == PivotalName:
-		return 0, true, nil
+		return labelSpec{pivotal: true}, nil
 	}
 	if k, ok := strings.CutPrefix(labels, PivotalName+":"); ok {
 		if d, err := strconv.Atoi(k); err == nil && d >= 0 && d <= 16 {
-			return d, true, nil
+			return labelSpec{pivotal: true, dagger: d}, nil
+		}
+		if slices.Contains(OverProtocols, k) {
+			p, err := metapolicy.NewHeuristic(k)
+			if err != nil {
+				return labelSpec{}, err
+			}
+			return labelSpec{pivotal: true, over: p}, nil
 		}
 	}
-	return 0, false, fmt.Errorf("teacher: labels %q: want %s, %s or %s:K (0 ≤ K ≤ 16)", labels, LabelsName, PivotalName, PivotalName)
+	return labelSpec{}, fmt.Errorf("teacher: labels %q: want %s, %s, %s:K (0 ≤ K ≤ 16) or %s:P (P one of %s)",
+		labels, LabelsName, PivotalName, PivotalName, PivotalName, strings.Join(OverProtocols, ", "))
 }
 
 // Train trains a policy on every task of train: the in-memory run of
@@ -46,7 +69,7 @@ func parseLabels(labels string) (dagger int, pivotal bool, err error) {
 // plans (Search with λ = cfg.Reward.Lambda over cfg.RL.Rounds, every
 // training task) — or, when cfg.SFT.Labels is "pivotal[:K]", the pivotal
 // decisions (PivotalLabels, then K DAgger rounds of PivotalLabelsOf the
-// clone; see Handles) — then cfg.RL.Iterations SoftRankPO iterations
+// clone; see Handles), or for "pivotal:P" PivotalOver protocol P — then cfg.RL.Iterations SoftRankPO iterations
 // against the supervised policy as reference. Its signature is
 // study.Trainer's; it uses the kernel backend on one thread, so that the
 // result does not depend on the machine, and is deterministic in its
@@ -78,7 +101,7 @@ func Train(train env.Env, cfg trainer.Config) (metapolicy.Policy, error) {
 // for each task's plan once (the plan depends only on the task, λ, rounds
 // and seed).
 func RunTeacher(cfg trainer.Config) (*run.Teacher, error) {
-	dagger, pivotal, err := parseLabels(cfg.SFT.Labels)
+	spec, err := parseLabels(cfg.SFT.Labels)
 	if err != nil {
 		return nil, err
 	}
@@ -87,9 +110,12 @@ func RunTeacher(cfg trainer.Config) (*run.Teacher, error) {
 		return nil, err
 	}
 	lambda, rounds, seed := cfg.Reward.Lambda, cfg.RL.Rounds, cfg.Seed
-	t := &run.Teacher{Name: cfg.SFT.Labels, Again: dagger}
+	t := &run.Teacher{Name: cfg.SFT.Labels, Again: spec.dagger}
+	pivotal := spec.pivotal
 	t.Label = func(e env.Env, tasks []int, clone metapolicy.Policy) (x []float32, actions []uint8, err error) {
 		switch {
+		case spec.over != nil:
+			x, actions, _, err = PivotalOver(e, tasks, spec.over, rounds, lambda, seed, fz.Width, fz.Featurize)
 		case pivotal && clone == nil:
 			x, actions, _, err = PivotalLabels(e, tasks, rounds, lambda, seed, fz.Width, fz.Featurize)
 		case pivotal:

@@ -94,6 +94,8 @@ func TestHandles(t *testing.T) {
 	for l, want := range map[string]bool{
 		"hindsight": true, "pivotal": true, "pivotal:0": true, "pivotal:3": true,
 		"pivotal:-1": false, "pivotal:x": false, "threshold": false, "": false,
+		"pivotal:gate": true, "pivotal:until-consensus": true, "pivotal:majority": true,
+		"pivotal:random": false, "pivotal:refine": false, "pivotal:threshold": false, "gate": false,
 	} {
 		if got := Handles(l); got != want {
 			t.Errorf("Handles(%q) = %v, want %v", l, got, want)
@@ -120,4 +122,80 @@ func TestTrainPivotalDagger(t *testing.T) {
 	if team := data.TeamAnswer(eps[0].Rounds[2].Turns); team != "7" {
 		t.Errorf("team answer %q after DAgger, want 7", team)
 	}
+}
+
+// Over gate, every decision is labelled: gate refines every round of the
+// hand-built replay (round 0 disagrees), and only agent 0's refine in
+// round 1 and agent 2's choice in round 1 (conceding to 3, 3 makes the
+// team wrong) change the result. At λ = 0 persist and refine tie there,
+// and the tie goes to gate's refine; at λ = 1 persist is cheaper and wins
+// that pivotal decision, while the decisions that change nothing keep
+// gate's refine (the pivotal teacher would leave them out, or label them
+// persist at λ > 0).
+func TestPivotalOver(t *testing.T) {
+	e := handBuilt(t)
+	gate, err := metapolicy.NewHeuristic(metapolicy.HeuristicGate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, r := uint8(metapolicy.Persist), uint8(metapolicy.Refine)
+	for _, c := range []struct {
+		lambda float64
+		want   []uint8
+	}{
+		{0, []uint8{r, r, r, r, r, r}},
+		{1, []uint8{r, r, p, r, r, r}},
+	} {
+		x, acts, seen, err := PivotalOver(e, []int{0}, gate, 2, c.lambda, 0, metapolicy.FeatureWidth, metapolicy.Featurize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen != 6 || !slices.Equal(acts, c.want) || len(x) != 6*metapolicy.FeatureWidth {
+			t.Errorf("λ=%v: seen %d, labels %v (%d features); want 6, %v (%d)", c.lambda, seen, acts, len(x), c.want, 6*metapolicy.FeatureWidth)
+		}
+	}
+	// Over majority (everyone persists) the pivotal decisions are the
+	// pivotal teacher's, and the rest are labelled persist.
+	maj, _ := metapolicy.NewHeuristic(metapolicy.HeuristicMajority)
+	_, acts, _, err := PivotalOver(e, []int{0}, maj, 2, 0, 0, metapolicy.FeatureWidth, metapolicy.Featurize)
+	if want := []uint8{r, p, p, r, p, p}; err != nil || !slices.Equal(acts, want) {
+		t.Errorf("over majority: labels %v (%v), want %v", acts, err, want)
+	}
+	if _, _, _, err := PivotalOver(e, []int{0}, nil, 2, 0, 0, metapolicy.FeatureWidth, metapolicy.Featurize); err == nil {
+		t.Error("no base policy accepted")
+	}
+}
+
+// "pivotal:gate" trains on PivotalOver gate: the clone plays the labels.
+func TestTrainPivotalOverGate(t *testing.T) {
+	e := handBuilt(t)
+	cfg := trainer.DefaultConfig()
+	cfg.SFT.Labels = PivotalName + ":" + metapolicy.HeuristicGate
+	cfg.SFT.Epochs, cfg.SFT.BatchSize, cfg.SFT.LR = 200, 8, 1e-2
+	cfg.RL.Iterations, cfg.RL.Rounds = 0, 2
+	cfg.Reward.Lambda = 1
+	pol, err := Train(e, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps, err := env.Collect(e, metapolicy.GreedyPolicy{Policy: pol}, env.RunOptions{Rounds: 2, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := teacherPlan(&eps[0]); got != "rrp|rrr" {
+		t.Errorf("clone plays %s, want the labels rrp|rrr", got)
+	}
+}
+
+// teacherPlan is the plan an episode played, as Plan.String writes it.
+func teacherPlan(ep *data.Episode) string {
+	p := Plan{}
+	for _, r := range ep.Rounds[1:] {
+		row := []metapolicy.Action{}
+		for _, t := range r.Turns {
+			row = append(row, *t.Action)
+		}
+		p = append(p, row)
+	}
+	return p.String()
 }
