@@ -1,0 +1,269 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
+
+// Strict readers (data's records, serve's requests) refuse what
+// encoding/json accepts silently: a key given twice (encoding/json keeps
+// the last value, other readers the first; keys compare as encoding/json
+// matches them, regardless of case), a string of invalid UTF-8
+// (encoding/json turns each bad byte into U+FFFD, so that "560\xff" and
+// "560\xfe" would read as one answer) and, as the Rules ask, a key that
+// matches a field only regardless of case ("ROUND" for "round"), null
+// where an object or array belongs (encoding/json leaves the field as it
+// was) and nesting past a depth. Check walks a document once for all of
+// them, without decoding it, and measures it on the way.
+
+// Rules are what Check refuses beyond the duplicate keys and invalid UTF-8
+// it always refuses. The zero Rules refuse nothing more.
+type Rules struct {
+	// Fields lists the exact names of the document's keys: a key that
+	// differs from one only in case (as encoding/json folds it) is refused.
+	// Keys in no such relation are left to the decoder (unknown fields).
+	Fields []string
+	// Containers lists the keys whose value is an object or an array:
+	// null there is refused, as is null as an array element, when
+	// NoNullContainers is set.
+	Containers       []string
+	NoNullContainers bool
+	// MaxDepth, when > 0, is the deepest nesting of objects and arrays.
+	MaxDepth int
+	// Measured names the keys whose string values Stats.MeasuredBytes sums.
+	Measured []string
+}
+
+// Problem classifies an Offence.
+type Problem int
+
+const (
+	DuplicateKey  Problem = iota + 1
+	KeyCase               // a key matching a field only regardless of case
+	NullContainer         // null where an object or array belongs
+	InvalidUTF8
+	TooDeep
+)
+
+// Offence is the first thing Check refused, in document order.
+type Offence struct {
+	Problem Problem
+	Path    []PathSeg // where: the offending member or element
+	Offset  int       // byte offset of the offending token in the document
+	Key     string    // the key as written (DuplicateKey, KeyCase)
+	Other   string    // the earlier key (DuplicateKey) or the field (KeyCase)
+	Byte    byte      // the first invalid byte (InvalidUTF8)
+}
+
+// PathSeg is one step of a JSON path: an object key, or an array index
+// when IsKey is false.
+type PathSeg struct {
+	Key   string
+	IsKey bool
+	Index int
+}
+
+// Stats measure a document as Check walked it.
+type Stats struct {
+	Values        int // every value: objects, arrays, strings, numbers, literals
+	StringBytes   int // bytes between the quotes of every string, keys included
+	MeasuredBytes int // bytes of the string values of Rules.Measured keys
+}
+
+// Check walks b, one JSON value of valid syntax or not (a syntax error
+// stops the walk without an offence: the decoder reports it), and returns
+// its Stats and the first offence, or nil.
+func Check(b []byte, r *Rules) (Stats, *Offence) {
+	c := checker{Scanner: Scanner{B: b}, r: r}
+	o := c.value(false, false)
+	return c.st, o
+}
+
+type checker struct {
+	Scanner
+	r     *Rules
+	st    Stats
+	path  []PathSeg
+	depth int
+	keys  [][]string // keys of the objects open, by depth: reused
+}
+
+func (c *checker) offence(p Problem, off int) *Offence {
+	return &Offence{Problem: p, Path: append([]PathSeg(nil), c.path...), Offset: off}
+}
+
+// value walks one value; container says whether an object or array
+// belongs there, measured whether its string counts into MeasuredBytes.
+func (c *checker) value(container, measured bool) *Offence {
+	c.Space()
+	if c.I >= len(c.B) {
+		return nil
+	}
+	c.st.Values++
+	switch c.B[c.I] {
+	case '{', '[':
+		if c.r.MaxDepth > 0 && c.depth >= c.r.MaxDepth {
+			return c.offence(TooDeep, c.I)
+		}
+		c.depth++
+		defer func() { c.depth-- }()
+		if c.B[c.I] == '{' {
+			return c.object()
+		}
+		return c.array()
+	case '"':
+		start := c.I
+		raw, o := c.str()
+		if measured {
+			c.st.MeasuredBytes += len(raw)
+		}
+		if o != nil {
+			o.Offset += start
+		}
+		return o
+	case 'n':
+		if container && c.r.NoNullContainers {
+			return c.offence(NullContainer, c.I)
+		}
+	}
+	for c.I < len(c.B) && !strings.ContainsRune(",]} \t\r\n", rune(c.B[c.I])) {
+		c.I++
+	}
+	return nil
+}
+
+func (c *checker) array() *Offence {
+	c.I++ // '['
+	if c.Byte(']') {
+		return nil
+	}
+	c.path = append(c.path, PathSeg{})
+	for k := 0; ; k++ {
+		c.path[len(c.path)-1].Index = k
+		if o := c.value(true, false); o != nil {
+			return o
+		}
+		if !c.Byte(',') {
+			break
+		}
+	}
+	c.path = c.path[:len(c.path)-1]
+	c.Byte(']')
+	return nil
+}
+
+func (c *checker) object() *Offence {
+	c.I++ // '{'
+	if c.Byte('}') {
+		return nil
+	}
+	for len(c.keys) < c.depth {
+		c.keys = append(c.keys, nil)
+	}
+	keys := c.keys[c.depth-1][:0]
+	defer func() { c.keys[c.depth-1] = keys[:0] }()
+	for {
+		c.Space()
+		if c.I >= len(c.B) || c.B[c.I] != '"' {
+			return nil // a syntax error: the decoder's to report
+		}
+		at := c.I
+		raw, o := c.str()
+		if o != nil {
+			o.Offset += at
+			return o
+		}
+		key := string(raw)
+		if strings.IndexByte(key, '\\') >= 0 {
+			var k string
+			if json.Unmarshal([]byte(`"`+key+`"`), &k) == nil {
+				key = k
+			}
+		}
+		c.path = append(c.path, PathSeg{Key: key, IsKey: true})
+		for _, k := range keys {
+			if strings.EqualFold(k, key) {
+				o := c.offence(DuplicateKey, at)
+				o.Key, o.Other = key, k
+				return o
+			}
+		}
+		if f, ok := c.folded(key); ok {
+			o := c.offence(KeyCase, at)
+			o.Key, o.Other = key, f
+			return o
+		}
+		keys = append(keys, key)
+		if !c.Byte(':') {
+			return nil
+		}
+		if o := c.value(in(c.r.Containers, key), in(c.r.Measured, key)); o != nil {
+			return o
+		}
+		c.path = c.path[:len(c.path)-1]
+		if !c.Byte(',') {
+			break
+		}
+	}
+	c.Byte('}')
+	return nil
+}
+
+// folded returns the field key matches only regardless of case.
+func (c *checker) folded(key string) (string, bool) {
+	if in(c.r.Fields, key) {
+		return "", false
+	}
+	for _, f := range c.r.Fields {
+		if strings.EqualFold(f, key) {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+func in(names []string, s string) bool {
+	for _, n := range names {
+		if n == s {
+			return true
+		}
+	}
+	return false
+}
+
+// str reads a string at c.I and returns its raw bytes between the quotes,
+// or an offence (its Offset relative to the string's start) when they are
+// not valid UTF-8.
+func (c *checker) str() ([]byte, *Offence) {
+	start := c.I + 1
+	c.I = start
+	for c.I < len(c.B) {
+		switch c.B[c.I] {
+		case '\\':
+			c.I += 2
+			continue
+		case '"':
+			raw := c.B[start:c.I]
+			c.I++
+			c.st.StringBytes += len(raw)
+			if !utf8.Valid(raw) {
+				bad := 0
+				for r := raw; len(r) > 0; {
+					ch, n := utf8.DecodeRune(r)
+					if ch == utf8.RuneError && n == 1 {
+						break
+					}
+					r, bad = r[n:], bad+n
+				}
+				o := c.offence(InvalidUTF8, 1+bad)
+				o.Byte = raw[bad]
+				return nil, o
+			}
+			return raw, nil
+		}
+		c.I++
+	}
+	c.I = len(c.B)
+	return c.B[start:], nil
+}
