@@ -13,8 +13,13 @@ import (
 
 var errNonFinite = errors.New("serve: non-finite probability in a response")
 
+// flushSize is the size at which appendResponse hands its bytes to flush.
+const flushSize = 64 << 10
+
 // appendResponse appends the JSON of r, as json.Marshal would write it.
-func appendResponse(b []byte, r *DecideResponse) ([]byte, error) {
+// flush, when not nil, takes the bytes so far whenever they pass flushSize
+// (between decisions) and returns the buffer to go on with.
+func appendResponse(b []byte, r *DecideResponse, flush func([]byte) []byte) ([]byte, error) {
 	b = append(b, `{"feature_version":`...)
 	b = appendString(b, r.FeatureVersion)
 	b = append(b, `,"policy":`...)
@@ -32,7 +37,7 @@ func appendResponse(b []byte, r *DecideResponse) ([]byte, error) {
 	var err error
 	if r.Result != nil {
 		b = append(b, ',')
-		if b, err = appendResultFields(b, r.Result); err != nil {
+		if b, err = appendResultFields(b, r.Result, flush); err != nil {
 			return nil, err
 		}
 	}
@@ -43,7 +48,7 @@ func appendResponse(b []byte, r *DecideResponse) ([]byte, error) {
 				b = append(b, ',')
 			}
 			b = append(b, '{')
-			if b, err = appendResultFields(b, &r.Results[i]); err != nil {
+			if b, err = appendResultFields(b, &r.Results[i], flush); err != nil {
 				return nil, err
 			}
 			b = append(b, '}')
@@ -54,7 +59,7 @@ func appendResponse(b []byte, r *DecideResponse) ([]byte, error) {
 }
 
 // appendResultFields appends the members of a Result, without braces.
-func appendResultFields(b []byte, r *Result) ([]byte, error) {
+func appendResultFields(b []byte, r *Result, flush func([]byte) []byte) ([]byte, error) {
 	if r.ID != "" {
 		b = append(b, `"id":`...)
 		b = appendString(b, r.ID)
@@ -94,8 +99,32 @@ func appendResultFields(b []byte, r *Result) ([]byte, error) {
 		b = append(b, `,"concede_target":`...)
 		b = appendString(b, d.ConcedeTarget)
 		b = append(b, '}')
+		if flush != nil && len(b) >= flushSize {
+			b = flush(b)
+		}
 	}
 	return append(b, ']'), nil
+}
+
+// checkResponse returns the error appendResponse would meet in r (an
+// invalid action, a non-finite number), so that it can be answered with
+// 500 before a streamed response has begun.
+func checkResponse(r *DecideResponse) error {
+	for _, res := range r.results() {
+		for i := range res.Agents {
+			d := &res.Agents[i]
+			if !d.Action.Valid() {
+				_, err := d.Action.MarshalText()
+				return err
+			}
+			for _, f := range []float64{d.Probs.Persist, d.Probs.Refine, d.Probs.Concede, d.LogProb} {
+				if math.IsNaN(f) || math.IsInf(f, 0) {
+					return errNonFinite
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // appendFloat writes f as encoding/json does; ok turns false on NaN or ±Inf.

@@ -56,7 +56,7 @@ func TestEncoderMatchesJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := appendResponse(nil, r)
+		got, err := appendResponse(nil, r, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func TestEncoderMatchesJSON(t *testing.T) {
 		}
 	}
 	bad := &DecideResponse{Result: &Result{Agents: []Decision{{LogProb: math.Inf(-1)}}}}
-	if _, err := appendResponse(nil, bad); err == nil {
+	if _, err := appendResponse(nil, bad, nil); err == nil {
 		t.Error("an infinite log-probability was encoded")
 	}
 }

@@ -15,8 +15,17 @@ import (
 // empty objects first would allocate a hundred times the body.
 func decodeRequest(b []byte, req *DecideRequest) *ErrorBody { return decodeIn(b, req, new(arena)) }
 
-// decodeIn is decodeRequest with the fast path's values in arena a.
+// decodeIn is decodeRequest with the fast path's values in arena a. The
+// body goes through the strict check (checkBody) first.
 func decodeIn(b []byte, req *DecideRequest, a *arena) *ErrorBody {
+	if _, eb := checkBody(b); eb != nil {
+		return eb
+	}
+	return decodeChecked(b, req, a)
+}
+
+// decodeChecked is decodeIn on a body that passed checkBody.
+func decodeChecked(b []byte, req *DecideRequest, a *arena) *ErrorBody {
 	p := fastParser{Scanner: jsonscan.Scanner{B: b}, a: a}
 	if p.request(req) {
 		return nil

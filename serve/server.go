@@ -38,6 +38,22 @@ type Config struct {
 	// ShutdownTimeout bounds how long Serve waits for in-flight requests
 	// once its context is done (default 10 s).
 	ShutdownTimeout time.Duration
+	// RequestTimeout bounds a decide request's work, body read included,
+	// from the handler's start (default WriteTimeout × 4/5): past it the
+	// work stops (between deliberations) and the client gets 504, written
+	// before the write timeout would cut the connection. Work also stops
+	// when the client goes away. It must be shorter than WriteTimeout.
+	RequestTimeout time.Duration
+	// MaxMemory is the server's memory budget in bytes (default 512 MiB):
+	// a decide request is admitted only when its estimated memory (see
+	// budget.go: proportional to its body, by its shape) fits in what the
+	// requests in flight leave of it; beyond, 503 with Retry-After, and a
+	// request that alone would not fit gets 413. TuneRuntime also sets the
+	// garbage collector's soft limit from it.
+	MaxMemory int64
+	// GOGC, when > 0, is the garbage collector's target percentage that
+	// TuneRuntime sets (as the GOGC environment variable).
+	GOGC int
 	// Critic fills the confidence of an agent given as raw text without
 	// one with the critic's read from the text (answer.Read's Critic, the
 	// reader a replay or import with the critic uses): for a policy
@@ -67,6 +83,10 @@ func (c *Config) defaults() {
 	def(&c.WriteTimeout, 10*time.Second)
 	def(&c.IdleTimeout, 60*time.Second)
 	def(&c.ShutdownTimeout, 10*time.Second)
+	def(&c.RequestTimeout, c.WriteTimeout*4/5)
+	if c.MaxMemory <= 0 {
+		c.MaxMemory = defaultMaxMemory
+	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
@@ -80,6 +100,7 @@ type Server struct {
 	cfg      Config
 	policy   atomic.Pointer[Policy]
 	sem      chan struct{}
+	budget   budget
 	metrics  *metrics
 	mux      *http.ServeMux
 	reloadMu sync.Mutex
@@ -90,8 +111,12 @@ type Server struct {
 
 // New returns a server for cfg, loading cfg.PolicyPath when it is set.
 func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	cfg.defaults()
 	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.MaxInflight), metrics: newMetrics()}
+	s.budget.pool = admitPool(cfg.MaxMemory)
 	s.bufs.New = func() any { return new(bytes.Buffer) }
 	s.outs.New = func() any { return new([]byte) }
 	if cfg.PolicyPath != "" {
@@ -270,6 +295,9 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.code == 0 {
 		w.code = http.StatusOK
@@ -345,6 +373,7 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) {
 var jsonContentType = []string{"application/json"}
 
 func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	select {
 	case s.sem <- struct{}{}:
 		defer func() { <-s.sem }()
@@ -361,31 +390,77 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusServiceUnavailable, &ErrorBody{Kind: "not_ready", Error: "no policy loaded"})
 		return
 	}
+	// The request's deadline falls before the write timeout's, so that a
+	// request out of time still gets its 503; its context also ends when
+	// the client goes away. The body is read under the deadline too.
+	st := stopper{ctx: r.Context(), deadline: start.Add(s.cfg.RequestTimeout)}
+	setReadDeadline(w, start.Add(min(s.cfg.RequestTimeout, s.cfg.ReadTimeout)))
 
+	// Memory is reserved before the body is read (its declared length, or
+	// the limit), then up to the estimate of the body as it is.
+	var held int64
+	defer s.budget.release(&held)
+	n := r.ContentLength
+	if n < 0 || n > s.cfg.MaxBodyBytes {
+		n = s.cfg.MaxBodyBytes
+	}
+	if !s.budget.grow(&held, bodyCost(n)) {
+		s.overMemory(w, bodyCost(n))
+		return
+	}
 	buf := s.bufs.Get().(*bytes.Buffer)
 	defer s.putBuf(buf)
 	buf.Reset()
 	body := r.Body // net/http stops it at a declared Content-Length
 	if r.ContentLength < 0 || r.ContentLength > s.cfg.MaxBodyBytes {
 		body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	} else {
+		buf.Grow(int(r.ContentLength) + 1) // +1: ReadFrom's probe for the end
 	}
 	if _, err := buf.ReadFrom(body); err != nil {
 		s.bodyError(w, err)
 		return
 	}
-	a := arenaPool.Get().(*arena)
-	defer a.put()
-	req := &a.req
-	if eb := decodeIn(buf.Bytes(), req, a); eb != nil {
+	shape, eb := checkBody(buf.Bytes())
+	if eb != nil {
 		s.writeError(w, http.StatusBadRequest, eb)
 		return
 	}
-	ds, fe := req.checkIn(a, s.cfg.Critic)
+	need := requestCost(buf.Len(), shape, s.cfg.Critic)
+	if pool := admitPool(s.cfg.MaxMemory); need > pool {
+		s.writeError(w, http.StatusRequestEntityTooLarge, &ErrorBody{Kind: "too_large",
+			Error: fmt.Sprintf("body: would take about %d MiB to serve, more than the server's memory budget gives a request (%d MiB); split the batch", need>>20, pool>>20)})
+		return
+	}
+	if !s.budget.grow(&held, need) {
+		s.overMemory(w, need)
+		return
+	}
+
+	a := arenaPool.Get().(*arena)
+	defer a.put()
+	req := &a.req
+	if eb := decodeChecked(buf.Bytes(), req, a); eb != nil {
+		s.writeError(w, http.StatusBadRequest, eb)
+		return
+	}
+	ds, fe := req.checkIn(st, a, s.cfg.Critic)
+	if fe == errStopped {
+		s.stopped(w, r, start)
+		return
+	}
 	if fe != nil {
 		s.writeError(w, http.StatusBadRequest, &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field})
 		return
 	}
-	resp, err := p.decide(req, ds, a)
+	resp, err := p.decide(st, req, ds, a)
+	if err == errStopped {
+		s.stopped(w, r, start)
+		return
+	}
+	if err == nil {
+		err = checkResponse(resp)
+	}
 	if err != nil {
 		s.writeError(w, http.StatusInternalServerError, &ErrorBody{Kind: "internal", Error: err.Error()})
 		return
@@ -401,22 +476,75 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 			s.metrics.decisions[a].Add(float64(n))
 		}
 	}
+	// The response is written as it is encoded, a chunk at a time, so that
+	// its size (up to ~200 bytes per agent, more with long answers) is not
+	// held in memory whole.
 	out := s.outs.Get().(*[]byte)
 	defer func() {
 		if cap(*out) <= 4<<20 {
 			s.outs.Put(out)
 		}
 	}()
-	b, err := appendResponse((*out)[:0], resp)
-	if err != nil {
-		s.writeError(w, http.StatusInternalServerError, &ErrorBody{Kind: "internal", Error: err.Error()})
-		return
-	}
-	b = append(b, '\n')
-	*out = b
 	w.Header()["Content-Type"] = jsonContentType
 	w.WriteHeader(http.StatusOK)
-	w.Write(b)
+	var werr error
+	flush := func(b []byte) []byte {
+		if werr == nil {
+			_, werr = w.Write(b)
+		}
+		return b[:0]
+	}
+	b, _ := appendResponse((*out)[:0], resp, flush) // checkResponse found no error
+	b = append(b, '\n')
+	*out = flush(b)
+	if werr != nil {
+		s.cfg.Log.Warn("decide response cut short", "err", werr, "remote", r.RemoteAddr, "elapsed", time.Since(start))
+	}
+}
+
+// setReadDeadline sets the read deadline of w's connection, when w reaches
+// one (http.ResponseController's way, without its error for a writer that
+// does not).
+func setReadDeadline(w http.ResponseWriter, t time.Time) {
+	for {
+		switch v := w.(type) {
+		case interface{ SetReadDeadline(time.Time) error }:
+			_ = v.SetReadDeadline(t)
+			return
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			return
+		}
+	}
+}
+
+// overMemory answers a request that does not fit in the memory budget now.
+func (s *Server) overMemory(w http.ResponseWriter, need int64) {
+	w.Header().Set("Retry-After", "1")
+	s.writeError(w, http.StatusServiceUnavailable, &ErrorBody{Kind: "overloaded",
+		Error: fmt.Sprintf("the requests in flight hold the server's memory budget (this one needs about %d MiB); retry later", (need+1<<20-1)>>20)})
+}
+
+// statusClientGone is the status recorded (never sent) for a request whose
+// client went away before its answer: nginx's 499.
+const statusClientGone = 499
+
+// stopped answers a request whose work stopped: 503 past its deadline,
+// nothing (recorded as 499) when its client has gone. Both are logged.
+func (s *Server) stopped(w http.ResponseWriter, r *http.Request, start time.Time) {
+	if r.Context().Err() != nil {
+		if sw, ok := w.(*statusWriter); ok {
+			sw.code = statusClientGone
+		}
+		s.metrics.errors.WithLabelValues("client_gone").Inc()
+		s.cfg.Log.Warn("decide stopped: the client went away", "remote", r.RemoteAddr, "elapsed", time.Since(start))
+		return
+	}
+	s.cfg.Log.Warn("decide stopped: past the request timeout", "timeout", s.cfg.RequestTimeout, "remote", r.RemoteAddr, "bytes", r.ContentLength)
+	w.Header().Set("Retry-After", "1")
+	s.writeError(w, http.StatusServiceUnavailable, &ErrorBody{Kind: "timeout",
+		Error: fmt.Sprintf("not decided within %v (the server's request timeout); split the batch or retry later", s.cfg.RequestTimeout)})
 }
 
 // results lists the response's results, single or batched.
@@ -437,7 +565,7 @@ func (s *Server) bodyError(w http.ResponseWriter, err error) {
 			Error: fmt.Sprintf("body: longer than %d bytes (the server's limit); split the batch", tooLarge.Limit)})
 	case errors.As(err, &ne) && ne.Timeout():
 		s.writeError(w, http.StatusRequestTimeout, &ErrorBody{Kind: "timeout",
-			Error: fmt.Sprintf("body: not received within %v", s.cfg.ReadTimeout)})
+			Error: fmt.Sprintf("body: not received within %v", min(s.cfg.ReadTimeout, s.cfg.RequestTimeout))})
 	default:
 		s.writeError(w, http.StatusBadRequest, &ErrorBody{Kind: "bad_json", Error: "body: " + err.Error()})
 	}

@@ -1,8 +1,8 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -75,8 +75,10 @@ type Stats struct {
 // stops the walk without an offence: the decoder reports it), and returns
 // its Stats and the first offence, or nil.
 func Check(b []byte, r *Rules) (Stats, *Offence) {
-	c := checker{Scanner: Scanner{B: b}, r: r}
-	o := c.value(false, false)
+	var pathBuf [16]seg
+	var keyBuf [64][]byte
+	c := checker{Scanner: Scanner{B: b}, r: r, path: pathBuf[:0], keys: keyBuf[:0]}
+	o := c.value(true, false) // null is no document
 	return c.st, o
 }
 
@@ -84,13 +86,26 @@ type checker struct {
 	Scanner
 	r     *Rules
 	st    Stats
-	path  []PathSeg
 	depth int
-	keys  [][]string // keys of the objects open, by depth: reused
+	// The path and the keys of the objects open, as stacks on arrays of
+	// their own, so that a walk of an ordinary document allocates nothing:
+	// keys are views of B (escaped ones, rare, are decoded).
+	path []seg
+	keys [][]byte
+}
+
+type seg struct {
+	key   []byte
+	isKey bool
+	index int
 }
 
 func (c *checker) offence(p Problem, off int) *Offence {
-	return &Offence{Problem: p, Path: append([]PathSeg(nil), c.path...), Offset: off}
+	o := &Offence{Problem: p, Offset: off}
+	for _, s := range c.path {
+		o.Path = append(o.Path, PathSeg{Key: string(s.key), IsKey: s.isKey, Index: s.index})
+	}
+	return o
 }
 
 // value walks one value; container says whether an object or array
@@ -127,10 +142,18 @@ func (c *checker) value(container, measured bool) *Offence {
 			return c.offence(NullContainer, c.I)
 		}
 	}
-	for c.I < len(c.B) && !strings.ContainsRune(",]} \t\r\n", rune(c.B[c.I])) {
+	for c.I < len(c.B) && !isEnd(c.B[c.I]) {
 		c.I++
 	}
 	return nil
+}
+
+func isEnd(b byte) bool {
+	switch b {
+	case ',', ']', '}', ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
 }
 
 func (c *checker) array() *Offence {
@@ -138,9 +161,9 @@ func (c *checker) array() *Offence {
 	if c.Byte(']') {
 		return nil
 	}
-	c.path = append(c.path, PathSeg{})
+	c.path = append(c.path, seg{})
 	for k := 0; ; k++ {
-		c.path[len(c.path)-1].Index = k
+		c.path[len(c.path)-1].index = k
 		if o := c.value(true, false); o != nil {
 			return o
 		}
@@ -158,43 +181,39 @@ func (c *checker) object() *Offence {
 	if c.Byte('}') {
 		return nil
 	}
-	for len(c.keys) < c.depth {
-		c.keys = append(c.keys, nil)
-	}
-	keys := c.keys[c.depth-1][:0]
-	defer func() { c.keys[c.depth-1] = keys[:0] }()
+	first := len(c.keys) // this object's keys are c.keys[first:]
+	defer func() { c.keys = c.keys[:first] }()
 	for {
 		c.Space()
 		if c.I >= len(c.B) || c.B[c.I] != '"' {
 			return nil // a syntax error: the decoder's to report
 		}
 		at := c.I
-		raw, o := c.str()
+		key, o := c.str()
 		if o != nil {
 			o.Offset += at
 			return o
 		}
-		key := string(raw)
-		if strings.IndexByte(key, '\\') >= 0 {
+		if bytes.IndexByte(key, '\\') >= 0 {
 			var k string
-			if json.Unmarshal([]byte(`"`+key+`"`), &k) == nil {
-				key = k
+			if json.Unmarshal(c.B[at:c.I], &k) == nil {
+				key = []byte(k)
 			}
 		}
-		c.path = append(c.path, PathSeg{Key: key, IsKey: true})
-		for _, k := range keys {
-			if strings.EqualFold(k, key) {
+		c.path = append(c.path, seg{key: key, isKey: true})
+		for _, k := range c.keys[first:] {
+			if bytes.EqualFold(k, key) {
 				o := c.offence(DuplicateKey, at)
-				o.Key, o.Other = key, k
+				o.Key, o.Other = string(key), string(k)
 				return o
 			}
 		}
 		if f, ok := c.folded(key); ok {
 			o := c.offence(KeyCase, at)
-			o.Key, o.Other = key, f
+			o.Key, o.Other = string(key), f
 			return o
 		}
-		keys = append(keys, key)
+		c.keys = append(c.keys, key)
 		if !c.Byte(':') {
 			return nil
 		}
@@ -211,21 +230,21 @@ func (c *checker) object() *Offence {
 }
 
 // folded returns the field key matches only regardless of case.
-func (c *checker) folded(key string) (string, bool) {
+func (c *checker) folded(key []byte) (string, bool) {
 	if in(c.r.Fields, key) {
 		return "", false
 	}
 	for _, f := range c.r.Fields {
-		if strings.EqualFold(f, key) {
+		if bytes.EqualFold([]byte(f), key) {
 			return f, true
 		}
 	}
 	return "", false
 }
 
-func in(names []string, s string) bool {
+func in(names []string, s []byte) bool {
 	for _, n := range names {
-		if n == s {
+		if n == string(s) {
 			return true
 		}
 	}
