@@ -30,15 +30,15 @@ const (
 	// and per body byte (the body, its one string copy, the response's
 	// buffer and the strings the response repeats).
 	costBase    = 64 << 10
-	costPerByte = 16
+	costPerByte = 24
 	// Per JSON value of the body (Stats.Values): a {} agent is one value
 	// of 3 bytes and costs an Agent, an AgentState, a feature row, logits
 	// and a Decision, with the garbage the pools do not keep.
-	costPerValue = 640
+	costPerValue = 400
 	// Per byte of agents' text, read by the answer reader (answer.Read),
 	// and with the critic.
-	costPerTextByte       = 24
-	costPerTextByteCritic = 160
+	costPerTextByte       = 128
+	costPerTextByteCritic = 448
 )
 
 // bodyCost is what reading a body of n bytes costs before its shape is
@@ -65,9 +65,10 @@ func admitPool(maxMemory int64) int64 { return maxMemory*3/4 - baseMemory }
 
 // budget counts the memory reserved by the requests in flight.
 type budget struct {
-	mu   sync.Mutex
-	used int64
-	pool int64
+	mu    sync.Mutex
+	used  int64
+	pool  int64
+	gauge interface{ Set(float64) } // the metric of used
 }
 
 // grow raises a reservation *held to n bytes, if the budget has room, and
@@ -83,13 +84,44 @@ func (b *budget) grow(held *int64, n int64) bool {
 	}
 	b.used += n - *held
 	*held = n
+	b.gauge.Set(float64(b.used))
 	return true
 }
 
 // release gives back a reservation.
 func (b *budget) release(held *int64) {
+	if *held == 0 {
+		return
+	}
 	b.mu.Lock()
 	b.used -= *held
+	b.gauge.Set(float64(b.used))
 	b.mu.Unlock()
 	*held = 0
+}
+
+// MaxResponseBytes bounds a decide response: a request whose response
+// could be longer gets 413. Long answers make long responses, since each
+// is repeated as its peers' concede target and as the team answer (a
+// 1 MiB answer among 64 agents would be 400 MiB of JSON); the largest
+// batch of short answers (4096 × 64 agents) is ~50 MiB.
+const MaxResponseBytes = 64 << 20
+
+// responseBound is an upper bound on the size of the response to ds: a
+// decision's fixed part, and every string at 6 bytes a byte (the longest
+// JSON escape).
+func responseBound(ds []delib) int64 {
+	const perDecision = 200 // {"action":"concede","probs":{...},"log_prob":...,"answer":"","concede_target":""}
+	n := int64(1 << 10)
+	for i := range ds {
+		d := &ds[i]
+		longest := 0
+		for _, a := range d.agents {
+			longest = max(longest, len(a.Answer))
+			n += perDecision + 6*int64(len(a.Answer))
+		}
+		// The team answer and each concede target are answers of the team.
+		n += 64 + 6*int64(len(d.id)) + 6*int64(longest)*int64(len(d.agents)+1)
+	}
+	return n
 }

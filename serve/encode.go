@@ -1,10 +1,10 @@
 package serve
 
 import (
-	"encoding/json"
 	"errors"
 	"math"
 	"strconv"
+	"unicode/utf8"
 )
 
 // A decide response is written by hand rather than by encoding/json's
@@ -66,7 +66,7 @@ func appendResultFields(b []byte, r *Result, flush func([]byte) []byte) ([]byte,
 		b = append(b, ',')
 	}
 	b = append(b, `"team_answer":`...)
-	b = appendString(b, r.TeamAnswer)
+	b = appendStringFlush(b, r.TeamAnswer, flush)
 	if r.Agents == nil {
 		return append(b, `,"agents":null`...), nil
 	}
@@ -95,9 +95,9 @@ func appendResultFields(b []byte, r *Result, flush func([]byte) []byte) ([]byte,
 			return nil, errNonFinite
 		}
 		b = append(b, `,"answer":`...)
-		b = appendString(b, d.Answer)
+		b = appendStringFlush(b, d.Answer, flush)
 		b = append(b, `,"concede_target":`...)
-		b = appendString(b, d.ConcedeTarget)
+		b = appendStringFlush(b, d.ConcedeTarget, flush)
 		b = append(b, '}')
 		if flush != nil && len(b) >= flushSize {
 			b = flush(b)
@@ -146,17 +146,70 @@ func appendFloat(b []byte, f float64, ok bool) ([]byte, bool) {
 	return b, ok
 }
 
-// appendString writes s as a JSON string the way encoding/json does: plain
-// ASCII as is, anything needing an escape (quotes, control characters, the
-// HTML characters <, > and &, non-ASCII) through encoding/json itself.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s) // a string always marshals
-			return append(b, q...)
-		}
-	}
+// appendString writes s as a JSON string the way encoding/json does:
+// quotes, backslashes and control characters escaped, the HTML characters
+// <, > and & as \u003c..., invalid UTF-8 as \ufffd, U+2028 and U+2029
+// escaped (TestAppendStringMatchesJSON). It escapes in place rather than
+// through json.Marshal, whose copy of a long answer repeated as every
+// concede target was most of a response's garbage.
+func appendString(b []byte, s string) []byte { return appendStringFlush(b, s, nil) }
+
+// appendStringFlush is appendString handing the bytes so far to flush (when
+// not nil) as they pass flushSize, so that a long answer repeated in a
+// response is never held escaped whole.
+func appendStringFlush(b []byte, s string, flush func([]byte) []byte) []byte {
+	const hex = "0123456789abcdef"
 	b = append(b, '"')
-	b = append(b, s...)
+	start := 0
+	for i := 0; i < len(s); {
+		if flush != nil && len(b)+i-start >= flushSize {
+			b = flush(append(b, s[start:i]...))
+			start = i
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }

@@ -117,6 +117,7 @@ func New(cfg Config) (*Server, error) {
 	cfg.defaults()
 	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.MaxInflight), metrics: newMetrics()}
 	s.budget.pool = admitPool(cfg.MaxMemory)
+	s.budget.gauge = s.metrics.reserved
 	s.bufs.New = func() any { return new(bytes.Buffer) }
 	s.outs.New = func() any { return new([]byte) }
 	if cfg.PolicyPath != "" {
@@ -376,7 +377,6 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	select {
 	case s.sem <- struct{}{}:
-		defer func() { <-s.sem }()
 	default:
 		w.Header().Set("Retry-After", "1")
 		s.writeError(w, http.StatusTooManyRequests, &ErrorBody{Kind: "overloaded",
@@ -385,86 +385,25 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 	}
 	s.metrics.inflight.Inc()
 	defer s.metrics.inflight.Dec()
-	p := s.policy.Load()
-	if p == nil {
-		s.writeError(w, http.StatusServiceUnavailable, &ErrorBody{Kind: "not_ready", Error: "no policy loaded"})
+	j := s.admit(w, r, start)
+	if j == nil {
 		return
 	}
-	// The request's deadline falls before the write timeout's, so that a
-	// request out of time still gets its 503; its context also ends when
-	// the client goes away. The body is read under the deadline too.
-	st := stopper{ctx: r.Context(), deadline: start.Add(s.cfg.RequestTimeout)}
-	setReadDeadline(w, start.Add(min(s.cfg.RequestTimeout, s.cfg.ReadTimeout)))
-
-	// Memory is reserved before the body is read (its declared length, or
-	// the limit), then up to the estimate of the body as it is.
-	var held int64
-	defer s.budget.release(&held)
-	n := r.ContentLength
-	if n < 0 || n > s.cfg.MaxBodyBytes {
-		n = s.cfg.MaxBodyBytes
-	}
-	if !s.budget.grow(&held, bodyCost(n)) {
-		s.overMemory(w, bodyCost(n))
-		return
-	}
-	buf := s.bufs.Get().(*bytes.Buffer)
-	defer s.putBuf(buf)
-	buf.Reset()
-	body := r.Body // net/http stops it at a declared Content-Length
-	if r.ContentLength < 0 || r.ContentLength > s.cfg.MaxBodyBytes {
-		body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
-	} else {
-		buf.Grow(int(r.ContentLength) + 1) // +1: ReadFrom's probe for the end
-	}
-	if _, err := buf.ReadFrom(body); err != nil {
-		s.bodyError(w, err)
-		return
-	}
-	shape, eb := checkBody(buf.Bytes())
-	if eb != nil {
-		s.writeError(w, http.StatusBadRequest, eb)
-		return
-	}
-	need := requestCost(buf.Len(), shape, s.cfg.Critic)
-	if pool := admitPool(s.cfg.MaxMemory); need > pool {
-		s.writeError(w, http.StatusRequestEntityTooLarge, &ErrorBody{Kind: "too_large",
-			Error: fmt.Sprintf("body: would take about %d MiB to serve, more than the server's memory budget gives a request (%d MiB); split the batch", need>>20, pool>>20)})
-		return
-	}
-	if !s.budget.grow(&held, need) {
-		s.overMemory(w, need)
-		return
-	}
-
-	a := arenaPool.Get().(*arena)
-	defer a.put()
-	req := &a.req
-	if eb := decodeChecked(buf.Bytes(), req, a); eb != nil {
-		s.writeError(w, http.StatusBadRequest, eb)
-		return
-	}
-	ds, fe := req.checkIn(st, a, s.cfg.Critic)
-	if fe == errStopped {
+	go j.run()
+	if !j.wait(r.Context()) {
 		s.stopped(w, r, start)
 		return
 	}
-	if fe != nil {
-		s.writeError(w, http.StatusBadRequest, &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field})
-		return
-	}
-	resp, err := p.decide(st, req, ds, a)
-	if err == errStopped {
+	defer j.release()
+	switch {
+	case j.stopped:
 		s.stopped(w, r, start)
 		return
-	}
-	if err == nil {
-		err = checkResponse(resp)
-	}
-	if err != nil {
-		s.writeError(w, http.StatusInternalServerError, &ErrorBody{Kind: "internal", Error: err.Error()})
+	case j.eb != nil:
+		s.writeError(w, j.code, j.eb)
 		return
 	}
+	resp := j.resp
 	var counts [metapolicy.NumActions]int
 	for _, res := range resp.results() {
 		for _, d := range res.Agents {
@@ -477,8 +416,8 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	// The response is written as it is encoded, a chunk at a time, so that
-	// its size (up to ~200 bytes per agent, more with long answers) is not
-	// held in memory whole.
+	// its size (~190 bytes per agent, more with long answers) is never held
+	// in memory whole.
 	out := s.outs.Get().(*[]byte)
 	defer func() {
 		if cap(*out) <= 4<<20 {
@@ -494,12 +433,177 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 		}
 		return b[:0]
 	}
-	b, _ := appendResponse((*out)[:0], resp, flush) // checkResponse found no error
+	b, _ := appendResponse((*out)[:0], resp, flush) // run's checkResponse found no error
 	b = append(b, '\n')
 	*out = flush(b)
 	if werr != nil {
 		s.cfg.Log.Warn("decide response cut short", "err", werr, "remote", r.RemoteAddr, "elapsed", time.Since(start))
 	}
+}
+
+// admit reads and checks a decide request's body and reserves its memory,
+// or answers it (and returns nil). The caller holds a slot of s.sem, which
+// the job returned then owns.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, start time.Time) *decideJob {
+	j := &decideJob{s: s, p: s.policy.Load(), st: stopper{ctx: r.Context(), deadline: start.Add(s.cfg.RequestTimeout)}}
+	ok := false
+	defer func() {
+		if !ok {
+			j.release()
+		}
+	}()
+	if j.p == nil {
+		s.writeError(w, http.StatusServiceUnavailable, &ErrorBody{Kind: "not_ready", Error: "no policy loaded"})
+		return nil
+	}
+	// The body is read under the request's deadline too.
+	setReadDeadline(w, start.Add(min(s.cfg.RequestTimeout, s.cfg.ReadTimeout)))
+
+	// Memory is reserved before the body is read (its declared length, or
+	// the limit), then up to the estimate of the body as it is.
+	n := r.ContentLength
+	if n < 0 || n > s.cfg.MaxBodyBytes {
+		n = s.cfg.MaxBodyBytes
+	}
+	if !s.budget.grow(&j.held, bodyCost(n)) {
+		s.overMemory(w, bodyCost(n))
+		return nil
+	}
+	j.buf = s.bufs.Get().(*bytes.Buffer)
+	j.buf.Reset()
+	body := r.Body // net/http stops it at a declared Content-Length
+	if r.ContentLength < 0 || r.ContentLength > s.cfg.MaxBodyBytes {
+		body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	} else {
+		j.buf.Grow(int(r.ContentLength) + 1) // +1: ReadFrom's probe for the end
+	}
+	if _, err := j.buf.ReadFrom(body); err != nil {
+		s.bodyError(w, err)
+		return nil
+	}
+	shape, eb := checkBody(j.buf.Bytes())
+	if eb != nil {
+		s.writeError(w, http.StatusBadRequest, eb)
+		return nil
+	}
+	need := requestCost(j.buf.Len(), shape, s.cfg.Critic)
+	if pool := admitPool(s.cfg.MaxMemory); need > pool {
+		s.writeError(w, http.StatusRequestEntityTooLarge, &ErrorBody{Kind: "too_large",
+			Error: fmt.Sprintf("body: would take about %d MiB to serve, more than the server's memory budget gives a request (%d MiB); split the batch", need>>20, pool>>20)})
+		return nil
+	}
+	if !s.budget.grow(&j.held, need) {
+		s.overMemory(w, need)
+		return nil
+	}
+	j.a = arenaPool.Get().(*arena)
+	if j.a.done == nil {
+		j.a.done = make(chan struct{}, 1)
+	}
+	ok = true
+	return j
+}
+
+// decideJob is an admitted decide request's work. It runs on a goroutine
+// of its own, so that the handler answers 503 at the request's deadline
+// (or gives up when the client goes) whatever the work is doing: a single
+// text can take longer to read than the deadline leaves, and net/http cuts
+// a connection silently at its write timeout. The work stops at its next
+// check of the stopper, and whoever of the two finishes last releases the
+// request's memory, buffers and slot.
+type decideJob struct {
+	s    *Server
+	p    *Policy
+	st   stopper
+	buf  *bytes.Buffer
+	a    *arena
+	held int64 // bytes of the memory budget reserved
+	// state: jobRunning, then jobDone (the handler answers from the
+	// results below) or jobAbandoned (the handler has answered; the work
+	// releases everything when it ends).
+	state atomic.Int32
+	// Results.
+	resp    *DecideResponse
+	eb      *ErrorBody
+	code    int
+	stopped bool
+}
+
+const (
+	jobRunning = iota
+	jobDone
+	jobAbandoned
+)
+
+func (j *decideJob) run() {
+	req := &j.a.req
+	if eb := decodeChecked(j.buf.Bytes(), req, j.a); eb != nil {
+		j.eb, j.code = eb, http.StatusBadRequest
+	} else if ds, fe := req.checkIn(j.st, j.a, j.s.cfg.Critic); fe == errStopped {
+		j.stopped = true
+	} else if fe != nil {
+		j.eb, j.code = &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field}, http.StatusBadRequest
+	} else if n := responseBound(ds); n > MaxResponseBytes {
+		j.eb, j.code = &ErrorBody{Kind: "too_large", Error: fmt.Sprintf("response: could be %d MiB, more than the %d MiB a response may be (long answers repeat as concede targets and team answer); split the batch or shorten the answers", n>>20, MaxResponseBytes>>20)}, http.StatusRequestEntityTooLarge
+	} else if resp, err := j.p.decide(j.st, req, ds, j.a); err == errStopped {
+		j.stopped = true
+	} else if err == nil {
+		if err = checkResponse(resp); err == nil {
+			j.resp = resp
+		}
+		if err != nil {
+			j.eb, j.code = &ErrorBody{Kind: "internal", Error: err.Error()}, http.StatusInternalServerError
+		}
+	} else {
+		j.eb, j.code = &ErrorBody{Kind: "internal", Error: err.Error()}, http.StatusInternalServerError
+	}
+	if j.state.CompareAndSwap(jobRunning, jobDone) {
+		j.a.done <- struct{}{}
+		return
+	}
+	j.release()
+}
+
+// wait waits for the work until the request's deadline or its client's
+// departure, and reports whether the work finished (then the caller
+// releases the job) or was abandoned.
+func (j *decideJob) wait(ctx context.Context) bool {
+	d := time.Until(j.st.deadline)
+	t := j.a.timer
+	if t == nil {
+		t = time.NewTimer(d)
+		j.a.timer = t
+	} else {
+		t.Reset(d)
+	}
+	// The timer is the arena's: it is stopped before the job may be
+	// abandoned, since the work then puts the arena back.
+	select {
+	case <-j.a.done:
+		t.Stop()
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+		t.Stop()
+	}
+	if j.state.CompareAndSwap(jobRunning, jobAbandoned) {
+		return false
+	}
+	<-j.a.done // finished as the deadline came
+	return true
+}
+
+// release gives back what the job holds: its memory reservation, body
+// buffer, arena and concurrency slot.
+func (j *decideJob) release() {
+	j.s.budget.release(&j.held)
+	if j.buf != nil {
+		j.s.putBuf(j.buf)
+	}
+	if j.a != nil {
+		j.a.put()
+	}
+	<-j.s.sem
 }
 
 // setReadDeadline sets the read deadline of w's connection, when w reaches
