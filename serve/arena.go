@@ -40,6 +40,7 @@ type arena struct {
 	// The handler's wait for the work (decideJob): reused, as the arena.
 	done  chan struct{}
 	timer *time.Timer
+	job   decideJob
 }
 
 var arenaPool = sync.Pool{New: func() any { return new(arena) }}

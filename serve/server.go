@@ -445,7 +445,12 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 // or answers it (and returns nil). The caller holds a slot of s.sem, which
 // the job returned then owns.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, start time.Time) *decideJob {
-	j := &decideJob{s: s, p: s.policy.Load(), st: stopper{ctx: r.Context(), deadline: start.Add(s.cfg.RequestTimeout)}}
+	a := arenaPool.Get().(*arena)
+	if a.done == nil {
+		a.done = make(chan struct{}, 1)
+	}
+	j := &a.job // in the arena: a request allocates no job of its own
+	*j = decideJob{s: s, a: a, p: s.policy.Load(), st: stopper{ctx: r.Context(), deadline: start.Add(s.cfg.RequestTimeout)}}
 	ok := false
 	defer func() {
 		if !ok {
@@ -495,10 +500,6 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, start time.Time) 
 	if !s.budget.grow(&j.held, need) {
 		s.overMemory(w, need)
 		return nil
-	}
-	j.a = arenaPool.Get().(*arena)
-	if j.a.done == nil {
-		j.a.done = make(chan struct{}, 1)
 	}
 	ok = true
 	return j
@@ -594,16 +595,16 @@ func (j *decideJob) wait(ctx context.Context) bool {
 }
 
 // release gives back what the job holds: its memory reservation, body
-// buffer, arena and concurrency slot.
+// buffer, concurrency slot and arena (which holds the job: last).
 func (j *decideJob) release() {
-	j.s.budget.release(&j.held)
+	s, a := j.s, j.a
+	s.budget.release(&j.held)
 	if j.buf != nil {
-		j.s.putBuf(j.buf)
+		s.putBuf(j.buf)
 	}
-	if j.a != nil {
-		j.a.put()
-	}
-	<-j.s.sem
+	*j = decideJob{}
+	<-s.sem
+	a.put()
 }
 
 // setReadDeadline sets the read deadline of w's connection, when w reaches

@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/json"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -75,21 +76,28 @@ type Stats struct {
 // stops the walk without an offence: the decoder reports it), and returns
 // its Stats and the first offence, or nil.
 func Check(b []byte, r *Rules) (Stats, *Offence) {
-	var pathBuf [16]seg
-	var keyBuf [64][]byte
-	c := checker{Scanner: Scanner{B: b}, r: r, path: pathBuf[:0], keys: keyBuf[:0]}
+	c := checkers.Get().(*checker)
+	defer func() {
+		clear(c.keys[:cap(c.keys)]) // views of b
+		c.path, c.keys = c.path[:0], c.keys[:0]
+		c.B = nil
+		checkers.Put(c)
+	}()
+	c.Scanner, c.r, c.st, c.depth = Scanner{B: b}, r, Stats{}, 0
 	o := c.value(true, false) // null is no document
 	return c.st, o
 }
+
+// checkers are pooled: a walk then allocates nothing.
+var checkers = sync.Pool{New: func() any { return new(checker) }}
 
 type checker struct {
 	Scanner
 	r     *Rules
 	st    Stats
 	depth int
-	// The path and the keys of the objects open, as stacks on arrays of
-	// their own, so that a walk of an ordinary document allocates nothing:
-	// keys are views of B (escaped ones, rare, are decoded).
+	// The path and the keys of the objects open, as stacks: keys are views
+	// of B (escaped ones, rare, are decoded).
 	path []seg
 	keys [][]byte
 }
