@@ -25,14 +25,20 @@ func (c *Config) Validate() error {
 		}
 		return nil
 	}
+	durNoFlag := func(what string, d time.Duration) error { // no flag sets it
+		if d < 0 {
+			return fmt.Errorf("serve: %s %v: negative; want 0 (the default) or more", what, d)
+		}
+		return nil
+	}
 	for _, err := range []error{
 		neg("max-body-kib", c.MaxBodyBytes, sizeString(c.MaxBodyBytes)),
 		neg("max-inflight", int64(c.MaxInflight), fmt.Sprint(c.MaxInflight)),
 		neg("max-memory-mib", c.MaxMemory, sizeString(c.MaxMemory)),
-		dur("read-header-timeout", c.ReadHeaderTimeout),
+		durNoFlag("read-header timeout", c.ReadHeaderTimeout),
 		dur("read-timeout", c.ReadTimeout),
 		dur("write-timeout", c.WriteTimeout),
-		dur("idle-timeout", c.IdleTimeout),
+		durNoFlag("idle timeout", c.IdleTimeout),
 		dur("shutdown-timeout", c.ShutdownTimeout),
 		dur("request-timeout", c.RequestTimeout),
 	} {

@@ -81,6 +81,9 @@ func (p *Policy) decide(st stopper, req *DecideRequest, ds []delib, a *arena) (*
 		if st.stop() {
 			return nil, errStopped
 		}
+		if testHookDeliberation != nil {
+			testHookDeliberation()
+		}
 		d := &ds[i]
 		n := len(d.agents)
 		if cap(sc.f) < n*in {
@@ -162,6 +165,10 @@ func (p *Policy) decide(st stopper, req *DecideRequest, ds []delib, a *arena) (*
 	}
 	return resp, nil
 }
+
+// testHookDeliberation, when set (by tests only), runs before each
+// deliberation is featurized: a slow request on demand.
+var testHookDeliberation func()
 
 // teamFeaturizer featurizes every agent of a deliberation at once (see
 // metapolicy.FeaturizeTeam).
