@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"runtime/debug"
 	"sync"
 
 	"github.com/mpdf/mpdf/internal/jsonscan"
@@ -69,7 +70,17 @@ type budget struct {
 	used  int64
 	pool  int64
 	gauge interface{ Set(float64) } // the metric of used
+	// peak is the most reserved since the memory was last given back to
+	// the system; freeing is set while that runs.
+	peak    int64
+	freeing bool
 }
+
+// freeAfter is the reservation peak past which an idle server gives its
+// memory back to the system at once (debug.FreeOSMemory) rather than over
+// minutes (the runtime's scavenger): a burst of large requests otherwise
+// leaves the process at its peak long after it has passed.
+const freeAfter = 64 << 20
 
 // grow raises a reservation *held to n bytes, if the budget has room, and
 // reports whether it did; a reservation never shrinks before release.
@@ -84,6 +95,7 @@ func (b *budget) grow(held *int64, n int64) bool {
 	}
 	b.used += n - *held
 	*held = n
+	b.peak = max(b.peak, b.used)
 	b.gauge.Set(float64(b.used))
 	return true
 }
@@ -96,8 +108,20 @@ func (b *budget) release(held *int64) {
 	b.mu.Lock()
 	b.used -= *held
 	b.gauge.Set(float64(b.used))
+	free := b.used == 0 && b.peak >= freeAfter && !b.freeing
+	if free {
+		b.peak, b.freeing = 0, true
+	}
 	b.mu.Unlock()
 	*held = 0
+	if free {
+		go func() {
+			debug.FreeOSMemory()
+			b.mu.Lock()
+			b.freeing = false
+			b.mu.Unlock()
+		}()
+	}
 }
 
 // MaxResponseBytes bounds a decide response: a request whose response
