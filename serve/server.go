@@ -642,7 +642,6 @@ func (s *Server) stopped(w http.ResponseWriter, r *http.Request, start time.Time
 		if sw, ok := w.(*statusWriter); ok {
 			sw.code = statusClientGone
 		}
-		s.metrics.errors.WithLabelValues("client_gone").Inc()
 		s.cfg.Log.Warn("decide stopped: the client went away", "remote", r.RemoteAddr, "elapsed", time.Since(start))
 		return
 	}
