@@ -16,7 +16,15 @@ import (
 // accepted it). It returns the first offence in document order, with its
 // JSON path, or nil.
 func checkStrict(line []byte) *RecordError {
-	_, o := jsonscan.Check(line, &jsonscan.Rules{})
+	return strictOffence(line)
+}
+
+// recordRules are jsonscan's rules for a record: none beyond duplicate
+// keys and invalid UTF-8.
+var recordRules jsonscan.Rules
+
+func strictOffence(line []byte) *RecordError {
+	_, o := jsonscan.Check(line, &recordRules)
 	if o == nil {
 		return nil
 	}

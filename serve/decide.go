@@ -78,7 +78,7 @@ func (p *Policy) decide(st stopper, req *DecideRequest, ds []delib, a *arena) (*
 	teams := sc.teams[:0]
 	r := 0
 	for i := range ds {
-		if st.stop() {
+		if i%stopEvery == 0 && st.stop() {
 			return nil, errStopped
 		}
 		if testHookDeliberation != nil {
@@ -118,7 +118,7 @@ func (p *Policy) decide(st stopper, req *DecideRequest, ds []delib, a *arena) (*
 	var logp [out]float32
 	r = 0
 	for i := range ds {
-		if st.stop() {
+		if i%stopEvery == 0 && st.stop() {
 			return nil, errStopped
 		}
 		d := &ds[i]

@@ -34,6 +34,36 @@ type Rules struct {
 	MaxDepth int
 	// Measured names the keys whose string values Stats.MeasuredBytes sums.
 	Measured []string
+
+	once  sync.Once
+	names map[string]nameFlags // the lists above by name, built once
+}
+
+// nameFlags say which of a Rules' lists name a key.
+type nameFlags uint8
+
+const (
+	isField nameFlags = 1 << iota
+	isContainer
+	isMeasured
+)
+
+// compile builds r.names, so that a key costs one map lookup.
+func (r *Rules) compile() {
+	r.once.Do(func() {
+		if len(r.Fields)+len(r.Containers)+len(r.Measured) == 0 {
+			return // a nil map: every key has no flags
+		}
+		r.names = map[string]nameFlags{}
+		for _, l := range []struct {
+			names []string
+			flag  nameFlags
+		}{{r.Fields, isField}, {r.Containers, isContainer}, {r.Measured, isMeasured}} {
+			for _, n := range l.names {
+				r.names[n] |= l.flag
+			}
+		}
+	})
 }
 
 // Problem classifies an Offence.
@@ -83,9 +113,18 @@ func Check(b []byte, r *Rules) (Stats, *Offence) {
 		c.B = nil
 		checkers.Put(c)
 	}()
-	c.Scanner, c.r, c.st, c.depth = Scanner{B: b}, r, Stats{}, 0
+	r.compile()
+	c.Scanner, c.r, c.st, c.depth, c.track = Scanner{B: b}, r, Stats{}, 0, false
 	o := c.value(true, false) // null is no document
-	return c.st, o
+	if o == nil {
+		return c.st, nil
+	}
+	// The walk keeps no path, which cost as much as the rest of it: the
+	// first offence is found again by a walk that does.
+	st := c.st
+	c.Scanner, c.st, c.depth, c.track = Scanner{B: b}, Stats{}, 0, true
+	c.keys = c.keys[:0]
+	return st, c.value(true, false)
 }
 
 // checkers are pooled: a walk then allocates nothing.
@@ -98,8 +137,9 @@ type checker struct {
 	depth int
 	// The path and the keys of the objects open, as stacks: keys are views
 	// of B (escaped ones, rare, are decoded).
-	path []seg
-	keys [][]byte
+	path  []seg
+	keys  [][]byte
+	track bool // keep path (the walk that names an offence's place)
 }
 
 type seg struct {
@@ -130,11 +170,14 @@ func (c *checker) value(container, measured bool) *Offence {
 			return c.offence(TooDeep, c.I)
 		}
 		c.depth++
-		defer func() { c.depth-- }()
+		var o *Offence
 		if c.B[c.I] == '{' {
-			return c.object()
+			o = c.object()
+		} else {
+			o = c.array()
 		}
-		return c.array()
+		c.depth--
+		return o
 	case '"':
 		start := c.I
 		raw, o := c.str()
@@ -169,9 +212,13 @@ func (c *checker) array() *Offence {
 	if c.Byte(']') {
 		return nil
 	}
-	c.path = append(c.path, seg{})
+	if c.track {
+		c.path = append(c.path, seg{})
+	}
 	for k := 0; ; k++ {
-		c.path[len(c.path)-1].index = k
+		if c.track {
+			c.path[len(c.path)-1].index = k
+		}
 		if o := c.value(true, false); o != nil {
 			return o
 		}
@@ -179,7 +226,9 @@ func (c *checker) array() *Offence {
 			break
 		}
 	}
-	c.path = c.path[:len(c.path)-1]
+	if c.track {
+		c.path = c.path[:len(c.path)-1]
+	}
 	c.Byte(']')
 	return nil
 }
@@ -190,7 +239,13 @@ func (c *checker) object() *Offence {
 		return nil
 	}
 	first := len(c.keys) // this object's keys are c.keys[first:]
-	defer func() { c.keys = c.keys[:first] }()
+	o := c.members(first)
+	c.keys = c.keys[:first]
+	return o
+}
+
+// members walks an object's members, its keys pushed on c.keys from first.
+func (c *checker) members(first int) *Offence {
 	for {
 		c.Space()
 		if c.I >= len(c.B) || c.B[c.I] != '"' {
@@ -208,7 +263,9 @@ func (c *checker) object() *Offence {
 				key = []byte(k)
 			}
 		}
-		c.path = append(c.path, seg{key: key, isKey: true})
+		if c.track {
+			c.path = append(c.path, seg{key: key, isKey: true})
+		}
 		for _, k := range c.keys[first:] {
 			if bytes.EqualFold(k, key) {
 				o := c.offence(DuplicateKey, at)
@@ -216,7 +273,8 @@ func (c *checker) object() *Offence {
 				return o
 			}
 		}
-		if f, ok := c.folded(key); ok {
+		flags := c.r.names[string(key)]
+		if f, ok := c.folded(key, flags); ok {
 			o := c.offence(KeyCase, at)
 			o.Key, o.Other = string(key), f
 			return o
@@ -225,10 +283,12 @@ func (c *checker) object() *Offence {
 		if !c.Byte(':') {
 			return nil
 		}
-		if o := c.value(in(c.r.Containers, key), in(c.r.Measured, key)); o != nil {
+		if o := c.value(flags&isContainer != 0, flags&isMeasured != 0); o != nil {
 			return o
 		}
-		c.path = c.path[:len(c.path)-1]
+		if c.track {
+			c.path = c.path[:len(c.path)-1]
+		}
 		if !c.Byte(',') {
 			break
 		}
@@ -238,8 +298,8 @@ func (c *checker) object() *Offence {
 }
 
 // folded returns the field key matches only regardless of case.
-func (c *checker) folded(key []byte) (string, bool) {
-	if in(c.r.Fields, key) {
+func (c *checker) folded(key []byte, flags nameFlags) (string, bool) {
+	if flags&isField != 0 || len(c.r.Fields) == 0 {
 		return "", false
 	}
 	for _, f := range c.r.Fields {
@@ -250,15 +310,6 @@ func (c *checker) folded(key []byte) (string, bool) {
 	return "", false
 }
 
-func in(names []string, s []byte) bool {
-	for _, n := range names {
-		if n == string(s) {
-			return true
-		}
-	}
-	return false
-}
-
 // str reads a string at c.I and returns its raw bytes between the quotes,
 // or an offence (its Offset relative to the string's start) when they are
 // not valid UTF-8.
@@ -266,6 +317,16 @@ func (c *checker) str() ([]byte, *Offence) {
 	start := c.I + 1
 	c.I = start
 	for c.I < len(c.B) {
+		// Jump to the next quote, or the backslash before it: strings are
+		// most of a body, and IndexByte is the fast scan.
+		k := bytes.IndexByte(c.B[c.I:], '"')
+		if k < 0 {
+			break
+		}
+		if e := bytes.IndexByte(c.B[c.I:c.I+k], '\\'); e >= 0 {
+			k = e
+		}
+		c.I += k
 		switch c.B[c.I] {
 		case '\\':
 			c.I += 2
