@@ -252,6 +252,12 @@ func TestDecodePathsAgree(t *testing.T) {
 		if !fastDecode(b, &fast) {
 			t.Fatalf("fast path declined a plain request: %s", b)
 		}
+		// The fast path measures a body as the strict walk does (the
+		// memory budget's estimate reads either).
+		st, _, _ := decodeFast(b, new(DecideRequest), new(arena))
+		if want, _ := checkBody(b); st.Values != want.Values || st.MeasuredBytes != want.MeasuredBytes {
+			t.Fatalf("%s: fast path measured %+v, the walk %+v", b, st, want)
+		}
 		if !checkPaths(t, p, b) {
 			t.Fatalf("a valid request was refused: %s", b)
 		}

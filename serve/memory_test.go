@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -289,5 +290,30 @@ func TestServeMemoryBudget(t *testing.T) {
 			t.Errorf("%s: peak RSS %d MiB, over the %d MiB budget", sh.name, hwm>>20, budget>>20)
 		}
 		waitIdle(t, url)
+	}
+}
+
+// TestBodyCost: what the fast path allocates decoding the worst shapes,
+// before the request's estimate is known, stays within bodyCost; and the
+// fast path measures the text shape's text as the walk does.
+func TestBodyCost(t *testing.T) {
+	for _, sh := range worstShapes() {
+		var ms0, ms1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms0)
+		st, _, ok := decodeFast(sh.body, new(DecideRequest), new(arena))
+		runtime.ReadMemStats(&ms1)
+		if !ok {
+			t.Fatalf("%s: the fast path declined it", sh.name)
+		}
+		got := int64(ms1.TotalAlloc - ms0.TotalAlloc)
+		want, _ := checkBody(sh.body)
+		t.Logf("%s: %d KiB allocated (%.1f × the body), bodyCost %d KiB", sh.name, got>>10, float64(got)/float64(len(sh.body)), bodyCost(int64(len(sh.body)))>>10)
+		if got > bodyCost(int64(len(sh.body))) {
+			t.Errorf("%s: decoding allocated %d KiB, more than bodyCost %d KiB", sh.name, got>>10, bodyCost(int64(len(sh.body)))>>10)
+		}
+		if st.Values != want.Values || st.MeasuredBytes != want.MeasuredBytes {
+			t.Errorf("%s: fast path measured %+v, the walk %+v", sh.name, st, want)
+		}
 	}
 }

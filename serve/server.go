@@ -490,11 +490,21 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, start time.Time) 
 		s.bodyError(w, err)
 		return nil
 	}
-	shape, eb := checkBody(j.buf.Bytes())
-	if eb != nil {
-		s.writeError(w, http.StatusBadRequest, eb)
-		return nil
+	// The fast path decodes the common shape (within what bodyCost
+	// reserved) and measures it on the way; anything else is measured and
+	// held to the strict rules by checkBody first, and decoded by work.
+	shape, limit, fast := decodeFast(j.buf.Bytes(), &a.req, a)
+	if !fast {
+		var eb *ErrorBody
+		if shape, eb = checkBody(j.buf.Bytes()); eb == nil && limit != nil {
+			eb = &ErrorBody{Kind: "invalid", Error: limit.Error(), Field: limit.field}
+		}
+		if eb != nil {
+			s.writeError(w, http.StatusBadRequest, eb)
+			return nil
+		}
 	}
+	j.decoded = fast
 	need := requestCost(j.buf.Len(), shape, s.cfg.Critic)
 	if pool := admitPool(s.cfg.MaxMemory); need > pool {
 		s.writeError(w, http.StatusRequestEntityTooLarge, &ErrorBody{Kind: "too_large",
@@ -523,6 +533,9 @@ type decideJob struct {
 	buf  *bytes.Buffer
 	a    *arena
 	held int64 // bytes of the memory budget reserved
+	// decoded says the fast path has decoded the request (else work
+	// decodes it with encoding/json).
+	decoded bool
 	// state: jobRunning, then jobDone (the handler answers from the
 	// results below) or jobAbandoned (the handler has answered; the work
 	// releases everything when it ends).
@@ -567,7 +580,11 @@ func (j *decideJob) runInline() {
 // work decodes, checks and decides the request into the job's results.
 func (j *decideJob) work() {
 	req := &j.a.req
-	if eb := decodeChecked(j.buf.Bytes(), req, j.a); eb != nil {
+	var eb *ErrorBody
+	if !j.decoded {
+		eb = decodeSlow(j.buf.Bytes(), req, nil)
+	}
+	if eb != nil {
 		j.eb, j.code = eb, http.StatusBadRequest
 	} else if ds, fe := req.checkIn(j.st, j.a, j.s.cfg.Critic); fe == errStopped {
 		j.stopped = true

@@ -44,15 +44,15 @@ func metricLine(t *testing.T, url, prefix string) string {
 	return ""
 }
 
-// bigBatch is the largest batch of empty agents (4096 × 64): ~1 s of work.
-func bigBatch() []byte {
+// batchOf is a batch of n deliberations of two agents.
+func batchOf(n int) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"deliberations":[`)
-	for i := range MaxDeliberations {
+	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(`{"round":1,"rounds":1,"agents":[` + strings.Repeat(`{},`, 63) + `{}]}`)
+		b.WriteString(`{"round":1,"rounds":1,"agents":[{"answer":"1"},{"answer":"2"}]}`)
 	}
 	b.WriteString(`]}`)
 	return b.Bytes()
@@ -61,36 +61,59 @@ func bigBatch() []byte {
 // TestRequestTimeout: a request whose work outlives the write timeout gets
 // 503 (kind timeout, Retry-After) before the connection is cut, rather than
 // nothing; /metrics counts it as 503 and the log says why; its work stops
-// and gives its memory back.
+// and gives its memory back. Work that checks its deadline between
+// deliberations (a small body, decided on the handler's goroutine) and
+// work stuck in one step (a large body, on a goroutine of its own) alike.
 func TestRequestTimeout(t *testing.T) {
-	var log syncBuffer
-	s, err := New(Config{PolicyPath: writeTestPolicy(t), WriteTimeout: 300 * time.Millisecond,
-		Log: slog.New(slog.NewTextHandler(&log, nil))})
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		name string
+		body []byte
+		hook func(call int64)
+	}{
+		{"slow deliberations", batchOf(200), func(int64) { time.Sleep(5 * time.Millisecond) }},
+		{"one stuck step", batchOf(1100), func(call int64) {
+			if call == 1 {
+				time.Sleep(1500 * time.Millisecond)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var calls atomic.Int64
+			testHookDeliberation = func() { c.hook(calls.Add(1)) }
+			defer func() { testHookDeliberation = nil }()
+			var log syncBuffer
+			s, err := New(Config{PolicyPath: writeTestPolicy(t), WriteTimeout: 300 * time.Millisecond,
+				Log: slog.New(slog.NewTextHandler(&log, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			url, stop := serveLoopback(t, s)
+			defer stop()
+			resp, err := http.Post(url+"/v1/decide", "application/json", bytes.NewReader(c.body))
+			if err != nil {
+				t.Fatalf("no status: %v", err)
+			}
+			var eb ErrorBody
+			err = json.NewDecoder(resp.Body).Decode(&eb)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusServiceUnavailable || eb.Kind != "timeout" || resp.Header.Get("Retry-After") == "" {
+				t.Fatalf("%d %+v (%v), Retry-After %q; want 503 timeout with Retry-After", resp.StatusCode, eb, err, resp.Header.Get("Retry-After"))
+			}
+			if got := metricLine(t, url, `mpdf_serve_requests_total{code="503",route="/v1/decide"}`); got != "1" {
+				t.Errorf("/metrics counts %q requests as 503, want 1", got)
+			}
+			if got := metricLine(t, url, `mpdf_serve_requests_total{code="200",route="/v1/decide"}`); got != "" && got != "0" {
+				t.Errorf("/metrics counts %s requests as 200, want none", got)
+			}
+			if !strings.Contains(log.String(), "past the request timeout") {
+				t.Errorf("log: %s, want the timeout", log.String())
+			}
+			waitIdle(t, url)
+			if n := calls.Load(); n > 150 {
+				t.Errorf("%d deliberations decided: the work went on past its deadline", n)
+			}
+		})
 	}
-	url, stop := serveLoopback(t, s)
-	defer stop()
-	resp, err := http.Post(url+"/v1/decide", "application/json", bytes.NewReader(bigBatch()))
-	if err != nil {
-		t.Fatalf("no status: %v", err)
-	}
-	var eb ErrorBody
-	err = json.NewDecoder(resp.Body).Decode(&eb)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusServiceUnavailable || eb.Kind != "timeout" || resp.Header.Get("Retry-After") == "" {
-		t.Fatalf("%d %+v (%v), Retry-After %q; want 503 timeout with Retry-After", resp.StatusCode, eb, err, resp.Header.Get("Retry-After"))
-	}
-	if got := metricLine(t, url, `mpdf_serve_requests_total{code="503",route="/v1/decide"}`); got != "1" {
-		t.Errorf("/metrics counts %q requests as 503, want 1", got)
-	}
-	if got := metricLine(t, url, `mpdf_serve_requests_total{code="200",route="/v1/decide"}`); got != "" && got != "0" {
-		t.Errorf("/metrics counts %s requests as 200, want none", got)
-	}
-	if !strings.Contains(log.String(), "past the request timeout") {
-		t.Errorf("log: %s, want the timeout", log.String())
-	}
-	waitIdle(t, url)
 }
 
 // TestClientGoneStopsWork: when the client goes away, the work stops at
@@ -114,16 +137,7 @@ func TestClientGoneStopsWork(t *testing.T) {
 		time.Sleep(5 * time.Millisecond) // 5 s for the batch
 	}
 	defer func() { testHookDeliberation = nil }()
-	var b bytes.Buffer
-	b.WriteString(`{"deliberations":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(`{"round":1,"rounds":1,"agents":[{"answer":"1"},{"answer":"2"}]}`)
-	}
-	b.WriteString(`]}`)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/decide", &b)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/decide", bytes.NewReader(batchOf(n)))
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
 		t.Fatalf("status %d, want the client to give up", resp.StatusCode)
