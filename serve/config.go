@@ -32,9 +32,9 @@ func (c *Config) Validate() error {
 		return nil
 	}
 	for _, err := range []error{
-		neg("max-body-kib", c.MaxBodyBytes, sizeString(c.MaxBodyBytes)),
+		neg("max-body-kib", c.MaxBodyBytes, inUnit(c.MaxBodyBytes, 10)),
 		neg("max-inflight", int64(c.MaxInflight), fmt.Sprint(c.MaxInflight)),
-		neg("max-memory-mib", c.MaxMemory, sizeString(c.MaxMemory)),
+		neg("max-memory-mib", c.MaxMemory, inUnit(c.MaxMemory, 20)),
 		durNoFlag("read-header timeout", c.ReadHeaderTimeout),
 		dur("read-timeout", c.ReadTimeout),
 		dur("write-timeout", c.WriteTimeout),
@@ -52,14 +52,14 @@ func (c *Config) Validate() error {
 	d := *c
 	d.defaults()
 	if d.MaxBodyBytes > maxBodyLimit {
-		return fmt.Errorf("serve: --max-body-kib %s: more than the %s a request may have", sizeString(d.MaxBodyBytes), sizeString(maxBodyLimit))
+		return fmt.Errorf("serve: --max-body-kib %s: more than the %s a request may have", inUnit(d.MaxBodyBytes, 10), sizeString(maxBodyLimit))
 	}
 	if d.MaxMemory < minMemory {
-		return fmt.Errorf("serve: --max-memory-mib %s: less than the %s the server needs besides its requests", sizeString(d.MaxMemory), sizeString(minMemory))
+		return fmt.Errorf("serve: --max-memory-mib %s: less than the %s the server needs", inUnit(d.MaxMemory, 20), sizeString(minMemory))
 	}
 	if need, pool := bodyCost(d.MaxBodyBytes), admitPool(d.MaxMemory); need > pool {
 		return fmt.Errorf("serve: --max-memory-mib %s cannot take in one body of the largest size (--max-body-kib %s needs %s; the budget leaves %s to requests): raise it or lower --max-body-kib",
-			sizeString(d.MaxMemory), sizeString(d.MaxBodyBytes), sizeString(need), sizeString(pool))
+			inUnit(d.MaxMemory, 20), inUnit(d.MaxBodyBytes, 10), sizeString(need), sizeString(pool))
 	}
 	if d.RequestTimeout >= d.WriteTimeout {
 		return fmt.Errorf("serve: --request-timeout %v: not shorter than --write-timeout %v; the server could not write its 503 in time", d.RequestTimeout, d.WriteTimeout)
@@ -70,8 +70,8 @@ func (c *Config) Validate() error {
 // maxBodyLimit is the largest body a server accepts to be configured for.
 const maxBodyLimit = 1 << 30
 
-// sizeString writes a byte count in the unit flags give it (KiB or MiB
-// when it divides), so that --max-body-kib -1 reads back as "-1KiB".
+// sizeString writes a byte count in MiB or KiB when it divides: sizes the
+// server derives (limits, needs).
 func sizeString(n int64) string {
 	switch {
 	case n != 0 && n%(1<<20) == 0:
@@ -80,6 +80,15 @@ func sizeString(n int64) string {
 		return fmt.Sprintf("%dKiB", n>>10)
 	}
 	return fmt.Sprintf("%dB", n)
+}
+
+// inUnit writes n bytes in the unit of 2^shift bytes of its flag ("-1" for
+// --max-body-kib -1), or as bytes when it does not divide.
+func inUnit(n int64, shift uint) string {
+	if n%(1<<shift) == 0 {
+		return fmt.Sprint(n >> shift)
+	}
+	return fmt.Sprintf("(%d bytes)", n)
 }
 
 // TuneRuntime sets the process's garbage collector for c: GOGC when c.GOGC

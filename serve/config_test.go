@@ -14,14 +14,14 @@ func TestConfigValidate(t *testing.T) {
 		says string
 	}{
 		{Config{MaxInflight: -5}, "--max-inflight -5: negative"},
-		{Config{MaxBodyBytes: -1 << 10}, "--max-body-kib -1KiB: negative"},
+		{Config{MaxBodyBytes: -1 << 10}, "--max-body-kib -1: negative"},
 		{Config{ReadTimeout: -time.Second}, "--read-timeout -1s: negative"},
 		{Config{WriteTimeout: -time.Second}, "--write-timeout -1s: negative"},
 		{Config{ShutdownTimeout: -time.Second}, "--shutdown-timeout -1s: negative"},
 		{Config{RequestTimeout: -time.Second}, "--request-timeout -1s: negative"},
 		{Config{GOGC: -7}, "--gogc -7: negative"},
-		{Config{MaxMemory: -1 << 20}, "--max-memory-mib -1MiB: negative"},
-		{Config{MaxMemory: 64 << 20}, "--max-memory-mib 64MiB: less than"},
+		{Config{MaxMemory: -1 << 20}, "--max-memory-mib -1: negative"},
+		{Config{MaxMemory: 64 << 20}, "--max-memory-mib 64: less than"},
 		{Config{MaxBodyBytes: 512 << 20}, "cannot take in one body"},
 		{Config{MaxBodyBytes: 2 << 30}, "more than the 1024MiB"},
 		{Config{RequestTimeout: 10 * time.Second}, "not shorter than --write-timeout 10s"},
