@@ -389,7 +389,7 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 	if j == nil {
 		return
 	}
-	if j.buf.Len() <= inlineBody {
+	if j.buf.Len() <= inlineBody && !j.text {
 		j.runInline()
 	} else {
 		go j.run()
@@ -504,7 +504,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, start time.Time) 
 			return nil
 		}
 	}
-	j.decoded = fast
+	j.decoded, j.text = fast, shape.MeasuredBytes > 0
 	need := requestCost(j.buf.Len(), shape, s.cfg.Critic)
 	if pool := admitPool(s.cfg.MaxMemory); need > pool {
 		s.writeError(w, http.StatusRequestEntityTooLarge, &ErrorBody{Kind: "too_large",
@@ -536,6 +536,9 @@ type decideJob struct {
 	// decoded says the fast path has decoded the request (else work
 	// decodes it with encoding/json).
 	decoded bool
+	// text says agents come as text: reading one is a step the stopper
+	// cannot interrupt.
+	text bool
 	// state: jobRunning, then jobDone (the handler answers from the
 	// results below) or jobAbandoned (the handler has answered; the work
 	// releases everything when it ends).
@@ -554,9 +557,12 @@ const (
 )
 
 // inlineBody is the largest body whose work runs on the handler's own
-// goroutine: handing a small request to another goroutine doubled its CPU
-// (the wake-up of an idle thread), and its work, bounded by the body, ends
-// well within the margin between the request and write timeouts.
+// goroutine, unless an agent comes as text: handing a small request to
+// another goroutine doubled its CPU (the wake-up of an idle thread), and
+// the work of a small body without texts takes microseconds between two
+// checks of its stopper, well within the margin between the request and
+// write timeouts. A text is read in one step the stopper cannot cut short,
+// so a request with texts always runs on a goroutine of its own.
 const inlineBody = 64 << 10
 
 // run does the job's work on a goroutine of its own and hands the result to
