@@ -63,7 +63,8 @@ func batchOf(n int) []byte {
 // nothing; /metrics counts it as 503 and the log says why; its work stops
 // and gives its memory back. Work that checks its deadline between
 // deliberations (a small body, decided on the handler's goroutine) and
-// work stuck in one step (a large body, on a goroutine of its own) alike.
+// work stuck in one step (a large body, or one with a text: on a goroutine
+// of its own) alike.
 func TestRequestTimeout(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -71,6 +72,9 @@ func TestRequestTimeout(t *testing.T) {
 		hook func(call int64)
 	}{
 		{"slow deliberations", batchOf(400), func(int64) { time.Sleep(5 * time.Millisecond) }},
+		{"one stuck step, small body with a text", []byte(`{"kind":"gsm8k","round":1,"rounds":1,"agents":[{"text":"so \\boxed{4}"},{"answer":"4"}]}`), func(int64) {
+			time.Sleep(3 * time.Second)
+		}},
 		{"one stuck step", batchOf(1100), func(call int64) {
 			if call == 1 {
 				time.Sleep(3 * time.Second)
