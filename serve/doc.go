@@ -121,10 +121,13 @@
 // status and the peak RSS stays under the budget. An idle server gives a
 // burst's memory back to the system.
 //
-// Time: a decide request's work runs on a goroutine of its own, and is
-// answered 503 (kind timeout, Retry-After) at Config.RequestTimeout, before
-// the write timeout would cut the connection without a status; its work
-// stops at the next deliberation, and also when the client goes away
+// Time: a decide request is answered 503 (kind timeout, Retry-After) at
+// Config.RequestTimeout, before the write timeout would cut the connection
+// without a status. Its work runs on a goroutine of its own (the handler
+// answers at the deadline whatever the work is doing) unless the body is
+// small (≤ 64 KiB) and has no text, whose work checks the deadline every
+// few microseconds on the handler's goroutine. The work stops at its next
+// check of the deadline (every 8 deliberations), and when the client goes away
 // (counted as 499 in /metrics, never sent). Both are logged
 // (TestRequestTimeout, TestClientGoneStopsWork). Serve drains the requests
 // in flight when its context ends.
