@@ -2,6 +2,7 @@ package serve
 
 import (
 	"sync"
+	"time"
 
 	"github.com/mpdf/mpdf/metapolicy"
 )
@@ -36,6 +37,10 @@ type arena struct {
 	resp      DecideResponse
 	results   []Result
 	decisions []Decision
+	// The handler's wait for the work (decideJob): reused, as the arena.
+	done  chan struct{}
+	timer *time.Timer
+	job   decideJob
 }
 
 var arenaPool = sync.Pool{New: func() any { return new(arena) }}

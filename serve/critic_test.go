@@ -87,7 +87,7 @@ func checkServedEqualsReplay(t *testing.T, states [][]metapolicy.AgentState, req
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, fe := req.checkIn(nil, true)
+	ds, fe := req.checkIn(stopper{}, nil, true)
 	if fe != nil {
 		t.Fatal(fe)
 	}

@@ -28,11 +28,11 @@ type DecideOptions struct {
 // DecideWith is Decide with options: the answer of POST /v1/decide on a
 // server configured as o says.
 func (p *Policy) DecideWith(req *DecideRequest, o DecideOptions) (*DecideResponse, error) {
-	ds, ferr := req.checkIn(nil, o.Critic)
+	ds, ferr := req.checkIn(stopper{}, nil, o.Critic)
 	if ferr != nil {
 		return nil, fmt.Errorf("serve: %w", ferr)
 	}
-	return p.decide(req, ds, nil)
+	return p.decide(stopper{}, req, ds, nil)
 }
 
 // decide computes the decisions of validated deliberations. Features go
@@ -44,8 +44,9 @@ func (p *Policy) DecideWith(req *DecideRequest, o DecideOptions) (*DecideRespons
 // whatever batch it comes in.
 //
 // With an arena (the HTTP handler's), the response is the arena's: it is
-// valid until the arena is put back.
-func (p *Policy) decide(req *DecideRequest, ds []delib, a *arena) (*DecideResponse, error) {
+// valid until the arena is put back. It stops, with errStopped's error,
+// when st says so: st is checked between deliberations.
+func (p *Policy) decide(st stopper, req *DecideRequest, ds []delib, a *arena) (*DecideResponse, error) {
 	var resp *DecideResponse
 	if a != nil {
 		resp = &a.resp
@@ -77,6 +78,12 @@ func (p *Policy) decide(req *DecideRequest, ds []delib, a *arena) (*DecideRespon
 	teams := sc.teams[:0]
 	r := 0
 	for i := range ds {
+		if i%stopEvery == 0 && st.stop() {
+			return nil, errStopped
+		}
+		if testHookDeliberation != nil {
+			testHookDeliberation()
+		}
 		d := &ds[i]
 		n := len(d.agents)
 		if cap(sc.f) < n*in {
@@ -111,6 +118,9 @@ func (p *Policy) decide(req *DecideRequest, ds []delib, a *arena) (*DecideRespon
 	var logp [out]float32
 	r = 0
 	for i := range ds {
+		if i%stopEvery == 0 && st.stop() {
+			return nil, errStopped
+		}
 		d := &ds[i]
 		n := len(d.agents)
 		res := Result{ID: d.id, TeamAnswer: teams[i], Agents: decisions[r : r+n : r+n]}
@@ -155,6 +165,10 @@ func (p *Policy) decide(req *DecideRequest, ds []delib, a *arena) (*DecideRespon
 	}
 	return resp, nil
 }
+
+// testHookDeliberation, when set (by tests only), runs before each
+// deliberation is featurized: a slow request on demand.
+var testHookDeliberation func()
 
 // teamFeaturizer featurizes every agent of a deliberation at once (see
 // metapolicy.FeaturizeTeam).

@@ -31,7 +31,8 @@
 //	                  mpdf_serve_request_duration_seconds{route},
 //	                  mpdf_serve_decisions_total{action},
 //	                  mpdf_serve_errors_total{kind}, mpdf_serve_inflight_requests,
-//	                  mpdf_serve_reloads_total{result}
+//	                  mpdf_serve_reloads_total{result},
+//	                  mpdf_serve_memory_reserved_bytes
 //
 // # Decisions
 //
@@ -99,8 +100,35 @@
 // once 429 (health checks and metrics are not limited), a body slower than
 // Config.ReadTimeout 408 (a slow client holds its slot until then). The
 // decoder stops at the first array past MaxAgents or MaxDeliberations, so a
-// body of bare "{}" cannot decode to a hundred times its size; memory in
-// flight is bounded by MaxInflight × MaxBodyBytes times the expansion of the
-// largest valid request (TestDecodeStopsAtLimits), and TestLargeRequests
-// checks that nothing stays behind. Serve drains the requests in flight when its context ends.
+// body of bare "{}" cannot decode to a hundred times its size
+// (TestDecodeStopsAtLimits). Config.Validate refuses a negative limit or
+// timeout, naming its flag, rather than take the default.
+//
+// Bodies are held to the rollout reader's strictness (strict.go, through
+// internal/jsonscan.Check, data's walk): a key given twice or in another
+// case, null where an object or array belongs, invalid UTF-8 or nesting
+// deeper than a request get 400 naming the field (TestStrictRequests).
+//
+// Memory: a decide request is measured by that same walk before it is
+// decoded, and its estimated memory (budget.go: per body byte, per JSON
+// value, per byte of agents' text, factors measured on the worst shapes by
+// TestRequestCostBounds) is reserved from Config.MaxMemory for as long as
+// its work runs; 503 with Retry-After when the requests in flight leave too
+// little, 413 when it alone could not fit. Responses are streamed as they
+// are encoded and bounded by MaxResponseBytes (413 beyond: long answers are
+// repeated as concede targets). TestServeMemoryBudget sends 16 of each
+// worst shape at once to a server process and checks that each gets a
+// status and the peak RSS stays under the budget. An idle server gives a
+// burst's memory back to the system.
+//
+// Time: a decide request is answered 503 (kind timeout, Retry-After) at
+// Config.RequestTimeout, before the write timeout would cut the connection
+// without a status. Its work runs on a goroutine of its own (the handler
+// answers at the deadline whatever the work is doing) unless the body is
+// small (≤ 64 KiB) and has no text, whose work checks the deadline every
+// few microseconds on the handler's goroutine. The work stops at its next
+// check of the deadline (every 8 deliberations), and when the client goes away
+// (counted as 499 in /metrics, never sent). Both are logged
+// (TestRequestTimeout, TestClientGoneStopsWork). Serve drains the requests
+// in flight when its context ends.
 package serve

@@ -1,10 +1,10 @@
 package serve
 
 import (
-	"encoding/json"
 	"errors"
 	"math"
 	"strconv"
+	"unicode/utf8"
 )
 
 // A decide response is written by hand rather than by encoding/json's
@@ -13,8 +13,13 @@ import (
 
 var errNonFinite = errors.New("serve: non-finite probability in a response")
 
+// flushSize is the size at which appendResponse hands its bytes to flush.
+const flushSize = 64 << 10
+
 // appendResponse appends the JSON of r, as json.Marshal would write it.
-func appendResponse(b []byte, r *DecideResponse) ([]byte, error) {
+// flush, when not nil, takes the bytes so far whenever they pass flushSize
+// (between decisions) and returns the buffer to go on with.
+func appendResponse(b []byte, r *DecideResponse, flush func([]byte) []byte) ([]byte, error) {
 	b = append(b, `{"feature_version":`...)
 	b = appendString(b, r.FeatureVersion)
 	b = append(b, `,"policy":`...)
@@ -32,7 +37,7 @@ func appendResponse(b []byte, r *DecideResponse) ([]byte, error) {
 	var err error
 	if r.Result != nil {
 		b = append(b, ',')
-		if b, err = appendResultFields(b, r.Result); err != nil {
+		if b, err = appendResultFields(b, r.Result, flush); err != nil {
 			return nil, err
 		}
 	}
@@ -43,7 +48,7 @@ func appendResponse(b []byte, r *DecideResponse) ([]byte, error) {
 				b = append(b, ',')
 			}
 			b = append(b, '{')
-			if b, err = appendResultFields(b, &r.Results[i]); err != nil {
+			if b, err = appendResultFields(b, &r.Results[i], flush); err != nil {
 				return nil, err
 			}
 			b = append(b, '}')
@@ -54,14 +59,14 @@ func appendResponse(b []byte, r *DecideResponse) ([]byte, error) {
 }
 
 // appendResultFields appends the members of a Result, without braces.
-func appendResultFields(b []byte, r *Result) ([]byte, error) {
+func appendResultFields(b []byte, r *Result, flush func([]byte) []byte) ([]byte, error) {
 	if r.ID != "" {
 		b = append(b, `"id":`...)
 		b = appendString(b, r.ID)
 		b = append(b, ',')
 	}
 	b = append(b, `"team_answer":`...)
-	b = appendString(b, r.TeamAnswer)
+	b = appendStringFlush(b, r.TeamAnswer, flush)
 	if r.Agents == nil {
 		return append(b, `,"agents":null`...), nil
 	}
@@ -90,12 +95,36 @@ func appendResultFields(b []byte, r *Result) ([]byte, error) {
 			return nil, errNonFinite
 		}
 		b = append(b, `,"answer":`...)
-		b = appendString(b, d.Answer)
+		b = appendStringFlush(b, d.Answer, flush)
 		b = append(b, `,"concede_target":`...)
-		b = appendString(b, d.ConcedeTarget)
+		b = appendStringFlush(b, d.ConcedeTarget, flush)
 		b = append(b, '}')
+		if flush != nil && len(b) >= flushSize {
+			b = flush(b)
+		}
 	}
 	return append(b, ']'), nil
+}
+
+// checkResponse returns the error appendResponse would meet in r (an
+// invalid action, a non-finite number), so that it can be answered with
+// 500 before a streamed response has begun.
+func checkResponse(r *DecideResponse) error {
+	for _, res := range r.results() {
+		for i := range res.Agents {
+			d := &res.Agents[i]
+			if !d.Action.Valid() {
+				_, err := d.Action.MarshalText()
+				return err
+			}
+			for _, f := range []float64{d.Probs.Persist, d.Probs.Refine, d.Probs.Concede, d.LogProb} {
+				if math.IsNaN(f) || math.IsInf(f, 0) {
+					return errNonFinite
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // appendFloat writes f as encoding/json does; ok turns false on NaN or ±Inf.
@@ -117,17 +146,70 @@ func appendFloat(b []byte, f float64, ok bool) ([]byte, bool) {
 	return b, ok
 }
 
-// appendString writes s as a JSON string the way encoding/json does: plain
-// ASCII as is, anything needing an escape (quotes, control characters, the
-// HTML characters <, > and &, non-ASCII) through encoding/json itself.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s) // a string always marshals
-			return append(b, q...)
-		}
-	}
+// appendString writes s as a JSON string the way encoding/json does:
+// quotes, backslashes and control characters escaped, the HTML characters
+// <, > and & as \u003c..., invalid UTF-8 as \ufffd, U+2028 and U+2029
+// escaped (TestAppendStringMatchesJSON). It escapes in place rather than
+// through json.Marshal, whose copy of a long answer repeated as every
+// concede target was most of a response's garbage.
+func appendString(b []byte, s string) []byte { return appendStringFlush(b, s, nil) }
+
+// appendStringFlush is appendString handing the bytes so far to flush (when
+// not nil) as they pass flushSize, so that a long answer repeated in a
+// response is never held escaped whole.
+func appendStringFlush(b []byte, s string, flush func([]byte) []byte) []byte {
+	const hex = "0123456789abcdef"
 	b = append(b, '"')
-	b = append(b, s...)
+	start := 0
+	for i := 0; i < len(s); {
+		if flush != nil && len(b)+i-start >= flushSize {
+			b = flush(append(b, s[start:i]...))
+			start = i
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/mpdf/mpdf/metapolicy"
@@ -56,7 +57,7 @@ func TestEncoderMatchesJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := appendResponse(nil, r)
+		got, err := appendResponse(nil, r, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +66,44 @@ func TestEncoderMatchesJSON(t *testing.T) {
 		}
 	}
 	bad := &DecideResponse{Result: &Result{Agents: []Decision{{LogProb: math.Inf(-1)}}}}
-	if _, err := appendResponse(nil, bad); err == nil {
+	if _, err := appendResponse(nil, bad, nil); err == nil {
 		t.Error("an infinite log-probability was encoded")
+	}
+}
+
+// TestAppendStringMatchesJSON: the hand-written string escape writes what
+// encoding/json writes, for every byte, the runes it treats apart, and
+// random strings of them.
+func TestAppendStringMatchesJSON(t *testing.T) {
+	var cases []string
+	for c := range 256 {
+		cases = append(cases, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"z")
+	}
+	cases = append(cases, "\u2028", "\u2029", "\u2027", "λ", "😀", "\xe2\x80", "\xed\xa0\x80", "\uFFFD")
+	rng := rand.New(rand.NewPCG(3, 3))
+	for range 2000 {
+		var b []byte
+		for range rng.IntN(12) {
+			b = append(b, cases[rng.IntN(len(cases))]...)
+		}
+		cases = append(cases, string(b))
+	}
+	long := strings.Repeat("<λ\xff\"a", 40_000) // flushed in pieces
+	for _, s := range append(cases, long) {
+		want, _ := json.Marshal(s)
+		if got := appendString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("appendString(%q) = %s, encoding/json %s", s, got, want)
+		}
+		var out []byte
+		most := 0
+		flush := func(b []byte) []byte {
+			out = append(out, b...)
+			most = max(most, len(b))
+			return b[:0]
+		}
+		out = append(out, flush(appendStringFlush(nil, s, flush))...)
+		if !bytes.Equal(out, want) || most > flushSize+6 {
+			t.Fatalf("appendStringFlush(%q) = %s (%d bytes at most held), encoding/json %s", s, out, most, want)
+		}
 	}
 }

@@ -36,8 +36,11 @@ func (p *fastParser) request(req *DecideRequest) bool {
 type fastParser struct {
 	jsonscan.Scanner
 	limit *fieldError // an array past its limit, when that stopped the parse
-	a     *arena      // where the values and arrays go
-	src   string      // the body as a string, once a string was read
+	// The body's measure as jsonscan.Check takes it (every value; the
+	// bytes of agents' texts), for the memory budget.
+	values, textBytes int
+	a                 *arena // where the values and arrays go
+	src               string // the body as a string, once a string was read
 	// seen[depth] marks the keys met in the object being parsed at each
 	// depth: a repeated key makes encoding/json merge the two values, which
 	// the fast path leaves to it.
@@ -55,6 +58,7 @@ func (p *fastParser) object(member func(key []byte) bool) bool {
 	if p.depth == maxDepth || !p.Byte('{') {
 		return false
 	}
+	p.values++
 	if p.Byte('}') {
 		return true
 	}
@@ -89,6 +93,7 @@ func (p *fastParser) array(elem func() bool) bool {
 	if !p.Byte('[') {
 		return false
 	}
+	p.values++
 	if p.Byte(']') {
 		return true
 	}
@@ -110,6 +115,7 @@ func (p *fastParser) str() (string, bool) {
 	if !ok {
 		return "", false
 	}
+	p.values++
 	if p.src == "" {
 		p.src = string(p.B)
 	}
@@ -122,12 +128,14 @@ func (p *fastParser) int() (int, bool) {
 	if !ok {
 		return 0, false
 	}
+	p.values++
 	v, err := strconv.ParseInt(string(lit), 10, strconv.IntSize)
 	return int(v), err == nil
 }
 
 // float parses a number into a *float64 of the arena, or null into nil.
 func (p *fastParser) float() (*float64, bool) {
+	p.values++
 	if p.Null() {
 		return nil, true
 	}
@@ -177,6 +185,7 @@ func (p *fastParser) requestMember(key []byte, r *DecideRequest) bool {
 		}
 		var lit []byte
 		if lit, ok = p.Number(); ok {
+			p.values++
 			v, err := strconv.ParseUint(string(lit), 10, 64)
 			ok = err == nil
 			r.Seed = &v
@@ -267,6 +276,7 @@ func (p *fastParser) agentMember(key []byte, a *Agent) bool {
 		var s string
 		s, ok = p.str()
 		a.Text = p.a.strs.one(s)
+		p.textBytes += len(s)
 	case "completion_tokens":
 		if !p.once(2) {
 			return false

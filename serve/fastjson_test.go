@@ -162,14 +162,14 @@ func decideOutcome(t *testing.T, p *Policy, b []byte, decode func([]byte, *Decid
 	if eb := decode(b, req, a); eb != nil {
 		return eb, nil
 	}
-	ds, fe := req.checkIn(a, false)
+	ds, fe := req.checkIn(stopper{}, a, false)
 	if fe != nil {
 		return &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field}, nil
 	}
 	if req.Seed == nil { // else sample mode draws a fresh seed each time
 		req.Seed = new(uint64)
 	}
-	resp, err := p.decide(req, ds, a)
+	resp, err := p.decide(stopper{}, req, ds, a)
 	if err != nil {
 		t.Fatalf("%s: decide: %v", b, err)
 	}
@@ -177,8 +177,11 @@ func decideOutcome(t *testing.T, p *Policy, b []byte, decode func([]byte, *Decid
 }
 
 // slowOnly decodes as decodeRequest does when the fast path declines:
-// the protocol limits, then encoding/json.
+// the strict check, the protocol limits, then encoding/json.
 func slowOnly(b []byte, req *DecideRequest, _ *arena) *ErrorBody {
+	if _, eb := checkBody(b); eb != nil {
+		return eb
+	}
 	if fe := scanLimits(b); fe != nil {
 		return &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field}
 	}
@@ -248,6 +251,12 @@ func TestDecodePathsAgree(t *testing.T) {
 		var fast DecideRequest
 		if !fastDecode(b, &fast) {
 			t.Fatalf("fast path declined a plain request: %s", b)
+		}
+		// The fast path measures a body as the strict walk does (the
+		// memory budget's estimate reads either).
+		st, _, _ := decodeFast(b, new(DecideRequest), new(arena))
+		if want, _ := checkBody(b); st.Values != want.Values || st.MeasuredBytes != want.MeasuredBytes {
+			t.Fatalf("%s: fast path measured %+v, the walk %+v", b, st, want)
 		}
 		if !checkPaths(t, p, b) {
 			t.Fatalf("a valid request was refused: %s", b)

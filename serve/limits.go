@@ -15,18 +15,45 @@ import (
 // empty objects first would allocate a hundred times the body.
 func decodeRequest(b []byte, req *DecideRequest) *ErrorBody { return decodeIn(b, req, new(arena)) }
 
-// decodeIn is decodeRequest with the fast path's values in arena a.
+// decodeIn is decodeRequest with the fast path's values in arena a. The
+// body goes through the strict check (checkBody) first.
 func decodeIn(b []byte, req *DecideRequest, a *arena) *ErrorBody {
-	p := fastParser{Scanner: jsonscan.Scanner{B: b}, a: a}
-	if p.request(req) {
+	if _, eb := checkBody(b); eb != nil {
+		return eb
+	}
+	return decodeChecked(b, req, a)
+}
+
+// decodeChecked is decodeIn on a body that passed checkBody.
+func decodeChecked(b []byte, req *DecideRequest, a *arena) *ErrorBody {
+	_, limit, ok := decodeFast(b, req, a)
+	if ok {
 		return nil
 	}
-	fe := p.limit
-	if fe == nil {
-		fe = scanLimits(b)
+	return decodeSlow(b, req, limit)
+}
+
+// decodeFast decodes b by the fast path and, when the fast path takes it,
+// measures it as checkBody would. What the fast path takes passes
+// checkBody: exact keys, each once, no escapes, valid UTF-8, null only for
+// a number. limit is the error of an array past its protocol limit, when
+// that stopped the fast path.
+func decodeFast(b []byte, req *DecideRequest, a *arena) (st jsonscan.Stats, limit *fieldError, ok bool) {
+	p := fastParser{Scanner: jsonscan.Scanner{B: b}, a: a}
+	if !p.request(req) {
+		return st, p.limit, false
 	}
-	if fe != nil {
-		return &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field}
+	return jsonscan.Stats{Values: p.values, MeasuredBytes: p.textBytes}, nil, true
+}
+
+// decodeSlow decodes b, which passed checkBody but not the fast path, with
+// encoding/json after the protocol limits (limit: the fast path's).
+func decodeSlow(b []byte, req *DecideRequest, limit *fieldError) *ErrorBody {
+	if limit == nil {
+		limit = scanLimits(b)
+	}
+	if limit != nil {
+		return &ErrorBody{Kind: "invalid", Error: limit.Error(), Field: limit.field}
 	}
 	*req = DecideRequest{}
 	return decodeJSON(b, req)

@@ -20,6 +20,7 @@ type metrics struct {
 	decisions [metapolicy.NumActions]prometheus.Counter
 	errors    *prometheus.CounterVec // kind
 	inflight  prometheus.Gauge
+	reserved  prometheus.Gauge       // bytes of the memory budget reserved
 	reloads   *prometheus.CounterVec // result
 	handler   http.Handler
 	// The series of a successful decide, resolved once: the label lookup
@@ -49,10 +50,13 @@ func newMetrics() *metrics {
 	m.inflight = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "mpdf_serve_inflight_requests", Help: "Decide requests being served.",
 	})
+	m.reserved = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "mpdf_serve_memory_reserved_bytes", Help: "Bytes of the memory budget (--max-memory-mib) reserved by the decide requests being served, abandoned ones included until their work stops.",
+	})
 	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mpdf_serve_reloads_total", Help: "Policy reloads, by result (ok, failed).",
 	}, []string{"result"})
-	m.reg.MustRegister(m.requests, m.latency, dec, m.errors, m.inflight, m.reloads,
+	m.reg.MustRegister(m.requests, m.latency, dec, m.errors, m.inflight, m.reserved, m.reloads,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.decideOK = m.requests.WithLabelValues(routeDecide, "200")
 	m.decideLatency = m.latency.WithLabelValues(routeDecide)

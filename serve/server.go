@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mpdf/mpdf/checkpoints"
+	"github.com/mpdf/mpdf/internal/jsonscan"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -38,6 +39,22 @@ type Config struct {
 	// ShutdownTimeout bounds how long Serve waits for in-flight requests
 	// once its context is done (default 10 s).
 	ShutdownTimeout time.Duration
+	// RequestTimeout bounds a decide request's work, body read included,
+	// from the handler's start (default WriteTimeout × 4/5): past it the
+	// work stops (between deliberations) and the client gets 504, written
+	// before the write timeout would cut the connection. Work also stops
+	// when the client goes away. It must be shorter than WriteTimeout.
+	RequestTimeout time.Duration
+	// MaxMemory is the server's memory budget in bytes (default 512 MiB):
+	// a decide request is admitted only when its estimated memory (see
+	// budget.go: proportional to its body, by its shape) fits in what the
+	// requests in flight leave of it; beyond, 503 with Retry-After, and a
+	// request that alone would not fit gets 413. TuneRuntime also sets the
+	// garbage collector's soft limit from it.
+	MaxMemory int64
+	// GOGC, when > 0, is the garbage collector's target percentage that
+	// TuneRuntime sets (as the GOGC environment variable).
+	GOGC int
 	// Critic fills the confidence of an agent given as raw text without
 	// one with the critic's read from the text (answer.Read's Critic, the
 	// reader a replay or import with the critic uses): for a policy
@@ -67,6 +84,10 @@ func (c *Config) defaults() {
 	def(&c.WriteTimeout, 10*time.Second)
 	def(&c.IdleTimeout, 60*time.Second)
 	def(&c.ShutdownTimeout, 10*time.Second)
+	def(&c.RequestTimeout, c.WriteTimeout*4/5)
+	if c.MaxMemory <= 0 {
+		c.MaxMemory = defaultMaxMemory
+	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
@@ -80,6 +101,7 @@ type Server struct {
 	cfg      Config
 	policy   atomic.Pointer[Policy]
 	sem      chan struct{}
+	budget   budget
 	metrics  *metrics
 	mux      *http.ServeMux
 	reloadMu sync.Mutex
@@ -90,8 +112,13 @@ type Server struct {
 
 // New returns a server for cfg, loading cfg.PolicyPath when it is set.
 func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	cfg.defaults()
 	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.MaxInflight), metrics: newMetrics()}
+	s.budget.pool = admitPool(cfg.MaxMemory)
+	s.budget.gauge = s.metrics.reserved
 	s.bufs.New = func() any { return new(bytes.Buffer) }
 	s.outs.New = func() any { return new([]byte) }
 	if cfg.PolicyPath != "" {
@@ -270,6 +297,9 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.code == 0 {
 		w.code = http.StatusOK
@@ -345,9 +375,9 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) {
 var jsonContentType = []string{"application/json"}
 
 func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	select {
 	case s.sem <- struct{}{}:
-		defer func() { <-s.sem }()
 	default:
 		w.Header().Set("Retry-After", "1")
 		s.writeError(w, http.StatusTooManyRequests, &ErrorBody{Kind: "overloaded",
@@ -356,40 +386,29 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 	}
 	s.metrics.inflight.Inc()
 	defer s.metrics.inflight.Dec()
-	p := s.policy.Load()
-	if p == nil {
-		s.writeError(w, http.StatusServiceUnavailable, &ErrorBody{Kind: "not_ready", Error: "no policy loaded"})
+	j := s.admit(w, r, start)
+	if j == nil {
 		return
 	}
-
-	buf := s.bufs.Get().(*bytes.Buffer)
-	defer s.putBuf(buf)
-	buf.Reset()
-	body := r.Body // net/http stops it at a declared Content-Length
-	if r.ContentLength < 0 || r.ContentLength > s.cfg.MaxBodyBytes {
-		body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	if j.buf.Len() <= inlineBody && !j.text {
+		j.runInline()
+	} else {
+		go j.run()
+		if !j.wait(r.Context()) {
+			s.stopped(w, r, start)
+			return
+		}
 	}
-	if _, err := buf.ReadFrom(body); err != nil {
-		s.bodyError(w, err)
+	defer j.release()
+	switch {
+	case j.stopped:
+		s.stopped(w, r, start)
+		return
+	case j.eb != nil:
+		s.writeError(w, j.code, j.eb)
 		return
 	}
-	a := arenaPool.Get().(*arena)
-	defer a.put()
-	req := &a.req
-	if eb := decodeIn(buf.Bytes(), req, a); eb != nil {
-		s.writeError(w, http.StatusBadRequest, eb)
-		return
-	}
-	ds, fe := req.checkIn(a, s.cfg.Critic)
-	if fe != nil {
-		s.writeError(w, http.StatusBadRequest, &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field})
-		return
-	}
-	resp, err := p.decide(req, ds, a)
-	if err != nil {
-		s.writeError(w, http.StatusInternalServerError, &ErrorBody{Kind: "internal", Error: err.Error()})
-		return
-	}
+	resp := j.resp
 	var counts [metapolicy.NumActions]int
 	for _, res := range resp.results() {
 		for _, d := range res.Agents {
@@ -401,22 +420,283 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 			s.metrics.decisions[a].Add(float64(n))
 		}
 	}
+	// The response is written as it is encoded, a chunk at a time, so that
+	// its size (~190 bytes per agent, more with long answers) is never held
+	// in memory whole.
 	out := s.outs.Get().(*[]byte)
 	defer func() {
 		if cap(*out) <= 4<<20 {
 			s.outs.Put(out)
 		}
 	}()
-	b, err := appendResponse((*out)[:0], resp)
-	if err != nil {
-		s.writeError(w, http.StatusInternalServerError, &ErrorBody{Kind: "internal", Error: err.Error()})
-		return
-	}
-	b = append(b, '\n')
-	*out = b
 	w.Header()["Content-Type"] = jsonContentType
 	w.WriteHeader(http.StatusOK)
-	w.Write(b)
+	var werr error
+	flush := func(b []byte) []byte {
+		if werr == nil {
+			_, werr = w.Write(b)
+		}
+		return b[:0]
+	}
+	b, _ := appendResponse((*out)[:0], resp, flush) // run's checkResponse found no error
+	b = append(b, '\n')
+	*out = flush(b)
+	if werr != nil {
+		s.cfg.Log.Warn("decide response cut short", "err", werr, "remote", r.RemoteAddr, "elapsed", time.Since(start))
+	}
+}
+
+// admit reads and checks a decide request's body and reserves its memory,
+// or answers it (and returns nil). The caller holds a slot of s.sem, which
+// the job returned then owns.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, start time.Time) *decideJob {
+	a := arenaPool.Get().(*arena)
+	if a.done == nil {
+		a.done = make(chan struct{}, 1)
+	}
+	j := &a.job // in the arena: a request allocates no job of its own
+	*j = decideJob{s: s, a: a, p: s.policy.Load(), st: stopper{ctx: r.Context(), deadline: start.Add(s.cfg.RequestTimeout)}}
+	ok := false
+	defer func() {
+		if !ok {
+			j.release()
+		}
+	}()
+	if j.p == nil {
+		s.writeError(w, http.StatusServiceUnavailable, &ErrorBody{Kind: "not_ready", Error: "no policy loaded"})
+		return nil
+	}
+	// The body is read under the request's deadline too.
+	setReadDeadline(w, start.Add(min(s.cfg.RequestTimeout, s.cfg.ReadTimeout)))
+
+	// Memory is reserved before the body is read (its declared length, or
+	// the limit), then up to the estimate of the body as it is.
+	n := r.ContentLength
+	if n < 0 || n > s.cfg.MaxBodyBytes {
+		n = s.cfg.MaxBodyBytes
+	}
+	if !s.budget.grow(&j.held, bodyCost(n)) {
+		s.overMemory(w, bodyCost(n))
+		return nil
+	}
+	j.buf = s.bufs.Get().(*bytes.Buffer)
+	j.buf.Reset()
+	body := r.Body // net/http stops it at a declared Content-Length
+	if r.ContentLength < 0 || r.ContentLength > s.cfg.MaxBodyBytes {
+		body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	} else {
+		j.buf.Grow(int(r.ContentLength) + 1) // +1: ReadFrom's probe for the end
+	}
+	if _, err := j.buf.ReadFrom(body); err != nil {
+		s.bodyError(w, err)
+		return nil
+	}
+	// The fast path decodes the common shape (within what bodyCost
+	// reserved) and measures it on the way; anything else is measured and
+	// held to the strict rules by checkBody first, and decoded by work.
+	shape, limit, fast := decodeFast(j.buf.Bytes(), &a.req, a)
+	if !fast {
+		var eb *ErrorBody
+		if shape, eb = checkBody(j.buf.Bytes()); eb == nil && limit != nil {
+			eb = &ErrorBody{Kind: "invalid", Error: limit.Error(), Field: limit.field}
+		}
+		if eb != nil {
+			s.writeError(w, http.StatusBadRequest, eb)
+			return nil
+		}
+	}
+	j.decoded, j.text = fast, shape.MeasuredBytes > 0
+	need := requestCost(j.buf.Len(), shape, s.cfg.Critic)
+	if pool := admitPool(s.cfg.MaxMemory); need > pool {
+		s.writeError(w, http.StatusRequestEntityTooLarge, &ErrorBody{Kind: "too_large",
+			Error: fmt.Sprintf("body: would take about %d MiB to serve, more than the server's memory budget gives a request (%d MiB); split the batch", need>>20, pool>>20)})
+		return nil
+	}
+	if !s.budget.grow(&j.held, need) {
+		s.overMemory(w, need)
+		return nil
+	}
+	ok = true
+	return j
+}
+
+// decideJob is an admitted decide request's work. It runs on a goroutine
+// of its own, so that the handler answers 503 at the request's deadline
+// (or gives up when the client goes) whatever the work is doing: a single
+// text can take longer to read than the deadline leaves, and net/http cuts
+// a connection silently at its write timeout. The work stops at its next
+// check of the stopper, and whoever of the two finishes last releases the
+// request's memory, buffers and slot.
+type decideJob struct {
+	s    *Server
+	p    *Policy
+	st   stopper
+	buf  *bytes.Buffer
+	a    *arena
+	held int64 // bytes of the memory budget reserved
+	// decoded says the fast path has decoded the request (else work
+	// decodes it with encoding/json).
+	decoded bool
+	// text says agents come as text: reading one is a step the stopper
+	// cannot interrupt.
+	text bool
+	// state: jobRunning, then jobDone (the handler answers from the
+	// results below) or jobAbandoned (the handler has answered; the work
+	// releases everything when it ends).
+	state atomic.Int32
+	// Results.
+	resp    *DecideResponse
+	eb      *ErrorBody
+	code    int
+	stopped bool
+}
+
+const (
+	jobRunning = iota
+	jobDone
+	jobAbandoned
+)
+
+// inlineBody is the largest body whose work runs on the handler's own
+// goroutine, unless an agent comes as text: handing a small request to
+// another goroutine doubled its CPU (the wake-up of an idle thread), and
+// the work of a small body without texts takes microseconds between two
+// checks of its stopper, well within the margin between the request and
+// write timeouts. A text is read in one step the stopper cannot cut short,
+// so a request with texts always runs on a goroutine of its own.
+const inlineBody = 64 << 10
+
+// run does the job's work on a goroutine of its own and hands the result to
+// the handler waiting in wait, or releases the job if the handler has
+// abandoned it.
+func (j *decideJob) run() {
+	j.work()
+	if j.state.CompareAndSwap(jobRunning, jobDone) {
+		j.a.done <- struct{}{}
+		return
+	}
+	j.release()
+}
+
+// runInline does the job's work on the handler's goroutine.
+func (j *decideJob) runInline() {
+	j.work()
+	j.state.Store(jobDone)
+}
+
+// work decodes, checks and decides the request into the job's results.
+func (j *decideJob) work() {
+	req := &j.a.req
+	var eb *ErrorBody
+	if !j.decoded {
+		eb = decodeSlow(j.buf.Bytes(), req, nil)
+	}
+	if eb != nil {
+		j.eb, j.code = eb, http.StatusBadRequest
+	} else if ds, fe := req.checkIn(j.st, j.a, j.s.cfg.Critic); fe == errStopped {
+		j.stopped = true
+	} else if fe != nil {
+		j.eb, j.code = &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field}, http.StatusBadRequest
+	} else if n := responseBound(ds); n > MaxResponseBytes {
+		j.eb, j.code = &ErrorBody{Kind: "too_large", Error: fmt.Sprintf("response: could be %d MiB, more than the %d MiB a response may be (long answers repeat as concede targets and team answer); split the batch or shorten the answers", n>>20, MaxResponseBytes>>20)}, http.StatusRequestEntityTooLarge
+	} else if resp, err := j.p.decide(j.st, req, ds, j.a); err == errStopped {
+		j.stopped = true
+	} else if err == nil {
+		if err = checkResponse(resp); err == nil {
+			j.resp = resp
+		}
+		if err != nil {
+			j.eb, j.code = &ErrorBody{Kind: "internal", Error: err.Error()}, http.StatusInternalServerError
+		}
+	} else {
+		j.eb, j.code = &ErrorBody{Kind: "internal", Error: err.Error()}, http.StatusInternalServerError
+	}
+}
+
+// wait waits for the work until the request's deadline or its client's
+// departure, and reports whether the work finished (then the caller
+// releases the job) or was abandoned.
+func (j *decideJob) wait(ctx context.Context) bool {
+	d := time.Until(j.st.deadline)
+	t := j.a.timer
+	if t == nil {
+		t = time.NewTimer(d)
+		j.a.timer = t
+	} else {
+		t.Reset(d)
+	}
+	// The timer is the arena's: it is stopped before the job may be
+	// abandoned, since the work then puts the arena back.
+	select {
+	case <-j.a.done:
+		t.Stop()
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+		t.Stop()
+	}
+	if j.state.CompareAndSwap(jobRunning, jobAbandoned) {
+		return false
+	}
+	<-j.a.done // finished as the deadline came
+	return true
+}
+
+// release gives back what the job holds: its memory reservation, body
+// buffer, concurrency slot and arena (which holds the job: last).
+func (j *decideJob) release() {
+	s, a := j.s, j.a
+	s.budget.release(&j.held)
+	if j.buf != nil {
+		s.putBuf(j.buf)
+	}
+	*j = decideJob{}
+	<-s.sem
+	a.put()
+}
+
+// setReadDeadline sets the read deadline of w's connection, when w reaches
+// one (http.ResponseController's way, without its error for a writer that
+// does not).
+func setReadDeadline(w http.ResponseWriter, t time.Time) {
+	for {
+		switch v := w.(type) {
+		case interface{ SetReadDeadline(time.Time) error }:
+			_ = v.SetReadDeadline(t)
+			return
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			return
+		}
+	}
+}
+
+// overMemory answers a request that does not fit in the memory budget now.
+func (s *Server) overMemory(w http.ResponseWriter, need int64) {
+	w.Header().Set("Retry-After", "1")
+	s.writeError(w, http.StatusServiceUnavailable, &ErrorBody{Kind: "overloaded",
+		Error: fmt.Sprintf("the requests in flight hold the server's memory budget (this one needs about %d MiB); retry later", (need+1<<20-1)>>20)})
+}
+
+// statusClientGone is the status recorded (never sent) for a request whose
+// client went away before its answer: nginx's 499.
+const statusClientGone = 499
+
+// stopped answers a request whose work stopped: 503 past its deadline,
+// nothing (recorded as 499) when its client has gone. Both are logged.
+func (s *Server) stopped(w http.ResponseWriter, r *http.Request, start time.Time) {
+	if r.Context().Err() != nil {
+		if sw, ok := w.(*statusWriter); ok {
+			sw.code = statusClientGone
+		}
+		s.cfg.Log.Warn("decide stopped: the client went away", "remote", r.RemoteAddr, "elapsed", time.Since(start))
+		return
+	}
+	s.cfg.Log.Warn("decide stopped: past the request timeout", "timeout", s.cfg.RequestTimeout, "remote", r.RemoteAddr, "bytes", r.ContentLength)
+	w.Header().Set("Retry-After", "1")
+	s.writeError(w, http.StatusServiceUnavailable, &ErrorBody{Kind: "timeout",
+		Error: fmt.Sprintf("not decided within %v (the server's request timeout); split the batch or retry later", s.cfg.RequestTimeout)})
 }
 
 // results lists the response's results, single or batched.
@@ -437,7 +717,7 @@ func (s *Server) bodyError(w http.ResponseWriter, err error) {
 			Error: fmt.Sprintf("body: longer than %d bytes (the server's limit); split the batch", tooLarge.Limit)})
 	case errors.As(err, &ne) && ne.Timeout():
 		s.writeError(w, http.StatusRequestTimeout, &ErrorBody{Kind: "timeout",
-			Error: fmt.Sprintf("body: not received within %v", s.cfg.ReadTimeout)})
+			Error: fmt.Sprintf("body: not received within %v", min(s.cfg.ReadTimeout, s.cfg.RequestTimeout))})
 	default:
 		s.writeError(w, http.StatusBadRequest, &ErrorBody{Kind: "bad_json", Error: "body: " + err.Error()})
 	}
@@ -468,6 +748,9 @@ func decodeJSON(b []byte, v any) *ErrorBody {
 		field := pathAtOffset(b, typ.Offset)
 		if field == "" {
 			return &ErrorBody{Kind: "bad_json", Error: fmt.Sprintf("body: %s, want a JSON object", typ.Value)}
+		}
+		if m := jsonscan.TypeMismatch(typ.Value, typ.Type); m != "" {
+			return &ErrorBody{Kind: "invalid", Field: field, Error: field + ": " + m}
 		}
 		return &ErrorBody{Kind: "invalid", Field: field, Error: fmt.Sprintf("%s: %s, want %s", field, typ.Value, jsonType(typ.Type.String()))}
 	case errors.Is(err, io.ErrUnexpectedEOF):

@@ -1,8 +1,10 @@
 package serve
 
 import (
+	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/mpdf/mpdf/metapolicy"
 )
@@ -63,12 +65,37 @@ const (
 
 // check validates req and turns it into deliberations. The first error met,
 // in field order, is reported.
-func (req *DecideRequest) check() ([]delib, *fieldError) { return req.checkIn(nil, false) }
+func (req *DecideRequest) check() ([]delib, *fieldError) {
+	return req.checkIn(stopper{}, nil, false)
+}
+
+// errStopped is the error of checkIn and decide when their stopper says
+// stop: not the request's fault, the handler answers it (Server.stopped).
+var errStopped = &fieldError{msg: "stopped: past the request's deadline, or its client went away"}
+
+// stopper says when a request's work is to stop: once its client has gone
+// (ctx, the request's context, ends) or its deadline has passed. The zero
+// stopper never stops. (Checking a deadline and ctx.Err, rather than a
+// context.WithTimeout, spares the timer and context of every request.)
+type stopper struct {
+	ctx      context.Context
+	deadline time.Time
+}
+
+// stopEvery is how many deliberations go between checks of a stopper:
+// reading the clock for each was 3% of a batch.
+const stopEvery = 8
+
+func (s stopper) stop() bool {
+	return s.ctx != nil && s.ctx.Err() != nil || !s.deadline.IsZero() && time.Now().After(s.deadline)
+}
 
 // checkIn is check with the deliberations in arena a (nil: allocated);
 // critic fills the confidence of agents given as text without one with the
 // critic's (DecideOptions.Critic).
-func (req *DecideRequest) checkIn(a *arena, critic bool) ([]delib, *fieldError) {
+// st is checked between deliberations (errStopped once it says stop):
+// reading agents' texts is the costly part of a check.
+func (req *DecideRequest) checkIn(st stopper, a *arena, critic bool) ([]delib, *fieldError) {
 	switch req.Mode {
 	case "", modeGreedy, modeSample:
 	default:
@@ -104,6 +131,9 @@ func (req *DecideRequest) checkIn(a *arena, critic bool) ([]delib, *fieldError) 
 		a.checked = out
 	}
 	for i := range req.Deliberations {
+		if i%stopEvery == 0 && st.stop() {
+			return nil, errStopped
+		}
 		d, err := req.Deliberations[i].checkIn(index("deliberations", i), a, critic)
 		if err != nil {
 			return nil, err

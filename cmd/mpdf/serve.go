@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -22,8 +21,8 @@ func newServeCmd() *cobra.Command {
 		addr        string
 		quiet       bool
 		maxBodyKiB  int64
+		maxMemMiB   int64
 		maxInflight int
-		gogc        int
 	)
 	cmd := &cobra.Command{
 		Use:   "serve --policy FILE [--addr HOST:PORT] [flags]",
@@ -66,10 +65,12 @@ is logged as a warning and listed in /v1/policy's "warnings", not refused.`,
 			}
 			cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			cfg.MaxBodyBytes = maxBodyKiB << 10
+			cfg.MaxMemory = maxMemMiB << 20
 			cfg.MaxInflight = maxInflight
-			if gogc > 0 {
-				debug.SetGCPercent(gogc)
+			if err := cfg.Validate(); err != nil {
+				return err
 			}
+			cfg.TuneRuntime()
 			s, err := serve.New(cfg)
 			if err != nil {
 				return err
@@ -98,10 +99,12 @@ is logged as a warning and listed in /v1/policy's "warnings", not refused.`,
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
 	f.Int64Var(&maxBodyKiB, "max-body-kib", 1024, "largest request body in KiB (413 beyond)")
 	f.IntVar(&maxInflight, "max-inflight", 64, "decide requests served at once (429 beyond)")
+	f.Int64Var(&maxMemMiB, "max-memory-mib", 512, "memory budget in MiB: a decide request is admitted only if its estimated memory fits in what the requests in flight leave (503 with Retry-After beyond; 413 if it alone cannot); also the garbage collector's soft limit unless GOMEMLIMIT is set")
 	f.DurationVar(&cfg.ReadTimeout, "read-timeout", 0, "time to read a whole request (0 = 10s)")
 	f.DurationVar(&cfg.WriteTimeout, "write-timeout", 0, "time to write a response (0 = 10s)")
+	f.DurationVar(&cfg.RequestTimeout, "request-timeout", 0, "time a decide request may take, body read included, before it is answered 503 and its work stopped; shorter than --write-timeout (0 = 4/5 of it)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 0, "time given to requests in flight on SIGTERM (0 = 10s)")
-	f.IntVar(&gogc, "gogc", 0, "garbage collector target percentage, as GOGC (0 = the GOGC environment variable's, else 100); 400 trims the tail at saturation for a few MB of heap")
+	f.IntVar(&cfg.GOGC, "gogc", 0, "garbage collector target percentage, as GOGC (0 = the GOGC environment variable's, else 100); 400 trims the tail at saturation for a few MB of heap")
 	f.BoolVar(&cfg.Critic, "critic", false, "fill the missing confidence of agents given as text with the critic's read from the text (for a policy trained on a replay with critic=on)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "log warnings and errors only")
 	return cmd
