@@ -19,51 +19,68 @@ func answerPart(s string) string {
 	return s
 }
 
-// boxes returns the contents of every \boxed{...} (and \fbox{...}) in s, in
-// order of their opening. Braces nest; a box left open runs to the end of s.
-// A box inside a box is listed after its container, so the last element is
-// the innermost of the last boxes.
+// answerText is the part of a response the answer is read from: its answer
+// part (answerPart), at most its last MaxAnswerBytes.
+func answerText(text string) string {
+	work(2 * len(text)) // the searches for </think> and <think>
+	return tail(answerPart(text), MaxAnswerBytes)
+}
+
+// boxes returns the contents of the last MaxBoxes \boxed{...} (and
+// \fbox{...}) of s, in order of their opening, each cut to its first
+// MaxBoxBytes. Braces nest; a box left open runs to the end of s. A box
+// inside a box is listed after its container, so the last element is the
+// innermost of the last boxes. One pass: the brace depth is counted once,
+// and each box closes where the depth falls back to where it opened.
 func boxes(s string) []string {
-	var out []string
-	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], '\\')
-		if j < 0 {
-			break
-		}
-		i += j
-		rest := s[i+1:]
-		var n int
-		switch {
-		case strings.HasPrefix(rest, "boxed"):
-			n = len("boxed")
-		case strings.HasPrefix(rest, "fbox"):
-			n = len("fbox")
-		default:
-			i++
-			continue
-		}
-		k := i + 1 + n
-		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-			k++
-		}
-		if k >= len(s) || s[k] != '{' {
-			i = k
-			continue
-		}
-		start, depth := k+1, 1
-		end := len(s)
-		for p := start; p < len(s); p++ {
-			if s[p] == '{' {
+	work(len(s))
+	type span struct{ start, end, depth int }
+	var all []span
+	var open []int // indexes in all of the boxes still open, innermost last
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			if depth == 0 {
+				continue // closes nothing this pass has seen open
+			}
+			depth--
+			if n := len(open); n > 0 && all[open[n-1]].depth == depth {
+				all[open[n-1]].end = i
+				open = open[:n-1]
+			}
+		case '\\':
+			rest := s[i+1:]
+			var n int
+			switch {
+			case strings.HasPrefix(rest, "boxed"):
+				n = len("boxed")
+			case strings.HasPrefix(rest, "fbox"):
+				n = len("fbox")
+			default:
+				continue
+			}
+			k := i + 1 + n
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			if k < len(s) && s[k] == '{' {
+				open = append(open, len(all))
+				all = append(all, span{k + 1, len(s), depth})
 				depth++
-			} else if s[p] == '}' {
-				if depth--; depth == 0 {
-					end = p
-					break
-				}
+				i = k // the box's brace is counted here
+			} else {
+				i = k - 1 // the name and spaces hold no brace; s[k] is read next
 			}
 		}
-		out = append(out, s[start:end])
-		i = start // continue inside: nested boxes are boxes too
+	}
+	all = all[max(0, len(all)-MaxBoxes):]
+	out := make([]string, len(all))
+	for i, b := range all {
+		out[i] = head(s[b.start:b.end], MaxBoxBytes)
+		work(len(out[i]))
 	}
 	return out
 }
@@ -78,9 +95,11 @@ var (
 // "{,}" go, and any other command (\text, \times, \mathrm, ...) becomes a
 // space so that the digits around it stay apart.
 func delatex(s string) string {
+	work(len(s))
 	if !strings.ContainsAny(s, `\{`) {
 		return s
 	}
+	work(3 * len(s))
 	s = fracRe.ReplaceAllString(s, "$1/$2")
 	s = strings.NewReplacer(`{,}`, ",", `\,`, "", `\!`, "", `\;`, " ", `\ `, " ",
 		`\$`, "$", `\%`, "%").Replace(s)
