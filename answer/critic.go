@@ -248,7 +248,10 @@ func operandStart(ts []tok, i int) bool {
 }
 
 // maxExponent and maxPowerBits bound the powers computed exactly, so that
-// "((10^64)^64)^64" costs nothing.
+// "((10^64)^64)^64" costs nothing; maxPowerBits also bounds every value
+// the parser computes (numerator and denominator), so that a chain
+// "7/7/7/…" or "9*9*9*…" costs a bounded amount per operation: an
+// expression whose value grows past it is no arithmetic a text states.
 const (
 	maxExponent  = 64
 	maxPowerBits = 1 << 12
@@ -289,6 +292,9 @@ func (p *parser) expr() (*big.Rat, bool) {
 				v.Add(v, w)
 			} else {
 				v.Sub(v, w)
+			}
+			if !small(v) {
+				return nil, false
 			}
 		}
 	}
@@ -357,6 +363,9 @@ func (p *parser) term() (*big.Rat, bool) {
 			}
 			v.Quo(v, w)
 		}
+		if !small(v) {
+			return nil, false
+		}
 	}
 	return v, ok
 }
@@ -409,6 +418,15 @@ func (p *parser) power() (*big.Rat, bool) {
 	return new(big.Rat).SetFrac(num, den), true
 }
 
+// small reports whether v is within maxPowerBits.
+func small(v *big.Rat) bool {
+	return v.Num().BitLen() <= maxPowerBits && v.Denom().BitLen() <= maxPowerBits
+}
+
+// maxNumberBytes bounds the numbers the parser computes with: about
+// maxPowerBits in decimal digits.
+const maxNumberBytes = maxPowerBits * 3 / 10
+
 func abs(n int64) int64 {
 	if n < 0 {
 		return -n
@@ -423,6 +441,9 @@ func (p *parser) primary() (*big.Rat, bool) {
 	t := &p.ts[p.i]
 	switch t.kind {
 	case tNum:
+		if t.end-t.off > maxNumberBytes {
+			return nil, false
+		}
 		p.i++
 		p.pct = p.pct || t.pct
 		v := p.value(t)
