@@ -81,7 +81,7 @@ func CheckArithmetic(kind Kind, text string) Arith {
 		p := parser{ts: ts, src: src, i: i}
 		v, ok := p.expr()
 		work(p.i - i + 1) // the tokens this parse visited
-		if !ok && ts[i].kind == tLParen {
+		if !ok && ts[i].kind == tLParen && !p.big {
 			i++ // "(so 3 + 4 = 7)": the parenthesis is prose
 			continue
 		}
@@ -266,7 +266,8 @@ type parser struct {
 	ops   int
 	pct   bool
 	units bool
-	depth int // parentheses open
+	depth int  // parentheses open
+	big   bool // failed on a value past maxPowerBits: skipped, not parsed again from the next token
 }
 
 // maxDepth bounds the nesting of parentheses: deeper is no arithmetic a
@@ -294,6 +295,7 @@ func (p *parser) expr() (*big.Rat, bool) {
 				v.Sub(v, w)
 			}
 			if !small(v) {
+				p.big = true
 				return nil, false
 			}
 		}
@@ -364,6 +366,7 @@ func (p *parser) term() (*big.Rat, bool) {
 			v.Quo(v, w)
 		}
 		if !small(v) {
+			p.big = true
 			return nil, false
 		}
 	}
@@ -442,6 +445,7 @@ func (p *parser) primary() (*big.Rat, bool) {
 	switch t.kind {
 	case tNum:
 		if t.end-t.off > maxNumberBytes {
+			p.big = true
 			return nil, false
 		}
 		p.i++
@@ -525,15 +529,93 @@ func grow(ts []tok) []tok {
 }
 
 var (
-	// critFracRe is \frac{a}{b} with no brace inside a or b (innermost
-	// first), and \frac12.
-	critFracRe      = regexp.MustCompile(`\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}`)
-	critFracShortRe = regexp.MustCompile(`\\[dt]?frac\s*(\d)\s*(\d)`)
-	// dateRe is a date: 2023-10-05, 12/25/2023.
+	// dateRe is a date: 2023-10-05, 12/25/2023. It is matched against
+	// the 16 bytes at a number only (a date is 10 and the boundary after):
+	// the backtracking matcher costs the length of what it is given.
 	dateRe = regexp.MustCompile(`^(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{4})\b`)
-	// textCmdRe is a LaTeX command whose argument is prose.
-	textCmdRe = regexp.MustCompile(`\\(?:text|textbf|textit|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}`)
 )
+
+// writeQuotient writes a fraction for the parser: ((a)/(b)).
+func writeQuotient(b *strings.Builder, num, den string) {
+	b.WriteString("((")
+	b.WriteString(num)
+	b.WriteString(")/(")
+	b.WriteString(den)
+	b.WriteString("))")
+}
+
+// replaceShortFracs rewrites \frac12 (also \dfrac, \tfrac, spaces
+// between) as ((1)/(2)), as the regular expression
+// \\[dt]?frac\s*(\d)\s*(\d) would be replaced.
+func replaceShortFracs(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		k, ok := fracName(s, i)
+		if !ok {
+			continue
+		}
+		for k < len(s) && isSpaceRe(s[k]) {
+			k++
+		}
+		if k >= len(s) || !isDigit(s[k]) {
+			continue
+		}
+		num := s[k : k+1]
+		for k++; k < len(s) && isSpaceRe(s[k]); k++ {
+		}
+		if k >= len(s) || !isDigit(s[k]) {
+			continue
+		}
+		b.WriteString(s[last:i])
+		writeQuotient(&b, num, s[k:k+1])
+		last, i = k+1, k
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// textCommands are the LaTeX commands whose argument is prose, in the
+// order they are tried.
+var textCommands = []string{"text", "textbf", "textit", "mathrm", "mathbf", "mbox", "operatorname"}
+
+// replaceTextCommands writes each \text{...} (and the other
+// textCommands; no brace inside) as its words between spaces.
+func replaceTextCommands(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		for _, name := range textCommands {
+			if !strings.HasPrefix(s[i+1:], name) {
+				continue
+			}
+			arg, end, ok := braced(s, i+1+len(name))
+			if !ok {
+				continue
+			}
+			b.WriteString(s[last:i])
+			b.WriteByte(' ')
+			b.WriteString(arg)
+			b.WriteByte(' ')
+			last, i = end, end-1
+			break
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
 
 // laTeX rewrites the LaTeX of arithmetic into plain text: \frac{a}{b} is
 // ((a)/(b)), \text{...} its words, \left and \right go.
@@ -542,14 +624,14 @@ func laTeX(s string) string {
 		return s
 	}
 	for range 4 { // nested fractions, innermost first
-		t := critFracRe.ReplaceAllString(s, "(($1)/($2))")
+		t := replaceFracs(s, writeQuotient)
 		if t == s {
 			break
 		}
 		s = t
 	}
-	s = critFracShortRe.ReplaceAllString(s, "(($1)/($2))")
-	s = textCmdRe.ReplaceAllString(s, " $1 ")
+	s = replaceShortFracs(s)
+	s = replaceTextCommands(s)
 	return strings.NewReplacer(`\left`, "", `\right`, "", `\boxed`, " ", `\fbox`, " ", `{,}`, ",").Replace(s)
 }
 
@@ -748,7 +830,7 @@ func readNumber(s string, i int, ts *[]tok, space bool) int {
 		*ts = append(*ts, tok{kind: tVar, glued: !space, off: start, end: i})
 		return i
 	}
-	if m := dateRe.FindStringIndex(s[start:]); m != nil && (start == 0 || !isDigit(s[start-1])) {
+	if m := dateRe.FindStringIndex(s[start:min(len(s), start+16)]); m != nil && (start == 0 || !isDigit(s[start-1])) {
 		*ts = append(*ts, tok{kind: tVar, glued: !space, off: start, end: start + m[1]})
 		return start + m[1]
 	}

@@ -1,7 +1,6 @@
 package answer
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -85,23 +84,118 @@ func boxes(s string) []string {
 	return out
 }
 
-var (
-	fracRe    = regexp.MustCompile(`\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}`)
-	latexCmRe = regexp.MustCompile(`\\[A-Za-z]+`)
-)
-
 // delatex turns the LaTeX that wraps answers into plain text: \frac{a}{b}
 // becomes a/b, escaped "\$" and "\%" lose the backslash, thin spaces and
 // "{,}" go, and any other command (\text, \times, \mathrm, ...) becomes a
-// space so that the digits around it stay apart.
+// space so that the digits around it stay apart. Hand-written scans, not
+// regular expressions: Go's backtracking matcher clears a bitmap the size
+// of the text for every match, quadratic on texts with many commands.
 func delatex(s string) string {
 	work(len(s))
 	if !strings.ContainsAny(s, `\{`) {
 		return s
 	}
 	work(3 * len(s))
-	s = fracRe.ReplaceAllString(s, "$1/$2")
+	s = replaceFracs(s, func(b *strings.Builder, num, den string) {
+		b.WriteString(num)
+		b.WriteByte('/')
+		b.WriteString(den)
+	})
 	s = strings.NewReplacer(`{,}`, ",", `\,`, "", `\!`, "", `\;`, " ", `\ `, " ",
 		`\$`, "$", `\%`, "%").Replace(s)
-	return latexCmRe.ReplaceAllString(s, " ")
+	return replaceCommands(s)
+}
+
+// replaceFracs rewrites each \frac{a}{b} (also \dfrac, \tfrac; a and b
+// holding no brace, white space before the braces) by write, left to
+// right, as the regular expression \\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}
+// would be replaced.
+func replaceFracs(s string, write func(b *strings.Builder, num, den string)) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		k, ok := fracName(s, i)
+		if !ok {
+			continue
+		}
+		num, k, ok := braced(s, k)
+		if !ok {
+			continue
+		}
+		den, end, ok := braced(s, k)
+		if !ok {
+			continue
+		}
+		b.WriteString(s[last:i])
+		write(&b, num, den)
+		last, i = end, end-1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// fracName reports whether \frac, \dfrac or \tfrac starts at s[i] (a
+// backslash), and where it ends.
+func fracName(s string, i int) (int, bool) {
+	k := i + 1
+	if k < len(s) && (s[k] == 'd' || s[k] == 't') {
+		k++
+	}
+	if !strings.HasPrefix(s[k:], "frac") {
+		return 0, false
+	}
+	return k + len("frac"), true
+}
+
+// isSpaceRe is regexp's \s: [\t\n\f\r ].
+func isSpaceRe(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// braced reads \s*\{([^{}]*)\} at s[k]: the braces' content and the end.
+func braced(s string, k int) (string, int, bool) {
+	for k < len(s) && isSpaceRe(s[k]) {
+		k++
+	}
+	if k >= len(s) || s[k] != '{' {
+		return "", 0, false
+	}
+	j := k + 1
+	for j < len(s) && s[j] != '{' && s[j] != '}' {
+		j++
+	}
+	if j >= len(s) || s[j] != '}' {
+		return "", 0, false
+	}
+	return s[k+1 : j], j + 1, true
+}
+
+// replaceCommands writes each LaTeX command (a backslash and letters) as a
+// space.
+func replaceCommands(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] != '\\' || !isLetter(s[i+1]) {
+			continue
+		}
+		j := i + 2
+		for j < len(s) && isLetter(s[j]) {
+			j++
+		}
+		b.WriteString(s[last:i])
+		b.WriteByte(' ')
+		last, i = j, j-1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
