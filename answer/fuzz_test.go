@@ -1,6 +1,8 @@
 package answer
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,4 +65,53 @@ func withinCaps(text string) bool {
 		}
 	}
 	return digits <= 20
+}
+
+// FuzzScanners holds the hand-written scans to the regular expressions
+// they replace, on any text.
+func FuzzScanners(f *testing.F) {
+	for _, s := range []string{"(X) a", "X) b", " x) c\n:X)*x)(x)", "*X)X)", `\frac{1}{2} \dfrac 3 4 \tfrac{a}{{b}}`,
+		`\text{apples} \textbf{x} \textbf {y} \mbox{} \operatorname{lcm}`, `\\\frac12 \frac{}{}`, "1,000,0000.5/.5"} {
+		f.Add(s)
+	}
+	placeholder := regexp.MustCompile(`\([Xx]\)|(?:^|[\s:*])[Xx]\)`)
+	frac := regexp.MustCompile(`\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}`)
+	fracShort := regexp.MustCompile(`\\[dt]?frac\s*(\d)\s*(\d)`)
+	textCmd := regexp.MustCompile(`\\(?:text|textbf|textit|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}`)
+	command := regexp.MustCompile(`\\[A-Za-z]+`)
+	number := regexp.MustCompile(`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+`)
+	f.Fuzz(func(t *testing.T, s string) {
+		want := -1
+		if ms := placeholder.FindAllStringIndex(s, -1); len(ms) > 0 {
+			want = ms[len(ms)-1][1]
+		}
+		if got := lastPlaceholder(s); got != want {
+			t.Errorf("lastPlaceholder(%q) = %d, want %d", s, got, want)
+		}
+		check := func(name, got, want string) {
+			if got != want {
+				t.Errorf("%s(%q) = %q, want %q", name, s, got, want)
+			}
+		}
+		check("replaceFracs", replaceFracs(s, writeQuotient), frac.ReplaceAllString(s, "(($1)/($2))"))
+		check("replaceShortFracs", replaceShortFracs(s), fracShort.ReplaceAllString(s, "(($1)/($2))"))
+		check("replaceTextCommands", replaceTextCommands(s), textCmd.ReplaceAllString(s, " $1 "))
+		check("replaceCommands", replaceCommands(s), command.ReplaceAllString(s, " "))
+		var ends []int
+		for p := 0; p < len(s); {
+			if e := numberEnd(s, p); e >= 0 {
+				ends = append(ends, p, e)
+				p = e
+			} else {
+				p++
+			}
+		}
+		var want2 []int
+		for _, m := range number.FindAllStringIndex(s, -1) {
+			want2 = append(want2, m...)
+		}
+		if !slices.Equal(ends, want2) {
+			t.Errorf("numbers of %q: %v, want %v", s, ends, want2)
+		}
+	})
 }

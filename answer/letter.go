@@ -157,17 +157,33 @@ func fold(s string) string {
 	return strings.Trim(s, " *_.,;:!?\"'`")
 }
 
-// placeholderRe finds the answer form's placeholder, "(X)" or a bare "X)".
-var placeholderRe = regexp.MustCompile(`\([Xx]\)|(?:^|[\s:*])[Xx]\)`)
-
-// lastPlaceholder returns the index just past the last placeholder, or -1.
+// lastPlaceholder returns the index just past the last placeholder of the
+// answer form, "(X)" or a bare "X)" at the start or after white space, ":"
+// or "*" — the matches of `\([Xx]\)|(?:^|[\s:*])[Xx]\)`, found left to right
+// in one pass (a regexp would clear a text-sized bitmap per match) — or -1.
 func lastPlaceholder(s string) int {
 	work(len(s))
-	ms := placeholderRe.FindAllStringIndex(s, -1)
-	if len(ms) == 0 {
-		return -1
+	xParen := func(i int) bool { return i+1 < len(s) && (s[i] == 'X' || s[i] == 'x') && s[i+1] == ')' }
+	last := -1
+	for p := 0; p < len(s); {
+		switch {
+		case s[p] == '(' && xParen(p+1):
+			p += 3
+		case p == 0 && xParen(0):
+			p = 2
+		case isSpaceRe(s[p]) || s[p] == ':' || s[p] == '*':
+			if !xParen(p + 1) {
+				p++
+				continue
+			}
+			p += 3
+		default:
+			p++
+			continue
+		}
+		last = p
 	}
-	return ms[len(ms)-1][1]
+	return last
 }
 
 var (
