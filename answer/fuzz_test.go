@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/mpdf/mpdf/answer/internal/reference"
 )
 
 // fuzzQuestion is an MMLU question in LLM-Debate's template, so that the
@@ -16,7 +14,7 @@ const fuzzQuestion = "Which one? : A) 16 hours, B) 45,X, C) Insulin, D) the sun 
 // FuzzRead reads any text by every kind and checks that reading does not
 // panic, that its counted work stays within workPerByte·len + workConst,
 // and — for texts the caps do not touch — that it reads as the reader it
-// replaced did (package reference).
+// replaced did (the ref-prefixed copy).
 func FuzzRead(f *testing.F) {
 	for _, a := range adversarial {
 		f.Add(a.text(48))
@@ -42,7 +40,7 @@ func FuzzRead(f *testing.F) {
 			if !withinCaps(text) {
 				continue
 			}
-			want := reference.Read(reference.Kind(k), text, reference.Options{Question: fuzzQuestion, Critic: true})
+			want := refRead(refKind(k), text, refOptions{Question: fuzzQuestion, refCritic: true})
 			if !sameResult(got, want) {
 				t.Fatalf("%s: got %s, want %s (the reader before the caps)", k, showResult(got), showResult(want))
 			}

@@ -7,13 +7,11 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mpdf/mpdf/answer/internal/reference"
 )
 
 // TestMeasureBeforeAfter prints the time and allocation of one Read (gsm8k,
 // critic on, as the importer reads) of the shapes issue 20 reported, by the
-// reader before the caps (package reference) and by Read, side by side. It
+// reader before the caps (the ref-prefixed copy) and by Read, side by side. It
 // measures, it asserts nothing: run it with MPDF_MEASURE=1.
 func TestMeasureBeforeAfter(t *testing.T) {
 	if os.Getenv("MPDF_MEASURE") == "" {
@@ -56,7 +54,7 @@ func TestMeasureBeforeAfter(t *testing.T) {
 		}
 	}
 	before := measure(func(s string) {
-		reference.Read(reference.GSM8K, s, reference.Options{Critic: true})
+		refRead(refGSM8K, s, refOptions{refCritic: true})
 	})
 	after := measure(func(s string) { Read(GSM8K, s, Options{Critic: true}) })
 	fmt.Printf("%-22s %10s %14s %12s %14s\n", "text", "before", "before alloc", "after", "after alloc")

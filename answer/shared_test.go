@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mpdf/mpdf/answer/internal/reference"
 	"github.com/mpdf/mpdf/internal/testenv"
 )
 
@@ -107,7 +106,7 @@ func walkStrings(v any, f func(string)) {
 }
 
 // TestReadSharedUnchanged holds Read to the reader it replaced
-// (package reference) on every string of the shared transcripts: the
+// (the ref-prefixed copy) on every string of the shared transcripts: the
 // caps that bound reading must not change what a real text reads as.
 func TestReadSharedUnchanged(t *testing.T) {
 	ts := sharedTexts(t)
@@ -118,7 +117,7 @@ func TestReadSharedUnchanged(t *testing.T) {
 		}
 		opts := Options{Question: s.question, Critic: true}
 		got := Read(s.kind, s.text, opts)
-		want := reference.Read(reference.Kind(s.kind), s.text, reference.Options{Question: s.question, Critic: true})
+		want := refRead(refKind(s.kind), s.text, refOptions{Question: s.question, refCritic: true})
 		if len(s.text) > MaxCriticBytes && got.Answer == want.Answer && reflect.DeepEqual(got.Profile, want.Profile) {
 			// The critic checks the last MaxCriticBytes only: two peer-solution
 			// prompts of 74 KiB (no answer a critic is asked about) differ.
@@ -136,16 +135,16 @@ func TestReadSharedUnchanged(t *testing.T) {
 	t.Logf("%d shared texts compared", len(ts))
 }
 
-func sameResult(got Result, want reference.Result) bool {
-	return got.Answer == want.Answer && reflect.DeepEqual(got.Profile, want.Profile) && reflect.DeepEqual(got.Critic, want.Critic)
+func sameResult(got Result, want refResult) bool {
+	return got.Answer == want.Answer && reflect.DeepEqual(got.Profile, want.Profile) && reflect.DeepEqual(got.Critic, want.refCritic)
 }
 
 func showResult(r any) string {
 	switch r := r.(type) {
 	case Result:
 		return fmt.Sprintf("{%q %+v %v}", r.Answer, r.Profile, deref(r.Critic))
-	case reference.Result:
-		return fmt.Sprintf("{%q %+v %v}", r.Answer, r.Profile, deref(r.Critic))
+	case refResult:
+		return fmt.Sprintf("{%q %+v %v}", r.Answer, r.Profile, deref(r.refCritic))
 	}
 	return ""
 }
@@ -185,7 +184,7 @@ func BenchmarkReadShared(b *testing.B) {
 		b.SetBytes(bytes)
 		for range b.N {
 			for _, s := range ts {
-				reference.Read(reference.Kind(s.kind), s.text, reference.Options{Question: s.question, Critic: true})
+				refRead(refKind(s.kind), s.text, refOptions{Question: s.question, refCritic: true})
 			}
 		}
 	})

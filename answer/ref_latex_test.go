@@ -1,4 +1,8 @@
-package reference
+// Code kept verbatim from the answer reader before its caps (commit dad23c3),
+// every top-level name prefixed "ref": the oracle TestReadSharedUnchanged and
+// FuzzRead hold Read to. It is quadratic on hostile text; tests only.
+
+package answer
 
 import (
 	"regexp"
@@ -9,7 +13,7 @@ import (
 // "</think>" when there is one; else the text before an unclosed "<think>"
 // (the response was cut off while still thinking, so nothing after it is a
 // final answer).
-func answerPart(s string) string {
+func refanswerPart(s string) string {
 	if i := strings.LastIndex(s, "</think>"); i >= 0 {
 		return s[i+len("</think>"):]
 	}
@@ -23,7 +27,7 @@ func answerPart(s string) string {
 // order of their opening. Braces nest; a box left open runs to the end of s.
 // A box inside a box is listed after its container, so the last element is
 // the innermost of the last boxes.
-func boxes(s string) []string {
+func refboxes(s string) []string {
 	var out []string
 	for i := 0; i < len(s); {
 		j := strings.IndexByte(s[i:], '\\')
@@ -69,20 +73,20 @@ func boxes(s string) []string {
 }
 
 var (
-	fracRe    = regexp.MustCompile(`\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}`)
-	latexCmRe = regexp.MustCompile(`\\[A-Za-z]+`)
+	reffracRe    = regexp.MustCompile(`\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}`)
+	reflatexCmRe = regexp.MustCompile(`\\[A-Za-z]+`)
 )
 
 // delatex turns the LaTeX that wraps answers into plain text: \frac{a}{b}
 // becomes a/b, escaped "\$" and "\%" lose the backslash, thin spaces and
 // "{,}" go, and any other command (\text, \times, \mathrm, ...) becomes a
 // space so that the digits around it stay apart.
-func delatex(s string) string {
+func refdelatex(s string) string {
 	if !strings.ContainsAny(s, `\{`) {
 		return s
 	}
-	s = fracRe.ReplaceAllString(s, "$1/$2")
+	s = reffracRe.ReplaceAllString(s, "$1/$2")
 	s = strings.NewReplacer(`{,}`, ",", `\,`, "", `\!`, "", `\;`, " ", `\ `, " ",
 		`\$`, "$", `\%`, "%").Replace(s)
-	return latexCmRe.ReplaceAllString(s, " ")
+	return reflatexCmRe.ReplaceAllString(s, " ")
 }

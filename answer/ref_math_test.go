@@ -1,4 +1,8 @@
-package reference
+// Code kept verbatim from the answer reader before its caps (commit dad23c3),
+// every top-level name prefixed "ref": the oracle TestReadSharedUnchanged and
+// FuzzRead hold Read to. It is quadratic on hostile text; tests only.
+
+package answer
 
 import (
 	"math/big"
@@ -10,36 +14,36 @@ import (
 // \boxed{} that holds one, else the last number of the text (the prompt
 // asks for the result at the end), in NormalizeNumber's canonical form.
 // Reasoning in <think>...</think> is ignored.
-func ExtractInteger(text string) string {
-	s := answerPart(text)
-	bs := boxes(s)
+func refExtractInteger(text string) string {
+	s := refanswerPart(text)
+	bs := refboxes(s)
 	for i := len(bs) - 1; i >= 0; i-- {
-		if v := lastNumber(joinGroups(delatex(bs[i]))); v != "" {
+		if v := reflastNumber(refjoinGroups(refdelatex(bs[i]))); v != "" {
 			return v
 		}
 	}
 	if len(bs) > 0 {
 		return ""
 	}
-	return lastNumber(delatex(s))
+	return reflastNumber(refdelatex(s))
 }
 
 var (
 	// answerIsRe finds "The answer is" and what follows on its line.
-	answerIsRe = regexp.MustCompile(`(?i)answer\s+is\s*:?\s*([^\n]*)`)
+	refanswerIsRe = regexp.MustCompile(`(?i)answer\s+is\s*:?\s*([^\n]*)`)
 	// dollarRe takes the first inline $...$ of a statement.
-	dollarRe = regexp.MustCompile(`^\$+([^$]+)\$+`)
+	refdollarRe = regexp.MustCompile(`^\$+([^$]+)\$+`)
 	// endIsMathRe and endIsNumberRe read a text whose last sentence ends
 	// "is $EXPR$." or "is 11 [unit]." (DyLAN's answers often close so).
-	endIsMathRe   = regexp.MustCompile(`\bis\s+\$([^$]+)\$\s*\.?$`)
-	endIsNumberRe = regexp.MustCompile(`\bis\s+(-?\d[\d,]*(?:\.\d+)?)(?:\s+[A-Za-z]+)?\s*\.?$`)
+	refendIsMathRe   = regexp.MustCompile(`\bis\s+\$([^$]+)\$\s*\.?$`)
+	refendIsNumberRe = regexp.MustCompile(`\bis\s+(-?\d[\d,]*(?:\.\d+)?)(?:\s+[A-Za-z]+)?\s*\.?$`)
 	// parenMathRe takes a statement that starts with \(...\).
-	parenMathRe = regexp.MustCompile(`^\\\((.*?)\\\)`)
+	refparenMathRe = regexp.MustCompile(`^\\\((.*?)\\\)`)
 	// numberUnitsRe is a number followed by plain words: "6 trees".
-	numberUnitsRe = regexp.MustCompile(`^(-?[\d,]*\.?\d+)\s+[A-Za-z][A-Za-z ]*$`)
+	refnumberUnitsRe = regexp.MustCompile(`^(-?[\d,]*\.?\d+)\s+[A-Za-z][A-Za-z ]*$`)
 	// proseRe finds a word of plain prose (not a LaTeX command): such a
 	// statement is a sentence, not an expression.
-	proseRe = regexp.MustCompile(`(?:^|[^\\A-Za-z])[A-Za-z]{3,}\s+[A-Za-z]{2,}`)
+	refproseRe = regexp.MustCompile(`(?:^|[^\\A-Za-z])[A-Za-z]{3,}\s+[A-Za-z]{2,}`)
 )
 
 // ExtractMath reads a MATH answer: the last \boxed{...} (braces nest),
@@ -49,51 +53,51 @@ var (
 // normalised by NormalizeMath. A statement that is prose rather than an
 // expression ("the answer is not an integer") is unreadable; a number
 // followed by plain words is the number ("6 trees" → 6).
-func ExtractMath(text string) string {
-	s := answerPart(text)
-	if bs := boxes(s); len(bs) > 0 {
-		return NormalizeMath(bs[len(bs)-1])
+func refExtractMath(text string) string {
+	s := refanswerPart(text)
+	if bs := refboxes(s); len(bs) > 0 {
+		return refNormalizeMath(bs[len(bs)-1])
 	}
-	ms := answerIsRe.FindAllStringSubmatch(s, -1)
+	ms := refanswerIsRe.FindAllStringSubmatch(s, -1)
 	if len(ms) == 0 {
 		// The closing sentence "..., the value of $n$ is $11$." states it too.
 		t := strings.TrimSpace(s)
-		if m := endIsMathRe.FindStringSubmatch(t); m != nil {
-			return NormalizeMath(m[1])
+		if m := refendIsMathRe.FindStringSubmatch(t); m != nil {
+			return refNormalizeMath(m[1])
 		}
-		if m := endIsNumberRe.FindStringSubmatch(t); m != nil {
-			return NormalizeMath(m[1])
+		if m := refendIsNumberRe.FindStringSubmatch(t); m != nil {
+			return refNormalizeMath(m[1])
 		}
 		return ""
 	}
 	c := strings.TrimSpace(ms[len(ms)-1][1])
-	if m := dollarRe.FindStringSubmatch(c); m != nil {
-		return NormalizeMath(m[1])
+	if m := refdollarRe.FindStringSubmatch(c); m != nil {
+		return refNormalizeMath(m[1])
 	}
-	if m := parenMathRe.FindStringSubmatch(c); m != nil {
-		return NormalizeMath(m[1])
+	if m := refparenMathRe.FindStringSubmatch(c); m != nil {
+		return refNormalizeMath(m[1])
 	}
 	c = strings.TrimRight(c, " .")
-	if m := numberUnitsRe.FindStringSubmatch(c); m != nil {
-		return NormalizeMath(m[1])
+	if m := refnumberUnitsRe.FindStringSubmatch(c); m != nil {
+		return refNormalizeMath(m[1])
 	}
-	if proseRe.MatchString(c) {
+	if refproseRe.MatchString(c) {
 		return ""
 	}
-	return NormalizeMath(c)
+	return refNormalizeMath(c)
 }
 
 var (
-	textRe      = regexp.MustCompile(`\\(?:text|textbf|mbox|mathrm)\s*\{([^{}]*)\}`)
-	fracShortRe = regexp.MustCompile(`\\frac\s*(\d)\s*(\d)`)
-	fracHalfRe  = regexp.MustCompile(`\\frac\s*(\d)\s*\{`)
-	fracHalf2Re = regexp.MustCompile(`\\frac\s*(\{[^{}]*\})\s*(\d)`)
-	sqrtShortRe = regexp.MustCompile(`\\sqrt\s*(\d)`)
-	eqLeftRe    = regexp.MustCompile(`^[A-Za-z](?:_\{?\w+\}?)?(?:\([A-Za-z]\))?=`)
-	plainNumRe  = regexp.MustCompile(`^-?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$`)
+	reftextRe      = regexp.MustCompile(`\\(?:text|textbf|mbox|mathrm)\s*\{([^{}]*)\}`)
+	reffracShortRe = regexp.MustCompile(`\\frac\s*(\d)\s*(\d)`)
+	reffracHalfRe  = regexp.MustCompile(`\\frac\s*(\d)\s*\{`)
+	reffracHalf2Re = regexp.MustCompile(`\\frac\s*(\{[^{}]*\})\s*(\d)`)
+	refsqrtShortRe = regexp.MustCompile(`\\sqrt\s*(\d)`)
+	refeqLeftRe    = regexp.MustCompile(`^[A-Za-z](?:_\{?\w+\}?)?(?:\([A-Za-z]\))?=`)
+	refplainNumRe  = regexp.MustCompile(`^-?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$`)
 	// ratioRe: a signed \frac of numbers (the sign outside or inside either
 	// brace: \frac{-1}{2} is -\frac12) or a plain a/b.
-	ratioRe = regexp.MustCompile(`^(-?)(?:\\frac\{(-?\d+(?:\.\d+)?)\}\{(-?\d+(?:\.\d+)?)\}|(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?))$`)
+	refratioRe = regexp.MustCompile(`^(-?)(?:\\frac\{(-?\d+(?:\.\d+)?)\}\{(-?\d+(?:\.\d+)?)\}|(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?))$`)
 )
 
 // NormalizeMath writes a MATH answer the one way answers compare in:
@@ -111,12 +115,12 @@ var (
 //     "\frac{-1}{2}" and "-1/2" are "-0.5", and "15,000" is "15000".
 //
 // Other expressions are compared as the normalised LaTeX text.
-func NormalizeMath(s string) string {
+func refNormalizeMath(s string) string {
 	s = strings.TrimSpace(s)
-	if m := textRe.FindStringSubmatch(s); m != nil && strings.TrimSpace(textRe.ReplaceAllString(s, "")) == "" {
+	if m := reftextRe.FindStringSubmatch(s); m != nil && strings.TrimSpace(reftextRe.ReplaceAllString(s, "")) == "" {
 		return strings.TrimSpace(m[1]) // a text answer: "\text{Devon}"
 	}
-	s = textRe.ReplaceAllString(s, "")
+	s = reftextRe.ReplaceAllString(s, "")
 	s = strings.NewReplacer(
 		`\left`, "", `\right`, "", `\displaystyle`, "", `\!`, "", `\,`, "", `\;`, "", `\ `, "",
 		`\(`, "", `\)`, "", `\[`, "", `\]`, "",
@@ -125,19 +129,19 @@ func NormalizeMath(s string) string {
 	).Replace(s)
 	s = strings.Join(strings.Fields(s), "")
 	s = strings.TrimRight(s, ".")
-	s = fracShortRe.ReplaceAllString(s, `\frac{$1}{$2}`)
-	s = fracHalfRe.ReplaceAllString(s, `\frac{$1}{`)
-	s = fracHalf2Re.ReplaceAllString(s, `\frac$1{$2}`)
-	s = sqrtShortRe.ReplaceAllString(s, `\sqrt{$1}`)
-	if loc := eqLeftRe.FindStringIndex(s); loc != nil && strings.Count(s, "=") == 1 {
+	s = reffracShortRe.ReplaceAllString(s, `\frac{$1}{$2}`)
+	s = reffracHalfRe.ReplaceAllString(s, `\frac{$1}{`)
+	s = reffracHalf2Re.ReplaceAllString(s, `\frac$1{$2}`)
+	s = refsqrtShortRe.ReplaceAllString(s, `\sqrt{$1}`)
+	if loc := refeqLeftRe.FindStringIndex(s); loc != nil && strings.Count(s, "=") == 1 {
 		s = s[loc[1]:]
 	}
-	if plainNumRe.MatchString(s) && s != "" && s != "-" {
+	if refplainNumRe.MatchString(s) && s != "" && s != "-" {
 		if v, ok := new(big.Rat).SetString(strings.ReplaceAll(s, ",", "")); ok {
-			return canonical(v)
+			return refcanonical(v)
 		}
 	}
-	if m := ratioRe.FindStringSubmatch(s); m != nil {
+	if m := refratioRe.FindStringSubmatch(s); m != nil {
 		num, den := m[2], m[3]
 		if num == "" {
 			num, den = m[4], m[5]
@@ -149,7 +153,7 @@ func NormalizeMath(s string) string {
 			if m[1] == "-" {
 				v.Neg(v)
 			}
-			return canonical(v)
+			return refcanonical(v)
 		}
 	}
 	return s

@@ -1,4 +1,8 @@
-package reference
+// Code kept verbatim from the answer reader before its caps (commit dad23c3),
+// every top-level name prefixed "ref": the oracle TestReadSharedUnchanged and
+// FuzzRead hold Read to. It is quadratic on hostile text; tests only.
+
+package answer
 
 import (
 	"regexp"
@@ -7,20 +11,20 @@ import (
 
 var (
 	// boxLetterRe finds a standalone letter inside a box's de-LaTeXed text.
-	boxLetterRe = regexp.MustCompile(`(?:^|[^A-Za-z])([A-D])(?:[^A-Za-z]|$)`)
+	refboxLetterRe = regexp.MustCompile(`(?:^|[^A-Za-z])([A-D])(?:[^A-Za-z]|$)`)
 	// statedRe finds the stated answers anywhere in a response, each with
 	// the letter as submatch 1, 2 or 3:
 	//   "(B)"                                  the asked-for form
 	//   "answer is (B)", "Answer: **B**", "answer: B)"
 	//   "(X) B", "(X) Option B)"               the form's placeholder, then the letter
 	//   "X) A) text"                            the placeholder without "(", then a label
-	statedRe = regexp.MustCompile(
+	refstatedRe = regexp.MustCompile(
 		`\(([A-D])\)` +
 			`|(?i:answer)(?:\s+(?i:is|would be|should be|remains))?[*_]*\s*[:：]?\s*[*_]*\s*(?:(?i:option)\s+)?\(?([A-D])\b` +
 			`|\([Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])\b` +
 			`|(?:^|[\s:*])[Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])(?:[).:]|\s*$)`)
 	// lastLineRe reads a last line that is an option label: "B", "B)", "B. text".
-	lastLineRe = regexp.MustCompile(`^\(?([A-D])(?:$|[).:][*_]*(?:\s|$))`)
+	reflastLineRe = regexp.MustCompile(`^\(?([A-D])(?:$|[).:][*_]*(?:\s|$))`)
 )
 
 // ExtractLetter reads an MMLU answer (A–D) from a response; "" when it
@@ -43,15 +47,15 @@ var (
 // prompt asks for the letter at the end. Lower-case "(b)" is not read: it
 // is how enumerations are written. Reasoning in <think>...</think> is
 // ignored as in ExtractNumber.
-func ExtractLetter(text string) string {
-	s := answerPart(text)
-	bs := boxes(s)
+func refExtractLetter(text string) string {
+	s := refanswerPart(text)
+	bs := refboxes(s)
 	for i := len(bs) - 1; i >= 0; i-- {
-		if m := boxLetterRe.FindStringSubmatch(delatex(bs[i])); m != nil {
+		if m := refboxLetterRe.FindStringSubmatch(refdelatex(bs[i])); m != nil {
 			return m[1]
 		}
 	}
-	if ms := statedRe.FindAllStringSubmatch(s, -1); len(ms) > 0 {
+	if ms := refstatedRe.FindAllStringSubmatch(s, -1); len(ms) > 0 {
 		m := ms[len(ms)-1]
 		for _, g := range m[1:] {
 			if g != "" {
@@ -61,21 +65,21 @@ func ExtractLetter(text string) string {
 	}
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	last := strings.Trim(lines[len(lines)-1], " \t*_#>")
-	if m := lastLineRe.FindStringSubmatch(last); m != nil {
+	if m := reflastLineRe.FindStringSubmatch(last); m != nil {
 		return m[1]
 	}
-	return concluded(s)
+	return refconcluded(s)
 }
 
 // choicesRe reads the options of an MMLU prompt in LLM-Debate's template:
 // "...?: A) x, B) y, C) z, D) w Answer in English only. Explain your
 // answer, ...". D's text ends at the template's next sentence.
-var choicesRe = regexp.MustCompile(`(?s):\s+A\) (.*?), B\) (.*?), C\) (.*?), D\) (.*?)(?:\s+Answer in English only\.|\s+Explain your answer|\s*$)`)
+var refchoicesRe = regexp.MustCompile(`(?s):\s+A\) (.*?), B\) (.*?), C\) (.*?), D\) (.*?)(?:\s+Answer in English only\.|\s+Explain your answer|\s*$)`)
 
 // Choices returns the four option texts (A–D) of an MMLU question written
 // in LLM-Debate's template, or nil when the question is not in it.
-func Choices(question string) []string {
-	ms := choicesRe.FindAllStringSubmatch(question, -1)
+func refChoices(question string) []string {
+	ms := refchoicesRe.FindAllStringSubmatch(question, -1)
 	if len(ms) == 0 {
 		return nil
 	}
@@ -83,7 +87,7 @@ func Choices(question string) []string {
 }
 
 // endParenRe finds a parenthesised group that ends the text.
-var endParenRe = regexp.MustCompile(`\(([^()]+)\)[\s.!*_]*$`)
+var refendParenRe = regexp.MustCompile(`\(([^()]+)\)[\s.!*_]*$`)
 
 // ExtractLetterIn is ExtractLetter with one more rule, used only when the
 // response states no letter at all: the text it gives as the answer is
@@ -95,22 +99,22 @@ var endParenRe = regexp.MustCompile(`\(([^()]+)\)[\s.!*_]*$`)
 // Case, spacing and surrounding punctuation are ignored; the longest
 // matching option wins, and two of the same length name none. Models that
 // ignore the letter format often answer this way.
-func ExtractLetterIn(text string, choices []string) string {
-	if l := ExtractLetter(text); l != "" || len(choices) != 4 {
+func refExtractLetterIn(text string, choices []string) string {
+	if l := refExtractLetter(text); l != "" || len(choices) != 4 {
 		return l
 	}
-	s := answerPart(text)
-	if i := lastPlaceholder(s); i >= 0 {
+	s := refanswerPart(text)
+	if i := reflastPlaceholder(s); i >= 0 {
 		line := s[i:]
 		if j := strings.IndexByte(line, '\n'); j >= 0 {
 			line = line[:j]
 		}
-		if l := matchChoice(fold(line), choices, true); l != "" {
+		if l := refmatchChoice(reffold(line), choices, true); l != "" {
 			return l
 		}
 	}
-	if m := endParenRe.FindStringSubmatch(s); m != nil {
-		return matchChoice(fold(m[1]), choices, false)
+	if m := refendParenRe.FindStringSubmatch(s); m != nil {
+		return refmatchChoice(reffold(m[1]), choices, false)
 	}
 	return ""
 }
@@ -118,10 +122,10 @@ func ExtractLetterIn(text string, choices []string) string {
 // matchChoice returns the letter of the longest choice that the folded
 // answer text c equals, or, with prefix, begins with before a space or a
 // punctuation mark.
-func matchChoice(c string, choices []string, prefix bool) string {
+func refmatchChoice(c string, choices []string, prefix bool) string {
 	best, bestLen, tie := -1, 0, false
 	for i, ch := range choices {
-		o := fold(ch)
+		o := reffold(ch)
 		if o == "" || !strings.HasPrefix(c, o) {
 			continue
 		}
@@ -143,17 +147,17 @@ func matchChoice(c string, choices []string, prefix bool) string {
 
 // fold lower-cases s, collapses white space and trims the punctuation and
 // markup around it.
-func fold(s string) string {
+func reffold(s string) string {
 	s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
 	return strings.Trim(s, " *_.,;:!?\"'`")
 }
 
 // placeholderRe finds the answer form's placeholder, "(X)" or a bare "X)".
-var placeholderRe = regexp.MustCompile(`\([Xx]\)|(?:^|[\s:*])[Xx]\)`)
+var refplaceholderRe = regexp.MustCompile(`\([Xx]\)|(?:^|[\s:*])[Xx]\)`)
 
 // lastPlaceholder returns the index just past the last placeholder, or -1.
-func lastPlaceholder(s string) int {
-	ms := placeholderRe.FindAllStringIndex(s, -1)
+func reflastPlaceholder(s string) int {
+	ms := refplaceholderRe.FindAllStringIndex(s, -1)
 	if len(ms) == 0 {
 		return -1
 	}
@@ -162,35 +166,35 @@ func lastPlaceholder(s string) int {
 
 var (
 	// declareRe marks a sentence that declares the answer.
-	declareRe = regexp.MustCompile(`(?i)\b(?:correct answer|the answer|best answer|correct option|right answer)\b`)
+	refdeclareRe = regexp.MustCompile(`(?i)\b(?:correct answer|the answer|best answer|correct option|right answer)\b`)
 	// optionRefRe finds a reference to an option: "option D", "D)".
-	optionRefRe = regexp.MustCompile(`\b(?:[Oo]ption|[Cc]hoice)\s+\(?([A-D])\b|(?:^|[\s(])([A-D])\)`)
+	refoptionRefRe = regexp.MustCompile(`\b(?:[Oo]ption|[Cc]hoice)\s+\(?([A-D])\b|(?:^|[\s(])([A-D])\)`)
 	// sentenceEndRe splits sentences: a period, "!" or "?" before white
 	// space, or a line break.
-	sentenceEndRe = regexp.MustCompile(`[.!?]\s+|\n+`)
+	refsentenceEndRe = regexp.MustCompile(`[.!?]\s+|\n+`)
 )
 
 // closing is how many final sentences rule 4 looks at.
-const closing = 4
+const refclosing = 4
 
 // concluded reads rule 4 of ExtractLetter: the last declaring sentence (or
 // the text after the last "(X)" on its line) that names exactly one
 // option; "" when there is none or it names several.
-func concluded(s string) string {
-	if i := lastPlaceholder(s); i >= 0 {
+func refconcluded(s string) string {
+	if i := reflastPlaceholder(s); i >= 0 {
 		line := s[i:]
 		if j := strings.IndexByte(line, '\n'); j >= 0 {
 			line = line[:j]
 		}
-		if l := oneOption(line); l != "" {
+		if l := refoneOption(line); l != "" {
 			return l
 		}
 	}
 	// Only the closing sentences: earlier ones may report a peer's answer.
-	sents := sentenceEndRe.Split(strings.TrimSpace(s), -1)
-	for i := len(sents) - 1; i >= max(0, len(sents)-closing); i-- {
-		if declareRe.MatchString(sents[i]) {
-			if l := oneOption(sents[i]); l != "" {
+	sents := refsentenceEndRe.Split(strings.TrimSpace(s), -1)
+	for i := len(sents) - 1; i >= max(0, len(sents)-refclosing); i-- {
+		if refdeclareRe.MatchString(sents[i]) {
+			if l := refoneOption(sents[i]); l != "" {
 				return l
 			}
 		}
@@ -200,16 +204,16 @@ func concluded(s string) string {
 
 // enumRe finds letters listed together ("(A, B, & C)", "A or B"): a
 // sentence that lists options names none of them.
-var enumRe = regexp.MustCompile(`\b[A-D]\s*(?:,|&|\band\b|\bor\b)\s*(?:(?i:option)\s+)?\(?[A-D]\b`)
+var refenumRe = regexp.MustCompile(`\b[A-D]\s*(?:,|&|\band\b|\bor\b)\s*(?:(?i:option)\s+)?\(?[A-D]\b`)
 
 // oneOption returns the option s refers to when it refers to exactly one
 // and lists none.
-func oneOption(s string) string {
-	if enumRe.MatchString(s) {
+func refoneOption(s string) string {
+	if refenumRe.MatchString(s) {
 		return ""
 	}
 	l := ""
-	for _, m := range optionRefRe.FindAllStringSubmatch(s, -1) {
+	for _, m := range refoptionRefRe.FindAllStringSubmatch(s, -1) {
 		g := m[1] + m[2]
 		if l != "" && g != l {
 			return ""

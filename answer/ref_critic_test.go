@@ -1,4 +1,8 @@
-package reference
+// Code kept verbatim from the answer reader before its caps (commit dad23c3),
+// every top-level name prefixed "ref": the oracle TestReadSharedUnchanged and
+// FuzzRead hold Read to. It is quadratic on hostile text; tests only.
+
+package answer
 
 import (
 	"math/big"
@@ -10,7 +14,7 @@ import (
 
 // Arith is what CheckArithmetic finds in a text: the equations it could
 // check and whether the text's answer is the stated result of one.
-type Arith struct {
+type refArith struct {
 	// Equations counts the distinct checkable equations: "A = B" where
 	// both sides are arithmetic on numbers alone and at least one side
 	// computes something. Held counts those that hold.
@@ -29,13 +33,13 @@ type Arith struct {
 // checkable equation, and for mmlu, where a text holds no evidence of this
 // kind. It is the confidence replays and imports fill a missing
 // AgentState.Confidence with when asked (replay.WithCritic).
-func Critic(kind Kind, text string) (conf float64, ok bool) {
+func refCritic(kind refKind, text string) (conf float64, ok bool) {
 	switch kind {
-	case GSM8K, Arithmetic, Math:
+	case refGSM8K, refArithmetic, refMath:
 	default:
 		return 0, false
 	}
-	a := CheckArithmetic(kind, text)
+	a := refCheckArithmetic(kind, text)
 	if a.Equations == 0 {
 		return 0, false
 	}
@@ -60,30 +64,30 @@ func Critic(kind Kind, text string) (conf float64, ok bool) {
 // written either way (0.25 × 100 = 25%). Each distinct equation counts
 // once, and one whose sides read the same ("7+0*1 = 7+0*1") not at all.
 // Reasoning inside <think> counts: it is where the computing is.
-func CheckArithmetic(kind Kind, text string) Arith {
-	var a Arith
-	ts, src := tokenize(text)
+func refCheckArithmetic(kind refKind, text string) refArith {
+	var a refArith
+	ts, src := reftokenize(text)
 	if len(ts) == 0 {
 		return a
 	}
-	starts := make(map[int]expr)
-	ends := make(map[int]expr)
+	starts := make(map[int]refexpr)
+	ends := make(map[int]refexpr)
 	for i := 0; i < len(ts); {
-		if !operandStart(ts, i) {
+		if !refoperandStart(ts, i) {
 			i++
 			continue
 		}
-		p := parser{ts: ts, i: i}
-		v, ok := p.expr()
-		if !ok && ts[i].kind == tLParen {
+		p := refparser{ts: ts, i: i}
+		v, ok := p.refexpr()
+		if !ok && ts[i].kind == reftLParen {
 			i++ // "(so 3 + 4 = 7)": the parenthesis is prose
 			continue
 		}
-		e := expr{s: i, e: p.i, val: v, ops: p.ops, pct: p.pct, units: p.units, ok: ok && context(ts, i, p.i)}
+		e := refexpr{s: i, e: p.i, val: v, ops: p.ops, pct: p.pct, units: p.units, ok: ok && refcontext(ts, i, p.i)}
 		if e.ok && e.ops == 0 {
 			e.single = v
 			for _, t := range ts[i:p.i] {
-				if t.kind == tNum {
+				if t.kind == reftNum {
 					e.dec, e.written = t.dec, v
 					if t.pct {
 						e.dec += 2
@@ -100,7 +104,7 @@ func CheckArithmetic(kind Kind, text string) Arith {
 	final := ""
 	seen := map[string]bool{}
 	for q := range ts {
-		if ts[q].kind != tEq {
+		if ts[q].kind != reftEq {
 			continue
 		}
 		l, okL := ends[q]
@@ -108,16 +112,16 @@ func CheckArithmetic(kind Kind, text string) Arith {
 		if !okL || !okR || !l.ok || !r.ok || l.ops+r.ops == 0 {
 			continue
 		}
-		if l.ops == 0 && (l.units || l.s > 0 && ts[l.s-1].kind == tWord) {
+		if l.ops == 0 && (l.units || l.s > 0 && ts[l.s-1].kind == reftWord) {
 			continue // "2 hours = 2 * 60", "Step 1 = 3 * 4": a label or a quantity, not a value
 		}
-		lt, rt := squeeze(src[ts[l.s].off:ts[l.e-1].end]), squeeze(src[ts[r.s].off:ts[r.e-1].end])
+		lt, rt := refsqueeze(src[ts[l.s].off:ts[l.e-1].end]), refsqueeze(src[ts[r.s].off:ts[r.e-1].end])
 		if lt == rt || seen[lt+"="+rt] {
 			continue
 		}
 		seen[lt+"="+rt] = true
 		a.Equations++
-		held := agree(l, r)
+		held := refagree(l, r)
 		if held {
 			a.Held++
 		}
@@ -125,12 +129,12 @@ func CheckArithmetic(kind Kind, text string) Arith {
 			continue
 		}
 		if final == "" {
-			final = Extract(kind, text, Options{})
+			final = refExtract(kind, text, refOptions{})
 			if final == "" {
 				final = "\x00" // no answer: nothing matches
 			}
 		}
-		if stated := canonical(r.written); stated == final {
+		if stated := refcanonical(r.written); stated == final {
 			if held {
 				a.AnswerHeld = true
 			} else {
@@ -143,7 +147,7 @@ func CheckArithmetic(kind Kind, text string) Arith {
 
 // squeeze drops the spaces of s, so that "3 * 4" and "3*4" are one
 // equation.
-func squeeze(s string) string {
+func refsqueeze(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.IsSpace(r) {
 			return -1
@@ -153,7 +157,7 @@ func squeeze(s string) string {
 }
 
 // expr is one arithmetic expression found in the tokens: ts[s:e].
-type expr struct {
+type refexpr struct {
 	s, e  int
 	val   *big.Rat
 	ops   int  // operations in it; 0: a lone number
@@ -170,7 +174,7 @@ type expr struct {
 // is a lone number showing d decimals and the other needs rounding there
 // — within one unit of its last decimal; a percentage on one side only
 // may also compare ×100 ("0.25 * 100 = 25%").
-func agree(l, r expr) bool {
+func refagree(l, r refexpr) bool {
 	if l.val.Cmp(r.val) == 0 {
 		return true
 	}
@@ -206,23 +210,23 @@ func agree(l, r expr) bool {
 // "(a) 3"), a unary minus not after a word ("cost - 3"), and no operator,
 // variable, opening parenthesis or number right after it (a number may
 // follow the unit words that end it).
-func context(ts []tok, s, e int) bool {
+func refcontext(ts []reftok, s, e int) bool {
 	if s > 0 {
 		switch ts[s-1].kind {
-		case tOp, tVar, tNum, tRParen:
+		case reftOp, reftVar, reftNum, reftRParen:
 			return false
-		case tWord:
-			if ts[s].kind == tOp {
+		case reftWord:
+			if ts[s].kind == reftOp {
 				return false
 			}
 		}
 	}
 	if e < len(ts) {
 		switch ts[e].kind {
-		case tOp, tVar, tLParen:
+		case reftOp, reftVar, reftLParen:
 			return false
-		case tNum:
-			return ts[e-1].kind == tWord // "5 and 3 * 4": a new expression after the unit words
+		case reftNum:
+			return ts[e-1].kind == reftWord // "5 and 3 * 4": a new expression after the unit words
 		}
 	}
 	return true
@@ -230,15 +234,15 @@ func context(ts []tok, s, e int) bool {
 
 // operandStart reports whether an operand starts at ts[i]: a number, "(",
 // or a minus before one of them.
-func operandStart(ts []tok, i int) bool {
+func refoperandStart(ts []reftok, i int) bool {
 	if i >= len(ts) {
 		return false
 	}
 	switch ts[i].kind {
-	case tNum, tLParen:
+	case reftNum, reftLParen:
 		return true
-	case tOp:
-		return ts[i].op == '-' && i+1 < len(ts) && (ts[i+1].kind == tNum || ts[i+1].kind == tLParen)
+	case reftOp:
+		return ts[i].op == '-' && i+1 < len(ts) && (ts[i+1].kind == reftNum || ts[i+1].kind == reftLParen)
 	}
 	return false
 }
@@ -246,14 +250,14 @@ func operandStart(ts []tok, i int) bool {
 // maxExponent and maxPowerBits bound the powers computed exactly, so that
 // "((10^64)^64)^64" costs nothing.
 const (
-	maxExponent  = 64
-	maxPowerBits = 1 << 12
+	refmaxExponent  = 64
+	refmaxPowerBits = 1 << 12
 )
 
 // parser evaluates an expression: + and − of terms of × and ÷ (also
 // implied: "x", "times", "of" after a percentage, "2(3)") of powers.
-type parser struct {
-	ts    []tok
+type refparser struct {
+	ts    []reftok
 	i     int
 	ops   int
 	pct   bool
@@ -263,17 +267,17 @@ type parser struct {
 
 // maxDepth bounds the nesting of parentheses: deeper is no arithmetic a
 // text states, and the bound keeps a run of "(" from costing a parse each.
-const maxDepth = 8
+const refmaxDepth = 8
 
-func (p *parser) at(kind tokKind, op byte) bool {
-	return p.i < len(p.ts) && p.ts[p.i].kind == kind && (kind != tOp || p.ts[p.i].op == op)
+func (p *refparser) at(kind reftokKind, op byte) bool {
+	return p.i < len(p.ts) && p.ts[p.i].kind == kind && (kind != reftOp || p.ts[p.i].op == op)
 }
 
-func (p *parser) expr() (*big.Rat, bool) {
+func (p *refparser) refexpr() (*big.Rat, bool) {
 	v, ok := p.term()
-	for ok && (p.at(tOp, '+') || p.at(tOp, '-')) {
+	for ok && (p.at(reftOp, '+') || p.at(reftOp, '-')) {
 		op := p.ts[p.i].op
-		if !operandStart(p.ts, p.i+1) {
+		if !refoperandStart(p.ts, p.i+1) {
 			return nil, false // "2005 + b": a dangling operator
 		}
 		p.i++
@@ -292,30 +296,30 @@ func (p *parser) expr() (*big.Rat, bool) {
 
 // mulWord reports whether ts[i] is a word that multiplies when an operand
 // follows: "x", "times", and "of" after a percentage ("20% of 50").
-func (p *parser) mulWord(i int, afterPct bool) bool {
+func (p *refparser) mulWord(i int, afterPct bool) bool {
 	t := &p.ts[i]
-	if t.kind != tWord && t.kind != tVar {
+	if t.kind != reftWord && t.kind != reftVar {
 		return false
 	}
-	return (t.word == "x" || t.word == "times" || afterPct && t.word == "of") && operandStart(p.ts, i+1)
+	return (t.word == "x" || t.word == "times" || afterPct && t.word == "of") && refoperandStart(p.ts, i+1)
 }
 
-func (p *parser) term() (*big.Rat, bool) {
+func (p *refparser) term() (*big.Rat, bool) {
 	v, ok := p.unary()
 	for ok && p.i < len(p.ts) {
 		t := &p.ts[p.i]
 		var op byte
 		switch {
-		case t.kind == tOp && (t.op == '*' || t.op == '/'):
+		case t.kind == reftOp && (t.op == '*' || t.op == '/'):
 			op = t.op
-			if !operandStart(p.ts, p.i+1) {
+			if !refoperandStart(p.ts, p.i+1) {
 				return nil, false
 			}
 			p.i++
 		case p.mulWord(p.i, p.lastPct()):
 			op = '*'
 			p.i++
-		case t.kind == tLParen && t.glued:
+		case t.kind == reftLParen && t.glued:
 			op = '*' // "2(3 + 4)"
 		default:
 			return v, true
@@ -339,13 +343,13 @@ func (p *parser) term() (*big.Rat, bool) {
 
 // lastPct reports whether the token before the current one (past any unit
 // words) is a percentage.
-func (p *parser) lastPct() bool {
-	return p.i > 0 && p.ts[p.i-1].kind == tNum && p.ts[p.i-1].pct
+func (p *refparser) lastPct() bool {
+	return p.i > 0 && p.ts[p.i-1].kind == reftNum && p.ts[p.i-1].pct
 }
 
 // unary is a minus before a power: -2^2 is -(2^2).
-func (p *parser) unary() (*big.Rat, bool) {
-	if p.at(tOp, '-') {
+func (p *refparser) unary() (*big.Rat, bool) {
+	if p.at(reftOp, '-') {
 		p.i++
 		v, ok := p.unary()
 		if ok {
@@ -358,12 +362,12 @@ func (p *parser) unary() (*big.Rat, bool) {
 
 // power is a primary, or a primary to an integer power (at most
 // maxExponent, computed exactly).
-func (p *parser) power() (*big.Rat, bool) {
+func (p *refparser) power() (*big.Rat, bool) {
 	b, ok := p.primary()
-	if !ok || !p.at(tOp, '^') {
+	if !ok || !p.at(reftOp, '^') {
 		return b, ok
 	}
-	if !operandStart(p.ts, p.i+1) {
+	if !refoperandStart(p.ts, p.i+1) {
 		return nil, false
 	}
 	p.i++
@@ -372,47 +376,47 @@ func (p *parser) power() (*big.Rat, bool) {
 		return nil, false
 	}
 	n := e.Num().Int64()
-	if n > maxExponent || n < -maxExponent || b.Sign() == 0 && n < 0 ||
-		int64(max(b.Num().BitLen(), b.Denom().BitLen()))*abs(n) > maxPowerBits {
+	if n > refmaxExponent || n < -refmaxExponent || b.Sign() == 0 && n < 0 ||
+		int64(max(b.Num().BitLen(), b.Denom().BitLen()))*refabs(n) > refmaxPowerBits {
 		return nil, false
 	}
 	p.ops++
-	num := new(big.Int).Exp(b.Num(), big.NewInt(abs(n)), nil)
-	den := new(big.Int).Exp(b.Denom(), big.NewInt(abs(n)), nil)
+	num := new(big.Int).Exp(b.Num(), big.NewInt(refabs(n)), nil)
+	den := new(big.Int).Exp(b.Denom(), big.NewInt(refabs(n)), nil)
 	if n < 0 {
 		num, den = den, num
 	}
 	return new(big.Rat).SetFrac(num, den), true
 }
 
-func abs(n int64) int64 {
+func refabs(n int64) int64 {
 	if n < 0 {
 		return -n
 	}
 	return n
 }
 
-func (p *parser) primary() (*big.Rat, bool) {
+func (p *refparser) primary() (*big.Rat, bool) {
 	if p.i >= len(p.ts) {
 		return nil, false
 	}
 	t := &p.ts[p.i]
 	switch t.kind {
-	case tNum:
+	case reftNum:
 		p.i++
 		p.pct = p.pct || t.pct
 		v := new(big.Rat).Set(t.val)
 		p.skipUnits()
 		return v, true
-	case tLParen:
-		if p.depth == maxDepth {
+	case reftLParen:
+		if p.depth == refmaxDepth {
 			return nil, false
 		}
 		p.i++
 		p.depth++
-		v, ok := p.expr()
+		v, ok := p.refexpr()
 		p.depth--
-		if !ok || !p.at(tRParen, 0) {
+		if !ok || !p.at(reftRParen, 0) {
 			return nil, false
 		}
 		p.i++
@@ -424,20 +428,20 @@ func (p *parser) primary() (*big.Rat, bool) {
 
 // maxUnitWords bounds the words read as a unit after a number ("pieces
 // per pack").
-const maxUnitWords = 3
+const refmaxUnitWords = 3
 
 // skipUnits passes the unit words after an operand: up to maxUnitWords
 // words of two letters or more, and "/" between two of them ("eggs/day"),
 // but not a word that multiplies here ("x 28").
-func (p *parser) skipUnits() {
-	for n := 0; n < maxUnitWords && p.i < len(p.ts); {
+func (p *refparser) skipUnits() {
+	for n := 0; n < refmaxUnitWords && p.i < len(p.ts); {
 		t := &p.ts[p.i]
 		switch {
-		case t.kind == tWord && !p.mulWord(p.i, p.lastPct()):
+		case t.kind == reftWord && !p.mulWord(p.i, p.lastPct()):
 			p.i++
 			n++
 			p.units = true
-		case t.kind == tOp && t.op == '/' && t.glued && n > 0 && p.i+1 < len(p.ts) && p.ts[p.i+1].kind == tWord && p.ts[p.i+1].glued:
+		case t.kind == reftOp && t.op == '/' && t.glued && n > 0 && p.i+1 < len(p.ts) && p.ts[p.i+1].kind == reftWord && p.ts[p.i+1].glued:
 			p.i++
 		default:
 			return
@@ -446,21 +450,21 @@ func (p *parser) skipUnits() {
 }
 
 // Tokens of the arithmetic reader.
-type tokKind uint8
+type reftokKind uint8
 
 const (
-	tNum    tokKind = iota
-	tOp             // + - * / ^
-	tLParen         // ( [ {
-	tRParen         // ) ] }
-	tEq             // =
-	tWord           // a word of two letters or more (prose or a unit), or "a", "I"
-	tVar            // a variable: another single letter ("x" multiplies between numbers), a word with digits, an unknown LaTeX command
-	tBreak          // what ends an expression: punctuation, a line end, ≈, <, ==, ...
+	reftNum    reftokKind = iota
+	reftOp                // + - * / ^
+	reftLParen            // ( [ {
+	reftRParen            // ) ] }
+	reftEq                // =
+	reftWord              // a word of two letters or more (prose or a unit), or "a", "I"
+	reftVar               // a variable: another single letter ("x" multiplies between numbers), a word with digits, an unknown LaTeX command
+	reftBreak             // what ends an expression: punctuation, a line end, ≈, <, ==, ...
 )
 
-type tok struct {
-	kind     tokKind
+type reftok struct {
+	kind     reftokKind
 	op       byte
 	val      *big.Rat // tNum; a percentage is its value / 100
 	pct      bool
@@ -474,35 +478,35 @@ type tok struct {
 var (
 	// critFracRe is \frac{a}{b} with no brace inside a or b (innermost
 	// first), and \frac12.
-	critFracRe      = regexp.MustCompile(`\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}`)
-	critFracShortRe = regexp.MustCompile(`\\[dt]?frac\s*(\d)\s*(\d)`)
+	refcritFracRe      = regexp.MustCompile(`\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}`)
+	refcritFracShortRe = regexp.MustCompile(`\\[dt]?frac\s*(\d)\s*(\d)`)
 	// dateRe is a date: 2023-10-05, 12/25/2023.
-	dateRe = regexp.MustCompile(`^(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{4})\b`)
+	refdateRe = regexp.MustCompile(`^(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{4})\b`)
 	// textCmdRe is a LaTeX command whose argument is prose.
-	textCmdRe = regexp.MustCompile(`\\(?:text|textbf|textit|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}`)
+	reftextCmdRe = regexp.MustCompile(`\\(?:text|textbf|textit|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}`)
 )
 
 // laTeX rewrites the LaTeX of arithmetic into plain text: \frac{a}{b} is
 // ((a)/(b)), \text{...} its words, \left and \right go.
-func laTeX(s string) string {
+func reflaTeX(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}
 	for range 4 { // nested fractions, innermost first
-		t := critFracRe.ReplaceAllString(s, "(($1)/($2))")
+		t := refcritFracRe.ReplaceAllString(s, "(($1)/($2))")
 		if t == s {
 			break
 		}
 		s = t
 	}
-	s = critFracShortRe.ReplaceAllString(s, "(($1)/($2))")
-	s = textCmdRe.ReplaceAllString(s, " $1 ")
+	s = refcritFracShortRe.ReplaceAllString(s, "(($1)/($2))")
+	s = reftextCmdRe.ReplaceAllString(s, " $1 ")
 	return strings.NewReplacer(`\left`, "", `\right`, "", `\boxed`, " ", `\fbox`, " ", `{,}`, ",").Replace(s)
 }
 
 // latexOps are the LaTeX commands read as operators or as a break; any
 // other command is a variable.
-var latexOps = map[string]byte{
+var reflatexOps = map[string]byte{
 	"times": '*', "cdot": '*', "ast": '*', "div": '/',
 	"approx": 0, "neq": 0, "ne": 0, "le": 0, "leq": 0, "ge": 0, "geq": 0, "lt": 0, "gt": 0,
 	"pm": 0, "mp": 0, "equiv": 0, "sim": 0, "quad": 0, "qquad": 0, "implies": 0, "Rightarrow": 0,
@@ -511,39 +515,39 @@ var latexOps = map[string]byte{
 
 // tokenize reads text into arithmetic tokens, and returns the text they
 // index (text with its LaTeX rewritten).
-func tokenize(text string) ([]tok, string) {
-	s := laTeX(text)
-	var ts []tok
+func reftokenize(text string) ([]reftok, string) {
+	s := reflaTeX(text)
+	var ts []reftok
 	space := true
-	emit := func(t tok) {
+	emit := func(t reftok) {
 		t.glued = !space
 		ts = append(ts, t)
 		space = false
 	}
-	lineStart := func() bool { return len(ts) == 0 || ts[len(ts)-1].kind == tBreak && ts[len(ts)-1].nl }
+	lineStart := func() bool { return len(ts) == 0 || ts[len(ts)-1].kind == reftBreak && ts[len(ts)-1].nl }
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == '\n':
-			emit(tok{kind: tBreak, nl: true, off: i, end: i + 1})
+			emit(reftok{kind: reftBreak, nl: true, off: i, end: i + 1})
 			space = true
 			i++
 		case c == ' ' || c == '\t' || c == '\r' || c == '$':
 			space = true
 			i++
-		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && isDigit(s[i+1]):
-			i = readNumber(s, i, &ts, space)
+		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && refisDigit(s[i+1]):
+			i = refreadNumber(s, i, &ts, space)
 			space = false
 		case c == '\\':
 			j := i + 1
-			for j < len(s) && isLetter(s[j]) {
+			for j < len(s) && refisLetter(s[j]) {
 				j++
 			}
 			name := s[i+1 : j]
 			switch {
 			case name == "" && j < len(s) && s[j] == '%':
-				if n := len(ts); n > 0 && ts[n-1].kind == tNum && !ts[n-1].pct && ts[n-1].end == i {
-					markPct(&ts[n-1], j+1)
+				if n := len(ts); n > 0 && ts[n-1].kind == reftNum && !ts[n-1].pct && ts[n-1].end == i {
+					refmarkPct(&ts[n-1], j+1)
 				}
 				j++
 			case name == "":
@@ -552,28 +556,28 @@ func tokenize(text string) ([]tok, string) {
 				i = j
 				continue
 			default:
-				if op, ok := latexOps[name]; ok {
+				if op, ok := reflatexOps[name]; ok {
 					if op != 0 {
-						emit(tok{kind: tOp, op: op, off: i, end: j})
+						emit(reftok{kind: reftOp, op: op, off: i, end: j})
 					} else {
-						emit(tok{kind: tBreak, off: i, end: j})
+						emit(reftok{kind: reftBreak, off: i, end: j})
 					}
 				} else {
-					emit(tok{kind: tVar, word: name, off: i, end: j})
+					emit(reftok{kind: reftVar, word: name, off: i, end: j})
 				}
 			}
 			space = true
 			i = j
-		case isLetter(c) || c >= utf8.RuneSelf && startsLetter(s[i:]):
+		case refisLetter(c) || c >= utf8.RuneSelf && refstartsLetter(s[i:]):
 			j := i
 			digits := false
 			for j < len(s) {
-				if isLetter(s[j]) || s[j] == '\'' {
+				if refisLetter(s[j]) || s[j] == '\'' {
 					j++
-				} else if isDigit(s[j]) || s[j] == '_' {
+				} else if refisDigit(s[j]) || s[j] == '_' {
 					digits = true
 					j++
-				} else if s[j] >= utf8.RuneSelf && startsLetter(s[j:]) {
+				} else if s[j] >= utf8.RuneSelf && refstartsLetter(s[j:]) {
 					_, w := utf8.DecodeRuneInString(s[j:])
 					j += w
 				} else {
@@ -581,18 +585,18 @@ func tokenize(text string) ([]tok, string) {
 				}
 			}
 			w := strings.ToLower(s[i:j])
-			kind := tWord
+			kind := reftWord
 			if digits || len(w) == 1 && w != "a" && w != "i" || j < len(s) && s[j] == '^' {
-				kind = tVar
+				kind = reftVar
 			}
-			emit(tok{kind: kind, word: w, off: i, end: j})
+			emit(reftok{kind: kind, word: w, off: i, end: j})
 			i = j
 		default:
 			r, w := utf8.DecodeRuneInString(s[i:])
-			t := tok{kind: tBreak, off: i, end: i + w}
+			t := reftok{kind: reftBreak, off: i, end: i + w}
 			switch r {
 			case '+', '-', '−', '*', '×', '·', '⋅', '/', '÷', '^':
-				t.kind, t.op = tOp, opOf(r)
+				t.kind, t.op = reftOp, refopOf(r)
 				if r == '*' && i+1 < len(s) && s[i+1] == '*' { // markdown bold
 					for i < len(s) && s[i] == '*' {
 						i++
@@ -601,39 +605,39 @@ func tokenize(text string) ([]tok, string) {
 					continue
 				}
 				if (t.op == '*' || t.op == '-' || t.op == '+') && lineStart() && i+w < len(s) && s[i+w] == ' ' {
-					t.kind = tBreak // a bullet
+					t.kind = reftBreak // a bullet
 				}
 			case '=':
-				t.kind = tEq
+				t.kind = reftEq
 				if i+1 < len(s) && (s[i+1] == '=' || s[i+1] == '>') {
-					t.kind, t.end = tBreak, i+2
-				} else if n := len(ts); n > 0 && ts[n-1].end == i && ts[n-1].kind == tBreak && strings.ContainsAny(s[ts[n-1].off:i], "<>!:") {
-					t.kind = tBreak
+					t.kind, t.end = reftBreak, i+2
+				} else if n := len(ts); n > 0 && ts[n-1].end == i && ts[n-1].kind == reftBreak && strings.ContainsAny(s[ts[n-1].off:i], "<>!:") {
+					t.kind = reftBreak
 				}
 			case '(', '[', '{':
-				t.kind = tLParen
+				t.kind = reftLParen
 			case ')', ']', '}':
-				t.kind = tRParen
+				t.kind = reftRParen
 			}
 			emit(t)
 			i = t.end
 		}
 	}
-	return joinLines(ts), s
+	return refjoinLines(ts), s
 }
 
 // joinLines drops the line ends that do not end an expression: before a
 // line starting with "=", and after a line ending with "=" or an operator.
-func joinLines(ts []tok) []tok {
+func refjoinLines(ts []reftok) []reftok {
 	out := ts[:0]
 	for i, t := range ts {
-		if t.kind == tBreak && t.nl {
+		if t.kind == reftBreak && t.nl {
 			j := i + 1
-			for j < len(ts) && ts[j].kind == tBreak && ts[j].nl {
+			for j < len(ts) && ts[j].kind == reftBreak && ts[j].nl {
 				j++
 			}
-			next := j < len(ts) && ts[j].kind == tEq
-			prev := len(out) > 0 && (out[len(out)-1].kind == tEq || out[len(out)-1].kind == tOp)
+			next := j < len(ts) && ts[j].kind == reftEq
+			prev := len(out) > 0 && (out[len(out)-1].kind == reftEq || out[len(out)-1].kind == reftOp)
 			if next || prev {
 				continue
 			}
@@ -643,7 +647,7 @@ func joinLines(ts []tok) []tok {
 	return out
 }
 
-func opOf(r rune) byte {
+func refopOf(r rune) byte {
 	switch r {
 	case '−', '-':
 		return '-'
@@ -659,50 +663,50 @@ func opOf(r rune) byte {
 // decimals, and a "%" right after it. A letter glued after it makes it a
 // variable's coefficient ("2x") unless it is a unit of two letters or more
 // ("5kg") or "x" before a digit ("4x7": a product).
-func readNumber(s string, i int, ts *[]tok, space bool) int {
+func refreadNumber(s string, i int, ts *[]reftok, space bool) int {
 	start := i
-	for i < len(s) && isDigit(s[i]) {
+	for i < len(s) && refisDigit(s[i]) {
 		i++
 	}
 	if i-start <= 3 && i > start {
-		for i+3 < len(s) && s[i] == ',' && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) && (i+4 == len(s) || !isDigit(s[i+4])) {
+		for i+3 < len(s) && s[i] == ',' && refisDigit(s[i+1]) && refisDigit(s[i+2]) && refisDigit(s[i+3]) && (i+4 == len(s) || !refisDigit(s[i+4])) {
 			i += 4
 		}
 	}
 	dec := 0
-	if i+1 < len(s) && s[i] == '.' && isDigit(s[i+1]) {
+	if i+1 < len(s) && s[i] == '.' && refisDigit(s[i+1]) {
 		i++
-		for i < len(s) && isDigit(s[i]) {
+		for i < len(s) && refisDigit(s[i]) {
 			i++
 			dec++
 		}
 	}
-	if start > 1 && s[start-1] == ':' && isDigit(s[start-2]) || i+1 < len(s) && s[i] == ':' && isDigit(s[i+1]) {
+	if start > 1 && s[start-1] == ':' && refisDigit(s[start-2]) || i+1 < len(s) && s[i] == ':' && refisDigit(s[i+1]) {
 		// a time of day ("5:00pm") or a ratio ("3:2"): no quantity to compute with
-		*ts = append(*ts, tok{kind: tVar, glued: !space, off: start, end: i})
+		*ts = append(*ts, reftok{kind: reftVar, glued: !space, off: start, end: i})
 		return i
 	}
-	if m := dateRe.FindStringIndex(s[start:]); m != nil && (start == 0 || !isDigit(s[start-1])) {
-		*ts = append(*ts, tok{kind: tVar, glued: !space, off: start, end: start + m[1]})
+	if m := refdateRe.FindStringIndex(s[start:]); m != nil && (start == 0 || !refisDigit(s[start-1])) {
+		*ts = append(*ts, reftok{kind: reftVar, glued: !space, off: start, end: start + m[1]})
 		return start + m[1]
 	}
 	v, _ := new(big.Rat).SetString(strings.ReplaceAll(s[start:i], ",", ""))
-	t := tok{kind: tNum, val: v, dec: dec, glued: !space, off: start, end: i}
+	t := reftok{kind: reftNum, val: v, dec: dec, glued: !space, off: start, end: i}
 	if i < len(s) && s[i] == '%' {
-		markPct(&t, i+1)
+		refmarkPct(&t, i+1)
 		i++
 	}
-	if i < len(s) && isLetter(s[i]) {
+	if i < len(s) && refisLetter(s[i]) {
 		j := i
-		for j < len(s) && isLetter(s[j]) {
+		for j < len(s) && refisLetter(s[j]) {
 			j++
 		}
 		switch {
-		case (s[i] == 'x' || s[i] == 'X') && j == i+1 && j < len(s) && isDigit(s[j]):
-			*ts = append(*ts, t, tok{kind: tOp, op: '*', glued: true, off: i, end: j})
+		case (s[i] == 'x' || s[i] == 'X') && j == i+1 && j < len(s) && refisDigit(s[j]):
+			*ts = append(*ts, t, reftok{kind: reftOp, op: '*', glued: true, off: i, end: j})
 			return j
-		case j-i == 1 || j < len(s) && (isDigit(s[j]) || s[j] == '_' || s[j] == '^'):
-			t = tok{kind: tVar, word: strings.ToLower(s[start:j]), glued: !space, off: start, end: j}
+		case j-i == 1 || j < len(s) && (refisDigit(s[j]) || s[j] == '_' || s[j] == '^'):
+			t = reftok{kind: reftVar, word: strings.ToLower(s[start:j]), glued: !space, off: start, end: j}
 			*ts = append(*ts, t)
 			return j
 		}
@@ -711,16 +715,16 @@ func readNumber(s string, i int, ts *[]tok, space bool) int {
 	return i
 }
 
-func markPct(t *tok, end int) {
+func refmarkPct(t *reftok, end int) {
 	t.pct = true
 	t.val = new(big.Rat).Quo(t.val, big.NewRat(100, 1))
 	t.end = end
 }
 
-func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
-func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func refisDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func refisLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
-func startsLetter(s string) bool {
+func refstartsLetter(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return unicode.IsLetter(r)
 }

@@ -1,4 +1,8 @@
-package reference
+// Code kept verbatim from the answer reader before its caps (commit dad23c3),
+// every top-level name prefixed "ref": the oracle TestReadSharedUnchanged and
+// FuzzRead hold Read to. It is quadratic on hostile text; tests only.
+
+package answer
 
 import (
 	"math/big"
@@ -22,11 +26,11 @@ import (
 //
 // Reasoning inside <think>...</think> is ignored, and a response cut off
 // inside an unclosed <think> has no answer.
-func ExtractNumber(text string) string {
-	s := answerPart(text)
-	if bs := boxes(s); len(bs) > 0 {
+func refExtractNumber(text string) string {
+	s := refanswerPart(text)
+	if bs := refboxes(s); len(bs) > 0 {
 		for i := len(bs) - 1; i >= 0; i-- {
-			if v := lastNumber(joinGroups(delatex(bs[i]))); v != "" {
+			if v := reflastNumber(refjoinGroups(refdelatex(bs[i]))); v != "" {
 				return v
 			}
 		}
@@ -37,30 +41,30 @@ func ExtractNumber(text string) string {
 		if j := strings.IndexByte(line, '\n'); j >= 0 {
 			line = line[:j]
 		}
-		if v := firstNumber(joinGroups(delatex(line))); v != "" {
+		if v := reffirstNumber(refjoinGroups(refdelatex(line))); v != "" {
 			return v
 		}
 	}
-	return lastNumber(delatex(s))
+	return reflastNumber(refdelatex(s))
 }
 
 // numRe matches an unsigned number: digits with proper thousands groups,
 // plain digits, either with decimals, or a bare ".5".
-var numRe = regexp.MustCompile(`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+`)
+var refnumRe = regexp.MustCompile(`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+`)
 
 // groupsRe matches digit runs separated by a space, a no-break or thin
 // space, or "~" (delatex has already dropped "\," and made "\;" a space).
-var groupsRe = regexp.MustCompile(`\d+(?:[ ~\x{00A0}\x{2009}\x{202F}]\d+)+`)
+var refgroupsRe = regexp.MustCompile(`\d+(?:[ ~\x{00A0}\x{2009}\x{202F}]\d+)+`)
 
 // joinGroups writes "1 000 000" (SI digit grouping, as in "1\,000") as
 // "1000000": in a run of digit groups whose first has 1–3 digits and every
 // other exactly 3, the separators go. Other runs ("3 10", "12 3456") stay.
 // Used where one number is expected (a box, the "####" line, NormalizeNumber),
 // not on free text, where "rounds 1 200" may be two numbers.
-func joinGroups(s string) string {
+func refjoinGroups(s string) string {
 	var b strings.Builder
 	last := 0
-	for _, m := range groupsRe.FindAllStringIndex(s, -1) {
+	for _, m := range refgroupsRe.FindAllStringIndex(s, -1) {
 		if m[0] > 0 && (s[m[0]-1] == '.' || s[m[0]-1] == ',') {
 			continue // decimals or comma groups: "1.5 000" is not 1.5000
 		}
@@ -80,7 +84,7 @@ func joinGroups(s string) string {
 }
 
 // number is one number found in a text.
-type number struct {
+type refnumber struct {
 	start, end int
 	val        *big.Rat
 }
@@ -90,9 +94,9 @@ type number struct {
 // sign unless a letter, digit or ")" precedes it (then it is a subtraction or
 // a range: "10-5", "11-19"). "a/b" with both sides plain numbers is the
 // fraction a÷b.
-func numbers(s string) []number {
-	var out []number
-	for _, m := range numRe.FindAllStringIndex(s, -1) {
+func refnumbers(s string) []refnumber {
+	var out []refnumber
+	for _, m := range refnumRe.FindAllStringIndex(s, -1) {
 		start, end := m[0], m[1]
 		if r, _ := utf8.DecodeLastRuneInString(s[:start]); unicode.IsLetter(r) {
 			continue
@@ -113,48 +117,48 @@ func numbers(s string) []number {
 				start -= w
 			}
 		}
-		out = append(out, number{start, end, v})
+		out = append(out, refnumber{start, end, v})
 	}
 	return out
 }
 
-func lastNumber(s string) string {
-	ns := numbers(s)
+func reflastNumber(s string) string {
+	ns := refnumbers(s)
 	if len(ns) == 0 {
 		return ""
 	}
-	return canonical(ns[len(ns)-1].val)
+	return refcanonical(ns[len(ns)-1].val)
 }
 
-func firstNumber(s string) string {
-	ns := numbers(s)
+func reffirstNumber(s string) string {
+	ns := refnumbers(s)
 	if len(ns) == 0 {
 		return ""
 	}
-	return canonical(ns[0].val)
+	return refcanonical(ns[0].val)
 }
 
 // NormalizeNumber returns the canonical form of the single number s, or ""
 // when s is not one number. Currency signs, thousands commas, spaces, a
 // percent sign and trailing units are ignored, so "1,000", "1000.0",
 // "$1000" and "1000 dollars" all give "1000".
-func NormalizeNumber(s string) string {
-	ns := numbers(joinGroups(delatex(s)))
+func refNormalizeNumber(s string) string {
+	ns := refnumbers(refjoinGroups(refdelatex(s)))
 	if len(ns) != 1 {
 		return ""
 	}
-	return canonical(ns[0].val)
+	return refcanonical(ns[0].val)
 }
 
 // canonical writes v as a plain decimal: an integer without a point, a
 // terminating fraction exactly with no trailing zeros ("2.50" → "2.5",
 // 5/2 → "2.5"), any other fraction rounded to 6 decimals (1/3 →
 // "0.333333"). Zero has no sign.
-func canonical(v *big.Rat) string {
+func refcanonical(v *big.Rat) string {
 	if v.IsInt() {
 		return v.Num().String()
 	}
-	digits, exact := decimalDigits(v.Denom())
+	digits, exact := refdecimalDigits(v.Denom())
 	if !exact {
 		digits = 6
 	}
@@ -170,7 +174,7 @@ func canonical(v *big.Rat) string {
 
 // decimalDigits returns how many decimals 1/d needs, and whether that is
 // finite (d = 2^a·5^b needs max(a, b)).
-func decimalDigits(d *big.Int) (int, bool) {
+func refdecimalDigits(d *big.Int) (int, bool) {
 	x := new(big.Int).Set(d)
 	var two, five int
 	r := new(big.Int)
