@@ -6,13 +6,13 @@ import "unicode/utf8"
 // untrusted — a model can emit anything and the server faces the network —
 // so reading is linear in the text with these constants, whatever its
 // shape. None of them changes how a shared transcript reads
-// (TestReadSharedUnchanged).
+// (TestReadSharedUnchanged), but for the critic on two peer-solution
+// prompts of 74 KiB, which are no answer.
 const (
 	// MaxAnswerBytes is how much of a text's answer part (the text after
 	// its reasoning block) the answer is read from: its last 64 KiB.
-	// Models state the answer at the end; the longest answer part in the
-	// shared transcripts is 133 KiB of reasoning with the answer in its
-	// last lines.
+	// Models state the answer at the end: 13 shared texts are longer (up
+	// to 133 KiB) and read the same.
 	MaxAnswerBytes = 64 << 10
 	// MaxBoxes is how many \boxed{} an answer is looked for in, from the
 	// last: a box nested in a box is one more. Earlier boxes are not read.
@@ -26,7 +26,8 @@ const (
 	// numbers of any length are read exactly (as text).
 	MaxQuotientBytes = 64
 	// MaxCriticBytes is how much of a text the critic checks: its last
-	// 64 KiB, reasoning block included.
+	// 64 KiB, reasoning block included. Its tokens take 32 bytes a byte
+	// at worst, so a read allocates a few MB at most, whatever the text.
 	MaxCriticBytes = 64 << 10
 	// MaxQuestionBytes is how much of a question Choices reads its options
 	// from: its last 16 KiB (the template puts them at the end).
