@@ -62,20 +62,26 @@ func Critic(kind Kind, text string) (conf float64, ok bool) {
 // Reasoning inside <think> counts: it is where the computing is.
 func CheckArithmetic(kind Kind, text string) Arith {
 	var a Arith
-	ts, src := tokenize(text)
+	ts, src := tokenize(tail(text, MaxCriticBytes))
 	if len(ts) == 0 {
 		return a
 	}
-	starts := make(map[int]expr)
-	ends := make(map[int]expr)
+	// Expressions come in order, each starting at or after the end of the
+	// one before; an equation is two of them either side of one "=", so
+	// each is checked when its right side is found, holding one expression.
+	var prev expr
+	hasPrev := false
+	final := ""
+	seen := map[string]bool{}
 	for i := 0; i < len(ts); {
 		if !operandStart(ts, i) {
 			i++
 			continue
 		}
-		p := parser{ts: ts, i: i}
+		p := parser{ts: ts, src: src, i: i}
 		v, ok := p.expr()
-		if !ok && ts[i].kind == tLParen {
+		work(p.i - i + 1) // the tokens this parse visited
+		if !ok && ts[i].kind == tLParen && !p.big {
 			i++ // "(so 3 + 4 = 7)": the parenthesis is prose
 			continue
 		}
@@ -84,7 +90,7 @@ func CheckArithmetic(kind Kind, text string) Arith {
 			e.single = v
 			for _, t := range ts[i:p.i] {
 				if t.kind == tNum {
-					e.dec, e.written = t.dec, v
+					e.dec, e.written = int(t.dec), v
 					if t.pct {
 						e.dec += 2
 						e.written = new(big.Rat).Mul(v, big.NewRat(100, 1))
@@ -93,52 +99,50 @@ func CheckArithmetic(kind Kind, text string) Arith {
 				}
 			}
 		}
-		starts[i] = e
-		ends[p.i] = e
+		if hasPrev && prev.e+1 == e.s && ts[prev.e].kind == tEq {
+			checkEquation(&a, kind, text, ts, src, prev, e, &final, seen)
+		}
+		prev, hasPrev = e, true
 		i = max(p.i, i+1)
 	}
-	final := ""
-	seen := map[string]bool{}
-	for q := range ts {
-		if ts[q].kind != tEq {
-			continue
-		}
-		l, okL := ends[q]
-		r, okR := starts[q+1]
-		if !okL || !okR || !l.ok || !r.ok || l.ops+r.ops == 0 {
-			continue
-		}
-		if l.ops == 0 && (l.units || l.s > 0 && ts[l.s-1].kind == tWord) {
-			continue // "2 hours = 2 * 60", "Step 1 = 3 * 4": a label or a quantity, not a value
-		}
-		lt, rt := squeeze(src[ts[l.s].off:ts[l.e-1].end]), squeeze(src[ts[r.s].off:ts[r.e-1].end])
-		if lt == rt || seen[lt+"="+rt] {
-			continue
-		}
-		seen[lt+"="+rt] = true
-		a.Equations++
-		held := agree(l, r)
-		if held {
-			a.Held++
-		}
-		if r.single == nil {
-			continue
-		}
-		if final == "" {
-			final = Extract(kind, text, Options{})
-			if final == "" {
-				final = "\x00" // no answer: nothing matches
-			}
-		}
-		if stated := canonical(r.written); stated == final {
-			if held {
-				a.AnswerHeld = true
-			} else {
-				a.AnswerFailed = true
-			}
+	return a
+}
+
+// checkEquation checks the equation l = r and counts it in a.
+func checkEquation(a *Arith, kind Kind, text string, ts []tok, src string, l, r expr, final *string, seen map[string]bool) {
+	if !l.ok || !r.ok || l.ops+r.ops == 0 {
+		return
+	}
+	if l.ops == 0 && (l.units || l.s > 0 && ts[l.s-1].kind == tWord) {
+		return // "2 hours = 2 * 60", "Step 1 = 3 * 4": a label or a quantity, not a value
+	}
+	work(ts[r.e-1].end - ts[l.s].off)
+	lt, rt := squeeze(src[ts[l.s].off:ts[l.e-1].end]), squeeze(src[ts[r.s].off:ts[r.e-1].end])
+	if lt == rt || seen[lt+"="+rt] {
+		return
+	}
+	seen[lt+"="+rt] = true
+	a.Equations++
+	held := agree(l, r)
+	if held {
+		a.Held++
+	}
+	if r.single == nil {
+		return
+	}
+	if *final == "" {
+		*final = Extract(kind, text, Options{})
+		if *final == "" {
+			*final = "\x00" // no answer: nothing matches
 		}
 	}
-	return a
+	if stated := canonical(r.written); stated == *final {
+		if held {
+			a.AnswerHeld = true
+		} else {
+			a.AnswerFailed = true
+		}
+	}
 }
 
 // squeeze drops the spaces of s, so that "3 * 4" and "3*4" are one
@@ -244,7 +248,10 @@ func operandStart(ts []tok, i int) bool {
 }
 
 // maxExponent and maxPowerBits bound the powers computed exactly, so that
-// "((10^64)^64)^64" costs nothing.
+// "((10^64)^64)^64" costs nothing; maxPowerBits also bounds every value
+// the parser computes (numerator and denominator), so that a chain
+// "7/7/7/…" or "9*9*9*…" costs a bounded amount per operation: an
+// expression whose value grows past it is no arithmetic a text states.
 const (
 	maxExponent  = 64
 	maxPowerBits = 1 << 12
@@ -254,11 +261,13 @@ const (
 // implied: "x", "times", "of" after a percentage, "2(3)") of powers.
 type parser struct {
 	ts    []tok
+	src   string // the text the tokens index
 	i     int
 	ops   int
 	pct   bool
 	units bool
-	depth int // parentheses open
+	depth int  // parentheses open
+	big   bool // failed on a value past maxPowerBits: skipped, not parsed again from the next token
 }
 
 // maxDepth bounds the nesting of parentheses: deeper is no arithmetic a
@@ -285,6 +294,10 @@ func (p *parser) expr() (*big.Rat, bool) {
 			} else {
 				v.Sub(v, w)
 			}
+			if !small(v) {
+				p.big = true
+				return nil, false
+			}
 		}
 	}
 	return v, ok
@@ -297,7 +310,26 @@ func (p *parser) mulWord(i int, afterPct bool) bool {
 	if t.kind != tWord && t.kind != tVar {
 		return false
 	}
-	return (t.word == "x" || t.word == "times" || afterPct && t.word == "of") && operandStart(p.ts, i+1)
+	w := p.word(t)
+	return (w == "x" || w == "times" || afterPct && w == "of") && operandStart(p.ts, i+1)
+}
+
+// word is the text of a word token as mulWord compares it: a LaTeX
+// command's name, or the word lower-cased when it is ASCII (lowering
+// makes no other word "x", "times" or "of"). A token keeps no copy.
+func (p *parser) word(t *tok) string {
+	w := p.src[t.off:t.end]
+	if strings.HasPrefix(w, `\`) {
+		return w[1:]
+	}
+	if len(w) > len("times") {
+		return ""
+	}
+	var b [len("times")]byte
+	for i := 0; i < len(w); i++ {
+		b[i] = lower(w[i])
+	}
+	return string(b[:len(w)])
 }
 
 func (p *parser) term() (*big.Rat, bool) {
@@ -332,6 +364,10 @@ func (p *parser) term() (*big.Rat, bool) {
 				return nil, false
 			}
 			v.Quo(v, w)
+		}
+		if !small(v) {
+			p.big = true
+			return nil, false
 		}
 	}
 	return v, ok
@@ -385,6 +421,15 @@ func (p *parser) power() (*big.Rat, bool) {
 	return new(big.Rat).SetFrac(num, den), true
 }
 
+// small reports whether v is within maxPowerBits.
+func small(v *big.Rat) bool {
+	return v.Num().BitLen() <= maxPowerBits && v.Denom().BitLen() <= maxPowerBits
+}
+
+// maxNumberBytes bounds the numbers the parser computes with: about
+// maxPowerBits in decimal digits.
+const maxNumberBytes = maxPowerBits * 3 / 10
+
 func abs(n int64) int64 {
 	if n < 0 {
 		return -n
@@ -399,9 +444,13 @@ func (p *parser) primary() (*big.Rat, bool) {
 	t := &p.ts[p.i]
 	switch t.kind {
 	case tNum:
+		if t.end-t.off > maxNumberBytes {
+			p.big = true
+			return nil, false
+		}
 		p.i++
 		p.pct = p.pct || t.pct
-		v := new(big.Rat).Set(t.val)
+		v := p.value(t)
 		p.skipUnits()
 		return v, true
 	case tLParen:
@@ -460,27 +509,113 @@ const (
 )
 
 type tok struct {
+	off, end int   // bytes of the token in the read text (a word's text)
+	dec      int32 // tNum: decimals as written (the text is at most MaxCriticBytes)
 	kind     tokKind
 	op       byte
-	val      *big.Rat // tNum; a percentage is its value / 100
-	pct      bool
-	dec      int    // tNum: decimals as written
-	word     string // tWord, tVar: lower-cased
-	glued    bool   // no space before it
-	nl       bool   // tBreak: a line end
-	off, end int    // bytes of the token in the read text
+	pct      bool // tNum: a percentage, whose value is the number / 100
+	glued    bool // no space before it
+	nl       bool // tBreak: a line end
+}
+
+// grow makes room for two more tokens, doubling (append grows a large
+// slice by a quarter, which allocates five times the final size); a guard,
+// since tokenize sizes the slice for a token a byte.
+func grow(ts []tok) []tok {
+	if len(ts)+2 <= cap(ts) {
+		return ts
+	}
+	return append(make([]tok, 0, 2*cap(ts)+64), ts...)
 }
 
 var (
-	// critFracRe is \frac{a}{b} with no brace inside a or b (innermost
-	// first), and \frac12.
-	critFracRe      = regexp.MustCompile(`\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}`)
-	critFracShortRe = regexp.MustCompile(`\\[dt]?frac\s*(\d)\s*(\d)`)
-	// dateRe is a date: 2023-10-05, 12/25/2023.
+	// dateRe is a date: 2023-10-05, 12/25/2023. It is matched against
+	// the 16 bytes at a number only (a date is 10 and the boundary after):
+	// the backtracking matcher costs the length of what it is given.
 	dateRe = regexp.MustCompile(`^(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/\d{4})\b`)
-	// textCmdRe is a LaTeX command whose argument is prose.
-	textCmdRe = regexp.MustCompile(`\\(?:text|textbf|textit|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}`)
 )
+
+// writeQuotient writes a fraction for the parser: ((a)/(b)).
+func writeQuotient(b *strings.Builder, num, den string) {
+	b.WriteString("((")
+	b.WriteString(num)
+	b.WriteString(")/(")
+	b.WriteString(den)
+	b.WriteString("))")
+}
+
+// replaceShortFracs rewrites \frac12 (also \dfrac, \tfrac, spaces
+// between) as ((1)/(2)), as the regular expression
+// \\[dt]?frac\s*(\d)\s*(\d) would be replaced.
+func replaceShortFracs(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		k, ok := fracName(s, i)
+		if !ok {
+			continue
+		}
+		for k < len(s) && isSpaceRe(s[k]) {
+			k++
+		}
+		if k >= len(s) || !isDigit(s[k]) {
+			continue
+		}
+		num := s[k : k+1]
+		for k++; k < len(s) && isSpaceRe(s[k]); k++ {
+		}
+		if k >= len(s) || !isDigit(s[k]) {
+			continue
+		}
+		b.WriteString(s[last:i])
+		writeQuotient(&b, num, s[k:k+1])
+		last, i = k+1, k
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// textCommands are the LaTeX commands whose argument is prose, in the
+// order they are tried.
+var textCommands = []string{"text", "textbf", "textit", "mathrm", "mathbf", "mbox", "operatorname"}
+
+// replaceTextCommands writes each \text{...} (and the other
+// textCommands; no brace inside) as its words between spaces.
+func replaceTextCommands(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		for _, name := range textCommands {
+			if !strings.HasPrefix(s[i+1:], name) {
+				continue
+			}
+			arg, end, ok := braced(s, i+1+len(name))
+			if !ok {
+				continue
+			}
+			b.WriteString(s[last:i])
+			b.WriteByte(' ')
+			b.WriteString(arg)
+			b.WriteByte(' ')
+			last, i = end, end-1
+			break
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
 
 // laTeX rewrites the LaTeX of arithmetic into plain text: \frac{a}{b} is
 // ((a)/(b)), \text{...} its words, \left and \right go.
@@ -489,14 +624,14 @@ func laTeX(s string) string {
 		return s
 	}
 	for range 4 { // nested fractions, innermost first
-		t := critFracRe.ReplaceAllString(s, "(($1)/($2))")
+		t := replaceFracs(s, writeQuotient)
 		if t == s {
 			break
 		}
 		s = t
 	}
-	s = critFracShortRe.ReplaceAllString(s, "(($1)/($2))")
-	s = textCmdRe.ReplaceAllString(s, " $1 ")
+	s = replaceShortFracs(s)
+	s = replaceTextCommands(s)
 	return strings.NewReplacer(`\left`, "", `\right`, "", `\boxed`, " ", `\fbox`, " ", `{,}`, ",").Replace(s)
 }
 
@@ -512,12 +647,17 @@ var latexOps = map[string]byte{
 // tokenize reads text into arithmetic tokens, and returns the text they
 // index (text with its LaTeX rewritten).
 func tokenize(text string) ([]tok, string) {
+	work(8 * len(text)) // laTeX's passes
 	s := laTeX(text)
-	var ts []tok
+	work(len(s))
+	// Each token takes a byte at least: one allocation, as large as the
+	// read text's tokens can be, costs less than growing (32 bytes a byte,
+	// and the text is at most MaxCriticBytes).
+	ts := make([]tok, 0, len(s)+2)
 	space := true
 	emit := func(t tok) {
 		t.glued = !space
-		ts = append(ts, t)
+		ts = append(grow(ts), t)
 		space = false
 	}
 	lineStart := func() bool { return len(ts) == 0 || ts[len(ts)-1].kind == tBreak && ts[len(ts)-1].nl }
@@ -559,7 +699,7 @@ func tokenize(text string) ([]tok, string) {
 						emit(tok{kind: tBreak, off: i, end: j})
 					}
 				} else {
-					emit(tok{kind: tVar, word: name, off: i, end: j})
+					emit(tok{kind: tVar, off: i, end: j})
 				}
 			}
 			space = true
@@ -580,12 +720,15 @@ func tokenize(text string) ([]tok, string) {
 					break
 				}
 			}
-			w := strings.ToLower(s[i:j])
+			w := s[i:j]
+			if !isASCII(w) {
+				w = strings.ToLower(w) // only its length and "a", "i" count here
+			}
 			kind := tWord
-			if digits || len(w) == 1 && w != "a" && w != "i" || j < len(s) && s[j] == '^' {
+			if digits || len(w) == 1 && w != "a" && w != "i" && w != "A" && w != "I" || j < len(s) && s[j] == '^' {
 				kind = tVar
 			}
-			emit(tok{kind: kind, word: w, off: i, end: j})
+			emit(tok{kind: kind, off: i, end: j})
 			i = j
 		default:
 			r, w := utf8.DecodeRuneInString(s[i:])
@@ -626,19 +769,23 @@ func tokenize(text string) ([]tok, string) {
 // line starting with "=", and after a line ending with "=" or an operator.
 func joinLines(ts []tok) []tok {
 	out := ts[:0]
-	for i, t := range ts {
-		if t.kind == tBreak && t.nl {
-			j := i + 1
-			for j < len(ts) && ts[j].kind == tBreak && ts[j].nl {
-				j++
-			}
-			next := j < len(ts) && ts[j].kind == tEq
+	for i := 0; i < len(ts); {
+		if t := ts[i]; !(t.kind == tBreak && t.nl) {
+			out = append(out, t)
+			i++
+			continue
+		}
+		j := i + 1 // past the run of line ends, found once for all of it
+		for j < len(ts) && ts[j].kind == tBreak && ts[j].nl {
+			j++
+		}
+		next := j < len(ts) && ts[j].kind == tEq
+		for ; i < j; i++ {
 			prev := len(out) > 0 && (out[len(out)-1].kind == tEq || out[len(out)-1].kind == tOp)
-			if next || prev {
-				continue
+			if !next && !prev {
+				out = append(out, ts[i])
 			}
 		}
-		out = append(out, t)
 	}
 	return out
 }
@@ -660,6 +807,7 @@ func opOf(r rune) byte {
 // variable's coefficient ("2x") unless it is a unit of two letters or more
 // ("5kg") or "x" before a digit ("4x7": a product).
 func readNumber(s string, i int, ts *[]tok, space bool) int {
+	*ts = grow(*ts)
 	start := i
 	for i < len(s) && isDigit(s[i]) {
 		i++
@@ -682,12 +830,11 @@ func readNumber(s string, i int, ts *[]tok, space bool) int {
 		*ts = append(*ts, tok{kind: tVar, glued: !space, off: start, end: i})
 		return i
 	}
-	if m := dateRe.FindStringIndex(s[start:]); m != nil && (start == 0 || !isDigit(s[start-1])) {
+	if m := dateRe.FindStringIndex(s[start:min(len(s), start+16)]); m != nil && (start == 0 || !isDigit(s[start-1])) {
 		*ts = append(*ts, tok{kind: tVar, glued: !space, off: start, end: start + m[1]})
 		return start + m[1]
 	}
-	v, _ := new(big.Rat).SetString(strings.ReplaceAll(s[start:i], ",", ""))
-	t := tok{kind: tNum, val: v, dec: dec, glued: !space, off: start, end: i}
+	t := tok{kind: tNum, dec: int32(dec), glued: !space, off: start, end: i}
 	if i < len(s) && s[i] == '%' {
 		markPct(&t, i+1)
 		i++
@@ -702,7 +849,7 @@ func readNumber(s string, i int, ts *[]tok, space bool) int {
 			*ts = append(*ts, t, tok{kind: tOp, op: '*', glued: true, off: i, end: j})
 			return j
 		case j-i == 1 || j < len(s) && (isDigit(s[j]) || s[j] == '_' || s[j] == '^'):
-			t = tok{kind: tVar, word: strings.ToLower(s[start:j]), glued: !space, off: start, end: j}
+			t = tok{kind: tVar, glued: !space, off: start, end: j}
 			*ts = append(*ts, t)
 			return j
 		}
@@ -711,9 +858,52 @@ func readNumber(s string, i int, ts *[]tok, space bool) int {
 	return i
 }
 
+// value is the value of the number token t, read from its text when the
+// parser needs it (a token holds no value: a text of numbers costs no
+// allocation until they are computed with).
+func (p *parser) value(t *tok) *big.Rat {
+	lit := p.src[t.off:t.end]
+	if t.pct {
+		lit = strings.TrimSuffix(strings.TrimSuffix(lit, "%"), `\`)
+	}
+	var v *big.Rat
+	if n, ok := smallInt(lit); ok {
+		v = new(big.Rat).SetInt64(n) // most numbers: no parse, no reader
+	} else {
+		v, _ = new(big.Rat).SetString(strings.ReplaceAll(lit, ",", ""))
+	}
+	if t.pct {
+		v.Quo(v, big.NewRat(100, 1))
+	}
+	return v
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// smallInt reads a run of at most 18 digits.
+func smallInt(s string) (int64, bool) {
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return 0, false
+		}
+		n = 10*n + int64(s[i]-'0')
+	}
+	return n, true
+}
+
 func markPct(t *tok, end int) {
 	t.pct = true
-	t.val = new(big.Rat).Quo(t.val, big.NewRat(100, 1))
 	t.end = end
 }
 

@@ -59,6 +59,30 @@
 // On arithmetic questions, whose text usually restates the expression,
 // it amounts to a calculator of the question.
 //
+// # Bounds
+//
+// Every text is untrusted — a model can emit anything, and the server
+// faces the network — so Read runs in time linear in the text with bounded
+// extra memory, whatever its shape: one pass finds the boxes (not one scan
+// per box), numbers are scanned without regular expressions and written
+// from their text, and what is read is capped by these constants:
+//
+//	MaxAnswerBytes   64 KiB  the answer is read from the last 64 KiB of the answer part
+//	MaxBoxes         16      boxes looked in, from the last (a nested box is one more)
+//	MaxBoxBytes      4 KiB   read of each box, from its opening brace
+//	MaxQuotientBytes 64      longest "a/b" (or "a/b/c") divided; longer stay separate numbers
+//	MaxCriticBytes   64 KiB  the critic checks the last 64 KiB of the text
+//	MaxQuestionBytes 16 KiB  Choices reads the options from the last 16 KiB of the question
+//
+// The critic also fails an expression whose value passes 4,096 bits (or a
+// number of more than 1,228 characters), so that a chain "7/7/7/…" costs a
+// bounded amount per step, and its tokens take 32 bytes each: 1 MB of
+// "1=" allocates under 5 MB. The profile reads the whole text, in one pass
+// per measure. No cap changes how a shared transcript reads
+// (TestReadSharedUnchanged), except the critic on two 74 KiB peer-solution
+// prompts, which are no answer; BenchmarkReadAdversarial,
+// TestReadWorkLinear and FuzzRead hold the rest to linear work.
+//
 // # Profile and tokens
 //
 // ProfileOf measures the whole text, thinking included (it was produced,

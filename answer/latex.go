@@ -1,7 +1,6 @@
 package answer
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -19,70 +18,184 @@ func answerPart(s string) string {
 	return s
 }
 
-// boxes returns the contents of every \boxed{...} (and \fbox{...}) in s, in
-// order of their opening. Braces nest; a box left open runs to the end of s.
-// A box inside a box is listed after its container, so the last element is
-// the innermost of the last boxes.
+// answerText is the part of a response the answer is read from: its answer
+// part (answerPart), at most its last MaxAnswerBytes.
+func answerText(text string) string {
+	work(2 * len(text)) // the searches for </think> and <think>
+	return tail(answerPart(text), MaxAnswerBytes)
+}
+
+// boxes returns the contents of the last MaxBoxes \boxed{...} (and
+// \fbox{...}) of s, in order of their opening, each cut to its first
+// MaxBoxBytes. Braces nest; a box left open runs to the end of s. A box
+// inside a box is listed after its container, so the last element is the
+// innermost of the last boxes. One pass: the brace depth is counted once,
+// and each box closes where the depth falls back to where it opened.
 func boxes(s string) []string {
-	var out []string
-	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], '\\')
-		if j < 0 {
-			break
-		}
-		i += j
-		rest := s[i+1:]
-		var n int
-		switch {
-		case strings.HasPrefix(rest, "boxed"):
-			n = len("boxed")
-		case strings.HasPrefix(rest, "fbox"):
-			n = len("fbox")
-		default:
-			i++
-			continue
-		}
-		k := i + 1 + n
-		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-			k++
-		}
-		if k >= len(s) || s[k] != '{' {
-			i = k
-			continue
-		}
-		start, depth := k+1, 1
-		end := len(s)
-		for p := start; p < len(s); p++ {
-			if s[p] == '{' {
+	work(len(s))
+	type span struct{ start, end, depth int }
+	var all []span
+	var open []int // indexes in all of the boxes still open, innermost last
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			if depth == 0 {
+				continue // closes nothing this pass has seen open
+			}
+			depth--
+			if n := len(open); n > 0 && all[open[n-1]].depth == depth {
+				all[open[n-1]].end = i
+				open = open[:n-1]
+			}
+		case '\\':
+			rest := s[i+1:]
+			var n int
+			switch {
+			case strings.HasPrefix(rest, "boxed"):
+				n = len("boxed")
+			case strings.HasPrefix(rest, "fbox"):
+				n = len("fbox")
+			default:
+				continue
+			}
+			k := i + 1 + n
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			if k < len(s) && s[k] == '{' {
+				open = append(open, len(all))
+				all = append(all, span{k + 1, len(s), depth})
 				depth++
-			} else if s[p] == '}' {
-				if depth--; depth == 0 {
-					end = p
-					break
-				}
+				i = k // the box's brace is counted here
+			} else {
+				i = k - 1 // the name and spaces hold no brace; s[k] is read next
 			}
 		}
-		out = append(out, s[start:end])
-		i = start // continue inside: nested boxes are boxes too
+	}
+	all = all[max(0, len(all)-MaxBoxes):]
+	out := make([]string, len(all))
+	for i, b := range all {
+		out[i] = head(s[b.start:b.end], MaxBoxBytes)
+		work(len(out[i]))
 	}
 	return out
 }
 
-var (
-	fracRe    = regexp.MustCompile(`\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}`)
-	latexCmRe = regexp.MustCompile(`\\[A-Za-z]+`)
-)
-
 // delatex turns the LaTeX that wraps answers into plain text: \frac{a}{b}
 // becomes a/b, escaped "\$" and "\%" lose the backslash, thin spaces and
 // "{,}" go, and any other command (\text, \times, \mathrm, ...) becomes a
-// space so that the digits around it stay apart.
+// space so that the digits around it stay apart. Hand-written scans, not
+// regular expressions: Go's backtracking matcher clears a bitmap the size
+// of the text for every match, quadratic on texts with many commands.
 func delatex(s string) string {
+	work(len(s))
 	if !strings.ContainsAny(s, `\{`) {
 		return s
 	}
-	s = fracRe.ReplaceAllString(s, "$1/$2")
+	work(3 * len(s))
+	s = replaceFracs(s, func(b *strings.Builder, num, den string) {
+		b.WriteString(num)
+		b.WriteByte('/')
+		b.WriteString(den)
+	})
 	s = strings.NewReplacer(`{,}`, ",", `\,`, "", `\!`, "", `\;`, " ", `\ `, " ",
 		`\$`, "$", `\%`, "%").Replace(s)
-	return latexCmRe.ReplaceAllString(s, " ")
+	return replaceCommands(s)
+}
+
+// replaceFracs rewrites each \frac{a}{b} (also \dfrac, \tfrac; a and b
+// holding no brace, white space before the braces) by write, left to
+// right, as the regular expression \\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}
+// would be replaced.
+func replaceFracs(s string, write func(b *strings.Builder, num, den string)) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		k, ok := fracName(s, i)
+		if !ok {
+			continue
+		}
+		num, k, ok := braced(s, k)
+		if !ok {
+			continue
+		}
+		den, end, ok := braced(s, k)
+		if !ok {
+			continue
+		}
+		b.WriteString(s[last:i])
+		write(&b, num, den)
+		last, i = end, end-1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// fracName reports whether \frac, \dfrac or \tfrac starts at s[i] (a
+// backslash), and where it ends.
+func fracName(s string, i int) (int, bool) {
+	k := i + 1
+	if k < len(s) && (s[k] == 'd' || s[k] == 't') {
+		k++
+	}
+	if !strings.HasPrefix(s[k:], "frac") {
+		return 0, false
+	}
+	return k + len("frac"), true
+}
+
+// isSpaceRe is regexp's \s: [\t\n\f\r ].
+func isSpaceRe(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// braced reads \s*\{([^{}]*)\} at s[k]: the braces' content and the end.
+func braced(s string, k int) (string, int, bool) {
+	for k < len(s) && isSpaceRe(s[k]) {
+		k++
+	}
+	if k >= len(s) || s[k] != '{' {
+		return "", 0, false
+	}
+	j := k + 1
+	for j < len(s) && s[j] != '{' && s[j] != '}' {
+		j++
+	}
+	if j >= len(s) || s[j] != '}' {
+		return "", 0, false
+	}
+	return s[k+1 : j], j + 1, true
+}
+
+// replaceCommands writes each LaTeX command (a backslash and letters) as a
+// space.
+func replaceCommands(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] != '\\' || !isLetter(s[i+1]) {
+			continue
+		}
+		j := i + 2
+		for j < len(s) && isLetter(s[j]) {
+			j++
+		}
+		b.WriteString(s[last:i])
+		b.WriteByte(' ')
+		last, i = j, j-1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }

@@ -44,13 +44,15 @@ var (
 // is how enumerations are written. Reasoning in <think>...</think> is
 // ignored as in ExtractNumber.
 func ExtractLetter(text string) string {
-	s := answerPart(text)
+	s := answerText(text)
 	bs := boxes(s)
 	for i := len(bs) - 1; i >= 0; i-- {
+		work(len(bs[i]))
 		if m := boxLetterRe.FindStringSubmatch(delatex(bs[i])); m != nil {
 			return m[1]
 		}
 	}
+	work(2 * len(s)) // statedRe, the last line
 	if ms := statedRe.FindAllStringSubmatch(s, -1); len(ms) > 0 {
 		m := ms[len(ms)-1]
 		for _, g := range m[1:] {
@@ -59,8 +61,11 @@ func ExtractLetter(text string) string {
 			}
 		}
 	}
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	last := strings.Trim(lines[len(lines)-1], " \t*_#>")
+	last := strings.TrimSpace(s)
+	if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+		last = last[i+1:]
+	}
+	last = strings.Trim(last, " \t*_#>")
 	if m := lastLineRe.FindStringSubmatch(last); m != nil {
 		return m[1]
 	}
@@ -75,6 +80,8 @@ var choicesRe = regexp.MustCompile(`(?s):\s+A\) (.*?), B\) (.*?), C\) (.*?), D\)
 // Choices returns the four option texts (A–D) of an MMLU question written
 // in LLM-Debate's template, or nil when the question is not in it.
 func Choices(question string) []string {
+	question = tail(question, MaxQuestionBytes)
+	work(len(question))
 	ms := choicesRe.FindAllStringSubmatch(question, -1)
 	if len(ms) == 0 {
 		return nil
@@ -99,16 +106,18 @@ func ExtractLetterIn(text string, choices []string) string {
 	if l := ExtractLetter(text); l != "" || len(choices) != 4 {
 		return l
 	}
-	s := answerPart(text)
+	s := answerText(text)
 	if i := lastPlaceholder(s); i >= 0 {
 		line := s[i:]
 		if j := strings.IndexByte(line, '\n'); j >= 0 {
 			line = line[:j]
 		}
+		work(len(line))
 		if l := matchChoice(fold(line), choices, true); l != "" {
 			return l
 		}
 	}
+	work(len(s))
 	if m := endParenRe.FindStringSubmatch(s); m != nil {
 		return matchChoice(fold(m[1]), choices, false)
 	}
@@ -148,16 +157,33 @@ func fold(s string) string {
 	return strings.Trim(s, " *_.,;:!?\"'`")
 }
 
-// placeholderRe finds the answer form's placeholder, "(X)" or a bare "X)".
-var placeholderRe = regexp.MustCompile(`\([Xx]\)|(?:^|[\s:*])[Xx]\)`)
-
-// lastPlaceholder returns the index just past the last placeholder, or -1.
+// lastPlaceholder returns the index just past the last placeholder of the
+// answer form, "(X)" or a bare "X)" at the start or after white space, ":"
+// or "*" — the matches of `\([Xx]\)|(?:^|[\s:*])[Xx]\)`, found left to right
+// in one pass (a regexp would clear a text-sized bitmap per match) — or -1.
 func lastPlaceholder(s string) int {
-	ms := placeholderRe.FindAllStringIndex(s, -1)
-	if len(ms) == 0 {
-		return -1
+	work(len(s))
+	xParen := func(i int) bool { return i+1 < len(s) && (s[i] == 'X' || s[i] == 'x') && s[i+1] == ')' }
+	last := -1
+	for p := 0; p < len(s); {
+		switch {
+		case s[p] == '(' && xParen(p+1):
+			p += 3
+		case p == 0 && xParen(0):
+			p = 2
+		case isSpaceRe(s[p]) || s[p] == ':' || s[p] == '*':
+			if !xParen(p + 1) {
+				p++
+				continue
+			}
+			p += 3
+		default:
+			p++
+			continue
+		}
+		last = p
 	}
-	return ms[len(ms)-1][1]
+	return last
 }
 
 var (
@@ -187,6 +213,7 @@ func concluded(s string) string {
 		}
 	}
 	// Only the closing sentences: earlier ones may report a peer's answer.
+	work(2 * len(s))
 	sents := sentenceEndRe.Split(strings.TrimSpace(s), -1)
 	for i := len(sents) - 1; i >= max(0, len(sents)-closing); i-- {
 		if declareRe.MatchString(sents[i]) {
@@ -205,6 +232,7 @@ var enumRe = regexp.MustCompile(`\b[A-D]\s*(?:,|&|\band\b|\bor\b)\s*(?:(?i:optio
 // oneOption returns the option s refers to when it refers to exactly one
 // and lists none.
 func oneOption(s string) string {
+	work(2 * len(s))
 	if enumRe.MatchString(s) {
 		return ""
 	}

@@ -11,7 +11,7 @@ import (
 // asks for the result at the end), in NormalizeNumber's canonical form.
 // Reasoning in <think>...</think> is ignored.
 func ExtractInteger(text string) string {
-	s := answerPart(text)
+	s := answerText(text)
 	bs := boxes(s)
 	for i := len(bs) - 1; i >= 0; i-- {
 		if v := lastNumber(joinGroups(delatex(bs[i]))); v != "" {
@@ -50,10 +50,11 @@ var (
 // expression ("the answer is not an integer") is unreadable; a number
 // followed by plain words is the number ("6 trees" → 6).
 func ExtractMath(text string) string {
-	s := answerPart(text)
+	s := answerText(text)
 	if bs := boxes(s); len(bs) > 0 {
 		return NormalizeMath(bs[len(bs)-1])
 	}
+	work(4 * len(s)) // answerIsRe, the trim, endIsMathRe, endIsNumberRe
 	ms := answerIsRe.FindAllStringSubmatch(s, -1)
 	if len(ms) == 0 {
 		// The closing sentence "..., the value of $n$ is $11$." states it too.
@@ -112,6 +113,7 @@ var (
 //
 // Other expressions are compared as the normalised LaTeX text.
 func NormalizeMath(s string) string {
+	work(16 * len(s)) // some 16 passes, each linear
 	s = strings.TrimSpace(s)
 	if m := textRe.FindStringSubmatch(s); m != nil && strings.TrimSpace(textRe.ReplaceAllString(s, "")) == "" {
 		return strings.TrimSpace(m[1]) // a text answer: "\text{Devon}"
@@ -132,10 +134,12 @@ func NormalizeMath(s string) string {
 	if loc := eqLeftRe.FindStringIndex(s); loc != nil && strings.Count(s, "=") == 1 {
 		s = s[loc[1]:]
 	}
-	if plainNumRe.MatchString(s) && s != "" && s != "-" {
-		if v, ok := new(big.Rat).SetString(strings.ReplaceAll(s, ",", "")); ok {
-			return canonical(v)
-		}
+	if plainNumRe.MatchString(s) && s != "" && s != "-" && s != "." && s != "-." {
+		// read as written: exact, linear in any length
+		return canonicalLiteral(strings.TrimPrefix(s, "-"), strings.HasPrefix(s, "-"))
+	}
+	if len(s) > MaxQuotientBytes {
+		return s // no fraction of numbers this long is divided
 	}
 	if m := ratioRe.FindStringSubmatch(s); m != nil {
 		num, den := m[2], m[3]

@@ -23,7 +23,7 @@ import (
 // Reasoning inside <think>...</think> is ignored, and a response cut off
 // inside an unclosed <think> has no answer.
 func ExtractNumber(text string) string {
-	s := answerPart(text)
+	s := answerText(text)
 	if bs := boxes(s); len(bs) > 0 {
 		for i := len(bs) - 1; i >= 0; i-- {
 			if v := lastNumber(joinGroups(delatex(bs[i]))); v != "" {
@@ -44,10 +44,6 @@ func ExtractNumber(text string) string {
 	return lastNumber(delatex(s))
 }
 
-// numRe matches an unsigned number: digits with proper thousands groups,
-// plain digits, either with decimals, or a bare ".5".
-var numRe = regexp.MustCompile(`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+`)
-
 // groupsRe matches digit runs separated by a space, a no-break or thin
 // space, or "~" (delatex has already dropped "\," and made "\;" a space).
 var groupsRe = regexp.MustCompile(`\d+(?:[ ~\x{00A0}\x{2009}\x{202F}]\d+)+`)
@@ -58,6 +54,7 @@ var groupsRe = regexp.MustCompile(`\d+(?:[ ~\x{00A0}\x{2009}\x{202F}]\d+)+`)
 // Used where one number is expected (a box, the "####" line, NormalizeNumber),
 // not on free text, where "rounds 1 200" may be two numbers.
 func joinGroups(s string) string {
+	work(len(s))
 	var b strings.Builder
 	last := 0
 	for _, m := range groupsRe.FindAllStringIndex(s, -1) {
@@ -79,59 +76,170 @@ func joinGroups(s string) string {
 	return b.String()
 }
 
-// number is one number found in a text.
+// number is one number found in a text: s[start:end], sign included.
 type number struct {
 	start, end int
-	val        *big.Rat
+	neg        bool
+	lit        string   // a plain number as written, unsigned ("1,000.50")
+	quo        *big.Rat // a quotient's value, signed; nil for a plain number
 }
 
-// numbers lists the numbers of s in order. A number glued to a letter on its
-// left ("H2O", "Qwen3") is not one. A "-" or "−" right before the digits is a
-// sign unless a letter, digit or ")" precedes it (then it is a subtraction or
-// a range: "10-5", "11-19"). "a/b" with both sides plain numbers is the
-// fraction a÷b.
-func numbers(s string) []number {
-	var out []number
-	for _, m := range numRe.FindAllStringIndex(s, -1) {
-		start, end := m[0], m[1]
+// canonical is the number in canonical form. A plain number is written
+// from its text, exactly and in time linear in its length, whatever that
+// is; only quotients, bounded by MaxQuotientBytes, are computed.
+func (n number) canonical() string {
+	if n.quo != nil {
+		return canonical(n.quo)
+	}
+	return canonicalLiteral(n.lit, n.neg)
+}
+
+// rat is the number's value.
+func (n number) rat() *big.Rat {
+	if n.quo != nil {
+		return n.quo
+	}
+	v, _ := new(big.Rat).SetString(strings.ReplaceAll(n.lit, ",", ""))
+	if n.neg {
+		v.Neg(v)
+	}
+	return v
+}
+
+// numberEnd returns the end of the number at s[p], as the regular
+// expression `\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+` would match it
+// (leftmost-first: 1–3 digits with ",ddd" groups, else a digit run, either
+// with decimals; or ".5"), or -1 when none starts there.
+func numberEnd(s string, p int) int {
+	digits := func(i int) int {
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		return i
+	}
+	decimals := func(i int) int {
+		if i+1 < len(s) && s[i] == '.' && isDigit(s[i+1]) {
+			return digits(i + 1)
+		}
+		return i
+	}
+	if s[p] == '.' {
+		if e := decimals(p); e > p {
+			return e
+		}
+		return -1
+	}
+	if !isDigit(s[p]) {
+		return -1
+	}
+	e := digits(p)
+	group := func(i int) bool {
+		return i+3 < len(s) && s[i] == ',' && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3])
+	}
+	if e-p <= 3 && group(e) {
+		for group(e) {
+			e += 4
+		}
+	}
+	return decimals(e)
+}
+
+// numbers reads the numbers of s, in order, and returns the first, the
+// last and how many there are. A number glued to a letter on its left
+// ("H2O", "Qwen3") is not one. A "-" or "−" right before the digits is a
+// sign unless a letter, digit or ")" precedes it (then it is a subtraction
+// or a range: "10-5", "11-19"). "a/b" with both sides plain numbers is the
+// fraction a÷b when it spans at most MaxQuotientBytes. One pass, and no
+// allocation for a plain number.
+func numbers(s string) (first, last number, count int) {
+	work(len(s))
+	for p := 0; p < len(s); {
+		end := numberEnd(s, p)
+		if end < 0 {
+			p++
+			continue
+		}
+		start := p
+		p = end
 		if r, _ := utf8.DecodeLastRuneInString(s[:start]); unicode.IsLetter(r) {
 			continue
 		}
-		v, ok := new(big.Rat).SetString(strings.ReplaceAll(s[start:end], ",", ""))
-		if !ok {
+		lit := s[start:end]
+		if count > 0 && start > 0 && s[start-1] == '/' && last.end == start-1 && nonzero(lit) && end-last.start <= MaxQuotientBytes {
+			v, _ := new(big.Rat).SetString(strings.ReplaceAll(lit, ",", ""))
+			last.quo = new(big.Rat).Quo(last.rat(), v)
+			last.end = end
+			if count == 1 {
+				first = last
+			}
 			continue
 		}
-		if n := len(out); n > 0 && start > 0 && s[start-1] == '/' && out[n-1].end == start-1 && v.Sign() != 0 {
-			out[n-1].val.Quo(out[n-1].val, v)
-			out[n-1].end = end
-			continue
-		}
+		n := number{start: start, end: end, lit: lit}
 		if sign, w := utf8.DecodeLastRuneInString(s[:start]); sign == '-' || sign == '−' {
 			before, _ := utf8.DecodeLastRuneInString(s[:start-w])
 			if !(unicode.IsLetter(before) || unicode.IsDigit(before) || before == ')') {
-				v.Neg(v)
-				start -= w
+				n.neg = true
+				n.start -= w
 			}
 		}
-		out = append(out, number{start, end, v})
+		last = n
+		if count++; count == 1 {
+			first = n
+		}
+	}
+	return first, last, count
+}
+
+// nonzero reports whether a plain number's text has a digit other than 0.
+func nonzero(lit string) bool {
+	for i := 0; i < len(lit); i++ {
+		if lit[i] >= '1' && lit[i] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// canonicalLiteral writes a plain number (digits, thousands commas,
+// decimals) as canonical writes its value: no commas, no leading zeros,
+// no trailing decimal zeros, zero unsigned.
+func canonicalLiteral(lit string, neg bool) string {
+	if strings.IndexByte(lit, ',') >= 0 {
+		lit = strings.ReplaceAll(lit, ",", "")
+	}
+	whole, frac, _ := strings.Cut(lit, ".")
+	whole = strings.TrimLeft(whole, "0")
+	frac = strings.TrimRight(frac, "0")
+	if whole == "" && frac == "" {
+		return "0"
+	}
+	if whole == "" {
+		whole = "0"
+	}
+	out := whole
+	if frac != "" {
+		out = whole + "." + frac
+	}
+	if neg {
+		out = "-" + out
 	}
 	return out
 }
 
 func lastNumber(s string) string {
-	ns := numbers(s)
-	if len(ns) == 0 {
+	_, last, n := numbers(s)
+	if n == 0 {
 		return ""
 	}
-	return canonical(ns[len(ns)-1].val)
+	return last.canonical()
 }
 
 func firstNumber(s string) string {
-	ns := numbers(s)
-	if len(ns) == 0 {
+	first, _, n := numbers(s)
+	if n == 0 {
 		return ""
 	}
-	return canonical(ns[0].val)
+	return first.canonical()
 }
 
 // NormalizeNumber returns the canonical form of the single number s, or ""
@@ -139,11 +247,11 @@ func firstNumber(s string) string {
 // percent sign and trailing units are ignored, so "1,000", "1000.0",
 // "$1000" and "1000 dollars" all give "1000".
 func NormalizeNumber(s string) string {
-	ns := numbers(joinGroups(delatex(s)))
-	if len(ns) != 1 {
+	first, _, n := numbers(joinGroups(delatex(s)))
+	if n != 1 {
 		return ""
 	}
-	return canonical(ns[0].val)
+	return first.canonical()
 }
 
 // canonical writes v as a plain decimal: an integer without a point, a

@@ -52,6 +52,7 @@ func EstimateTokens(s string) int {
 // "... 8/10"), nil (missing) when it states none. The whole text counts,
 // reasoning blocks included: they were produced, and paid for.
 func ProfileOf(text string) data.Profile {
+	work(6 * len(text)) // runes, hedges, lines, steps, the confidence search
 	p := data.Profile{Tokens: EstimateTokens(text), Hedges: countHedges(text)}
 	for line := range strings.Lines(text) {
 		p.Steps += steps(line)

@@ -1,0 +1,115 @@
+package answer
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fuzzQuestion is an MMLU question in LLM-Debate's template, so that the
+// option-text rule of ExtractLetterIn is fuzzed too.
+const fuzzQuestion = "Which one? : A) 16 hours, B) 45,X, C) Insulin, D) the sun Answer in English only."
+
+// FuzzRead reads any text by every kind and checks that reading does not
+// panic, that its counted work stays within workPerByte·len + workConst,
+// and — for texts the caps do not touch — that it reads as the reader it
+// replaced did (the ref-prefixed copy).
+func FuzzRead(f *testing.F) {
+	for _, a := range adversarial {
+		f.Add(a.text(48))
+	}
+	for _, s := range []string{
+		"3 * 12 = 36, so \\boxed{36}", "The answer is (B).", "#### 1 000", "\\boxed{\\frac{1}{2}}",
+		"<think>2+2=5</think> The answer is $\\frac{-1}{2}$.", "(X) 16 hours will be needed",
+		"so it is (45,X).", "Confidence: 80%\nB) Insulin", "-2^2 = -4, 2^10 = 1024", "7/2 = 3 boxes",
+		"\\boxed{1}\\boxed{\\text{(C)}}", "the value of $n$ is $11$.", "is 12 units.", "1/3 + 1,000.50",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, k := range Kinds {
+			opts := Options{Question: fuzzQuestion, Critic: true}
+			var n int
+			workMeter = &n
+			got := Read(k, text, opts)
+			workMeter = nil
+			if n > workPerByte*len(text)+workConst {
+				t.Fatalf("%s: work %d for %d bytes > %d·len + %d", k, n, len(text), workPerByte, workConst)
+			}
+			if !withinCaps(text) {
+				continue
+			}
+			want := refRead(refKind(k), text, refOptions{Question: fuzzQuestion, refCritic: true})
+			if !sameResult(got, want) {
+				t.Fatalf("%s: got %s, want %s (the reader before the caps)", k, showResult(got), showResult(want))
+			}
+		}
+	})
+}
+
+// withinCaps reports a text no cap can change the reading of: shorter than
+// a box may be read (and so than every window), with at most MaxBoxes
+// boxes, and with too few digits for a fraction to span MaxQuotientBytes
+// or for the critic to meet a number or value past its bounds.
+func withinCaps(text string) bool {
+	if len(text) > MaxBoxBytes || strings.Count(text, `\boxed`)+strings.Count(text, `\fbox`) > MaxBoxes {
+		return false
+	}
+	digits := 0
+	for i := 0; i < len(text); i++ {
+		if isDigit(text[i]) {
+			digits++
+		}
+	}
+	return digits <= 20
+}
+
+// FuzzScanners holds the hand-written scans to the regular expressions
+// they replace, on any text.
+func FuzzScanners(f *testing.F) {
+	for _, s := range []string{"(X) a", "X) b", " x) c\n:X)*x)(x)", "*X)X)", `\frac{1}{2} \dfrac 3 4 \tfrac{a}{{b}}`,
+		`\text{apples} \textbf{x} \textbf {y} \mbox{} \operatorname{lcm}`, `\\\frac12 \frac{}{}`, "1,000,0000.5/.5"} {
+		f.Add(s)
+	}
+	placeholder := regexp.MustCompile(`\([Xx]\)|(?:^|[\s:*])[Xx]\)`)
+	frac := regexp.MustCompile(`\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}`)
+	fracShort := regexp.MustCompile(`\\[dt]?frac\s*(\d)\s*(\d)`)
+	textCmd := regexp.MustCompile(`\\(?:text|textbf|textit|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}`)
+	command := regexp.MustCompile(`\\[A-Za-z]+`)
+	number := regexp.MustCompile(`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+`)
+	f.Fuzz(func(t *testing.T, s string) {
+		want := -1
+		if ms := placeholder.FindAllStringIndex(s, -1); len(ms) > 0 {
+			want = ms[len(ms)-1][1]
+		}
+		if got := lastPlaceholder(s); got != want {
+			t.Errorf("lastPlaceholder(%q) = %d, want %d", s, got, want)
+		}
+		check := func(name, got, want string) {
+			if got != want {
+				t.Errorf("%s(%q) = %q, want %q", name, s, got, want)
+			}
+		}
+		check("replaceFracs", replaceFracs(s, writeQuotient), frac.ReplaceAllString(s, "(($1)/($2))"))
+		check("replaceShortFracs", replaceShortFracs(s), fracShort.ReplaceAllString(s, "(($1)/($2))"))
+		check("replaceTextCommands", replaceTextCommands(s), textCmd.ReplaceAllString(s, " $1 "))
+		check("replaceCommands", replaceCommands(s), command.ReplaceAllString(s, " "))
+		var ends []int
+		for p := 0; p < len(s); {
+			if e := numberEnd(s, p); e >= 0 {
+				ends = append(ends, p, e)
+				p = e
+			} else {
+				p++
+			}
+		}
+		var want2 []int
+		for _, m := range number.FindAllStringIndex(s, -1) {
+			want2 = append(want2, m...)
+		}
+		if !slices.Equal(ends, want2) {
+			t.Errorf("numbers of %q: %v, want %v", s, ends, want2)
+		}
+	})
+}

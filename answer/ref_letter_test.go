@@ -1,0 +1,224 @@
+// Code kept verbatim from the answer reader before its caps (commit dad23c3),
+// every top-level name prefixed "ref": the oracle TestReadSharedUnchanged and
+// FuzzRead hold Read to. It is quadratic on hostile text; tests only.
+
+package answer
+
+import (
+	"regexp"
+	"strings"
+)
+
+var (
+	// boxLetterRe finds a standalone letter inside a box's de-LaTeXed text.
+	refboxLetterRe = regexp.MustCompile(`(?:^|[^A-Za-z])([A-D])(?:[^A-Za-z]|$)`)
+	// statedRe finds the stated answers anywhere in a response, each with
+	// the letter as submatch 1, 2 or 3:
+	//   "(B)"                                  the asked-for form
+	//   "answer is (B)", "Answer: **B**", "answer: B)"
+	//   "(X) B", "(X) Option B)"               the form's placeholder, then the letter
+	//   "X) A) text"                            the placeholder without "(", then a label
+	refstatedRe = regexp.MustCompile(
+		`\(([A-D])\)` +
+			`|(?i:answer)(?:\s+(?i:is|would be|should be|remains))?[*_]*\s*[:：]?\s*[*_]*\s*(?:(?i:option)\s+)?\(?([A-D])\b` +
+			`|\([Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])\b` +
+			`|(?:^|[\s:*])[Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])(?:[).:]|\s*$)`)
+	// lastLineRe reads a last line that is an option label: "B", "B)", "B. text".
+	reflastLineRe = regexp.MustCompile(`^\(?([A-D])(?:$|[).:][*_]*(?:\s|$))`)
+)
+
+// ExtractLetter reads an MMLU answer (A–D) from a response; "" when it
+// states none. By priority:
+//
+//  1. a letter standing alone in the last \boxed{...} that holds one
+//     ("\boxed{B}", "\boxed{\text{(B)}}");
+//  2. else the last stated answer, whichever form comes last in the text:
+//     "(B)", "answer is (B)" / "Answer: **B**" / "answer is option B", or
+//     "(X) B" (the prompt's placeholder, then the letter);
+//  3. else a last line that is an option label ("B)", "**B.** text");
+//  4. else the last of the closing four sentences that declares the answer ("correct answer",
+//     "the answer", "best answer", "correct option") or follows the
+//     placeholder "(X)", when it names exactly one option ("option D,
+//     45,X, stands out as the correct answer"; "(X) The best evidence is
+//     B) Radioactive dating"). A sentence naming two options names none.
+//
+// The last statement wins because the models discuss the options before
+// concluding ("(A) is wrong because ...; so the answer is (C)"); the
+// prompt asks for the letter at the end. Lower-case "(b)" is not read: it
+// is how enumerations are written. Reasoning in <think>...</think> is
+// ignored as in ExtractNumber.
+func refExtractLetter(text string) string {
+	s := refanswerPart(text)
+	bs := refboxes(s)
+	for i := len(bs) - 1; i >= 0; i-- {
+		if m := refboxLetterRe.FindStringSubmatch(refdelatex(bs[i])); m != nil {
+			return m[1]
+		}
+	}
+	if ms := refstatedRe.FindAllStringSubmatch(s, -1); len(ms) > 0 {
+		m := ms[len(ms)-1]
+		for _, g := range m[1:] {
+			if g != "" {
+				return g
+			}
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	last := strings.Trim(lines[len(lines)-1], " \t*_#>")
+	if m := reflastLineRe.FindStringSubmatch(last); m != nil {
+		return m[1]
+	}
+	return refconcluded(s)
+}
+
+// choicesRe reads the options of an MMLU prompt in LLM-Debate's template:
+// "...?: A) x, B) y, C) z, D) w Answer in English only. Explain your
+// answer, ...". D's text ends at the template's next sentence.
+var refchoicesRe = regexp.MustCompile(`(?s):\s+A\) (.*?), B\) (.*?), C\) (.*?), D\) (.*?)(?:\s+Answer in English only\.|\s+Explain your answer|\s*$)`)
+
+// Choices returns the four option texts (A–D) of an MMLU question written
+// in LLM-Debate's template, or nil when the question is not in it.
+func refChoices(question string) []string {
+	ms := refchoicesRe.FindAllStringSubmatch(question, -1)
+	if len(ms) == 0 {
+		return nil
+	}
+	return ms[len(ms)-1][1:5]
+}
+
+// endParenRe finds a parenthesised group that ends the text.
+var refendParenRe = regexp.MustCompile(`\(([^()]+)\)[\s.!*_]*$`)
+
+// ExtractLetterIn is ExtractLetter with one more rule, used only when the
+// response states no letter at all: the text it gives as the answer is
+// compared with the question's choices (Choices). Two places count as
+// giving an answer: what follows the last "(X)" placeholder on its line
+// ("(X) 16 hours will be needed"), which may go on after the option's text
+// past a space or punctuation; and a parenthesised group that ends the
+// response ("... so it is (45,X)."), which must equal the option's text.
+// Case, spacing and surrounding punctuation are ignored; the longest
+// matching option wins, and two of the same length name none. Models that
+// ignore the letter format often answer this way.
+func refExtractLetterIn(text string, choices []string) string {
+	if l := refExtractLetter(text); l != "" || len(choices) != 4 {
+		return l
+	}
+	s := refanswerPart(text)
+	if i := reflastPlaceholder(s); i >= 0 {
+		line := s[i:]
+		if j := strings.IndexByte(line, '\n'); j >= 0 {
+			line = line[:j]
+		}
+		if l := refmatchChoice(reffold(line), choices, true); l != "" {
+			return l
+		}
+	}
+	if m := refendParenRe.FindStringSubmatch(s); m != nil {
+		return refmatchChoice(reffold(m[1]), choices, false)
+	}
+	return ""
+}
+
+// matchChoice returns the letter of the longest choice that the folded
+// answer text c equals, or, with prefix, begins with before a space or a
+// punctuation mark.
+func refmatchChoice(c string, choices []string, prefix bool) string {
+	best, bestLen, tie := -1, 0, false
+	for i, ch := range choices {
+		o := reffold(ch)
+		if o == "" || !strings.HasPrefix(c, o) {
+			continue
+		}
+		if rest := c[len(o):]; rest != "" && (!prefix || !strings.ContainsAny(rest[:1], " .,;:!)")) {
+			continue
+		}
+		switch {
+		case len(o) > bestLen:
+			best, bestLen, tie = i, len(o), false
+		case len(o) == bestLen:
+			tie = true
+		}
+	}
+	if best < 0 || tie {
+		return ""
+	}
+	return string(rune('A' + best))
+}
+
+// fold lower-cases s, collapses white space and trims the punctuation and
+// markup around it.
+func reffold(s string) string {
+	s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
+	return strings.Trim(s, " *_.,;:!?\"'`")
+}
+
+// placeholderRe finds the answer form's placeholder, "(X)" or a bare "X)".
+var refplaceholderRe = regexp.MustCompile(`\([Xx]\)|(?:^|[\s:*])[Xx]\)`)
+
+// lastPlaceholder returns the index just past the last placeholder, or -1.
+func reflastPlaceholder(s string) int {
+	ms := refplaceholderRe.FindAllStringIndex(s, -1)
+	if len(ms) == 0 {
+		return -1
+	}
+	return ms[len(ms)-1][1]
+}
+
+var (
+	// declareRe marks a sentence that declares the answer.
+	refdeclareRe = regexp.MustCompile(`(?i)\b(?:correct answer|the answer|best answer|correct option|right answer)\b`)
+	// optionRefRe finds a reference to an option: "option D", "D)".
+	refoptionRefRe = regexp.MustCompile(`\b(?:[Oo]ption|[Cc]hoice)\s+\(?([A-D])\b|(?:^|[\s(])([A-D])\)`)
+	// sentenceEndRe splits sentences: a period, "!" or "?" before white
+	// space, or a line break.
+	refsentenceEndRe = regexp.MustCompile(`[.!?]\s+|\n+`)
+)
+
+// closing is how many final sentences rule 4 looks at.
+const refclosing = 4
+
+// concluded reads rule 4 of ExtractLetter: the last declaring sentence (or
+// the text after the last "(X)" on its line) that names exactly one
+// option; "" when there is none or it names several.
+func refconcluded(s string) string {
+	if i := reflastPlaceholder(s); i >= 0 {
+		line := s[i:]
+		if j := strings.IndexByte(line, '\n'); j >= 0 {
+			line = line[:j]
+		}
+		if l := refoneOption(line); l != "" {
+			return l
+		}
+	}
+	// Only the closing sentences: earlier ones may report a peer's answer.
+	sents := refsentenceEndRe.Split(strings.TrimSpace(s), -1)
+	for i := len(sents) - 1; i >= max(0, len(sents)-refclosing); i-- {
+		if refdeclareRe.MatchString(sents[i]) {
+			if l := refoneOption(sents[i]); l != "" {
+				return l
+			}
+		}
+	}
+	return ""
+}
+
+// enumRe finds letters listed together ("(A, B, & C)", "A or B"): a
+// sentence that lists options names none of them.
+var refenumRe = regexp.MustCompile(`\b[A-D]\s*(?:,|&|\band\b|\bor\b)\s*(?:(?i:option)\s+)?\(?[A-D]\b`)
+
+// oneOption returns the option s refers to when it refers to exactly one
+// and lists none.
+func refoneOption(s string) string {
+	if refenumRe.MatchString(s) {
+		return ""
+	}
+	l := ""
+	for _, m := range refoptionRefRe.FindAllStringSubmatch(s, -1) {
+		g := m[1] + m[2]
+		if l != "" && g != l {
+			return ""
+		}
+		l = g
+	}
+	return l
+}
