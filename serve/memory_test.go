@@ -148,7 +148,25 @@ func worstShapes() []shape {
 		// response bound (MaxResponseBytes) lets it be.
 		{"160 KB answer echoed 65 times", []byte(`{"round":1,"rounds":1,"agents":[{"answer":"` + strings.Repeat("<", 160_000) + `"}` + strings.Repeat(`,{}`, 63) + `]}`)},
 		// One text of ~1 MiB that the answer reader works hardest on.
-		{"1 MiB text 1=", []byte(`{"kind":"gsm8k","round":1,"rounds":1,"agents":[{"text":"` + strings.Repeat("1=", (limit-200)/2) + `"},{"answer":"1"}]}`)},
+		{"1 MiB text 1=", textBody(strings.Repeat("1=", (limit-200)/2))},
+	}
+}
+
+// textBody is a request whose first agent's text is text (JSON-safe).
+func textBody(text string) []byte {
+	return []byte(`{"kind":"gsm8k","round":1,"rounds":1,"agents":[{"text":"` + text + `"},{"answer":"1"}]}`)
+}
+
+// textShapes are ~1 MiB texts in the shapes the answer reader and the
+// critic work hardest on (answer's TestReadWorkLinear has them all).
+func textShapes() []shape {
+	const limit = 1<<20 - 200
+	return []shape{
+		{"1 MiB text 1=", textBody(strings.Repeat("1=", limit/2))},
+		{"1 MiB text of boxes", textBody(strings.Repeat(`\\boxed{`, limit/9))},
+		{"1 MiB text of digits", textBody(strings.Repeat("1", limit))},
+		{"1 MiB text of confidences", textBody(strings.Repeat(`Confidence: 0.5\n`, limit/17))},
+		{"1 MiB text of sums", textBody(strings.Repeat("12+34=46 ", limit/9))},
 	}
 }
 
@@ -232,8 +250,10 @@ func TestRequestCostBounds(t *testing.T) {
 		t.Skip("runs server processes")
 	}
 	shapes := worstShapes()
-	for i, sh := range append(shapes, shapes[len(shapes)-1]) {
-		critic := i == len(shapes) // the text again, read with the critic
+	texts := textShapes()
+	all := append(append(shapes[:len(shapes)-1:len(shapes)-1], texts...), texts...)
+	for i, sh := range all {
+		critic := i >= len(all)-len(texts) // the texts again, read with the critic
 		if critic {
 			sh.name += ", critic"
 		}
