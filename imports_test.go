@@ -41,16 +41,18 @@ var layers = []layer{
 	{"checkpoints", "compressed checkpoint format, retention, safetensors interop", []string{"metapolicy", "nn", "outfile"}},
 	{"answer", "one reader of model text: answers (gsm8k, mmlu, arithmetic, math) and profiles", []string{"data"}},
 	{"data/transcript", "importer of debate transcripts (LLM-Debate, DyLAN, LLM-Agora), corpus table", []string{"answer", "data", "metapolicy"}},
-	{"env", "the environment interface, the calibrated simulator, evaluation", []string{"data", "metapolicy", "stats"}},
-	{"env/replay", "recorded transcripts replayed as an environment; the simulator's calibration", []string{"data", "data/transcript", "env", "metapolicy"}},
+	{"env", "the environment interface, the episode runner, evaluation and verdict", []string{"data", "metapolicy", "stats"}},
+	{"env/sim", "the calibrated simulator: the default environment, its parameters and their fit", []string{"data", "env", "metapolicy"}},
+	{"env/replay", "recorded transcripts replayed as an environment", []string{"data", "data/transcript", "env", "metapolicy"}},
 	{"env/llm", "live deliberations through an OpenAI-compatible chat-completions backend", []string{"answer", "data", "env", "metapolicy", "outfile"}},
 	{"trainer", "advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops", []string{"data", "env", "metapolicy", "nn"}},
 	{"trainer/run", "a training run: stages, checkpoints and resume, run directory, metrics log, curve", []string{"autodiff", "checkpoints", "data", "env", "metapolicy", "nn", "outfile", "plots", "trainer"}},
 	{"trainer/teacher", "hindsight search of the best joint plan per task; hindsight and pivotal labels", []string{"data", "env", "metapolicy", "trainer", "trainer/run"}},
 	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "metapolicy", "nn", "outfile", "plots", "stats", "trainer", "trainer/run"}},
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "trainer/teacher"}},
+	{"env/sim/calibrate", "the simulator fitted to transcripts and checked against them, statistics and feature signals", []string{"data", "data/transcript", "env", "env/sim", "metapolicy", "study/signals"}},
 	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
-	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/transcript", "env", "env/llm", "env/replay", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher"}},
+	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher"}},
 }
 
 // owners lists, for each third-party import prefix, the directories of

@@ -1,9 +1,17 @@
-// Package env runs deliberations. An Env supplies tasks and what each
-// meta-action does to an agent (env.go); Run lets any metapolicy.Policy,
-// learned or heuristic, drive a team through the rounds and streams the
-// resulting data.Episodes with the behaviour log-probability of every
-// decision; Evaluate scores policies against each other. The Simulator is
-// the embedded default environment, so that everything runs without an LLM.
+// Package env plays deliberations and scores them. Open an environment —
+// the simulator (package env/sim), recorded transcripts (env/replay) or a
+// live LLM (env/llm) — then play a policy on it or compare policies:
+//
+//	s, err := sim.New(sim.Config{Seed: 1})
+//	err = env.Play(s, policy, env.RunOptions{Seed: 1}, func(ep *data.Episode) error { ... })
+//	res, err := env.Evaluate(s, policies, env.RunOptions{Seed: 1})
+//	res.WriteTable(os.Stdout)
+//
+// An [Env] supplies tasks and what each meta-action does to an agent;
+// [Play] lets any metapolicy.Policy, learned or heuristic, drive a team
+// through the rounds and streams the resulting data.Episodes with the
+// behaviour log-probability of every decision; [Evaluate] scores policies
+// against each other and [Judge] turns the scores into a [Verdict].
 //
 // # Running
 //
@@ -22,97 +30,10 @@
 // that act alike see the same environment draws, so that Evaluate compares
 // policies on common random numbers. With Workers > 1, Env.Start, the
 // Games and Policy.Probs run on several goroutines at once (one Game per
-// goroutine); the Simulator, the replay, the heuristics and
+// goroutine); the simulator, the replay, the heuristics and
 // metapolicy.MLPPolicy are safe for that. Each observation carries the
 // answers of every earlier round (metapolicy.Observation.History). Run holds at most a small window of finished episodes
 // waiting for their turn, so its memory does not grow with the count.
-//
-// # The simulator
-//
-// The Simulator models a team deliberating on a pool of synthetic tasks
-// (SimConfig.Seed draws it; default 500 tasks, 3 agents). Its coefficients
-// are SimParams; the default, DefaultSimParams, is the fit of Calibrate to
-// the shared LLM-Debate transcripts, embedded from simulator_calibrated.json
-// (its "source" field holds the command that reproduces it, and a test in
-// env/replay checks that the fit still gives those bytes).
-//
-// Each task has a difficulty d ~ N(DifficultyMean, DifficultySpread²), a
-// gold answer, WrongAnswers plausible wrong answers (integers) and a
-// question prompt of exp(N(·,·)) tokens. The first wrong answer is the
-// attractor, taking about Attractor of the wrong answers, so wrong agents
-// often agree. In round 0 agent i is right with probability
-// σ(SolveSlope·(skill_i − d)) (every skill Params.Skill unless
-// SimConfig.Skills says otherwise), else gives a wrong answer; an answer is
-// unreadable ("", no vote) with probability Unreadable on average, more on
-// some tasks than on others (UnreadableCorrelation). Each answer comes
-// with a completion length drawn from a log-normal of right or of wrong
-// answers (of round 0 or of revisions), reasoning steps and hedges drawn
-// from overdispersed Poissons whose means differ for right and wrong answers
-// and grow with the length, a stated self-confidence with probability
-// StatedRate, and an introspective (critic) confidence σ(z) with z = bias_i
-// + ConfRight | ConfAttractor | ConfOther − ConfDifficulty·(d − mean) +
-// ConfConsensus·(share of seen peers agreeing) + ConfNoise·N(0,1), missing
-// with probability SimConfig.MissingConfidence.
-//
-// The meta-actions act as follows (seen peers are the other agents whose
-// previous turn has an answer):
-//
-//   - persist keeps the turn as it was and costs 0 tokens;
-//   - concede adopts metapolicy.ConcedeTarget of the previous round, with
-//     the mean confidence of the target's holders discounted by a tenth
-//     and the profile of its most confident holder, for
-//     SimConfig.ConcedeTokens (default 20); with no target, or when the
-//     target is its own answer, the agent keeps its state at that cost;
-//   - refine redraws the answer. A wrong agent is fixed with probability
-//     σ(FixBase + FixGold·g + FixSame·s + FixAllGold·[g = 1] +
-//     FixSkill·(skill − d)), g the share of seen peers on the gold and s
-//     the share on its own wrong answer; not fixed, it joins the peers'
-//     most common wrong answer with probability Conform·(its share), else
-//     keeps its answer with probability KeepWrong, else drifts to another
-//     wrong answer. A right agent breaks with probability σ(BreakBase +
-//     BreakWrong·w + BreakAllWrong·[w = 1] + BreakGap·(d − skill)), w the
-//     share of seen peers on their most common wrong answer, and then joins
-//     that answer with probability BreakTo. The revision is unreadable with
-//     probability RevisionUnreadable. A refine costs PromptBase +
-//     PromptQuestion·(question) + PromptOwn·(own previous completion) +
-//     PromptPeers·(seen peers' previous completions) prompt tokens plus the
-//     new completion.
-//
-// # Calibration
-//
-// DebateStats measures, on debate episodes (real ones from
-// transcript.ToEpisode, or the simulator's under the debate policy): how
-// many agents of each team are right in round 0, unreadable answers, how
-// often two wrong agents agree, every revision's outcome grouped by what
-// the reviser saw (peers on the gold, on its own answer, on the top wrong
-// answer), completion lengths, steps and hedges of right and wrong
-// answers, and prompt sizes. FitSimParams turns them into SimParams: a
-// maximum-likelihood grid search for skill and difficulty spread (slope
-// fixed at 6: only their ratio is identified), logistic regressions
-// (Newton's method on the grouped counts) for fixing and breaking, ratio
-// estimators for Conform, KeepWrong and BreakTo, log-normal and
-// overdispersed-Poisson moments for lengths, steps and hedges, least
-// squares for the refine prompt. The transcripts say nothing of a task's
-// difficulty beyond what the team answers, so FixSkill and BreakGap are 0
-// in a fit; the critic confidence has no counterpart in them (no critic
-// ran), so its coefficients keep hand-set values. Calibrate fits, then
-// plays debate on simulators of the real episodes' team sizes and round
-// counts and reports every statistic and every feature's signal on both
-// sides (mpdf simulate --calibrate prints it).
-//
-// # Signals
-//
-// SignalTally measures what each feature of metapolicy.Featurize says
-// about correctness: the AUC of the feature as a score for "the agent's
-// current answer is the gold", over every decision of the episodes
-// tallied. On the calibrated simulator the agreement features (own_share,
-// peer_agree, target_is_own) carry about what they carry in the real
-// transcripts (AUC ≈ 0.84 both), length, steps and hedges about as much
-// (AUC 0.3–0.46, longer answers being more often wrong); the critic
-// confidence features are the one planted signal with no real
-// counterpart: conf has AUC ≈ 0.95 in the simulator and is missing in the
-// transcripts. mpdf simulate --signals prints the table; --calibrate
-// prints it next to the real one.
 //
 // # Baselines
 //

@@ -352,3 +352,5 @@ func alone(prev []data.Turn, self int) []data.Turn {
 	out[self] = prev[self]
 	return out
 }
+
+func ptr[T any](v T) *T { return &v }

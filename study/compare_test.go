@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/stats"
 )
 
@@ -120,7 +120,7 @@ func TestCompareByKindAndModel(t *testing.T) {
 // On a study's own rows Compare gives report.md's numbers: the same
 // accuracies, intervals and paired differences.
 func TestCompareMatchesSummarise(t *testing.T) {
-	sim, err := env.NewSimulator(env.SimConfig{Tasks: 30, Seed: 5})
+	sim, err := sim.New(sim.Config{Tasks: 30, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

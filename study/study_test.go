@@ -9,6 +9,7 @@ import (
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -138,7 +139,7 @@ func constTrainer(name string) Trainer {
 }
 
 func TestRunRowsAndPairs(t *testing.T) {
-	sim, err := env.NewSimulator(env.SimConfig{Tasks: 40, Seed: 3})
+	sim, err := sim.New(sim.Config{Tasks: 40, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestRunRowsAndPairs(t *testing.T) {
 // of workers, and the report has every learned policy, baseline and the
 // oracle.
 func TestRunTrainInMemoryDeterministic(t *testing.T) {
-	sim, err := env.NewSimulator(env.SimConfig{Tasks: 40, Seed: 5})
+	sim, err := sim.New(sim.Config{Tasks: 40, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +286,7 @@ func TestStudyPlaysEachTaskItsOwnRounds(t *testing.T) {
 // TrainInMemory trains in the layout cfg.Features: a v2 policy reads the
 // v2 features; v1 stays the MLPPolicy of the default layout.
 func TestTrainInMemoryFeatures(t *testing.T) {
-	sim, err := env.NewSimulator(env.SimConfig{Tasks: 20, Seed: 5})
+	sim, err := sim.New(sim.Config{Tasks: 20, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -18,7 +19,7 @@ func (peersEnv) PeersAlwaysSeen() bool { return true }
 // parent's marker, so env.Run still refuses Self-Refine on a replay's
 // training tasks and Baselines still leaves refine out.
 func TestSubsetKeepsPeersAlwaysSeen(t *testing.T) {
-	sim, err := env.NewSimulator(env.SimConfig{Tasks: 6, Seed: 1})
+	sim, err := sim.New(sim.Config{Tasks: 6, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -175,26 +175,3 @@ func TestRefineLastOnly(t *testing.T) {
 		t.Logf("%s, %d questions, %d rounds:\n%s", set.name, e.NumTasks(), rounds, buf.String())
 	}
 }
-
-// TestEmbeddedCalibration: the simulator's embedded parameters are the
-// fit to the shared corpus, as the command in their source field makes
-// them (fields other than source must match exactly).
-func TestEmbeddedCalibration(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fits the whole shared corpus")
-	}
-	var stats env.DebateStats
-	if _, err := Tally(sharedCorpus(t), transcript.Options{}, &stats, nil); err != nil {
-		t.Fatal(err)
-	}
-	got, err := env.FitSimParams(&stats)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := env.DefaultSimParams()
-	got.Source = want.Source
-	if got != want {
-		t.Errorf("fit to the shared corpus differs from env/simulator_calibrated.json: rerun\n  %s --params-out env/simulator_calibrated.json\nfit %+v\nembedded %+v",
-			want.Source, got, want)
-	}
-}

@@ -180,42 +180,40 @@ func Measure(e env.Env, pol metapolicy.Policy, o Options, cands []Candidate) (*R
 			if !sameAnswers(ep, again) {
 				return fmt.Errorf("signals: %s: task %s: replaying the episode's actions gave other answers: the environment is not deterministic for a plan", e.Name(), ep.Task)
 			}
-			for t := 1; t < len(ep.Rounds); t++ {
-				prevAns := answers(ep, t-1)
-				v := votes(prevAns)
-				isContested := len(v) != 1 || slices.Contains(prevAns, "")
-				for i := range ep.Agents {
-					obs := ep.Observation(t, i)
-					if err := metapolicy.Featurize(v1, &obs); err != nil {
-						return fmt.Errorf("signals: task %s: round %d: agent %d: %w", ep.Task, t, i, err)
-					}
-					d := Decision{Ep: ep, Round: t, Agent: i, V1: v1}
-					for c := range cands {
-						values[c] = append(values[c], cands[c].Value(&d))
-					}
-					var lab [NumTargets]bool
-					lab[TargetCorrect] = prevAns[i] == ep.Gold
-					var team [2]string // refine, persist
-					for a, act := range []metapolicy.Action{metapolicy.Refine, metapolicy.Persist} {
-						if *ep.Rounds[t].Turns[i].Action == act {
-							team[a] = data.TeamAnswer(ep.Rounds[t].Turns)
-							continue
-						}
-						alt := plan.Clone()
-						alt[t-1][i] = act
-						if team[a], err = teamAfter(e, task, alt, t); err != nil {
-							return err
-						}
-					}
-					lab[TargetFix] = team[0] == ep.Gold && team[1] != ep.Gold
-					lab[TargetBreak] = team[0] != ep.Gold && team[1] == ep.Gold
-					lab[TargetFixPivotal] = lab[TargetFix]
-					labels = append(labels, lab)
-					contested = append(contested, isContested)
-					pivotal = append(pivotal, lab[TargetFix] || lab[TargetBreak])
+			var prevAns []string
+			isContested := false
+			return eachDecision(ep, v1, func(t, i int, _ *metapolicy.Observation) error {
+				if i == 0 {
+					prevAns = answers(ep, t-1)
+					isContested = len(votes(prevAns)) != 1 || slices.Contains(prevAns, "")
 				}
-			}
-			return nil
+				d := Decision{Ep: ep, Round: t, Agent: i, V1: v1}
+				for c := range cands {
+					values[c] = append(values[c], cands[c].Value(&d))
+				}
+				var lab [NumTargets]bool
+				lab[TargetCorrect] = prevAns[i] == ep.Gold
+				var team [2]string // refine, persist
+				for a, act := range []metapolicy.Action{metapolicy.Refine, metapolicy.Persist} {
+					if *ep.Rounds[t].Turns[i].Action == act {
+						team[a] = data.TeamAnswer(ep.Rounds[t].Turns)
+						continue
+					}
+					alt := plan.Clone()
+					alt[t-1][i] = act
+					var err error
+					if team[a], err = teamAfter(e, task, alt, t); err != nil {
+						return err
+					}
+				}
+				lab[TargetFix] = team[0] == ep.Gold && team[1] != ep.Gold
+				lab[TargetBreak] = team[0] != ep.Gold && team[1] == ep.Gold
+				lab[TargetFixPivotal] = lab[TargetFix]
+				labels = append(labels, lab)
+				contested = append(contested, isContested)
+				pivotal = append(pivotal, lab[TargetFix] || lab[TargetBreak])
+				return nil
+			})
 		})
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/trainer"
 )
@@ -29,7 +30,7 @@ func tinyConfig() trainer.Config {
 func simConfig(t *testing.T) Config {
 	t.Helper()
 	c := tinyConfig()
-	sim, err := env.NewSimulator(env.SimConfig{Seed: c.Seed})
+	sim, err := sim.New(sim.Config{Seed: c.Seed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package env
+package sim
 
 import (
 	"fmt"
@@ -6,14 +6,16 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+
+	"github.com/mpdf/mpdf/env"
 )
 
-// SimConfig configures the deliberation simulator. The zero value is the
+// Config configures the deliberation simulator. The zero value is the
 // embedded default environment: 500 tasks, three agents, three plausible
 // wrong answers per task, concede at 20 tokens, confidence always present,
 // and the model's coefficients fitted to the shared debate transcripts
-// (DefaultSimParams).
-type SimConfig struct {
+// (DefaultParams).
+type Config struct {
 	// Seed draws the task pool (difficulties, answers, attractors). The
 	// episodes themselves draw from the seed given to Run.
 	Seed uint64 `json:"seed"`
@@ -34,15 +36,15 @@ type SimConfig struct {
 	// MissingConfidence is the probability that a turn's introspective
 	// confidence is missing (a critic that failed); 0 means never.
 	MissingConfidence float64 `json:"missing_confidence"`
-	// Params are the model's coefficients; nil means DefaultSimParams, the
+	// Params are the model's coefficients; nil means DefaultParams, the
 	// embedded calibration.
-	Params *SimParams `json:"params,omitempty"`
+	Params *Params `json:"params,omitempty"`
 }
 
-// Defaults of SimConfig's zero fields.
+// Defaults of Config's zero fields.
 const (
-	DefaultSimTasks      = 500
-	DefaultSimAgents     = 3
+	DefaultTasks         = 500
+	DefaultAgents        = 3
 	DefaultWrongAnswers  = 3
 	DefaultConcedeTokens = 20
 )
@@ -52,8 +54,8 @@ const (
 // (see the package documentation). It is safe for concurrent use: Start
 // only reads the pool.
 type Simulator struct {
-	cfg   SimConfig
-	p     SimParams
+	cfg   Config
+	p     Params
 	tasks []simTask
 	bias  []float64 // per-agent confidence bias (overconfidence), logit scale
 }
@@ -71,18 +73,18 @@ type simTask struct {
 	wrongCum   []float64 // cumulative probabilities of the wrong answers
 }
 
-// NewSimulator checks cfg, fills its defaults and draws the task pool.
-func NewSimulator(cfg SimConfig) (*Simulator, error) {
+// New checks cfg, fills its defaults and draws the task pool.
+func New(cfg Config) (*Simulator, error) {
 	if cfg.Tasks < 0 || cfg.Agents < 0 || cfg.WrongAnswers < 0 || cfg.ConcedeTokens < 0 {
-		return nil, fmt.Errorf("env: simulator: negative count (tasks %d, agents %d, wrong answers %d, concede tokens %d)",
+		return nil, fmt.Errorf("sim: simulator: negative count (tasks %d, agents %d, wrong answers %d, concede tokens %d)",
 			cfg.Tasks, cfg.Agents, cfg.WrongAnswers, cfg.ConcedeTokens)
 	}
 	if !(cfg.MissingConfidence >= 0 && cfg.MissingConfidence <= 1) {
-		return nil, fmt.Errorf("env: simulator: missing_confidence %v outside [0,1]", cfg.MissingConfidence)
+		return nil, fmt.Errorf("sim: simulator: missing_confidence %v outside [0,1]", cfg.MissingConfidence)
 	}
-	var p SimParams
+	var p Params
 	if cfg.Params == nil {
-		p = DefaultSimParams()
+		p = DefaultParams()
 	} else {
 		p = *cfg.Params
 		if err := p.Check(); err != nil {
@@ -91,16 +93,16 @@ func NewSimulator(cfg SimConfig) (*Simulator, error) {
 	}
 	cfg.Params = &p
 	if cfg.Tasks == 0 {
-		cfg.Tasks = DefaultSimTasks
+		cfg.Tasks = DefaultTasks
 	}
 	switch {
 	case cfg.Agents == 0 && len(cfg.Skills) > 0:
 		cfg.Agents = len(cfg.Skills)
 	case cfg.Agents == 0:
-		cfg.Agents = DefaultSimAgents
+		cfg.Agents = DefaultAgents
 	}
 	if cfg.Agents < 2 {
-		return nil, fmt.Errorf("env: simulator: agents %d, want ≥ 2", cfg.Agents)
+		return nil, fmt.Errorf("sim: simulator: agents %d, want ≥ 2", cfg.Agents)
 	}
 	if cfg.Skills == nil {
 		cfg.Skills = make([]float64, cfg.Agents)
@@ -111,11 +113,11 @@ func NewSimulator(cfg SimConfig) (*Simulator, error) {
 		cfg.Skills = append([]float64(nil), cfg.Skills...)
 	}
 	if len(cfg.Skills) != cfg.Agents {
-		return nil, fmt.Errorf("env: simulator: skills: %d values for %d agents", len(cfg.Skills), cfg.Agents)
+		return nil, fmt.Errorf("sim: simulator: skills: %d values for %d agents", len(cfg.Skills), cfg.Agents)
 	}
 	for i, s := range cfg.Skills {
 		if math.IsNaN(s) || math.IsInf(s, 0) {
-			return nil, fmt.Errorf("env: simulator: skills[%d]: %v", i, s)
+			return nil, fmt.Errorf("sim: simulator: skills[%d]: %v", i, s)
 		}
 	}
 	if cfg.WrongAnswers == 0 {
@@ -194,7 +196,7 @@ func (s *Simulator) NumTasks() int { return len(s.tasks) }
 
 // Config returns the configuration with its defaults filled in, Params
 // included.
-func (s *Simulator) Config() SimConfig {
+func (s *Simulator) Config() Config {
 	c := s.cfg
 	c.Skills = append([]float64(nil), c.Skills...)
 	p := s.p
@@ -206,12 +208,12 @@ func (s *Simulator) Config() SimConfig {
 func (s *Simulator) Difficulty(task int) float64 { return s.tasks[task].difficulty }
 
 // Start implements Env.
-func (s *Simulator) Start(task int, rng *rand.Rand) (Game, error) {
+func (s *Simulator) Start(task int, rng *rand.Rand) (env.Game, error) {
 	if task < 0 || task >= len(s.tasks) {
-		return nil, fmt.Errorf("env: simulator: task %d outside [0, %d)", task, len(s.tasks))
+		return nil, fmt.Errorf("sim: simulator: task %d outside [0, %d)", task, len(s.tasks))
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("env: simulator: task %d: nil rng", task)
+		return nil, fmt.Errorf("sim: simulator: task %d: nil rng", task)
 	}
 	return &simGame{s: s, t: &s.tasks[task], rng: rng}, nil
 }
