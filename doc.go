@@ -20,7 +20,8 @@
 //	data              rollout formats (JSONL episodes/decisions), reader/writer, reward, packed shards
 //	checkpoints       compressed checkpoint format, retention, safetensors interop
 //	answer            one reader of model text: answers (gsm8k, mmlu, arithmetic, math) and profiles
-//	data/transcript   importer of debate transcripts (LLM-Debate, DyLAN, LLM-Agora), corpus table
+//	data/transcript   reader of debate transcripts (LLM-Debate, DyLAN, LLM-Agora) into questions and episodes
+//	data/corpus       what a set of transcripts holds: the corpus table, the persist and debate baselines
 //	env               the environment interface, the episode runner, evaluation and verdict
 //	env/sim           the calibrated simulator: the default environment, its parameters and their fit
 //	env/replay        recorded transcripts replayed as an environment

@@ -40,7 +40,8 @@ var layers = []layer{
 	{"data", "rollout formats (JSONL episodes/decisions), reader/writer, reward, packed shards", []string{"internal/jsonscan", "metapolicy", "outfile"}},
 	{"checkpoints", "compressed checkpoint format, retention, safetensors interop", []string{"metapolicy", "nn", "outfile"}},
 	{"answer", "one reader of model text: answers (gsm8k, mmlu, arithmetic, math) and profiles", []string{"data"}},
-	{"data/transcript", "importer of debate transcripts (LLM-Debate, DyLAN, LLM-Agora), corpus table", []string{"answer", "data", "metapolicy"}},
+	{"data/transcript", "reader of debate transcripts (LLM-Debate, DyLAN, LLM-Agora) into questions and episodes", []string{"answer", "data", "metapolicy"}},
+	{"data/corpus", "what a set of transcripts holds: the corpus table, the persist and debate baselines", []string{"data/transcript", "metapolicy"}},
 	{"env", "the environment interface, the episode runner, evaluation and verdict", []string{"data", "metapolicy", "stats"}},
 	{"env/sim", "the calibrated simulator: the default environment, its parameters and their fit", []string{"data", "env", "metapolicy"}},
 	{"env/replay", "recorded transcripts replayed as an environment", []string{"data", "data/transcript", "env", "metapolicy"}},
@@ -52,7 +53,7 @@ var layers = []layer{
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "trainer/teacher"}},
 	{"env/sim/calibrate", "the simulator fitted to transcripts and checked against them, statistics and feature signals", []string{"data", "data/transcript", "env", "env/sim", "metapolicy", "study/signals"}},
 	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
-	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher"}},
+	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher"}},
 }
 
 // owners lists, for each third-party import prefix, the directories of

@@ -38,7 +38,7 @@
 //
 // Every agent refining every round reproduces the recorded debate exactly,
 // and every agent persisting reproduces round 0; the package tests check
-// both on the shared transcripts against transcript.Baselines.
+// both on the shared transcripts against corpus.Baselines (package data/corpus).
 //
 // # Baselines on replay
 //

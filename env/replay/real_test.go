@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/data/corpus"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/internal/testenv"
@@ -22,7 +23,7 @@ func sharedDebates(t testing.TB) []string {
 // TestRealReplay replays every shared transcript under the two fixed
 // behaviours: all-refine must reproduce the recorded final answers and
 // all-persist round 0, so their team accuracies must equal
-// transcript.Baselines' debate and persist columns.
+// corpus.Baselines' debate and persist columns.
 func TestRealReplay(t *testing.T) {
 	paths := sharedDebates(t)
 	var files []*transcript.File
@@ -33,7 +34,7 @@ func TestRealReplay(t *testing.T) {
 		}
 		files = append(files, f)
 	}
-	rows := transcript.Baselines(files)
+	rows := corpus.Baselines(files)
 	for i, f := range files {
 		e, err := New(f.Questions)
 		if err != nil {

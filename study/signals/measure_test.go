@@ -8,8 +8,8 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/data/transcript"
-	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 )
