@@ -32,7 +32,7 @@ func makePack(b *testing.B, tasks, episodes, rowsPerShard int) (string, int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	err = env.Run(sim, pol, env.RunOptions{Episodes: episodes, Seed: 2}, func(ep *data.Episode) error { return w.WriteEpisode(ep) })
+	err = env.Play(sim, pol, env.RunOptions{Episodes: episodes, Seed: 2}, func(ep *data.Episode) error { return w.WriteEpisode(ep) })
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -24,7 +24,7 @@
 //
 // Episode e of task k draws from two random streams seeded by (Seed, k, e):
 // one for the Env, one for the policy's sampling. Episodes therefore do not
-// depend on each other or on how many workers play them, and Run delivers
+// depend on each other or on how many workers play them, and Play delivers
 // them in task order, then episode order: the same options give the same
 // episodes, byte for byte. Splitting the streams means that two policies
 // that act alike see the same environment draws, so that Evaluate compares
@@ -32,7 +32,7 @@
 // Games and Policy.Probs run on several goroutines at once (one Game per
 // goroutine); the simulator, the replay, the heuristics and
 // metapolicy.MLPPolicy are safe for that. Each observation carries the
-// answers of every earlier round (metapolicy.Observation.History). Run holds at most a small window of finished episodes
+// answers of every earlier round (metapolicy.Observation.History). Play holds at most a small window of finished episodes
 // waiting for their turn, so its memory does not grow with the count.
 //
 // # Baselines
@@ -46,11 +46,11 @@
 // persists. refine is Self-Refine: every agent refines every round but
 // alone. Since the meta-action refine always shows the peers (design §1),
 // the difference is one of information, not of action: the refine
-// heuristic implements metapolicy.SelfRefiner, and Run, when such a
+// heuristic implements metapolicy.SelfRefiner, and Play, when such a
 // policy's agent refines, passes Game.Step a copy of the previous round in
 // which the peers' turns are blank (no answer), so the Env treats them as
 // unseen. An Env that cannot hide the peers (a replay, whose recorded
-// revisions all saw them) implements PeersAlwaysSeen: Run refuses
+// revisions all saw them) implements PeersAlwaysSeen: Play refuses
 // Self-Refine there and Baselines leaves it out. threshold persists at
 // confidence ≥ 0.8, concedes below 0.4 and refines between or when the
 // confidence is missing; random picks each action with probability 1/3.

@@ -114,7 +114,7 @@ func TestFoldsOnSharedTranscripts(t *testing.T) {
 }
 
 func TestOracleTakesBestFixedProtocol(t *testing.T) {
-	rows := []Row{
+	rows := []ResultRow{
 		{Index: 0, Policy: "persist", Correct: 0, Tokens: 10},
 		{Index: 1, Policy: "persist", Correct: 1, Tokens: 10},
 		{Index: 0, Policy: "debate", Correct: 1, Tokens: 90},
@@ -145,7 +145,7 @@ func TestRunRowsAndPairs(t *testing.T) {
 	}
 	cfg := Config{Folds: 4, Seeds: 2, Lambdas: []float64{0, 1}, Episodes: 2,
 		Baselines: []string{"persist", "debate", "random"}, Trainer: constTrainer("debate"), Workers: 3}
-	s, err := Run(sim, cfg)
+	s, err := CrossValidate(sim, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestRunRowsAndPairs(t *testing.T) {
 	}
 	// Same seed, other worker count: same bytes.
 	cfg.Workers = 1
-	s2, err := Run(sim, cfg)
+	s2, err := CrossValidate(sim, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestRunTrainInMemoryDeterministic(t *testing.T) {
 	report := func(workers int) []byte {
 		c := cfg
 		c.Workers = workers
-		s, err := Run(sim, c)
+		s, err := CrossValidate(sim, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +268,7 @@ func TestStudyPlaysEachTaskItsOwnRounds(t *testing.T) {
 			}
 			return metapolicy.ParseHeuristic("debate")
 		}}
-	s, err := Run(e, cfg)
+	s, err := CrossValidate(e, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

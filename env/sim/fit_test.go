@@ -20,7 +20,7 @@ func TestFitRecoversSimulator(t *testing.T) {
 	s := newSim(t, Config{Tasks: 3000, Params: truth})
 	debate := heuristic(t, "debate")
 	var stats DebateStats
-	if err := env.Run(s, debate, env.RunOptions{Rounds: 2, Seed: 4}, stats.Add); err != nil {
+	if err := env.Play(s, debate, env.RunOptions{Rounds: 2, Seed: 4}, stats.Add); err != nil {
 		t.Fatal(err)
 	}
 	fit, err := Fit(&stats)

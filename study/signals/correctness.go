@@ -104,7 +104,7 @@ func WriteFeatureSignals(w io.Writer, names []string, cols ...[]FeatureSignal) e
 // carry information about correctness in that environment, and how much.
 func MeasureCorrectness(e env.Env, pol metapolicy.Policy, opts env.RunOptions) ([]FeatureSignal, int, error) {
 	var s CorrectnessTally
-	if err := env.Run(e, pol, opts, s.Add); err != nil {
+	if err := env.Play(e, pol, opts, s.Add); err != nil {
 		return nil, 0, err
 	}
 	return s.Signals(), s.Decisions(), nil

@@ -24,7 +24,7 @@
 //
 // The decisions are those of a behaviour policy (by default everyone
 // refines: the recorded debate, whose states carry real answer histories),
-// played with env.Run. The fix target is counterfactual: Measure replays
+// played with env.Play. The fix target is counterfactual: Measure replays
 // the round with the agent's action switched (teacher.Play, from a fresh
 // Start), so it needs an environment that is deterministic for a plan, as
 // a replay is; Measure checks that replaying the behaviour's own actions

@@ -48,21 +48,26 @@ type Options struct {
 	Rounds int
 	// Episodes per task (> 0 for a sampling policy; 0 means 1).
 	Episodes int
-	// Seed of env.Run.
+	// Seed of env.Play.
 	Seed uint64
-	// Workers of env.Run (0: GOMAXPROCS).
+	// Workers of env.Play (0: GOMAXPROCS).
 	Workers int
 }
 
-// Row is one feature's AUCs: AUC[target][subset], NaN when a class is empty.
-type Row struct {
+// Row is FeatureRow under its former name.
+//
+// Deprecated: use FeatureRow.
+type Row = FeatureRow
+
+// FeatureRow is one feature's AUCs: AUC[target][subset], NaN when a class is empty.
+type FeatureRow struct {
 	Feature string                          `json:"feature"`
 	Doc     string                          `json:"doc"`
 	AUC     [NumTargets][NumSubsets]float64 `json:"-"`
 }
 
 // MarshalJSON writes the AUCs by target and subset name (NaN as null).
-func (r Row) MarshalJSON() ([]byte, error) {
+func (r FeatureRow) MarshalJSON() ([]byte, error) {
 	m := map[string]any{"feature": r.Feature, "doc": r.Doc}
 	for t := range NumTargets {
 		for s := range NumSubsets {
@@ -85,7 +90,7 @@ type Report struct {
 	Decisions [NumSubsets]int `json:"-"`       // by subset
 	// Positives[target][subset] counts the decisions whose target holds.
 	Positives [NumTargets][NumSubsets]int `json:"-"`
-	Rows      []Row                       `json:"features"`
+	Rows      []FeatureRow                `json:"features"`
 }
 
 // MarshalJSON flattens the counts by name.
@@ -163,7 +168,7 @@ func Measure(e env.Env, pol metapolicy.Policy, o Options, cands []Candidate) (*R
 	var contested, pivotal []bool
 	k := 0
 	v1 := make([]float64, metapolicy.FeatureWidth)
-	err := env.Run(e, pol, env.RunOptions{Tasks: tasks, Episodes: eps, Rounds: o.Rounds, Seed: o.Seed, Workers: o.Workers},
+	err := env.Play(e, pol, env.RunOptions{Tasks: tasks, Episodes: eps, Rounds: o.Rounds, Seed: o.Seed, Workers: o.Workers},
 		func(ep *data.Episode) error {
 			task := tasks[k/eps]
 			k++
@@ -235,7 +240,7 @@ func Measure(e env.Env, pol metapolicy.Policy, o Options, cands []Candidate) (*R
 		}
 	}
 	for c, cand := range cands {
-		row := Row{Feature: cand.Name, Doc: cand.Doc}
+		row := FeatureRow{Feature: cand.Name, Doc: cand.Doc}
 		for t := range NumTargets {
 			for s := range NumSubsets {
 				var xs []float64

@@ -24,7 +24,7 @@ func ExampleRun() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := run.Run(context.Background(), run.Config{Train: cfg, Env: sim, EnvName: "sim"}, run.Hooks{
+	res, err := run.Train(context.Background(), run.Config{Train: cfg, Env: sim, EnvName: "sim"}, run.Hooks{
 		SFT: func(s run.SFTResult) { fmt.Printf("supervised: %d epochs over %s\n", s.Epochs, s.What) },
 	})
 	if err != nil {

@@ -84,7 +84,7 @@ func FromStats(real *sim.DebateStats, realSignals *signals.CorrectnessTally, opt
 		if err != nil {
 			return nil, err
 		}
-		err = env.Run(s, debate, env.RunOptions{Rounds: sh[1], Seed: opts.Seed, Workers: opts.Workers}, func(ep *data.Episode) error {
+		err = env.Play(s, debate, env.RunOptions{Rounds: sh[1], Seed: opts.Seed, Workers: opts.Workers}, func(ep *data.Episode) error {
 			if err := simStats.Add(ep); err != nil {
 				return err
 			}

@@ -41,7 +41,7 @@ func TestCalibrateReport(t *testing.T) {
 	}
 	var stats sim.DebateStats
 	var sig signals.CorrectnessTally
-	err = env.Run(s, debate(t), env.RunOptions{Rounds: 2, Seed: 1}, func(ep *data.Episode) error {
+	err = env.Play(s, debate(t), env.RunOptions{Rounds: 2, Seed: 1}, func(ep *data.Episode) error {
 		if err := stats.Add(ep); err != nil {
 			return err
 		}

@@ -41,7 +41,7 @@ func simConfig(t *testing.T) Config {
 // writes nothing.
 func TestRunInMemoryEqualsRunInDir(t *testing.T) {
 	t.Chdir(t.TempDir())
-	mem, err := Run(context.Background(), simConfig(t), Hooks{})
+	mem, err := Train(context.Background(), simConfig(t), Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestRunInMemoryEqualsRunInDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	cfg := simConfig(t)
 	cfg.Dir = dir
-	disk, err := Run(context.Background(), cfg, Hooks{})
+	disk, err := Train(context.Background(), cfg, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func (m *memSource) Pass(each func(*trainer.Samples) error) (trainer.PassStats, 
 func TestRunOfflineFromMemory(t *testing.T) {
 	src := memRows()
 	var iters []int
-	res, err := Run(context.Background(), Config{Train: tinyConfig(), Data: &src}, Hooks{
+	res, err := Train(context.Background(), Config{Train: tinyConfig(), Data: &src}, Hooks{
 		Iteration: func(it Iteration) { iters = append(iters, it.Iter) },
 	})
 	if err != nil {
@@ -139,7 +139,7 @@ func TestRunStoppedMidPassRewindsTheLog(t *testing.T) {
 	dir := t.TempDir()
 	cfg := tinyConfig()
 	cfg.RL.Iterations = 5
-	_, err := Run(ctx, Config{Train: cfg, Data: src, Dir: dir}, Hooks{})
+	_, err := Train(ctx, Config{Train: cfg, Data: src, Dir: dir}, Hooks{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want a stop", err)
 	}
@@ -161,7 +161,7 @@ func TestRunStopsOnCancel(t *testing.T) {
 	cfg := simConfig(t)
 	cfg.Dir = t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := Run(ctx, cfg, Hooks{Iteration: func(Iteration) { cancel() }})
+	_, err := Train(ctx, cfg, Hooks{Iteration: func(Iteration) { cancel() }})
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "stopped after 1 iterations") {
 		t.Fatalf("err = %v, want a stop after 1 iteration", err)
 	}
@@ -255,7 +255,7 @@ func TestOpenMetricsTruncatesToTheCheckpoint(t *testing.T) {
 // very policy of the heuristic run; with Again it is asked once more, with
 // the clone, and the supervised stage runs its epochs again.
 func TestRunTeacherHook(t *testing.T) {
-	plain, err := Run(context.Background(), simConfig(t), Hooks{})
+	plain, err := Train(context.Background(), simConfig(t), Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestRunTeacherHook(t *testing.T) {
 		clones = append(clones, clone != nil)
 		return trainer.LabelsFor(e, h, tasks, cfg.Train.RL.Rounds, cfg.Train.Seed, fz)
 	}}
-	taught, err := Run(context.Background(), cfg, Hooks{})
+	taught, err := Train(context.Background(), cfg, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestRunTeacherHook(t *testing.T) {
 	}
 	clones = nil
 	cfg.Teacher.Again = 1
-	again, err := Run(context.Background(), cfg, Hooks{})
+	again, err := Train(context.Background(), cfg, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func TestRunTeacherHook(t *testing.T) {
 		t.Error("a DAgger round left the policy unchanged")
 	}
 	cfg.Teacher.Label = nil
-	if _, err := Run(context.Background(), cfg, Hooks{}); err == nil {
+	if _, err := Train(context.Background(), cfg, Hooks{}); err == nil {
 		t.Error("a teacher without Label: no error")
 	}
 }
@@ -307,7 +307,7 @@ func TestRunFeaturesV2(t *testing.T) {
 	cfg := simConfig(t)
 	cfg.Train.Features = metapolicy.FeatureVersionV2
 	cfg.Dir = filepath.Join(t.TempDir(), "run")
-	res, err := Run(context.Background(), cfg, Hooks{})
+	res, err := Train(context.Background(), cfg, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -215,7 +215,7 @@ func TestRunOptionsErrors(t *testing.T) {
 		"negative task":     {Tasks: []int{-1}},
 		"list and count":    {Tasks: []int{1}, NumTasks: 1},
 	} {
-		if err := env.Run(s, p, o, func(*data.Episode) error { return nil }); err == nil {
+		if err := env.Play(s, p, o, func(*data.Episode) error { return nil }); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
@@ -227,7 +227,7 @@ func TestRunStopsOnEmitError(t *testing.T) {
 	s := newSim(t, sim.Config{})
 	for _, w := range []int{1, 4} {
 		n := 0
-		err := env.Run(s, heuristic(t, "debate"), env.RunOptions{Workers: w}, func(*data.Episode) error {
+		err := env.Play(s, heuristic(t, "debate"), env.RunOptions{Workers: w}, func(*data.Episode) error {
 			n++
 			if n == 5 {
 				return errStop
@@ -317,7 +317,7 @@ func BenchmarkRun(b *testing.B) {
 				b.ReportAllocs()
 				n := 0
 				for b.Loop() {
-					if err := env.Run(s, p, env.RunOptions{NumTasks: 100, Workers: w}, func(*data.Episode) error { n++; return nil }); err != nil {
+					if err := env.Play(s, p, env.RunOptions{NumTasks: 100, Workers: w}, func(*data.Episode) error { n++; return nil }); err != nil {
 						b.Fatal(err)
 					}
 				}
