@@ -6,8 +6,8 @@
 //
 // # The design
 //
-// CrossValidate takes an env.Env (a replay of transcripts, or the simulator) and a
-// Config. Tasks are described by Describe: the unit of a task is its
+// [CrossValidate] takes an env.Env (a replay of transcripts, or the
+// simulator) and a [Config]. Tasks are described by Describe: the unit of a task is its
 // normalised question text (NormaliseQuestion, with the task kind), so a
 // question debated in several files — other models, other team sizes — is
 // one unit, and its model is read from the transcript file name
