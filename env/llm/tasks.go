@@ -17,7 +17,7 @@ import (
 
 // Task is one question for a live deliberation, a line of a tasks file:
 //
-//	{"id": "gsm-17", "question": "Jared is ...", "gold": "52", "kind": "gsm"}
+//	{"id": "gsm-17", "question": "Jared is ...", "gold": "52", "kind": "gsm8k"}
 //
 // Kind is any kind the answer package reads — gsm8k (or gsm), mmlu,
 // arithmetic, math, any case — and is kept as answer.ParseKind names it. Question is the whole text the model sees; for mmlu it holds
