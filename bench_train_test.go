@@ -11,6 +11,7 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/trainer"
 )
@@ -21,7 +22,7 @@ import (
 func makePack(b *testing.B, tasks, episodes, rowsPerShard int) (string, int64) {
 	b.Helper()
 	dir := b.TempDir()
-	sim, err := env.NewSimulator(env.SimConfig{Seed: 1, Tasks: tasks})
+	sim, err := sim.New(sim.Config{Seed: 1, Tasks: tasks})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func makePack(b *testing.B, tasks, episodes, rowsPerShard int) (string, int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	err = env.Run(sim, pol, env.RunOptions{Episodes: episodes, Seed: 2}, func(ep *data.Episode) error { return w.WriteEpisode(ep) })
+	err = env.Play(sim, pol, env.RunOptions{Episodes: episodes, Seed: 2}, func(ep *data.Episode) error { return w.WriteEpisode(ep) })
 	if err != nil {
 		b.Fatal(err)
 	}

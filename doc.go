@@ -20,15 +20,18 @@
 //	data              rollout formats (JSONL episodes/decisions), reader/writer, reward, packed shards
 //	checkpoints       compressed checkpoint format, retention, safetensors interop
 //	answer            one reader of model text: answers (gsm8k, mmlu, arithmetic, math) and profiles
-//	data/transcript   importer of debate transcripts (LLM-Debate, DyLAN, LLM-Agora), corpus table
-//	env               the environment interface, the calibrated simulator, evaluation
-//	env/replay        recorded transcripts replayed as an environment; the simulator's calibration
+//	data/transcript   reader of debate transcripts (LLM-Debate, DyLAN, LLM-Agora) into questions and episodes
+//	data/corpus       what a set of transcripts holds: the corpus table, the persist and debate baselines
+//	env               the environment interface, the episode runner, evaluation and verdict
+//	env/sim           the calibrated simulator: the default environment, its parameters and their fit
+//	env/replay        recorded transcripts replayed as an environment
 //	env/llm           live deliberations through an OpenAI-compatible chat-completions backend
 //	trainer           advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops
 //	trainer/run       a training run: stages, checkpoints and resume, run directory, metrics log, curve
 //	trainer/teacher   hindsight search of the best joint plan per task; hindsight and pivotal labels
 //	study             cross-validated study of learned policies against the baselines
 //	study/signals     AUC of state features for correctness and for "refining now fixes the team"
+//	env/sim/calibrate the simulator fitted to transcripts and checked against them, statistics and feature signals
 //	serve             a trained policy as an HTTP/JSON service, with Prometheus metrics
 //	cmd/mpdf          the command line: flags, help text and wiring only
 package mpdf

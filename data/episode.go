@@ -100,7 +100,7 @@ func (t *Turn) State() metapolicy.AgentState {
 
 // Observation is what agent self saw when it chose its action in round t ≥ 1:
 // the states of round t−1 and the answers of rounds 0..t−1 (History), as
-// env.Run showed them.
+// env.Play showed them.
 func (e *Episode) Observation(t, self int) metapolicy.Observation {
 	prev := e.Rounds[t-1].Turns
 	agents := make([]metapolicy.AgentState, len(prev))

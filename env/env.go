@@ -53,9 +53,9 @@ func CheckStep(round, agent, n int, action metapolicy.Action, prev []data.Turn) 
 }
 
 // PeersAlwaysSeen is implemented by an Env whose refine always reflects the
-// peers' answers, whatever Run hides from it: a replay, where every recorded
+// peers' answers, whatever Play hides from it: a replay, where every recorded
 // revision was written after seeing the peers. Such an Env cannot play
-// Self-Refine: Run refuses a metapolicy.SelfRefiner policy that refines
+// Self-Refine: Play refuses a metapolicy.SelfRefiner policy that refines
 // alone on it, and Baselines leaves refine out, rather than reporting a
 // debate under Self-Refine's name.
 type PeersAlwaysSeen interface {
@@ -66,7 +66,7 @@ type PeersAlwaysSeen interface {
 // number of deliberation rounds, such as a replay of transcripts that
 // recorded one round for some questions and three for others. Beyond its
 // recorded rounds a replayed agent has nothing new to say: a refine would
-// repeat its last answer and pay its tokens again. So Run plays task t for
+// repeat its last answer and pay its tokens again. So Play plays task t for
 // at most TaskRounds(t) rounds (RoundsOf), whatever RunOptions.Rounds asks.
 type TaskRounder interface {
 	TaskRounds(task int) int

@@ -179,7 +179,7 @@ func Evaluate(e Env, policies []metapolicy.Policy, opts RunOptions) (Results, er
 			o.Progress = func(done, _ int) { opts.Progress(k*per+done, len(policies)*per) }
 		}
 		t := Tally{Policy: pol.Name()}
-		if err := Run(e, pol, o, t.Add); err != nil {
+		if err := Play(e, pol, o, t.Add); err != nil {
 			return nil, err
 		}
 		res = append(res, t.Result())

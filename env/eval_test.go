@@ -1,8 +1,10 @@
-package env
+package env_test
 
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"math"
 	"strings"
 	"testing"
@@ -23,12 +25,12 @@ func TestWilson(t *testing.T) {
 		{8, 10, 0.4902, 0.9433},
 		{10, 10, 0.7225, 1},
 	} {
-		lo, hi := Wilson(c.k, c.n)
+		lo, hi := env.Wilson(c.k, c.n)
 		if math.Abs(lo-c.lo) > 5e-5 || math.Abs(hi-c.hi) > 5e-5 {
 			t.Errorf("Wilson(%d, %d) = [%.5f, %.5f], want [%.4f, %.4f]", c.k, c.n, lo, hi, c.lo, c.hi)
 		}
 	}
-	if lo, hi := Wilson(0, 0); lo != 0 || hi != 1 {
+	if lo, hi := env.Wilson(0, 0); lo != 0 || hi != 1 {
 		t.Errorf("Wilson(0, 0) = [%v, %v], want [0, 1]", lo, hi)
 	}
 }
@@ -73,15 +75,15 @@ func baselines(t testing.TB) []metapolicy.Policy {
 // round 0's tokens, debate refining every turn. It asserts no ranking of
 // the policies: which protocol wins is a measurement, not a test.
 func TestBaselines(t *testing.T) {
-	s := newSim(t, SimConfig{})
-	res, err := Evaluate(s, baselines(t), RunOptions{Episodes: 2, Seed: 1})
+	s := newSim(t, sim.Config{})
+	res, err := env.Evaluate(s, baselines(t), env.RunOptions{Episodes: 2, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
 	res.WriteTable(&buf)
 	t.Logf("\n%s", buf.String())
-	by := map[string]Result{}
+	by := map[string]env.Result{}
 	for _, r := range res {
 		by[r.Policy] = r
 		if r.Episodes != 1000 || r.Tasks != 500 || r.Scored != 1000 {
@@ -106,14 +108,14 @@ func TestBaselines(t *testing.T) {
 }
 
 func TestEvaluateDeterministic(t *testing.T) {
-	s := newSim(t, SimConfig{})
+	s := newSim(t, sim.Config{})
 	pols := baselines(t)
-	a, err := Evaluate(s, pols, RunOptions{NumTasks: 100, Seed: 9, Workers: 1})
+	a, err := env.Evaluate(s, pols, env.RunOptions{NumTasks: 100, Seed: 9, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var last int
-	b, err := Evaluate(s, pols, RunOptions{NumTasks: 100, Seed: 9, Workers: 4,
+	b, err := env.Evaluate(s, pols, env.RunOptions{NumTasks: 100, Seed: 9, Workers: 4,
 		Progress: func(done, total int) {
 			if done != last+1 || total != 100*len(pols) {
 				t.Fatalf("progress %d/%d after %d", done, total, last)
@@ -132,18 +134,18 @@ func TestEvaluateDeterministic(t *testing.T) {
 	if !bytes.Equal(ja.Bytes(), jb.Bytes()) {
 		t.Error("same seed, different JSON")
 	}
-	c, _ := Evaluate(s, pols, RunOptions{NumTasks: 100, Seed: 10})
+	c, _ := env.Evaluate(s, pols, env.RunOptions{NumTasks: 100, Seed: 10})
 	if cmp.Equal(a, c) {
 		t.Error("seeds 9 and 10 gave identical results")
 	}
 }
 
 func TestResultsOutput(t *testing.T) {
-	rs := Results{
+	rs := env.Results{
 		{Policy: "persist", Episodes: 10, Accuracy: 0.5, CILow: 0.2366, CIHigh: 0.7634, TokensPerTask: 1234,
-			Actions: ActionShares{Persist: 1}},
+			Actions: env.ActionShares{Persist: 1}},
 		{Policy: "threshold:0.9:0.3", Episodes: 10, Accuracy: 0.8, TokensPerTask: 99,
-			Actions: ActionShares{Persist: 0.5, Refine: 0.25, Concede: 0.25}},
+			Actions: env.ActionShares{Persist: 0.5, Refine: 0.25, Concede: 0.25}},
 	}
 	var buf bytes.Buffer
 	if err := rs.WriteTable(&buf); err != nil {
@@ -188,7 +190,7 @@ func TestTally(t *testing.T) {
 		{Turns: []data.Turn{{Answer: "1", Tokens: 100}, {Answer: "2", Confidence: &c, Tokens: 100}}},
 		{Turns: []data.Turn{{Answer: "1", Action: &a, LogProb: &lp, Tokens: 20}, {Answer: "1", Action: &a, LogProb: &lp, Tokens: 20}}},
 	}}
-	var tl Tally
+	var tl env.Tally
 	if err := tl.Add(&ep); err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ type Observation struct {
 	Agents []AgentState
 	// History holds the answers of every round before Round: History[r][i]
 	// is agent i's answer ("" when unreadable) in round r, 0 ≤ r < Round,
-	// so History[Round-1] repeats Agents' answers. Runners (env.Run,
+	// so History[Round-1] repeats Agents' answers. Runners (env.Play,
 	// data.Episode.Observation) fill it; nil means the past is unknown, as
 	// in a hand-made observation. Policies must not modify it: rows are
 	// shared between the agents of a round. The featurizer does not read

@@ -17,7 +17,7 @@ type CompareBy string
 const (
 	CompareAll       CompareBy = ""           // no break-down: all rows
 	CompareKind      CompareBy = "kind"       // the task kind: the task id before ":" (gsm8k, mmlu, …)
-	CompareModel     CompareBy = "model"      // the model of the transcript (Row.Model)
+	CompareModel     CompareBy = "model"      // the model of the transcript (ResultRow.Model)
 	CompareModelKind CompareBy = "model×kind" // both
 )
 
@@ -145,7 +145,7 @@ type unitRow struct {
 	in, index   int // input and task index: the order of the rows
 	model, kind string
 	cluster     string // the task id: one question, one cluster
-	by          map[string]*Row
+	by          map[string]*ResultRow
 	name        string // input name, for errors
 }
 
@@ -179,7 +179,7 @@ func rowsByKey(inputs []*Results) ([]*unitRow, map[pairKey]*unitRow, []string, e
 			u := index[k]
 			if u == nil {
 				kind, _, _ := strings.Cut(r.Task, ":")
-				u = &unitRow{key: k, in: in, index: r.Index, model: r.Model, kind: kind, cluster: r.Task, by: map[string]*Row{}, name: res.Name}
+				u = &unitRow{key: k, in: in, index: r.Index, model: r.Model, kind: kind, cluster: r.Task, by: map[string]*ResultRow{}, name: res.Name}
 				index[k] = u
 				units = append(units, u)
 			}
@@ -224,10 +224,10 @@ func groupOf(u *unitRow, by CompareBy) string {
 }
 
 // acc is a row's accuracy (it must be scored).
-func acc(r *Row) float64 { return float64(r.Correct) / float64(r.Scored) }
+func acc(r *ResultRow) float64 { return float64(r.Correct) / float64(r.Scored) }
 
 // perTask is a row's tokens per episode.
-func perTask(r *Row) float64 { return float64(r.Tokens) / float64(r.Episodes) }
+func perTask(r *ResultRow) float64 { return float64(r.Tokens) / float64(r.Episodes) }
 
 // Compare pools the rows of one or more studies (their results.json, read
 // by ReadResults) and reports, over all rows and per group of cfg.By, each
@@ -366,7 +366,7 @@ func Compare(inputs []*Results, cfg CompareConfig) (*Comparison, error) {
 			}
 		}
 		for _, pq := range pairs {
-			d, ok, err := pairedDiff(sel, pq[0], pq[1], cfg.Bootstrap, func(u *unitRow, _ string) *Row {
+			d, ok, err := pairedDiff(sel, pq[0], pq[1], cfg.Bootstrap, func(u *unitRow, _ string) *ResultRow {
 				if v := partner[u.key]; v != nil {
 					return v.by[pq[1]]
 				}
@@ -500,13 +500,13 @@ type countedDiff struct {
 // pairedDiff is "p − o" over units holding both (o's row found by other
 // when set, else in the same unit): accuracy over the pairs both scored,
 // tokens per task over all pairs, as report.md's differences.
-func pairedDiff(units []*unitRow, p, o string, b stats.Bootstrap, other func(*unitRow, string) *Row) (countedDiff, bool, error) {
+func pairedDiff(units []*unitRow, p, o string, b stats.Bootstrap, other func(*unitRow, string) *ResultRow) (countedDiff, bool, error) {
 	var x, y, dt []float64
 	var cl []int
 	label := map[string]int{}
 	for _, u := range units {
 		a := u.by[p]
-		var r *Row
+		var r *ResultRow
 		if other != nil {
 			r = other(u, o)
 		} else {

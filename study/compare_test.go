@@ -7,21 +7,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/stats"
 )
 
 // handRows builds a study's rows: for each seed and task, one row per
 // policy with correct = right(policy, task, seed) and tokens given by tok.
 // Tasks 0–3 are gsm8k (model A for 0,1; B for 2,3), 4–5 mmlu (model B).
-func handRows(seeds []uint64, policies []string, right func(p string, task int, seed uint64) bool, tok func(p string) int64) []Row {
+func handRows(seeds []uint64, policies []string, right func(p string, task int, seed uint64) bool, tok func(p string) int64) []ResultRow {
 	kinds := []string{"gsm8k", "gsm8k", "gsm8k", "gsm8k", "mmlu", "mmlu"}
 	models := []string{"A", "A", "B", "B", "B", "B"}
-	var rows []Row
+	var rows []ResultRow
 	for _, s := range seeds {
 		for _, p := range policies {
 			for task := range kinds {
-				r := Row{Seed: s, Task: fmt.Sprintf("%s:q%d", kinds[task], task), Index: task, Model: models[task],
+				r := ResultRow{Seed: s, Task: fmt.Sprintf("%s:q%d", kinds[task], task), Index: task, Model: models[task],
 					File: fmt.Sprintf("%s_%s.json", kinds[task], models[task]), Policy: p, Episodes: 1, Scored: 1, Tokens: tok(p)}
 				if strings.HasPrefix(p, "mpdf") {
 					l := 0.0
@@ -120,14 +120,14 @@ func TestCompareByKindAndModel(t *testing.T) {
 // On a study's own rows Compare gives report.md's numbers: the same
 // accuracies, intervals and paired differences.
 func TestCompareMatchesSummarise(t *testing.T) {
-	sim, err := env.NewSimulator(env.SimConfig{Tasks: 30, Seed: 5})
+	sim, err := sim.New(sim.Config{Tasks: 30, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := Config{Folds: 3, Seeds: 2, Lambdas: []float64{0}, Episodes: 2,
 		Baselines: []string{"persist", "debate"}, Trainer: constTrainer("gate"), Workers: 2,
 		Bootstrap: stats.Bootstrap{Resamples: 300, Level: 0.9, Seed: 4}}
-	s, err := Run(sim, cfg)
+	s, err := CrossValidate(sim, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,15 +207,15 @@ func TestComparePairAcrossStudies(t *testing.T) {
 	}
 
 	// Rows that do not pair are refused: another seed, another task.
-	for name, mutate := range map[string]func([]Row){
-		"seed": func(r []Row) {
+	for name, mutate := range map[string]func([]ResultRow){
+		"seed": func(r []ResultRow) {
 			for i := range r {
 				r[i].Seed += 10
 			}
 		},
-		"task": func(r []Row) { r[0].Task = "gsm8k:other" },
+		"task": func(r []ResultRow) { r[0].Task = "gsm8k:other" },
 	} {
-		rows := append([]Row(nil), bRows...)
+		rows := append([]ResultRow(nil), bRows...)
 		mutate(rows)
 		_, err := Compare([]*Results{a}, CompareConfig{Pair: &Results{Name: "b", Rows: rows}})
 		if err == nil || !strings.Contains(err.Error(), "do not pair") {
@@ -234,7 +234,7 @@ func TestComparePairAcrossStudies(t *testing.T) {
 
 func TestComparePoolsStudies(t *testing.T) {
 	rows := handRows([]uint64{1}, handPolicies, handRight, handTokens)
-	var gsm, mmlu []Row
+	var gsm, mmlu []ResultRow
 	for _, r := range rows {
 		if strings.HasPrefix(r.Task, "gsm8k") {
 			gsm = append(gsm, r)

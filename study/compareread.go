@@ -14,7 +14,7 @@ import (
 // (WriteResults), with the name they were read from.
 type Results struct {
 	Name string
-	Rows []Row
+	Rows []ResultRow
 }
 
 // ReadResultsFile reads a study's results.json (ReadResults).
@@ -63,7 +63,7 @@ func ReadResults(r io.Reader, name string) (*Results, error) {
 	for dec.More() {
 		off := dec.InputOffset()
 		i := len(res.Rows)
-		var row Row
+		var row ResultRow
 		if err := dec.Decode(&row); err != nil {
 			return nil, fail(off, i, "%s", jsonReason(err))
 		}

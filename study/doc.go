@@ -6,8 +6,8 @@
 //
 // # The design
 //
-// Run takes an env.Env (a replay of transcripts, or the simulator) and a
-// Config. Tasks are described by Describe: the unit of a task is its
+// [CrossValidate] takes an env.Env (a replay of transcripts, or the
+// simulator) and a [Config]. Tasks are described by Describe: the unit of a task is its
 // normalised question text (NormaliseQuestion, with the task kind), so a
 // question debated in several files — other models, other team sizes — is
 // one unit, and its model is read from the transcript file name
@@ -38,7 +38,7 @@
 // # Training seam
 //
 // Trainer is a function type; TrainInMemory, the default, is the online
-// run of `mpdf train` (trainer/run.Run) in memory, without a directory,
+// run of `mpdf train` (trainer/run.Train) in memory, without a directory,
 // on one kernel thread so that a fold's bits do not depend on the
 // machine; teacher.Train is the same run with a hindsight or pivotal
 // supervised stage. Another training run can be plugged in through
@@ -46,7 +46,7 @@
 //
 // # Results
 //
-// Study.Rows holds one Row per task × policy × seed (correct and scored
+// Study.Rows holds one ResultRow per task × policy × seed (correct and scored
 // episodes, tokens, action counts); WriteResults writes them as JSON.
 // Summarise pools them, over all tasks and per model: accuracy with a
 // percentile bootstrap interval resampled by question (package stats;

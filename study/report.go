@@ -119,14 +119,14 @@ func (s *Study) scope(model string, all bool, unit map[string]int) (Scope, error
 		seed uint64
 		task int
 	}
-	by := map[string]map[key]*Row{}
+	by := map[string]map[key]*ResultRow{}
 	for i := range s.Rows {
 		r := &s.Rows[i]
 		if !all && r.Model != model {
 			continue
 		}
 		if by[r.Policy] == nil {
-			by[r.Policy] = map[key]*Row{}
+			by[r.Policy] = map[key]*ResultRow{}
 		}
 		by[r.Policy][key{r.Seed, r.Index}] = r
 	}

@@ -13,14 +13,14 @@ import (
 func TestReportLevelAndUnscored(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Bootstrap = stats.Bootstrap{Resamples: 200, Level: 0.9, Seed: 1}
-	var rows []Row
+	var rows []ResultRow
 	for task := range 4 {
 		scored, correct := 1, task%2
 		if task == 3 {
 			scored, correct = 0, 0 // no gold
 		}
 		for _, p := range []string{"persist", "debate", LearnedName(0)} {
-			rows = append(rows, Row{Seed: 1, Task: string(rune('a' + task)), Index: task, Policy: p,
+			rows = append(rows, ResultRow{Seed: 1, Task: string(rune('a' + task)), Index: task, Policy: p,
 				Episodes: 1, Scored: scored, Correct: correct, Tokens: 10})
 		}
 	}

@@ -58,7 +58,7 @@ type Config struct {
 	// results do not depend on it.
 	Workers int `json:"-"`
 	// Progress, when set, is called after each job (one fold of one seed:
-	// its baselines, or one learned policy) from the goroutine of Run.
+	// its baselines, or one learned policy) from the goroutine of CrossValidate.
 	Progress func(done, total int) `json:"-"`
 }
 
@@ -112,8 +112,13 @@ func LearnedName(lambda float64) string {
 	return "mpdf λ=" + strconv.FormatFloat(lambda, 'g', -1, 64)
 }
 
-// Row is one task × policy × seed: the test-side episodes of the task.
-type Row struct {
+// Row is ResultRow under its former name.
+//
+// Deprecated: use ResultRow.
+type Row = ResultRow
+
+// ResultRow is one task × policy × seed: the test-side episodes of the task.
+type ResultRow struct {
 	Seed   uint64 `json:"seed"`
 	Fold   int    `json:"fold"`
 	Task   string `json:"task"`  // task id
@@ -134,14 +139,14 @@ type Row struct {
 
 // Study is a finished study: its configuration, the tasks, and the rows.
 type Study struct {
-	Config  Config     `json:"config"`
-	Env     string     `json:"env"`
-	Rounds  int        `json:"rounds"`
-	Tasks   []TaskInfo `json:"-"`
-	Folds   []string   `json:"folds"` // fold names (models when by model)
-	Rows    []Row      `json:"rows"`
-	Learned []string   `json:"learned"`   // learned policy names, by λ
-	Fixed   []string   `json:"baselines"` // baseline names, in order
+	Config  Config      `json:"config"`
+	Env     string      `json:"env"`
+	Rounds  int         `json:"rounds"`
+	Tasks   []TaskInfo  `json:"-"`
+	Folds   []string    `json:"folds"` // fold names (models when by model)
+	Rows    []ResultRow `json:"rows"`
+	Learned []string    `json:"learned"`   // learned policy names, by λ
+	Fixed   []string    `json:"baselines"` // baseline names, in order
 }
 
 func (c *Config) resolve() error {
@@ -201,19 +206,24 @@ type job struct {
 	base   bool
 }
 
-// Run runs the study on e: for each seed, it deals the tasks into folds;
+// Run is CrossValidate under its former name.
+//
+// Deprecated: use CrossValidate; Run will be removed.
+func Run(e env.Env, cfg Config) (*Study, error) { return CrossValidate(e, cfg) }
+
+// CrossValidate runs the study on e: for each seed, it deals the tasks into folds;
 // for each fold it trains one policy per λ on the other folds (cfg.Trainer)
 // and plays every baseline and learned policy on the fold's tasks with the
 // same episode seeds (common random numbers). It then adds the hindsight
 // oracle's rows. The same configuration and Env give the same rows,
 // whatever cfg.Workers.
-func Run(e env.Env, cfg Config) (*Study, error) {
+func CrossValidate(e env.Env, cfg Config) (*Study, error) {
 	s, cfg, bases, jobs, err := plan(e, cfg)
 	if err != nil {
 		return nil, err
 	}
 	rounds := s.Rounds
-	out := make([][]Row, len(jobs))
+	out := make([][]ResultRow, len(jobs))
 	err = parallel(len(jobs), cfg.Workers, func(i int) error {
 		rows, err := s.runJob(e, &cfg, bases, rounds, jobs[i])
 		out[i] = rows
@@ -231,7 +241,7 @@ func Run(e env.Env, cfg Config) (*Study, error) {
 	return s, nil
 }
 
-// Check refuses what Run would refuse before training anything (the
+// Check refuses what CrossValidate would refuse before training anything (the
 // config, the baselines, the folds), without running: a caller checks
 // before it touches an output directory.
 func Check(e env.Env, cfg Config) error {
@@ -239,7 +249,7 @@ func Check(e env.Env, cfg Config) error {
 	return err
 }
 
-// plan resolves cfg and lists Run's jobs.
+// plan resolves cfg and lists CrossValidate's jobs.
 func plan(e env.Env, cfg Config) (*Study, Config, []metapolicy.Policy, []job, error) {
 	if err := cfg.resolve(); err != nil {
 		return nil, cfg, nil, nil, err
@@ -296,16 +306,16 @@ func (s *Study) baselines() ([]metapolicy.Policy, error) {
 }
 
 // runJob plays one job's policies on its fold.
-func (s *Study) runJob(e env.Env, cfg *Config, bases []metapolicy.Policy, rounds int, j job) ([]Row, error) {
+func (s *Study) runJob(e env.Env, cfg *Config, bases []metapolicy.Policy, rounds int, j job) ([]ResultRow, error) {
 	opts := env.RunOptions{Tasks: j.test, Episodes: cfg.Episodes, Rounds: rounds, Seed: evalSeed(j.seed), Workers: 1}
-	var rows []Row
+	var rows []ResultRow
 	play := func(p metapolicy.Policy, name string, lambda *float64) error {
 		n := len(rows)
 		k := 0
-		return env.Run(e, p, opts, func(ep *data.Episode) error {
+		return env.Play(e, p, opts, func(ep *data.Episode) error {
 			if k%cfg.Episodes == 0 {
 				t := j.test[k/cfg.Episodes]
-				rows = append(rows, Row{Seed: j.seed, Fold: j.fold, Task: ep.Task, Index: t, Model: s.Tasks[t].Model, File: s.Tasks[t].File, Policy: name, Lambda: lambda})
+				rows = append(rows, ResultRow{Seed: j.seed, Fold: j.fold, Task: ep.Task, Index: t, Model: s.Tasks[t].Model, File: s.Tasks[t].File, Policy: name, Lambda: lambda})
 			}
 			k++
 			tally(&rows[n+(k-1)/cfg.Episodes], ep)
@@ -341,7 +351,7 @@ func (s *Study) runJob(e env.Env, cfg *Config, bases []metapolicy.Policy, rounds
 func evalSeed(seed uint64) uint64 { return seed ^ 0x6576616c00000000 } // "eval"
 
 // tally adds one episode to its row.
-func tally(r *Row, ep *data.Episode) {
+func tally(r *ResultRow, ep *data.Episode) {
 	r.Episodes++
 	for t, rd := range ep.Rounds {
 		for _, turn := range rd.Turns {
@@ -372,7 +382,7 @@ func tally(r *Row, ep *data.Episode) {
 // the row of the fixed protocol (random excluded: it is not one protocol)
 // with the most correct episodes, fewest tokens on a tie, then the first
 // in baseline order.
-func oracle(rows []Row, fixed []string) []Row {
+func oracle(rows []ResultRow, fixed []string) []ResultRow {
 	best := map[int]int{} // task → index in rows
 	var order []int
 	for i, r := range rows {
@@ -390,7 +400,7 @@ func oracle(rows []Row, fixed []string) []Row {
 			best[r.Index] = i
 		}
 	}
-	out := make([]Row, 0, len(order))
+	out := make([]ResultRow, 0, len(order))
 	for _, t := range order {
 		r := rows[best[t]]
 		r.Policy = OracleName

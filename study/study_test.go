@@ -10,6 +10,7 @@ import (
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/stats"
@@ -113,7 +114,7 @@ func TestFoldsOnSharedTranscripts(t *testing.T) {
 }
 
 func TestOracleTakesBestFixedProtocol(t *testing.T) {
-	rows := []Row{
+	rows := []ResultRow{
 		{Index: 0, Policy: "persist", Correct: 0, Tokens: 10},
 		{Index: 1, Policy: "persist", Correct: 1, Tokens: 10},
 		{Index: 0, Policy: "debate", Correct: 1, Tokens: 90},
@@ -138,13 +139,13 @@ func constTrainer(name string) Trainer {
 }
 
 func TestRunRowsAndPairs(t *testing.T) {
-	sim, err := env.NewSimulator(env.SimConfig{Tasks: 40, Seed: 3})
+	sim, err := sim.New(sim.Config{Tasks: 40, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := Config{Folds: 4, Seeds: 2, Lambdas: []float64{0, 1}, Episodes: 2,
 		Baselines: []string{"persist", "debate", "random"}, Trainer: constTrainer("debate"), Workers: 3}
-	s, err := Run(sim, cfg)
+	s, err := CrossValidate(sim, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestRunRowsAndPairs(t *testing.T) {
 	}
 	// Same seed, other worker count: same bytes.
 	cfg.Workers = 1
-	s2, err := Run(sim, cfg)
+	s2, err := CrossValidate(sim, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestRunRowsAndPairs(t *testing.T) {
 // of workers, and the report has every learned policy, baseline and the
 // oracle.
 func TestRunTrainInMemoryDeterministic(t *testing.T) {
-	sim, err := env.NewSimulator(env.SimConfig{Tasks: 40, Seed: 5})
+	sim, err := sim.New(sim.Config{Tasks: 40, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ func TestRunTrainInMemoryDeterministic(t *testing.T) {
 	report := func(workers int) []byte {
 		c := cfg
 		c.Workers = workers
-		s, err := Run(sim, c)
+		s, err := CrossValidate(sim, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +268,7 @@ func TestStudyPlaysEachTaskItsOwnRounds(t *testing.T) {
 			}
 			return metapolicy.ParseHeuristic("debate")
 		}}
-	s, err := Run(e, cfg)
+	s, err := CrossValidate(e, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +286,7 @@ func TestStudyPlaysEachTaskItsOwnRounds(t *testing.T) {
 // TrainInMemory trains in the layout cfg.Features: a v2 policy reads the
 // v2 features; v1 stays the MLPPolicy of the default layout.
 func TestTrainInMemoryFeatures(t *testing.T) {
-	sim, err := env.NewSimulator(env.SimConfig{Tasks: 20, Seed: 5})
+	sim, err := sim.New(sim.Config{Tasks: 20, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

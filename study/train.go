@@ -18,7 +18,7 @@ import (
 type Trainer func(train env.Env, cfg trainer.Config) (metapolicy.Policy, error)
 
 // TrainInMemory is the default Trainer: the online run of `mpdf train`
-// in memory (trainer/run.Run without a directory): a fresh policy over the
+// in memory (trainer/run.Train without a directory): a fresh policy over the
 // layout cfg.Features, a supervised stage cloning cfg.SFT.Labels's
 // actions on every training task when cfg.SFT.Epochs > 0, then
 // cfg.RL.Iterations SoftRankPO iterations against the supervised policy
@@ -34,7 +34,7 @@ func TrainInMemory(train env.Env, cfg trainer.Config) (metapolicy.Policy, error)
 		return nil, fmt.Errorf("study: train: %w", err)
 	}
 	cfg.Backend = "kernel"
-	res, err := run.Run(context.Background(), run.Config{Train: cfg, Env: train, Threads: 1}, run.Hooks{})
+	res, err := run.Train(context.Background(), run.Config{Train: cfg, Env: train, Threads: 1}, run.Hooks{})
 	if err != nil {
 		return nil, fmt.Errorf("study: train: %w", err)
 	}

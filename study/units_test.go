@@ -6,6 +6,7 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -15,10 +16,10 @@ type peersEnv struct{ env.Env }
 func (peersEnv) PeersAlwaysSeen() bool { return true }
 
 // TestSubsetKeepsPeersAlwaysSeen: the training side of a fold keeps its
-// parent's marker, so env.Run still refuses Self-Refine on a replay's
+// parent's marker, so env.Play still refuses Self-Refine on a replay's
 // training tasks and Baselines still leaves refine out.
 func TestSubsetKeepsPeersAlwaysSeen(t *testing.T) {
-	sim, err := env.NewSimulator(env.SimConfig{Tasks: 6, Seed: 1})
+	sim, err := sim.New(sim.Config{Tasks: 6, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +34,8 @@ func TestSubsetKeepsPeersAlwaysSeen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = env.Run(sub, refine, env.RunOptions{NumTasks: 2, Episodes: 1, Rounds: 2, Seed: 1}, func(*data.Episode) error { return nil })
+	err = env.Play(sub, refine, env.RunOptions{NumTasks: 2, Episodes: 1, Rounds: 2, Seed: 1}, func(*data.Episode) error { return nil })
 	if err == nil {
-		t.Error("env.Run played Self-Refine on the subset of a peers-always-seen Env")
+		t.Error("env.Play played Self-Refine on the subset of a peers-always-seen Env")
 	}
 }

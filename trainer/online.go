@@ -81,7 +81,7 @@ func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
 		Rounds:   r.cfg.RL.Rounds,
 		Seed:     r.cfg.Seed ^ (uint64(iter)+1)*0x9e3779b97f4a7c15,
 	}
-	err = env.Run(e, pol, opts, func(ep *data.Episode) error {
+	err = env.Play(e, pol, opts, func(ep *data.Episode) error {
 		res.Episodes++
 		if ep.Gold != "" && data.TeamAnswer(ep.Rounds[len(ep.Rounds)-1].Turns) == ep.Gold {
 			res.TeamAcc++
@@ -138,7 +138,7 @@ func Labels(e env.Env, teacher metapolicy.Policy, tasks []int, rounds int, seed 
 func LabelsFor(e env.Env, teacher metapolicy.Policy, tasks []int, rounds int, seed uint64, fz metapolicy.Featurizer) (x []float32, actions []uint8, err error) {
 	opts := env.RunOptions{Tasks: tasks, Episodes: 1, Rounds: rounds, Seed: seed, Greedy: true}
 	f := make([]float64, fz.Width)
-	err = env.Run(e, teacher, opts, func(ep *data.Episode) error {
+	err = env.Play(e, teacher, opts, func(ep *data.Episode) error {
 		for t := 1; t < len(ep.Rounds); t++ {
 			for i, turn := range ep.Rounds[t].Turns {
 				obs := ep.Observation(t, i)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/trainer"
 )
 
@@ -22,13 +22,13 @@ func TestJSONInputsAcceptBOM(t *testing.T) {
 	if err != nil || cfg.Seed != 11 {
 		t.Fatalf("--config with a BOM: seed %d, %v", cfg.Seed, err)
 	}
-	b, err := env.DefaultSimParams().MarshalIndent()
+	b, err := sim.DefaultParams().MarshalIndent()
 	if err != nil {
 		t.Fatal(err)
 	}
 	simPath := filepath.Join(dir, "sim.json")
 	os.WriteFile(simPath, append([]byte("\xef\xbb\xbf"), b...), 0o644)
-	if _, err := env.ReadSimParams(simPath); err != nil {
+	if _, err := sim.ReadParams(simPath); err != nil {
 		t.Fatalf("simulator parameters with a BOM: %v", err)
 	}
 }

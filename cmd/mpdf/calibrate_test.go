@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/testenv"
+	"github.com/mpdf/mpdf/study/signals"
 )
 
 // TestSimulateCalibrate fits the simulator to real transcripts from the
@@ -22,14 +23,14 @@ func TestSimulateCalibrate(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}
 	}
-	p, err := env.ReadSimParams(out)
+	p, err := sim.ReadParams(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(p.Source, "--calibrate") {
 		t.Errorf("source %q does not say how the fit was made", p.Source)
 	}
-	if _, err := env.NewSimulator(env.SimConfig{Params: &p}); err != nil {
+	if _, err := sim.New(sim.Config{Params: &p}); err != nil {
 		t.Errorf("fitted parameters refused: %v", err)
 	}
 	if _, err := runCmd(t, "simulate", "-q", "--params-out", out); err == nil || !strings.Contains(err.Error(), "--calibrate") {
@@ -43,8 +44,8 @@ func TestSimulateCalibrate(t *testing.T) {
 func TestSimulateSignals(t *testing.T) {
 	js := mustRun(t, "simulate", "--signals", "--tasks", "50", "--json")
 	var got struct {
-		Decisions int          `json:"decisions"`
-		Signals   []env.Signal `json:"signals"`
+		Decisions int                     `json:"decisions"`
+		Signals   []signals.FeatureSignal `json:"signals"`
 	}
 	if err := json.Unmarshal([]byte(js), &got); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
 )
@@ -250,7 +251,7 @@ func TestEvalSplit(t *testing.T) {
 // validLines returns n episode lines as the simulator writes them.
 func validLines(t *testing.T, n int) []string {
 	t.Helper()
-	sim, err := env.NewSimulator(env.SimConfig{})
+	sim, err := sim.New(sim.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

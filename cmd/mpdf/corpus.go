@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/mpdf/mpdf/data/transcript"
+	"github.com/mpdf/mpdf/data/corpus"
 )
 
 func newCorpusCmd() *cobra.Command {
@@ -28,14 +28,14 @@ files (same task and text) counts once. "shared" counts such questions.`,
 			if err != nil {
 				return err
 			}
-			c, err := transcript.ReadCorpus(paths, opts)
+			c, err := corpus.Read(paths, opts)
 			if err != nil {
 				return err
 			}
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), c)
 			}
-			return transcript.WriteCorpus(cmd.OutOrStdout(), c)
+			return corpus.Write(cmd.OutOrStdout(), c)
 		},
 	}
 	f := cmd.Flags()

@@ -13,6 +13,7 @@ import (
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -20,7 +21,7 @@ func init() { register(newEvalCmd) }
 
 func newEvalCmd() *cobra.Command {
 	var (
-		cfg                              env.SimConfig
+		cfg                              sim.Config
 		envSpec, split                   string
 		kind                             transcript.Task
 		specs                            []string
@@ -234,13 +235,13 @@ const replaySyntax = "replay:GLOB[,GLOB...][,kind=K][,layout=L][,critic=on|off]"
 // default number of rounds. kind is --kind (a kind= part), critic study's
 // --critic (a critic=on part); each may repeat the spec, not contradict
 // it. Transcript reports go to log unless quiet.
-func openEvalEnv(log io.Writer, spec string, kind transcript.Task, critic bool, cfg env.SimConfig, quiet bool) (env.Env, int, error) {
+func openEvalEnv(log io.Writer, spec string, kind transcript.Task, critic bool, cfg sim.Config, quiet bool) (env.Env, int, error) {
 	switch {
 	case spec == "sim" || spec == "simulator":
 		if critic {
 			return nil, 0, fmt.Errorf("--critic: only a replay has texts to read (--env replay:...)")
 		}
-		sim, err := env.NewSimulator(cfg)
+		sim, err := sim.New(cfg)
 		return sim, env.DefaultRounds, err
 	case strings.HasPrefix(spec, replay.SpecPrefix):
 		sp, err := replay.ParseSpec(spec)

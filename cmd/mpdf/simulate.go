@@ -9,18 +9,19 @@ import (
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
-	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/env/sim/calibrate"
 )
 
 func init() { register(newSimulateCmd) }
 
 // simFlags are the simulator's configuration flags, shared by simulate
 // and eval.
-func addSimFlags(cmd *cobra.Command, cfg *env.SimConfig) {
+func addSimFlags(cmd *cobra.Command, cfg *sim.Config) {
 	f := cmd.Flags()
 	f.Uint64Var(&cfg.Seed, "sim-seed", 0, "seed of the simulator's task pool (difficulties, answers); --seed draws the episodes")
-	f.IntVar(&cfg.Tasks, "sim-tasks", 0, fmt.Sprintf("size of the simulator's task pool (0 = %d)", env.DefaultSimTasks))
-	f.IntVar(&cfg.Agents, "agents", 0, fmt.Sprintf("team size N ≥ 2 in the simulator (0 = %d)", env.DefaultSimAgents))
+	f.IntVar(&cfg.Tasks, "sim-tasks", 0, fmt.Sprintf("size of the simulator's task pool (0 = %d)", sim.DefaultTasks))
+	f.IntVar(&cfg.Agents, "agents", 0, fmt.Sprintf("team size N ≥ 2 in the simulator (0 = %d)", sim.DefaultAgents))
 	f.Float64Var(&cfg.MissingConfidence, "missing-confidence", 0, "probability that a simulated turn's confidence is missing, in [0,1]")
 }
 
@@ -32,7 +33,7 @@ func barProgress(bar interface{ Set(int) error }, offset int) func(done, total i
 
 // simulateFlags are simulate's flags.
 type simulateFlags struct {
-	cfg                              env.SimConfig
+	cfg                              sim.Config
 	policy, out, paramsOut           string
 	tasks, episodes, rounds, workers int
 	maxLine                          int
@@ -67,7 +68,7 @@ a revision fixes or breaks an answer given the peers, token lengths of right
 and wrong answers, ...) on the transcripts and on the simulator's debates of
 the same team sizes, and each feature's AUC for correctness on both;
 --params-out writes the parameters as JSON. The default simulator embeds the
-fit to the shared corpus (env/simulator_calibrated.json, whose "source" says
+fit to the shared corpus (env/sim/calibrated.json, whose "source" says
 how it was made). --signals prints each feature's AUC for correctness on the
 simulator's debate episodes (--tasks, --rounds, --seed): the signals the
 simulator plants.
@@ -116,7 +117,7 @@ func runSimulate(cmd *cobra.Command, fl *simulateFlags) error {
 	case fl.paramsOut != "":
 		return fmt.Errorf("--params-out needs --calibrate")
 	case fl.signals:
-		sig, err := env.MeasureSimulatorSignals(fl.cfg, env.RunOptions{NumTasks: fl.tasks, Rounds: fl.rounds, Seed: fl.seed, Workers: fl.workers})
+		sig, err := calibrate.MeasureSimulatorSignals(fl.cfg, env.RunOptions{NumTasks: fl.tasks, Rounds: fl.rounds, Seed: fl.seed, Workers: fl.workers})
 		if err != nil {
 			return err
 		}
@@ -128,7 +129,7 @@ func runSimulate(cmd *cobra.Command, fl *simulateFlags) error {
 	if err != nil {
 		return err
 	}
-	sim, err := env.NewSimulator(fl.cfg)
+	sim, err := sim.New(fl.cfg)
 	if err != nil {
 		return err
 	}
@@ -143,7 +144,7 @@ func runSimulate(cmd *cobra.Command, fl *simulateFlags) error {
 }
 
 // playSimulator writes the episodes of pol in sim to --out.
-func playSimulator(cmd *cobra.Command, fl *simulateFlags, sim *env.Simulator, pol resolvedPolicy) error {
+func playSimulator(cmd *cobra.Command, fl *simulateFlags, sim *sim.Simulator, pol resolvedPolicy) error {
 	n := fl.tasks
 	if n == 0 {
 		n = sim.NumTasks()
@@ -186,7 +187,7 @@ func runCalibrate(cmd *cobra.Command, fl *simulateFlags) error {
 		return fmt.Errorf("--calibrate: %w", err)
 	}
 	source := fmt.Sprintf("mpdf simulate --calibrate '%s' --seed %d (%d files)", strings.Join(fl.calibrate, ","), fl.seed, len(paths))
-	c, reps, err := replay.Calibrate(paths, transcript.Options{Task: fl.kind}, env.CalibrateOptions{Source: source, Seed: fl.seed, Workers: fl.workers})
+	c, reps, err := calibrate.Transcripts(paths, transcript.Options{Task: fl.kind}, calibrate.Options{Source: source, Seed: fl.seed, Workers: fl.workers})
 	if err != nil {
 		return err
 	}

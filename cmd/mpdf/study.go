@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/data/transcript"
-	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/study"
 	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/teacher"
@@ -22,7 +22,7 @@ func newStudyCmd() *cobra.Command {
 	def := study.DefaultConfig()
 	var (
 		cfg           = def
-		sim           env.SimConfig
+		sim           sim.Config
 		envSpec       string
 		kind          transcript.Task
 		out, groupBy  string

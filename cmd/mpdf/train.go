@@ -17,6 +17,7 @@ import (
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/run"
 	"github.com/mpdf/mpdf/trainer/teacher"
@@ -327,13 +328,13 @@ func givenRecipeFlags(fl *pflag.FlagSet) []string {
 // recording's.
 func trainEnvs(stdout, stderr io.Writer, o trainOpts, c *trainer.Config) (train, held env.Env, err error) {
 	if o.env == "sim" || o.env == "simulator" {
-		if train, err = env.NewSimulator(env.SimConfig{Seed: c.Seed}); err != nil {
+		if train, err = sim.New(sim.Config{Seed: c.Seed}); err != nil {
 			return nil, nil, err
 		}
-		held, err = env.NewSimulator(env.SimConfig{Seed: c.Seed + 1_000_003})
+		held, err = sim.New(sim.Config{Seed: c.Seed + 1_000_003})
 		return train, held, err
 	}
-	e, rounds, err := openEvalEnv(stderr, o.env, "", false, env.SimConfig{}, o.quiet)
+	e, rounds, err := openEvalEnv(stderr, o.env, "", false, sim.Config{}, o.quiet)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 )
@@ -135,7 +136,7 @@ func writeFile(t *testing.T, dir, name, body string) string {
 // episodesFile writes simulator episodes (and extra raw lines) to a JSONL file.
 func episodesFile(t *testing.T, dir string, extra ...string) string {
 	t.Helper()
-	sim, err := env.NewSimulator(env.SimConfig{Seed: 3})
+	sim, err := sim.New(sim.Config{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,6 @@ type agoraItem struct {
 // answers (the summary of the others' answers it was also sent is not
 // counted: it is shared text the file records once per round).
 func eachAgora(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(q *Question) error) error {
-	base := baseName(name)
 	if tok, err := dec.Token(); err != nil {
 		return fmt.Errorf("transcript: %s: %w", name, err)
 	} else if tok != json.Delim('[') {
@@ -57,7 +56,7 @@ func eachAgora(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(q
 			return fmt.Errorf("transcript: %s: offset %d: question %d: %w", name, off, index, err)
 		}
 		q := &Question{
-			ID: QuestionID(meta.Task, text), File: base, Index: index, Task: meta.Task,
+			ID: QuestionID(meta.Task, text), File: meta.File, Index: index, Task: meta.Task,
 			Text: text, GoldRaw: gold, Gold: answer.Gold(meta.Task, gold),
 			Agents: make([][]Answer, len(answers)), Models: models,
 		}

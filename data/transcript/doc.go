@@ -55,15 +55,7 @@
 // critic's read from the text (answer.Critic), which ToEpisode writes as
 // the turns' confidence only with EpisodeOptions.Critic.
 //
-// # Corpus
-//
-// ReadCorpus tabulates a set of files (mpdf data corpus): per file the
-// model(s), task, agents × rounds, questions, unreadable share per round,
-// round-0 and final-round majority accuracy, the share of questions whose
-// round 0 is unanimous, and how often a revision fixed or broke an answer;
-// then a pooled row where a question debated in several files counts once.
-//
-// # Episodes and baselines
+// # Episodes
 //
 // ToEpisode writes a question as the episode the debate was: round 0 as
 // recorded, every later round with action refine for every agent, under the
@@ -73,10 +65,7 @@
 // for a deterministic behaviour would instead make the clipped ratio of
 // every decision with a negative advantage flat, and drop those decisions.
 //
-// Baselines scores two fixed behaviours per file: persist (the round-0
-// majority: every agent keeps its first answer) and debate (the majority of
-// the last recorded round), with metapolicy.TeamAnswer; ByModel pools them
-// by task and model. Questions are identified by QuestionID, a hash of the
+// Questions are identified by QuestionID, a hash of the
 // task and text, so that one question debated in several files (other
 // models, other team sizes) has one ID, and a train/held-out split by ID
 // keeps it on one side (see env/replay).

@@ -93,8 +93,12 @@ func ReadFile(path string, opts Options) (*File, error) {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
 	defer f.Close()
-	tf := &File{Path: path}
-	rep, err := Each(f, path, opts, func(q *Question) error {
+	meta, err := resolveMeta(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	tf := &File{Path: path, Meta: meta}
+	rep, err := each(f, path, meta, opts.Layout, func(q *Question) error {
 		tf.Questions = append(tf.Questions, *q)
 		return nil
 	})
@@ -102,7 +106,6 @@ func ReadFile(path string, opts Options) (*File, error) {
 		return nil, err
 	}
 	tf.Report = *rep
-	tf.Meta, _ = resolveMeta(path, opts) // Each checked it
 	return tf, nil
 }
 
@@ -123,6 +126,11 @@ func Each(r io.Reader, name string, opts Options, fn func(q *Question) error) (*
 	if err != nil {
 		return nil, err
 	}
+	return each(r, name, meta, opts.Layout, fn)
+}
+
+// each is Each with the file name already read into meta.
+func each(r io.Reader, name string, meta Meta, layout Layout, fn func(q *Question) error) (*Report, error) {
 	dr, err := data.Decompress(r, name)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
@@ -132,7 +140,6 @@ func Each(r io.Reader, name string, opts Options, fn func(q *Question) error) (*
 	// limit, before the decoder buffers it: a small compressed file can
 	// hold a gigabyte-long message.
 	br := bufio.NewReaderSize(data.LimitJSON(dr, data.MaxTextBytes, MaxQuestionBytes), 64<<10)
-	layout := opts.Layout
 	first, err := firstByte(br)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %s: %w", name, err)
@@ -147,7 +154,7 @@ func Each(r io.Reader, name string, opts Options, fn func(q *Question) error) (*
 			return nil, fmt.Errorf("transcript: %s: offset 0: want a JSON object (LLM-Debate layout: question → [agent_contexts, gold, ...]) or a JSON array (LLM-Agora layout: [{question, agent_response, answer}, ...]), got %q", name, first)
 		}
 	}
-	rep := &Report{File: baseName(name), Task: meta.Task, Model: meta.Model, Layout: layout}
+	rep := &Report{File: meta.File, Task: meta.Task, Model: meta.Model, Layout: layout}
 	dec := json.NewDecoder(br)
 	switch layout {
 	case LayoutDebate:
@@ -215,7 +222,6 @@ func firstByte(br *bufio.Reader) (byte, error) {
 // eachDebate reads the LLM-Debate layout: an object mapping each question
 // text to [agent_contexts, gold, extra...].
 func eachDebate(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(q *Question) error) error {
-	base := baseName(name)
 	if tok, err := dec.Token(); err != nil {
 		return fmt.Errorf("transcript: %s: %w", name, err)
 	} else if tok != json.Delim('{') {
@@ -237,7 +243,7 @@ func eachDebate(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(
 			return fmt.Errorf("transcript: %s: offset %d: question %d: %w", name, off, index, err)
 		}
 		rep.noteValue(ctxs, extra)
-		q, skip := buildQuestion(meta.Task, base, index, text, ctxs, gold)
+		q, skip := buildQuestion(meta.Task, meta.File, index, text, ctxs, gold)
 		if err := rep.take(q, skip, index, fn); err != nil {
 			return err
 		}

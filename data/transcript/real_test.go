@@ -15,14 +15,12 @@ import (
 func TestRealFiles(t *testing.T) {
 	paths := testenv.Debates(t, "slm-debate/*/*.json")
 	var reps []Report
-	var files []*File
 	bad := 0
 	for _, p := range paths {
 		f, err := ReadFile(p, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, f)
 		r := f.Report
 		reps = append(reps, r)
 		if r.Questions == 0 || len(r.Skipped) > 0 {
@@ -55,14 +53,4 @@ func TestRealFiles(t *testing.T) {
 	if bad > len(paths)/4 {
 		t.Errorf("%d of %d files have more than 25%% unreadable answers", bad, len(paths))
 	}
-	sb.Reset()
-	rows := Baselines(files)
-	if err := WriteBaselines(&sb, rows); err != nil {
-		t.Fatal(err)
-	}
-	sb.WriteString("\n")
-	if err := WriteBaselines(&sb, ByModel(rows)); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("persist (round-0 majority) vs debate (recorded final round):\n%s", sb.String())
 }

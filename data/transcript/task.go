@@ -31,9 +31,13 @@ func ParseTask(s string) (Task, error) {
 	return k, nil
 }
 
-// Meta is what a transcript's file name tells about it. Zero values mean
-// the name does not say.
+// Meta is what a transcript's file name tells about it, read once by
+// ParseName (and overridden by Options) for the whole file. Zero values
+// mean the name does not say.
 type Meta struct {
+	// File is the base name without a compression suffix: the name
+	// questions and reports are filed under.
+	File   string
 	Task   Task
 	Model  string
 	Agents int
@@ -66,10 +70,9 @@ const DyLANModel = "gpt-3.5-turbo"
 // none; their model is DyLANModel, the one model of DyLAN's published logs.
 // A compression suffix (".gz", ".zst") is ignored.
 func ParseName(path string) Meta {
-	base := baseName(path)
-	base = strings.TrimSuffix(base, filepath.Ext(base))
+	m := Meta{File: baseName(path)}
+	base := strings.TrimSuffix(m.File, filepath.Ext(m.File))
 	parts := strings.Split(base, "_")
-	var m Meta
 	src := ""
 	if len(parts) > 1 && (parts[0] == "agora" || parts[0] == "dylan") {
 		src, parts = parts[0], parts[1:]

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/internal/testenv"
+	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // allShared returns every transcript under ../shared/data/debates, at any
@@ -62,8 +63,8 @@ func TestEverySharedFile(t *testing.T) {
 			// Answers and golds meet only when both are normalised alike
 			// (LaTeX fractions, units, "x = 3"): measured round-0 majority
 			// accuracy 34–75% per file; a normalisation regression drops it.
-			if b := Baselines([]*File{f})[0]; b.Persist() < 0.3 {
-				t.Errorf("%s: round-0 majority accuracy %.2f, want ≥ 0.3", base, b.Persist())
+			if acc := round0Majority(f); acc < 0.3 {
+				t.Errorf("%s: round-0 majority accuracy %.2f, want ≥ 0.3", base, acc)
 			}
 		case strings.HasPrefix(base, "agora_"):
 			if r.Layout != LayoutAgora || len(r.Models) != 3 || len(f.Questions[0].Models) != 3 {
@@ -83,6 +84,23 @@ func TestEverySharedFile(t *testing.T) {
 			}
 		}
 	}
+}
+
+// round0Majority is the accuracy of the round-0 team answer over f's
+// questions with a gold (package data/corpus's persist baseline).
+func round0Majority(f *File) float64 {
+	right, n := 0, 0
+	for i := range f.Questions {
+		q := &f.Questions[i]
+		if q.Gold == "" {
+			continue
+		}
+		n++
+		if metapolicy.TeamAnswer(q.Answers(nil, 0), nil, -1) == q.Gold {
+			right++
+		}
+	}
+	return float64(right) / float64(max(n, 1))
 }
 
 func has(s []string, v string) bool {
@@ -140,29 +158,5 @@ func TestAgoraErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "agora_gsm_x.json") {
 			t.Errorf("%s: err = %v, want %q", c.doc, err, c.want)
 		}
-	}
-}
-
-// TestCorpusShared checks that the pooled row counts a question shared by
-// two files once and flags it.
-func TestCorpusShared(t *testing.T) {
-	dir := t.TempDir()
-	doc := `{"What is 1+1?": [[[{"role":"user","content":"q"},{"role":"assistant","content":"\\boxed{2}"}],[{"role":"user","content":"q"},{"role":"assistant","content":"\\boxed{3}"},{"role":"assistant","content":"\\boxed{2}"}]], "2"]}`
-	var paths []string
-	for _, n := range []string{"gsm_A_agents2_rounds2.json", "gsm_B_agents2_rounds2.json"} {
-		p := filepath.Join(dir, n)
-		os.WriteFile(p, []byte(doc), 0o644)
-		paths = append(paths, p)
-	}
-	c, err := ReadCorpus(paths, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := c.Files[0]
-	if f.Questions != 1 || f.Shared != 1 || f.Revisions != 1 || f.Fixes != 1 || f.Breaks != 0 || f.Unanimous != 0 || f.FinalMajority != 1 {
-		t.Errorf("file row %+v", f)
-	}
-	if p := c.Pooled; p.Questions != 1 || p.Shared != 1 || len(p.Models) != 2 {
-		t.Errorf("pooled row %+v", p)
 	}
 }

@@ -134,7 +134,7 @@ func Collect(cfg CollectConfig) (*Collection, error) {
 	if cfg.Progress != nil {
 		cfg.Progress(0, len(todo)*cfg.Episodes)
 	}
-	err = env.Run(e, cfg.Policy, opts, func(ep *data.Episode) error {
+	err = env.Play(e, cfg.Policy, opts, func(ep *data.Episode) error {
 		if p.done[ep.ID] { // a task played again replays its kept episodes
 			return nil
 		}

@@ -46,14 +46,14 @@
 //
 // JSON Lines, one task a line, blank lines skipped (ReadTasks):
 //
-//	{"id": "gsm-0", "question": "Janet's ducks lay 16 eggs ...", "gold": "18", "kind": "gsm"}
+//	{"id": "gsm-0", "question": "Janet's ducks lay 16 eggs ...", "gold": "18", "kind": "gsm8k"}
 //	{"id": "mmlu-0", "question": "Which of the following is an example of monosomy?: A) 46,XX, B) 47,XXX, C) 69,XYY, D) 45,X", "gold": "D", "kind": "mmlu"}
 //
 //	{"id": "ar-0", "question": "What is the result of 6+19*28+14-10*7?", "gold": "482", "kind": "arithmetic"}
 //	{"id": "math-0", "question": "If $\frac{n+5}{n-3} = 2$, what is $n$?", "gold": "11", "kind": "math"}
 //
-// kind is any kind the answer package reads (answer.ParseKind, any case),
-// kept as this package's name (Kinds): "gsm" or "gsm8k" (a number, asked
+// kind is an answer.Kind, any name answer.ParseKind reads (any case):
+// "gsm8k" or "gsm" (a number, asked
 // for as \boxed{N}), "mmlu" (a letter, asked for as (X); the question
 // carries its options), "arithmetic" (an integer, asked for at the end of
 // the response; the question is the whole sentence, as LLM-Debate's

@@ -420,7 +420,7 @@ func TestNewEnvChecks(t *testing.T) {
 	}{
 		{nil, Options{}, "no tasks"},
 		{[]Task{gsmTask()}, Options{Agents: 1}, "1 agents"},
-		{[]Task{{ID: "a", Question: "q", Kind: "physics"}}, Options{}, `task 0: kind: "physics" is not a task kind (want gsm, mmlu, arithmetic, math`},
+		{[]Task{{ID: "a", Question: "q", Kind: "physics"}}, Options{}, `task 0: kind: "physics" is not a task kind (want gsm8k, mmlu, arithmetic, math`},
 		{[]Task{{ID: "a", Question: " ", Kind: KindGSM}}, Options{}, "question: empty"},
 		{[]Task{gsmTask(), gsmTask()}, Options{}, `task 1: id: "t1" repeats task 0`},
 	} {

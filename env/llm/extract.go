@@ -12,7 +12,7 @@ import (
 // the given kind; "" when it finds none. Options.Extract overrides the
 // answer package, which every path (import, replay, live, serve) shares by
 // default; an override makes live answers differ from imported ones.
-type Extractor func(kind, text string) string
+type Extractor func(kind answer.Kind, text string) string
 
 var thinkBlock = regexp.MustCompile(`(?is)<think>.*?</think>`)
 
@@ -29,24 +29,14 @@ func StripThinking(text string) string {
 	return strings.TrimSpace(text)
 }
 
-// answerKind is the answer package's kind of a task kind ("gsm" → gsm8k);
-// Task.check admits only kinds it knows.
-func answerKind(kind string) answer.Kind {
-	k, _ := answer.ParseKind(kind)
-	return k
-}
-
 // normalizeKind reads a task kind by answer.ParseKind's rules (any case;
-// "gsm8k" or "gsm") and returns this package's name of it (Kinds).
-func normalizeKind(kind string) (string, error) {
-	k, err := answer.ParseKind(kind)
+// "gsm8k" or "gsm").
+func normalizeKind(kind answer.Kind) (answer.Kind, error) {
+	k, err := answer.ParseKind(string(kind))
 	if err != nil {
-		return "", fmt.Errorf("%s is not a task kind (want %s; gsm8k is gsm)", quote([]byte(kind)), strings.Join(Kinds, ", "))
+		return "", fmt.Errorf("%s is not a task kind (want %s; gsm is gsm8k)", quote([]byte(kind)), strings.Join(Kinds, ", "))
 	}
-	if k == answer.GSM8K {
-		return KindGSM, nil
-	}
-	return string(k), nil
+	return k, nil
 }
 
 // NormalizeGold writes a task's gold answer in the form answers are read
@@ -55,8 +45,8 @@ func normalizeKind(kind string) (string, error) {
 // normalised LaTeX (answer.NormalizeMath: "\dfrac12" is "0.5"). A gold that rule cannot read is trimmed
 // and kept (it then matches no answer: the episode earns no reward for
 // being right, rather than a wrong one).
-func NormalizeGold(kind, gold string) string {
-	if g := answer.Gold(answerKind(kind), gold); g != "" {
+func NormalizeGold(kind answer.Kind, gold string) string {
+	if g := answer.Gold(kind, gold); g != "" {
 		return g
 	}
 	return strings.TrimSpace(gold)

@@ -3,10 +3,15 @@ package llm
 import (
 	"strings"
 	"testing"
+
+	"github.com/mpdf/mpdf/answer"
 )
 
 func TestNormalizeGold(t *testing.T) {
-	for _, tc := range []struct{ kind, gold, want string }{
+	for _, tc := range []struct {
+		kind       answer.Kind
+		gold, want string
+	}{
 		{KindGSM, "Natalia sold 48/2 = <<48/2=24>>24 clips.\n#### 72", "72"},
 		{KindGSM, "1,250.50", "1250.5"},
 		{KindMMLU, "(c)", "C"},

@@ -153,7 +153,7 @@ func FuzzDecodeTasks(f *testing.F) {
 		var file bytes.Buffer
 		seen := map[string]bool{}
 		for _, task := range tasks {
-			if seen[task.ID] || !slices.Contains(Kinds, task.Kind) {
+			if seen[task.ID] || !slices.Contains(Kinds, string(task.Kind)) {
 				t.Fatalf("accepted task %+v: a repeated id or an unknown kind", task)
 			}
 			seen[task.ID] = true

@@ -168,7 +168,7 @@ func (g *game) generate(ctx context.Context, round, agent int, role string, msgs
 		return data.Turn{}, fmt.Errorf("llm: task %s: round %d: agent %d: %s: %w", g.t.ID, round, agent, role, err)
 	}
 	text := ex.Response
-	read := answer.Read(answerKind(g.t.Kind), text, answer.Options{Question: g.t.Question})
+	read := answer.Read(g.t.Kind, text, answer.Options{Question: g.t.Question})
 	if g.e.opts.Extract != nil {
 		read.Answer = g.e.opts.Extract(g.t.Kind, text)
 	}

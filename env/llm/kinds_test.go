@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -67,10 +68,11 @@ func TestLiveKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, want := range []struct {
-		kind, gold string
-		initial    []string
-		solve      string
-		refineEnd  string
+		kind      answer.Kind
+		gold      string
+		initial   []string
+		solve     string
+		refineEnd string
 	}{
 		{KindArithmetic, "482", []string{"482", "542", "542"},
 			"What is the result of 6+19*28+14-10*7? Make sure to state your answer at the end of the response.",

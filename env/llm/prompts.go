@@ -2,20 +2,22 @@ package llm
 
 import (
 	"strings"
+
+	"github.com/mpdf/mpdf/answer"
 )
 
 // Task kinds: what the question asks for and how its answer is written.
-// They are the answer package's kinds (Task.Kind accepts any name
-// answer.ParseKind reads — "gsm8k" is "gsm" — and keeps these).
+// They are the answer package's kinds, one type and one spelling
+// (Task.Kind accepts any name answer.ParseKind reads: "gsm" is gsm8k).
 const (
-	KindGSM        = "gsm"        // a number, written \boxed{N} (GSM8K and other math word problems)
-	KindMMLU       = "mmlu"       // a letter among the options, written (X)
-	KindArithmetic = "arithmetic" // an integer, stated at the end (LLM-Debate's arithmetic task)
-	KindMath       = "math"       // a LaTeX expression, written \boxed{...} (MATH competition problems)
+	KindGSM        = answer.GSM8K      // a number, written \boxed{N} (GSM8K and other math word problems)
+	KindMMLU       = answer.MMLU       // a letter among the options, written (X)
+	KindArithmetic = answer.Arithmetic // an integer, stated at the end (LLM-Debate's arithmetic task)
+	KindMath       = answer.Math       // a LaTeX expression, written \boxed{...} (MATH competition problems)
 )
 
-// Kinds lists the task kinds, in the order help texts name them.
-var Kinds = []string{KindGSM, KindMMLU, KindArithmetic, KindMath}
+// Kinds names the task kinds, in the order help texts name them.
+var Kinds = []string{string(KindGSM), string(KindMMLU), string(KindArithmetic), string(KindMath)}
 
 // prompts are the words of one task kind: %Q stands for the question, %S
 // for a solution, %A for an answer. The refine prompt is prefix, then
@@ -30,7 +32,7 @@ type prompts struct {
 // math asks as gsm does, for a simplified LaTeX expression in the box
 // answer.ExtractMath reads first. Concede has no LLM-Debate counterpart
 // (Options.ConcedeCall).
-var kindPrompts = map[string]prompts{
+var kindPrompts = map[answer.Kind]prompts{
 	KindGSM: {
 		solve:   `Can you solve the following math problem? %Q Explain your reasoning. Your final answer should be a single numerical number, in the form \boxed{answer}, at the end of your response.`,
 		prefix:  solutionsPrefix,
@@ -77,27 +79,24 @@ func fill(tmpl, question, solution, answer string) string {
 	return strings.NewReplacer("%Q", question, "%S", solution, "%A", answer).Replace(tmpl)
 }
 
-// promptsOf is the prompts of a task kind, any name answer.ParseKind
-// reads; gsm's for a kind it does not (Task.check admits none).
-func promptsOf(kind string) prompts {
+// promptsOf is the prompts of a task kind; gsm8k's for a kind it does not
+// know (Task.check admits none).
+func promptsOf(kind answer.Kind) prompts {
 	if p, ok := kindPrompts[kind]; ok {
 		return p
-	}
-	if k, err := normalizeKind(kind); err == nil {
-		return kindPrompts[k]
 	}
 	return kindPrompts[KindGSM]
 }
 
 // SolvePrompt is the round-0 prompt for a task.
-func SolvePrompt(kind, question string) string {
+func SolvePrompt(kind answer.Kind, question string) string {
 	return fill(promptsOf(kind).solve, question, "", "")
 }
 
 // RefinePrompt is the user message that follows an agent's own previous
 // answer when it refines: the peers' solutions, in agent order, then the
 // instruction.
-func RefinePrompt(kind, question string, peers []string) string {
+func RefinePrompt(kind answer.Kind, question string, peers []string) string {
 	p := promptsOf(kind)
 	var b strings.Builder
 	b.WriteString(p.prefix)
@@ -113,11 +112,11 @@ func RefinePrompt(kind, question string, peers []string) string {
 
 // ConcedePrompt is the user message that follows an agent's own previous
 // answer when it concedes with a call: the adopted solution and its answer.
-func ConcedePrompt(kind, solution, answer string) string {
+func ConcedePrompt(kind answer.Kind, solution, ans string) string {
 	if strings.TrimSpace(solution) == "" {
 		solution = noAnswer
 	}
-	return fill(promptsOf(kind).concede, "", solution, answer)
+	return fill(promptsOf(kind).concede, "", solution, ans)
 }
 
 // CriticPrompt asks the model to score a solution's correctness.

@@ -11,27 +11,28 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/mpdf/mpdf/answer"
 )
 
 // Task is one question for a live deliberation, a line of a tasks file:
 //
-//	{"id": "gsm-17", "question": "Jared is ...", "gold": "52", "kind": "gsm"}
+//	{"id": "gsm-17", "question": "Jared is ...", "gold": "52", "kind": "gsm8k"}
 //
-// Kind is any kind the answer package reads — gsm (or gsm8k), mmlu,
-// arithmetic, math, any case — and is kept as this package's name of it
-// (Kinds). Question is the whole text the model sees; for mmlu it holds
+// Kind is any kind the answer package reads — gsm8k (or gsm), mmlu,
+// arithmetic, math, any case — and is kept as answer.ParseKind names it. Question is the whole text the model sees; for mmlu it holds
 // the options too ("...?: A) 46,XX, B) 47,XXX, C) 69,XYY, D) 45,X"), for
 // arithmetic the whole question ("What is the result of 6+19*28?"). Gold
 // is optional ("" = unknown: the episode earns no reward) and is
 // normalised with NormalizeGold, so a GSM8K reference solution ending
-// "#### 52" will do; a gold the kind's answers could never equal (a gsm or
+// "#### 52" will do; a gold the kind's answers could never equal (a gsm8k or
 // arithmetic gold that is no number, an mmlu gold that is no letter A–D)
 // is an error.
 type Task struct {
-	ID       string `json:"id"`
-	Question string `json:"question"`
-	Gold     string `json:"gold,omitempty"`
-	Kind     string `json:"kind"`
+	ID       string      `json:"id"`
+	Question string      `json:"question"`
+	Gold     string      `json:"gold,omitempty"`
+	Kind     answer.Kind `json:"kind"`
 }
 
 // maxTaskLine bounds one line of a tasks file.
@@ -59,7 +60,7 @@ func (t *Task) check() error {
 	// episode of the task wrong.
 	switch _, err := strconv.ParseFloat(t.Gold, 64); {
 	case t.Kind == KindGSM && err != nil:
-		return fmt.Errorf("gold: %s is not a number (a gsm gold is the final number, or a solution ending \"#### N\")", quote([]byte(raw)))
+		return fmt.Errorf("gold: %s is not a number (a gsm8k gold is the final number, or a solution ending \"#### N\")", quote([]byte(raw)))
 	case t.Kind == KindArithmetic && err != nil:
 		return fmt.Errorf("gold: %s is not a number (an arithmetic gold is the integer result)", quote([]byte(raw)))
 	case t.Kind == KindMMLU && (len(t.Gold) != 1 || !strings.Contains("ABCD", t.Gold)):

@@ -57,7 +57,7 @@ func TestReadTasksErrors(t *testing.T) {
 		{"type", `{"id":7,"question":"q","kind":"gsm"}`, "t.jsonl:1: id: want a string, got JSON number"},
 		{"no id", `{"question":"q","kind":"gsm"}`, "t.jsonl:1: id: empty"},
 		{"no question", `{"id":"a","kind":"gsm"}`, "t.jsonl:1: question: empty"},
-		{"kind", `{"id":"a","question":"q","kind":"physics"}`, `t.jsonl:1: kind: "physics" is not a task kind (want gsm, mmlu, arithmetic, math; gsm8k is gsm)`},
+		{"kind", `{"id":"a","question":"q","kind":"physics"}`, `t.jsonl:1: kind: "physics" is not a task kind (want gsm8k, mmlu, arithmetic, math; gsm is gsm8k)`},
 		{"no kind", `{"id":"a","question":"q"}`, `t.jsonl:1: kind: "" is not a task kind`},
 		{"duplicate", good + "\n" + good, `t.jsonl:3: id: "a" repeats line 1`},
 		{"two values", `{"id":"a","question":"q","kind":"gsm"} {}`, "t.jsonl:1: more than one JSON value"},

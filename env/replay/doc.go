@@ -38,13 +38,13 @@
 //
 // Every agent refining every round reproduces the recorded debate exactly,
 // and every agent persisting reproduces round 0; the package tests check
-// both on the shared transcripts against transcript.Baselines.
+// both on the shared transcripts against corpus.Baselines (package data/corpus).
 //
 // # Baselines on replay
 //
 // Self-Refine (the refine heuristic) cannot be replayed: every recorded
 // revision was written after seeing the peers, so it would be the debate
-// under another name. The Env implements env.PeersAlwaysSeen; env.Run
+// under another name. The Env implements env.PeersAlwaysSeen; env.Play
 // refuses a Self-Refine policy on it and env.Baselines leaves refine out.
 // majority, debate, gate and until-consensus replay without approximation:
 // in each of them the whole team refines in the same rounds, from the
@@ -65,13 +65,6 @@
 // policy chooses among recorded behaviours (keep, take the next revision,
 // follow the peers), a model-free proxy for, not an equal of, running the
 // policy with a live model; the llm environment is the live one.
-//
-// # Calibration
-//
-// Tally adds the recorded debates of transcript files (transcript.ToEpisode)
-// to env.DebateStats and env.SignalTally, one file in memory at a time;
-// Calibrate fits the simulator to them (env.Calibrate). mpdf simulate
-// --calibrate is this function.
 //
 // # Specs
 //

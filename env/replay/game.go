@@ -11,7 +11,7 @@ import (
 
 // game is one replayed question in one episode. Its state is how many
 // recorded revisions each agent has used; Start makes a fresh game per
-// episode. Steps of one game must not run concurrently (env.Run steps a
+// episode. Steps of one game must not run concurrently (env.Play steps a
 // game's agents one after another).
 type game struct {
 	e    *Env

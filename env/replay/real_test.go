@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/data/corpus"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/internal/testenv"
@@ -22,7 +23,7 @@ func sharedDebates(t testing.TB) []string {
 // TestRealReplay replays every shared transcript under the two fixed
 // behaviours: all-refine must reproduce the recorded final answers and
 // all-persist round 0, so their team accuracies must equal
-// transcript.Baselines' debate and persist columns.
+// corpus.Baselines' debate and persist columns.
 func TestRealReplay(t *testing.T) {
 	paths := sharedDebates(t)
 	var files []*transcript.File
@@ -33,7 +34,7 @@ func TestRealReplay(t *testing.T) {
 		}
 		files = append(files, f)
 	}
-	rows := transcript.Baselines(files)
+	rows := corpus.Baselines(files)
 	for i, f := range files {
 		e, err := New(f.Questions)
 		if err != nil {
@@ -173,28 +174,5 @@ func TestRefineLastOnly(t *testing.T) {
 		var buf strings.Builder
 		res.WriteTable(&buf)
 		t.Logf("%s, %d questions, %d rounds:\n%s", set.name, e.NumTasks(), rounds, buf.String())
-	}
-}
-
-// TestEmbeddedCalibration: the simulator's embedded parameters are the
-// fit to the shared corpus, as the command in their source field makes
-// them (fields other than source must match exactly).
-func TestEmbeddedCalibration(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fits the whole shared corpus")
-	}
-	var stats env.DebateStats
-	if _, err := Tally(sharedCorpus(t), transcript.Options{}, &stats, nil); err != nil {
-		t.Fatal(err)
-	}
-	got, err := env.FitSimParams(&stats)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := env.DefaultSimParams()
-	got.Source = want.Source
-	if got != want {
-		t.Errorf("fit to the shared corpus differs from env/simulator_calibrated.json: rerun\n  %s --params-out env/simulator_calibrated.json\nfit %+v\nembedded %+v",
-			want.Source, got, want)
 	}
 }

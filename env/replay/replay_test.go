@@ -2,7 +2,6 @@ package replay
 
 import (
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -359,21 +358,5 @@ func TestSubset(t *testing.T) {
 	}
 	if _, err := e.Subset([]int{2}); err == nil {
 		t.Error("subset with a bad task: no error")
-	}
-}
-
-// TestCalibrateNeedsRevisions: transcripts without a revision of a right
-// and of a wrong answer cannot be fitted, and the error names the files.
-func TestCalibrateNeedsRevisions(t *testing.T) {
-	dir := t.TempDir()
-	path := dir + "/gsm_one.json"
-	doc := `{"q1": [[[{"role":"user","content":"q1"},{"role":"assistant","content":"\\boxed{5}"}],
-	                 [{"role":"user","content":"q1"},{"role":"assistant","content":"\\boxed{6}"}]], "#### 6"]}`
-	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err := Calibrate([]string{path}, transcript.Options{}, env.CalibrateOptions{})
-	if err == nil || !strings.Contains(err.Error(), "gsm_one.json") || !strings.Contains(err.Error(), "revisions") {
-		t.Errorf("err %v, want one naming the file and the missing revisions", err)
 	}
 }

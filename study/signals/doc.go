@@ -24,7 +24,7 @@
 //
 // The decisions are those of a behaviour policy (by default everyone
 // refines: the recorded debate, whose states carry real answer histories),
-// played with env.Run. The fix target is counterfactual: Measure replays
+// played with env.Play. The fix target is counterfactual: Measure replays
 // the round with the agent's action switched (teacher.Play, from a fresh
 // Start), so it needs an environment that is deterministic for a plan, as
 // a replay is; Measure checks that replaying the behaviour's own actions
@@ -34,4 +34,10 @@
 // featurizer (metapolicy.FeatureVersion, by its constant's name) and
 // candidate new ones computed from the episode's history (answer changes,
 // majority growth, margins, length and hedging relative to peers).
+//
+// [CorrectnessTally] is the target correct alone, over the featurizer's
+// features, on episodes read or played without replaying anything: the
+// simulator's calibration (package env/sim/calibrate) compares real and
+// simulated debates with it. It and [Measure] walk decisions the same
+// way, so the two report the same features of the same decisions.
 package signals

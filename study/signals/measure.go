@@ -48,21 +48,26 @@ type Options struct {
 	Rounds int
 	// Episodes per task (> 0 for a sampling policy; 0 means 1).
 	Episodes int
-	// Seed of env.Run.
+	// Seed of env.Play.
 	Seed uint64
-	// Workers of env.Run (0: GOMAXPROCS).
+	// Workers of env.Play (0: GOMAXPROCS).
 	Workers int
 }
 
-// Row is one feature's AUCs: AUC[target][subset], NaN when a class is empty.
-type Row struct {
+// Row is FeatureRow under its former name.
+//
+// Deprecated: use FeatureRow.
+type Row = FeatureRow
+
+// FeatureRow is one feature's AUCs: AUC[target][subset], NaN when a class is empty.
+type FeatureRow struct {
 	Feature string                          `json:"feature"`
 	Doc     string                          `json:"doc"`
 	AUC     [NumTargets][NumSubsets]float64 `json:"-"`
 }
 
 // MarshalJSON writes the AUCs by target and subset name (NaN as null).
-func (r Row) MarshalJSON() ([]byte, error) {
+func (r FeatureRow) MarshalJSON() ([]byte, error) {
 	m := map[string]any{"feature": r.Feature, "doc": r.Doc}
 	for t := range NumTargets {
 		for s := range NumSubsets {
@@ -85,7 +90,7 @@ type Report struct {
 	Decisions [NumSubsets]int `json:"-"`       // by subset
 	// Positives[target][subset] counts the decisions whose target holds.
 	Positives [NumTargets][NumSubsets]int `json:"-"`
-	Rows      []Row                       `json:"features"`
+	Rows      []FeatureRow                `json:"features"`
 }
 
 // MarshalJSON flattens the counts by name.
@@ -163,7 +168,7 @@ func Measure(e env.Env, pol metapolicy.Policy, o Options, cands []Candidate) (*R
 	var contested, pivotal []bool
 	k := 0
 	v1 := make([]float64, metapolicy.FeatureWidth)
-	err := env.Run(e, pol, env.RunOptions{Tasks: tasks, Episodes: eps, Rounds: o.Rounds, Seed: o.Seed, Workers: o.Workers},
+	err := env.Play(e, pol, env.RunOptions{Tasks: tasks, Episodes: eps, Rounds: o.Rounds, Seed: o.Seed, Workers: o.Workers},
 		func(ep *data.Episode) error {
 			task := tasks[k/eps]
 			k++
@@ -180,42 +185,40 @@ func Measure(e env.Env, pol metapolicy.Policy, o Options, cands []Candidate) (*R
 			if !sameAnswers(ep, again) {
 				return fmt.Errorf("signals: %s: task %s: replaying the episode's actions gave other answers: the environment is not deterministic for a plan", e.Name(), ep.Task)
 			}
-			for t := 1; t < len(ep.Rounds); t++ {
-				prevAns := answers(ep, t-1)
-				v := votes(prevAns)
-				isContested := len(v) != 1 || slices.Contains(prevAns, "")
-				for i := range ep.Agents {
-					obs := ep.Observation(t, i)
-					if err := metapolicy.Featurize(v1, &obs); err != nil {
-						return fmt.Errorf("signals: task %s: round %d: agent %d: %w", ep.Task, t, i, err)
-					}
-					d := Decision{Ep: ep, Round: t, Agent: i, V1: v1}
-					for c := range cands {
-						values[c] = append(values[c], cands[c].Value(&d))
-					}
-					var lab [NumTargets]bool
-					lab[TargetCorrect] = prevAns[i] == ep.Gold
-					var team [2]string // refine, persist
-					for a, act := range []metapolicy.Action{metapolicy.Refine, metapolicy.Persist} {
-						if *ep.Rounds[t].Turns[i].Action == act {
-							team[a] = data.TeamAnswer(ep.Rounds[t].Turns)
-							continue
-						}
-						alt := plan.Clone()
-						alt[t-1][i] = act
-						if team[a], err = teamAfter(e, task, alt, t); err != nil {
-							return err
-						}
-					}
-					lab[TargetFix] = team[0] == ep.Gold && team[1] != ep.Gold
-					lab[TargetBreak] = team[0] != ep.Gold && team[1] == ep.Gold
-					lab[TargetFixPivotal] = lab[TargetFix]
-					labels = append(labels, lab)
-					contested = append(contested, isContested)
-					pivotal = append(pivotal, lab[TargetFix] || lab[TargetBreak])
+			var prevAns []string
+			isContested := false
+			return eachDecision(ep, v1, func(t, i int, _ *metapolicy.Observation) error {
+				if i == 0 {
+					prevAns = answers(ep, t-1)
+					isContested = len(votes(prevAns)) != 1 || slices.Contains(prevAns, "")
 				}
-			}
-			return nil
+				d := Decision{Ep: ep, Round: t, Agent: i, V1: v1}
+				for c := range cands {
+					values[c] = append(values[c], cands[c].Value(&d))
+				}
+				var lab [NumTargets]bool
+				lab[TargetCorrect] = prevAns[i] == ep.Gold
+				var team [2]string // refine, persist
+				for a, act := range []metapolicy.Action{metapolicy.Refine, metapolicy.Persist} {
+					if *ep.Rounds[t].Turns[i].Action == act {
+						team[a] = data.TeamAnswer(ep.Rounds[t].Turns)
+						continue
+					}
+					alt := plan.Clone()
+					alt[t-1][i] = act
+					var err error
+					if team[a], err = teamAfter(e, task, alt, t); err != nil {
+						return err
+					}
+				}
+				lab[TargetFix] = team[0] == ep.Gold && team[1] != ep.Gold
+				lab[TargetBreak] = team[0] != ep.Gold && team[1] == ep.Gold
+				lab[TargetFixPivotal] = lab[TargetFix]
+				labels = append(labels, lab)
+				contested = append(contested, isContested)
+				pivotal = append(pivotal, lab[TargetFix] || lab[TargetBreak])
+				return nil
+			})
 		})
 	if err != nil {
 		return nil, err
@@ -237,7 +240,7 @@ func Measure(e env.Env, pol metapolicy.Policy, o Options, cands []Candidate) (*R
 		}
 	}
 	for c, cand := range cands {
-		row := Row{Feature: cand.Name, Doc: cand.Doc}
+		row := FeatureRow{Feature: cand.Name, Doc: cand.Doc}
 		for t := range NumTargets {
 			for s := range NumSubsets {
 				var xs []float64

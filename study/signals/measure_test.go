@@ -8,8 +8,8 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/data/transcript"
-	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 )
@@ -118,7 +118,7 @@ func TestMeasureRealTranscripts(t *testing.T) {
 // a plan from another stream gives other answers: Measure refuses it
 // rather than report counterfactuals that are not.
 func TestMeasureRefusesNondeterministicEnv(t *testing.T) {
-	sim, err := env.NewSimulator(env.SimConfig{Seed: 1})
+	sim, err := sim.New(sim.Config{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,13 +9,14 @@ import (
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // writeRollouts collects the simulator's episodes under pol into a file.
 func writeRollouts(t *testing.T, path string, pol metapolicy.Policy, source string) {
 	t.Helper()
-	sim, err := env.NewSimulator(env.SimConfig{Seed: 1, Tasks: 8})
+	sim, err := sim.New(sim.Config{Seed: 1, Tasks: 8})
 	if err != nil {
 		t.Fatal(err)
 	}

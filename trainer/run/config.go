@@ -108,7 +108,7 @@ type Teacher struct {
 var ErrNoLabels = errors.New("no labelled decision")
 
 // Hooks report a run as it goes. Every field may be nil; each is called
-// from the goroutine that called Run.
+// from the goroutine that called Train.
 type Hooks struct {
 	// Logger receives what the run reports on the way: skipped steps,
 	// rejected records (at Warn). Nil discards.

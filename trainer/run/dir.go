@@ -15,7 +15,7 @@ const (
 	EvalName    = "eval.json"
 )
 
-// ErrNotEmpty is wrapped by the error Run returns for a fresh run into a
+// ErrNotEmpty is wrapped by the error Train returns for a fresh run into a
 // directory that holds files: resume that run (Config.Resume), give
 // another directory, or set Config.Overwrite.
 var ErrNotEmpty = outfile.ErrNotEmpty

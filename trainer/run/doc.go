@@ -5,7 +5,7 @@
 // mpdf train command is a thin wiring of flags into Config; a Go program
 // trains the same way:
 //
-//	res, err := run.Run(ctx, run.Config{Train: cfg, Env: sim, EnvName: "sim"}, run.Hooks{})
+//	res, err := run.Train(ctx, run.Config{Train: cfg, Env: sim, EnvName: "sim"}, run.Hooks{})
 //	// res.Policy is the trained network
 //
 // # In memory or in a directory

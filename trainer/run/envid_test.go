@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/trainer"
 )
 
@@ -12,7 +13,7 @@ import (
 // a checkpoint of an older build, without one, still resumes.
 func TestResumeChecksEnvID(t *testing.T) {
 	sim := func(tasks int) env.Env {
-		e, err := env.NewSimulator(env.SimConfig{Tasks: tasks, Seed: 1})
+		e, err := sim.New(sim.Config{Tasks: tasks, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/run"
 )
@@ -20,11 +20,11 @@ func ExampleRun() {
 	cfg.SFT.Epochs = 2
 	cfg.RL.Iterations = 3
 	cfg.RL.TasksPerIter, cfg.RL.EpisodesPerTask = 8, 4
-	sim, err := env.NewSimulator(env.SimConfig{Seed: cfg.Seed})
+	sim, err := sim.New(sim.Config{Seed: cfg.Seed})
 	if err != nil {
 		panic(err)
 	}
-	res, err := run.Run(context.Background(), run.Config{Train: cfg, Env: sim, EnvName: "sim"}, run.Hooks{
+	res, err := run.Train(context.Background(), run.Config{Train: cfg, Env: sim, EnvName: "sim"}, run.Hooks{
 		SFT: func(s run.SFTResult) { fmt.Printf("supervised: %d epochs over %s\n", s.Epochs, s.What) },
 	})
 	if err != nil {

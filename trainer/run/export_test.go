@@ -54,7 +54,7 @@ func TestWeightsAreBest(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	cfg := simConfig(t)
 	cfg.Dir, cfg.BestMetric = dir, "-sft_loss"
-	res, err := Run(context.Background(), cfg, Hooks{})
+	res, err := Train(context.Background(), cfg, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestWeightsFollowBest(t *testing.T) {
 		seen = append(seen, meta[MetaStep])
 		checkWeights(t, dir, checkpoints.BestName)
 	}}
-	if _, err := Run(context.Background(), cfg, hooks); err != nil {
+	if _, err := Train(context.Background(), cfg, hooks); err != nil {
 		t.Fatal(err)
 	}
 	checkWeights(t, dir, checkpoints.BestName)
@@ -114,7 +114,7 @@ func TestWeightsFollowBest(t *testing.T) {
 	cfg = simConfig(t)
 	cfg.Dir = none
 	cfg.Train.RL.Iterations, cfg.Train.SFT.Epochs = 0, 0
-	if _, err := Run(context.Background(), cfg, Hooks{}); err != nil {
+	if _, err := Train(context.Background(), cfg, Hooks{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(none, checkpoints.BestName)); err == nil {

@@ -39,7 +39,7 @@ func TestRunFailedBeforeFirstCheckpointLeavesNothing(t *testing.T) {
 			os.Mkdir(dir, 0o755)
 		}
 		src := &failingSource{memSource: memRows(), fail: 2}
-		_, err := Run(context.Background(), Config{Train: tinyConfig(), Data: src, Dir: dir}, Hooks{})
+		_, err := Train(context.Background(), Config{Train: tinyConfig(), Data: src, Dir: dir}, Hooks{})
 		if err == nil || !strings.Contains(err.Error(), "disk read error") {
 			t.Fatalf("err = %v, want the read error", err)
 		}
@@ -51,7 +51,7 @@ func TestRunFailedBeforeFirstCheckpointLeavesNothing(t *testing.T) {
 			t.Errorf("existing directory after the failed run: %v, %d entries", err, len(entries))
 		}
 		src.fail = 0
-		if _, err := Run(context.Background(), Config{Train: tinyConfig(), Data: src, Dir: dir}, Hooks{}); err != nil {
+		if _, err := Train(context.Background(), Config{Train: tinyConfig(), Data: src, Dir: dir}, Hooks{}); err != nil {
 			t.Fatalf("retry: %v", err)
 		}
 	}
@@ -65,7 +65,7 @@ func foreignCheckpoint(t *testing.T) []byte {
 	src := memRows()
 	c := tinyConfig()
 	c.Seed = 99
-	if _, err := Run(context.Background(), Config{Train: c, Data: &src, Dir: dir}, Hooks{}); err != nil {
+	if _, err := Train(context.Background(), Config{Train: c, Data: &src, Dir: dir}, Hooks{}); err != nil {
 		t.Fatal(err)
 	}
 	p, err := checkpoints.Latest(dir)
@@ -98,7 +98,7 @@ func TestResumeRefusesForeignCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	src := memRows()
 	cfg := Config{Train: tinyConfig(), Data: &src, Dir: dir, Keep: 2}
-	if _, err := Run(context.Background(), cfg, Hooks{}); err != nil {
+	if _, err := Train(context.Background(), cfg, Hooks{}); err != nil {
 		t.Fatal(err)
 	}
 	rs, err := Latest(dir)
@@ -119,7 +119,7 @@ func TestResumeRefusesForeignCheckpoint(t *testing.T) {
 	}
 	// Read before the file arrived, refused under the lock.
 	cfg.Resume, cfg.Train.RL.Iterations = rs, 4
-	if _, err := Run(context.Background(), cfg, Hooks{}); !errors.Is(err, checkpoints.ErrForeign) {
+	if _, err := Train(context.Background(), cfg, Hooks{}); !errors.Is(err, checkpoints.ErrForeign) {
 		t.Fatalf("Run with a foreign checkpoint: %v, want a refusal", err)
 	}
 	os.Remove(foreign)
@@ -144,7 +144,7 @@ func TestResumeOfOlderRunDirectory(t *testing.T) {
 	dir := t.TempDir()
 	src := memRows()
 	cfg := Config{Train: tinyConfig(), Data: &src, Dir: dir}
-	if _, err := Run(context.Background(), cfg, Hooks{}); err != nil {
+	if _, err := Train(context.Background(), cfg, Hooks{}); err != nil {
 		t.Fatal(err)
 	}
 	// Make it an older build's directory.
@@ -165,7 +165,7 @@ func TestResumeOfOlderRunDirectory(t *testing.T) {
 		t.Fatalf("older run directory: %v", err)
 	}
 	cfg.Resume, cfg.Train.RL.Iterations = rs, 3
-	if _, err := Run(context.Background(), cfg, Hooks{}); err != nil {
+	if _, err := Train(context.Background(), cfg, Hooks{}); err != nil {
 		t.Fatalf("resume of an older run directory: %v", err)
 	}
 	id, ok, err := readIdentity(dir)
@@ -187,7 +187,7 @@ func TestRunIDSurvivesLongerResume(t *testing.T) {
 	src := memRows()
 	c := tinyConfig()
 	c.RL.Iterations = 1
-	if _, err := Run(context.Background(), Config{Train: c, Data: &src, Dir: long}, Hooks{}); err != nil {
+	if _, err := Train(context.Background(), Config{Train: c, Data: &src, Dir: long}, Hooks{}); err != nil {
 		t.Fatal(err)
 	}
 	rs, err := Latest(long)
@@ -195,10 +195,10 @@ func TestRunIDSurvivesLongerResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.RL.Iterations = 2
-	if _, err := Run(context.Background(), Config{Train: c, Data: &src, Dir: long, Resume: rs}, Hooks{}); err != nil {
+	if _, err := Train(context.Background(), Config{Train: c, Data: &src, Dir: long, Resume: rs}, Hooks{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), Config{Train: c, Data: &src, Dir: straight}, Hooks{}); err != nil {
+	if _, err := Train(context.Background(), Config{Train: c, Data: &src, Dir: straight}, Hooks{}); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := os.ReadFile(filepath.Join(long, checkpoints.StepName(rs.Checkpoint.Header.Step*2)))

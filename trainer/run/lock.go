@@ -13,7 +13,7 @@ import (
 // over without a word.
 const LockName = "run.lock"
 
-// ErrLocked is wrapped by the error Run returns when another process
+// ErrLocked is wrapped by the error Train returns when another process
 // writes the run directory.
 var ErrLocked = errors.New("run directory in use")
 
@@ -23,7 +23,7 @@ type DirLock struct{ d *outfile.Dir }
 // LockDir creates dir when missing and takes its exclusive lock, writing
 // this process's pid and host into the lock file (outfile.OpenDir). It
 // fails at once, with an error wrapping ErrLocked that names the holder,
-// when another process (or another LockDir of this one) holds it. Run
+// when another process (or another LockDir of this one) holds it. Train
 // takes it for the whole run; tools that change a run directory take it too.
 func LockDir(dir string) (*DirLock, error) {
 	d, err := outfile.OpenDir(dir, LockName)

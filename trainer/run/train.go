@@ -37,7 +37,14 @@ type runner struct {
 	res     Result
 }
 
-// Run trains a policy as cfg says: the supervised stage (unless resuming),
+// Run is Train under its former name.
+//
+// Deprecated: use Train; Run will be removed.
+func Run(ctx context.Context, cfg Config, hooks Hooks) (*Result, error) {
+	return Train(ctx, cfg, hooks)
+}
+
+// Train trains a policy as cfg says: the supervised stage (unless resuming),
 // then RL online in cfg.Env or offline on cfg.Data, saving a checkpoint
 // after the supervised stage and after every iteration, and, online, a
 // final evaluation on cfg.HeldOutEnv. With cfg.Dir it writes the run
@@ -45,7 +52,7 @@ type runner struct {
 // memory. Cancelling ctx stops the run between epochs, iterations or
 // chunks: what the last checkpoint holds is kept, and Resume continues
 // from it. Every input is checked before the directory is touched.
-func Run(ctx context.Context, cfg Config, hooks Hooks) (res *Result, err error) {
+func Train(ctx context.Context, cfg Config, hooks Hooks) (res *Result, err error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}

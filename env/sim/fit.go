@@ -1,14 +1,9 @@
-package env
+package sim
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"slices"
-	"text/tabwriter"
-
-	"github.com/mpdf/mpdf/data"
-	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // Hand-set coefficients of the critic's confidence: the transcripts hold
@@ -28,19 +23,19 @@ const (
 	handAttractorJit   = 0.25
 )
 
-// FitSimParams fits the simulator's parameters to the statistics of real
+// Fit fits the simulator's parameters to the statistics of real
 // debates (package documentation, "Calibration"). It is deterministic. It
 // fails when the statistics hold no episode, no revision of a wrong answer
 // or none of a right one.
-func FitSimParams(real *DebateStats) (SimParams, error) {
+func Fit(real *DebateStats) (Params, error) {
 	switch {
 	case real.Episodes == 0:
-		return SimParams{}, fmt.Errorf("env: calibrate: no episode with a gold answer")
+		return Params{}, fmt.Errorf("sim: calibrate: no episode with a gold answer")
 	case real.fixTrials == 0 || real.breakTrials == 0:
-		return SimParams{}, fmt.Errorf("env: calibrate: %d revisions of wrong answers and %d of right ones: need some of each",
+		return Params{}, fmt.Errorf("sim: calibrate: %d revisions of wrong answers and %d of right ones: need some of each",
 			real.fixTrials, real.breakTrials)
 	}
-	p := SimParams{
+	p := Params{
 		SolveSlope: handSolveSlope, DifficultyMean: handDifficultyMean, AttractorJitter: handAttractorJit,
 		ConfRight: handConfRight, ConfAttractor: handConfAttractor, ConfOther: handConfOther,
 		ConfDifficulty: handConfDifficulty, ConfConsensus: handConfConsensus, ConfNoise: handConfNoise,
@@ -111,124 +106,6 @@ func FitSimParams(real *DebateStats) (SimParams, error) {
 		round(x)
 	}
 	return p, p.Check()
-}
-
-// CalibrateOptions configure Calibrate.
-type CalibrateOptions struct {
-	// Source is recorded in the parameters' Source field (say how they
-	// were produced: the command and corpus).
-	Source string
-	// Seed seeds the simulated check (task pools and episodes).
-	Seed uint64
-	// Scale is how many simulated tasks play each real episode of a team
-	// size and round count, for the check; 0 means 4.
-	Scale int
-	// Workers plays the simulated check on this many goroutines (0 =
-	// GOMAXPROCS); the result does not depend on it.
-	Workers int
-}
-
-// Calibration is a fit of the simulator to real debates and its check:
-// each statistic measured on the real episodes and on the simulator's
-// debate episodes of the same team sizes and round counts, and every
-// feature's signal (AUC for correctness) on both.
-type Calibration struct {
-	Params       SimParams `json:"params"`
-	Rows         []Row     `json:"rows"`
-	RealSignals  []Signal  `json:"real_signals"`
-	SimSignals   []Signal  `json:"sim_signals"`
-	RealEpisodes int       `json:"real_episodes"`
-	SimEpisodes  int       `json:"sim_episodes"`
-}
-
-// Calibrate fits the simulator to real debate statistics and signals
-// (FitSimParams), then plays the debate policy on simulators with the
-// fitted parameters — one per team size and round count of the real
-// episodes, opts.Scale tasks per real episode — and measures the same
-// statistics and signals on them.
-func Calibrate(real *DebateStats, realSignals *SignalTally, opts CalibrateOptions) (*Calibration, error) {
-	p, err := FitSimParams(real)
-	if err != nil {
-		return nil, err
-	}
-	p.Source = opts.Source
-	scale := opts.Scale
-	if scale == 0 {
-		scale = 4
-	}
-	if scale < 0 {
-		return nil, fmt.Errorf("env: calibrate: scale %d, want ≥ 0", scale)
-	}
-	debate, err := metapolicy.NewHeuristic(metapolicy.HeuristicDebate)
-	if err != nil {
-		return nil, err
-	}
-	var sim DebateStats
-	var simSig SignalTally
-	shapes := make([][2]int, 0, len(real.Shape))
-	for k := range real.Shape {
-		shapes = append(shapes, k)
-	}
-	slices.SortFunc(shapes, func(a, b [2]int) int {
-		if a[0] != b[0] {
-			return a[0] - b[0]
-		}
-		return a[1] - b[1]
-	})
-	for i, sh := range shapes {
-		if sh[1] < 1 {
-			continue
-		}
-		s, err := NewSimulator(SimConfig{Seed: opts.Seed + uint64(i), Tasks: scale * real.Shape[sh], Agents: sh[0], Params: &p})
-		if err != nil {
-			return nil, err
-		}
-		err = Run(s, debate, RunOptions{Rounds: sh[1], Seed: opts.Seed, Workers: opts.Workers}, func(ep *data.Episode) error {
-			if err := sim.Add(ep); err != nil {
-				return err
-			}
-			return simSig.Add(ep)
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	c := &Calibration{Params: p, Rows: real.summary(), RealSignals: realSignals.Signals(),
-		SimSignals: simSig.Signals(), RealEpisodes: real.Episodes, SimEpisodes: sim.Episodes}
-	for i, r := range sim.summary() {
-		c.Rows[i].Sim = r.Real
-	}
-	return c, nil
-}
-
-// WriteTable writes the fit: the parameters, the statistics side by side
-// and the signals side by side.
-func (c *Calibration) WriteTable(w io.Writer) error {
-	b, err := c.Params.MarshalIndent()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "fitted parameters:\n%s\n", b)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "statistic\treal (%d episodes)\tsimulated (%d episodes)\n", c.RealEpisodes, c.SimEpisodes)
-	for _, r := range c.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Name, num(r.Real), num(r.Sim))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w, "\nsignals: AUC of each feature for \"the agent's current answer is right\", debate episodes")
-	return WriteSignals(w, []string{"real", "simulated"}, c.RealSignals, c.SimSignals)
-}
-
-func num(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "—"
-	case math.Abs(x) >= 100:
-		return fmt.Sprintf("%.0f", x)
-	}
-	return fmt.Sprintf("%.3f", x)
 }
 
 // fitRoundZero returns the skill and difficulty spread (difficulty mean ½,

@@ -1,10 +1,7 @@
-package env
+package signals
 
 import (
-	"fmt"
 	"math"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -39,16 +36,16 @@ func TestAUC(t *testing.T) {
 	}
 }
 
-// TestSignalTally: one decision per agent and round, labelled by the
+// TestCorrectnessTally: one decision per agent and round, labelled by the
 // agent's current answer; episodes without a gold are skipped.
-func TestSignalTally(t *testing.T) {
+func TestCorrectnessTally(t *testing.T) {
 	ref := metapolicy.Refine
 	ep := data.Episode{ID: "e", Gold: "4", Agents: 2, Rounds: []data.Round{
 		{Turns: []data.Turn{{Answer: "4"}, {Answer: "5"}}},
 		{Turns: []data.Turn{{Answer: "4", Action: &ref}, {Answer: "4", Action: &ref}}},
 		{Turns: []data.Turn{{Answer: "4", Action: &ref}, {Answer: "4", Action: &ref}}},
 	}}
-	var s SignalTally
+	var s CorrectnessTally
 	if err := s.Add(&ep); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +68,7 @@ func TestSignalTally(t *testing.T) {
 
 // TestAUCNaN: a NaN score has no rank; auc must return NaN, not spin on the
 // empty tie block NaN == NaN leaves (it did).
-func TestAUCNaN(t *testing.T) {
+func TestCorrectnessAUCNaN(t *testing.T) {
 	done := make(chan float64, 1)
 	go func() {
 		done <- auc([]float32{1, float32(math.NaN()), 3}, []bool{true, false, true}, 2)
@@ -83,31 +80,5 @@ func TestAUCNaN(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("auc with a NaN score did not terminate")
-	}
-}
-
-// The simulator's signals are MeasureSignals of its debate episodes, and
-// the text says which simulator, how many decisions and which seed.
-func TestMeasureSimulatorSignals(t *testing.T) {
-	opts := RunOptions{NumTasks: 20, Rounds: 2, Seed: 3, Workers: 2}
-	got, err := MeasureSimulatorSignals(SimConfig{}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := NewSimulator(SimConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	debate, _ := metapolicy.NewHeuristic(metapolicy.HeuristicDebate)
-	want, n, err := MeasureSignals(sim, debate, opts)
-	if err != nil || got.Decisions != n || n == 0 || !slices.Equal(got.Signals, want) {
-		t.Errorf("signals %+v, want %d decisions %v (%v)", got, n, want, err)
-	}
-	var b strings.Builder
-	if err := got.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	if head := fmt.Sprintf("over %d debate decisions, seed 3\n", n); !strings.Contains(b.String(), head) || !strings.Contains(b.String(), "simulated") {
-		t.Errorf("text:\n%s", b.String())
 	}
 }

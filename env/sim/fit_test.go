@@ -1,4 +1,4 @@
-package env
+package sim
 
 import (
 	"bytes"
@@ -6,8 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mpdf/mpdf/data"
-	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/env"
 )
 
 // TestFitRecoversSimulator fits the simulator to its own debates, played
@@ -18,13 +17,13 @@ func TestFitRecoversSimulator(t *testing.T) {
 	truth.FixSkill, truth.BreakGap = 0, 0 // what the fit assumes
 	truth.FixAllGold, truth.BreakAllWrong = 0.5, -0.5
 	truth.StepsSpread, truth.HedgesSpread = 0.3, 0.2
-	s := newSim(t, SimConfig{Tasks: 3000, Params: truth})
+	s := newSim(t, Config{Tasks: 3000, Params: truth})
 	debate := heuristic(t, "debate")
 	var stats DebateStats
-	if err := Run(s, debate, RunOptions{Rounds: 2, Seed: 4}, stats.Add); err != nil {
+	if err := env.Play(s, debate, env.RunOptions{Rounds: 2, Seed: 4}, stats.Add); err != nil {
 		t.Fatal(err)
 	}
-	fit, err := FitSimParams(&stats)
+	fit, err := Fit(&stats)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,50 +60,14 @@ func TestFitRecoversSimulator(t *testing.T) {
 		}
 	}
 	// Deterministic: the same statistics give the same bytes.
-	again, _ := FitSimParams(&stats)
+	again, _ := Fit(&stats)
 	a, _ := fit.MarshalIndent()
 	b, _ := again.MarshalIndent()
 	if !bytes.Equal(a, b) {
 		t.Error("two fits of the same statistics differ")
 	}
-	if _, err := FitSimParams(&DebateStats{}); err == nil {
+	if _, err := Fit(&DebateStats{}); err == nil {
 		t.Error("fit of no episodes: no error")
-	}
-}
-
-// TestCalibrateReport: Calibrate's check plays the fitted simulator on the
-// real episodes' shapes and fills both columns.
-func TestCalibrateReport(t *testing.T) {
-	s := newSim(t, SimConfig{Tasks: 300, Params: handSet()})
-	var stats DebateStats
-	var sig SignalTally
-	err := Run(s, heuristic(t, "debate"), RunOptions{Rounds: 2, Seed: 1}, func(ep *data.Episode) error {
-		if err := stats.Add(ep); err != nil {
-			return err
-		}
-		return sig.Add(ep)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Calibrate(&stats, &sig, CalibrateOptions{Source: "test", Seed: 2, Scale: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.RealEpisodes != 300 || c.SimEpisodes != 600 || c.Params.Source != "test" {
-		t.Errorf("episodes %d real, %d simulated; source %q", c.RealEpisodes, c.SimEpisodes, c.Params.Source)
-	}
-	if len(c.RealSignals) != metapolicy.FeatureWidth || len(c.SimSignals) != metapolicy.FeatureWidth {
-		t.Errorf("%d and %d signals", len(c.RealSignals), len(c.SimSignals))
-	}
-	var buf bytes.Buffer
-	if err := c.WriteTable(&buf); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"fitted parameters", "revision fixes a wrong answer", "AUC real", "own_share"} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("report lacks %q", want)
-		}
 	}
 }
 
@@ -114,7 +77,7 @@ func TestSimParamsFile(t *testing.T) {
 	if err := p.WriteFile(path); err != nil {
 		t.Fatal(err)
 	}
-	q, err := ReadSimParams(path)
+	q, err := ReadParams(path)
 	if err != nil || q != p {
 		t.Fatalf("read back %+v, %v", q, err)
 	}
@@ -125,11 +88,11 @@ func TestSimParamsFile(t *testing.T) {
 		"out of range":  strings.Replace(string(b), `"keep_wrong": 0.6`, `"keep_wrong": 1.6`, 1),
 		"not JSON":      "{",
 	} {
-		if _, err := ParseSimParams([]byte(bad)); err == nil {
+		if _, err := ParseParams([]byte(bad)); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if _, err := ReadSimParams(t.TempDir() + "/none.json"); err == nil {
+	if _, err := ReadParams(t.TempDir() + "/none.json"); err == nil {
 		t.Error("missing file: no error")
 	}
 }

@@ -1,4 +1,4 @@
-package env
+package sim
 
 import (
 	"bytes"
@@ -13,13 +13,13 @@ import (
 	"github.com/mpdf/mpdf/data"
 )
 
-// SimParams are the coefficients of the simulator's model of how agents
+// Params are the coefficients of the simulator's model of how agents
 // answer, revise and spend tokens (package documentation, "The
 // simulator"). Calibrate fits the ones marked "fitted" to real debate
 // transcripts; the others have no counterpart in the transcripts (they
-// hold no critic score) and keep hand-set values. DefaultSimParams is the
+// hold no critic score) and keep hand-set values. DefaultParams is the
 // fit to the shared corpus, embedded in the binary.
-type SimParams struct {
+type Params struct {
 	// Source says where the values come from (a calibration's command and
 	// corpus, or "hand-set").
 	Source string `json:"source"`
@@ -27,7 +27,7 @@ type SimParams struct {
 	// Round 0 (fitted): agent i is right with probability
 	// σ(SolveSlope·(skill_i − d)), the task difficulty d drawn as
 	// DifficultyMean + DifficultySpread·N(0,1), every skill Skill (unless
-	// SimConfig.Skills says otherwise). SolveSlope is fixed at 6: only the
+	// Config.Skills says otherwise). SolveSlope is fixed at 6: only the
 	// ratio of spread to slope is identified.
 	SolveSlope       float64 `json:"solve_slope"`
 	Skill            float64 `json:"skill"`
@@ -129,52 +129,52 @@ type LogNormal struct {
 // calibrated is the fit of Calibrate to the shared corpus, produced by the
 // command in its Source field (see README, "The simulator").
 //
-//go:embed simulator_calibrated.json
+//go:embed calibrated.json
 var calibrated []byte
 
-// DefaultSimParams returns the embedded calibrated parameters, the
+// DefaultParams returns the embedded calibrated parameters, the
 // simulator's default.
-func DefaultSimParams() SimParams {
-	p, err := ParseSimParams(calibrated)
+func DefaultParams() Params {
+	p, err := ParseParams(calibrated)
 	if err != nil {
-		panic("env: embedded simulator_calibrated.json: " + err.Error())
+		panic("sim: embedded calibrated.json: " + err.Error())
 	}
 	return p
 }
 
-// ParseSimParams reads parameters written by SimParams.MarshalIndent (or
+// ParseParams reads parameters written by Params.MarshalIndent (or
 // by hand): every field must be present, known and valid.
-func ParseSimParams(b []byte) (SimParams, error) {
+func ParseParams(b []byte) (Params, error) {
 	b = data.TrimBOM(b) // a hand-edited file may start with one
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return SimParams{}, fmt.Errorf("env: simulator parameters: %w", err)
+		return Params{}, fmt.Errorf("sim: simulator parameters: %w", err)
 	}
-	t := reflect.TypeFor[SimParams]()
+	t := reflect.TypeFor[Params]()
 	for i := range t.NumField() {
 		name, _, _ := bytes.Cut([]byte(t.Field(i).Tag.Get("json")), []byte(","))
 		if _, ok := raw[string(name)]; !ok {
-			return SimParams{}, fmt.Errorf("env: simulator parameters: field %q missing", name)
+			return Params{}, fmt.Errorf("sim: simulator parameters: field %q missing", name)
 		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	var p SimParams
+	var p Params
 	if err := dec.Decode(&p); err != nil {
-		return SimParams{}, fmt.Errorf("env: simulator parameters: %w", err)
+		return Params{}, fmt.Errorf("sim: simulator parameters: %w", err)
 	}
 	return p, p.Check()
 }
 
 // MarshalIndent writes the parameters as indented JSON, fields in
 // declaration order, ending with a newline.
-func (p SimParams) MarshalIndent() ([]byte, error) {
+func (p Params) MarshalIndent() ([]byte, error) {
 	b, err := json.MarshalIndent(p, "", "  ")
 	return append(b, '\n'), err
 }
 
 // Check reports a parameter outside its domain.
-func (p *SimParams) Check() error {
+func (p *Params) Check() error {
 	prob := map[string]float64{
 		"unreadable": p.Unreadable, "revision_unreadable": p.RevisionUnreadable,
 		"unreadable_correlation": p.UnreadableCorrelation, "attractor": p.Attractor, "conform": p.Conform,
@@ -182,7 +182,7 @@ func (p *SimParams) Check() error {
 	}
 	for name, v := range prob {
 		if !(v >= 0 && v <= 1) {
-			return fmt.Errorf("env: simulator parameters: %s %v outside [0,1]", name, v)
+			return fmt.Errorf("sim: simulator parameters: %s %v outside [0,1]", name, v)
 		}
 	}
 	nonNeg := map[string]float64{
@@ -196,7 +196,7 @@ func (p *SimParams) Check() error {
 	}
 	for name, v := range nonNeg {
 		if !(v >= 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("env: simulator parameters: %s %v, want a finite value ≥ 0", name, v)
+			return fmt.Errorf("sim: simulator parameters: %s %v, want a finite value ≥ 0", name, v)
 		}
 	}
 	v := reflect.ValueOf(*p)
@@ -205,12 +205,12 @@ func (p *SimParams) Check() error {
 		switch f.Kind() {
 		case reflect.Float64:
 			if x := f.Float(); math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("env: simulator parameters: %s is %v", v.Type().Field(i).Tag.Get("json"), x)
+				return fmt.Errorf("sim: simulator parameters: %s is %v", v.Type().Field(i).Tag.Get("json"), x)
 			}
 		case reflect.Struct:
 			ln := f.Interface().(LogNormal)
 			if math.IsNaN(ln.LogMean) || math.IsInf(ln.LogMean, 0) || ln.LogMean > 20 {
-				return fmt.Errorf("env: simulator parameters: %s.log_mean %v", v.Type().Field(i).Tag.Get("json"), ln.LogMean)
+				return fmt.Errorf("sim: simulator parameters: %s.log_mean %v", v.Type().Field(i).Tag.Get("json"), ln.LogMean)
 			}
 		}
 	}
@@ -220,15 +220,15 @@ func (p *SimParams) Check() error {
 // draw samples the distribution.
 func (l LogNormal) draw(z float64) float64 { return math.Exp(l.LogMean + l.LogSD*z) }
 
-// ReadSimParams reads parameters from a JSON file (ParseSimParams).
-func ReadSimParams(path string) (SimParams, error) {
+// ReadParams reads parameters from a JSON file (ParseParams).
+func ReadParams(path string) (Params, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return SimParams{}, fmt.Errorf("env: simulator parameters: %w", err)
+		return Params{}, fmt.Errorf("sim: simulator parameters: %w", err)
 	}
-	p, err := ParseSimParams(b)
+	p, err := ParseParams(b)
 	if err != nil {
-		return SimParams{}, fmt.Errorf("%w (file %s)", err, path)
+		return Params{}, fmt.Errorf("%w (file %s)", err, path)
 	}
 	return p, nil
 }
@@ -236,14 +236,14 @@ func ReadSimParams(path string) (SimParams, error) {
 // WriteFile writes the parameters as indented JSON to path, through a
 // temporary file in the same directory renamed into place, so that a
 // failed write never leaves a half-written file there.
-func (p SimParams) WriteFile(path string) (err error) {
+func (p Params) WriteFile(path string) (err error) {
 	b, err := p.MarshalIndent()
 	if err != nil {
-		return fmt.Errorf("env: write simulator parameters: %w", err)
+		return fmt.Errorf("sim: write simulator parameters: %w", err)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("env: write simulator parameters: %w", err)
+		return fmt.Errorf("sim: write simulator parameters: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -252,13 +252,13 @@ func (p SimParams) WriteFile(path string) (err error) {
 		}
 	}()
 	if _, err = f.Write(b); err != nil {
-		return fmt.Errorf("env: write simulator parameters: %w", err)
+		return fmt.Errorf("sim: write simulator parameters: %w", err)
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("env: write simulator parameters: %w", err)
+		return fmt.Errorf("sim: write simulator parameters: %w", err)
 	}
 	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("env: write simulator parameters: %w", err)
+		return fmt.Errorf("sim: write simulator parameters: %w", err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package env
+package sim
 
 import (
 	"math/rand/v2"
@@ -9,9 +9,18 @@ import (
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
-func newSim(t testing.TB, cfg SimConfig) *Simulator {
+func heuristic(t testing.TB, spec string) metapolicy.Policy {
 	t.Helper()
-	s, err := NewSimulator(cfg)
+	p, err := metapolicy.ParseHeuristic(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func newSim(t testing.TB, cfg Config) *Simulator {
+	t.Helper()
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,8 +29,8 @@ func newSim(t testing.TB, cfg SimConfig) *Simulator {
 
 // handSet returns fixed model parameters for the tests that check the
 // model's mechanics, so that they do not depend on the calibration.
-func handSet() *SimParams {
-	return &SimParams{
+func handSet() *Params {
+	return &Params{
 		Source: "hand-set", SolveSlope: 6, Skill: 0.525, DifficultyMean: 0.5, DifficultySpread: 0.2,
 		Unreadable: 0.02, RevisionUnreadable: 0.02, UnreadableCorrelation: 0.2, Attractor: 0.7, AttractorJitter: 0.25,
 		FixBase: -2.2, FixSkill: 3, FixGold: 3.5, FixSame: -1.5, Conform: 0.5, KeepWrong: 0.6,
@@ -36,12 +45,12 @@ func handSet() *SimParams {
 }
 
 func TestSimConfigDefaults(t *testing.T) {
-	s := newSim(t, SimConfig{})
+	s := newSim(t, Config{})
 	c := s.Config()
 	if c.Tasks != 500 || c.Agents != 3 || c.WrongAnswers != 3 || c.ConcedeTokens != 20 || len(c.Skills) != 3 {
 		t.Fatalf("defaults %+v", c)
 	}
-	def := DefaultSimParams()
+	def := DefaultParams()
 	if *c.Params != def {
 		t.Errorf("params %+v, want the embedded calibration %+v", *c.Params, def)
 	}
@@ -58,13 +67,13 @@ func TestSimConfigDefaults(t *testing.T) {
 	if s.Config().Skills[0] == 9 || s.Config().Params.Skill == 9 {
 		t.Error("Config aliases the simulator's skills or parameters")
 	}
-	if n := newSim(t, SimConfig{Skills: []float64{0.5, 0.5}}).Config().Agents; n != 2 {
+	if n := newSim(t, Config{Skills: []float64{0.5, 0.5}}).Config().Agents; n != 2 {
 		t.Errorf("agents from skills: %d, want 2", n)
 	}
 }
 
 func TestSimConfigErrors(t *testing.T) {
-	for name, cfg := range map[string]SimConfig{
+	for name, cfg := range map[string]Config{
 		"negative tasks":   {Tasks: -1},
 		"one agent":        {Agents: 1},
 		"skills mismatch":  {Agents: 3, Skills: []float64{0.5, 0.5}},
@@ -72,22 +81,22 @@ func TestSimConfigErrors(t *testing.T) {
 		"missing conf":     {MissingConfidence: 2},
 		"negative concede": {ConcedeTokens: -5},
 	} {
-		if _, err := NewSimulator(cfg); err == nil {
+		if _, err := New(cfg); err == nil {
 			t.Errorf("%s: no error", name)
-		} else if !strings.HasPrefix(err.Error(), "env: simulator: ") {
+		} else if !strings.HasPrefix(err.Error(), "sim: simulator: ") {
 			t.Errorf("%s: error %q lacks its origin", name, err)
 		}
 	}
 	bad := handSet()
 	bad.KeepWrong = 1.5
-	if _, err := NewSimulator(SimConfig{Params: bad}); err == nil || !strings.Contains(err.Error(), "keep_wrong") {
+	if _, err := New(Config{Params: bad}); err == nil || !strings.Contains(err.Error(), "keep_wrong") {
 		t.Errorf("keep_wrong 1.5: err %v", err)
 	}
 }
 
 func TestSimTaskPool(t *testing.T) {
-	a, b := newSim(t, SimConfig{Seed: 7, Params: handSet()}), newSim(t, SimConfig{Seed: 7, Params: handSet()})
-	c := newSim(t, SimConfig{Seed: 8, Params: handSet()})
+	a, b := newSim(t, Config{Seed: 7, Params: handSet()}), newSim(t, Config{Seed: 7, Params: handSet()})
+	c := newSim(t, Config{Seed: 8, Params: handSet()})
 	same := 0
 	for i := range a.tasks {
 		ta := &a.tasks[i]
@@ -114,7 +123,7 @@ func TestSimTaskPool(t *testing.T) {
 }
 
 func TestSimStepErrors(t *testing.T) {
-	s := newSim(t, SimConfig{})
+	s := newSim(t, Config{})
 	if _, err := s.Start(-1, rand.New(rand.NewPCG(1, 2))); err == nil {
 		t.Error("task -1 accepted")
 	}
@@ -152,7 +161,7 @@ func TestSimStepErrors(t *testing.T) {
 // from wrong answers but is overconfident: what makes it worth reading and
 // not worth trusting blindly.
 func TestSimConfidenceInformative(t *testing.T) {
-	s := newSim(t, SimConfig{Params: handSet(), Skills: []float64{0.7, 0.525, 0.35}})
+	s := newSim(t, Config{Params: handSet(), Skills: []float64{0.7, 0.525, 0.35}})
 	var sum, n [2]float64
 	for task := range 300 {
 		g, _ := s.Start(task, rand.New(rand.NewPCG(3, uint64(task))))
@@ -180,7 +189,7 @@ func TestSimConfidenceInformative(t *testing.T) {
 // TestSimWrongMajority checks that the attractor makes a wrong majority
 // happen even when an agent is right.
 func TestSimWrongMajority(t *testing.T) {
-	s := newSim(t, SimConfig{Params: handSet(), Skills: []float64{0.7, 0.525, 0.35}})
+	s := newSim(t, Config{Params: handSet(), Skills: []float64{0.7, 0.525, 0.35}})
 	wrongMaj, someRight := 0, 0
 	for task := range 500 {
 		g, _ := s.Start(task, rand.New(rand.NewPCG(4, uint64(task))))
@@ -207,7 +216,7 @@ func TestSimWrongMajority(t *testing.T) {
 // TestSimConcedeWithoutTarget checks that an agent with no peer to concede
 // to keeps its answer at the concede cost.
 func TestSimConcedeWithoutTarget(t *testing.T) {
-	s := newSim(t, SimConfig{})
+	s := newSim(t, Config{})
 	g, _ := s.Start(0, rand.New(rand.NewPCG(1, 1)))
 	c := 0.5
 	prev := []data.Turn{{Answer: "42", Confidence: &c}, {}, {}}
@@ -226,7 +235,7 @@ func TestSimConcedeWithoutTarget(t *testing.T) {
 // TestSimRefineSeesPeers checks that peers holding the gold make a wrong
 // agent's refine succeed far more often than refining alone.
 func TestSimRefineSeesPeers(t *testing.T) {
-	s := newSim(t, SimConfig{Params: handSet(), Skills: []float64{0.7, 0.525, 0.35}})
+	s := newSim(t, Config{Params: handSet(), Skills: []float64{0.7, 0.525, 0.35}})
 	fixed := func(withPeers bool) int {
 		k := 0
 		for task := range 400 {

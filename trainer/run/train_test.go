@@ -13,6 +13,7 @@ import (
 
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/trainer"
 )
@@ -29,7 +30,7 @@ func tinyConfig() trainer.Config {
 func simConfig(t *testing.T) Config {
 	t.Helper()
 	c := tinyConfig()
-	sim, err := env.NewSimulator(env.SimConfig{Seed: c.Seed})
+	sim, err := sim.New(sim.Config{Seed: c.Seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func simConfig(t *testing.T) Config {
 // writes nothing.
 func TestRunInMemoryEqualsRunInDir(t *testing.T) {
 	t.Chdir(t.TempDir())
-	mem, err := Run(context.Background(), simConfig(t), Hooks{})
+	mem, err := Train(context.Background(), simConfig(t), Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestRunInMemoryEqualsRunInDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	cfg := simConfig(t)
 	cfg.Dir = dir
-	disk, err := Run(context.Background(), cfg, Hooks{})
+	disk, err := Train(context.Background(), cfg, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func (m *memSource) Pass(each func(*trainer.Samples) error) (trainer.PassStats, 
 func TestRunOfflineFromMemory(t *testing.T) {
 	src := memRows()
 	var iters []int
-	res, err := Run(context.Background(), Config{Train: tinyConfig(), Data: &src}, Hooks{
+	res, err := Train(context.Background(), Config{Train: tinyConfig(), Data: &src}, Hooks{
 		Iteration: func(it Iteration) { iters = append(iters, it.Iter) },
 	})
 	if err != nil {
@@ -138,7 +139,7 @@ func TestRunStoppedMidPassRewindsTheLog(t *testing.T) {
 	dir := t.TempDir()
 	cfg := tinyConfig()
 	cfg.RL.Iterations = 5
-	_, err := Run(ctx, Config{Train: cfg, Data: src, Dir: dir}, Hooks{})
+	_, err := Train(ctx, Config{Train: cfg, Data: src, Dir: dir}, Hooks{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want a stop", err)
 	}
@@ -160,7 +161,7 @@ func TestRunStopsOnCancel(t *testing.T) {
 	cfg := simConfig(t)
 	cfg.Dir = t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := Run(ctx, cfg, Hooks{Iteration: func(Iteration) { cancel() }})
+	_, err := Train(ctx, cfg, Hooks{Iteration: func(Iteration) { cancel() }})
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "stopped after 1 iterations") {
 		t.Fatalf("err = %v, want a stop after 1 iteration", err)
 	}
@@ -254,7 +255,7 @@ func TestOpenMetricsTruncatesToTheCheckpoint(t *testing.T) {
 // very policy of the heuristic run; with Again it is asked once more, with
 // the clone, and the supervised stage runs its epochs again.
 func TestRunTeacherHook(t *testing.T) {
-	plain, err := Run(context.Background(), simConfig(t), Hooks{})
+	plain, err := Train(context.Background(), simConfig(t), Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestRunTeacherHook(t *testing.T) {
 		clones = append(clones, clone != nil)
 		return trainer.LabelsFor(e, h, tasks, cfg.Train.RL.Rounds, cfg.Train.Seed, fz)
 	}}
-	taught, err := Run(context.Background(), cfg, Hooks{})
+	taught, err := Train(context.Background(), cfg, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func TestRunTeacherHook(t *testing.T) {
 	}
 	clones = nil
 	cfg.Teacher.Again = 1
-	again, err := Run(context.Background(), cfg, Hooks{})
+	again, err := Train(context.Background(), cfg, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +296,7 @@ func TestRunTeacherHook(t *testing.T) {
 		t.Error("a DAgger round left the policy unchanged")
 	}
 	cfg.Teacher.Label = nil
-	if _, err := Run(context.Background(), cfg, Hooks{}); err == nil {
+	if _, err := Train(context.Background(), cfg, Hooks{}); err == nil {
 		t.Error("a teacher without Label: no error")
 	}
 }
@@ -306,7 +307,7 @@ func TestRunFeaturesV2(t *testing.T) {
 	cfg := simConfig(t)
 	cfg.Train.Features = metapolicy.FeatureVersionV2
 	cfg.Dir = filepath.Join(t.TempDir(), "run")
-	res, err := Run(context.Background(), cfg, Hooks{})
+	res, err := Train(context.Background(), cfg, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}

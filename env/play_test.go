@@ -1,8 +1,10 @@
-package env
+package env_test
 
 import (
 	"errors"
 	"fmt"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -22,10 +24,10 @@ func heuristic(t testing.TB, spec string) metapolicy.Policy {
 }
 
 func TestRunDeterministic(t *testing.T) {
-	s := newSim(t, SimConfig{})
+	s := newSim(t, sim.Config{})
 	p := heuristic(t, "random")
-	opts := RunOptions{NumTasks: 60, Episodes: 3, Seed: 11, Workers: 1}
-	a, err := Collect(s, p, opts)
+	opts := env.RunOptions{NumTasks: 60, Episodes: 3, Seed: 11, Workers: 1}
+	a, err := env.Collect(s, p, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +36,7 @@ func TestRunDeterministic(t *testing.T) {
 	}
 	for _, w := range []int{1, 3, 8} {
 		opts.Workers = w
-		b, err := Collect(s, p, opts)
+		b, err := env.Collect(s, p, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +45,7 @@ func TestRunDeterministic(t *testing.T) {
 		}
 	}
 	opts.Seed = 12
-	c, _ := Collect(s, p, opts)
+	c, _ := env.Collect(s, p, opts)
 	if cmp.Equal(a, c) {
 		t.Error("seeds 11 and 12 gave the same episodes")
 	}
@@ -56,13 +58,13 @@ func TestRunDeterministic(t *testing.T) {
 // TestRunTaskListDeterministic checks that an episode depends on (seed,
 // task, episode) only, not on its position in the run.
 func TestRunTaskListDeterministic(t *testing.T) {
-	s := newSim(t, SimConfig{})
+	s := newSim(t, sim.Config{})
 	p := heuristic(t, "random")
-	all, err := Collect(s, p, RunOptions{NumTasks: 10, Seed: 3})
+	all, err := env.Collect(s, p, env.RunOptions{NumTasks: 10, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	some, err := Collect(s, p, RunOptions{Tasks: []int{7, 2}, Seed: 3})
+	some, err := env.Collect(s, p, env.RunOptions{Tasks: []int{7, 2}, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,9 +78,9 @@ func TestRunTaskListDeterministic(t *testing.T) {
 // TestEpisodeInvariants checks the episodes Run writes under a policy that
 // takes every action.
 func TestEpisodeInvariants(t *testing.T) {
-	s := newSim(t, SimConfig{MissingConfidence: 0.1})
+	s := newSim(t, sim.Config{MissingConfidence: 0.1})
 	const rounds = 4
-	eps, err := Collect(s, heuristic(t, "random"), RunOptions{NumTasks: 200, Episodes: 2, Rounds: rounds, Seed: 5})
+	eps, err := env.Collect(s, heuristic(t, "random"), env.RunOptions{NumTasks: 200, Episodes: 2, Rounds: rounds, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,9 +127,9 @@ func TestEpisodeInvariants(t *testing.T) {
 					if want == "" {
 						want = prev[i].Answer
 					}
-					if tu.Answer != want || tu.Tokens != DefaultConcedeTokens {
+					if tu.Answer != want || tu.Tokens != sim.DefaultConcedeTokens {
 						t.Fatalf("%s: round %d agent %d: concede to %q at %d tokens, want %q at %d",
-							ep.ID, r, i, tu.Answer, tu.Tokens, want, DefaultConcedeTokens)
+							ep.ID, r, i, tu.Answer, tu.Tokens, want, sim.DefaultConcedeTokens)
 					}
 				case metapolicy.Refine:
 					if tu.Tokens <= prev[i].Profile.Tokens {
@@ -149,16 +151,16 @@ func TestEpisodeInvariants(t *testing.T) {
 
 // recorder wraps an Env to see what Game.Step receives.
 type recorder struct {
-	Env
+	env.Env
 	blankPeers, fullPeers *int
 }
 
 type recGame struct {
-	Game
+	env.Game
 	r *recorder
 }
 
-func (r recorder) Start(task int, rng *rand.Rand) (Game, error) {
+func (r recorder) Start(task int, rng *rand.Rand) (env.Game, error) {
 	g, err := r.Env.Start(task, rng)
 	return recGame{g, &r}, err
 }
@@ -180,14 +182,14 @@ func (g recGame) Step(round, agent int, a metapolicy.Action, prev []data.Turn) (
 }
 
 func TestRunSelfRefineHidesPeers(t *testing.T) {
-	s := newSim(t, SimConfig{})
+	s := newSim(t, sim.Config{})
 	for _, tc := range []struct {
 		policy      string
 		blank, full int
 	}{{"refine", 90, 0}, {"debate", 0, 90}} {
 		var blank, full int
-		env := recorder{Env: s, blankPeers: &blank, fullPeers: &full}
-		eps, err := Collect(env, heuristic(t, tc.policy), RunOptions{NumTasks: 10, Seed: 1, Workers: 1})
+		rec := recorder{Env: s, blankPeers: &blank, fullPeers: &full}
+		eps, err := env.Collect(rec, heuristic(t, tc.policy), env.RunOptions{NumTasks: 10, Seed: 1, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,9 +204,9 @@ func TestRunSelfRefineHidesPeers(t *testing.T) {
 }
 
 func TestRunOptionsErrors(t *testing.T) {
-	s := newSim(t, SimConfig{Tasks: 10})
+	s := newSim(t, sim.Config{Tasks: 10})
 	p := heuristic(t, "persist")
-	for name, o := range map[string]RunOptions{
+	for name, o := range map[string]env.RunOptions{
 		"negative episodes": {Episodes: -1},
 		"negative rounds":   {Rounds: -1},
 		"negative workers":  {Workers: -2},
@@ -213,7 +215,7 @@ func TestRunOptionsErrors(t *testing.T) {
 		"negative task":     {Tasks: []int{-1}},
 		"list and count":    {Tasks: []int{1}, NumTasks: 1},
 	} {
-		if err := Run(s, p, o, func(*data.Episode) error { return nil }); err == nil {
+		if err := env.Play(s, p, o, func(*data.Episode) error { return nil }); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
@@ -222,10 +224,10 @@ func TestRunOptionsErrors(t *testing.T) {
 var errStop = errors.New("stop here")
 
 func TestRunStopsOnEmitError(t *testing.T) {
-	s := newSim(t, SimConfig{})
+	s := newSim(t, sim.Config{})
 	for _, w := range []int{1, 4} {
 		n := 0
-		err := Run(s, heuristic(t, "debate"), RunOptions{Workers: w}, func(*data.Episode) error {
+		err := env.Play(s, heuristic(t, "debate"), env.RunOptions{Workers: w}, func(*data.Episode) error {
 			n++
 			if n == 5 {
 				return errStop
@@ -261,30 +263,30 @@ func (zeroMass) Probs(p *[metapolicy.NumActions]float64, obs *metapolicy.Observa
 }
 
 func TestRunPolicyErrors(t *testing.T) {
-	s := newSim(t, SimConfig{})
+	s := newSim(t, sim.Config{})
 	calls := 0
-	_, err := Collect(s, failing{&calls}, RunOptions{NumTasks: 2, Workers: 1})
+	_, err := env.Collect(s, failing{&calls}, env.RunOptions{NumTasks: 2, Workers: 1})
 	if !errors.Is(err, errStop) {
 		t.Errorf("policy error: got %v", err)
 	}
 	for _, greedy := range []bool{false, true} {
-		if _, err := Collect(s, zeroMass{}, RunOptions{NumTasks: 2, Greedy: greedy}); err == nil {
+		if _, err := env.Collect(s, zeroMass{}, env.RunOptions{NumTasks: 2, Greedy: greedy}); err == nil {
 			t.Errorf("greedy=%v: a policy with no mass ran", greedy)
 		}
 	}
 }
 
 func TestRunProgressAndGreedy(t *testing.T) {
-	s := newSim(t, SimConfig{})
+	s := newSim(t, sim.Config{})
 	var calls []int
-	opts := RunOptions{NumTasks: 7, Episodes: 2, Greedy: true, Workers: 3,
+	opts := env.RunOptions{NumTasks: 7, Episodes: 2, Greedy: true, Workers: 3,
 		Progress: func(done, total int) {
 			if total != 14 {
 				t.Errorf("total %d, want 14", total)
 			}
 			calls = append(calls, done)
 		}}
-	eps, err := Collect(s, heuristic(t, "random"), opts)
+	eps, err := env.Collect(s, heuristic(t, "random"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +309,7 @@ func TestRunProgressAndGreedy(t *testing.T) {
 }
 
 func BenchmarkRun(b *testing.B) {
-	s := newSim(b, SimConfig{})
+	s := newSim(b, sim.Config{})
 	for _, name := range []string{"persist", "debate", "random"} {
 		for _, w := range []int{1, 2} {
 			b.Run(fmt.Sprintf("policy=%s/workers=%d", name, w), func(b *testing.B) {
@@ -315,7 +317,7 @@ func BenchmarkRun(b *testing.B) {
 				b.ReportAllocs()
 				n := 0
 				for b.Loop() {
-					if err := Run(s, p, RunOptions{NumTasks: 100, Workers: w}, func(*data.Episode) error { n++; return nil }); err != nil {
+					if err := env.Play(s, p, env.RunOptions{NumTasks: 100, Workers: w}, func(*data.Episode) error { n++; return nil }); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -347,9 +349,9 @@ func (h historyCheck) Probs(p *[metapolicy.NumActions]float64, obs *metapolicy.O
 // earlier rounds, equal to what the episode records and to what
 // data.Episode.Observation rebuilds from it.
 func TestRunFillsHistory(t *testing.T) {
-	s := newSim(t, SimConfig{})
+	s := newSim(t, sim.Config{})
 	var seen []metapolicy.Observation
-	eps, err := Collect(s, historyCheck{&seen}, RunOptions{NumTasks: 5, Seed: 3, Workers: 1})
+	eps, err := env.Collect(s, historyCheck{&seen}, env.RunOptions{NumTasks: 5, Seed: 3, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,9 +416,9 @@ func wantBaseline(t *testing.T, policy string, ep *data.Episode, r int) metapoli
 // branches occur, and until-consensus stops on agreement and never starts
 // again.
 func TestBaselinesOnSimulator(t *testing.T) {
-	s := newSim(t, SimConfig{})
+	s := newSim(t, sim.Config{})
 	for _, name := range []string{"majority", "gate", "until-consensus"} {
-		eps, err := Collect(s, heuristic(t, name), RunOptions{NumTasks: 200, Seed: 5})
+		eps, err := env.Collect(s, heuristic(t, name), env.RunOptions{NumTasks: 200, Seed: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -444,4 +446,13 @@ func TestBaselinesOnSimulator(t *testing.T) {
 			t.Errorf("%s: actions %v: one branch never taken on 200 tasks", name, count)
 		}
 	}
+}
+
+func newSim(t testing.TB, cfg sim.Config) *sim.Simulator {
+	t.Helper()
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

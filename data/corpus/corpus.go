@@ -1,21 +1,23 @@
-package transcript
+package corpus
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
-// CorpusRow describes one transcript file, or the pool of all of them.
-type CorpusRow struct {
-	File   string   `json:"file"` // "" in the pooled row
-	Task   Task     `json:"task"`
-	Models []string `json:"models"` // the name's model, or each agent's (heterogeneous team)
-	Layout Layout   `json:"layout"`
+// FileRow describes one transcript file, or the pool of all of them.
+type FileRow struct {
+	File   string            `json:"file"` // "" in the pooled row
+	Task   transcript.Task   `json:"task"`
+	Models []string          `json:"models"` // the name's model, or each agent's (heterogeneous team)
+	Layout transcript.Layout `json:"layout"`
 	// Agents and Rounds are the largest team and the most deliberation
 	// rounds (round 0 not counted) of any question.
 	Agents    int `json:"agents"`
@@ -47,30 +49,30 @@ type CorpusRow struct {
 	r0, fin, unan   int
 }
 
-// Corpus is the table of a set of transcripts: a row per file, then the
+// Table is the table of a set of transcripts: a row per file, then the
 // pooled row.
-type Corpus struct {
-	Files  []CorpusRow `json:"files"`
-	Pooled CorpusRow   `json:"pooled"`
+type Table struct {
+	Files  []FileRow `json:"files"`
+	Pooled FileRow   `json:"pooled"`
 }
 
-// ReadCorpus reads every file (streaming, with opts) and tabulates it.
+// Read reads every file (streaming, with opts) and tabulates it.
 // A question debated in several files counts once in the pooled row (its
 // first occurrence, in the order given) and is flagged in each file's
 // Shared.
-func ReadCorpus(paths []string, opts Options) (*Corpus, error) {
-	c := &Corpus{}
+func Read(paths []string, opts transcript.Options) (*Table, error) {
+	c := &Table{}
 	owner := map[string]int{} // question ID → first file index
 	ids := make([][]string, len(paths))
 	pool := &c.Pooled
 	pool.Task = ""
 	for i, p := range paths {
-		row := CorpusRow{File: baseName(p)}
+		var row FileRow
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, fmt.Errorf("transcript: corpus: %w", err)
+			return nil, fmt.Errorf("corpus: %w", err)
 		}
-		rep, err := Each(f, p, opts, func(q *Question) error {
+		rep, err := transcript.Each(f, p, opts, func(q *transcript.Question) error {
 			row.addQuestion(q)
 			ids[i] = append(ids[i], q.ID)
 			if _, ok := owner[q.ID]; !ok {
@@ -83,13 +85,15 @@ func ReadCorpus(paths []string, opts Options) (*Corpus, error) {
 		if err != nil {
 			return nil, err
 		}
-		row.Task, row.Layout, row.Agents, row.Rounds = rep.Task, rep.Layout, rep.Agents, rep.Rounds
+		row.File, row.Task, row.Layout, row.Agents, row.Rounds = rep.File, rep.Task, rep.Layout, rep.Agents, rep.Rounds
 		row.Models = rep.Models
 		if row.Models == nil && rep.Model != "" {
 			row.Models = []string{rep.Model}
 		}
 		for _, m := range row.Models {
-			pool.Models = addOnce(pool.Models, m)
+			if !slices.Contains(pool.Models, m) {
+				pool.Models = append(pool.Models, m)
+			}
 		}
 		switch {
 		case i == 0:
@@ -131,7 +135,7 @@ func ReadCorpus(paths []string, opts Options) (*Corpus, error) {
 }
 
 // addQuestion adds one question's counts.
-func (r *CorpusRow) addQuestion(q *Question) {
+func (r *FileRow) addQuestion(q *transcript.Question) {
 	r.Questions++
 	for _, as := range q.Agents {
 		for t, a := range as {
@@ -175,7 +179,7 @@ func (r *CorpusRow) addQuestion(q *Question) {
 	}
 }
 
-func (r *CorpusRow) finish() {
+func (r *FileRow) finish() {
 	r.Unreadable = make([]float64, len(r.answers))
 	for t := range r.answers {
 		r.Unreadable[t] = frac(r.unread[t], r.answers[t])
@@ -186,8 +190,8 @@ func (r *CorpusRow) finish() {
 	}
 }
 
-// WriteCorpus writes the table: one row per file, then the pooled row.
-func WriteCorpus(w io.Writer, c *Corpus) error {
+// Write writes the table: one row per file, then the pooled row.
+func Write(w io.Writer, c *Table) error {
 	rounds := len(c.Pooled.Unreadable)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"task", "model(s)", "agents×rounds", "questions"}
@@ -196,7 +200,7 @@ func WriteCorpus(w io.Writer, c *Corpus) error {
 	}
 	head = append(head, "maj r0", "maj final", "unanimous r0", "revisions", "fixes", "breaks", "shared", "file")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
-	rows := append(append([]CorpusRow(nil), c.Files...), c.Pooled)
+	rows := append(append([]FileRow(nil), c.Files...), c.Pooled)
 	for i := range rows {
 		r := &rows[i]
 		models := strings.Join(r.Models, "+")

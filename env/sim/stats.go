@@ -1,4 +1,4 @@
-package env
+package sim
 
 import (
 	"fmt"
@@ -82,11 +82,11 @@ func (s *DebateStats) Add(ep *data.Episode) error {
 	n := ep.Agents
 	for r, round := range ep.Rounds {
 		if len(round.Turns) != n {
-			return fmt.Errorf("env: debate stats: episode %s: round %d: %d turns for %d agents", ep.ID, r, len(round.Turns), n)
+			return fmt.Errorf("sim: debate stats: episode %s: round %d: %d turns for %d agents", ep.ID, r, len(round.Turns), n)
 		}
 	}
 	if n < 2 || len(ep.Rounds) == 0 {
-		return fmt.Errorf("env: debate stats: episode %s: %d agents, %d rounds", ep.ID, n, len(ep.Rounds))
+		return fmt.Errorf("sim: debate stats: episode %s: %d agents, %d rounds", ep.ID, n, len(ep.Rounds))
 	}
 	if s.Teams == nil {
 		s.Teams, s.Shape = map[int]map[int]int{}, map[[2]int]int{}
@@ -312,24 +312,24 @@ func (s *DebateStats) revision(agent int, prev []data.Turn, cur *data.Turn, gold
 	}
 }
 
-// Row is one statistic of a calibration, measured on the real episodes
+// StatRow is one statistic of a calibration, measured on the real episodes
 // and on the simulator's.
-type Row struct {
+type StatRow struct {
 	Name string  `json:"name"`
 	Real float64 `json:"real"`
 	Sim  float64 `json:"sim"`
 }
 
 // summary lists the statistics a calibration compares, in print order.
-func (s *DebateStats) summary() []Row {
+func (s *DebateStats) Summary() []StatRow {
 	frac := func(a, b float64) float64 {
 		if b == 0 {
 			return math.NaN()
 		}
 		return a / b
 	}
-	var rows []Row
-	add := func(name string, v float64) { rows = append(rows, Row{Name: name, Real: v}) }
+	var rows []StatRow
+	add := func(name string, v float64) { rows = append(rows, StatRow{Name: name, Real: v}) }
 	var right, all, allRight, allWrong float64
 	for n, ks := range s.Teams {
 		for k, c := range ks {

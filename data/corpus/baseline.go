@@ -1,4 +1,4 @@
-package transcript
+package corpus
 
 import (
 	"cmp"
@@ -7,17 +7,18 @@ import (
 	"slices"
 	"text/tabwriter"
 
+	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
-// Row is the accuracy of two fixed behaviours on a set of transcripts:
+// BaselineRow is the accuracy of two fixed behaviours on a set of transcripts:
 // Persist, the team answer of round 0 (every agent keeps its independent
 // answer), and Debate, the team answer of the last recorded round (every
 // agent refined every round, as recorded). Team answers are
 // metapolicy.TeamAnswer with confidence missing; questions without a
 // readable gold answer are left out and counted in NoGold.
-type Row struct {
-	Task   Task
+type BaselineRow struct {
+	Task   transcript.Task
 	Model  string
 	Agents int // team size; 0 when the row pools several
 	Files  int
@@ -27,10 +28,10 @@ type Row struct {
 }
 
 // Persist is round-0 majority accuracy (0 for no questions).
-func (r Row) Persist() float64 { return frac(r.PersistCorrect, r.Questions) }
+func (r BaselineRow) Persist() float64 { return frac(r.PersistCorrect, r.Questions) }
 
 // Debate is final-round majority accuracy (0 for no questions).
-func (r Row) Debate() float64 { return frac(r.DebateCorrect, r.Questions) }
+func (r BaselineRow) Debate() float64 { return frac(r.DebateCorrect, r.Questions) }
 
 func frac(a, b int) float64 {
 	if b == 0 {
@@ -40,11 +41,11 @@ func frac(a, b int) float64 {
 }
 
 // Baselines scores every file: one row per file, in the given order.
-func Baselines(files []*File) []Row {
-	rows := make([]Row, 0, len(files))
+func Baselines(files []*transcript.File) []BaselineRow {
+	rows := make([]BaselineRow, 0, len(files))
 	var buf []string
 	for _, f := range files {
-		row := Row{Task: f.Report.Task, Model: f.Report.Model, Agents: f.Report.Agents, Files: 1}
+		row := BaselineRow{Task: f.Report.Task, Model: f.Report.Model, Agents: f.Report.Agents, Files: 1}
 		for i := range f.Questions {
 			q := &f.Questions[i]
 			if q.Gold == "" {
@@ -69,10 +70,10 @@ func Baselines(files []*File) []Row {
 // ByModel pools rows by task and model, summing their counts, ordered by
 // task then model. A pooled row keeps the team size only when all its rows
 // share it.
-func ByModel(rows []Row) []Row {
-	var out []Row
+func ByModel(rows []BaselineRow) []BaselineRow {
+	var out []BaselineRow
 	for _, r := range rows {
-		i := slices.IndexFunc(out, func(o Row) bool { return o.Task == r.Task && o.Model == r.Model })
+		i := slices.IndexFunc(out, func(o BaselineRow) bool { return o.Task == r.Task && o.Model == r.Model })
 		if i < 0 {
 			out = append(out, r)
 			continue
@@ -87,7 +88,7 @@ func ByModel(rows []Row) []Row {
 		o.PersistCorrect += r.PersistCorrect
 		o.DebateCorrect += r.DebateCorrect
 	}
-	slices.SortStableFunc(out, func(a, b Row) int {
+	slices.SortStableFunc(out, func(a, b BaselineRow) int {
 		return cmp.Or(cmp.Compare(a.Task, b.Task), cmp.Compare(a.Model, b.Model))
 	})
 	return out
@@ -95,7 +96,7 @@ func ByModel(rows []Row) []Row {
 
 // WriteBaselines writes the rows as a table: task, model, agents, files,
 // questions, persist and debate accuracy, and their difference in points.
-func WriteBaselines(w io.Writer, rows []Row) error {
+func WriteBaselines(w io.Writer, rows []BaselineRow) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "task\tmodel\tagents\tfiles\tquestions\tpersist\tdebate\tdebate−persist\t")
 	for _, r := range rows {

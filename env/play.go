@@ -15,7 +15,7 @@ import (
 // paper's default).
 const DefaultRounds = 3
 
-// RunOptions says which episodes Run plays. The zero value plays one
+// RunOptions says which episodes Play plays. The zero value plays one
 // episode of every task with three rounds, seed 0, sampling actions.
 type RunOptions struct {
 	// Tasks lists the task numbers to play, in order; nil plays the first
@@ -40,7 +40,7 @@ type RunOptions struct {
 	// one, the Env's Start and the Policy's Probs are called concurrently.
 	Workers int
 	// Progress, when set, is called after each episode is delivered, from
-	// the goroutine that called Run.
+	// the goroutine that called Play.
 	Progress func(done, total int)
 }
 
@@ -93,10 +93,10 @@ func (o *RunOptions) plan(e Env) (plan, error) {
 	return p, nil
 }
 
-// Run plays policy pol on e and hands each episode to emit, in task order
+// Play plays policy pol on e and hands each episode to emit, in task order
 // (then episode order) whatever the number of workers, so that the same
 // options give the same stream. Memory does not grow with the number of
-// episodes. The episode passed to emit is the caller's to keep. Run stops
+// episodes. The episode passed to emit is the caller's to keep. Play stops
 // at the first error, from the Env, the policy or emit.
 //
 // In each round every agent's action is chosen from the previous round's
@@ -106,7 +106,7 @@ func (o *RunOptions) plan(e Env) (plan, error) {
 // policy that refines is given a copy of the previous round in which the
 // peers' turns are blank; on an Env that implements PeersAlwaysSeen such a
 // policy is refused.
-func Run(e Env, pol metapolicy.Policy, opts RunOptions, emit func(*data.Episode) error) error {
+func Play(e Env, pol metapolicy.Policy, opts RunOptions, emit func(*data.Episode) error) error {
 	p, err := opts.plan(e)
 	if err != nil {
 		return err
@@ -143,10 +143,17 @@ func Run(e Env, pol metapolicy.Policy, opts RunOptions, emit func(*data.Episode)
 	return runParallel(total, p.workers, play, deliver)
 }
 
-// Collect runs Run and returns all episodes.
+// Run is Play under its former name.
+//
+// Deprecated: use Play; Run will be removed.
+func Run(e Env, pol metapolicy.Policy, opts RunOptions, emit func(*data.Episode) error) error {
+	return Play(e, pol, opts, emit)
+}
+
+// Collect plays like Play and returns all episodes.
 func Collect(e Env, pol metapolicy.Policy, opts RunOptions) ([]data.Episode, error) {
 	var eps []data.Episode
-	err := Run(e, pol, opts, func(ep *data.Episode) error {
+	err := Play(e, pol, opts, func(ep *data.Episode) error {
 		eps = append(eps, *ep)
 		return nil
 	})
@@ -246,7 +253,7 @@ func mix(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// EpisodeID is the id Run gives episode ep of the task whose id is task,
+// EpisodeID is the id Play gives episode ep of the task whose id is task,
 // played by the policy named policy under seed: one id per (policy, seed,
 // task, episode), so that a resumed run can tell which episodes an output
 // already holds.
@@ -352,3 +359,5 @@ func alone(prev []data.Turn, self int) []data.Turn {
 	out[self] = prev[self]
 	return out
 }
+
+func ptr[T any](v T) *T { return &v }

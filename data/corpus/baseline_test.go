@@ -1,16 +1,18 @@
-package transcript
+package corpus
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mpdf/mpdf/data/transcript"
 )
 
-func readTestdata(t *testing.T) []*File {
+func readTestdata(t *testing.T) []*transcript.File {
 	t.Helper()
-	var fs []*File
+	var fs []*transcript.File
 	for _, n := range []string{"gsm_TinyModel_agents2_rounds3.json", "mmlu_3_2.json"} {
-		f, err := ReadFile(filepath.Join("testdata", n), Options{})
+		f, err := transcript.ReadFile(filepath.Join("..", "transcript", "testdata", n), transcript.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -25,9 +27,9 @@ func readTestdata(t *testing.T) []*File {
 // final round's -4 is wrong. MMLU: B, D right in both rounds.
 func TestBaselines(t *testing.T) {
 	rows := Baselines(readTestdata(t))
-	want := []Row{
-		{Task: GSM8K, Model: "TinyModel", Agents: 2, Files: 1, Questions: 2, PersistCorrect: 2, DebateCorrect: 1},
-		{Task: MMLU, Model: "", Agents: 3, Files: 1, Questions: 2, PersistCorrect: 2, DebateCorrect: 2},
+	want := []BaselineRow{
+		{Task: transcript.GSM8K, Model: "TinyModel", Agents: 2, Files: 1, Questions: 2, PersistCorrect: 2, DebateCorrect: 1},
+		{Task: transcript.MMLU, Model: "", Agents: 3, Files: 1, Questions: 2, PersistCorrect: 2, DebateCorrect: 2},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("%d rows, want %d", len(rows), len(want))
@@ -37,7 +39,7 @@ func TestBaselines(t *testing.T) {
 			t.Errorf("row %d = %+v, want %+v", i, rows[i], want[i])
 		}
 	}
-	if rows[0].Persist() != 1 || rows[0].Debate() != 0.5 || (Row{}).Persist() != 0 {
+	if rows[0].Persist() != 1 || rows[0].Debate() != 0.5 || (BaselineRow{}).Persist() != 0 {
 		t.Errorf("accuracies %v %v", rows[0].Persist(), rows[0].Debate())
 	}
 	var sb strings.Builder
@@ -53,8 +55,8 @@ func TestBaselines(t *testing.T) {
 
 func TestBaselinesNoGold(t *testing.T) {
 	doc := `{"q": [[[{"role":"assistant","content":"1"}],[{"role":"assistant","content":"1"}]], "no number here"]}`
-	f := &File{}
-	rep, err := Each(strings.NewReader(doc), "gsm_x.json", Options{}, func(q *Question) error {
+	f := &transcript.File{}
+	rep, err := transcript.Each(strings.NewReader(doc), "gsm_x.json", transcript.Options{}, func(q *transcript.Question) error {
 		f.Questions = append(f.Questions, *q)
 		return nil
 	})
@@ -65,22 +67,22 @@ func TestBaselinesNoGold(t *testing.T) {
 	if rep.GoldMissing != 1 {
 		t.Errorf("GoldMissing = %d, want 1", rep.GoldMissing)
 	}
-	if r := Baselines([]*File{f})[0]; r.Questions != 0 || r.NoGold != 1 || r.PersistCorrect != 0 {
+	if r := Baselines([]*transcript.File{f})[0]; r.Questions != 0 || r.NoGold != 1 || r.PersistCorrect != 0 {
 		t.Errorf("row = %+v, want the question left out and counted", r)
 	}
 }
 
 func TestByModel(t *testing.T) {
-	rows := []Row{
-		{Task: MMLU, Model: "b", Agents: 3, Files: 1, Questions: 10, PersistCorrect: 5, DebateCorrect: 6},
-		{Task: GSM8K, Model: "a", Agents: 3, Files: 1, Questions: 10, PersistCorrect: 1, DebateCorrect: 2},
-		{Task: MMLU, Model: "b", Agents: 5, Files: 1, Questions: 20, NoGold: 1, PersistCorrect: 10, DebateCorrect: 9},
-		{Task: GSM8K, Model: "a", Agents: 3, Files: 1, Questions: 5, PersistCorrect: 5, DebateCorrect: 5},
+	rows := []BaselineRow{
+		{Task: transcript.MMLU, Model: "b", Agents: 3, Files: 1, Questions: 10, PersistCorrect: 5, DebateCorrect: 6},
+		{Task: transcript.GSM8K, Model: "a", Agents: 3, Files: 1, Questions: 10, PersistCorrect: 1, DebateCorrect: 2},
+		{Task: transcript.MMLU, Model: "b", Agents: 5, Files: 1, Questions: 20, NoGold: 1, PersistCorrect: 10, DebateCorrect: 9},
+		{Task: transcript.GSM8K, Model: "a", Agents: 3, Files: 1, Questions: 5, PersistCorrect: 5, DebateCorrect: 5},
 	}
 	got := ByModel(rows)
-	want := []Row{
-		{Task: GSM8K, Model: "a", Agents: 3, Files: 2, Questions: 15, PersistCorrect: 6, DebateCorrect: 7},
-		{Task: MMLU, Model: "b", Agents: 0, Files: 2, Questions: 30, NoGold: 1, PersistCorrect: 15, DebateCorrect: 15},
+	want := []BaselineRow{
+		{Task: transcript.GSM8K, Model: "a", Agents: 3, Files: 2, Questions: 15, PersistCorrect: 6, DebateCorrect: 7},
+		{Task: transcript.MMLU, Model: "b", Agents: 0, Files: 2, Questions: 30, NoGold: 1, PersistCorrect: 15, DebateCorrect: 15},
 	}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("ByModel = %+v, want %+v", got, want)

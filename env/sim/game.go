@@ -1,4 +1,4 @@
-package env
+package sim
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -35,8 +36,8 @@ func (g *simGame) Initial() ([]data.Turn, error) {
 }
 
 func (g *simGame) Step(round, agent int, action metapolicy.Action, prev []data.Turn) (data.Turn, error) {
-	if err := CheckStep(round, agent, g.s.cfg.Agents, action, prev); err != nil {
-		return data.Turn{}, fmt.Errorf("env: simulator: %s: %w", g.t.id, err)
+	if err := env.CheckStep(round, agent, g.s.cfg.Agents, action, prev); err != nil {
+		return data.Turn{}, fmt.Errorf("sim: simulator: %s: %w", g.t.id, err)
 	}
 	switch action {
 	case metapolicy.Persist:
@@ -47,7 +48,7 @@ func (g *simGame) Step(round, agent int, action metapolicy.Action, prev []data.T
 	case metapolicy.Refine:
 		return g.refine(agent, prev), nil
 	}
-	return data.Turn{}, fmt.Errorf("env: simulator: %s: invalid action %d", g.t.id, uint8(action))
+	return data.Turn{}, fmt.Errorf("sim: simulator: %s: invalid action %d", g.t.id, uint8(action))
 }
 
 // keep copies an agent's state into a new turn that spent nothing.

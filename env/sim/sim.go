@@ -1,4 +1,4 @@
-package env
+package sim
 
 import (
 	"fmt"
@@ -6,14 +6,16 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+
+	"github.com/mpdf/mpdf/env"
 )
 
-// SimConfig configures the deliberation simulator. The zero value is the
+// Config configures the deliberation simulator. The zero value is the
 // embedded default environment: 500 tasks, three agents, three plausible
 // wrong answers per task, concede at 20 tokens, confidence always present,
 // and the model's coefficients fitted to the shared debate transcripts
-// (DefaultSimParams).
-type SimConfig struct {
+// (DefaultParams).
+type Config struct {
 	// Seed draws the task pool (difficulties, answers, attractors). The
 	// episodes themselves draw from the seed given to Run.
 	Seed uint64 `json:"seed"`
@@ -34,26 +36,68 @@ type SimConfig struct {
 	// MissingConfidence is the probability that a turn's introspective
 	// confidence is missing (a critic that failed); 0 means never.
 	MissingConfidence float64 `json:"missing_confidence"`
-	// Params are the model's coefficients; nil means DefaultSimParams, the
+	// Params are the model's coefficients; nil means DefaultParams, the
 	// embedded calibration.
-	Params *SimParams `json:"params,omitempty"`
+	Params *Params `json:"params,omitempty"`
 }
 
-// Defaults of SimConfig's zero fields.
+// Defaults of Config's zero fields.
 const (
-	DefaultSimTasks      = 500
-	DefaultSimAgents     = 3
+	DefaultTasks         = 500
+	DefaultAgents        = 3
 	DefaultWrongAnswers  = 3
 	DefaultConcedeTokens = 20
 )
 
 // Simulator is the embedded default environment: a fixed pool of synthetic
-// tasks and a stochastic model of how LLM agents answer, refine and concede
-// (see the package documentation). It is safe for concurrent use: Start
-// only reads the pool.
+// tasks (Config.Seed draws it) and a stochastic model of how LLM agents
+// answer, refine and concede, with coefficients [Params]. It is safe for
+// concurrent use: Start only reads the pool.
+//
+// Each task has a difficulty d ~ N(DifficultyMean, DifficultySpread²), a
+// gold answer, WrongAnswers plausible wrong answers (integers) and a
+// question prompt of exp(N(·,·)) tokens. The first wrong answer is the
+// attractor, taking about Attractor of the wrong answers, so wrong agents
+// often agree. In round 0 agent i is right with probability
+// σ(SolveSlope·(skill_i − d)) (every skill Params.Skill unless
+// Config.Skills says otherwise), else gives a wrong answer; an answer is
+// unreadable ("", no vote) with probability Unreadable on average, more on
+// some tasks than on others (UnreadableCorrelation). Each answer comes
+// with a completion length drawn from a log-normal of right or of wrong
+// answers (of round 0 or of revisions), reasoning steps and hedges drawn
+// from overdispersed Poissons whose means differ for right and wrong answers
+// and grow with the length, a stated self-confidence with probability
+// StatedRate, and an introspective (critic) confidence σ(z) with z = bias_i
+// + ConfRight | ConfAttractor | ConfOther − ConfDifficulty·(d − mean) +
+// ConfConsensus·(share of seen peers agreeing) + ConfNoise·N(0,1), missing
+// with probability Config.MissingConfidence.
+//
+// The meta-actions act as follows (seen peers are the other agents whose
+// previous turn has an answer):
+//
+//   - persist keeps the turn as it was and costs 0 tokens;
+//   - concede adopts metapolicy.ConcedeTarget of the previous round, with
+//     the mean confidence of the target's holders discounted by a tenth
+//     and the profile of its most confident holder, for
+//     Config.ConcedeTokens (default 20); with no target, or when the
+//     target is its own answer, the agent keeps its state at that cost;
+//   - refine redraws the answer. A wrong agent is fixed with probability
+//     σ(FixBase + FixGold·g + FixSame·s + FixAllGold·[g = 1] +
+//     FixSkill·(skill − d)), g the share of seen peers on the gold and s
+//     the share on its own wrong answer; not fixed, it joins the peers'
+//     most common wrong answer with probability Conform·(its share), else
+//     keeps its answer with probability KeepWrong, else drifts to another
+//     wrong answer. A right agent breaks with probability σ(BreakBase +
+//     BreakWrong·w + BreakAllWrong·[w = 1] + BreakGap·(d − skill)), w the
+//     share of seen peers on their most common wrong answer, and then joins
+//     that answer with probability BreakTo. The revision is unreadable with
+//     probability RevisionUnreadable. A refine costs PromptBase +
+//     PromptQuestion·(question) + PromptOwn·(own previous completion) +
+//     PromptPeers·(seen peers' previous completions) prompt tokens plus the
+//     new completion.
 type Simulator struct {
-	cfg   SimConfig
-	p     SimParams
+	cfg   Config
+	p     Params
 	tasks []simTask
 	bias  []float64 // per-agent confidence bias (overconfidence), logit scale
 }
@@ -71,18 +115,18 @@ type simTask struct {
 	wrongCum   []float64 // cumulative probabilities of the wrong answers
 }
 
-// NewSimulator checks cfg, fills its defaults and draws the task pool.
-func NewSimulator(cfg SimConfig) (*Simulator, error) {
+// New checks cfg, fills its defaults and draws the task pool.
+func New(cfg Config) (*Simulator, error) {
 	if cfg.Tasks < 0 || cfg.Agents < 0 || cfg.WrongAnswers < 0 || cfg.ConcedeTokens < 0 {
-		return nil, fmt.Errorf("env: simulator: negative count (tasks %d, agents %d, wrong answers %d, concede tokens %d)",
+		return nil, fmt.Errorf("sim: simulator: negative count (tasks %d, agents %d, wrong answers %d, concede tokens %d)",
 			cfg.Tasks, cfg.Agents, cfg.WrongAnswers, cfg.ConcedeTokens)
 	}
 	if !(cfg.MissingConfidence >= 0 && cfg.MissingConfidence <= 1) {
-		return nil, fmt.Errorf("env: simulator: missing_confidence %v outside [0,1]", cfg.MissingConfidence)
+		return nil, fmt.Errorf("sim: simulator: missing_confidence %v outside [0,1]", cfg.MissingConfidence)
 	}
-	var p SimParams
+	var p Params
 	if cfg.Params == nil {
-		p = DefaultSimParams()
+		p = DefaultParams()
 	} else {
 		p = *cfg.Params
 		if err := p.Check(); err != nil {
@@ -91,16 +135,16 @@ func NewSimulator(cfg SimConfig) (*Simulator, error) {
 	}
 	cfg.Params = &p
 	if cfg.Tasks == 0 {
-		cfg.Tasks = DefaultSimTasks
+		cfg.Tasks = DefaultTasks
 	}
 	switch {
 	case cfg.Agents == 0 && len(cfg.Skills) > 0:
 		cfg.Agents = len(cfg.Skills)
 	case cfg.Agents == 0:
-		cfg.Agents = DefaultSimAgents
+		cfg.Agents = DefaultAgents
 	}
 	if cfg.Agents < 2 {
-		return nil, fmt.Errorf("env: simulator: agents %d, want ≥ 2", cfg.Agents)
+		return nil, fmt.Errorf("sim: simulator: agents %d, want ≥ 2", cfg.Agents)
 	}
 	if cfg.Skills == nil {
 		cfg.Skills = make([]float64, cfg.Agents)
@@ -111,11 +155,11 @@ func NewSimulator(cfg SimConfig) (*Simulator, error) {
 		cfg.Skills = append([]float64(nil), cfg.Skills...)
 	}
 	if len(cfg.Skills) != cfg.Agents {
-		return nil, fmt.Errorf("env: simulator: skills: %d values for %d agents", len(cfg.Skills), cfg.Agents)
+		return nil, fmt.Errorf("sim: simulator: skills: %d values for %d agents", len(cfg.Skills), cfg.Agents)
 	}
 	for i, s := range cfg.Skills {
 		if math.IsNaN(s) || math.IsInf(s, 0) {
-			return nil, fmt.Errorf("env: simulator: skills[%d]: %v", i, s)
+			return nil, fmt.Errorf("sim: simulator: skills[%d]: %v", i, s)
 		}
 	}
 	if cfg.WrongAnswers == 0 {
@@ -194,7 +238,7 @@ func (s *Simulator) NumTasks() int { return len(s.tasks) }
 
 // Config returns the configuration with its defaults filled in, Params
 // included.
-func (s *Simulator) Config() SimConfig {
+func (s *Simulator) Config() Config {
 	c := s.cfg
 	c.Skills = append([]float64(nil), c.Skills...)
 	p := s.p
@@ -206,12 +250,12 @@ func (s *Simulator) Config() SimConfig {
 func (s *Simulator) Difficulty(task int) float64 { return s.tasks[task].difficulty }
 
 // Start implements Env.
-func (s *Simulator) Start(task int, rng *rand.Rand) (Game, error) {
+func (s *Simulator) Start(task int, rng *rand.Rand) (env.Game, error) {
 	if task < 0 || task >= len(s.tasks) {
-		return nil, fmt.Errorf("env: simulator: task %d outside [0, %d)", task, len(s.tasks))
+		return nil, fmt.Errorf("sim: simulator: task %d outside [0, %d)", task, len(s.tasks))
 	}
 	if rng == nil {
-		return nil, fmt.Errorf("env: simulator: task %d: nil rng", task)
+		return nil, fmt.Errorf("sim: simulator: task %d: nil rng", task)
 	}
 	return &simGame{s: s, t: &s.tasks[task], rng: rng}, nil
 }

@@ -1,0 +1,66 @@
+package calibrate
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/mpdf/mpdf/data/transcript"
+	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/study/signals"
+)
+
+// AddTranscripts reads transcript files one at a time (transcript.ReadFile
+// with topts) and adds every question's recorded debate
+// (transcript.ToEpisode) to the debate statistics and the signal tally,
+// either of which may be nil. It returns the files' reports.
+func AddTranscripts(paths []string, topts transcript.Options, stats *sim.DebateStats, sig *signals.CorrectnessTally) ([]transcript.Report, error) {
+	var reps []transcript.Report
+	for _, p := range paths {
+		f, err := transcript.ReadFile(p, topts)
+		if err != nil {
+			return reps, err
+		}
+		for i := range f.Questions {
+			ep := transcript.ToEpisode(&f.Questions[i], transcript.EpisodeOptions{})
+			if stats != nil {
+				if err := stats.Add(&ep); err != nil {
+					return reps, err
+				}
+			}
+			if sig != nil {
+				if err := sig.Add(&ep); err != nil {
+					return reps, err
+				}
+			}
+		}
+		reps = append(reps, f.Report)
+	}
+	return reps, nil
+}
+
+// Transcripts fits the simulator to the recorded debates of the transcript
+// files ([FromStats] over [AddTranscripts]' statistics and signals) and
+// returns the fit, its check, and the files' reports.
+func Transcripts(paths []string, topts transcript.Options, opts Options) (*Calibration, []transcript.Report, error) {
+	var stats sim.DebateStats
+	var sig signals.CorrectnessTally
+	reps, err := AddTranscripts(paths, topts, &stats, &sig)
+	if err != nil {
+		return nil, reps, err
+	}
+	c, err := FromStats(&stats, &sig, opts)
+	if err != nil {
+		return nil, reps, fmt.Errorf("replay: calibrate on %s: %w", strings.Join(bases(paths), ", "), err)
+	}
+	return c, reps, nil
+}
+
+// bases returns the paths' file names, for messages.
+func bases(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = filepath.Base(p)
+	}
+	return out
+}
