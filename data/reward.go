@@ -1,6 +1,7 @@
 package data
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -55,6 +56,24 @@ func (c RewardConfig) withDefaults() RewardConfig {
 // Validate reports a coefficient that is negative or not finite, or an
 // unknown GroupBy.
 func (c RewardConfig) Validate() error {
+	return c.validate()
+}
+
+// ErrConstantReward is ValidateGiven's error for weights all 0.
+var ErrConstantReward = errors.New("data: reward: w_local, w_global and lambda are all 0: the reward would be constant")
+
+// ValidateGiven is Validate for a config given in full (a command's flags,
+// a training config): all weights 0 reads as "the defaults" elsewhere in
+// this package, but given, it is a constant reward that nothing can learn
+// from (ErrConstantReward).
+func (c RewardConfig) ValidateGiven() error {
+	if c.WLocal == 0 && c.WGlobal == 0 && c.Lambda == 0 {
+		return ErrConstantReward
+	}
+	return c.validate()
+}
+
+func (c RewardConfig) validate() error {
 	for _, v := range []struct {
 		name string
 		x    float64

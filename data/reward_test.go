@@ -202,3 +202,16 @@ func TestDecisions(t *testing.T) {
 		}
 	}
 }
+
+// ValidateGiven refuses the all-zero weights Validate reads as defaults.
+func TestRewardValidateGiven(t *testing.T) {
+	if err := (RewardConfig{}).ValidateGiven(); !errors.Is(err, ErrConstantReward) {
+		t.Errorf("all 0: %v, want ErrConstantReward", err)
+	}
+	if err := (RewardConfig{Lambda: 1}).ValidateGiven(); err != nil {
+		t.Errorf("lambda 1: %v", err)
+	}
+	if err := (RewardConfig{WLocal: -1}).ValidateGiven(); err == nil {
+		t.Error("w_local -1: no error")
+	}
+}
