@@ -24,6 +24,15 @@ const (
 	GroupByTaskRound GroupBy = "task+round"
 )
 
+// ParseGroupBy reads a group key: task, episode or task+round.
+func ParseGroupBy(s string) (GroupBy, error) {
+	switch g := GroupBy(s); g {
+	case GroupByTask, GroupByEpisode, GroupByTaskRound:
+		return g, nil
+	}
+	return "", fmt.Errorf("group key %q: want task, episode or task+round", s)
+}
+
 // RewardConfig holds the coefficients of the differential consensus
 // reward (design §2) and the group key of the decisions made from episodes.
 //

@@ -215,3 +215,15 @@ func TestRewardValidateGiven(t *testing.T) {
 		t.Error("w_local -1: no error")
 	}
 }
+
+// ParseGroupBy reads the three group keys and refuses anything else.
+func TestParseGroupBy(t *testing.T) {
+	for _, g := range []GroupBy{GroupByTask, GroupByEpisode, GroupByTaskRound} {
+		if got, err := ParseGroupBy(string(g)); got != g || err != nil {
+			t.Errorf("ParseGroupBy(%q) = %q, %v", g, got, err)
+		}
+	}
+	if _, err := ParseGroupBy("model"); err == nil {
+		t.Error("ParseGroupBy(model): no error")
+	}
+}

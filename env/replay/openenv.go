@@ -174,3 +174,13 @@ func sideOf(e env.Env, side string, heldOut float64, seed uint64) ([]int, error)
 	}
 	return nil, fmt.Errorf("--split %q: want train or test (or all)", side)
 }
+
+// Title names e in a report's heading: its Name, or for a replay of
+// several files (whose Name lists them all) their count and its questions'.
+func Title(e env.Env) string {
+	name := e.Name()
+	if r, ok := e.(*Env); ok && strings.Count(name, ",") > 0 {
+		return fmt.Sprintf("replay of %d files (%d questions)", strings.Count(name, ",")+1, r.NumTasks())
+	}
+	return name
+}

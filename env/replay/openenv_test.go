@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -43,6 +44,16 @@ func TestOpenEnv(t *testing.T) {
 		if _, _, err := OpenEnv(c.spec, c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("OpenEnv(%q, %+v): %v, want %q", c.spec, c.cfg, err, c.want)
 		}
+	}
+	if got := Title(e); got != e.Name() {
+		t.Errorf("Title of one file: %q, want its name %q", got, e.Name())
+	}
+	two, _, err := OpenEnv("replay:"+filepath.Join(src, "*.json"), EnvConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Title(two), fmt.Sprintf("replay of 2 files (%d questions)", two.NumTasks()); got != want {
+		t.Errorf("Title of two files: %q, want %q", got, want)
 	}
 	if !SameFiles(spec+",critic=on", spec) || SameFiles(spec, spec+",kind=math") || SameFiles(spec, "replay:x.json") {
 		t.Error("SameFiles: wrong")
