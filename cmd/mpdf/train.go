@@ -217,12 +217,7 @@ func (fl *trainFlags) config(cmd *cobra.Command) (run.Config, error) {
 	replayRecipe := recipe.Env == trainer.RecipeReplay
 	var notes []string
 	if rs == nil && replayRecipe {
-		note := "defaults for transcripts (the recipe mpdf study measures best on them): " + recipe.Summary
-		if given := givenRecipeFlags(f); len(given) > 0 {
-			note += "; given: --" + strings.Join(given, ", --")
-		}
-		fmt.Fprintln(stderr, "train: "+note)
-		notes = append(notes, note)
+		notes = append(notes, recipeNote(stderr, f, recipe))
 	}
 	s := fl.set
 	if _, _, err := run.ParseBestMetric(s.BestMetric, len(s.Data) > 0); err != nil {
@@ -294,15 +289,22 @@ func (fl *trainFlags) online(cmd *cobra.Command, rc *run.Config) error {
 	return nil
 }
 
-// givenRecipeFlags lists the flags given that a recipe sets.
-func givenRecipeFlags(fl *pflag.FlagSet) []string {
-	var out []string
+// recipeNote says on stderr, and returns for eval.json's notes, that a
+// fresh run on transcripts starts from their recipe, naming the flags
+// given that it sets.
+func recipeNote(stderr io.Writer, f *pflag.FlagSet, recipe trainer.Recipe) string {
+	note := "defaults for transcripts (the recipe mpdf study measures best on them): " + recipe.Summary
+	var given []string
 	for _, name := range []string{"config", "sft-labels", "sft-epochs", "features"} {
-		if fl.Changed(name) {
-			out = append(out, name)
+		if f.Changed(name) {
+			given = append(given, name)
 		}
 	}
-	return out
+	if len(given) > 0 {
+		note += "; given: --" + strings.Join(given, ", --")
+	}
+	fmt.Fprintln(stderr, "train: "+note)
+	return note
 }
 
 // trainEnvs opens the online environments (replay.OpenSplit): one to
