@@ -176,7 +176,14 @@
 // critic=on part; see design §6), and ConfidenceSourceOfMeta from a
 // safetensors file's "mpdf.confidence_source" (MetaConfidenceSource), which
 // mpdf export and a run's policy.safetensors write. Evaluation and serving
-// compare it with the confidence they will feed the policy.
+// compare it with the confidence they will feed the policy, by one rule
+// (CriticMismatch).
+//
+// ResolvePolicy turns a policy spec — a heuristic name or a policy file —
+// into a policy with, from one read of the file, what it records of its
+// training: the replay and split its run trained on and its confidence
+// source; TrainedReplay, TextCritic and HeldOutSplit say from these how a
+// set of learned policies is evaluated when nothing else says.
 //
 // The safetensors code is written here rather than taken from a library: the
 // format is a length, a JSON header and raw floats, a few hundred lines

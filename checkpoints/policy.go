@@ -14,32 +14,46 @@ import (
 // version its file records. opts apply to the read (WithFeatureVersion
 // demands one version; without it, this build's default layout).
 func LoadNetwork(path string, opts ...Option) (*nn.MLP[float32], string, error) {
-	m, version, _, err := loadNetwork(path, opts)
+	m, version, _, _, err := loadNetwork(path, opts)
 	return m, version, err
 }
 
 // loadNetwork is LoadNetwork that also returns a checkpoint's header (nil
-// for a safetensors export).
-func loadNetwork(path string, opts []Option) (*nn.MLP[float32], string, *Header, error) {
+// for a safetensors export) and a safetensors export's metadata (nil for a
+// checkpoint), from the one read of the file.
+func loadNetwork(path string, opts []Option) (*nn.MLP[float32], string, *Header, map[string]string, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".mpdf":
 		c, err := Load(path, opts...)
 		if err != nil {
-			return nil, "", nil, err
+			return nil, "", nil, nil, err
 		}
-		return c.Policy, c.Header.FeatureVersion, &c.Header, nil
+		return c.Policy, c.Header.FeatureVersion, &c.Header, nil, nil
 	case ".safetensors":
 		m, meta, err := LoadSafetensors(path, opts...)
 		if err != nil {
-			return nil, "", nil, err
+			return nil, "", nil, nil, err
 		}
 		v, ok := meta[MetaFeatureVersion]
 		if !ok {
-			return nil, "", nil, errf(ErrFeatureSchema, "%s: %s.%s absent: the file does not say which features it reads", path, metadataKey, MetaFeatureVersion)
+			return nil, "", nil, nil, errf(ErrFeatureSchema, "%s: %s.%s absent: the file does not say which features it reads", path, metadataKey, MetaFeatureVersion)
 		}
-		return m, v, nil, nil
+		return m, v, nil, meta, nil
 	}
-	return nil, "", nil, fmt.Errorf("checkpoints: %s: want a .mpdf checkpoint or a .safetensors export", path)
+	return nil, "", nil, nil, fmt.Errorf("checkpoints: %s: want a .mpdf checkpoint or a .safetensors export", path)
+}
+
+// LoadNetworkFor reads a policy network trained on the feature layout
+// version ("" is this build's default; metapolicy.FeaturizerFor) from a
+// checkpoint or a safetensors export: a network to train on from there
+// (mpdf train --init).
+func LoadNetworkFor(path, version string) (*nn.MLP[float32], error) {
+	fz, err := metapolicy.FeaturizerFor(version)
+	if err != nil {
+		return nil, err
+	}
+	m, _, err := LoadNetwork(path, WithFeatureVersion(fz.Version))
+	return m, err
 }
 
 // LoadPolicy reads a learned policy named name from a checkpoint or a
@@ -59,16 +73,23 @@ func LoadPolicy(path, name string) (metapolicy.Policy, error) {
 // from the same read of the file; the header is nil for a safetensors
 // export, which has none.
 func LoadPolicyHeader(path, name string) (metapolicy.Policy, *Header, error) {
-	m, version, h, err := loadNetwork(path, []Option{WithFeatureVersion("")})
+	p, h, _, err := loadPolicy(path, name)
+	return p, h, err
+}
+
+// loadPolicy is LoadPolicyHeader that also returns a safetensors export's
+// metadata.
+func loadPolicy(path, name string) (metapolicy.Policy, *Header, map[string]string, error) {
+	m, version, h, meta, err := loadNetwork(path, []Option{WithFeatureVersion("")})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	fz, err := metapolicy.FeaturizerFor(version)
 	if err != nil {
-		return nil, nil, errf(ErrFeatureSchema, "%s: %v", path, err)
+		return nil, nil, nil, errf(ErrFeatureSchema, "%s: %v", path, err)
 	}
 	if m.In() != fz.Width {
-		return nil, nil, errf(ErrFeatureSchema, "%s: network reads %d features, %s has %d", path, m.In(), fz.Version, fz.Width)
+		return nil, nil, nil, errf(ErrFeatureSchema, "%s: network reads %d features, %s has %d", path, m.In(), fz.Version, fz.Width)
 	}
 	var p metapolicy.Policy
 	if fz.Version == metapolicy.FeatureVersion {
@@ -77,7 +98,7 @@ func LoadPolicyHeader(path, name string) (metapolicy.Policy, *Header, error) {
 		p, err = metapolicy.NewFeaturizedPolicy(name, m, fz)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return p, h, nil
+	return p, h, meta, nil
 }

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -22,6 +23,15 @@ const (
 	// Key: TASK/round=T.
 	GroupByTaskRound GroupBy = "task+round"
 )
+
+// ParseGroupBy reads a group key: task, episode or task+round.
+func ParseGroupBy(s string) (GroupBy, error) {
+	switch g := GroupBy(s); g {
+	case GroupByTask, GroupByEpisode, GroupByTaskRound:
+		return g, nil
+	}
+	return "", fmt.Errorf("group key %q: want task, episode or task+round", s)
+}
 
 // RewardConfig holds the coefficients of the differential consensus
 // reward (design §2) and the group key of the decisions made from episodes.
@@ -55,6 +65,24 @@ func (c RewardConfig) withDefaults() RewardConfig {
 // Validate reports a coefficient that is negative or not finite, or an
 // unknown GroupBy.
 func (c RewardConfig) Validate() error {
+	return c.validate()
+}
+
+// ErrConstantReward is ValidateGiven's error for weights all 0.
+var ErrConstantReward = errors.New("data: reward: w_local, w_global and lambda are all 0: the reward would be constant")
+
+// ValidateGiven is Validate for a config given in full (a command's flags,
+// a training config): all weights 0 reads as "the defaults" elsewhere in
+// this package, but given, it is a constant reward that nothing can learn
+// from (ErrConstantReward).
+func (c RewardConfig) ValidateGiven() error {
+	if c.WLocal == 0 && c.WGlobal == 0 && c.Lambda == 0 {
+		return ErrConstantReward
+	}
+	return c.validate()
+}
+
+func (c RewardConfig) validate() error {
 	for _, v := range []struct {
 		name string
 		x    float64

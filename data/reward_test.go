@@ -202,3 +202,28 @@ func TestDecisions(t *testing.T) {
 		}
 	}
 }
+
+// ValidateGiven refuses the all-zero weights Validate reads as defaults.
+func TestRewardValidateGiven(t *testing.T) {
+	if err := (RewardConfig{}).ValidateGiven(); !errors.Is(err, ErrConstantReward) {
+		t.Errorf("all 0: %v, want ErrConstantReward", err)
+	}
+	if err := (RewardConfig{Lambda: 1}).ValidateGiven(); err != nil {
+		t.Errorf("lambda 1: %v", err)
+	}
+	if err := (RewardConfig{WLocal: -1}).ValidateGiven(); err == nil {
+		t.Error("w_local -1: no error")
+	}
+}
+
+// ParseGroupBy reads the three group keys and refuses anything else.
+func TestParseGroupBy(t *testing.T) {
+	for _, g := range []GroupBy{GroupByTask, GroupByEpisode, GroupByTaskRound} {
+		if got, err := ParseGroupBy(string(g)); got != g || err != nil {
+			t.Errorf("ParseGroupBy(%q) = %q, %v", g, got, err)
+		}
+	}
+	if _, err := ParseGroupBy("model"); err == nil {
+		t.Error("ParseGroupBy(model): no error")
+	}
+}

@@ -279,3 +279,20 @@ func (v *Verdict) WriteTable(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "verdict: %s\n", v.Sentence)
 	return err
 }
+
+// WriteVerdicts writes, after a blank line each, the verdict table of every
+// policy of learned that rs can judge (Judge); one without the baselines to
+// judge it against is left out, as the evaluation that left them out asked.
+func WriteVerdicts(w io.Writer, rs Results, learned []string, confidence bool) error {
+	for _, name := range learned {
+		v, err := Judge(rs, name, confidence)
+		if err != nil {
+			continue
+		}
+		fmt.Fprintln(w)
+		if err := v.WriteTable(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}

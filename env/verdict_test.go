@@ -168,3 +168,29 @@ func TestJudgePooledEstimate(t *testing.T) {
 		t.Errorf("use %s (%s), want gate: more accurate and cheaper", v.Use, v.Sentence)
 	}
 }
+
+// WriteVerdicts writes one table per learned policy it can judge, each
+// after a blank line, and skips one without baselines.
+func TestWriteVerdicts(t *testing.T) {
+	rs := Results{
+		verdictResult("mpdf", pattern(200, 10, 7), 3000),
+		verdictResult("majority", pattern(200, 10, 6), 1000),
+		verdictResult("debate", pattern(200, 10, 7), 6000),
+	}
+	var b strings.Builder
+	if err := WriteVerdicts(&b, rs, []string{"mpdf", "absent"}, false); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Judge(rs, "mpdf", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	want.WriteString("\n")
+	if err := v.WriteTable(&want); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want.String() {
+		t.Errorf("WriteVerdicts:\n%s\nwant:\n%s", b.String(), want.String())
+	}
+}

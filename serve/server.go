@@ -158,6 +158,9 @@ func (s *Server) Info(p *Policy) PolicyInfo {
 // Serving is not refused: a client may pass the confidence itself (the
 // text critic's, computed on its side), which the server cannot tell.
 func criticWarning(src string, critic bool) string {
+	if !checkpoints.CriticMismatch(src, critic) {
+		return ""
+	}
 	switch {
 	case src == checkpoints.ConfidenceTextCritic && !critic:
 		return "the policy trained with the text critic's confidence (a replay with critic=on) but the server runs without the critic (mpdf serve --critic, Config.Critic): agents given as text without a confidence reach it with the confidence missing"

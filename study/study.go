@@ -103,6 +103,27 @@ func DefaultConfigFor(kind string) (Config, error) {
 	return c, nil
 }
 
+// DefaultSFTEpochs is the supervised stage of a study's training runs when
+// none is given (and the teacher can label the environment).
+const DefaultSFTEpochs = 5
+
+// SFTEpochs resolves the supervised epochs of a study's training runs:
+// given (≥ 0) as is; not given (< 0), DefaultSFTEpochs, except for a
+// heuristic teacher (the threshold one by default) on transcripts
+// (replay), whose confidence is missing unless the text critic fills it
+// (critic=on; then give the epochs to use it): 0 there. A teacher that
+// labels from the transcripts' answers (answers: hindsight and pivotal,
+// trainer/teacher.Handles) keeps its supervised stage on a replay too.
+func SFTEpochs(given int, answers, replay bool) int {
+	switch {
+	case given >= 0:
+		return given
+	case replay && !answers:
+		return 0
+	}
+	return DefaultSFTEpochs
+}
+
 // OracleName names the hindsight oracle's rows: per task, the best of the
 // fixed protocols chosen knowing the answer. A ceiling, not a policy.
 const OracleName = "oracle (hindsight)"

@@ -309,3 +309,24 @@ func TestTrainInMemoryFeatures(t *testing.T) {
 		t.Errorf("v2: %T, want a FeaturizedPolicy over %d features", p2, metapolicy.FeatureWidthV2)
 	}
 }
+
+// A hindsight or pivotal teacher labels transcripts from their answers, so
+// on a replay the study keeps its supervised stage when no epochs are
+// given; a heuristic teacher there has no confidence to read: none.
+func TestSFTEpochs(t *testing.T) {
+	for _, c := range []struct {
+		given           int
+		answers, replay bool
+		want            int
+	}{
+		{-1, false, true, 0},
+		{-1, false, false, DefaultSFTEpochs},
+		{-1, true, true, DefaultSFTEpochs},
+		{0, true, true, 0},
+		{3, false, true, 3},
+	} {
+		if got := SFTEpochs(c.given, c.answers, c.replay); got != c.want {
+			t.Errorf("SFTEpochs(%d, answers %v, replay %v) = %d, want %d", c.given, c.answers, c.replay, got, c.want)
+		}
+	}
+}

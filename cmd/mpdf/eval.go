@@ -19,22 +19,20 @@ import (
 
 func init() { register(newEvalCmd) }
 
-func newEvalCmd() *cobra.Command {
-	var (
-		cfg                              sim.Config
-		envSpec, split                   string
-		kind                             transcript.Task
-		specs                            []string
-		tasks, episodes, rounds, workers int
-		seed, splitSeed                  uint64
-		heldOut                          float64
-		greedy, noBaselines, quiet       bool
-		asJSON                           bool
-	)
-	cmd := &cobra.Command{
-		Use:   "eval [--env sim|" + replaySyntax + "] [--policy SPEC,...] [flags]",
-		Short: "Compare policies on the same tasks and seeds (accuracy, tokens, actions)",
-		Long: `Eval plays every policy on the same tasks with the same seeds (common
+// evalFlags are eval's flags.
+type evalFlags struct {
+	sim                              sim.Config
+	env, split                       string
+	kind                             transcript.Task
+	policies                         []string
+	tasks, episodes, rounds, workers int
+	seed, splitSeed                  uint64
+	heldOut                          float64
+	greedy, noBaselines, quiet       bool
+	asJSON                           bool
+}
+
+var evalLong = `Eval plays every policy on the same tasks with the same seeds (common
 random numbers) and prints, per policy, the team accuracy of the final round
 with a 95% bootstrap interval that resamples tasks (a task's episodes are
 drawn together: they are not independent), the round-0 accuracy, the mean
@@ -85,371 +83,259 @@ protocols evaluated with it (majority, debate, gate, until-consensus, and
 threshold where agents have a confidence: the simulator, or a replay with
 critic=on): accuracy differences paired by question with 95% bootstrap
 intervals, the points on the accuracy–tokens frontier marked (*), and one
-sentence on what to use. --json prints the results only.`,
+sentence on what to use. --json prints the results only.`
+
+func newEvalCmd() *cobra.Command {
+	var fl evalFlags
+	cmd := &cobra.Command{
+		Use:   "eval [--env sim|" + replaySyntax + "] [--policy SPEC,...] [flags]",
+		Short: "Compare policies on the same tasks and seeds (accuracy, tokens, actions)",
+		Long:  evalLong,
 		Example: `  mpdf eval
   mpdf eval --policy runs/best.mpdf --tasks 200 --episodes 2
   mpdf eval --env 'replay:debates/gsm_*.json' --policy best.mpdf --split test --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var err error
-			if tasks < 0 || episodes < 1 || rounds < 0 || workers < 0 {
-				return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 0, workers ≥ 0",
-					tasks, episodes, rounds, workers)
-			}
-			if !cmd.Flags().Changed("env") {
-				if envSpec, err = checkpointEnv(cmd.ErrOrStderr(), specs, envSpec); err != nil {
-					return err
-				}
-			}
-			e, defRounds, err := openEvalEnv(cmd.ErrOrStderr(), envSpec, kind, false, cfg, quiet)
-			if err != nil {
-				return err
-			}
-			pols, err := evalPolicies(specs, env.Baselines(e), noBaselines)
-			if err != nil {
-				return err
-			}
-			if rounds == 0 {
-				rounds = defRounds
-			}
-			if r, ok := e.(*replay.Env); ok {
-				if e, err = checkpointCritic(cmd.ErrOrStderr(), r, envSpec, pols); err != nil {
-					return err
-				}
-				if err := checkpointSplit(cmd.ErrOrStderr(), cmd.Flags(), pols, envSpec, &split, &heldOut, &splitSeed); err != nil {
-					return err
-				}
-			}
-			list, err := evalTasks(e, split, heldOut, splitSeed, tasks)
-			if err != nil {
-				return err
-			}
-			per := len(list) * episodes
-			bar := newBar(per*len(pols), "eval", quiet)
-			var results env.Results
-			for i, p := range pols {
-				opts := env.RunOptions{
-					Tasks: list, Episodes: episodes, Rounds: rounds, Seed: seed,
-					Greedy: greedy && p.Learned, Workers: workers, Progress: barProgress(bar, i*per),
-				}
-				rs, err := env.Evaluate(e, []metapolicy.Policy{p.Policy}, opts)
-				if err != nil {
-					return err
-				}
-				results = append(results, rs...)
-			}
-			_ = bar.Finish()
-			o := cmd.OutOrStdout()
-			if asJSON {
-				return results.WriteJSON(o)
-			}
-			side := ""
-			if split != "" && split != "all" {
-				side = fmt.Sprintf(", %s split (held out %.2f, seed %d)", split, heldOut, splitSeed)
-			}
-			name := e.Name()
-			if r, ok := e.(*replay.Env); ok && strings.Count(name, ",") > 0 {
-				name = fmt.Sprintf("replay of %d files (%d questions)", strings.Count(name, ",")+1, r.NumTasks())
-			}
-			fmt.Fprintf(o, "env %s: %d tasks%s × %d episodes, %d rounds, seed %d\n",
-				name, len(list), side, episodes, rounds, seed)
-			if err := results.WriteTable(o); err != nil {
-				return err
-			}
-			// The verdict of each learned policy against the fixed
-			// protocols evaluated with it (none when --no-baselines
-			// left them out).
-			r, isReplay := e.(*replay.Env)
-			confidence := !isReplay || r.Critic()
-			for _, p := range pols {
-				if !p.Learned {
-					continue
-				}
-				v, err := env.Judge(results, p.Name(), confidence)
-				if err != nil {
-					continue
-				}
-				fmt.Fprintln(o)
-				if err := v.WriteTable(o); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(cmd, &fl) },
 	}
-	f := cmd.Flags()
-	f.StringVar(&envSpec, "env", "sim", "environment: sim, or "+replaySyntax+" of debate transcripts")
-	addKindFlag(f, &kind, "task of replayed transcripts (as a kind= part of --env)")
-	f.StringSliceVarP(&specs, "policy", "p", nil, "policies to evaluate (heuristic names, .mpdf or .safetensors files)")
-	f.BoolVar(&noBaselines, "no-baselines", false, "do not add the heuristic baselines")
-	f.IntVar(&tasks, "tasks", 0, "number of tasks, the first of the environment or of the split side (0 = all)")
-	f.IntVar(&episodes, "episodes", 1, "sampled episodes per task and policy")
-	f.IntVar(&rounds, "rounds", 0, "deliberation rounds after round 0 (0 = 3 in the simulator, the most recorded in a replay)")
-	f.Uint64Var(&seed, "seed", 0, "seed of the episodes")
-	f.StringVar(&split, "split", "", "evaluate on one side of a seeded task split: train, test or all (default: all, but test for a checkpoint trained on a replay split)")
-	f.Float64Var(&heldOut, "held-out", 0.3, "fraction of the tasks held out as the test side of --split")
-	f.Uint64Var(&splitSeed, "split-seed", 0, "seed of --split")
-	f.BoolVar(&greedy, "greedy", false, "learned policies take their most probable action instead of sampling (heuristics unaffected)")
-	f.IntVar(&workers, "workers", 0, "episodes played at once (0 = one per CPU); the results do not depend on it")
-	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no transcript report")
-	f.BoolVar(&asJSON, "json", false, "print the results as a JSON array")
-	addSimFlags(cmd, &cfg)
+	fl.add(cmd)
 	return cmd
 }
 
-// evalPolicies resolves the --policy values, adding the heuristic baselines
-// the environment can play first when none is named (unless noBaselines).
-func evalPolicies(specs, baselines []string, noBaselines bool) ([]resolvedPolicy, error) {
-	named := false
-	for _, s := range specs {
-		named = named || isHeuristicSpec(s)
+// add defines the flags on cmd.
+func (fl *evalFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&fl.env, "env", "sim", "environment: sim, or "+replaySyntax+" of debate transcripts")
+	addKindFlag(f, &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
+	f.StringSliceVarP(&fl.policies, "policy", "p", nil, "policies to evaluate (heuristic names, .mpdf or .safetensors files)")
+	f.BoolVar(&fl.noBaselines, "no-baselines", false, "do not add the heuristic baselines")
+	f.IntVar(&fl.tasks, "tasks", 0, "number of tasks, the first of the environment or of the split side (0 = all)")
+	f.IntVar(&fl.episodes, "episodes", 1, "sampled episodes per task and policy")
+	f.IntVar(&fl.rounds, "rounds", 0, "deliberation rounds after round 0 (0 = 3 in the simulator, the most recorded in a replay)")
+	f.Uint64Var(&fl.seed, "seed", 0, "seed of the episodes")
+	f.StringVar(&fl.split, "split", "", "evaluate on one side of a seeded task split: train, test or all (default: all, but test for a checkpoint trained on a replay split)")
+	f.Float64Var(&fl.heldOut, "held-out", 0.3, "fraction of the tasks held out as the test side of --split")
+	f.Uint64Var(&fl.splitSeed, "split-seed", 0, "seed of --split")
+	f.BoolVar(&fl.greedy, "greedy", false, "learned policies take their most probable action instead of sampling (heuristics unaffected)")
+	f.IntVar(&fl.workers, "workers", 0, "episodes played at once (0 = one per CPU); the results do not depend on it")
+	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar and no transcript report")
+	f.BoolVar(&fl.asJSON, "json", false, "print the results as a JSON array")
+	addSimFlags(cmd, &fl.sim)
+}
+
+// runEval opens the environment, resolves the policies, plays them and
+// prints.
+func runEval(cmd *cobra.Command, fl *evalFlags) error {
+	if fl.tasks < 0 || fl.episodes < 1 || fl.rounds < 0 || fl.workers < 0 {
+		return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 0, workers ≥ 0",
+			fl.tasks, fl.episodes, fl.rounds, fl.workers)
 	}
-	var all []string
-	if !named && !noBaselines {
-		all = append(all, baselines...)
+	stderr := cmd.ErrOrStderr()
+	given, err := resolvePolicies(fl.policies)
+	if err != nil {
+		return err
 	}
-	all = append(all, specs...)
-	if len(all) == 0 {
-		return nil, fmt.Errorf("no policy to evaluate: give --policy, or drop --no-baselines")
+	if !cmd.Flags().Changed("env") {
+		if fl.env, err = checkpointEnv(stderr, given, fl.env); err != nil {
+			return err
+		}
 	}
-	seen := map[string]bool{}
+	e, defRounds, err := replay.OpenEnv(fl.env, replay.EnvConfig{Sim: fl.sim, Kind: fl.kind, Log: logUnless(fl.quiet, stderr)})
+	if err != nil {
+		return err
+	}
+	pols, err := evalPolicies(given, env.Baselines(e), fl.noBaselines)
+	if err != nil {
+		return err
+	}
+	if fl.rounds == 0 {
+		fl.rounds = defRounds
+	}
+	if r, ok := e.(*replay.Env); ok {
+		if e, err = checkpointCritic(stderr, r, fl.env, pols); err != nil {
+			return err
+		}
+		if err := checkpointSplit(stderr, cmd.Flags(), pols, fl); err != nil {
+			return err
+		}
+	}
+	list, err := replay.Tasks(e, fl.split, fl.heldOut, fl.splitSeed, fl.tasks)
+	if err != nil {
+		return err
+	}
+	results, err := fl.play(e, pols, list)
+	if err != nil {
+		return err
+	}
+	if fl.asJSON {
+		return results.WriteJSON(cmd.OutOrStdout())
+	}
+	return fl.print(cmd.OutOrStdout(), e, pols, results, len(list))
+}
+
+// logUnless is w, or nil (no transcript reports) when quiet.
+func logUnless(quiet bool, w io.Writer) io.Writer {
+	if quiet {
+		return nil
+	}
+	return w
+}
+
+// play evaluates each policy on the tasks of list, on one progress bar.
+func (fl *evalFlags) play(e env.Env, pols []resolvedPolicy, list []int) (env.Results, error) {
+	per := len(list) * fl.episodes
+	bar := newBar(per*len(pols), "eval", fl.quiet)
+	var results env.Results
+	for i, p := range pols {
+		opts := env.RunOptions{
+			Tasks: list, Episodes: fl.episodes, Rounds: fl.rounds, Seed: fl.seed,
+			Greedy: fl.greedy && p.Learned, Workers: fl.workers, Progress: barProgress(bar, i*per),
+		}
+		rs, err := env.Evaluate(e, []metapolicy.Policy{p.Policy}, opts)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, rs...)
+	}
+	_ = bar.Finish()
+	return results, nil
+}
+
+// print writes the table of results and the verdict of each learned
+// policy against the fixed protocols evaluated with it (none when
+// --no-baselines left them out).
+func (fl *evalFlags) print(o io.Writer, e env.Env, pols []resolvedPolicy, results env.Results, tasks int) error {
+	side := ""
+	if fl.split != "" && fl.split != "all" {
+		side = fmt.Sprintf(", %s split (held out %.2f, seed %d)", fl.split, fl.heldOut, fl.splitSeed)
+	}
+	fmt.Fprintf(o, "env %s: %d tasks%s × %d episodes, %d rounds, seed %d\n",
+		replay.Title(e), tasks, side, fl.episodes, fl.rounds, fl.seed)
+	if err := results.WriteTable(o); err != nil {
+		return err
+	}
+	var learned []string
+	for _, p := range pols {
+		if p.Learned {
+			learned = append(learned, p.Name())
+		}
+	}
+	r, isReplay := e.(*replay.Env)
+	return env.WriteVerdicts(o, results, learned, !isReplay || r.Critic())
+}
+
+// resolvePolicies resolves the --policy values, each file read once.
+func resolvePolicies(specs []string) ([]resolvedPolicy, error) {
 	var pols []resolvedPolicy
-	for _, s := range all {
+	for _, s := range specs {
 		p, err := resolvePolicy(s)
 		if err != nil {
 			return nil, err
 		}
-		if seen[p.Name()] {
-			return nil, fmt.Errorf("policy %s given twice (results are named by policy)", p.Name())
-		}
-		seen[p.Name()] = true
 		pols = append(pols, p)
 	}
 	return pols, nil
 }
 
-// replaySyntax is the replay form of --env, for help texts and errors.
-const replaySyntax = "replay:GLOB[,GLOB...][,kind=K][,layout=L][,critic=on|off]"
-
-// openEvalEnv opens the environment of --env and returns it with its
-// default number of rounds. kind is --kind (a kind= part), critic study's
-// --critic (a critic=on part); each may repeat the spec, not contradict
-// it. Transcript reports go to log unless quiet.
-func openEvalEnv(log io.Writer, spec string, kind transcript.Task, critic bool, cfg sim.Config, quiet bool) (env.Env, int, error) {
-	switch {
-	case spec == "sim" || spec == "simulator":
-		if critic {
-			return nil, 0, fmt.Errorf("--critic: only a replay has texts to read (--env replay:...)")
-		}
-		sim, err := sim.New(cfg)
-		return sim, env.DefaultRounds, err
-	case strings.HasPrefix(spec, replay.SpecPrefix):
-		sp, err := replay.ParseSpec(spec)
-		if err != nil {
-			return nil, 0, fmt.Errorf("--env: %w", err)
-		}
-		if kind != "" && sp.Options.Task != "" && kind != sp.Options.Task {
-			return nil, 0, fmt.Errorf("--kind %s and --env %s: two tasks; give one", kind, spec)
-		}
-		if sp.Options.Task == "" {
-			sp.Options.Task = kind
-		}
-		if critic && sp.CriticSet && !sp.Critic {
-			return nil, 0, fmt.Errorf("--critic and --env %s (critic=off): give one", spec)
-		}
-		sp.Critic = sp.Critic || critic
-		paths, err := expandPaths(sp.Globs)
-		if err != nil {
-			return nil, 0, fmt.Errorf("--env %s: %w", spec, err)
-		}
-		e, reps, err := replay.Load(paths, sp.Options, sp.EnvOptions()...)
-		if err != nil {
-			return nil, 0, err
-		}
-		if !quiet {
-			if err := transcript.WriteReports(log, reps); err != nil {
-				return nil, 0, err
+// evalPolicies adds to the policies given the heuristic baselines the
+// environment can play, first, when no heuristic is given (unless
+// noBaselines). Results are named by policy: a name twice is an error.
+func evalPolicies(given []resolvedPolicy, baselines []string, noBaselines bool) ([]resolvedPolicy, error) {
+	var pols []resolvedPolicy
+	if !noBaselines && !slices.ContainsFunc(given, func(p resolvedPolicy) bool { return !p.Learned }) {
+		for _, b := range baselines {
+			p, err := resolvePolicy(b)
+			if err != nil {
+				return nil, err
 			}
+			pols = append(pols, p)
 		}
-		r := e.Rounds()
-		if r < 1 {
-			return nil, 0, fmt.Errorf("--env %s: the transcripts record no deliberation round after round 0", spec)
-		}
-		return e, r, nil
 	}
-	return nil, 0, fmt.Errorf("--env %q: want sim or %s", spec, replaySyntax)
+	pols = append(pols, given...)
+	if len(pols) == 0 {
+		return nil, fmt.Errorf("no policy to evaluate: give --policy, or drop --no-baselines")
+	}
+	seen := map[string]bool{}
+	for _, p := range pols {
+		if seen[p.Name()] {
+			return nil, fmt.Errorf("policy %s given twice (results are named by policy)", p.Name())
+		}
+		seen[p.Name()] = true
+	}
+	return pols, nil
 }
 
-// sameReplayFiles reports whether two replay specs name the same files read
-// the same way (their critic= parts aside, which checkpointCritic handles).
-func sameReplayFiles(a, b string) bool {
-	if a == b {
-		return true
+// checkpointEnv is the --env to evaluate on when none is given: the replay
+// the learned policies given trained on (checkpoints.TrainedReplay), so
+// that a policy trained on transcripts is not silently scored on the
+// simulator; def when none trained on a replay.
+func checkpointEnv(log io.Writer, pols []resolvedPolicy, def string) (string, error) {
+	found, from, err := checkpoints.TrainedReplay(pols)
+	if err != nil || found == "" {
+		return def, err
 	}
-	sa, err1 := replay.ParseSpec(a)
-	sb, err2 := replay.ParseSpec(b)
-	return err1 == nil && err2 == nil && slices.Equal(sa.Globs, sb.Globs) && sa.Options == sb.Options
+	fmt.Fprintf(log, "eval: %s trained on %s: evaluating on that replay (--env sim plays the simulator)\n", from, found)
+	return found, nil
 }
 
 // checkpointCritic defaults the critic= part of a replay spec that has none
-// to the learned checkpoints': on when their runs trained with critic=on
-// (checkpoints.ConfidenceSource), since a policy that learned to read the
-// text critic's confidence would otherwise be scored without it. A spec
-// that says critic= is played as it says, with a warning for each
-// checkpoint whose run read the confidence otherwise; checkpoints that
-// disagree need the spec to say.
+// to the learned checkpoints': on when their runs trained with critic=on,
+// since a policy that learned to read the text critic's confidence would
+// otherwise be scored without it. A spec that says critic= is played as it
+// says, with a warning for each checkpoint whose run read the confidence
+// otherwise (checkpoints.CriticMismatch); checkpoints that disagree need
+// the spec to say.
 func checkpointCritic(log io.Writer, r *replay.Env, envSpec string, pols []resolvedPolicy) (env.Env, error) {
 	sp, err := replay.ParseSpec(envSpec)
 	if err != nil {
 		return nil, fmt.Errorf("--env: %w", err)
 	}
-	var with, without []string // checkpoints trained with and without the text critic
-	for _, p := range pols {
-		switch p.Confidence {
-		case checkpoints.ConfidenceTextCritic:
-			with = append(with, p.Name())
-		case checkpoints.ConfidenceNone:
-			without = append(without, p.Name())
-		}
-	}
 	if sp.CriticSet {
+		warn := "eval: warning: %s trained with the text critic (critic=on), but --env %s plays critic=off: the policy loses the confidence it learned from\n"
 		if sp.Critic {
-			for _, name := range without {
-				fmt.Fprintf(log, "eval: warning: %s trained without the text critic (its confidence was missing), but --env %s plays critic=on: the policy sees an input it never trained on\n", name, envSpec)
-			}
-		} else {
-			for _, name := range with {
-				fmt.Fprintf(log, "eval: warning: %s trained with the text critic (critic=on), but --env %s plays critic=off: the policy loses the confidence it learned from\n", name, envSpec)
+			warn = "eval: warning: %s trained without the text critic (its confidence was missing), but --env %s plays critic=on: the policy sees an input it never trained on\n"
+		}
+		for _, p := range pols {
+			known := p.Confidence == checkpoints.ConfidenceTextCritic || p.Confidence == checkpoints.ConfidenceNone
+			if known && checkpoints.CriticMismatch(p.Confidence, sp.Critic) {
+				fmt.Fprintf(log, warn, p.Name(), envSpec)
 			}
 		}
 		return r, nil
 	}
-	switch {
-	case len(with) == 0:
-		return r, nil
-	case len(without) > 0:
-		return nil, fmt.Errorf("%s trained with the text critic (critic=on) and %s without: add critic=on or critic=off to --env", with[0], without[0])
+	on, with, err := checkpoints.TextCritic(pols)
+	if err != nil || !on {
+		return r, err
 	}
 	fmt.Fprintf(log, "eval: %s trained with the text critic (critic=on in its --env): playing the replay with it (critic=off in --env plays without)\n", strings.Join(with, ", "))
 	return r.With(replay.WithCritic(true))
 }
 
-// evalTasks lists the tasks to play: one side of a split when asked, then
-// the first n (0 = all).
-func evalTasks(e env.Env, split string, heldOut float64, seed uint64, n int) ([]int, error) {
-	var list []int
-	if split == "" || split == "all" {
-		list = make([]int, e.NumTasks())
-		for i := range list {
-			list[i] = i
-		}
-	} else {
-		var train, test []int
-		var err error
-		if r, ok := e.(*replay.Env); ok {
-			train, test, err = r.Split(heldOut, seed)
-		} else {
-			train, test, err = replay.Split(e.NumTasks(), heldOut, seed)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("--split: %w", err)
-		}
-		switch split {
-		case "train":
-			list = train
-		case "test":
-			list = test
-		default:
-			return nil, fmt.Errorf("--split %q: want train or test (or all)", split)
-		}
-	}
-	if n > len(list) {
-		what := "the environment has"
-		if split != "" && split != "all" {
-			what = "the " + split + " side has"
-		}
-		return nil, fmt.Errorf("--tasks %d: %s %d tasks", n, what, len(list))
-	}
-	if n > 0 {
-		list = list[:n]
-	}
-	if len(list) == 0 {
-		return nil, fmt.Errorf("no task to play (the %s side is empty: check --held-out)", split)
-	}
-	return list, nil
-}
-
 // checkpointSplit defaults --split to the held-out side of the replay split
-// a learned checkpoint trained on, and --held-out and --split-seed to that
-// split's, unless given: evaluated on every question, a policy would be
-// scored on the ones it trained on. Checkpoints of different splits need
-// --held-out and --split-seed given.
-func checkpointSplit(log io.Writer, fl *pflag.FlagSet, pols []resolvedPolicy, envSpec string, split *string, heldOut *float64, seed *uint64) error {
-	if *split == "all" {
+// a learned checkpoint trained on (checkpoints.HeldOutSplit), and
+// --held-out and --split-seed to that split's, unless given: evaluated on
+// every question, a policy would be scored on the ones it trained on.
+func checkpointSplit(log io.Writer, f *pflag.FlagSet, pols []resolvedPolicy, fl *evalFlags) error {
+	if fl.split == "all" {
 		return nil
 	}
-	given := fl.Changed("held-out") && fl.Changed("split-seed")
-	var sp *replaySplit
-	var from string
-	for _, p := range pols {
-		if p.Split == nil {
-			continue
-		}
-		if sp != nil && *p.Split != *sp && !given {
-			return fmt.Errorf("%s and %s trained on different replay splits (held out %g, seed %d; held out %g, seed %d): give --split with --held-out and --split-seed, or --split all",
-				from, p.Name(), sp.HeldOut, sp.SplitSeed, p.Split.HeldOut, p.Split.SplitSeed)
-		}
-		sp, from = p.Split, p.Name()
+	sp, from, err := checkpoints.HeldOutSplit(pols, f.Changed("held-out") && f.Changed("split-seed"))
+	if err != nil || sp == nil {
+		return err
 	}
-	if sp == nil {
+	if !f.Changed("held-out") {
+		fl.heldOut = sp.HeldOut
+	}
+	if !f.Changed("split-seed") {
+		fl.splitSeed = sp.SplitSeed
+	}
+	if fl.split != "" {
 		return nil
 	}
-	if !fl.Changed("held-out") {
-		*heldOut = sp.HeldOut
-	}
-	if !fl.Changed("split-seed") {
-		*seed = sp.SplitSeed
-	}
-	if *split != "" {
-		return nil
-	}
-	*split = "test"
+	fl.split = "test"
 	fmt.Fprintf(log, "eval: %s trained on %s with %.2f of the questions held out (split seed %d): evaluating on the held-out side (--split all plays every question)\n",
-		from, sp.Env, *heldOut, *seed)
-	if !sameReplayFiles(sp.Env, envSpec) {
-		fmt.Fprintf(log, "eval: warning: --env %s is not the run's %s: the split holds out the same questions only on the same files\n", envSpec, sp.Env)
+		from, sp.Env, fl.heldOut, fl.splitSeed)
+	if !replay.SameFiles(sp.Env, fl.env) {
+		fmt.Fprintf(log, "eval: warning: --env %s is not the run's %s: the split holds out the same questions only on the same files\n", fl.env, sp.Env)
 	}
 	return nil
-}
-
-// checkpointEnv is the --env to evaluate on when none is given: the replay
-// spec the learned checkpoints among specs trained on (run.Position's
-// env), so that a policy trained on transcripts is not silently scored on
-// the simulator; def when none trained on a replay. Checkpoints of
-// different replays need --env.
-func checkpointEnv(log io.Writer, specs []string, def string) (string, error) {
-	var found, from string
-	for _, s := range specs {
-		s = strings.TrimSpace(s)
-		if s == "" || isHeuristicSpec(s) {
-			continue
-		}
-		p, err := resolvePolicy(s)
-		if err != nil {
-			return "", err
-		}
-		if p.TrainedEnv == "" {
-			continue
-		}
-		pos := p.TrainedEnv
-		if found != "" && pos != found {
-			return "", fmt.Errorf("%s trained on %s and %s on %s: give --env", from, found, s, pos)
-		}
-		found, from = pos, s
-	}
-	if found == "" {
-		return def, nil
-	}
-	fmt.Fprintf(log, "eval: %s trained on %s: evaluating on that replay (--env sim plays the simulator)\n", from, found)
-	return found, nil
 }

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/data/transcript"
+	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/study"
@@ -18,24 +20,17 @@ import (
 
 func init() { register(newStudyCmd) }
 
-func newStudyCmd() *cobra.Command {
-	def := study.DefaultConfig()
-	var (
-		cfg           = def
-		sim           sim.Config
-		envSpec       string
-		kind          transcript.Task
-		out, groupBy  string
-		sftEpochs     int
-		critic        bool
-		quiet, asJSON bool
-		overwrite     bool
-	)
-	cfg.Baselines = nil
-	cmd := &cobra.Command{
-		Use:   "study [--env sim|" + replaySyntax + "] [flags]",
-		Short: "Cross-validated comparison of learned policies with every baseline (report.md, results.json, pareto.png)",
-		Long: `Study runs the experiment that checks whether a learned meta-policy beats the
+// studyFlags are study's flags.
+type studyFlags struct {
+	cfg                              study.Config
+	sim                              sim.Config
+	env, out, groupBy                string
+	kind                             transcript.Task
+	sftEpochs                        int
+	critic, quiet, asJSON, overwrite bool
+}
+
+const studyLong = `Study runs the experiment that checks whether a learned meta-policy beats the
 fixed protocols: K-fold cross-validation over questions (a question debated
 in several files is one unit, never on both sides), repeated over --seeds
 seeds, for each token cost λ of --lambda. Each fold trains a policy on the
@@ -65,141 +60,154 @@ over gate (--sft-labels pivotal:gate --sft-epochs 20), --features mpdf-features/
 --out belongs to one study: one that holds files is refused before the study
 runs (--overwrite removes only a study's three files), and one process writes
 it at a time (study.lock names the holder; a lock left by a killed study is
-taken over).`,
+taken over).`
+
+func newStudyCmd() *cobra.Command {
+	fl := studyFlags{cfg: study.DefaultConfig()}
+	fl.cfg.Baselines = nil
+	cmd := &cobra.Command{
+		Use:   "study [--env sim|" + replaySyntax + "] [flags]",
+		Short: "Cross-validated comparison of learned policies with every baseline (report.md, results.json, pareto.png)",
+		Long:  studyLong,
 		Example: `  mpdf study --env 'replay:../shared/data/debates/slm-debate/*/*.json'
   mpdf study --env 'replay:debates/*/*.json' --group-by model --lambda 0,0.2
   mpdf study --env sim --folds 5 --seeds 1 --sim-tasks 500`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg.GroupBy = study.GroupBy(groupBy)
-			e, _, err := openEvalEnv(cmd.ErrOrStderr(), envSpec, kind, critic, sim, quiet)
-			if err != nil {
-				return err
-			}
-			_, isReplay := e.(*replay.Env)
-			if isReplay {
-				// The transcript recipe, where the flags do not say.
-				rec, err := study.DefaultConfigFor(trainer.RecipeReplay)
-				if err != nil {
-					return err
-				}
-				fl := cmd.Flags()
-				if !fl.Changed("sft-labels") {
-					cfg.Train.SFT.Labels = rec.Train.SFT.Labels
-					if !fl.Changed("sft-epochs") {
-						sftEpochs = rec.Train.SFT.Epochs
-					}
-				}
-				if !fl.Changed("features") {
-					cfg.Train.Features = rec.Train.Features
-				}
-				if !fl.Changed("greedy") {
-					cfg.Greedy = rec.Greedy
-				}
-			}
-			if teacher.Handles(cfg.Train.SFT.Labels) { // hindsight, pivotal[:K]: teacher.Train
-				cfg.Trainer = teacher.Train
-			}
-			cfg.Train.SFT.Epochs = studySFTEpochs(sftEpochs, cfg.Train.SFT.Labels, isReplay)
-			if err := study.Check(e, cfg); err != nil {
-				return err
-			}
-			dir, err := study.OpenDir(out, overwrite)
-			if errors.Is(err, study.ErrNotEmpty) {
-				return fmt.Errorf("--out: %w: give a new --out, or --overwrite to replace that study's files", err)
-			}
-			if err != nil {
-				return err
-			}
-			defer dir.Close()
-			jobs := cfg.Seeds * (1 + len(cfg.Lambdas))
-			if cfg.GroupBy != study.ByModel {
-				jobs *= cfg.Folds
-			}
-			bar := newBar(jobs, "study (folds × seeds × policies)", quiet)
-			cfg.Progress = func(done, total int) {
-				bar.SetTotal(total)
-				_ = bar.Set(done)
-			}
-			start := time.Now()
-			s, err := study.Run(e, cfg)
-			if err != nil {
-				bar.Exit()
-				return errors.Join(err, dir.Abandon())
-			}
-			_ = bar.Finish()
-			elapsed := time.Since(start)
-			sum, err := s.Summarise()
-			if err != nil {
-				return err
-			}
-			var report bytes.Buffer
-			if err := sum.WriteMarkdown(&report); err != nil {
-				return err
-			}
-			if err := dir.Write(s, sum); err != nil {
-				return err
-			}
-			if !quiet {
-				fmt.Fprintf(cmd.ErrOrStderr(), "study: %d rows in %s; wrote %s/{results.json,report.md,pareto.png}\n",
-					len(s.Rows), elapsed.Round(time.Second), out)
-			}
-			o := cmd.OutOrStdout()
-			if asJSON {
-				return sum.WriteJSON(o)
-			}
-			_, err = o.Write(report.Bytes())
-			return err
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runStudy(cmd, &fl) },
 	}
-	f := cmd.Flags()
-	f.StringVar(&envSpec, "env", "sim", "environment: sim, or "+replaySyntax+" of debate transcripts (see mpdf eval -h)")
-	addKindFlag(f, &kind, "task of replayed transcripts (as a kind= part of --env)")
-	f.StringVar(&out, "out", "runs/study", "directory of results.json, report.md and pareto.png")
-	f.BoolVar(&overwrite, "overwrite", false, "write into an --out that holds another study, removing that study's files")
-	f.IntVar(&cfg.Folds, "folds", def.Folds, "K of the K-fold split by question")
-	f.IntVar(&cfg.Seeds, "seeds", def.Seeds, "repetitions of the cross-validation, seeds --seed, --seed+1, …")
-	f.Uint64Var(&cfg.Seed, "seed", def.Seed, "first seed (folds, training, episodes)")
-	f.StringVar(&groupBy, "group-by", string(study.ByQuestion), "folds by question (K-fold) or by model (leave one model out)")
-	f.Float64SliceVar(&cfg.Lambdas, "lambda", def.Lambdas, "token costs λ (reward per 1000 tokens) to train with, one learned policy each")
-	f.IntVar(&cfg.Episodes, "episodes", def.Episodes, "test episodes per task and policy")
-	f.IntVar(&cfg.Rounds, "rounds", 0, "deliberation rounds (0 = the most a replay recorded, 3 in the simulator)")
-	f.StringSliceVar(&cfg.Baselines, "baselines", nil, "baselines to compare (default: every heuristic baseline)")
-	f.BoolVar(&cfg.Greedy, "greedy", false, "learned policies take their most probable action on the test side (default on a replay)")
-	f.IntVar(&cfg.Train.RL.Iterations, "iterations", def.Train.RL.Iterations, "SoftRankPO iterations per fold and λ")
-	f.IntVar(&cfg.Train.RL.TasksPerIter, "tasks-per-iter", def.Train.RL.TasksPerIter, "training tasks per iteration")
-	f.IntVar(&cfg.Train.RL.EpisodesPerTask, "episodes-per-task", def.Train.RL.EpisodesPerTask, "episodes per training task (one SoftRankPO group)")
-	f.Float64Var(&cfg.Train.Adam.LR, "lr", def.Train.Adam.LR, "Adam learning rate of SoftRankPO")
-	f.Var(hiddenValue{&cfg.Train.Hidden}, "hidden", "hidden layer sizes, e.g. 64,64")
-	f.IntVar(&sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 5; on a replay 20 with the default pivotal teacher, 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
-	f.StringVar(&cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "teacher of the supervised stage: a heuristic, hindsight (the best plan per training question), pivotal[:K] (the decisions that change the team result, K DAgger rounds) or pivotal:P (those decisions on protocol P's play, P's action elsewhere; P: majority, debate, gate, until-consensus; default pivotal:gate on a replay)")
-	f.StringVar(&cfg.Train.Features, "features", "", "feature layout the learned policies read (mpdf-features/v1 or v2; default v1, v2 on a replay)")
-	f.IntVar(&cfg.Bootstrap.Resamples, "resamples", def.Bootstrap.Resamples, "bootstrap resamples of the intervals")
-	f.IntVar(&cfg.Workers, "workers", 0, "folds run at once (0 = one per CPU); the results do not depend on it")
-	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no transcript report")
-	f.BoolVar(&asJSON, "json", false, "print the summary as JSON instead of report.md")
-	f.BoolVar(&critic, "critic", false, "replay: fill the missing confidence with the critic's read from each answer's text (answer.Critic); shorthand for critic=on in --env")
-	addSimFlags(cmd, &sim)
+	fl.add(cmd)
 	cmd.AddCommand(newStudyCompareCmd()) // studycompare.go
 	return cmd
 }
 
-// studySFTEpochs resolves --sft-epochs: -1 (not given) is defaultSFTEpochs,
-// except for a heuristic teacher (the threshold one by default) on
-// transcripts, whose confidence is missing unless the text critic fills it
-// (critic=on; then give --sft-epochs to use it): 0 there. The
-// hindsight and pivotal teachers read the transcripts' answers, so they
-// keep their supervised stage on a replay too.
-func studySFTEpochs(flag int, labels string, replay bool) int {
-	switch {
-	case flag >= 0:
-		return flag
-	case replay && !teacher.Handles(labels):
-		return 0
-	}
-	return defaultSFTEpochs
+// add defines the flags on cmd.
+func (fl *studyFlags) add(cmd *cobra.Command) {
+	def := study.DefaultConfig()
+	f := cmd.Flags()
+	f.StringVar(&fl.env, "env", "sim", "environment: sim, or "+replaySyntax+" of debate transcripts (see mpdf eval -h)")
+	addKindFlag(f, &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
+	f.StringVar(&fl.out, "out", "runs/study", "directory of results.json, report.md and pareto.png")
+	f.BoolVar(&fl.overwrite, "overwrite", false, "write into an --out that holds another study, removing that study's files")
+	f.IntVar(&fl.cfg.Folds, "folds", def.Folds, "K of the K-fold split by question")
+	f.IntVar(&fl.cfg.Seeds, "seeds", def.Seeds, "repetitions of the cross-validation, seeds --seed, --seed+1, …")
+	f.Uint64Var(&fl.cfg.Seed, "seed", def.Seed, "first seed (folds, training, episodes)")
+	f.StringVar(&fl.groupBy, "group-by", string(study.ByQuestion), "folds by question (K-fold) or by model (leave one model out)")
+	f.Float64SliceVar(&fl.cfg.Lambdas, "lambda", def.Lambdas, "token costs λ (reward per 1000 tokens) to train with, one learned policy each")
+	f.IntVar(&fl.cfg.Episodes, "episodes", def.Episodes, "test episodes per task and policy")
+	f.IntVar(&fl.cfg.Rounds, "rounds", 0, "deliberation rounds (0 = the most a replay recorded, 3 in the simulator)")
+	f.StringSliceVar(&fl.cfg.Baselines, "baselines", nil, "baselines to compare (default: every heuristic baseline)")
+	f.BoolVar(&fl.cfg.Greedy, "greedy", false, "learned policies take their most probable action on the test side (default on a replay)")
+	f.IntVar(&fl.cfg.Train.RL.Iterations, "iterations", def.Train.RL.Iterations, "SoftRankPO iterations per fold and λ")
+	f.IntVar(&fl.cfg.Train.RL.TasksPerIter, "tasks-per-iter", def.Train.RL.TasksPerIter, "training tasks per iteration")
+	f.IntVar(&fl.cfg.Train.RL.EpisodesPerTask, "episodes-per-task", def.Train.RL.EpisodesPerTask, "episodes per training task (one SoftRankPO group)")
+	f.Float64Var(&fl.cfg.Train.Adam.LR, "lr", def.Train.Adam.LR, "Adam learning rate of SoftRankPO")
+	f.Var(hiddenValue{&fl.cfg.Train.Hidden}, "hidden", "hidden layer sizes, e.g. 64,64")
+	f.IntVar(&fl.sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 5; on a replay 20 with the default pivotal teacher, 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
+	f.StringVar(&fl.cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "teacher of the supervised stage: a heuristic, hindsight (the best plan per training question), pivotal[:K] (the decisions that change the team result, K DAgger rounds) or pivotal:P (those decisions on protocol P's play, P's action elsewhere; P: majority, debate, gate, until-consensus; default pivotal:gate on a replay)")
+	f.StringVar(&fl.cfg.Train.Features, "features", "", "feature layout the learned policies read (mpdf-features/v1 or v2; default v1, v2 on a replay)")
+	f.IntVar(&fl.cfg.Bootstrap.Resamples, "resamples", def.Bootstrap.Resamples, "bootstrap resamples of the intervals")
+	f.IntVar(&fl.cfg.Workers, "workers", 0, "folds run at once (0 = one per CPU); the results do not depend on it")
+	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar and no transcript report")
+	f.BoolVar(&fl.asJSON, "json", false, "print the summary as JSON instead of report.md")
+	f.BoolVar(&fl.critic, "critic", false, "replay: fill the missing confidence with the critic's read from each answer's text (answer.Critic); shorthand for critic=on in --env")
+	addSimFlags(cmd, &fl.sim)
 }
 
-// defaultSFTEpochs is the supervised stage of a study's training run when
-// --sft-epochs is not given (and the teacher can label the environment).
-const defaultSFTEpochs = 5
+// runStudy opens the environment, runs the study into --out and prints
+// its report.
+func runStudy(cmd *cobra.Command, fl *studyFlags) error {
+	fl.cfg.GroupBy = study.GroupBy(fl.groupBy)
+	e, _, err := replay.OpenEnv(fl.env, replay.EnvConfig{Sim: fl.sim, Kind: fl.kind, Critic: fl.critic, Log: logUnless(fl.quiet, cmd.ErrOrStderr())})
+	if err != nil {
+		return err
+	}
+	if err := fl.resolve(cmd.Flags(), e); err != nil {
+		return err
+	}
+	dir, err := study.OpenDir(fl.out, fl.overwrite)
+	if errors.Is(err, study.ErrNotEmpty) {
+		return fmt.Errorf("--out: %w: give a new --out, or --overwrite to replace that study's files", err)
+	}
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	start := time.Now()
+	s, err := fl.run(e)
+	if err != nil {
+		return errors.Join(err, dir.Abandon())
+	}
+	elapsed := time.Since(start)
+	sum, err := s.Summarise()
+	if err != nil {
+		return err
+	}
+	var report bytes.Buffer
+	if err := sum.WriteMarkdown(&report); err != nil {
+		return err
+	}
+	if err := dir.Write(s, sum); err != nil {
+		return err
+	}
+	if !fl.quiet {
+		fmt.Fprintf(cmd.ErrOrStderr(), "study: %d rows in %s; wrote %s/{results.json,report.md,pareto.png}\n",
+			len(s.Rows), elapsed.Round(time.Second), fl.out)
+	}
+	if fl.asJSON {
+		return sum.WriteJSON(cmd.OutOrStdout())
+	}
+	_, err = cmd.OutOrStdout().Write(report.Bytes())
+	return err
+}
+
+// resolve completes the config for e: on a replay the transcript recipe
+// (study.DefaultConfigFor) where the flags do not say, the teacher's
+// trainer, the supervised epochs (study.SFTEpochs); then checks it.
+func (fl *studyFlags) resolve(f *pflag.FlagSet, e env.Env) error {
+	_, isReplay := e.(*replay.Env)
+	if isReplay {
+		rec, err := study.DefaultConfigFor(trainer.RecipeReplay)
+		if err != nil {
+			return err
+		}
+		if !f.Changed("sft-labels") {
+			fl.cfg.Train.SFT.Labels = rec.Train.SFT.Labels
+			if !f.Changed("sft-epochs") {
+				fl.sftEpochs = rec.Train.SFT.Epochs
+			}
+		}
+		if !f.Changed("features") {
+			fl.cfg.Train.Features = rec.Train.Features
+		}
+		if !f.Changed("greedy") {
+			fl.cfg.Greedy = rec.Greedy
+		}
+	}
+	answers := teacher.Handles(fl.cfg.Train.SFT.Labels) // hindsight, pivotal[:K]: teacher.Train
+	if answers {
+		fl.cfg.Trainer = teacher.Train
+	}
+	fl.cfg.Train.SFT.Epochs = study.SFTEpochs(fl.sftEpochs, answers, isReplay)
+	return study.Check(e, fl.cfg)
+}
+
+// run runs the study on a progress bar.
+func (fl *studyFlags) run(e env.Env) (*study.Study, error) {
+	cfg := fl.cfg
+	jobs := cfg.Seeds * (1 + len(cfg.Lambdas))
+	if cfg.GroupBy != study.ByModel {
+		jobs *= cfg.Folds
+	}
+	bar := newBar(jobs, "study (folds × seeds × policies)", fl.quiet)
+	cfg.Progress = func(done, total int) {
+		bar.SetTotal(total)
+		_ = bar.Set(done)
+	}
+	s, err := study.Run(e, cfg)
+	if err != nil {
+		bar.Exit()
+		return nil, err
+	}
+	_ = bar.Finish()
+	return s, nil
+}

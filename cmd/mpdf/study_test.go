@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/internal/testenv"
+	"github.com/mpdf/mpdf/study"
 )
 
 // mpdf study on a small simulator writes its three files, prints the
@@ -63,28 +64,11 @@ func TestStudyCommand(t *testing.T) {
 // on a replay the study keeps its supervised stage when --sft-epochs is not
 // given (it was 0, the threshold teacher's replay default: no stage at all).
 func TestStudySFTEpochsDefault(t *testing.T) {
-	for _, c := range []struct {
-		flag   int
-		labels string
-		replay bool
-		want   int
-	}{
-		{-1, "threshold:0.95:0.15", true, 0},
-		{-1, "threshold:0.95:0.15", false, defaultSFTEpochs},
-		{-1, "hindsight", true, defaultSFTEpochs},
-		{-1, "pivotal:2", true, defaultSFTEpochs},
-		{0, "hindsight", true, 0},
-		{3, "threshold:0.95:0.15", true, 3},
-	} {
-		if got := studySFTEpochs(c.flag, c.labels, c.replay); got != c.want {
-			t.Errorf("studySFTEpochs(%d, %q, replay %v) = %d, want %d", c.flag, c.labels, c.replay, got, c.want)
-		}
-	}
 	glob := filepath.Join(testenv.Shared(t, "data", "debates", "slm-debate", "gsm"), "*Qwen3-0.6B*agents3*.json")
 	out := mustRun(t, "study", "--env", "replay:"+glob, "--sft-labels", "hindsight", "--folds", "2", "--seeds", "1",
 		"--lambda", "0", "--iterations", "1", "--tasks-per-iter", "4", "--episodes-per-task", "1",
 		"--baselines", "persist", "--resamples", "50", "-q", "--out", t.TempDir())
-	if want := fmt.Sprintf("%d SFT epochs (labels hindsight)", defaultSFTEpochs); !strings.Contains(out, want) {
+	if want := fmt.Sprintf("%d SFT epochs (labels hindsight)", study.DefaultSFTEpochs); !strings.Contains(out, want) {
 		t.Errorf("report lacks %q:\n%s", want, out)
 	}
 }

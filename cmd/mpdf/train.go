@@ -10,11 +10,11 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
@@ -25,34 +25,17 @@ import (
 
 func init() { register(newTrainCmd) }
 
-// trainOpts are the flags of train that are not part of the stored config.
-type trainOpts struct {
-	config       string
-	out          string
-	resume       bool
-	overwrite    bool
-	otherData    bool
-	init         string
-	keep         int
-	quiet        bool
-	evalTasks    int
-	skipBad      bool
-	threads      int
-	env          string
-	heldOut      float64
-	splitSeed    uint64
-	best         string
-	featureWidth int
-	single       bool
+// trainFlags are the flags of train that are not part of the stored
+// config; set holds those a resume keeps (run.Setting).
+type trainFlags struct {
+	set                                 run.Setting
+	configFile, out, init               string
+	resume, overwrite, otherData, quiet bool
+	threads                             int
+	single                              bool
 }
 
-func newTrainCmd() *cobra.Command {
-	cfg := trainer.DefaultConfig()
-	o := trainOpts{out: "runs/mpdf", keep: 3, evalTasks: 500, env: "sim", heldOut: 0.3}
-	cmd := &cobra.Command{
-		Use:   "train [rollouts...]",
-		Short: "Train a meta-policy: supervised bootstrap, then SoftRankPO fine-tuning",
-		Long: `Train a meta-policy in two stages (design §4): a supervised stage that clones
+const trainLong = `Train a meta-policy in two stages (design §4): a supervised stage that clones
 labelled decisions, then SoftRankPO fine-tuning with the supervised policy
 frozen as the KL reference.
 
@@ -104,202 +87,66 @@ a verdict: the learned policy (greedy on a replay) against majority, debate,
 gate, until-consensus (and threshold where agents state a confidence) with
 paired 95% intervals by task, the points on the accuracy–tokens frontier
 marked, and one sentence on what to use. eval.json holds the same (results,
-verdict, notes).`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTrain(cmd, o, args)
-		},
+verdict, notes).`
+
+func newTrainCmd() *cobra.Command {
+	cfg := trainer.DefaultConfig()
+	var fl trainFlags
+	cmd := &cobra.Command{
+		Use:   "train [rollouts...]",
+		Short: "Train a meta-policy: supervised bootstrap, then SoftRankPO fine-tuning",
+		Long:  trainLong,
+		RunE:  func(cmd *cobra.Command, args []string) error { return runTrain(cmd, &fl, args) },
 	}
 	bindConfig(cmd.Flags(), &cfg)
-	f := cmd.Flags()
-	f.StringVar(&o.config, "config", "", "JSON config file (flags win over it)")
-	f.StringVarP(&o.out, "out", "o", o.out, "run directory")
-	f.BoolVar(&o.resume, "resume", false, "continue the run in --out from its latest checkpoint, stored config and options")
-	f.BoolVar(&o.overwrite, "overwrite", false, "start afresh in an --out that holds another run, removing that run's files")
-	f.BoolVar(&o.otherData, "allow-other-data", false, "--resume an offline run on data other than it trained on")
-	f.StringVar(&o.init, "init", "", "start from these weights (.safetensors or .mpdf) instead of a fresh network")
-	f.IntVar(&o.keep, "keep", o.keep, "step checkpoints to keep besides best.mpdf (0: all)")
-	f.StringVar(&o.best, "best-metric", "", "metric that picks best.mpdf: a metrics.jsonl name, or team_accuracy/tokens_per_episode (online); prefix - for lower is better (default team_accuracy online, -loss offline)")
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
-	f.IntVar(&o.evalTasks, "eval-tasks", o.evalTasks, "held-out tasks in the final evaluation (0 skips it)")
-	f.BoolVar(&o.skipBad, "skip-invalid", false, "offline: skip rejected records (reported and counted) instead of stopping")
-	f.IntVar(&o.threads, "threads", 0, "kernel threads (0: all cores)")
-	f.IntVar(&o.featureWidth, "feature-width", 0, "offline: features per decision record, for your own encoding (0: a pack's, else the built-in 26)")
-	f.BoolVar(&o.single, "allow-single-behaviour", false, "offline: train on rollouts of one deterministic behaviour (every decision the same action, or imported transcripts), which are refused otherwise")
-	f.StringVar(&o.env, "env", o.env, "online environment: sim (the built-in simulator) or "+replaySyntax+" (debate transcripts; see mpdf eval -h)")
-	f.Float64Var(&o.heldOut, "held-out", o.heldOut, "replay: share of questions held out of training for the final evaluation")
-	f.Uint64Var(&o.splitSeed, "split-seed", 0, "replay: seed of the train/held-out split (mpdf eval --split uses the same)")
+	fl.add(cmd)
 	return cmd
 }
 
-// runTrain wires the flags into a run.Config, runs it and prints.
-func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	fl := cmd.Flags()
-	for _, c := range []struct {
-		name string
-		v    int
-	}{{"keep", o.keep}, {"threads", o.threads}, {"eval-tasks", o.evalTasks}, {"feature-width", o.featureWidth}} {
-		if c.v < 0 {
-			return fmt.Errorf("--%s %d: want ≥ 0", c.name, c.v)
-		}
-	}
-	if o.overwrite && o.resume {
-		return fmt.Errorf("--overwrite and --resume: give one or the other")
-	}
-	// The defaults are the recipe of the environment trained in: on a
-	// replay, trainer.DefaultRecipe(RecipeReplay) (docs/results.md, 2026-12-01); on the
-	// simulator and offline, trainer's defaults. Flags given still win.
-	kind := trainer.RecipeSim
-	if len(args) == 0 && strings.HasPrefix(o.env, replay.SpecPrefix) {
-		kind = trainer.RecipeReplay
-	}
-	recipe, err := trainer.DefaultRecipe(kind)
-	if err != nil {
-		return err
-	}
-	base := recipe.Train
-	var rs *run.Resumable
-	if o.resume {
-		var err error
-		if rs, err = run.Latest(o.out); err != nil {
-			return fmt.Errorf("--resume: %w", err)
-		}
-		// The run goes on with its own config, data, environment and
-		// options; flags given now still win, except that the run refuses
-		// another replay split or other tasks (run.Config's check).
-		base = rs.Config
-		pos := rs.Position
-		keep := func(name string) bool { return !fl.Changed(name) }
-		if pos.Mode == "online" {
-			if len(args) > 0 {
-				return fmt.Errorf("--resume: %s is an online run (%s); it cannot go on offline on %v", rs.Path, pos.Env, args)
-			}
-			if pos.Env != "" && keep("env") {
-				o.env = pos.Env
-			}
-			if pos.Env != "" && keep("held-out") {
-				o.heldOut = pos.HeldOut
-			}
-			if pos.Env != "" && keep("split-seed") {
-				o.splitSeed = pos.SplitSeed
-			}
-		}
-		if pos.Mode == "offline" && len(args) == 0 {
-			if pos.Data == nil {
-				return fmt.Errorf("--resume: %s is an offline run of an older build that did not record its data: give the rollouts again", rs.Path)
-			}
-			args = pos.Data.Paths
-		}
-		if p := pos.Options; p != nil {
-			if keep("eval-tasks") {
-				o.evalTasks = p.EvalTasks
-			}
-			if keep("keep") {
-				o.keep = p.Keep
-			}
-			if keep("best-metric") {
-				o.best = p.BestMetric
-			}
-			if keep("skip-invalid") {
-				o.skipBad = p.SkipInvalid
-			}
-			if keep("feature-width") && pos.Mode == "offline" {
-				o.featureWidth = p.FeatureWidth
-			}
-		}
-		fmt.Fprintf(stdout, "resuming from %s (step %d)\n", rs.Path, rs.Checkpoint.Header.Step)
-		if len(args) == 0 && strings.HasPrefix(o.env, replay.SpecPrefix) { // the run's own env, now known
-			kind = trainer.RecipeReplay
-			if recipe, err = trainer.DefaultRecipe(kind); err != nil {
-				return err
-			}
-		}
-	}
-	c, err := resolveConfig(base, o.config, fl)
-	if err != nil {
-		return err
-	}
-	var notes []string
-	if rs == nil && kind == trainer.RecipeReplay {
-		note := "defaults for transcripts (the recipe that holds up in mpdf study and on held-out models): " + recipe.Summary
-		if given := givenRecipeFlags(fl); len(given) > 0 {
-			note += "; given: --" + strings.Join(given, ", --")
-		}
-		fmt.Fprintln(stderr, "train: "+note)
-		notes = append(notes, note)
-	}
-	if _, _, err := run.ParseBestMetric(o.best, len(args) > 0); err != nil {
-		return fmt.Errorf("--best-metric: %w", err)
-	}
-	rc := run.Config{
-		Train: c, Dir: o.out, Resume: rs, Overwrite: o.overwrite, Keep: o.keep, BestMetric: o.best,
-		Threads: o.threads, EvalTasks: o.evalTasks, SkipInvalid: o.skipBad, AllowOtherData: o.otherData,
-		FeatureWidth: o.featureWidth, Greedy: kind == trainer.RecipeReplay && recipe.Greedy, Notes: notes,
-	}
-	if o.init != "" {
-		if rs != nil {
-			return fmt.Errorf("--init and --resume: a resumed run goes on from its checkpoint")
-		}
-		if rc.Init, err = loadNetwork(o.init, c.Features); err != nil {
-			return fmt.Errorf("--init: %w", err)
-		}
-	}
-	if len(args) > 0 {
-		if o.env != "sim" || fl.Changed("env") {
-			return fmt.Errorf("--env %s: rollout files train offline; --env chooses the online environment (give one or the other)", o.env)
-		}
-		d, err := run.CheckData(args, o.featureWidth)
-		if err != nil {
-			return err
-		}
-		if rs == nil && !o.single {
-			if err := run.CheckBehaviour(args); err != nil {
-				return fmt.Errorf("%w. Train on the transcripts online instead, with --env 'replay:FILES' (the replay plays every action), or give --allow-single-behaviour to train on these rollouts anyway", err)
-			}
-		}
-		rc.Data = &trainer.Dataset{Paths: args, Skip: o.skipBad, Reward: c.Reward, Log: stderr, Width: d.Width}
-		rc.DataID, rc.FeatureWidth, rc.FeatureVersion = d.ID, d.Width, d.FeatureVersion
-	} else {
-		if fl.Changed("feature-width") && o.featureWidth != 0 {
-			return fmt.Errorf("--feature-width: online runs use the environment's features")
-		}
-		if rc.Env, rc.HeldOutEnv, err = trainEnvs(stdout, stderr, o, &rc.Train); err != nil {
-			return err
-		}
-		if rs == nil {
-			var note string
-			if rc.Train, note, err = teacher.Fallback(rc.Env, rc.Train); err != nil {
-				return err
-			}
-			if note != "" {
-				fmt.Fprintln(stderr, "train: "+note)
-				rc.Notes = append(rc.Notes, note)
-			}
-		}
-		if teacher.Handles(rc.Train.SFT.Labels) {
-			if rc.Teacher, err = teacher.RunTeacher(rc.Train); err != nil {
-				return fmt.Errorf("--sft-labels: %w", err)
-			}
-		}
-		rc.EnvName, rc.HeldOut, rc.SplitSeed = o.env, o.heldOut, o.splitSeed
-	}
+// add defines the flags on cmd, besides the config's (bindConfig).
+func (fl *trainFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&fl.configFile, "config", "", "JSON config file (flags win over it)")
+	f.StringVarP(&fl.out, "out", "o", "runs/mpdf", "run directory")
+	f.BoolVar(&fl.resume, "resume", false, "continue the run in --out from its latest checkpoint, stored config and options")
+	f.BoolVar(&fl.overwrite, "overwrite", false, "start afresh in an --out that holds another run, removing that run's files")
+	f.BoolVar(&fl.otherData, "allow-other-data", false, "--resume an offline run on data other than it trained on")
+	f.StringVar(&fl.init, "init", "", "start from these weights (.safetensors or .mpdf) instead of a fresh network")
+	f.IntVar(&fl.set.Keep, "keep", 3, "step checkpoints to keep besides best.mpdf (0: all)")
+	f.StringVar(&fl.set.BestMetric, "best-metric", "", "metric that picks best.mpdf: a metrics.jsonl name, or team_accuracy/tokens_per_episode (online); prefix - for lower is better (default team_accuracy online, -loss offline)")
+	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar")
+	f.IntVar(&fl.set.EvalTasks, "eval-tasks", 500, "held-out tasks in the final evaluation (0 skips it)")
+	f.BoolVar(&fl.set.SkipInvalid, "skip-invalid", false, "offline: skip rejected records (reported and counted) instead of stopping")
+	f.IntVar(&fl.threads, "threads", 0, "kernel threads (0: all cores)")
+	f.IntVar(&fl.set.FeatureWidth, "feature-width", 0, "offline: features per decision record, for your own encoding (0: a pack's, else the built-in 26)")
+	f.BoolVar(&fl.single, "allow-single-behaviour", false, "offline: train on rollouts of one deterministic behaviour (every decision the same action, or imported transcripts), which are refused otherwise")
+	f.StringVar(&fl.set.Env, "env", "sim", "online environment: sim (the built-in simulator) or "+replaySyntax+" (debate transcripts; see mpdf eval -h)")
+	f.Float64Var(&fl.set.HeldOut, "held-out", 0.3, "replay: share of questions held out of training for the final evaluation")
+	f.Uint64Var(&fl.set.SplitSeed, "split-seed", 0, "replay: seed of the train/held-out split (mpdf eval --split uses the same)")
+}
 
-	p := &trainPrinter{stdout: stdout, quiet: o.quiet}
-	logOpts := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-		if a.Key == slog.TimeKey {
-			return slog.Attr{}
-		}
-		return a
-	}}
-	hooks := run.Hooks{
-		Logger:   slog.New(slog.NewTextHandler(stderr, logOpts)),
-		Start:    p.start,
-		Progress: p.progress,
-		SFT:      p.sft,
+// runTrain wires the flags into a run.Config, runs it and prints.
+func runTrain(cmd *cobra.Command, fl *trainFlags, args []string) error {
+	if err := fl.check(); err != nil {
+		return err
 	}
+	fl.set.Data = args
+	rc, err := fl.config(cmd)
+	if err != nil {
+		return err
+	}
+	if len(fl.set.Data) > 0 {
+		err = fl.offline(cmd, &rc)
+	} else {
+		err = fl.online(cmd, &rc)
+	}
+	if err != nil {
+		return err
+	}
+	p := &trainPrinter{stdout: cmd.OutOrStdout(), quiet: fl.quiet}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := run.Run(ctx, rc, hooks)
+	res, err := run.Run(ctx, rc, p.hooks(cmd.ErrOrStderr()))
 	p.endBar(err == nil)
 	switch {
 	case errors.Is(err, run.ErrNotEmpty):
@@ -307,59 +154,175 @@ func runTrain(cmd *cobra.Command, o trainOpts, args []string) error {
 	case err != nil:
 		return err
 	}
-	return p.result(res, o, c.Seed)
+	return res.WriteText(cmd.OutOrStdout(), fl.out, fl.set.Env, rc.Train.Seed)
 }
 
-// givenRecipeFlags lists the flags given that a recipe sets.
-func givenRecipeFlags(fl *pflag.FlagSet) []string {
-	var out []string
+// check refuses flag values out of range or at odds.
+func (fl *trainFlags) check() error {
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"keep", fl.set.Keep}, {"threads", fl.threads}, {"eval-tasks", fl.set.EvalTasks}, {"feature-width", fl.set.FeatureWidth}} {
+		if c.v < 0 {
+			return fmt.Errorf("--%s %d: want ≥ 0", c.name, c.v)
+		}
+	}
+	if fl.overwrite && fl.resume {
+		return fmt.Errorf("--overwrite and --resume: give one or the other")
+	}
+	return nil
+}
+
+// recipe is the recipe of the environment trained in (trainer.DefaultRecipe):
+// on a replay, trainer.DefaultRecipe(RecipeReplay) (docs/results.md, 2026-12-01); on
+// the simulator and offline, trainer's defaults. Flags given still win.
+func (fl *trainFlags) recipe() (trainer.Recipe, error) {
+	kind := trainer.RecipeSim
+	if len(fl.set.Data) == 0 && strings.HasPrefix(fl.set.Env, replay.SpecPrefix) {
+		kind = trainer.RecipeReplay
+	}
+	return trainer.DefaultRecipe(kind)
+}
+
+// config resolves the run's config: the recipe's, or the resumed run's
+// with its setting (run.Resumable.Continue), then --config, then the
+// flags.
+func (fl *trainFlags) config(cmd *cobra.Command) (run.Config, error) {
+	f, stderr := cmd.Flags(), cmd.ErrOrStderr()
+	recipe, err := fl.recipe()
+	if err != nil {
+		return run.Config{}, err
+	}
+	base := recipe.Train
+	var rs *run.Resumable
+	if fl.resume {
+		if rs, err = run.Latest(fl.out); err != nil {
+			return run.Config{}, fmt.Errorf("--resume: %w", err)
+		}
+		// The run goes on with its own config and setting; flags given
+		// now still win, except that the run refuses another replay
+		// split or other tasks (run.Config's check).
+		base = rs.Config
+		if fl.set, err = rs.Continue(fl.set, f.Changed); err != nil {
+			return run.Config{}, err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "resuming from %s (step %d)\n", rs.Path, rs.Checkpoint.Header.Step)
+		if recipe, err = fl.recipe(); err != nil { // the run's own env, now known
+			return run.Config{}, err
+		}
+	}
+	c, err := resolveConfig(base, fl.configFile, f)
+	if err != nil {
+		return run.Config{}, err
+	}
+	replayRecipe := recipe.Env == trainer.RecipeReplay
+	var notes []string
+	if rs == nil && replayRecipe {
+		notes = append(notes, recipeNote(stderr, f, recipe))
+	}
+	s := fl.set
+	if _, _, err := run.ParseBestMetric(s.BestMetric, len(s.Data) > 0); err != nil {
+		return run.Config{}, fmt.Errorf("--best-metric: %w", err)
+	}
+	rc := run.Config{
+		Train: c, Dir: fl.out, Resume: rs, Overwrite: fl.overwrite, Keep: s.Keep, BestMetric: s.BestMetric,
+		Threads: fl.threads, EvalTasks: s.EvalTasks, SkipInvalid: s.SkipInvalid, AllowOtherData: fl.otherData,
+		FeatureWidth: s.FeatureWidth, Greedy: replayRecipe && recipe.Greedy, Notes: notes,
+	}
+	if fl.init != "" {
+		if rs != nil {
+			return rc, fmt.Errorf("--init and --resume: a resumed run goes on from its checkpoint")
+		}
+		if rc.Init, err = checkpoints.LoadNetworkFor(fl.init, c.Features); err != nil {
+			return rc, fmt.Errorf("--init: %w", err)
+		}
+	}
+	return rc, nil
+}
+
+// offline sets rc to train on the rollout files, checked first
+// (run.CheckData, run.CheckBehaviour).
+func (fl *trainFlags) offline(cmd *cobra.Command, rc *run.Config) error {
+	s := fl.set
+	if s.Env != "sim" || cmd.Flags().Changed("env") {
+		return fmt.Errorf("--env %s: rollout files train offline; --env chooses the online environment (give one or the other)", s.Env)
+	}
+	d, err := run.CheckData(s.Data, s.FeatureWidth)
+	if err != nil {
+		return err
+	}
+	if rc.Resume == nil && !fl.single {
+		if err := run.CheckBehaviour(s.Data); err != nil {
+			return fmt.Errorf("%w. Train on the transcripts online instead, with --env 'replay:FILES' (the replay plays every action), or give --allow-single-behaviour to train on these rollouts anyway", err)
+		}
+	}
+	rc.Data = &trainer.Dataset{Paths: s.Data, Skip: s.SkipInvalid, Reward: rc.Train.Reward, Log: cmd.ErrOrStderr(), Width: d.Width}
+	rc.DataID, rc.FeatureWidth, rc.FeatureVersion = d.ID, d.Width, d.FeatureVersion
+	return nil
+}
+
+// online sets rc to train in the environment of --env, with its teacher.
+func (fl *trainFlags) online(cmd *cobra.Command, rc *run.Config) error {
+	if cmd.Flags().Changed("feature-width") && fl.set.FeatureWidth != 0 {
+		return fmt.Errorf("--feature-width: online runs use the environment's features")
+	}
+	stderr := cmd.ErrOrStderr()
+	var err error
+	if rc.Env, rc.HeldOutEnv, err = trainEnvs(cmd.OutOrStdout(), stderr, fl, &rc.Train); err != nil {
+		return err
+	}
+	if rc.Resume == nil {
+		var note string
+		if rc.Train, note, err = teacher.Fallback(rc.Env, rc.Train); err != nil {
+			return err
+		}
+		if note != "" {
+			fmt.Fprintln(stderr, "train: "+note)
+			rc.Notes = append(rc.Notes, note)
+		}
+	}
+	if teacher.Handles(rc.Train.SFT.Labels) {
+		if rc.Teacher, err = teacher.RunTeacher(rc.Train); err != nil {
+			return fmt.Errorf("--sft-labels: %w", err)
+		}
+	}
+	rc.EnvName, rc.HeldOut, rc.SplitSeed = fl.set.Env, fl.set.HeldOut, fl.set.SplitSeed
+	return nil
+}
+
+// recipeNote says on stderr, and returns for eval.json's notes, that a
+// fresh run on transcripts starts from their recipe, naming the flags
+// given that it sets.
+func recipeNote(stderr io.Writer, f *pflag.FlagSet, recipe trainer.Recipe) string {
+	note := "defaults for transcripts (the recipe that holds up in mpdf study and on held-out models): " + recipe.Summary
+	var given []string
 	for _, name := range []string{"config", "sft-labels", "sft-epochs", "features"} {
-		if fl.Changed(name) {
-			out = append(out, name)
+		if f.Changed(name) {
+			given = append(given, name)
 		}
 	}
-	return out
+	if len(given) > 0 {
+		note += "; given: --" + strings.Join(given, ", --")
+	}
+	fmt.Fprintln(stderr, "train: "+note)
+	return note
 }
 
-// trainEnvs opens the online environments: one to train in, one to
-// evaluate on tasks never trained on. The simulator's evaluation tasks
-// come from another seed; a replay splits its questions by --held-out and
-// --split-seed, as `mpdf eval --split` does, and sets the rounds to the
-// recording's.
-func trainEnvs(stdout, stderr io.Writer, o trainOpts, c *trainer.Config) (train, held env.Env, err error) {
-	if o.env == "sim" || o.env == "simulator" {
-		if train, err = sim.New(sim.Config{Seed: c.Seed}); err != nil {
-			return nil, nil, err
-		}
-		held, err = sim.New(sim.Config{Seed: c.Seed + 1_000_003})
+// trainEnvs opens the online environments (replay.OpenSplit): one to
+// train in, one to evaluate on tasks never trained on. A replay sets the
+// rounds to the recording's.
+func trainEnvs(stdout, stderr io.Writer, fl *trainFlags, c *trainer.Config) (train, held env.Env, err error) {
+	cfg := replay.EnvConfig{Sim: sim.Config{Seed: c.Seed}, Log: logUnless(fl.quiet, stderr)}
+	train, held, rounds, err := replay.OpenSplit(fl.set.Env, cfg, fl.set.HeldOut, fl.set.SplitSeed)
+	if err != nil || rounds == 0 {
 		return train, held, err
-	}
-	e, rounds, err := openEvalEnv(stderr, o.env, "", false, sim.Config{}, o.quiet)
-	if err != nil {
-		return nil, nil, err
-	}
-	re, ok := e.(*replay.Env)
-	if !ok {
-		return nil, nil, fmt.Errorf("--env %s: want sim or %s", o.env, replaySyntax)
-	}
-	trainIdx, testIdx, err := re.Split(o.heldOut, o.splitSeed)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--held-out: %w", err)
-	}
-	tr, err := re.Subset(trainIdx)
-	if err != nil {
-		return nil, nil, err
-	}
-	te, err := re.Subset(testIdx)
-	if err != nil {
-		return nil, nil, err
 	}
 	if c.RL.Rounds != rounds {
 		fmt.Fprintf(stdout, "replay: %d deliberation rounds recorded; rl.rounds set to %d\n", rounds, rounds)
 		c.RL.Rounds = rounds
 	}
-	fmt.Fprintf(stdout, "replay: %d questions for training, %d held out\n", tr.NumTasks(), te.NumTasks())
-	return tr, te, nil
+	fmt.Fprintf(stdout, "replay: %d questions for training, %d held out\n", train.NumTasks(), held.NumTasks())
+	return train, held, nil
 }
 
 // trainPrinter prints a run's progress and summaries.
@@ -368,6 +331,18 @@ type trainPrinter struct {
 	quiet  bool
 	bar    *bar
 	stage  string
+}
+
+// hooks are the run's hooks that print, with its log on stderr (no
+// times: a log compared run to run).
+func (p *trainPrinter) hooks(stderr io.Writer) run.Hooks {
+	logOpts := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}
+	return run.Hooks{Logger: slog.New(slog.NewTextHandler(stderr, logOpts)), Start: p.start, Progress: p.progress, SFT: p.sft}
 }
 
 func (p *trainPrinter) start(s run.Start) {
@@ -399,39 +374,5 @@ func (p *trainPrinter) endBar(ok bool) {
 
 func (p *trainPrinter) sft(r run.SFTResult) {
 	p.endBar(true)
-	if r.Skipped && r.Reason != "" {
-		fmt.Fprintln(p.stdout, "supervised stage: skipped: "+r.Reason)
-		return
-	}
-	if r.Skipped {
-		fmt.Fprintln(p.stdout, "supervised stage: skipped (--sft-epochs 0)")
-		return
-	}
-	fmt.Fprintf(p.stdout, "supervised stage: %d decisions (%s), %d epochs, %d steps, cross-entropy %.4f → %.4f, agreement %.1f%%\n",
-		r.Rows, r.What, r.Epochs, r.Steps, r.FirstLoss, r.Loss, 100*r.Agreement)
-}
-
-func (p *trainPrinter) result(res *run.Result, o trainOpts, seed uint64) error {
-	unit := "iterations"
-	if res.Mode == "offline" {
-		unit = "passes"
-	}
-	fmt.Fprintf(p.stdout, "RL: %d %s, %d steps (%d skipped) in %s\n", res.Iterations, unit, res.Steps, res.Skipped, res.RLTime.Round(time.Millisecond))
-	if a := res.Shares; a != nil && res.Mode == "online" {
-		fmt.Fprintf(p.stdout, "actions sampled, first → last fifth of RL: persist %.1f%% → %.1f%%, refine %.1f%% → %.1f%%, concede %.1f%% → %.1f%%\n",
-			100*a.First[0], 100*a.Last[0], 100*a.First[1], 100*a.Last[1], 100*a.First[2], 100*a.Last[2])
-	}
-	fmt.Fprintf(p.stdout, "wrote %s: %s\n", o.out, strings.Join(res.Files, ", "))
-	if res.Eval == nil {
-		return nil
-	}
-	fmt.Fprintf(p.stdout, "\nevaluation on %d held-out tasks of %s (seed %d):\n", res.EvalTasks, o.env, seed)
-	if err := res.Eval.WriteTable(p.stdout); err != nil {
-		return err
-	}
-	if res.Verdict == nil {
-		return nil
-	}
-	fmt.Fprintln(p.stdout)
-	return res.Verdict.WriteTable(p.stdout)
+	_ = r.WriteText(p.stdout)
 }

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -49,13 +46,9 @@ type groupByValue struct{ p *data.GroupBy }
 
 func (g groupByValue) Type() string   { return "key" }
 func (g groupByValue) String() string { return string(*g.p) }
-func (g groupByValue) Set(v string) error {
-	switch data.GroupBy(v) {
-	case data.GroupByTask, data.GroupByEpisode, data.GroupByTaskRound:
-		*g.p = data.GroupBy(v)
-		return nil
-	}
-	return fmt.Errorf("group key %q: want task, episode or task+round", v)
+func (g groupByValue) Set(v string) (err error) {
+	*g.p, err = data.ParseGroupBy(v)
+	return err
 }
 
 // bindConfig binds the training flags to the fields of c. It is called
@@ -102,40 +95,28 @@ func bindReward(fs *pflag.FlagSet, c *data.RewardConfig) {
 	fs.Var(groupByValue{&c.GroupBy}, "group-by", "decisions ranked together (the SoftRankPO group): task, episode or task+round")
 }
 
-// checkReward refuses a reward config the data package would misread:
-// all weights 0 reads as "the defaults" there, while asked for on the
-// command line it is a constant reward, which nothing can learn from.
+// checkReward refuses a reward config given on the command line that the
+// data package would misread (data.RewardConfig.ValidateGiven), in the
+// words of the flags.
 func checkReward(c data.RewardConfig) error {
-	if c.WLocal == 0 && c.WGlobal == 0 && c.Lambda == 0 {
+	switch err := c.ValidateGiven(); {
+	case errors.Is(err, data.ErrConstantReward):
 		return errors.New("--w-local, --w-global and --lambda are all 0: the reward would be constant")
-	}
-	if err := c.Validate(); err != nil {
+	case err != nil:
 		return fmt.Errorf("reward flags: %w", err)
 	}
 	return nil
 }
 
 // resolveConfig returns base (the defaults, or the config of the run being
-// resumed), overlaid by the JSON file path (when not empty), overlaid by the
-// flags of fs that the user set.
+// resumed), overlaid by the JSON file path (when not empty;
+// trainer.ReadConfigFile), overlaid by the flags of fs that the user set.
 func resolveConfig(base trainer.Config, path string, fs *pflag.FlagSet) (trainer.Config, error) {
 	cfg := base
 	if path != "" {
-		b, err := os.ReadFile(path)
-		if err != nil {
+		var err error
+		if cfg, err = trainer.ReadConfigFile(base, path); err != nil {
 			return cfg, err
-		}
-		dec := json.NewDecoder(strings.NewReader(string(data.TrimBOM(b))))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
-			return cfg, fmt.Errorf("%s: %w", path, err)
-		}
-		// One object per file: a second one (a pasted duplicate, a merge
-		// left over) would otherwise be ignored without a word.
-		end := dec.InputOffset()
-		var more json.RawMessage
-		if err := dec.Decode(&more); err != io.EOF {
-			return cfg, fmt.Errorf("%s: more after the config object ends at offset %d (want one JSON object)", path, end)
 		}
 	}
 	file := pflag.NewFlagSet("config", pflag.ContinueOnError)

@@ -4,6 +4,11 @@
 // round, so that a policy can be trained on some recorded questions and
 // evaluated on held-out ones without calling a model.
 //
+// OpenEnv opens what an environment spec names — the simulator ("sim") or
+// a replay ("replay:GLOB,...", Spec) — as mpdf eval, train and study do;
+// OpenSplit opens a training run's two sides, Tasks one side of an
+// evaluation's split.
+//
 // # What each action does
 //
 // Task i is question i (transcript.Question) in the order given; round 0 is

@@ -2,8 +2,12 @@ package replay_test
 
 import (
 	"fmt"
+	"path/filepath"
 
+	"github.com/mpdf/mpdf/checkpoints"
+	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // Open replays the transcripts an environment spec names — the --env of
@@ -24,4 +28,38 @@ func ExampleOpen() {
 	fmt.Println(e.NumTasks(), "questions,", e.Rounds(), "rounds, model", byModel(0))
 	// Output:
 	// 2 questions, 2 rounds, model TinyModel
+}
+
+// What mpdf eval does, through the library: resolve the policies, open the
+// environment a spec names, take one side of a split, play and judge.
+func ExampleOpenEnv() {
+	var pols []metapolicy.Policy
+	for _, spec := range []string{"majority", "gate"} {
+		p, err := checkpoints.ResolvePolicy(spec) // or a .mpdf / .safetensors file
+		if err != nil {
+			panic(err)
+		}
+		pols = append(pols, p.Policy)
+	}
+	spec := "replay:" + filepath.Join("..", "..", "data", "transcript", "testdata", "*.json")
+	e, rounds, err := replay.OpenEnv(spec, replay.EnvConfig{}) // or "sim"
+	if err != nil {
+		panic(err)
+	}
+	tasks, err := replay.Tasks(e, "all", 0.3, 0, 0)
+	if err != nil {
+		panic(err)
+	}
+	rs, err := env.Evaluate(e, pols, env.RunOptions{Tasks: tasks, Episodes: 1, Rounds: rounds})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(replay.Title(e), "rounds", rounds)
+	for _, r := range rs {
+		fmt.Printf("%s: %d of %d correct\n", r.Policy, r.Correct, r.Scored)
+	}
+	// Output:
+	// replay of 2 files (4 questions) rounds 2
+	// majority: 4 of 4 correct
+	// gate: 3 of 4 correct
 }

@@ -20,7 +20,7 @@ var ErrNoRounds = errors.New("the transcripts record no deliberation round after
 func Open(sp Spec, log io.Writer, opts ...Option) (*Env, error) {
 	paths, err := transcript.Glob(sp.Globs)
 	if err != nil {
-		return nil, err
+		return nil, globError{err}
 	}
 	e, reps, err := Load(paths, sp.Options, append(sp.EnvOptions(), opts...)...)
 	if err != nil {
@@ -36,6 +36,12 @@ func Open(sp Spec, log io.Writer, opts ...Option) (*Env, error) {
 	}
 	return e, nil
 }
+
+// globError is Open's error for globs that name no file (transcript.Glob),
+// told apart from a transcript that cannot be read.
+type globError struct{ error }
+
+func (e globError) Unwrap() error { return e.error }
 
 // Grouper names each task's row in a per-group table: "none" (or "") puts
 // every task in one (a nil function), "file" groups by transcript file,

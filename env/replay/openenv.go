@@ -1,0 +1,187 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/mpdf/mpdf/data/transcript"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
+)
+
+// Syntax is the replay form of an environment spec, for help texts and
+// errors.
+const Syntax = "replay:GLOB[,GLOB...][,kind=K][,layout=L][,critic=on|off]"
+
+// IsSim reports whether an environment spec names the simulator.
+func IsSim(spec string) bool { return spec == "sim" || spec == "simulator" }
+
+// EnvConfig is what opens an environment (OpenEnv) beside its spec, in the
+// words of the mpdf flags that give it.
+type EnvConfig struct {
+	// Sim configures the simulator.
+	Sim sim.Config
+	// Kind is the task of replayed transcripts (--kind) when the spec has
+	// no kind= part; it may repeat the part, not contradict it.
+	Kind transcript.Task
+	// Critic plays a replay with the text critic (--critic, critic=on);
+	// it may repeat the spec's critic= part, not contradict it.
+	Critic bool
+	// Log takes each transcript's readability report; nil drops them.
+	Log io.Writer
+}
+
+// OpenEnv opens the environment an --env spec names, the simulator
+// ("sim") or a replay (a Syntax spec, Open), and returns it with its
+// default number of rounds: env.DefaultRounds, or the most a replay's
+// transcripts record.
+func OpenEnv(spec string, c EnvConfig) (env.Env, int, error) {
+	switch {
+	case IsSim(spec):
+		if c.Critic {
+			return nil, 0, fmt.Errorf("--critic: only a replay has texts to read (--env replay:...)")
+		}
+		sim, err := sim.New(c.Sim)
+		return sim, env.DefaultRounds, err
+	case strings.HasPrefix(spec, SpecPrefix):
+		sp, err := ParseSpec(spec)
+		if err != nil {
+			return nil, 0, fmt.Errorf("--env: %w", err)
+		}
+		if c.Kind != "" && sp.Options.Task != "" && c.Kind != sp.Options.Task {
+			return nil, 0, fmt.Errorf("--kind %s and --env %s: two tasks; give one", c.Kind, spec)
+		}
+		if sp.Options.Task == "" {
+			sp.Options.Task = c.Kind
+		}
+		if c.Critic && sp.CriticSet && !sp.Critic {
+			return nil, 0, fmt.Errorf("--critic and --env %s (critic=off): give one", spec)
+		}
+		sp.Critic = sp.Critic || c.Critic
+		e, err := Open(sp, c.Log)
+		var ge globError
+		if errors.As(err, &ge) || errors.Is(err, ErrNoRounds) {
+			return nil, 0, fmt.Errorf("--env %s: %w", spec, err)
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		return e, e.Rounds(), nil
+	}
+	return nil, 0, fmt.Errorf("--env %q: want sim or %s", spec, Syntax)
+}
+
+// OpenSplit opens the environments of an online training run on spec:
+// one to train in and one to evaluate on tasks never trained on. The
+// simulator's evaluation tasks come from another seed (c.Sim.Seed +
+// 1,000,003); a replay's questions are split by heldOut and splitSeed
+// (Env.Split, as an evaluation's --split is), and rounds is the most its
+// transcripts record (0 for the simulator: the run's own).
+func OpenSplit(spec string, c EnvConfig, heldOut float64, splitSeed uint64) (train, held env.Env, rounds int, err error) {
+	if IsSim(spec) {
+		if train, err = sim.New(c.Sim); err != nil {
+			return nil, nil, 0, err
+		}
+		c.Sim.Seed += 1_000_003
+		held, err = sim.New(c.Sim)
+		return train, held, 0, err
+	}
+	e, rounds, err := OpenEnv(spec, c)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	re, ok := e.(*Env)
+	if !ok {
+		return nil, nil, 0, fmt.Errorf("--env %s: want sim or %s", spec, Syntax)
+	}
+	trainIdx, testIdx, err := re.Split(heldOut, splitSeed)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("--held-out: %w", err)
+	}
+	tr, err := re.Subset(trainIdx)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	te, err := re.Subset(testIdx)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return tr, te, rounds, nil
+}
+
+// SameFiles reports whether two replay specs name the same files read the
+// same way (their critic= parts aside).
+func SameFiles(a, b string) bool {
+	if a == b {
+		return true
+	}
+	sa, err1 := ParseSpec(a)
+	sb, err2 := ParseSpec(b)
+	return err1 == nil && err2 == nil && slices.Equal(sa.Globs, sb.Globs) && sa.Options == sb.Options
+}
+
+// Tasks lists the tasks of e to play: one side ("train" or "test") of the
+// split by heldOut and seed (Env.Split on a replay, which keeps a question
+// on one side, else Split) or all ("" or "all"), then the first n of them
+// (0 = all).
+func Tasks(e env.Env, side string, heldOut float64, seed uint64, n int) ([]int, error) {
+	list, err := sideOf(e, side, heldOut, seed)
+	if err != nil {
+		return nil, err
+	}
+	if n > len(list) {
+		what := "the environment has"
+		if side != "" && side != "all" {
+			what = "the " + side + " side has"
+		}
+		return nil, fmt.Errorf("--tasks %d: %s %d tasks", n, what, len(list))
+	}
+	if n > 0 {
+		list = list[:n]
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("no task to play (the %s side is empty: check --held-out)", side)
+	}
+	return list, nil
+}
+
+// sideOf lists the tasks of one side of the split, or all.
+func sideOf(e env.Env, side string, heldOut float64, seed uint64) ([]int, error) {
+	if side == "" || side == "all" {
+		list := make([]int, e.NumTasks())
+		for i := range list {
+			list[i] = i
+		}
+		return list, nil
+	}
+	var train, test []int
+	var err error
+	if r, ok := e.(*Env); ok {
+		train, test, err = r.Split(heldOut, seed)
+	} else {
+		train, test, err = Split(e.NumTasks(), heldOut, seed)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--split: %w", err)
+	}
+	switch side {
+	case "train":
+		return train, nil
+	case "test":
+		return test, nil
+	}
+	return nil, fmt.Errorf("--split %q: want train or test (or all)", side)
+}
+
+// Title names e in a report's heading: its Name, or for a replay of
+// several files (whose Name lists them all) their count and its questions'.
+func Title(e env.Env) string {
+	name := e.Name()
+	if r, ok := e.(*Env); ok && strings.Count(name, ",") > 0 {
+		return fmt.Sprintf("replay of %d files (%d questions)", strings.Count(name, ",")+1, r.NumTasks())
+	}
+	return name
+}

@@ -1,0 +1,64 @@
+package run
+
+import "fmt"
+
+// Setting is what starts a run besides its training config: the online
+// environment (its spec and replay split) or the offline data, and the
+// options a resume keeps.
+type Setting struct {
+	Env       string
+	HeldOut   float64
+	SplitSeed uint64
+	// Data are the offline rollout paths; none for an online run.
+	Data []string
+	Options
+}
+
+// Continue is the setting a resume of rs goes on with: the run's own
+// environment, split, data and options, except those given says were set
+// anew (by the names of mpdf train's flags: env, held-out, split-seed,
+// eval-tasks, keep, best-metric, skip-invalid, feature-width; data given
+// in s.Data). An online run cannot go on offline, and an offline run of an
+// older build that did not record its data needs it given again.
+func (rs *Resumable) Continue(s Setting, given func(name string) bool) (Setting, error) {
+	pos := rs.Position
+	keep := func(name string) bool { return !given(name) }
+	if pos.Mode == "online" {
+		if len(s.Data) > 0 {
+			return s, fmt.Errorf("--resume: %s is an online run (%s); it cannot go on offline on %v", rs.Path, pos.Env, s.Data)
+		}
+		if pos.Env != "" && keep("env") {
+			s.Env = pos.Env
+		}
+		if pos.Env != "" && keep("held-out") {
+			s.HeldOut = pos.HeldOut
+		}
+		if pos.Env != "" && keep("split-seed") {
+			s.SplitSeed = pos.SplitSeed
+		}
+	}
+	if pos.Mode == "offline" && len(s.Data) == 0 {
+		if pos.Data == nil {
+			return s, fmt.Errorf("--resume: %s is an offline run of an older build that did not record its data: give the rollouts again", rs.Path)
+		}
+		s.Data = pos.Data.Paths
+	}
+	if p := pos.Options; p != nil {
+		if keep("eval-tasks") {
+			s.EvalTasks = p.EvalTasks
+		}
+		if keep("keep") {
+			s.Keep = p.Keep
+		}
+		if keep("best-metric") {
+			s.BestMetric = p.BestMetric
+		}
+		if keep("skip-invalid") {
+			s.SkipInvalid = p.SkipInvalid
+		}
+		if keep("feature-width") && pos.Mode == "offline" {
+			s.FeatureWidth = p.FeatureWidth
+		}
+	}
+	return s, nil
+}
