@@ -5,8 +5,6 @@
 package answer
 
 import (
-	"strings"
-
 	"github.com/mpdf/mpdf/data"
 )
 
@@ -69,32 +67,6 @@ func refExtract(kind refKind, text string, opts refOptions) string {
 		return refExtractInteger(text)
 	case refMath:
 		return refExtractMath(text)
-	}
-	return ""
-}
-
-// Gold reads a reference answer by the rules of kind: for GSM8K the
-// reference solution's "#### N" (any of ExtractNumber's rules), for MMLU a
-// bare letter or anything ExtractLetter reads, for arithmetic an integer,
-// for MATH the LaTeX answer normalised like an extracted one (a gold that
-// is a bare expression, not a sentence).
-func refGold(kind refKind, gold string) string {
-	switch kind {
-	case refGSM8K:
-		return refExtractNumber(gold)
-	case refMMLU:
-		g := strings.Trim(strings.TrimSpace(gold), "().")
-		if len(g) == 1 && strings.ContainsAny(strings.ToUpper(g), "ABCD") {
-			return strings.ToUpper(g)
-		}
-		return refExtractLetter(gold)
-	case refArithmetic:
-		return refExtractInteger(gold)
-	case refMath:
-		if len(refboxes(gold)) > 0 || strings.Contains(strings.ToLower(gold), "answer is") {
-			return refExtractMath(gold)
-		}
-		return refNormalizeMath(gold)
 	}
 	return ""
 }

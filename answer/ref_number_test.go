@@ -138,18 +138,6 @@ func reffirstNumber(s string) string {
 	return refcanonical(ns[0].val)
 }
 
-// NormalizeNumber returns the canonical form of the single number s, or ""
-// when s is not one number. Currency signs, thousands commas, spaces, a
-// percent sign and trailing units are ignored, so "1,000", "1000.0",
-// "$1000" and "1000 dollars" all give "1000".
-func refNormalizeNumber(s string) string {
-	ns := refnumbers(refjoinGroups(refdelatex(s)))
-	if len(ns) != 1 {
-		return ""
-	}
-	return refcanonical(ns[0].val)
-}
-
 // canonical writes v as a plain decimal: an integer without a point, a
 // terminating fraction exactly with no trailing zeros ("2.50" → "2.5",
 // 5/2 → "2.5"), any other fraction rounded to 6 decimals (1/3 →

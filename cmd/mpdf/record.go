@@ -20,7 +20,7 @@ func record(e env.Env, pol resolvedPolicy, opts env.RunOptions, w *data.Writer, 
 		tally = &env.Tally{Policy: pol.Name()}
 	}
 	var written int64
-	err := env.Run(e, pol, opts, func(ep *data.Episode) error {
+	err := env.Play(e, pol, opts, func(ep *data.Episode) error {
 		if emit != nil && !emit(ep) {
 			return nil
 		}

@@ -203,7 +203,7 @@ func (fl *studyFlags) run(e env.Env) (*study.Study, error) {
 		bar.SetTotal(total)
 		_ = bar.Set(done)
 	}
-	s, err := study.Run(e, cfg)
+	s, err := study.CrossValidate(e, cfg)
 	if err != nil {
 		bar.Exit()
 		return nil, err

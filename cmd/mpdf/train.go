@@ -146,7 +146,7 @@ func runTrain(cmd *cobra.Command, fl *trainFlags, args []string) error {
 	p := &trainPrinter{stdout: cmd.OutOrStdout(), quiet: fl.quiet}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := run.Run(ctx, rc, p.hooks(cmd.ErrOrStderr()))
+	res, err := run.Train(ctx, rc, p.hooks(cmd.ErrOrStderr()))
 	p.endBar(err == nil)
 	switch {
 	case errors.Is(err, run.ErrNotEmpty):

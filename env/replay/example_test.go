@@ -11,7 +11,7 @@ import (
 )
 
 // Open replays the transcripts an environment spec names — the --env of
-// mpdf train and eval — ready for env.Run or a training run.
+// mpdf train and eval — ready for env.Play or a training run.
 func ExampleOpen() {
 	sp, err := replay.ParseSpec("replay:../../data/transcript/testdata/gsm_*.json,critic=on")
 	if err != nil {

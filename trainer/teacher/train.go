@@ -64,7 +64,7 @@ func parseLabels(labels string) (labelSpec, error) {
 }
 
 // Train trains a policy on every task of train: the in-memory run of
-// trainer/run (run.Run, a fresh network over the layout cfg.Features)
+// trainer/run (run.Train, a fresh network over the layout cfg.Features)
 // whose supervised stage, of cfg.SFT.Epochs epochs, clones the hindsight
 // plans (Search with λ = cfg.Reward.Lambda over cfg.RL.Rounds, every
 // training task) — or, when cfg.SFT.Labels is "pivotal[:K]", the pivotal
@@ -87,7 +87,7 @@ func Train(train env.Env, cfg trainer.Config) (metapolicy.Policy, error) {
 		return nil, fmt.Errorf("teacher: train: no training task")
 	}
 	cfg.Backend = "kernel"
-	res, err := run.Run(context.Background(), run.Config{Train: cfg, Env: train, Threads: 1, Teacher: t}, run.Hooks{})
+	res, err := run.Train(context.Background(), run.Config{Train: cfg, Env: train, Threads: 1, Teacher: t}, run.Hooks{})
 	if err != nil {
 		return nil, fmt.Errorf("teacher: train: %w", err)
 	}
