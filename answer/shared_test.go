@@ -112,7 +112,7 @@ func TestReadSharedUnchanged(t *testing.T) {
 	ts := sharedTexts(t)
 	diffs := 0
 	for i, s := range ts {
-		if testing.Short() && i%8 != 0 {
+		if (testing.Short() || raceEnabled) && i%8 != 0 {
 			continue // a sample: the old reader is slow
 		}
 		opts := Options{Question: s.question, Critic: true}
