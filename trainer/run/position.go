@@ -1,5 +1,12 @@
 package run
 
+// Each checkpoint stores the Position: the iteration reached, the
+// environment (online) or the paths and SHA-256 of the data (offline), and
+// the Options given at the start (evaluation tasks, checkpoints kept, best
+// metric). A resume refuses to switch an offline run to online or back,
+// and refuses other data than the run trained on unless
+// Config.AllowOtherData.
+
 import (
 	"crypto/sha256"
 	"encoding/hex"
