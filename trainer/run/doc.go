@@ -3,7 +3,7 @@
 // rollout files, a pack, rows in memory), checkpoints and resume, the choice
 // of best.mpdf, the metrics log, the curve and the final evaluation. The
 // mpdf train command is a thin wiring of flags into [Config]; a Go program
-// trains the same way ([Run], see the example):
+// trains the same way (see the example):
 //
 //	res, err := run.Run(ctx, run.Config{Train: cfg, Env: sim, EnvName: "sim"}, run.Hooks{})
 //	// res.Policy is the trained network
@@ -36,7 +36,7 @@
 // offline, and other data than the run trained on unless
 // [Config].AllowOtherData. A cancelled context stops at the next iteration
 // with the last checkpoint intact. The rules in full are beside their code:
-// dir.go, identity.go, lock.go, run.go, position.go.
+// dir.go, identity.go, lock.go, position.go.
 //
 // # Feature layouts and teachers
 //
