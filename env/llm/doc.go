@@ -36,13 +36,14 @@
 //
 // JSON Lines, one task a line, blank lines skipped ([ReadTasks]):
 //
-//	{"id": "gsm-0", "question": "Janet's ducks lay 16 eggs ...", "gold": "18", "kind": "gsm"}
+//	{"id": "gsm-0", "question": "Janet's ducks lay 16 eggs ...", "gold": "18", "kind": "gsm8k"}
 //	{"id": "mmlu-0", "question": "Which of the following is an example of monosomy?: A) 46,XX, B) 47,XXX, C) 69,XYY, D) 45,X", "gold": "D", "kind": "mmlu"}
 //	{"id": "ar-0", "question": "What is the result of 6+19*28+14-10*7?", "gold": "482", "kind": "arithmetic"}
 //	{"id": "math-0", "question": "If $\frac{n+5}{n-3} = 2$, what is $n$?", "gold": "11", "kind": "math"}
 //
-// kind is one of [Kinds]; gold may be omitted (no reward is computed for
-// the task). Errors are reported as FILE:LINE: FIELD: reason.
+// kind is any name answer.ParseKind reads (any case): gsm8k (or gsm), mmlu,
+// arithmetic or math. gold may be omitted (no reward is computed for the
+// task). Errors are reported as FILE:LINE: FIELD: reason.
 //
 // # What the actions do
 //

@@ -1,8 +1,8 @@
 package llm
 
-// kind is any kind the answer package reads (answer.ParseKind, any case),
-// kept as this package's name (Kinds): "gsm" or "gsm8k" (a number, asked
-// for as \boxed{N}), "mmlu" (a letter, asked for as (X); the question
+// The tasks file (ReadTasks): kind is any kind the answer package reads
+// (answer.ParseKind, any case): "gsm8k" or "gsm" (a number, asked for as
+// \boxed{N}), "mmlu" (a letter, asked for as (X); the question
 // carries its options), "arithmetic" (an integer, asked for at the end of
 // the response; the question is the whole sentence, as LLM-Debate's
 // "What is the result of ...?") or "math" (a LaTeX expression, asked for
