@@ -2,7 +2,7 @@
 // meta-policy, before any of them is added to the featurizer (mpdf signal):
 //
 //	rep, err := signals.Measure(e, behaviour, signals.Options{}, signals.Candidates())
-//	// rep.Rows: one Row per feature, its AUC for each target
+//	// rep.Rows: per feature, its AUC for each target
 //
 // For every decision a team makes in an environment, [Measure] computes each
 // [Candidate] feature and the area under the ROC curve ([AUC]) with which
