@@ -57,5 +57,6 @@
 // [Config].ReadTimeout 408, a request whose estimated memory does not fit
 // in [Config].MaxMemory 503 with Retry-After (413 when it alone could not
 // fit), one not decided within [Config].RequestTimeout 503 (kind timeout).
-// [Config.Validate] refuses a negative limit or timeout, naming its flag.
+// [Config.Validate] refuses a negative limit or timeout, naming its flag,
+// rather than take the default.
 package serve

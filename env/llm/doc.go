@@ -1,8 +1,11 @@
 // Package llm plays deliberations live, against any server that speaks the
 // OpenAI chat-completions API — vLLM, llama.cpp's llama-server, Ollama, or
 // a hosted endpoint — and records them as data.Episodes that the trainer
-// reads (the recorded environment is env/replay). [Collect] plays a policy
-// and commits every episode to a file as it ends, resumable after an
+// reads (the recorded environment is env/replay). It has two layers: a
+// [Client] for POST {base}/chat/completions with timeouts, retries and a
+// concurrency limit, and an [Env] (an env.Env) whose games turn the
+// meta-actions of design §1 into calls. [Collect] plays a policy through
+// them and commits every episode to a file as it ends, resumable after an
 // interrupt or a kill: what mpdf collect runs.
 //
 // # Running against a local server
@@ -14,12 +17,10 @@
 //	    --model qwen2.5-1.5b --tasks gsm.jsonl --out episodes.jsonl
 //
 // and episodes.jsonl is ready for mpdf train. vLLM: `vllm serve
-// Qwen/Qwen2.5-1.5B-Instruct --port 8000`, base URL
-// http://127.0.0.1:8000/v1, --model Qwen/Qwen2.5-1.5B-Instruct. Ollama:
-// `ollama pull qwen2.5:1.5b`, base URL http://127.0.0.1:11434/v1,
-// --model qwen2.5:1.5b. llama-server answers to any model name.
-//
-// From Go, the same collection:
+// Qwen/Qwen2.5-1.5B-Instruct --port 8000`, base URL http://127.0.0.1:8000/v1,
+// --model Qwen/Qwen2.5-1.5B-Instruct. Ollama: `ollama pull qwen2.5:1.5b`,
+// base URL http://127.0.0.1:11434/v1, --model qwen2.5:1.5b. llama-server
+// answers to any model name. From Go, the same collection:
 //
 //	tasks, err := llm.ReadTasks("gsm.jsonl")
 //	c, err := llm.Collect(llm.CollectConfig{Client: llm.ConfigFromEnv(), Tasks: tasks,
@@ -47,15 +48,13 @@
 //
 // # What the actions do
 //
-// Round 0: every agent solves. In later rounds ([Env], an env.Env) persist
-// makes no call; refine asks the agent again, showing the peers' previous
-// answers (LLM-Debate's prompts, [SolvePrompt], [RefinePrompt]); concede
-// adopts the peers' best-supported answer (metapolicy.ConcedeTarget),
-// without a call unless [Options].ConcedeCall. After every generated answer
-// the same model rates it 0–100 ([CriticPrompt], [ParseConfidence]), the
-// agent's confidence, unless [Options].NoCritic. Every call is recorded in
-// the turn's Exchanges. A [Client] retries timeouts, connection errors and
-// 408, 409, 425, 429 and 5xx with backoff; other 4xx are an [*APIError].
+// Round 0: every agent solves. In later rounds persist makes no call; refine
+// asks the agent again, showing the peers' previous answers (LLM-Debate's
+// prompts, [SolvePrompt], [RefinePrompt]); concede adopts the peers'
+// best-supported answer (metapolicy.ConcedeTarget), without a call unless
+// [Options].ConcedeCall. After every generated answer the same model rates
+// it 0–100 ([CriticPrompt], [ParseConfidence]), the agent's confidence,
+// unless [Options].NoCritic. Every call is recorded in the turn's Exchanges.
 //
 // The details — prompts word for word, how answers, confidence and tokens
 // are read, retries, seeds and concurrency — are beside their code:
