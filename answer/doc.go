@@ -10,39 +10,18 @@
 //
 // # Kinds
 //
-// gsm8k (ExtractNumber): the last \boxed{...} holding a number (braces
-// nest), else the number after the last "####", else the last number.
-// Numbers are written in canonical decimal form: "1,000", "1000.0",
-// "$1000" and "1000 dollars" are "1000" (so are "1 000" and "1\,000" in a
-// box or after "####"); "a/b" and \frac{a}{b} are divided
-// (exact when the decimal ends, else 6 places). A box that holds no number
-// makes the answer unreadable rather than falling back to the reasoning.
-//
-// mmlu (ExtractLetter, ExtractLetterIn): a letter alone in the last
-// \boxed{}; else the last stated answer — "(B)", "answer is (B)",
-// "Answer: **B**", "answer is option B", "(X) B" or "X) B)" (the prompt's
-// placeholder, then the letter); else a last line that is an option label
-// ("B) Insulin", "**B**"). The last statement wins: models discuss options
-// before concluding. Lower-case "(b)" is not read (enumerations look so).
-// When no letter is stated at all, an answer given as an option's text
-// after the placeholder, or in a closing parenthesis, is matched against
-// the question's choices (Choices parses LLM-Debate's template); it counts
-// only when exactly one option matches.
-//
-// arithmetic (ExtractInteger): the last number of the last box, else the
-// last number of the text.
-//
-// math (ExtractMath, NormalizeMath): the last \boxed{...}, else what
-// follows the last "The answer is", else a closing "... is $EXPR$." or
-// "... is 12 units."; then LaTeX normalisation: display wrappers, spaces,
-// "^\circ", "\%", "\$" and \text{} units go, \dfrac is \frac, "x = 3" is
-// "3", and numbers ("\frac{1}{2}", "\dfrac12", "1/2", "0.5") are written
-// as canonical decimals. Other expressions compare as normalised LaTeX
-// text; "(1,2)" and "(2,1)" differ. A statement that is prose is
-// unreadable.
-//
-// Reasoning inside <think>...</think> is skipped for answers; a text cut
-// off inside an unclosed <think> has no answer.
+// The [Kind] ([ParseKind]) picks the rules: gsm8k reads the last boxed
+// number, else the number after "####", else the last number
+// ([ExtractNumber]); mmlu the last stated option letter ([ExtractLetter],
+// [ExtractLetterIn] with the question's [Choices]); arithmetic the last
+// number of the last box or of the text ([ExtractInteger]); math the last
+// box or "The answer is", as normalised LaTeX ([ExtractMath],
+// [NormalizeMath]). Numbers are written in canonical decimal form
+// ([NormalizeNumber]): "1,000", "$1000" and "1000.0" are "1000". A text
+// that states no answer that can be read without guessing has none ("").
+// Reasoning inside <think>...</think> is skipped for answers. [Gold]
+// normalises a reference answer the same way. The rules in full are beside
+// their code: number.go, letter.go, math.go, extract.go.
 //
 // # Critic
 //

@@ -1,5 +1,8 @@
 package answer
 
+// Reasoning inside <think>...</think> is skipped for answers; a text cut
+// off inside an unclosed <think> has no answer.
+
 import (
 	"strings"
 

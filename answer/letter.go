@@ -1,5 +1,16 @@
 package answer
 
+// mmlu (ExtractLetter, ExtractLetterIn): a letter alone in the last
+// \boxed{}; else the last stated answer — "(B)", "answer is (B)",
+// "Answer: **B**", "answer is option B", "(X) B" or "X) B)" (the prompt's
+// placeholder, then the letter); else a last line that is an option label
+// ("B) Insulin", "**B**"). The last statement wins: models discuss options
+// before concluding. Lower-case "(b)" is not read (enumerations look so).
+// When no letter is stated at all, an answer given as an option's text
+// after the placeholder, or in a closing parenthesis, is matched against
+// the question's choices (Choices parses LLM-Debate's template); it counts
+// only when exactly one option matches.
+
 import (
 	"regexp"
 	"strings"

@@ -1,5 +1,17 @@
 package answer
 
+// arithmetic (ExtractInteger): the last number of the last box, else the
+// last number of the text.
+//
+// math (ExtractMath, NormalizeMath): the last \boxed{...}, else what
+// follows the last "The answer is", else a closing "... is $EXPR$." or
+// "... is 12 units."; then LaTeX normalisation: display wrappers, spaces,
+// "^\circ", "\%", "\$" and \text{} units go, \dfrac is \frac, "x = 3" is
+// "3", and numbers ("\frac{1}{2}", "\dfrac12", "1/2", "0.5") are written
+// as canonical decimals. Other expressions compare as normalised LaTeX
+// text; "(1,2)" and "(2,1)" differ. A statement that is prose is
+// unreadable.
+
 import (
 	"math/big"
 	"regexp"

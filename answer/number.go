@@ -1,5 +1,13 @@
 package answer
 
+// gsm8k (ExtractNumber): the last \boxed{...} holding a number (braces
+// nest), else the number after the last "####", else the last number.
+// Numbers are written in canonical decimal form: "1,000", "1000.0",
+// "$1000" and "1000 dollars" are "1000" (so are "1 000" and "1\,000" in a
+// box or after "####"); "a/b" and \frac{a}{b} are divided
+// (exact when the decimal ends, else 6 places). A box that holds no number
+// makes the answer unreadable rather than falling back to the reasoning.
+
 import (
 	"math/big"
 	"regexp"

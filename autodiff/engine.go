@@ -1,5 +1,19 @@
 package autodiff
 
+// Errors and panics.
+//
+// Inputs are checked once at the boundary, before anything runs: the model's
+// sizes, activation and parameter count must be the engine's, parameters
+// finite, grad of the flat length, the batch valid for nn.Batch.Check (rows,
+// feature width, actions in [0, 3), finite values). A bad input returns an
+// error and leaves grad untouched. A non-finite loss or gradient (possible
+// only with extreme parameters) is returned as an error too; in the second
+// case grad has been written. Gorgonia
+// reports many graph errors by panicking; graph construction and each run
+// recover such panics into errors. The TapeMachine executes its program on a
+// goroutine of its own, where a panic could not be recovered by anyone: the
+// checks above exist so that nothing shape-dependent can go wrong there.
+
 import (
 	"errors"
 	"fmt"

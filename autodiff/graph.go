@@ -1,5 +1,24 @@
 package autodiff
 
+// Graphs and their cache.
+//
+// The graph is built feature-major: activations are (width × B), so layer l
+// computes W_l·H + b_l with W_l in the [out, in] layout of nn.MLP.Params and
+// no transpose. Every (kind, batch size) pair, kind being loss, sft or
+// forward, gets its own graph, built and compiled into a TapeMachine on
+// first use and kept until Close; the cache grows with the number of
+// distinct batch sizes a caller uses. Each input node is bound once to a
+// tensor backed by a slice the engine owns, and each output (loss parts, ρ,
+// the per-layer gradients, the logits) is copied by a G.Read into another
+// such slice. The one-hot action masks and the reference log-probabilities
+// enter as one (B) vector per action. Gorgonia turns a row of a (3 × 1)
+// matrix into a scalar, so a batch of one row runs on the two-row graph as
+// two copies of the row, which leaves every mean and the gradient exactly
+// as they are. A call therefore only copies the parameters and the batch into
+// the input slices (transposing the features), runs the machine, resets it,
+// and copies the results out. Gorgonia allocates intermediate values on
+// every run; this package does not try to avoid that.
+
 import (
 	"fmt"
 

@@ -1,5 +1,25 @@
 package autodiff
 
+// Numerics and non-smooth points.
+//
+// The log-softmax subtracts each row's largest logit before exponentiating,
+// so logits in the thousands stay finite. log π(a|x) is gathered with a
+// one-hot mask of the actions. The piecewise functions are built from
+// comparison masks (Gorgonia does not differentiate a comparison), and their
+// gradients follow PyTorch exactly, including at the points where the two
+// disagree in general:
+//
+//	clamp(x, lo, hi)  gradient 1 where lo ≤ x ≤ hi, bounds included, else 0
+//	                  (torch.clamp; used for ℓ and for the ratio clip)
+//	min(x, y)         gradient to the smaller argument; on a tie x = y it is
+//	                  split ½ and ½ (torch.minimum)
+//	relu(x)           gradient 1[x > 0], so 0 at x = 0 (torch.relu)
+//
+// Inside the clip range ρ·A and clip(ρ)·A are equal and have equal
+// gradients, so the half-and-half split gives the unclipped gradient, as in
+// PyTorch. Gorgonia's own MinBetween (all of a tie to the first argument),
+// Rectify (gradient 1 at 0), Max and LogSumExp are not used.
+
 import (
 	G "gorgonia.org/gorgonia"
 )

@@ -1,5 +1,12 @@
 package checkpoints
 
+// Save writes to a temporary file ".NAME.tmp-*" in the target's directory,
+// syncs it, closes it, renames it over the target and syncs the directory. A
+// failure at any point removes the temporary file and leaves the previous file
+// untouched; a crash leaves either the old or the new file, never a mix (at
+// worst a stray temporary file, which Manager removes). Files are created
+// with mode 0644.
+
 import (
 	"fmt"
 	"io"

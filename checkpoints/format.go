@@ -1,5 +1,84 @@
 package checkpoints
 
+// File format, version 1.
+//
+// All integers are little-endian.
+//
+//	offset  size  field
+//	0       8     magic "MPDFCKPT"
+//	8       4     format version, uint32 (1)
+//	12      8     body length U, uint64: the uncompressed body
+//	20      8     frame length C, uint64
+//	28      C     one zstd frame (RFC 8878) holding the body; window ≤ 8 MiB,
+//	              no zstd content checksum
+//	28+C    4     CRC-32C (Castagnoli) of bytes [0, 28+C), uint32
+//
+// The file ends there: its size is exactly 32+C. The body is
+//
+//	offset  size  field
+//	0       4     header length H, uint32
+//	4       H     header, JSON
+//	4+H     4P    policy parameters, float32, the flat layout of nn.MLP
+//	              (layer 0 first, weights [out, in] row-major, then biases)
+//	        4P    reference parameters, when "reference" is true
+//	        4P    Adam's first moments M, when "adam" is present
+//	        4P    Adam's second moments V, when "adam" is present
+//	        R     RNG state, R = "rng_bytes" opaque bytes
+//
+// where P is the parameter count of "model"."sizes", and the body ends there.
+// Each float32 array is stored as four byte planes, the shuffle filter of
+// HDF5 and Blosc: byte 0 of each little-endian value x[0..P), then byte 1 of
+// each, byte 2, byte 3. The planes of sign and exponent are repetitive and
+// zstd shrinks them; interleaved with random mantissas it cannot (a 1M-
+// parameter checkpoint compresses to about 85% instead of 100%).
+// The header is one JSON object: the fields of Header (feature_version, step,
+// seed, metrics, train, data_pos) followed by
+//
+//	"model":     {"sizes": [in, h1, ..., out], "activation": "tanh"|"relu"}
+//	"reference": true|false
+//	"adam":      {"config": {"lr", "beta1", "beta2", "eps"}, "step": n}  (absent without Adam)
+//	"rng_bytes": R
+//
+// for example {"feature_version":"mpdf-features/v1","step":3,"seed":7,
+// "metrics":{"loss":0.125},"train":{...},"data_pos":{...},"model":{"sizes":[4,5,3],
+// "activation":"tanh"},"reference":true,"adam":{...},"rng_bytes":20}.
+// Readers ignore unknown header fields; a change that older readers would
+// misread gets a new format version instead.
+//
+// Reading untrusted files: Load, Unmarshal and Decode check, in this order, and stop at the first
+// failure, so that each kind of damage gets its own error:
+//
+//  1. the magic (ErrNotCheckpoint), then the version (ErrVersion);
+//  2. a prefix shorter than 28 bytes (ErrTruncated);
+//  3. U against the limit, 1 GiB unless WithMaxBytes says otherwise
+//     (ErrTooLarge); U ≥ 4, C no larger than zstd's bound for U, and U no
+//     more than a C-byte frame can decode to, 32768 bytes per frame byte
+//     (ErrCorrupt);
+//  4. the file size against 32+C: shorter is ErrTruncated, longer is
+//     ErrCorrupt (Unmarshal and Load; Decode reads a stream and stops at the
+//     checksum);
+//  5. the CRC-32C (ErrCorrupt);
+//  6. the frame decodes to exactly U bytes, into a buffer of capacity U that
+//     the decoder may not outgrow (ErrCorrupt);
+//  7. the body: header JSON, sizes and activation, the body length implied by
+//     the header, finite values, V ≥ 0, a valid Adam configuration
+//     (ErrCorrupt);
+//  8. the feature-schema version against the expected one (ErrFeatureSchema):
+//     metapolicy.FeatureVersion unless WithFeatureVersion says otherwise;
+//     WithFeatureVersion("") accepts any.
+//
+// Nothing is allocated from an unchecked length: the lengths are checked
+// against the limit, against each other and against the file size first, and
+// a stream reader's buffers grow with the bytes that really arrive. A 100-byte
+// file cannot make Load allocate more than about 3 MB. Every error names the
+// file (Load), the byte offset where it applies, and what was expected, and
+// wraps exactly one of the Err values, for errors.Is.
+//
+// Marshal, Encode, Save and Manager.Save refuse a checkpoint that a reader
+// would reject (nil policy, empty feature version, negative step, NaN weight
+// or metric, moments of the wrong length, ...), so every file written reads
+// back.
+
 import (
 	"bytes"
 	"encoding/binary"

@@ -1,5 +1,16 @@
 package checkpoints
 
+// Manager.Save writes Dir/ckpt-%08d.mpdf (the step, zero-padded), then, when
+// BestMetric is set and the checkpoint's metric beats the best so far
+// (strictly: ties keep the earlier file; HigherIsBetter chooses the
+// direction), writes the same bytes to Dir/best.mpdf, atomically. A fresh
+// Manager learns the best so far from best.mpdf, so a resumed run keeps
+// ranking against it. A checkpoint without the metric leaves best.mpdf alone.
+// Then it removes the step files beyond the KeepLast highest steps (0 keeps
+// all), never the file just written, and stray temporary files. Latest
+// returns the step file with the highest step. One process writes a directory
+// at a time.
+
 import (
 	"cmp"
 	"errors"

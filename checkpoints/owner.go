@@ -1,5 +1,12 @@
 package checkpoints
 
+// The header's "run" and "config_sha256" (Header.Run, ConfigSHA256) say
+// which run wrote a checkpoint and with which configuration. A Manager with
+// Run set keeps only that run's files: another run's step files are neither
+// counted nor removed, and another run's best.mpdf is an error (ErrForeign),
+// not replaced. CheckRun refuses, by name, a checkpoint of another run in a
+// directory; ReadHeader reads a header without the arrays.
+
 import (
 	"encoding/binary"
 	"encoding/json"

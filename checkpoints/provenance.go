@@ -1,5 +1,13 @@
 package checkpoints
 
+// ConfidenceSource derives from a header where the confidence of the
+// policy's training states came from — "text-critic", "none", "given" or
+// "unknown" — from the environment spec the run recorded (a replay spec's
+// critic=on part; see design §6), and ConfidenceSourceOfMeta from a
+// safetensors file's "mpdf.confidence_source" (MetaConfidenceSource), which
+// mpdf export and a run's policy.safetensors write. Evaluation and serving
+// compare it with the confidence they will feed the policy.
+
 import (
 	"encoding/json"
 	"strings"

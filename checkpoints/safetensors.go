@@ -1,5 +1,38 @@
 package checkpoints
 
+// ExportSafetensors writes an nn.MLP[float32] as a safetensors file
+// (https://github.com/huggingface/safetensors): an 8-byte little-endian
+// header length N, N bytes of JSON padded with spaces to a multiple of 8, then
+// the tensor data. The tensors are "layers.{i}.weight", float32 ("F32") of
+// shape [out, in], and "layers.{i}.bias" of shape [out], layer 0 first: the
+// state_dict of a torch.nn.ModuleList of nn.Linear named "layers", which a
+// PyTorch user loads with load_state_dict(strict=True). The data of the
+// tensors follows in the order of their sorted names (so "layers.10" comes
+// before "layers.2"), contiguous. "__metadata__" holds string pairs:
+// "activation" ("tanh" or "relu", the hidden nonlinearity; the output layer
+// is linear), "feature_version" (metapolicy.FeatureVersion unless the caller
+// gives another) and "format": "pt", plus any the caller adds. The header is
+// spelled as Python's json.dumps(separators=(",", ":")) spells it, so the
+// project's reference writer (torch_reference.py's write_safetensors) and this
+// one produce the same bytes for the same tensors and metadata; a test runs
+// the reference reader and writer on our files to keep it so.
+//
+// ImportSafetensors reads such a file from any writer and checks it: the
+// header length against 100 MB, the limit and the file size; the dtype
+// (F32 only: convert with .float() first); the names (only layers.{i}.weight
+// and layers.{i}.bias, every layer from 0 present); the shapes ([out, in] and
+// [out], each layer's in equal to the previous out); the data offsets (each
+// tensor's span holds its elements, and together they tile the data without
+// holes or overlaps); finite values; and last the feature-schema version, as
+// Load does (a missing "feature_version" does not match). A file without an
+// "activation" entry is read as tanh, the project's default. Errors wrap the
+// same kinds as Load's.
+//
+// The safetensors code is written here rather than taken from a library: the
+// format is a length, a JSON header and raw floats, a few hundred lines
+// cover it; a hand-written reader can bound what it allocates before trusting
+// the header and give errors with offsets; and it adds no dependency.
+
 import (
 	"bytes"
 	"encoding/binary"

@@ -1,5 +1,15 @@
 package data
 
+// Packs.
+//
+// WritePack writes a pack directory: zstd-compressed columnar shards of at
+// most RowsPerShard rows and a manifest.json with the provenance (source
+// files with sizes and SHA-256, counts, reward configuration, feature
+// version, tool version). OpenPack and ReadShard read it back shard by
+// shard into reused Columns, optionally only some columns; every header
+// field is checked against the manifest and the file size before anything
+// is allocated, and every value is checked. Bytes are deterministic.
+
 import (
 	"crypto/sha256"
 	"encoding/hex"

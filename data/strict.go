@@ -1,5 +1,12 @@
 package data
 
+// Decoding is strict: unknown fields are rejected (so that typos surface),
+// required fields must be present, null means absent, NaN and Infinity
+// (not JSON, but written by Python's json module) are named as such.
+// Field names match case-insensitively, as in encoding/json. Flat decision
+// records take a reflection-free fast path whose results FuzzReader checks
+// against the general encoding/json path.
+
 import (
 	"strconv"
 

@@ -1,5 +1,37 @@
 package data
 
+// Decisions made where design §1–§5 are silent (the rules of the
+// formats that docs/rollouts.md states, and why):
+//
+//   - An answer is correct when it is not empty and equals the gold string;
+//     answers are compared as written (normalise them when writing).
+//   - Episodes without gold yield no reward and no decision: Rewards and
+//     Decisions return an error wrapping ErrNoGold; DecisionStream, packs and
+//     stats count them.
+//   - The zero RewardConfig means the defaults (1, 1, 0): all-zero
+//     coefficients would make every reward 0.
+//   - id, task and group must not be empty; an episode has at least round 0;
+//     a logprob is optional in rounds ≥ 1 and forbidden in round 0.
+//   - Features must fit float32, the trainer's precision; packs store them
+//     as float32 (unpacking returns them rounded to float32).
+//   - Blank lines are not records and are not counted; a line over the
+//     length limit is rejected even when it is only spaces.
+//   - Episode ids should be unique within a data set. A repeated id is
+//     accepted but counted (Counts.DuplicateIDs) and listed
+//     (Reader.Duplicates): ids are kept as 64-bit hashes, some 40 bytes
+//     per episode read.
+//   - A JSON object with a key twice, or a string that is not valid UTF-8,
+//     is rejected with the path of the key or string: encoding/json would
+//     keep the last value or replace the bad bytes silently.
+//   - The Writer and the Reader share one line limit
+//     (DefaultMaxLineBytes, 64 MiB; SetMaxLineBytes and
+//     ReaderOptions.MaxLineBytes): what one writes, the other reads.
+//   - A file cut mid-record (a writer killed mid-write) ends in a rejected
+//     record marked RecordError.Torn; the records before it are read.
+//     Writer.Commit ends a gzip member or zstd frame, so a compressed file
+//     is whole up to the last Commit.
+//   - A file named twice (or matched by two patterns) is read once.
+
 import (
 	"fmt"
 	"math"

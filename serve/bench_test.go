@@ -1,5 +1,14 @@
 package serve
 
+// The load benchmarks (bench_test.go, bench_rate_test.go) run a server
+// and its clients on loopback in one process: BenchmarkServeSingle is
+// closed-loop at saturation (64 clients, each waiting for its answer: its
+// latency is mostly queueing, 64 / throughput), BenchmarkServeRate is
+// open-loop (wrk2's method: 64 connections offered a fixed rate, each
+// request timed from its scheduled send, so a stall counts against every
+// request it delays). The garbage collector's target is the process's
+// (GOGC, or mpdf serve --gogc): the library does not set it.
+
 import (
 	"bytes"
 	"encoding/json"

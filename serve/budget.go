@@ -1,5 +1,17 @@
 package serve
 
+// Memory: a decide request is measured by that same walk before it is
+// decoded, and its estimated memory (budget.go: per body byte, per JSON
+// value, per byte of agents' text, factors measured on the worst shapes by
+// TestRequestCostBounds) is reserved from Config.MaxMemory for as long as
+// its work runs; 503 with Retry-After when the requests in flight leave too
+// little, 413 when it alone could not fit. Responses are streamed as they
+// are encoded and bounded by MaxResponseBytes (413 beyond: long answers are
+// repeated as concede targets). TestServeMemoryBudget sends 16 of each
+// worst shape at once to a server process and checks that each gets a
+// status and the peak RSS stays under the budget. An idle server gives a
+// burst's memory back to the system.
+
 import (
 	"runtime/debug"
 	"sync"

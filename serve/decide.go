@@ -1,5 +1,23 @@
 package serve
 
+// How a request is decided.
+//
+// Features are those of the layout the policy file records
+// (metapolicy.FeaturizerFor; the version travels in every response),
+// computed a deliberation at a time by the layout's team featurizer:
+// metapolicy.FeaturizeTeam for mpdf-features/v1, FeaturizeTeamV2 for
+// mpdf-features/v2, which also reads the request's optional history (nil
+// when absent, which v2 encodes as unknown); both write rows bit-identical
+// to their one-agent featurizer. The network runs on nn's batched float32
+// kernels, so that a
+// large batch costs little more per decision than the features; the draw
+// and its tie rules are metapolicy.Sample's and Greedy's. Probabilities
+// agree with metapolicy.MLPPolicy to about 1e-6 (float32 kernels with a
+// rational tanh, against float64 sums), and a deliberation decides the same,
+// bit for bit, alone or anywhere in a batch. Greedy mode takes the most
+// probable action (lowest index on ties); sample mode draws deliberation i
+// of a request from PCG(seed, i), its agents in order.
+
 import (
 	"fmt"
 	"math"

@@ -1,5 +1,20 @@
 package serve
 
+// Cost of a request.
+//
+// A request body is decoded by a hand-written parser for the plain shape
+// clients send (history included), and by encoding/json for anything else
+// (escapes, nulls, odd numbers, unknown keys), whose answers and error
+// messages are the reference: TestDecodePathsAgree and FuzzDecodePaths hold
+// the two paths to the same decisions or the same error on valid, broken
+// and random bodies. The handler decodes, validates and decides in a pooled
+// arena (its strings are substrings of one copy of the body) and writes the
+// response by hand, so that a single greedy deliberation of 3 agents
+// allocates 4 times (the body's copy and one per agent in
+// metapolicy.Greedy) besides what net/http allocates;
+// TestHandlerAllocations holds it there. Policy.Decide, whose
+// response the caller keeps, allocates its own.
+
 import (
 	"strconv"
 

@@ -1,5 +1,19 @@
 package serve
 
+// Agents given as text, and the critic.
+//
+// An agent given as raw text is read by the transcript importer's answer
+// and profile reader (readText, the one place to change it). With
+// Config.Critic (mpdf serve --critic; DecideOptions.Critic without HTTP),
+// such an agent without a confidence gets the critic's read from the text
+// (answer.Read's Critic), the value a replay with critic=on gives the same
+// text: TestCriticServeMatchesReplay holds the served decisions to the
+// policy's on the replay's states. PolicyInfo.ConfidenceSource says where
+// the policy's training confidence came from (checkpoints.ConfidenceSource,
+// or a safetensors file's mpdf.confidence_source); when it disagrees with
+// Config.Critic the server still serves, logs a warning at load and reload,
+// and lists it in PolicyInfo.Warnings (GET /v1/policy).
+
 import (
 	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/metapolicy"

@@ -1,5 +1,18 @@
 package serve
 
+// The request timeout.
+//
+// Time: a decide request is answered 503 (kind timeout, Retry-After) at
+// Config.RequestTimeout, before the write timeout would cut the connection
+// without a status. Its work runs on a goroutine of its own (the handler
+// answers at the deadline whatever the work is doing) unless the body is
+// small (≤ 64 KiB) and has no text, whose work checks the deadline every
+// few microseconds on the handler's goroutine. The work stops at its next
+// check of the deadline (every 8 deliberations), and when the client goes away
+// (counted as 499 in /metrics, never sent). Both are logged
+// (TestRequestTimeout, TestClientGoneStopsWork). Serve drains the requests
+// in flight when its context ends.
+
 import (
 	"bytes"
 	"context"
@@ -41,8 +54,9 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// RequestTimeout bounds a decide request's work, body read included,
 	// from the handler's start (default WriteTimeout × 4/5): past it the
-	// work stops (between deliberations) and the client gets 504, written
-	// before the write timeout would cut the connection. Work also stops
+	// work stops (between deliberations) and the client gets 503 (kind
+	// timeout, Retry-After), written before the write timeout would cut
+	// the connection. Work also stops
 	// when the client goes away. It must be shorter than WriteTimeout.
 	RequestTimeout time.Duration
 	// MaxMemory is the server's memory budget in bytes (default 512 MiB):

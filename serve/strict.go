@@ -1,5 +1,10 @@
 package serve
 
+// Bodies are held to the rollout reader's strictness (strict.go, through
+// internal/jsonscan.Check, data's walk): a key given twice or in another
+// case, null where an object or array belongs, invalid UTF-8 or nesting
+// deeper than a request get 400 naming the field (TestStrictRequests).
+
 import (
 	"fmt"
 	"strconv"

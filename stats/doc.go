@@ -1,6 +1,11 @@
 // Package stats holds the few statistics the evaluations need, in plain Go
 // with no dependencies: percentile bootstrap intervals that resample whole
-// clusters of observations.
+// clusters of observations ([Bootstrap]), and the area under the ROC curve
+// ([AUC]).
+//
+//	b := stats.Bootstrap{Resamples: 2000, Level: 0.95, Seed: 1}
+//	iv, err := b.Mean(correct, taskOf)       // accuracy, clustered by task
+//	d, err := b.PairedDiff(learned, baseline, questionOf)
 //
 // # Why clusters
 //
@@ -13,11 +18,12 @@
 // and recomputes the statistic on each draw; the interval is the middle
 // Level share of those recomputed statistics (the percentile method).
 //
-// The statistic of a mean is the ratio estimator Σ x / n over the drawn
-// clusters' observations (a large cluster weighs as much as its
-// observations), and the statistic of a paired difference is the same over
-// x − y, observation by observation: a paired comparison keeps each pair's
-// correlation (both policies played on the same task with the same seed).
+// The statistic of a mean ([Bootstrap.Mean]) is the ratio estimator Σ x / n
+// over the drawn clusters' observations (a large cluster weighs as much as
+// its observations), and the statistic of a paired difference
+// ([Bootstrap.PairedDiff]) is the same over x − y, observation by
+// observation: a paired comparison keeps each pair's correlation (both
+// policies played on the same task with the same seed).
 //
 // # Determinism
 //
@@ -25,8 +31,4 @@
 // observations give the same interval, bit for bit. Clusters are numbered
 // in order of first appearance, so the labels' values do not matter, only
 // which observations share one.
-//
-//	b := stats.Bootstrap{Resamples: 2000, Level: 0.95, Seed: 1}
-//	iv, err := b.Mean(correct, taskOf)       // accuracy, clustered by task
-//	d, err := b.PairedDiff(learned, baseline, questionOf)
 package stats

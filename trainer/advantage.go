@@ -1,5 +1,9 @@
 package trainer
 
+// Bad input is an error, never NaN: an empty group, a dst of another
+// length, a NaN or infinite reward, τ not finite and > 0, and (drgrpo,
+// rloo) advantages that overflow.
+
 import (
 	"fmt"
 	"math"

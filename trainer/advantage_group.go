@@ -1,5 +1,11 @@
 package trainer
 
+// Groups are keyed by exact string (design §3's group key, by default the task
+// id); "" is a key like any other, and a group may hold any number of rows.
+// A group of one gets advantage 0 from every estimator but reinforce.
+// Groups are processed in order of first appearance, so results never depend
+// on map order.
+
 import (
 	"fmt"
 	"math"

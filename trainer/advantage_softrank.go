@@ -1,5 +1,35 @@
 package trainer
 
+// How SoftRankPO is computed.
+//
+// SoftRankPO follows design §3 to the letter, including its two absolute
+// thresholds: a group whose rewards span ≤ 1e-12 gets zeros, and a robust
+// scale c = 1.4826·MAD ≤ 1e-12 falls back to the std. The advantages are
+// therefore invariant to scale and shift only as long as neither threshold
+// is crossed. How it is computed:
+//
+//   - Rewards are divided by the power of two 2^e just above max|r|. That is
+//     exact, so ties, order and every ratio (r_i − r_j)/(τc) are unchanged,
+//     a power-of-two rescaling of the rewards changes no bit of the result,
+//     and rewards near ±MaxFloat64 neither overflow nor lose order.
+//   - Medians sort (of an even count: the mean of the middle two).
+//   - Equal rewards are merged into one value with a multiplicity (a tie
+//     adds σ(0) = 1/2 per partner), so they get bit-identical advantages and
+//     the pairwise sums cost O(u²) for u distinct rewards: a group of 4096
+//     rewards on five levels is as cheap as one of five.
+//   - The sums visit each pair once (σ(−d) = 1 − σ(d)); pairs farther apart
+//     than 50·τc add exactly 0 or 1 (σ(−50) < 2e-22, below half an ulp of
+//     any s_i); within a block of values spanning ≤ 50·τc the exponential
+//     of a difference is a product of two precomputed ones, so the inner
+//     loop has no exp. softRankSumsRef is the plain loop it replaces; the
+//     tests hold them within 1e-12.
+//   - Φ⁻¹ is gonum's distuv.UnitNormal.Quantile. A running maximum over
+//     the sorted distinct values keeps A non-decreasing in r against
+//     rounding (it can move a value by rounding error only).
+//   - The scratch buffers come from a sync.Pool; SoftRankTo allocates
+//     nothing once they have grown to the group size. Estimators carry no
+//     mutable state and are safe for concurrent use.
+
 import (
 	"cmp"
 	"math"

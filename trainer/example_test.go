@@ -49,3 +49,22 @@ func ExampleStepper() {
 	// reward 0.183, kl to the reference 0.000, advantages in [-0.78, 0.51]
 	// policy updated: true at learning rate 0.01
 }
+
+// SoftRankTo ranks the rewards of one group: the advantages depend on the
+// order and relative gaps of the rewards, not on their scale, and equal
+// rewards get equal advantages.
+func ExampleSoftRankTo() {
+	for _, rewards := range [][]float64{
+		{1, 0.2, 0.2, -0.5},
+		{100, 20, 20, -50}, // the same group, scaled by 100
+	} {
+		adv := make([]float64, len(rewards))
+		if err := trainer.SoftRankTo(adv, rewards, trainer.DefaultTau); err != nil {
+			panic(err)
+		}
+		fmt.Printf("%.3f\n", adv)
+	}
+	// Output:
+	// [0.855 -0.022 -0.022 -0.811]
+	// [0.855 -0.022 -0.022 -0.811]
+}

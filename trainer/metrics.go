@@ -1,5 +1,29 @@
 package trainer
 
+// The metrics.
+//
+// Step returns the metrics of design §4 as a Metrics value whose JSON keys
+// are exactly design §4's names; MetricNames and AppendValues give them as
+// columns. Where design §4 names a metric without defining it:
+//
+//   - loss, policy_loss, kl, entropy, clip_ratio/low|high are the backend's
+//     batch means before the update; clip_ratio/low is the share of rows
+//     with ρ < 1 − ε_low and A < 0, /high with ρ > 1 + ε_high and A > 0
+//     (TRL's definition: the clip bounded the objective);
+//   - reward is the mean over rows; reward_std is the mean over groups of
+//     each group's population std (the spread that group-relative
+//     advantages see, as in TRL); frac_reward_zero_std is the share of
+//     groups whose rewards span ≤ 1e-12 (no signal for SoftRankPO; groups
+//     of one count);
+//   - advantages/mean|min|max are over rows, after the estimator;
+//   - grad_norm is the global norm before clipping; learning_rate the lr
+//     given to Step; step_time the wall time of Step in seconds;
+//   - actions/persist|refine|concede are shares of rows in [0, 1].
+//
+// On a *NonFiniteError the returned Metrics hold the reward, advantage and
+// action statistics and zero elsewhere (so they still encode as JSON); on
+// other errors they are zero.
+
 // Metrics are the per-step statistics of design §4, under the names other
 // trainers (TRL, verl) use; the JSON keys are exactly those names.
 //

@@ -1,5 +1,11 @@
 package trainer
 
+// Online, RL.Iterate plays an env.Env with the current policy (the
+// iteration's tasks drawn by IterTasks from (seed, iteration), so a resumed
+// run replays the same iterations), rewards the episodes (data.Decisions)
+// and updates. Offline, Dataset streams rollout files or a pack chunk by
+// chunk; each chunk is a rollout batch.
+
 import (
 	"fmt"
 	"math"

@@ -1,5 +1,25 @@
 package trainer
 
+// The training loops.
+//
+// SFT clones labelled decisions (minibatch Adam on the cross-entropy, its
+// own optimiser state). RL fine-tunes with SoftRankPO, one rollout batch at
+// a time (RL.Update):
+//
+//   - behaviour log-probabilities a batch lacks are fixed to the policy's at
+//     the start of the update, so every update epoch measures its ratio
+//     against the same μ (design §4); π_ref's are computed once per batch;
+//   - each update epoch shuffles the groups (seeded) and packs whole groups
+//     into minibatches of about RLConfig.BatchSize rows, so a minibatch's
+//     advantages equal the batch's;
+//   - after an epoch, the k3 estimate mean(ρ − 1 − log ρ) of KL(μ ‖ π) over
+//     the batch stops the remaining epochs when it passes RLConfig.KLTarget
+//     (PPO's target_kl; design §4's KL to π_ref is a loss term, not a stop);
+//   - the learning rate follows RLConfig.Schedule by the share of the run
+//     done (RL.Progress), after a linear warm-up in steps;
+//   - a step with a non-finite loss or gradient is skipped and counted;
+//     Config.MaxBadSteps in a row stop training (ErrTooManyBadSteps).
+
 import (
 	"errors"
 	"fmt"

@@ -1,5 +1,34 @@
 package trainer
 
+// The update step.
+//
+// A Stepper owns one policy (updated in place), a frozen copy of the
+// reference policy (a copy, so passing the policy itself as its own
+// reference, as a run without a supervised stage does, keeps π_ref at the
+// initial weights), the Adam state and reusable buffers. Step(samples, lr):
+//
+//  1. checks the Samples at the boundary (lengths, feature width, actions,
+//     finite features and rewards, log-probabilities finite and ≤ 0, NaN
+//     meaning absent), with errors that name the row;
+//  2. computes the advantages per group, in float64;
+//  3. computes log π_ref(·|x) of the frozen reference and, for rows without
+//     a behaviour log-probability, the policy's log π(a|x) at the start of
+//     the step, as a constant (design §4). For several update epochs over one
+//     rollout, fix them once with PolicyLogProbsTo before the first epoch;
+//  4. asks the Backend for the loss and the gradient (the gradient buffer
+//     is zeroed first; the features are passed without copying);
+//  5. if the loss, one of its parts or any gradient is NaN or ±Inf, returns
+//     a *NonFiniteError and leaves the weights and the Adam state
+//     byte-identical, so the caller can count the step and go on;
+//  6. clips the global gradient norm when StepConfig.MaxGradNorm > 0
+//     (nn.ClipGradNorm, as PyTorch's clip_grad_norm_) and applies one Adam
+//     update with lr, which overrides StepConfig.Adam.LR so a schedule can
+//     drive it.
+//
+// The loss coefficients (ε_low, ε_high, β, c_H) belong to the Backend,
+// which is built with an nn.LossConfig; StepConfig does not repeat them, so
+// there is one source of truth. A Stepper is not safe for concurrent use.
+
 import (
 	"fmt"
 	"math"

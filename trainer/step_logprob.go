@@ -1,5 +1,15 @@
 package trainer
 
+// Precision.
+//
+// Rewards, advantages and metrics are float64. The network, the batch the
+// backend sees and the gradients are float32 (nn's training fast path);
+// advantages and behaviour log-probabilities are rounded to float32 there.
+// The reference and behaviour log-probabilities come from the backend's
+// batched forward pass when it is a Forwarder (KernelBackend and
+// autodiff.Engine are), else from the arithmetic of nn.MLP.Logits (float64
+// sums, float32 between layers), row by row; nn.LogSoftmaxTo either way.
+
 import (
 	"fmt"
 	"math"

@@ -1,5 +1,31 @@
 package llm
 
+// Retries, timeouts, errors.
+//
+// Each attempt is bounded by Config.Timeout, which covers reading the
+// whole body. Retried, up to MaxRetries times: timeouts (ErrTimeout),
+// connection errors and broken bodies, and statuses 408, 409, 425, 429
+// and 5xx. Retry k waits min(Max, Initial·2^(k−1)) less up to Jitter of
+// it (drawn from a PCG stream seeded by Backoff.Seed, so waits repeat), or
+// the server's retry-after-ms / Retry-After (seconds or HTTP date) when
+// longer, capped at MaxRetryAfter. Not retried: other 4xx, returned as an
+// *APIError quoting the server's message (the OpenAI, llama.cpp, vLLM,
+// Ollama and FastAPI error shapes are understood); 2xx bodies that are not
+// JSON, have no choices or no message, or negative token counts
+// (ErrMalformed, quoting the start of the body); and cancellation of the
+// caller's context, which also ends a wait between attempts.
+//
+// Concurrency and determinism.
+//
+// A Client is safe for concurrent use and keeps at most Concurrency
+// requests in flight (a slot is held during an attempt, not during the
+// wait before a retry). An Env may run many games at once. Game.Start
+// draws one number from the episode's rng; each call's "seed" is derived
+// from it, the round, the agent and the role, so a replayed episode sends
+// the same seeds whatever order concurrent calls happen in (Options.NoSeed
+// sends none). Whether the server then answers the same is up to the
+// server: vLLM and llama.cpp do for the same model, batch and hardware.
+
 import (
 	"bytes"
 	"context"

@@ -1,5 +1,15 @@
 package llm
 
+// Config holds the server (BaseURL, Model, APIKey), the per-attempt
+// Timeout (default 5 min: local models on a CPU are slow), MaxRetries
+// (nil = 3; new(0) asks for none), Backoff (500 ms doubling up to 30 s, optional seeded jitter),
+// MaxRetryAfter (60 s), Concurrency (4 requests in flight), and the
+// sampling fields Temperature (nil = the server's default) and MaxTokens
+// (0 = the server's). Zero fields take the defaults.
+//
+// Flags win over the environment: the command line starts from
+// ConfigFromEnv and overwrites each field whose flag was given.
+
 import (
 	"fmt"
 	"math"

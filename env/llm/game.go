@@ -1,5 +1,69 @@
 package llm
 
+// What each action does.
+//
+// Round 0: every agent gets the solve prompt, all agents at once. Round
+// t ≥ 1 (Game.Step, callable for the agents of a round concurrently):
+//
+//   - persist: no call; the turn is the previous one carried over, 0 tokens.
+//   - refine: one call whose conversation is the solve prompt, the agent's
+//     own previous answer as the assistant message, and the refine prompt
+//     showing the peers' previous answers in agent order (LLM-Debate keeps
+//     every round's messages; this keeps only the latest answer so that
+//     the context stays bounded and persist and concede leave no gaps).
+//   - concede: the answer is metapolicy.ConcedeTarget's. By default no call
+//     is made: the agent takes over the solution text, profile and
+//     confidence of the peer holding that answer (highest confidence,
+//     then lowest index) and the turn costs Options.ConcedeTokens (default
+//     20, the simulator's figure for a short "I adopt agent k's answer"
+//     message). With Options.ConcedeCall, the model is asked to restate
+//     the adopted solution (the concede prompt) and the critic scores it;
+//     the answer is the adopted one whatever the model writes. When no
+//     peer has an answer, concede acts as persist.
+//
+// Options.Personas gives agents system messages (agent i gets
+// Personas[i % len]); without them, agents differ only by their seeds.
+//
+// A failed solve, refine or concede call fails the Step (or Initial)
+// with the task, round, agent and role in the error: an episode in which
+// an action silently did nothing would teach the policy a wrong lesson.
+// The collector decides whether to skip the episode or stop. A failed
+// critic call only leaves the confidence missing, unless the context was
+// cancelled.
+//
+// Answers, profile, confidence, tokens.
+//
+// Answers and profiles are read by the answer package (answer.Read with
+// the task's question), the same rules that read imported transcripts, so
+// a policy trained on transcripts sees the same features live; an
+// Options.Extract overrides the answer alone. The profile (steps, hedges,
+// a stated confidence, tokens) measures the whole text of the answer,
+// thinking included, and its Tokens is answer.EstimateTokens of that text
+// — an estimate even when the server counted, so that the feature means
+// the same thing in every source. The turn's cost (Turn.Tokens) uses the
+// server's counts.
+//
+// Confidence comes from a critic pass, as in the paper: after every
+// generated answer the same model, in a fresh conversation, rates the
+// solution 0–100 (ParseConfidence reads "Confidence: N", a bare number,
+// or N%); the turn's confidence is N/100. A reply without a score, or a
+// critic call that fails, leaves the confidence missing (nil) — never 0
+// — and says why in the critic exchange's Error. Options.NoCritic skips
+// the pass.
+//
+// Token counts are the server's usage (prompt + completion tokens) of
+// every call a turn makes, critic included. When an answer carries no
+// usage, the counts are estimated (EstimatePromptTokens: answer.EstimateTokens
+// per message plus four; answer.EstimateTokens for the completion) rather
+// than taken as zero, which would make calls look free to the reward's
+// token cost; Client.Stats().MissingUsage counts how often that happened,
+// so a run can report it.
+//
+// Every call is recorded in the turn's Exchanges: role ("solve",
+// "refine", "concede", "critic"), the prompt as the JSON array of the
+// messages sent, the reply (a server's separate reasoning_content is kept
+// in front of it as <think>…</think>), the token counts, and the error.
+
 import (
 	"context"
 	"encoding/json"

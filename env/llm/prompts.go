@@ -1,5 +1,29 @@
 package llm
 
+// The prompts.
+//
+// Solve and refine are LLM-Debate's (Du et al.), word for word, as in the
+// public transcripts (a test checks arithmetic's against one); Q is the
+// question, S a solution, A an answer. LLM-Debate has no MATH task: math
+// asks as gsm does, for "a simplified LaTeX expression" in the box.
+//
+//	solve, gsm:  Can you solve the following math problem? Q Explain your reasoning. Your final answer should be a single numerical number, in the form \boxed{answer}, at the end of your response.
+//	solve, mmlu: Can you answer the following question as accurately as possible? Q Explain your answer, putting the answer in the form (X) at the end of your response.
+//	refine:      These are the solutions to the problem from other agents: ⏎⏎ One agent solution: ```S``` (once per peer), then
+//	  gsm:       ⏎⏎ Using the solutions from other agents as additional information, can you provide your answer to the math problem? ⏎ The original math problem is Q. Your final answer should be a single numerical number, in the form \boxed{answer}, at the end of your response.
+//	  mmlu:      ⏎⏎ Using the reasoning from other agents as additional advice, can you give an updated answer? Examine your solution and that other agents step by step. Put your answer in the form (X) at the end of your response.
+//	solve, arithmetic: Q Make sure to state your answer at the end of the response.
+//	solve, math: as gsm, with "a simplified LaTeX expression" for "a single numerical number"
+//	refine, arithmetic: These are the recent/updated opinions from other agents: ⏎⏎ One agent response: ```S``` (once per peer), then
+//	             ⏎⏎ Use these opinions carefully as additional advice, can you provide an updated answer? Make sure to state your answer at the end of the response.
+//	refine, math: as gsm, with "a simplified LaTeX expression" for "a single numerical number"
+//	concede:     This is the solution to the problem from another agent, whose answer you now adopt: ```S```⏎⏎ Restate this solution in your own words. Your final answer must be A, in the form \boxed{answer}, at the end of your response.   (mmlu: "must be (A), in the form (X) at the end"; arithmetic: "must be A. Make sure to state your answer at the end of the response.")
+//	critic:      Here is a problem and a proposed solution.⏎⏎Problem: Q⏎⏎Proposed solution: ```S```⏎⏎How likely is it that the final answer of the proposed solution is correct? Rate it from 0 (certainly wrong) to 100 (certainly correct). Reply with a single line of the form "Confidence: N".
+//
+// (⏎ is a newline; SolvePrompt, RefinePrompt, ConcedePrompt and
+// CriticPrompt build them.) Solutions shown in prompts have their
+// <think>…</think> blocks removed.
+
 import (
 	"strings"
 

@@ -1,5 +1,19 @@
 package llm
 
+// The tasks file (ReadTasks): kind is any kind the answer package reads
+// (answer.ParseKind, any case): "gsm8k" or "gsm" (a number, asked for as
+// \boxed{N}), "mmlu" (a letter, asked for as (X); the question
+// carries its options), "arithmetic" (an integer, asked for at the end of
+// the response; the question is the whole sentence, as LLM-Debate's
+// "What is the result of ...?") or "math" (a LaTeX expression, asked for
+// as \boxed{...}; answers compare after answer.NormalizeMath). gold may
+// be omitted (no reward is computed for the task) and is normalised by
+// NormalizeGold, so GSM8K reference solutions ending "#### 18", letters
+// written "(d)" and "\dfrac12" for 0.5 do. Unknown fields, empty ids or
+// questions, other kinds, repeated ids and golds no answer could equal
+// (gsm or arithmetic: not a number; mmlu: not a letter A–D) are errors
+// reported as FILE:LINE: FIELD: reason.
+
 import (
 	"bufio"
 	"bytes"

@@ -1,8 +1,12 @@
 // Package signals measures which state features carry signal for a
-// meta-policy, before any of them is added to the featurizer: for every
-// decision a team makes in an environment, it computes each candidate
-// feature and the area under the ROC curve (AUC) with which that feature
-// alone ranks four targets:
+// meta-policy, before any of them is added to the featurizer (mpdf signal):
+//
+//	rep, err := signals.Measure(e, behaviour, signals.Options{}, signals.Candidates())
+//	// rep.Rows: per feature, its AUC for each target
+//
+// For every decision a team makes in an environment, [Measure] computes each
+// [Candidate] feature and the area under the ROC curve ([AUC]) with which
+// that feature alone ranks four targets:
 //
 //   - correct: the agent's current answer (what it holds when it decides)
 //     is the gold answer;

@@ -1,5 +1,10 @@
 package run
 
+// Offline decision records of another width than the built-in features
+// train with Config.FeatureWidth (CheckData takes a pack's); checkpoints
+// then record the pack's feature version, or custom-WIDTH, so that such a
+// policy is never taken for one of the built-in features.
+
 import (
 	"fmt"
 	"os"

@@ -1,5 +1,16 @@
 package run
 
+// A directory belongs to one run. A fresh run refuses a directory holding
+// files (ErrNotEmpty) unless Config.Overwrite, which removes only the
+// files above. Every input (config, initial weights, data paths, a pack's
+// feature width and version, the best metric) is checked before the
+// directory is touched, so a typo never costs a run its history; offline,
+// that includes one full streaming pass over the data (a torn JSONL line,
+// a missing or corrupt shard, data without a decision fail here, before
+// anything is written). A fresh run that fails before its first
+// checkpoint removes what it wrote (metrics.jsonl, run.json, and the lock
+// file and directory when it made them), so the retry is not refused.
+
 import (
 	"fmt"
 	"strings"

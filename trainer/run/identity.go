@@ -1,5 +1,19 @@
 package run
 
+// A directory trusts only its own run. Every checkpoint carries the run's
+// identity in its header: the run id, fixed at the start and derived from
+// what defines the run (the configuration but for the total iterations,
+// the feature layout, the data's hash or the environment and split, the
+// initial weights), so that the same seed and data still give the same
+// bytes; and the SHA-256 of the configuration it was trained with.
+// run.json names the directory's run. Latest and a resume refuse, by
+// name, any checkpoint there whose header names another run (one copied
+// in from elsewhere), and the checkpoints.Manager of a run counts and
+// prunes only its own step files and never replaces another run's
+// best.mpdf. Checkpoints of builds before run ids (no run in the header)
+// are taken as the directory's run's; in a directory without run.json
+// they must agree among themselves, and the resume writes run.json.
+
 import (
 	"crypto/sha256"
 	"encoding/binary"

@@ -1,5 +1,11 @@
 package run
 
+// One process writes a directory at a time: LockDir takes an exclusive
+// flock on run.lock (outfile.TryLockFile; no lock where flock does not
+// exist) and writes the holder's pid and host into it, which the refusal
+// of a second writer (ErrLocked) quotes. The kernel drops the flock when
+// its process dies, so the file a killed run leaves is simply taken over.
+
 import (
 	"errors"
 	"fmt"

@@ -1,5 +1,19 @@
 package run
 
+// Feature layouts and teachers.
+//
+// An online run reads the layout Train.Features (mpdf-features/v1 by
+// default, or v2: metapolicy.FeaturizerFor): its network's width, its
+// supervised labels and its RL decisions follow it, and its checkpoints
+// and policy.safetensors record it, so that checkpoints.LoadPolicy reads
+// the policy back through the same layout.
+//
+// The online supervised stage clones a heuristic (Train.SFT.Labels), or,
+// with Config.Teacher, any labels: the hindsight and pivotal teachers of
+// package teacher (teacher.RunTeacher) plug in there, DAgger rounds
+// included, so that `mpdf train`, `mpdf study` and a Go program train
+// through this one loop.
+
 import (
 	"context"
 	"encoding/json"

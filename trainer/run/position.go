@@ -1,5 +1,25 @@
 package run
 
+// Crashes, resume and cancellation.
+//
+// Checkpoints are written atomically (checkpoints.Manager), so a crash or
+// kill -9 loses at most the iteration under way. Resume (Latest, then
+// Config.Resume) continues from the latest checkpoint with the optimiser
+// moments, step count and random state, giving the bytes of a run never
+// interrupted; it truncates metrics.jsonl to the checkpoint's step (lines
+// a killed process wrote after it, a torn last line), so the log, the
+// curve and Result.Shares describe one history. A cancelled context
+// (SIGINT, SIGTERM in mpdf train) stops at the next iteration, epoch or
+// chunk with the last checkpoint intact, and cuts metrics.jsonl back to it;
+// so does a run that fails (a full disk, a write error).
+//
+// Each checkpoint stores the Position: the iteration reached, the
+// environment (online) or the paths and SHA-256 of the data (offline), and
+// the Options given at the start (evaluation tasks, checkpoints kept, best
+// metric). A resume refuses to switch an offline run to online or back,
+// and refuses other data than the run trained on unless
+// Config.AllowOtherData.
+
 import (
 	"crypto/sha256"
 	"encoding/hex"

@@ -1,5 +1,10 @@
 package teacher
 
+// Labels plays each task's best plan once more and records, for every
+// agent and round, the observation the agent saw and the action the plan
+// gave it: the decisions a supervised stage clones (trainer.SFT). Only
+// training tasks may be given: the plans are chosen knowing the gold answer.
+
 import (
 	"errors"
 	"fmt"

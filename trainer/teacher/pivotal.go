@@ -1,5 +1,19 @@
 package teacher
 
+// PivotalLabels is a second teacher: it keeps only the decisions of the
+// majority protocol (everyone persists) whose action changes the team's
+// result, labelled with the best action, so that a cloned policy learns
+// when a refine helps rather than that it is rarely needed.
+//
+// PivotalOver is the third, and the replay recipe's (trainer.ReplayLabels,
+// "pivotal:gate"): it plays a fixed protocol (gate) and labels every one of
+// its decisions, with the best action where the agent's action changes
+// whether the team is right, and with the protocol's own action elsewhere.
+// Where hindsight is silent the clone then keeps the protocol's prior
+// (refine when round 0 disagrees) instead of generalising "persist" from
+// the few pivotal decisions, which on models whose revisions mostly fix
+// costs accuracy (docs/results.md, 2026-12-01).
+
 import (
 	"fmt"
 

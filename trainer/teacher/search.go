@@ -1,5 +1,39 @@
 package teacher
 
+// What the search maximises.
+//
+// In a replay of recorded transcripts (env/replay) every action's outcome
+// is known in advance, so the actions that a team should have taken on a
+// training question can be found by search rather than guessed by a
+// heuristic. Search plays whole action plans through the env.Env/env.Game
+// interface — every plan from a fresh Start with the same seed, so that a
+// stateful game (a replay that counts an agent's revisions) is never
+// branched mid-way — and keeps the best by
+//
+//	score = 1[final team answer correct] − λ·tokens/1000
+//
+// where tokens are all the tokens the episode spent (round 0 included; it
+// is the same for every plan). This is the quantity an evaluation reports
+// (accuracy and tokens per task) with design §2's token cost λ; the
+// per-decision differential reward of design §2 is what SoftRankPO learns
+// from, but its sum over an episode is not the team's result, so the
+// teacher optimises the result. Ties go to fewer tokens, then to the plan
+// whose actions, read round by round and agent by agent, come first in
+// action order (persist < refine < concede): a consistent choice, so that
+// equal states get equal labels.
+//
+// How it searches.
+//
+// With N agents and R rounds there are 3^(N·R) plans. Up to
+// Config.MaxExhaustive plans (default 3^9: three agents, three rounds)
+// Search tries them all and the result is the true optimum. Beyond, it runs
+// per-agent coordinate ascent: from the best of the fixed protocols
+// (everyone persists, everyone refines, everyone refines once then
+// persists), it tries every 3^R sequence of one agent with the others
+// fixed, keeps the best, and sweeps the agents until a sweep improves
+// nothing. That result is a lower bound on the optimum, and Result says
+// which was run.
+
 import (
 	"errors"
 	"fmt"

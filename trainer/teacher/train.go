@@ -1,5 +1,21 @@
 package teacher
 
+// RunTeacher makes any of them (trainer.Config.SFT.Labels "hindsight",
+// "pivotal[:K]" or "pivotal:P") the supervised stage of a trainer/run.Run, the one
+// training run of the project: `mpdf train --sft-labels pivotal` uses it
+// online. Train has study.Trainer's signature: that run in memory, the
+// teacher's clone then SoftRankPO (trainer.RL.Iterate, in the layout
+// trainer.Config.Features). `mpdf study --sft-labels hindsight|pivotal`
+// runs it per fold, on the training folds only. A task's hindsight plan
+// is searched once per process and configuration and reused by every fold
+// that trains on it, through any view of its Env (env.Source).
+//
+// On a replay a task is searched and labelled over its own recorded
+// rounds (env.RoundsOf), not the most any file recorded.
+//
+// Search on a game that draws randomness (the simulator) is deterministic
+// for a seed, but a plan's outcome there is one draw, not an expectation.
+
 import (
 	"context"
 	"fmt"
