@@ -184,7 +184,7 @@ sentence on what to use. --json prints the results only.`,
 	f.IntVar(&tasks, "tasks", 0, "number of tasks, the first of the environment or of the split side (0 = all)")
 	f.IntVar(&episodes, "episodes", 1, "sampled episodes per task and policy")
 	f.IntVar(&rounds, "rounds", 0, "deliberation rounds after round 0 (0 = 3 in the simulator, the most recorded in a replay)")
-	f.Uint64Var(&seed, "seed", 0, "seed of the episodes")
+	f.Uint64Var(&seed, "seed", 1, "seed of the episodes"+seedWas0)
 	f.StringVar(&split, "split", "", "evaluate on one side of a seeded task split: train, test or all (default: all, but test for a checkpoint trained on a replay split)")
 	f.Float64Var(&heldOut, "held-out", 0.3, "fraction of the tasks held out as the test side of --split")
 	f.Uint64Var(&splitSeed, "split-seed", 0, "seed of --split")

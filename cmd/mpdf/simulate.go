@@ -92,7 +92,7 @@ func (fl *simulateFlags) add(cmd *cobra.Command) {
 	f.IntVar(&fl.tasks, "tasks", 0, "number of tasks to play, the first of the pool (0 = all)")
 	f.IntVar(&fl.episodes, "episodes", 1, "sampled episodes per task")
 	f.IntVar(&fl.rounds, "rounds", env.DefaultRounds, "deliberation rounds after round 0")
-	f.Uint64Var(&fl.seed, "seed", 0, "seed of the episodes (environment draws and action sampling)")
+	f.Uint64Var(&fl.seed, "seed", 1, "seed of the episodes (environment draws and action sampling)"+seedWas0)
 	f.BoolVar(&fl.greedy, "greedy", false, "a learned policy takes its most probable action instead of sampling (heuristics unaffected)")
 	f.IntVar(&fl.workers, "workers", 0, "episodes played at once (0 = one per CPU); the output does not depend on it")
 	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar")
