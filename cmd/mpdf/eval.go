@@ -87,7 +87,7 @@ intervals, the points on the accuracy–tokens frontier marked (*), and one
 sentence on what to use. --json prints the results only.`,
 		Example: `  mpdf eval
   mpdf eval --policy runs/best.mpdf --tasks 200 --episodes 2
-  mpdf eval --env 'replay:debates/gsm_*.json' --policy best.mpdf --split test --json`,
+  mpdf eval --env 'replay:debates/gsm_*.json' --policy runs/mpdf/best.mpdf --split test --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error

@@ -23,7 +23,7 @@ var flagRenames = []flagRename{
 	{"mpdf data hindsight", "lambda", "lambdas", "0,1"}, // a list, as in mpdf study
 	{"mpdf collect", "tasks", "tasks-file", "t.jsonl"},  // --tasks is a count of tasks
 	{"mpdf collect", "no-critic", "no-judge", "true"},   // the critic is the arithmetic check
-	{"mpdf collect", "backend", "api", "openai"},        // --backend is train's compute backend
+	{"mpdf collect", "backend", "api", "vllm"},          // --backend is train's compute backend
 }
 
 // addRenamedFlags defines the old spellings of flagRenames on the
@@ -35,5 +35,15 @@ func addRenamedFlags(root *cobra.Command) {
 			panic("flag rename: no command " + r.cmd)
 		}
 		renamed(c.Flags(), r.old, r.name)
+		// pflag writes the deprecation warning to the flag set's output,
+		// which cobra prints to the command's standard output when one is
+		// set: send it to standard error, where warnings belong (a --json
+		// on stdout stays JSON).
+		c.Flags().SetOutput(stderrOf{c})
 	}
 }
+
+// stderrOf writes to a command's standard error.
+type stderrOf struct{ c *cobra.Command }
+
+func (w stderrOf) Write(p []byte) (int, error) { return w.c.ErrOrStderr().Write(p) }

@@ -73,9 +73,9 @@ simulator's debate episodes (--tasks, --rounds, --seed): the signals the
 simulator plants.
 
 ` + policySpecHelp,
-		Example: `  mpdf simulate --policy random --tasks 200 --episodes 4 --out rollouts.jsonl.zst
-  mpdf simulate --policy runs/best.mpdf --greedy --out eval.jsonl
-  mpdf simulate --calibrate '../shared/data/debates/slm-debate/*/*.json' --params-out fit.json
+		Example: `  mpdf simulate --policy random --tasks 200 --episodes 4 --out runs/rollouts.jsonl.zst
+  mpdf simulate --policy runs/best.mpdf --greedy --out runs/eval.jsonl
+  mpdf simulate --calibrate '../shared/data/debates/slm-debate/*/*.json' --params-out runs/fit.json
   mpdf simulate --signals`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, &fl) },
