@@ -193,6 +193,7 @@ sentence on what to use. --json prints the results only.`,
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress bar and no transcript report")
 	f.BoolVar(&asJSON, "json", false, "print the results as a JSON array")
 	addSimFlags(cmd, &cfg)
+	addEnvCriticFlag(cmd, &envSpec) // envflags.go
 	return cmd
 }
 

@@ -127,7 +127,8 @@ verdict, notes).`,
 	f.StringVar(&o.env, "env", o.env, "online environment: sim (the built-in simulator) or "+replaySyntax+" (debate transcripts; see mpdf eval -h)")
 	f.Float64Var(&o.heldOut, "held-out", o.heldOut, "replay: share of questions held out of training for the final evaluation")
 	f.Uint64Var(&o.splitSeed, "split-seed", 0, "replay: seed of the train/held-out split (mpdf eval --split uses the same)")
-	addEnvKindFlag(cmd, &o.env) // trainkind.go
+	addEnvKindFlag(cmd, &o.env) // envflags.go
+	addEnvCriticFlag(cmd, &o.env)
 	return cmd
 }
 

@@ -32,3 +32,35 @@ func TestSpecWithKind(t *testing.T) {
 		}
 	}
 }
+
+func TestSpecWithCritic(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		on   bool
+		want string
+		err  string
+	}{
+		{"sim", false, "sim", ""},
+		{"replay:a/*.json", true, "replay:a/*.json,critic=on", ""},
+		{"replay:a/*.json,kind=math", true, "replay:a/*.json,kind=math,critic=on", ""},
+		{"replay:a/*.json,critic=on", true, "replay:a/*.json,critic=on", ""},
+		{"replay:a/*.json,critic=off", false, "replay:a/*.json,critic=off", ""},
+		{"replay:a/*.json,critic=off", true, "", "says critic=off"},
+		{"sim", true, "", "not a replay"},
+		{"replay:", true, "", "empty part"},
+	} {
+		got, err := SpecWithCritic(c.spec, c.on)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("SpecWithCritic(%q, %v): error %v, want one containing %q", c.spec, c.on, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("SpecWithCritic(%q, %v) = %q, %v; want %q", c.spec, c.on, got, err, c.want)
+		}
+		if sp, err := ParseSpec(got); c.on && (err != nil || !sp.Critic) {
+			t.Errorf("ParseSpec(%q): critic %v, %v; want on", got, sp.Critic, err)
+		}
+	}
+}
