@@ -105,7 +105,7 @@ func Folds(info []TaskInfo, k int, by GroupBy, seed uint64) (folds [][]int, name
 		}
 		slices.SortFunc(names, cmp.Compare)
 		if len(names) < 2 {
-			return nil, nil, fmt.Errorf("study: group by model: %d model(s) (%q), want ≥ 2", len(names), names)
+			return nil, nil, fmt.Errorf("study: folds by model: %d model(s) (%q), want ≥ 2", len(names), names)
 		}
 		folds = make([][]int, len(names))
 		for i, t := range info {
@@ -114,7 +114,7 @@ func Folds(info []TaskInfo, k int, by GroupBy, seed uint64) (folds [][]int, name
 		}
 		return folds, names, nil
 	}
-	return nil, nil, fmt.Errorf("study: group by %q, want %q or %q", by, ByQuestion, ByModel)
+	return nil, nil, fmt.Errorf("study: folds by %q, want %q or %q", by, ByQuestion, ByModel)
 }
 
 // complement returns the tasks 0..n−1 not in fold (ascending).

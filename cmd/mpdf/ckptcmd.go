@@ -63,8 +63,8 @@ policy or reference), and where the confidence of its training came from
 ("mpdf.confidence_source": text-critic, none, given or unknown; see mpdf
 inspect). The file is written atomically. Such a file is a
 --policy of mpdf simulate, mpdf eval and mpdf collect.`,
-		Example: `  mpdf export runs/best.mpdf --safetensors policy.safetensors
-  mpdf export runs/best.mpdf --reference --safetensors reference.safetensors`,
+		Example: `  mpdf export runs/best.mpdf --safetensors runs/policy.safetensors
+  mpdf export runs/best.mpdf --reference --safetensors runs/reference.safetensors`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ck, net, err := checkpoints.Export(args[0], out, reference)

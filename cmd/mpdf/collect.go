@@ -34,15 +34,16 @@ type collectFlags struct {
 func newCollectCmd() *cobra.Command {
 	var fl collectFlags
 	cmd := &cobra.Command{
-		Use:   "collect --base-url URL --model NAME --tasks FILE.jsonl --policy SPEC --out episodes.jsonl [flags]",
+		Use:   "collect --base-url URL --model NAME --tasks-file FILE.jsonl --policy SPEC --out runs/episodes.jsonl [flags]",
 		Short: "Run live deliberations against an OpenAI-compatible server and write the episodes",
 		Long: `Collect plays a policy with a team of LLM agents served by an
 OpenAI-compatible chat-completions server (OpenAI, vLLM, llama.cpp, Ollama)
 and writes every episode, with the LLM calls each turn made, as JSON Lines.
 Round 0: every agent answers alone; then in each of --rounds rounds each
 agent persists (no call), refines (shown its peers' answers) or concedes, as
-the policy says. After each generated answer a critic call scores it: that
-is the agent's confidence (--no-critic leaves it missing). Answers are read
+the policy says. After each generated answer a judge call (the LLM grading
+the answer) scores it: that is the agent's confidence (--no-judge leaves it
+missing). Answers are read
 by the task's rules, the same as mpdf import's.
 
 Tasks come from a JSON Lines file, one per line:
@@ -68,9 +69,9 @@ hidden file .NAME.lock beside it, which dies with its process).
 
 ` + policySpecHelp,
 		Example: `  mpdf collect --base-url http://127.0.0.1:8080/v1 --model qwen3-8b \
-      --tasks gsm_test.jsonl --policy threshold --rounds 3 --out live.jsonl
+      --tasks-file gsm_test.jsonl --policy threshold --rounds 3 --out runs/live.jsonl
   OPENAI_API_KEY=... mpdf collect --base-url https://api.openai.com/v1 --model gpt-4o-mini \
-      --tasks tasks.jsonl --policy runs/best.mpdf --greedy --limit 50 --out gpt.jsonl`,
+      --tasks-file tasks.jsonl --policy runs/best.mpdf --greedy --limit 50 --out runs/gpt.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCollect(cmd, &fl) },
 	}
@@ -132,7 +133,7 @@ func runCollect(cmd *cobra.Command, fl *collectFlags) error {
 // check refuses flag values out of range.
 func (fl *collectFlags) check() error {
 	if fl.backend != "openai" {
-		return fmt.Errorf("--backend %q: only openai (any OpenAI-compatible server) is supported", fl.backend)
+		return fmt.Errorf("--api %q: only openai (any OpenAI-compatible server) is supported", fl.backend)
 	}
 	if fl.resume && fl.overwrite {
 		return errors.New("--resume keeps --out's episodes, --overwrite replaces them: give one")
@@ -171,18 +172,18 @@ func (fl *collectFlags) client(f *pflag.FlagSet) llm.Config {
 // add defines the flags on cmd.
 func (fl *collectFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&fl.backend, "backend", "openai", "backend: openai (any OpenAI-compatible chat-completions server)")
+	f.StringVar(&fl.backend, "api", "openai", "API the server speaks: openai (any OpenAI-compatible chat-completions server)")
 	f.StringVar(&fl.baseURL, "base-url", "", "API root, e.g. http://127.0.0.1:8080/v1 (else "+llm.EnvBaseURL[0]+")")
 	f.StringVar(&fl.model, "model", "", "model name sent with every request (else "+llm.EnvModel[0]+")")
 	f.StringVar(&fl.apiKey, "api-key", "", "API key (else "+strings.Join(llm.EnvAPIKey, " or ")+"; prefer the environment)")
-	f.StringVar(&fl.tasks, "tasks", "", "tasks file, JSON Lines of {id, question, gold, kind} (required)")
+	f.StringVar(&fl.tasks, "tasks-file", "", "tasks file, JSON Lines of {id, question, gold, kind} (required)")
 	f.StringVar(&fl.policy, "policy", "", "policy that chooses the actions: a heuristic name or a .mpdf/.safetensors file (required)")
 	f.StringVarP(&fl.out, "out", "o", "", "output episodes file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
 	f.IntVar(&fl.rounds, "rounds", env.DefaultRounds, "deliberation rounds after round 0")
 	f.IntVar(&fl.episodes, "episodes", 1, "episodes per task")
 	f.IntVar(&fl.agents, "agents", 3, "team size N ≥ 2")
 	f.IntVar(&fl.limit, "limit", 0, "play only the first N tasks of the file (0 = all)")
-	f.Uint64Var(&fl.seed, "seed", 0, "seed of the action sampling and of the per-call seeds sent to the server")
+	f.Uint64Var(&fl.seed, "seed", 1, "seed of the action sampling and of the per-call seeds sent to the server"+seedWas0)
 	f.BoolVar(&fl.greedy, "greedy", false, "a learned policy takes its most probable action instead of sampling (heuristics unaffected)")
 	f.IntVar(&fl.concurrency, "concurrency", llm.DefaultConcurrency, "most requests in flight at once (also the episodes played at once)")
 	f.DurationVar(&fl.timeout, "timeout", llm.DefaultTimeout, "bound on one attempt of a request (raise it for slow local models)")
@@ -190,7 +191,7 @@ func (fl *collectFlags) add(cmd *cobra.Command) {
 	f.Float64Var(&fl.temperature, "temperature", 0, "sampling temperature (default: the server's)")
 	f.IntVar(&fl.maxTok, "max-tokens", 0, "bound on each completion's tokens (0 = the server's)")
 	f.StringArrayVar(&fl.personas, "persona", nil, "system message of agent i (cycled over the agents; repeatable)")
-	f.BoolVar(&fl.noCritic, "no-critic", false, "skip the critic call after each answer (confidences missing)")
+	f.BoolVar(&fl.noCritic, "no-judge", false, "skip the judge call (the LLM grading the answer) after each answer (confidences missing)")
 	f.BoolVar(&fl.concedeCall, "concede-call", false, "a conceding agent restates the adopted solution with a call (default: no call)")
 	f.BoolVar(&fl.noSeed, "no-seed", false, "send no per-call seed to the server")
 	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar")
@@ -198,7 +199,7 @@ func (fl *collectFlags) add(cmd *cobra.Command) {
 	f.BoolVar(&fl.resume, "resume", false, "continue the collection in --out: keep its episodes, play only the missing ones (same flags as the first run)")
 	f.BoolVar(&fl.overwrite, "overwrite", false, "replace an existing --out (without it, or --resume, an existing file is refused)")
 	addMaxLineFlag(cmd, &fl.maxLine)
-	for _, name := range []string{"tasks", "policy", "out"} {
+	for _, name := range []string{"tasks-file", "policy", "out"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
 }

@@ -106,8 +106,8 @@ func crashTasks(t *testing.T, dir string, n int) string {
 }
 
 func collectArgs(srv *gateServer, tasks, out string, extra ...string) []string {
-	return append([]string{"collect", "--base-url", srv.URL + "/v1", "--model", "m", "--tasks", tasks,
-		"--policy", "debate", "--rounds", "1", "--agents", "2", "--no-critic", "--concurrency", "1",
+	return append([]string{"collect", "--base-url", srv.URL + "/v1", "--model", "m", "--tasks-file", tasks,
+		"--policy", "debate", "--rounds", "1", "--agents", "2", "--no-judge", "--concurrency", "1",
 		"--retries", "0", "--timeout", "60s", "-q", "--out", out}, extra...)
 }
 

@@ -68,7 +68,7 @@ func TestCollectAgainstLoopbackServer(t *testing.T) {
 	t.Setenv("MPDF_OPENAI_MODEL", "env-model")
 	t.Setenv("MPDF_OPENAI_API_KEY", "env-key")
 	out := filepath.Join(dir, "live.jsonl")
-	stdout := mustRun(t, "collect", "--base-url", srv.URL+"/v1", "--model", "flag-model", "--tasks", tasks,
+	stdout := mustRun(t, "collect", "--base-url", srv.URL+"/v1", "--model", "flag-model", "--tasks-file", tasks,
 		"--policy", "debate", "--rounds", "1", "--agents", "2", "--timeout", "10s", "--retries", "0", "-q", "--out", out)
 	if !strings.Contains(stdout, "wrote 2 episodes") || !strings.Contains(stdout, "0 failed") {
 		t.Errorf("collect summary:\n%s", stdout)
@@ -106,12 +106,12 @@ func TestCollectAgainstLoopbackServer(t *testing.T) {
 	// Without a server anywhere, a clear error.
 	t.Setenv("MPDF_OPENAI_BASE_URL", "")
 	t.Setenv("OPENAI_BASE_URL", "")
-	_, err := runCmd(t, "collect", "--tasks", tasks, "--policy", "debate", "-q", "--out", filepath.Join(dir, "x.jsonl"))
+	_, err := runCmd(t, "collect", "--tasks-file", tasks, "--policy", "debate", "-q", "--out", filepath.Join(dir, "x.jsonl"))
 	if err == nil || !strings.Contains(err.Error(), "base URL") {
 		t.Errorf("no server: error %v, want one about the base URL", err)
 	}
-	if _, err := runCmd(t, "collect", "--backend", "anthropic", "--tasks", tasks, "--policy", "debate", "--out", filepath.Join(dir, "y.jsonl")); err == nil ||
-		!strings.Contains(err.Error(), "openai") {
-		t.Errorf("--backend anthropic: error %v", err)
+	if _, err := runCmd(t, "collect", "--api", "anthropic", "--tasks-file", tasks, "--policy", "debate", "--out", filepath.Join(dir, "y.jsonl")); err == nil ||
+		!strings.Contains(err.Error(), `--api "anthropic": only openai`) {
+		t.Errorf("--api anthropic: error %v", err)
 	}
 }

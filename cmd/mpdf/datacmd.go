@@ -72,7 +72,7 @@ in a rejected record reported as torn.
 
 Exit status: 0 when every record is accepted, 2 when any is rejected,
 1 when a file cannot be read.`,
-		Example: `  mpdf data validate rollouts.jsonl.zst
+		Example: `  mpdf data validate runs/rollouts.jsonl.zst
   mpdf data validate 'runs/*.jsonl' --max-errors 10`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -150,8 +150,8 @@ key of --group-by; decision records pass as they are. Episodes without a gold
 answer yield no decision and are counted. DIR must be empty or not exist.
 A rejected record stops the packing (run mpdf data validate), unless
 --skip-invalid.`,
-		Example: `  mpdf data pack rollouts.jsonl.zst --out packs/sim
-  mpdf data pack 'runs/*.jsonl' --out packs/cost --lambda 0.1 --group-by task+round`,
+		Example: `  mpdf data pack runs/rollouts.jsonl.zst --out runs/packs/sim
+  mpdf data pack 'runs/*.jsonl' --out runs/packs/cost --lambda 0.1 --group-by task+round`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runPack(cmd, args, &fl) },
 	}
@@ -215,8 +215,8 @@ Rewards of episodes follow the reward flags. DIR is a pack written by
 mpdf data pack, whose rewards were fixed when it was packed (its manifest
 says how); reward flags are refused with one. Rejected records are skipped
 and counted: mpdf data validate lists them.`,
-		Example: `  mpdf data stats rollouts.jsonl.zst
-  mpdf data stats packs/sim --json`,
+		Example: `  mpdf data stats runs/rollouts.jsonl.zst
+  mpdf data stats runs/packs/sim --json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := readStats(cmd, args, &rf, maxLine)

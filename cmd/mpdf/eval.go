@@ -93,7 +93,7 @@ func newEvalCmd() *cobra.Command {
 		Long:  evalLong,
 		Example: `  mpdf eval
   mpdf eval --policy runs/best.mpdf --tasks 200 --episodes 2
-  mpdf eval --env 'replay:debates/gsm_*.json' --policy best.mpdf --split test --json`,
+  mpdf eval --env 'replay:debates/gsm_*.json' --policy runs/mpdf/best.mpdf --split test --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(cmd, &fl) },
 	}
@@ -111,7 +111,7 @@ func (fl *evalFlags) add(cmd *cobra.Command) {
 	f.IntVar(&fl.tasks, "tasks", 0, "number of tasks, the first of the environment or of the split side (0 = all)")
 	f.IntVar(&fl.episodes, "episodes", 1, "sampled episodes per task and policy")
 	f.IntVar(&fl.rounds, "rounds", 0, "deliberation rounds after round 0 (0 = 3 in the simulator, the most recorded in a replay)")
-	f.Uint64Var(&fl.seed, "seed", 0, "seed of the episodes")
+	f.Uint64Var(&fl.seed, "seed", 1, "seed of the episodes"+seedWas0)
 	f.StringVar(&fl.split, "split", "", "evaluate on one side of a seeded task split: train, test or all (default: all, but test for a checkpoint trained on a replay split)")
 	f.Float64Var(&fl.heldOut, "held-out", 0.3, "fraction of the tasks held out as the test side of --split")
 	f.Uint64Var(&fl.splitSeed, "split-seed", 0, "seed of --split")
@@ -120,6 +120,7 @@ func (fl *evalFlags) add(cmd *cobra.Command) {
 	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar and no transcript report")
 	f.BoolVar(&fl.asJSON, "json", false, "print the results as a JSON array")
 	addSimFlags(cmd, &fl.sim)
+	addEnvCriticFlag(cmd, &fl.env) // envflags.go
 }
 
 // runEval opens the environment, resolves the policies, plays them and

@@ -68,8 +68,8 @@ questions, and the unreadable share of the answers per round.
 The episodes go to a temporary file beside --out, renamed over it when
 the import succeeds: a failed import leaves --out as it was. --out must
 be a new or a regular file (not a link or a device).`,
-		Example: `  mpdf import debates/gsm_*.json --out gsm.jsonl.zst
-  mpdf import run1.json --kind mmlu --model Qwen3-8B --out mmlu.jsonl`,
+		Example: `  mpdf import debates/gsm_*.json --out runs/gsm.jsonl.zst
+  mpdf import run1.json --kind mmlu --model Qwen3-8B --out runs/mmlu.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			paths, opts, err := tf.inputs(args)

@@ -29,8 +29,8 @@ func TestKindFlagIsOne(t *testing.T) {
 			t.Errorf("%s --kind chess: error %v, want %q", c.CommandPath(), err, want)
 		}
 	}
-	// eval, study, simulate, import, data corpus, data signal, data hindsight
-	if n != 7 {
-		t.Errorf("%d commands have --kind, want 7", n)
+	// train, eval, study, simulate, import, data corpus, data signal, data hindsight
+	if n != 8 {
+		t.Errorf("%d commands have --kind, want 8", n)
 	}
 }

@@ -37,6 +37,7 @@ func newRoot() *cobra.Command {
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
+	addRenamedFlags(root) // flagrenames.go
 	return root
 }
 

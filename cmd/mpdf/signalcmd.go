@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -82,7 +80,7 @@ team not unanimous). 0.5 is no signal. See go doc ./study/signals.`,
 
 func newHindsightCmd() *cobra.Command {
 	var (
-		lambdas string
+		lambdas = []float64{0}
 		kind    transcript.Task
 		maxExh  int
 		groupBy string
@@ -100,24 +98,20 @@ joint plan of meta-actions (every agent, every round) that maximises
 bound; the "exhaustive" column counts the questions searched exhaustively).
 It prints, per group and pooled, the accuracy and tokens per question of
 that optimum next to round-0 majority (everyone persists) and the debate
-(everyone refines), for each λ of --lambda. The plans know the gold answer:
+(everyone refines), for each λ of --lambdas. The plans know the gold answer:
 this is a ceiling, not a policy. See go doc ./trainer/teacher.`,
-		Example: `  mpdf data hindsight '../shared/data/debates/slm-debate/*/*.json' --lambda 0,0.02,0.05 --group-by file`,
+		Example: `  mpdf data hindsight '../shared/data/debates/slm-debate/*/*.json' --lambdas 0,0.02,0.05 --by file`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ls, err := parseLambdas(lambdas)
-			if err != nil {
-				return err
-			}
 			e, err := openReplay(cmd, args, kind, quiet)
 			if err != nil {
 				return err
 			}
 			group, err := e.Grouper(groupBy)
 			if err != nil {
-				return fmt.Errorf("--group-by %w", err)
+				return fmt.Errorf("--by %w", err)
 			}
-			all, err := searchLambdas(cmd, e, ls, teacher.Config{Rounds: e.Rounds(), MaxExhaustive: maxExh}, workers, group, quiet)
+			all, err := searchLambdas(cmd, e, lambdas, teacher.Config{Rounds: e.Rounds(), MaxExhaustive: maxExh}, workers, group, quiet)
 			if err != nil {
 				return err
 			}
@@ -128,10 +122,10 @@ this is a ceiling, not a policy. See go doc ./trainer/teacher.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&lambdas, "lambda", "0", "token costs per 1000 tokens, comma-separated")
+	f.Var(newFloats(&lambdas), "lambdas", "token costs λ per 1000 tokens, comma-separated: one search with each")
 	addKindFlag(f, &kind, "task of the transcripts")
 	f.IntVar(&maxExh, "max-exhaustive", teacher.DefaultMaxExhaustive, "most plans tried one by one per question")
-	f.StringVar(&groupBy, "group-by", "none", "rows per none, file or model")
+	f.StringVar(&groupBy, "by", "", "break the rows down by file or model (default: pooled only)")
 	f.IntVar(&workers, "workers", 0, "questions searched at once (0: all cores)")
 	f.BoolVar(&asJSON, "json", false, "print the summaries as JSON")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no readability report, no progress bar")
@@ -164,17 +158,4 @@ func searchLambdas(cmd *cobra.Command, e *replay.Env, ls []float64, cfg teacher.
 		all = append(all, ss...)
 	}
 	return all, nil
-}
-
-// parseLambdas reads --lambda: comma-separated token costs.
-func parseLambdas(list string) ([]float64, error) {
-	var ls []float64
-	for _, s := range strings.Split(list, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil {
-			return nil, fmt.Errorf("--lambda %q: %w", s, err)
-		}
-		ls = append(ls, v)
-	}
-	return ls, nil
 }

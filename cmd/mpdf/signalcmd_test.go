@@ -24,16 +24,16 @@ func TestDataSignalAndHindsight(t *testing.T) {
 	if len(rep.Features) == 0 || rep.Features[0]["feature"] != "v1.FHasAnswer" {
 		t.Errorf("features %v, want the v1 layout first", rep.Features)
 	}
-	out := mustRun(t, "data", "hindsight", tr, "-q", "--lambda", "0,0.1")
+	out := mustRun(t, "data", "hindsight", tr, "-q", "--lambdas", "0,0.1")
 	for _, want := range []string{"hindsight", "0.1", "1.000", "1.00"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("hindsight output lacks %q:\n%s", want, out)
 		}
 	}
-	if _, err := runCmd(t, "data", "hindsight", tr, "-q", "--lambda", "x"); err == nil || !strings.Contains(err.Error(), "--lambda") {
-		t.Errorf("bad --lambda: err %v", err)
+	if _, err := runCmd(t, "data", "hindsight", tr, "-q", "--lambdas", "x"); err == nil || !strings.Contains(err.Error(), `"--lambdas"`) {
+		t.Errorf("bad --lambdas: err %v", err)
 	}
-	if _, err := runCmd(t, "data", "hindsight", tr, "-q", "--group-by", "colour"); err == nil || !strings.Contains(err.Error(), "--group-by") {
-		t.Errorf("bad --group-by: err %v", err)
+	if _, err := runCmd(t, "data", "hindsight", tr, "-q", "--by", "colour"); err == nil || !strings.Contains(err.Error(), "--by") {
+		t.Errorf("bad --by: err %v", err)
 	}
 }

@@ -74,9 +74,9 @@ simulator's debate episodes (--tasks, --rounds, --seed): the signals the
 simulator plants.
 
 ` + policySpecHelp,
-		Example: `  mpdf simulate --policy random --tasks 200 --episodes 4 --out rollouts.jsonl.zst
-  mpdf simulate --policy runs/best.mpdf --greedy --out eval.jsonl
-  mpdf simulate --calibrate '../shared/data/debates/slm-debate/*/*.json' --params-out fit.json
+		Example: `  mpdf simulate --policy random --tasks 200 --episodes 4 --out runs/rollouts.jsonl.zst
+  mpdf simulate --policy runs/best.mpdf --greedy --out runs/eval.jsonl
+  mpdf simulate --calibrate '../shared/data/debates/slm-debate/*/*.json' --params-out runs/fit.json
   mpdf simulate --signals`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, &fl) },
@@ -93,7 +93,7 @@ func (fl *simulateFlags) add(cmd *cobra.Command) {
 	f.IntVar(&fl.tasks, "tasks", 0, "number of tasks to play, the first of the pool (0 = all)")
 	f.IntVar(&fl.episodes, "episodes", 1, "sampled episodes per task")
 	f.IntVar(&fl.rounds, "rounds", env.DefaultRounds, "deliberation rounds after round 0")
-	f.Uint64Var(&fl.seed, "seed", 0, "seed of the episodes (environment draws and action sampling)")
+	f.Uint64Var(&fl.seed, "seed", 1, "seed of the episodes (environment draws and action sampling)"+seedWas0)
 	f.BoolVar(&fl.greedy, "greedy", false, "a learned policy takes its most probable action instead of sampling (heuristics unaffected)")
 	f.IntVar(&fl.workers, "workers", 0, "episodes played at once (0 = one per CPU); the output does not depend on it")
 	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar")

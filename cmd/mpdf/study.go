@@ -33,10 +33,10 @@ type studyFlags struct {
 const studyLong = `Study runs the experiment that checks whether a learned meta-policy beats the
 fixed protocols: K-fold cross-validation over questions (a question debated
 in several files is one unit, never on both sides), repeated over --seeds
-seeds, for each token cost λ of --lambda. Each fold trains a policy on the
+seeds, for each token cost λ of --lambdas. Each fold trains a policy on the
 other folds (in memory: the online run of mpdf train, shortened) and plays it
 and every heuristic baseline on its own tasks with the same episode seeds.
---group-by model makes one fold per model instead (leave one model out: the
+--fold-by model makes one fold per model instead (leave one model out: the
 policies are tested on a model they never trained on).
 
 It writes into --out:
@@ -70,7 +70,7 @@ func newStudyCmd() *cobra.Command {
 		Short: "Cross-validated comparison of learned policies with every baseline (report.md, results.json, pareto.png)",
 		Long:  studyLong,
 		Example: `  mpdf study --env 'replay:../shared/data/debates/slm-debate/*/*.json'
-  mpdf study --env 'replay:debates/*/*.json' --group-by model --lambda 0,0.2
+  mpdf study --env 'replay:debates/*/*.json' --fold-by model --lambdas 0,0.2 --out runs/study-models
   mpdf study --env sim --folds 5 --seeds 1 --sim-tasks 500`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runStudy(cmd, &fl) },
@@ -91,8 +91,8 @@ func (fl *studyFlags) add(cmd *cobra.Command) {
 	f.IntVar(&fl.cfg.Folds, "folds", def.Folds, "K of the K-fold split by question")
 	f.IntVar(&fl.cfg.Seeds, "seeds", def.Seeds, "repetitions of the cross-validation, seeds --seed, --seed+1, …")
 	f.Uint64Var(&fl.cfg.Seed, "seed", def.Seed, "first seed (folds, training, episodes)")
-	f.StringVar(&fl.groupBy, "group-by", string(study.ByQuestion), "folds by question (K-fold) or by model (leave one model out)")
-	f.Float64SliceVar(&fl.cfg.Lambdas, "lambda", def.Lambdas, "token costs λ (reward per 1000 tokens) to train with, one learned policy each")
+	f.StringVar(&fl.groupBy, "fold-by", string(study.ByQuestion), "folds by question (K-fold) or by model (leave one model out)")
+	f.Var(newFloats(&fl.cfg.Lambdas), "lambdas", "token costs λ per 1000 tokens, comma-separated: one learned policy trained with each")
 	f.IntVar(&fl.cfg.Episodes, "episodes", def.Episodes, "test episodes per task and policy")
 	f.IntVar(&fl.cfg.Rounds, "rounds", 0, "deliberation rounds (0 = the most a replay recorded, 3 in the simulator)")
 	f.StringSliceVar(&fl.cfg.Baselines, "baselines", nil, "baselines to compare (default: every heuristic baseline)")
@@ -104,7 +104,7 @@ func (fl *studyFlags) add(cmd *cobra.Command) {
 	f.Var(hiddenValue{&fl.cfg.Train.Hidden}, "hidden", "hidden layer sizes, e.g. 64,64")
 	f.IntVar(&fl.sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 5; on a replay 20 with the default pivotal teacher, 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
 	f.StringVar(&fl.cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "teacher of the supervised stage: a heuristic, hindsight (the best plan per training question), pivotal[:K] (the decisions that change the team result, K DAgger rounds) or pivotal:P (those decisions on protocol P's play, P's action elsewhere; P: majority, debate, gate, until-consensus; default pivotal:gate on a replay)")
-	f.StringVar(&fl.cfg.Train.Features, "features", "", "feature layout the learned policies read (mpdf-features/v1 or v2; default v1, v2 on a replay)")
+	f.StringVar(&fl.cfg.Train.Features, "features", "", "feature layout the learned policies read, mpdf-features/v1 or mpdf-features/v2 (default: v1 on the simulator, v2 on a replay)")
 	f.IntVar(&fl.cfg.Bootstrap.Resamples, "resamples", def.Bootstrap.Resamples, "bootstrap resamples of the intervals")
 	f.IntVar(&fl.cfg.Workers, "workers", 0, "folds run at once (0 = one per CPU); the results do not depend on it")
 	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar and no transcript report")

@@ -15,7 +15,7 @@ import (
 )
 
 // smallStudy is a study of a few seconds at most.
-var smallStudy = []string{"study", "--sim-tasks", "30", "--folds", "2", "--seeds", "1", "--lambda", "0",
+var smallStudy = []string{"study", "--sim-tasks", "30", "--folds", "2", "--seeds", "1", "--lambdas", "0",
 	"--iterations", "1", "--tasks-per-iter", "8", "--episodes-per-task", "2", "--sft-epochs", "0",
 	"--resamples", "50", "-q"}
 
@@ -57,7 +57,7 @@ func TestStudyOneWriterPerOut(t *testing.T) {
 	bin := mpdfBinary(t)
 	out := filepath.Join(t.TempDir(), "study")
 	// Minutes of work: it is killed once the second study has been refused.
-	long := exec.Command(bin, "study", "--sim-tasks", "3000", "--folds", "5", "--seeds", "20", "--lambda", "0,0.5,1",
+	long := exec.Command(bin, "study", "--sim-tasks", "3000", "--folds", "5", "--seeds", "20", "--lambdas", "0,0.5,1",
 		"--iterations", "200", "--workers", "1", "-q", "--out", out)
 	var longErr bytes.Buffer
 	long.Stderr = &longErr

@@ -17,7 +17,7 @@ import (
 // report it wrote, and gives the same bytes when run again.
 func TestStudyCommand(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"study", "--sim-tasks", "30", "--folds", "2", "--seeds", "1", "--lambda", "0,1",
+	args := []string{"study", "--sim-tasks", "30", "--folds", "2", "--seeds", "1", "--lambdas", "0,1",
 		"--iterations", "1", "--tasks-per-iter", "8", "--episodes-per-task", "2", "--sft-epochs", "0",
 		"--resamples", "200", "-q"}
 	out := mustRun(t, append(args, "--out", filepath.Join(dir, "a"))...)
@@ -51,12 +51,12 @@ func TestStudyCommand(t *testing.T) {
 	if _, err := png.Decode(f); err != nil {
 		t.Errorf("pareto.png: %v", err)
 	}
-	if _, err := runCmd(t, "study", "--sim-tasks", "30", "--group-by", "model", "-q", "--out", dir); err == nil ||
+	if _, err := runCmd(t, "study", "--sim-tasks", "30", "--fold-by", "model", "-q", "--out", dir); err == nil ||
 		!strings.Contains(err.Error(), "model") {
-		t.Errorf("--group-by model on the one-model simulator: %v, want an error naming the models", err)
+		t.Errorf("--fold-by model on the one-model simulator: %v, want an error naming the models", err)
 	}
-	if _, err := runCmd(t, "study", "--sim-tasks", "30", "--group-by", "task", "-q", "--out", dir); err == nil {
-		t.Error("--group-by task: no error")
+	if _, err := runCmd(t, "study", "--sim-tasks", "30", "--fold-by", "task", "-q", "--out", dir); err == nil {
+		t.Error("--fold-by task: no error")
 	}
 }
 
@@ -66,7 +66,7 @@ func TestStudyCommand(t *testing.T) {
 func TestStudySFTEpochsDefault(t *testing.T) {
 	glob := filepath.Join(testenv.Shared(t, "data", "debates", "slm-debate", "gsm"), "*Qwen3-0.6B*agents3*.json")
 	out := mustRun(t, "study", "--env", "replay:"+glob, "--sft-labels", "hindsight", "--folds", "2", "--seeds", "1",
-		"--lambda", "0", "--iterations", "1", "--tasks-per-iter", "4", "--episodes-per-task", "1",
+		"--lambdas", "0", "--iterations", "1", "--tasks-per-iter", "4", "--episodes-per-task", "1",
 		"--baselines", "persist", "--resamples", "50", "-q", "--out", t.TempDir())
 	if want := fmt.Sprintf("%d SFT epochs (labels hindsight)", study.DefaultSFTEpochs); !strings.Contains(out, want) {
 		t.Errorf("report lacks %q:\n%s", want, out)
@@ -79,7 +79,7 @@ func TestStudyReplayRecipeDefault(t *testing.T) {
 	glob := filepath.Join(testenv.Shared(t, "data", "debates", "slm-debate", "gsm"), "*Qwen3-0.6B*agents3*.json")
 	dir := t.TempDir()
 	out := mustRun(t, "study", "--env", "replay:"+glob, "--folds", "2", "--seeds", "1",
-		"--lambda", "0", "--iterations", "1", "--tasks-per-iter", "4", "--episodes-per-task", "1",
+		"--lambdas", "0", "--iterations", "1", "--tasks-per-iter", "4", "--episodes-per-task", "1",
 		"--baselines", "majority", "--resamples", "50", "-q", "--out", dir)
 	for _, want := range []string{"20 SFT epochs (labels pivotal:gate)", "learned policies greedy"} {
 		if !strings.Contains(out, want) {
@@ -87,7 +87,7 @@ func TestStudyReplayRecipeDefault(t *testing.T) {
 		}
 	}
 	js := mustRun(t, "study", "--env", "replay:"+glob, "--folds", "2", "--seeds", "1",
-		"--lambda", "0", "--iterations", "1", "--tasks-per-iter", "4", "--episodes-per-task", "1",
+		"--lambdas", "0", "--iterations", "1", "--tasks-per-iter", "4", "--episodes-per-task", "1",
 		"--baselines", "majority", "--resamples", "50", "-q", "--out", t.TempDir(), "--json")
 	if !strings.Contains(js, `"features": "mpdf-features/v2"`) {
 		t.Errorf("the summary does not record the v2 layout:\n%s", js)

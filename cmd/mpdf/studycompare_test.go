@@ -13,7 +13,7 @@ import (
 func TestStudyCompareCommand(t *testing.T) {
 	dir := t.TempDir()
 	study := func(out string, seed string) {
-		mustRun(t, "study", "--sim-tasks", "30", "--folds", "2", "--seeds", "1", "--seed", seed, "--lambda", "0",
+		mustRun(t, "study", "--sim-tasks", "30", "--folds", "2", "--seeds", "1", "--seed", seed, "--lambdas", "0",
 			"--iterations", "1", "--tasks-per-iter", "8", "--episodes-per-task", "2", "--sft-epochs", "0",
 			"--baselines", "persist,debate,gate", "--resamples", "200", "-q", "--out", filepath.Join(dir, out))
 	}

@@ -123,6 +123,8 @@ func (fl *trainFlags) add(cmd *cobra.Command) {
 	f.StringVar(&fl.set.Env, "env", "sim", "online environment: sim (the built-in simulator) or "+replaySyntax+" (debate transcripts; see mpdf eval -h)")
 	f.Float64Var(&fl.set.HeldOut, "held-out", 0.3, "replay: share of questions held out of training for the final evaluation")
 	f.Uint64Var(&fl.set.SplitSeed, "split-seed", 0, "replay: seed of the train/held-out split (mpdf eval --split uses the same)")
+	addEnvKindFlag(cmd, &fl.set.Env) // envflags.go
+	addEnvCriticFlag(cmd, &fl.set.Env)
 }
 
 // runTrain wires the flags into a run.Config, runs it and prints.

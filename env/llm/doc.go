@@ -13,10 +13,10 @@
 // Start a server, then point the collector at its /v1 root:
 //
 //	llama-server -m qwen2.5-1.5b-instruct-q4_k_m.gguf --port 8080 --parallel 4
-//	mpdf collect --backend openai --base-url http://127.0.0.1:8080/v1 \
-//	    --model qwen2.5-1.5b --tasks gsm.jsonl --out episodes.jsonl
+//	mpdf collect --api openai --base-url http://127.0.0.1:8080/v1 \
+//	    --model qwen2.5-1.5b --tasks-file gsm.jsonl --out runs/episodes.jsonl
 //
-// and episodes.jsonl is ready for mpdf train. vLLM: `vllm serve
+// and runs/episodes.jsonl is ready for mpdf train. vLLM: `vllm serve
 // Qwen/Qwen2.5-1.5B-Instruct --port 8000`, base URL http://127.0.0.1:8000/v1,
 // --model Qwen/Qwen2.5-1.5B-Instruct. Ollama: `ollama pull qwen2.5:1.5b`,
 // base URL http://127.0.0.1:11434/v1, --model qwen2.5:1.5b. llama-server
