@@ -88,7 +88,13 @@ func (e *Engine[T]) LossAndGrad(grad []T, m *nn.MLP[T], b *nn.Batch[T]) (nn.Loss
 	loadT(gr.x, b.X, B, e.sizes[0], gr.batch)
 	loadActions(gr, b.Actions)
 	loadRows(gr.adv, b.Adv)
-	loadRows(gr.beh, b.BehLogp)
+	if e.cfg.RankMatch() {
+		if err := loadCenter(gr, b.Group, B); err != nil {
+			return nn.LossStats{}, err
+		}
+	} else {
+		loadRows(gr.beh, b.BehLogp)
+	}
 	for r := range gr.batch {
 		for a := range nn.NumActions {
 			gr.ref[a].set(r, float64(b.RefLogp[(r%B)*nn.NumActions+a]))
@@ -105,6 +111,9 @@ func (e *Engine[T]) LossAndGrad(grad []T, m *nn.MLP[T], b *nn.Batch[T]) (nn.Loss
 		Entropy:    scalarOf(gr.entropy),
 	}
 	lo, hi := 1-e.cfg.EpsLow, 1+e.cfg.EpsHigh
+	if e.cfg.RankMatch() {
+		b = &nn.Batch[T]{} // no ratio, no clip: the clip ratios stay 0
+	}
 	for i, a := range b.Adv { // the first B rows of the graph are the batch's
 		switch r := gr.ratio.at(i); {
 		case r < lo && a < 0:
@@ -292,6 +301,31 @@ func loadActions(gr *graph, actions []uint8) {
 			gr.onehot[k].set(r, v)
 		}
 	}
+}
+
+// loadCenter writes the rank-match loss's group-averaging matrix: graph row
+// r is batch row r mod B (as loadActions), in the group of that row, and
+// C[r][c] = 1/n when rows r and c are in one group of n graph rows.
+func loadCenter(gr *graph, group []int32, B int) error {
+	if len(group) != B {
+		return fmt.Errorf("autodiff: rank-match loss: %d group indices for %d rows", len(group), B)
+	}
+	n := gr.batch
+	count := make(map[int32]int, B)
+	for r := range n {
+		count[group[r%B]]++
+	}
+	for r := range n {
+		g := group[r%B]
+		for c := range n {
+			v := 0.0
+			if group[c%B] == g {
+				v = 1 / float64(count[g])
+			}
+			gr.center.set(r*n+c, v)
+		}
+	}
+	return nil
 }
 
 // scalarOf returns the number held by a scalar Value read from a graph.
