@@ -66,7 +66,9 @@ func New[T nn.Float](sizes []int, act nn.Activation, loss nn.LossConfig) (*Engin
 // L_clip + β·KL − c_H·H, for m's parameters on b, writes dLoss/dParams into
 // grad (the flat layout of nn.MLP.Params) and returns the loss, its parts
 // and the clip ratios: clip_ratio/low is the share of rows with ρ < 1−ε_low
-// and A < 0, clip_ratio/high the share with ρ > 1+ε_high and A > 0.
+// and A < 0, clip_ratio/high the share with ρ > 1+ε_high and A > 0. With
+// the rank-matching loss (nn.LossRankMatch; b.Group required) it is the
+// batch mean of (h_c − A)² − c_H·H instead, and the clip ratios are 0.
 func (e *Engine[T]) LossAndGrad(grad []T, m *nn.MLP[T], b *nn.Batch[T]) (nn.LossStats, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -203,6 +205,9 @@ func (e *Engine[T]) Forward(logits []T, m *nn.MLP[T], x []T) error {
 	}
 	return nil
 }
+
+// LossConfig returns the loss configuration the engine was built with.
+func (e *Engine[T]) LossConfig() nn.LossConfig { return e.cfg }
 
 // Close releases the compiled graphs. Later calls return ErrClosed.
 func (e *Engine[T]) Close() error {

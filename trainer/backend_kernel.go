@@ -34,6 +34,9 @@ func NewKernelBackend(sizes []int, act nn.Activation, loss nn.LossConfig, thread
 	return &KernelBackend{loss: loss, sizes: append([]int(nil), sizes...), act: act, threads: threads}, nil
 }
 
+// LossConfig returns the loss configuration the backend was built with.
+func (k *KernelBackend) LossConfig() nn.LossConfig { return k.loss }
+
 // Close stops the workspace's workers.
 func (k *KernelBackend) Close() {
 	if k.ws != nil {
