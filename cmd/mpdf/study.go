@@ -170,6 +170,7 @@ taken over).`,
 	f.IntVar(&cfg.Train.RL.TasksPerIter, "tasks-per-iter", def.Train.RL.TasksPerIter, "training tasks per iteration")
 	f.IntVar(&cfg.Train.RL.EpisodesPerTask, "episodes-per-task", def.Train.RL.EpisodesPerTask, "episodes per training task (one SoftRankPO group)")
 	f.Float64Var(&cfg.Train.Adam.LR, "lr", def.Train.Adam.LR, "Adam learning rate of SoftRankPO")
+	f.Var(lossValue{&cfg.Train.Loss.Kind}, "loss", "policy loss of the learned policies: clip or rank-match (see mpdf train -h)")
 	f.Var(hiddenValue{&cfg.Train.Hidden}, "hidden", "hidden layer sizes, e.g. 64,64")
 	f.IntVar(&sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 5; on a replay 20 with the default pivotal teacher, 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
 	f.StringVar(&cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "teacher of the supervised stage: a heuristic, hindsight (the best plan per training question), pivotal[:K] (the decisions that change the team result, K DAgger rounds) or pivotal:P (those decisions on protocol P's play, P's action elsewhere; P: majority, debate, gate, until-consensus; default pivotal:gate on a replay)")
