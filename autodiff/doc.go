@@ -34,6 +34,9 @@
 // and the clip ratios: clip_ratio/low is the share of rows with ρ < 1−ε_low
 // and A < 0, clip_ratio/high the share with ρ > 1+ε_high and A > 0 (strict
 // inequalities; those are the rows where the clip bounded the objective).
+// With LossConfig.Kind nn.LossRankMatch the loss is design §4's rank-matching
+// loss instead (graph.go's rankMatch; nn.Batch.Group required), policy_loss
+// its mean squared error, and the clip ratios 0.
 //
 // # Precision
 //

@@ -80,7 +80,9 @@ func New[T nn.Float](sizes []int, act nn.Activation, loss nn.LossConfig) (*Engin
 // L_clip + β·KL − c_H·H, for m's parameters on b, writes dLoss/dParams into
 // grad (the flat layout of nn.MLP.Params) and returns the loss, its parts
 // and the clip ratios: clip_ratio/low is the share of rows with ρ < 1−ε_low
-// and A < 0, clip_ratio/high the share with ρ > 1+ε_high and A > 0.
+// and A < 0, clip_ratio/high the share with ρ > 1+ε_high and A > 0. With
+// the rank-matching loss (nn.LossRankMatch; b.Group required) it is the
+// batch mean of (h_c − A)² − c_H·H instead, and the clip ratios are 0.
 func (e *Engine[T]) LossAndGrad(grad []T, m *nn.MLP[T], b *nn.Batch[T]) (nn.LossStats, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -102,7 +104,13 @@ func (e *Engine[T]) LossAndGrad(grad []T, m *nn.MLP[T], b *nn.Batch[T]) (nn.Loss
 	loadT(gr.x, b.X, B, e.sizes[0], gr.batch)
 	loadActions(gr, b.Actions)
 	loadRows(gr.adv, b.Adv)
-	loadRows(gr.beh, b.BehLogp)
+	if e.cfg.RankMatch() {
+		if err := loadCenter(gr, b.Group, B); err != nil {
+			return nn.LossStats{}, err
+		}
+	} else {
+		loadRows(gr.beh, b.BehLogp)
+	}
 	for r := range gr.batch {
 		for a := range nn.NumActions {
 			gr.ref[a].set(r, float64(b.RefLogp[(r%B)*nn.NumActions+a]))
@@ -119,6 +127,9 @@ func (e *Engine[T]) LossAndGrad(grad []T, m *nn.MLP[T], b *nn.Batch[T]) (nn.Loss
 		Entropy:    scalarOf(gr.entropy),
 	}
 	lo, hi := 1-e.cfg.EpsLow, 1+e.cfg.EpsHigh
+	if e.cfg.RankMatch() {
+		b = &nn.Batch[T]{} // no ratio, no clip: the clip ratios stay 0
+	}
 	for i, a := range b.Adv { // the first B rows of the graph are the batch's
 		switch r := gr.ratio.at(i); {
 		case r < lo && a < 0:
@@ -208,6 +219,9 @@ func (e *Engine[T]) Forward(logits []T, m *nn.MLP[T], x []T) error {
 	}
 	return nil
 }
+
+// LossConfig returns the loss configuration the engine was built with.
+func (e *Engine[T]) LossConfig() nn.LossConfig { return e.cfg }
 
 // Close releases the compiled graphs. Later calls return ErrClosed.
 func (e *Engine[T]) Close() error {
@@ -306,6 +320,31 @@ func loadActions(gr *graph, actions []uint8) {
 			gr.onehot[k].set(r, v)
 		}
 	}
+}
+
+// loadCenter writes the rank-match loss's group-averaging matrix: graph row
+// r is batch row r mod B (as loadActions), in the group of that row, and
+// C[r][c] = 1/n when rows r and c are in one group of n graph rows.
+func loadCenter(gr *graph, group []int32, B int) error {
+	if len(group) != B {
+		return fmt.Errorf("autodiff: rank-match loss: %d group indices for %d rows", len(group), B)
+	}
+	n := gr.batch
+	count := make(map[int32]int, B)
+	for r := range n {
+		count[group[r%B]]++
+	}
+	for r := range n {
+		g := group[r%B]
+		for c := range n {
+			v := 0.0
+			if group[c%B] == g {
+				v = 1 / float64(count[g])
+			}
+			gr.center.set(r*n+c, v)
+		}
+	}
+	return nil
 }
 
 // scalarOf returns the number held by a scalar Value read from a graph.

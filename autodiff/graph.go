@@ -81,6 +81,7 @@ type graph struct {
 	onehot   [nn.NumActions]buffer
 	ref      [nn.NumActions]buffer // log π_ref(k|x), one buffer per action
 	adv, beh buffer
+	center   buffer // B×B (rank-match): row i averages row i's group
 
 	// outputs
 	logits buffer   // NumActions × B (kindForward)
@@ -123,9 +124,11 @@ func build(k kind, sizes []int, act nn.Activation, cfg nn.LossConfig, dt tensor.
 
 	// log π(a|x) gathered with the one-hot mask of the taken actions.
 	var logpa *G.Node
+	onehot := make([]*G.Node, len(logp))
 	for a := range logp {
 		gr.onehot[a] = newBuffer(dt, batch)
 		t := bl.input(gr.onehot[a], fmt.Sprintf("onehot%d", a), batch)
+		onehot[a] = t
 		if term := bl.mul(t, logp[a]); logpa == nil {
 			logpa = term
 		} else {
@@ -137,6 +140,8 @@ func build(k kind, sizes []int, act nn.Activation, cfg nn.LossConfig, dt tensor.
 	if k == kindSFT {
 		cost = G.Must(G.Neg(bl.mean(logpa)))
 		G.Read(cost, &gr.loss)
+	} else if cfg.RankMatch() {
+		cost = bl.rankMatch(gr, cfg, logp, onehot, logpa)
 	} else {
 		cost = bl.softRankPO(gr, cfg, logp, logpa)
 	}
@@ -222,6 +227,46 @@ func (bl *builder) softRankPO(gr *graph, cfg nn.LossConfig, logp []*G.Node, logp
 
 	G.Read(cost, &gr.loss)
 	G.Read(bl.mean(lclip), &gr.policy)
+	G.Read(bl.mean(kl), &gr.kl)
+	G.Read(G.Must(G.Neg(bl.mean(negH))), &gr.entropy)
+	return cost
+}
+
+// rankMatch adds the rank-matching loss of design §4 (nn.LossRankMatch) and
+// the reads of its parts; it returns the scalar cost
+// mean((h_c − A)²) − c_H·mean(H), with h = β·(log π(a|x) − log π_ref(a|x))
+// and h_c = h − C·h, C the B×B group-averaging matrix (C_ij = 1/n_g when
+// rows i and j are both in group g, else 0). The matrix product is O(B²),
+// which a reference backend can afford; autograd then differentiates the
+// centring as written.
+func (bl *builder) rankMatch(gr *graph, cfg nn.LossConfig, logp, onehot []*G.Node, logpa *G.Node) *G.Node {
+	B := bl.batch
+	gr.adv, gr.center = newBuffer(bl.dt, B), newBuffer(bl.dt, B*B)
+	adv := bl.input(gr.adv, "adv", B)
+	center := bl.input(gr.center, "center", B, B)
+
+	var refa, kl, negH *G.Node
+	for a := range logp {
+		gr.ref[a] = newBuffer(bl.dt, B)
+		ref := bl.input(gr.ref[a], fmt.Sprintf("ref%d", a), B)
+		p := G.Must(G.Exp(logp[a]))
+		k := bl.mul(p, bl.sub(logp[a], ref))
+		e := bl.mul(p, logp[a])
+		r := bl.mul(onehot[a], ref)
+		if kl == nil {
+			kl, negH, refa = k, e, r
+		} else {
+			kl, negH, refa = bl.add(kl, k), bl.add(negH, e), bl.add(refa, r)
+		}
+	}
+	h := bl.scale(bl.sub(logpa, refa), cfg.Beta)
+	hc := bl.sub(h, G.Must(G.Mul(center, h)))
+	resid := bl.sub(hc, adv)
+	sq := bl.mul(resid, resid)
+	cost := bl.mean(bl.add(sq, bl.scale(negH, cfg.Entropy))) // −c_H·H = c_H·(−H)
+
+	G.Read(cost, &gr.loss)
+	G.Read(bl.mean(sq), &gr.policy)
 	G.Read(bl.mean(kl), &gr.kl)
 	G.Read(G.Must(G.Neg(bl.mean(negH))), &gr.entropy)
 	return cost

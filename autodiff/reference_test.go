@@ -3,6 +3,7 @@ package autodiff
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/mpdf/mpdf/nn"
 )
@@ -190,5 +191,6 @@ func convertBatch[U, T nn.Float](b *nn.Batch[T]) *nn.Batch[U] {
 	return &nn.Batch[U]{
 		X: conv(b.X), Actions: append([]uint8(nil), b.Actions...),
 		Adv: conv(b.Adv), BehLogp: conv(b.BehLogp), RefLogp: conv(b.RefLogp),
+		Group: slices.Clone(b.Group),
 	}
 }

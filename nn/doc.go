@@ -1,6 +1,7 @@
 // Package nn holds the meta-policy network: MLP parameters, their seeded
 // initialisation, the Adam optimiser of design §4, and the CPU kernels that run
-// the whole update step (forward, SoftRankPO + KL loss, backward, Adam).
+// the whole update step (forward, SoftRankPO + KL loss, backward, Adam); the
+// rank-matching loss ([LossRankMatch], loss_rankmatch.go) runs a portable loss tile.
 // Most users reach it through package trainer; directly:
 //
 //	m, err := nn.NewMLP[float32]([]int{26, 64, 64, nn.NumActions}, nn.Tanh)

@@ -104,8 +104,14 @@ func backwardRow[T Float](g []float64, m *MLP[T], acts [][]float64, dz []float64
 // Gradients follow PyTorch's autograd: clamp passes the gradient where its
 // input lies in the closed interval, min gives it to the smaller argument and
 // half to each on a tie.
+//
+// With cfg.Kind LossRankMatch it is the rank-matching loss instead
+// (loss_rankmatch.go), which needs b.Group.
 func LossAndGradRef[T Float](grad []T, m *MLP[T], b *Batch[T], cfg LossConfig) LossStats {
 	checkLossArgs("LossAndGradRef", grad, m, b)
+	if cfg.RankMatch() {
+		return rankMatchRef(grad, m, b, cfg)
+	}
 	n := b.Len()
 	g := make([]float64, len(grad))
 	var st LossStats

@@ -15,6 +15,11 @@ type LossConfig struct {
 	EpsHigh float64 `json:"eps_high"` // ratio clip above: 1 + EpsHigh
 	Beta    float64 `json:"beta"`     // KL penalty to the reference policy
 	Entropy float64 `json:"entropy"`  // c_H, entropy bonus
+	// Kind is the loss form: "" (LossClip, the default) or LossRankMatch,
+	// for which Beta is the implicit reward's scale and EpsLow, EpsHigh
+	// are unused. Omitted when empty, so clip configurations read and
+	// write as before it existed.
+	Kind string `json:"kind,omitempty"`
 }
 
 // DefaultLoss returns ε_low = ε_high = 0.2, β = 0.05, c_H = 0.
@@ -32,6 +37,10 @@ func (c LossConfig) Validate() error {
 		return fmt.Errorf("nn: loss: beta %v, want a finite value ≥ 0", c.Beta)
 	case !ok(c.Entropy):
 		return fmt.Errorf("nn: loss: entropy %v, want a finite value ≥ 0", c.Entropy)
+	case c.Kind != "" && c.Kind != LossClip && c.Kind != LossRankMatch:
+		return fmt.Errorf("nn: loss: kind %q, want %s or %s", c.Kind, LossClip, LossRankMatch)
+	case c.Kind == LossRankMatch && !(c.Beta > 0):
+		return fmt.Errorf("nn: loss: beta %v, want > 0 for %s (the implicit reward is β·log π/π_ref)", c.Beta, LossRankMatch)
 	}
 	return nil
 }
@@ -43,6 +52,9 @@ func (c LossConfig) Validate() error {
 //	Adv        B advantages
 //	BehLogp    B behaviour log-probabilities log μ(a|x)
 //	RefLogp    B×NumActions log π_ref(·|x) of the frozen reference policy
+//	Group      nil, or B group indices in [0, B): rows with equal indices
+//	           are one group, which the rank-match loss centres within
+//	           (required by it, unread by the clip loss)
 //
 // The reference log-probabilities are an input, not a network: π_ref is
 // frozen, so they are computed once per batch by whoever builds it.
@@ -52,6 +64,7 @@ type Batch[T Float] struct {
 	Adv     []T
 	BehLogp []T
 	RefLogp []T
+	Group   []int32
 }
 
 // Len is the number of rows B.
@@ -95,6 +108,14 @@ func (b *Batch[T]) CheckShape(features int) error {
 	for i, a := range b.Actions {
 		if a >= NumActions {
 			return fmt.Errorf("nn: batch: row %d: action %d outside [0, %d)", i, a, NumActions)
+		}
+	}
+	if b.Group != nil && len(b.Group) != n {
+		return fmt.Errorf("nn: batch: %d group indices for %d rows (nil when absent)", len(b.Group), n)
+	}
+	for i, g := range b.Group {
+		if g < 0 || int(g) >= n {
+			return fmt.Errorf("nn: batch: row %d: group index %d outside [0, %d)", i, g, n)
 		}
 	}
 	return nil

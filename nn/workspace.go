@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"unsafe"
 )
@@ -108,6 +109,16 @@ type wsState[T Float] struct {
 	actions []uint8
 	logits  []T
 	logp    bool // jobForward: log-softmax of each row of logits
+
+	// The rank-matching loss: coef is each row's ∂(B·loss)/∂lp[a], set
+	// for a jobLoss that runs rankRows instead of the kernel set's loss;
+	// nil otherwise. rankZ, rankLp and rank are its scratch, grown on
+	// first use.
+	coef   []float64
+	rankZ  []T
+	rankLp []float64
+	rankC  []float64
+	rank   rankScratch
 }
 
 // worker holds one worker's buffers. h[l] is layer l's output and d[l] the
@@ -225,6 +236,9 @@ func alignedSlice[T Float](n int) []T {
 func (w *Workspace[T]) LossAndGrad(grad []T, m *MLP[T], b *Batch[T], cfg LossConfig) LossStats {
 	s := w.s
 	checkLossArgs("Workspace.LossAndGrad", grad, m, b)
+	if cfg.RankMatch() {
+		return w.rankMatch(grad, m, b, cfg)
+	}
 	s.begin("LossAndGrad", m, b.Len())
 	s.job, s.x, s.batch, s.cfg = jobLoss, b.X, b, cfg
 	s.loadWeights(m, true)
@@ -241,6 +255,48 @@ func (w *Workspace[T]) LossAndGrad(grad []T, m *MLP[T], b *Batch[T], cfg LossCon
 		ClipLow:    float64(sum.clipLow) / fn,
 		ClipHigh:   float64(sum.clipHigh) / fn,
 	}
+}
+
+// rankMatch is LossAndGrad for the rank-matching loss, in two passes: the
+// logits of every row, from which the group-centred residuals and each
+// row's ∂loss/∂lp[a] (rankMatchCoef, in float64, rows in order); then the
+// fused forward, loss (rankRows, portable Go on every build) and backward
+// job. The first pass is a second forward pass of the step: the centring
+// couples rows of different tiles, so the tiles cannot run the loss alone.
+func (w *Workspace[T]) rankMatch(grad []T, m *MLP[T], b *Batch[T], cfg LossConfig) LossStats {
+	s := w.s
+	checkGroups("Workspace.LossAndGrad", b)
+	n := b.Len()
+	if cap(s.rankZ) < n*NumActions {
+		s.rankZ = make([]T, s.maxBatch*NumActions)
+		s.rankLp = make([]float64, s.maxBatch)
+		s.rankC = make([]float64, s.maxBatch)
+	}
+	z := s.rankZ[:n*NumActions]
+	w.ForwardTo(z, m, b.X)
+	lpa := s.rankLp[:n]
+	for i := range lpa {
+		zr := z[i*NumActions : (i+1)*NumActions]
+		z0, z1, z2 := float64(zr[0]), float64(zr[1]), float64(zr[2])
+		mx := max(z0, z1, z2)
+		lse := mx + math.Log(math.Exp(z0-mx)+math.Exp(z1-mx)+math.Exp(z2-mx))
+		lpa[i] = float64(zr[b.Actions[i]]) - lse
+	}
+	coef := s.rankC[:n]
+	sq := rankMatchCoef(coef, lpa, b, cfg.Beta, &s.rank)
+
+	s.begin("LossAndGrad", m, n)
+	s.job, s.x, s.batch, s.cfg, s.coef = jobLoss, b.X, b, cfg, coef
+	s.loadWeights(m, true)
+	s.pool.run(s.nw)
+	s.reduceGrad(grad)
+	sum := s.sumStats()
+	s.coef = nil
+	s.end()
+	fn := float64(n)
+	st := LossStats{PolicyLoss: sq / fn, KL: sum.kl / fn, Entropy: sum.ent / fn}
+	st.Loss = st.PolicyLoss - cfg.Entropy*st.Entropy
+	return st
 }
 
 // SFTLossAndGrad writes the gradient of the mean cross-entropy
@@ -376,9 +432,12 @@ func (s *wsState[T]) runWorker(id int) {
 		rows := min(s.tile, r1-t0)
 		x := s.x[t0*in : (t0+rows)*in]
 		s.forwardTile(wk, x, rows)
-		if s.job == jobLoss {
+		switch {
+		case s.job == jobLoss && s.coef != nil:
+			rankRows(wk.d[L-1], wk.h[L-1], ld, s.batch, s.coef, t0, rows, s.cfg, invB, &wk.sums)
+		case s.job == jobLoss:
 			s.k.loss(wk.d[L-1], wk.h[L-1], ld, s.batch, t0, rows, s.cfg, invB, &wk.sums)
-		} else {
+		default:
 			sftRows(wk.d[L-1], wk.h[L-1], ld, s.sizes[L], s.actions, t0, rows, invB, &wk.sums)
 		}
 		s.backwardTile(wk, x, rows)

@@ -9,6 +9,8 @@ Two uses:
          records read from a JSON Lines file, and write the new weights, so an implementation
          can be checked number for number:
              torch_reference.py step --init w0.safetensors --decisions d.jsonl --out w1.safetensors
+         --loss rank-match takes the rank-matching loss instead of the clip loss (design section 4):
+         the group-centred implicit reward beta*log(pi/pi_ref) regressed onto the advantages.
 
 Needs Debian's python3-torch (apt-get install python3-torch libopenblas0-pthread), run with
 /usr/bin/python3. Tensor layout: layers.{i}.weight [out, in], layers.{i}.bias [out], float32.
@@ -110,6 +112,23 @@ def loss_of(layers, ref_logp_all, x, a, blogp, adv, act, eps_low, eps_high, beta
     return (surr + beta * kl - c_h * ent).mean()
 
 
+def rank_match_loss_of(layers, ref_logp_all, x, a, groups, adv, act, beta, c_h):
+    """design section 4, the rank-matching loss: h = beta*(log pi(a|x) - log pi_ref(a|x)),
+    centred by the mean over the rows of its group, mean (h_c - A)^2 - c_H*mean H.
+    No separate KL term: beta already ties h to pi_ref."""
+    logp_all = torch.log_softmax(logits_of(layers, x, act), dim=1)
+    logp = logp_all.gather(1, a[:, None]).squeeze(1)
+    ref = ref_logp_all.gather(1, a[:, None]).squeeze(1)
+    h = beta * (logp - ref)
+    n_groups = int(groups.max().item()) + 1
+    total = torch.zeros(n_groups, dtype=h.dtype).index_add(0, groups, h)
+    count = torch.zeros(n_groups, dtype=h.dtype).index_add(0, groups, torch.ones_like(h))
+    hc = h - (total / count)[groups]
+    p = logp_all.exp()
+    ent = -(p * logp_all).sum(dim=1)
+    return ((hc - adv) ** 2).mean() - c_h * ent.mean()
+
+
 def cmd_step(args):
     tensors, meta = read_safetensors(args.init)
     layers = layers_from(tensors)
@@ -138,8 +157,12 @@ def cmd_step(args):
     opt = torch.optim.Adam(params, lr=args.lr, betas=(0.9, 0.999), eps=1e-8)
     for _ in range(args.steps):
         opt.zero_grad()
-        loss = loss_of(layers, ref, x, a, blogp, adv, args.activation,
-                       args.eps_low, args.eps_high, args.beta, args.entropy)
+        if args.loss == "rank-match":
+            loss = rank_match_loss_of(layers, ref, x, a, torch.tensor(groups), adv,
+                                      args.activation, args.beta, args.entropy)
+        else:
+            loss = loss_of(layers, ref, x, a, blogp, adv, args.activation,
+                           args.eps_low, args.eps_high, args.beta, args.entropy)
         loss.backward()
         opt.step()
         print(f"loss {loss.item():.9g}")
@@ -212,6 +235,7 @@ def main():
     s.add_argument("--eps-low", type=float, default=0.2)
     s.add_argument("--eps-high", type=float, default=0.2)
     s.add_argument("--activation", default="tanh", choices=["tanh", "relu"])
+    s.add_argument("--loss", default="clip", choices=["clip", "rank-match"])
     args = p.parse_args()
     cmd_bench(args) if args.cmd == "bench" else cmd_step(args)
 

@@ -34,6 +34,9 @@ func NewKernelBackend(sizes []int, act nn.Activation, loss nn.LossConfig, thread
 	return &KernelBackend{loss: loss, sizes: append([]int(nil), sizes...), act: act, threads: threads}, nil
 }
 
+// LossConfig returns the loss configuration the backend was built with.
+func (k *KernelBackend) LossConfig() nn.LossConfig { return k.loss }
+
 // Close stops the workspace's workers.
 func (k *KernelBackend) Close() {
 	if k.ws != nil {
@@ -78,6 +81,9 @@ func (k *KernelBackend) LossAndGrad(grad []float32, m *nn.MLP[float32], b *nn.Ba
 	}
 	if err := checkGrad(grad, m); err != nil {
 		return nn.LossStats{}, err
+	}
+	if k.loss.RankMatch() && len(b.Group) != b.Len() {
+		return nn.LossStats{}, fmt.Errorf("trainer: kernel backend: the rank-match loss needs a group index per row, got %d for %d rows", len(b.Group), b.Len())
 	}
 	ws, err := k.workspace(m, b.Len())
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/mpdf/mpdf/nn"
 )
 
 func TestDefaultConfigIsValid(t *testing.T) {
@@ -82,5 +84,39 @@ func TestScheduleLR(t *testing.T) {
 	}
 	if _, err := ParseSchedule("exp"); err == nil {
 		t.Error("unknown schedule accepted")
+	}
+}
+
+// The loss form is stored in the config's loss object; clip, the default,
+// is stored as before the form existed (no "kind"), so the configs of old
+// checkpoints read as clip and a clip run's config keeps its bytes.
+func TestConfigLossKind(t *testing.T) {
+	b, err := json.Marshal(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"kind"`) {
+		t.Errorf("default config names a loss kind: %s", b)
+	}
+	var old Config
+	if err := json.Unmarshal([]byte(`{"loss":{"eps_low":0.2,"eps_high":0.2,"beta":0.05,"entropy":0}}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	if old.Loss.RankMatch() || nn.LossName(old.Loss.Kind) != "clip" {
+		t.Errorf("a config without a loss kind reads as %q, want clip", nn.LossName(old.Loss.Kind))
+	}
+	c := DefaultConfig()
+	c.Loss.Kind = nn.LossRankMatch
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(c)
+	var back Config
+	if err := json.Unmarshal(b, &back); err != nil || back.Loss.Kind != nn.LossRankMatch {
+		t.Errorf("rank-match through JSON: %q, %v", back.Loss.Kind, err)
+	}
+	c.Loss.Kind = "dpo"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "kind") {
+		t.Errorf("loss kind dpo: %v, want an error naming the field", err)
 	}
 }

@@ -51,6 +51,18 @@ func oracleDecisions(policy *nn.MLP[float32], n int) []data.Decision {
 // decision records in mpdf and in oracle/torch_reference.py, with
 // both backends, and compares the resulting weights.
 func TestStepMatchesPyTorch(t *testing.T) {
+	testStepMatchesPyTorch(t, nn.LossConfig{EpsLow: 0.2, EpsHigh: 0.28, Beta: 0.05, Entropy: 0.01})
+}
+
+// TestRankMatchStepMatchesPyTorch is TestStepMatchesPyTorch for the
+// rank-matching loss: groups of one, ties and groups of many, both
+// backends. The reference is the initial policy, so the first step's h is 0
+// and the later steps' is not.
+func TestRankMatchStepMatchesPyTorch(t *testing.T) {
+	testStepMatchesPyTorch(t, nn.LossConfig{EpsLow: 0.2, EpsHigh: 0.28, Beta: 0.5, Entropy: 0.01, Kind: nn.LossRankMatch})
+}
+
+func testStepMatchesPyTorch(t *testing.T, loss nn.LossConfig) {
 	py, torchReference := testenv.Oracle(t)
 	const steps = 3
 	dir := t.TempDir()
@@ -79,7 +91,8 @@ func TestStepMatchesPyTorch(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(py, torchReference, "step", "--init", w0, "--decisions", dpath, "--out", w1,
-		"--steps", fmt.Sprint(steps), "--beta", "0.05", "--entropy", "0.01", "--eps-low", "0.2", "--eps-high", "0.28")
+		"--steps", fmt.Sprint(steps), "--beta", fmt.Sprint(loss.Beta), "--entropy", fmt.Sprint(loss.Entropy),
+		"--eps-low", fmt.Sprint(loss.EpsLow), "--eps-high", fmt.Sprint(loss.EpsHigh), "--loss", nn.LossName(loss.Kind))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("torch_reference.py step: %v\n%s", err, out)
 	}
@@ -88,7 +101,6 @@ func TestStepMatchesPyTorch(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	loss := nn.LossConfig{EpsLow: 0.2, EpsHigh: 0.28, Beta: 0.05, Entropy: 0.01}
 	kernel, err := NewKernelBackend(policy.Sizes, policy.Act, loss, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +142,7 @@ func TestStepMatchesPyTorch(t *testing.T) {
 				}
 				clipped += m.ClipLow * m.ClipHigh
 			}
-			if clipped == 0 {
+			if clipped == 0 && !loss.RankMatch() {
 				t.Error("the batch did not exercise both clip sides")
 			}
 			compareParams(t, got.Params, want.Params, policy.Params)

@@ -78,7 +78,10 @@ type Stepper struct {
 	ref     *nn.MLP[float32]
 	est     Estimator
 	maxNorm float64
-	adam    *nn.Adam[float32]
+	// rankMatch: the backend's loss is nn.LossRankMatch, which centres
+	// within groups, so every batch carries its rows' group indices.
+	rankMatch bool
+	adam      *nn.Adam[float32]
 
 	grad   []float32
 	batch  nn.Batch[float32]
@@ -114,14 +117,16 @@ func NewStepper(backend Backend, policy, ref *nn.MLP[float32], cfg StepConfig) (
 	if est == nil {
 		est = SoftRankEstimator{Tau: DefaultTau}
 	}
+	lc, ok := backend.(LossConfiger)
 	return &Stepper{
-		backend: backend,
-		policy:  policy,
-		ref:     ref.Clone(),
-		est:     est,
-		maxNorm: cfg.MaxGradNorm,
-		adam:    nn.NewAdam[float32](cfg.Adam, len(policy.Params)),
-		grad:    make([]float32, len(policy.Params)),
+		rankMatch: ok && lc.LossConfig().RankMatch(),
+		backend:   backend,
+		policy:    policy,
+		ref:       ref.Clone(),
+		est:       est,
+		maxNorm:   cfg.MaxGradNorm,
+		adam:      nn.NewAdam[float32](cfg.Adam, len(policy.Params)),
+		grad:      make([]float32, len(policy.Params)),
 	}, nil
 }
 
@@ -181,7 +186,7 @@ func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSum
 	}
 	n := batch.Len()
 	s.adv = grow(s.adv, n)
-	if gs == nil || batch.Adv == nil {
+	if gs == nil || batch.Adv == nil || s.rankMatch {
 		s.groups.build(batch.Groups)
 	}
 	if batch.Adv != nil {
@@ -242,6 +247,10 @@ func (s *Stepper) fillBatch(b *Samples) error {
 	s.batch.RefLogp = grow(s.batch.RefLogp, n*nn.NumActions)
 	for i, a := range s.adv {
 		s.batch.Adv[i] = float32(a)
+	}
+	s.batch.Group = nil
+	if s.rankMatch { // the groups of b, numbered from 0 (grouping.build)
+		s.batch.Group = s.groups.id[:n]
 	}
 	if b.RefLogProb != nil {
 		copy(s.batch.RefLogp, b.RefLogProb)

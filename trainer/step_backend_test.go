@@ -3,6 +3,7 @@ package trainer
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/mpdf/mpdf/nn"
@@ -311,5 +312,32 @@ func TestRefBackendClamp(t *testing.T) {
 		if v != 0 {
 			t.Fatalf("gradient[%d] = %v in the clamped region", i, v)
 		}
+	}
+}
+
+// A rank-match backend refuses a batch without group indices with an
+// error (CheckShape has checked the indices it is given).
+func TestKernelBackendRankMatchNeedsGroups(t *testing.T) {
+	loss := nn.DefaultLoss()
+	loss.Kind = nn.LossRankMatch
+	m, err := nn.NewMLP[float32]([]int{2, 4, nn.NumActions}, nn.Tanh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := NewKernelBackend(m.Sizes, m.Act, loss, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	if got := k.LossConfig(); !got.RankMatch() {
+		t.Fatalf("LossConfig() = %+v", got)
+	}
+	b := &nn.Batch[float32]{X: make([]float32, 2), Actions: []uint8{1}, Adv: []float32{0.5}, BehLogp: []float32{-1}, RefLogp: []float32{-1, -1, -1}}
+	if _, err := k.LossAndGrad(make([]float32, len(m.Params)), m, b); err == nil || !strings.Contains(err.Error(), "group index per row") {
+		t.Errorf("no groups: %v", err)
+	}
+	b.Group = []int32{0}
+	if _, err := k.LossAndGrad(make([]float32, len(m.Params)), m, b); err != nil {
+		t.Error(err)
 	}
 }

@@ -105,6 +105,7 @@ func (fl *studyFlags) add(cmd *cobra.Command) {
 	f.IntVar(&fl.sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 5; on a replay 20 with the default pivotal teacher, 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
 	f.StringVar(&fl.cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "teacher of the supervised stage: a heuristic, hindsight (the best plan per training question), pivotal[:K] (the decisions that change the team result, K DAgger rounds) or pivotal:P (those decisions on protocol P's play, P's action elsewhere; P: majority, debate, gate, until-consensus; default pivotal:gate on a replay)")
 	f.StringVar(&fl.cfg.Train.Features, "features", "", "feature layout the learned policies read, mpdf-features/v1 or mpdf-features/v2 (default: v1 on the simulator, v2 on a replay)")
+	f.Var(lossValue{&fl.cfg.Train.Loss.Kind}, "loss", "policy loss of the learned policies: clip or rank-match (see mpdf train -h)")
 	f.IntVar(&fl.cfg.Bootstrap.Resamples, "resamples", def.Bootstrap.Resamples, "bootstrap resamples of the intervals")
 	f.IntVar(&fl.cfg.Workers, "workers", 0, "folds run at once (0 = one per CPU); the results do not depend on it")
 	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar and no transcript report")

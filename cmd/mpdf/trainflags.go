@@ -10,6 +10,7 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/nn"
 	"github.com/mpdf/mpdf/trainer"
 )
 
@@ -51,6 +52,21 @@ func (g groupByValue) Set(v string) (err error) {
 	return err
 }
 
+// lossValue is a pflag.Value for the loss form (nn.ParseLossKind): "clip"
+// is stored as the empty kind, so clip configs keep their bytes.
+type lossValue struct{ p *string }
+
+func (l lossValue) Type() string   { return "loss" }
+func (l lossValue) String() string { return nn.LossName(*l.p) }
+func (l lossValue) Set(v string) error {
+	k, err := nn.ParseLossKind(v)
+	if err != nil {
+		return err
+	}
+	*l.p = k
+	return nil
+}
+
 // bindConfig binds the training flags to the fields of c. It is called
 // twice: on the command's own config (whose defaults the help shows) and on
 // a config loaded from --config, onto which the changed flags are replayed,
@@ -62,9 +78,10 @@ func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.StringVar(&c.Backend, "backend", c.Backend, "loss and gradients: kernel (fast CPU kernels) or gorgonia (autodiff graph)")
 	fs.StringVar(&c.Estimator, "estimator", c.Estimator, "advantage estimator: softrank, grpo, drgrpo, rloo, reinforce")
 	fs.Float64Var(&c.Tau, "tau", c.Tau, "SoftRankPO temperature τ")
+	fs.Var(lossValue{&c.Loss.Kind}, "loss", "policy loss: clip (PPO-clip surrogate on the advantages + β·KL) or rank-match (the paper's: the group-centred implicit reward β·log π/π_ref regressed onto the advantages)")
 	fs.Float64Var(&c.Loss.EpsLow, "eps-low", c.Loss.EpsLow, "ratio clip below, 1 − ε_low")
 	fs.Float64Var(&c.Loss.EpsHigh, "eps-high", c.Loss.EpsHigh, "ratio clip above, 1 + ε_high")
-	fs.Float64Var(&c.Loss.Beta, "beta", c.Loss.Beta, "KL penalty coefficient β")
+	fs.Float64Var(&c.Loss.Beta, "beta", c.Loss.Beta, "KL penalty coefficient β (rank-match: the implicit reward's scale)")
 	fs.Float64Var(&c.Loss.Entropy, "entropy", c.Loss.Entropy, "entropy bonus coefficient c_H")
 	fs.Float64Var(&c.Adam.LR, "lr", c.Adam.LR, "Adam learning rate of the RL stage")
 	fs.Float64Var(&c.MaxGradNorm, "max-grad-norm", c.MaxGradNorm, "global gradient-norm clip (0: none)")

@@ -1,0 +1,228 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// withGroups gives b random groups: rows drawn into about n/4 groups, not
+// contiguous, some of one row.
+func withGroups[T Float](rng *rand.Rand, b *Batch[T]) *Batch[T] {
+	n := b.Len()
+	b.Group = make([]int32, n)
+	k := 1 + n/4
+	for i := range b.Group {
+		b.Group[i] = int32(rng.IntN(k))
+	}
+	return b
+}
+
+func rankCfg(beta, ent float64) LossConfig {
+	return LossConfig{EpsLow: 0.2, EpsHigh: 0.2, Beta: beta, Entropy: ent, Kind: LossRankMatch}
+}
+
+func TestRankMatchMatchesRef(t *testing.T) {
+	testRankMatch[float32](t)
+	testRankMatch[float64](t)
+}
+
+func testRankMatch[T Float](t *testing.T) {
+	forEachSet(t, func(t *testing.T, k *kernelSet[T]) {
+		rng := rand.New(rand.NewPCG(7, 8))
+		rel, abs := tolerance[T]()
+		for trial := range 4 {
+			act := Activation(trial % 2)
+			sizes := randSizes(rng, 1+rng.IntN(40), NumActions)
+			m := randModel[T](rng, sizes, act)
+			threads := 1 + trial%3
+			ws, err := newWorkspace(sizes, act, 1000, threads, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := rankCfg(0.05+0.5*float64(trial), 0.01*float64(trial%2))
+			for _, n := range batchSizes {
+				name := fmt.Sprintf("sizes=%v/%v/threads=%d/batch=%d", sizes, act, threads, n)
+				b := withGroups(rng, randBatch(rng, m, n))
+				want := make([]T, len(m.Params))
+				wantSt := LossAndGradRef(want, m, b, cfg)
+				got := make([]T, len(m.Params))
+				for i := range got {
+					got[i] = T(math.NaN()) // every element must be written
+				}
+				gotSt := ws.LossAndGrad(got, m, b, cfg)
+				closeTo(t, name+": grad", got, want, rel, abs)
+				sr := 1e-5
+				if rel < 1e-6 {
+					sr = 1e-10
+				}
+				for _, f := range []struct {
+					name      string
+					got, want float64
+				}{
+					{"loss", gotSt.Loss, wantSt.Loss},
+					{"policy_loss", gotSt.PolicyLoss, wantSt.PolicyLoss},
+					{"kl", gotSt.KL, wantSt.KL},
+					{"entropy", gotSt.Entropy, wantSt.Entropy},
+				} {
+					if !(math.Abs(f.got-f.want) <= sr*(1+math.Abs(f.want))) {
+						t.Errorf("%s: %s = %v, want %v", name, f.name, f.got, f.want)
+					}
+				}
+				if gotSt.ClipLow != 0 || gotSt.ClipHigh != 0 {
+					t.Errorf("%s: clip ratios %v/%v, want 0 (no ratio clip in rank-match)", name, gotSt.ClipLow, gotSt.ClipHigh)
+				}
+			}
+			ws.Close()
+		}
+	})
+}
+
+// TestRankMatchAtReference checks the loss and the logit gradient by hand
+// where the policy is its reference: h = 0, so the loss is mean(A²) (plus
+// the entropy term, here 0) and ∂loss/∂lp[a] = −(2β/B)·(A − mean_g A).
+func TestRankMatchAtReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	m := randModel[float64](rng, []int{5, 4, NumActions}, Tanh)
+	// One row: the gradient of the bias of the output layer is dz.
+	b := randBatch(rng, m, 4)
+	b.Group = []int32{0, 0, 2, 2}
+	b.Adv = []float64{1.5, -0.5, 0.25, 0.25}
+	logits := make([]float64, 4*NumActions)
+	ForwardRef(logits, m, b.X)
+	for r := range 4 {
+		LogSoftmaxTo(b.RefLogp[r*NumActions:(r+1)*NumActions], logits[r*NumActions:(r+1)*NumActions])
+	}
+	beta := 0.5
+	grad := make([]float64, len(m.Params))
+	st := LossAndGradRef(grad, m, b, rankCfg(beta, 0))
+	wantLoss := (1.5*1.5 + 0.5*0.5 + 0.25*0.25 + 0.25*0.25) / 4
+	if math.Abs(st.Loss-wantLoss) > 1e-12 || math.Abs(st.PolicyLoss-wantLoss) > 1e-12 || math.Abs(st.KL) > 1e-12 {
+		t.Fatalf("loss %v policy_loss %v kl %v, want %v, %v, 0", st.Loss, st.PolicyLoss, st.KL, wantLoss, wantLoss)
+	}
+	// Output bias gradient: Σ_r dz_r, dz_r = c_r·(onehot(a_r) − p_r)/B.
+	gb := LayerBias(m.Sizes, grad, m.Layers()-1)
+	groupMean := []float64{0.5, 0.5, 0.25, 0.25}
+	want := make([]float64, NumActions)
+	for r := range 4 {
+		c := -2 * beta * (b.Adv[r] - groupMean[r])
+		for j := range want {
+			p := math.Exp(b.RefLogp[r*NumActions+j])
+			oh := 0.0
+			if j == int(b.Actions[r]) {
+				oh = 1
+			}
+			want[j] += c * (oh - p) / 4
+		}
+	}
+	for j := range want {
+		if math.Abs(gb[j]-want[j]) > 1e-12 {
+			t.Errorf("∂loss/∂b_out[%d] = %v, want %v", j, gb[j], want[j])
+		}
+	}
+}
+
+// TestRankMatchFiniteDifference checks the float64 gradients of the
+// rank-matching loss, kernels and reference, against central differences.
+func TestRankMatchFiniteDifference(t *testing.T) {
+	type lossFn func(grad []float64, m *MLP[float64], b *Batch[float64], cfg LossConfig) LossStats
+	impls := map[string]lossFn{"ref": LossAndGradRef[float64]}
+	for _, k := range kernelSetsFor[float64]() {
+		ws, err := newWorkspace([]int{6, 9, 7, NumActions}, Tanh, 50, 2, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ws.Close()
+		wr, err := newWorkspace([]int{6, 9, 7, NumActions}, ReLU, 50, 2, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer wr.Close()
+		impls[k.name] = func(grad []float64, m *MLP[float64], b *Batch[float64], cfg LossConfig) LossStats {
+			if m.Act == ReLU {
+				return wr.LossAndGrad(grad, m, b, cfg)
+			}
+			return ws.LossAndGrad(grad, m, b, cfg)
+		}
+	}
+	for name, f := range impls {
+		for _, act := range []Activation{Tanh, ReLU} {
+			t.Run(fmt.Sprintf("%s/%v", name, act), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(41, uint64(act)))
+				m := randModel[float64](rng, []int{6, 9, 7, NumActions}, act)
+				b := withGroups(rng, randBatch(rng, m, 50))
+				cfg := rankCfg(0.3, 0.02)
+				grad := make([]float64, len(m.Params))
+				scratch := make([]float64, len(m.Params))
+				f(grad, m, b, cfg)
+				const h = 1e-6
+				for range 60 {
+					i := rng.IntN(len(m.Params))
+					p := m.Params[i]
+					m.Params[i] = p + h
+					up := f(scratch, m, b, cfg).Loss
+					m.Params[i] = p - h
+					down := f(scratch, m, b, cfg).Loss
+					m.Params[i] = p
+					fd := (up - down) / (2 * h)
+					if !(math.Abs(fd-grad[i]) <= 1e-7+1e-6*math.Abs(grad[i])) {
+						t.Errorf("∂loss/∂θ[%d] = %.10g, finite difference %.10g", i, grad[i], fd)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestLossKind(t *testing.T) {
+	for in, want := range map[string]string{"clip": "", "": "", "rank-match": LossRankMatch} {
+		if got, err := ParseLossKind(in); err != nil || got != want {
+			t.Errorf("ParseLossKind(%q) = %q, %v; want %q", in, got, err, want)
+		}
+		if LossName(want) != map[string]string{"": "clip", LossRankMatch: "rank-match"}[want] {
+			t.Errorf("LossName(%q) = %q", want, LossName(want))
+		}
+	}
+	if _, err := ParseLossKind("dpo"); err == nil || !strings.Contains(err.Error(), "rank-match") {
+		t.Errorf("ParseLossKind(dpo): %v, want an error naming the choices", err)
+	}
+	bad := rankCfg(0, 0)
+	if err := bad.Validate(); err == nil {
+		t.Error("rank-match with β = 0 validated")
+	}
+	bad = DefaultLoss()
+	bad.Kind = "dpo"
+	if err := bad.Validate(); err == nil {
+		t.Error("kind dpo validated")
+	}
+	if err := rankCfg(0.05, 0).Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestBatchCheckGroups(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	m := randModel[float32](rng, []int{4, 3, NumActions}, Tanh)
+	b := randBatch(rng, m, 5)
+	b.Group = []int32{0, 1}
+	if err := b.Check(4); err == nil || !strings.Contains(err.Error(), "2 group indices for 5 rows") {
+		t.Errorf("short Group: %v", err)
+	}
+	b.Group = []int32{0, 1, 2, 5, 0}
+	if err := b.Check(4); err == nil || !strings.Contains(err.Error(), "row 3: group index 5") {
+		t.Errorf("Group out of range: %v", err)
+	}
+	b.Group = []int32{0, 1, 2, 4, 0}
+	if err := b.Check(4); err != nil {
+		t.Error(err)
+	}
+	b.Group = nil
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "group index per row") {
+			t.Errorf("rank-match without groups: panic %v", r)
+		}
+	}()
+	LossAndGradRef(make([]float32, len(m.Params)), m, b, rankCfg(0.1, 0))
+}
