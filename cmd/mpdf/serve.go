@@ -15,19 +15,17 @@ import (
 
 func init() { register(newServeCmd) }
 
-func newServeCmd() *cobra.Command {
-	var (
-		cfg         serve.Config
-		addr        string
-		quiet       bool
-		maxBodyKiB  int64
-		maxMemMiB   int64
-		maxInflight int
-	)
-	cmd := &cobra.Command{
-		Use:   "serve --policy FILE [--addr HOST:PORT] [flags]",
-		Short: "Serve a learned policy over HTTP/JSON (POST /v1/decide)",
-		Long: `Serve answers, per agent of a deliberation, persist, refine or concede,
+// serveFlags are serve's flags.
+type serveFlags struct {
+	cfg         serve.Config
+	addr        string
+	quiet       bool
+	maxBodyKiB  int64
+	maxMemMiB   int64
+	maxInflight int
+}
+
+const serveLong = `Serve answers, per agent of a deliberation, persist, refine or concede,
 with the probabilities, the team answer and the concede target, for any
 stack that speaks HTTP/JSON (the Python client in python/ is one). The API
 is api/openapi.json: POST /v1/decide (one deliberation or a batch),
@@ -51,61 +49,83 @@ reader mpdf train --env 'replay:...,critic=on' trained on: serve a policy
 so trained with --critic, or pass the confidence in each request. The
 policy's confidence source (mpdf inspect; "confidence_source" in
 GET /v1/policy) is checked against --critic at load and reload: a mismatch
-is logged as a warning and listed in /v1/policy's "warnings", not refused.`,
+is logged as a warning and listed in /v1/policy's "warnings", not refused.`
+
+func newServeCmd() *cobra.Command {
+	var fl serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve --policy FILE [--addr HOST:PORT] [flags]",
+		Short: "Serve a learned policy over HTTP/JSON (POST /v1/decide)",
+		Long:  serveLong,
 		Example: `  mpdf serve --policy runs/mpdf/best.mpdf --addr 127.0.0.1:8080
   curl -s localhost:8080/v1/decide -d '{"round":1,"rounds":3,"agents":[{"answer":"42","confidence":0.9},{"answer":"41"}]}'`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cfg.PolicyPath == "" {
-				return fmt.Errorf("--policy is required")
-			}
-			level := slog.LevelInfo
-			if quiet {
-				level = slog.LevelWarn
-			}
-			cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-			cfg.MaxBodyBytes = maxBodyKiB << 10
-			cfg.MaxMemory = maxMemMiB << 20
-			cfg.MaxInflight = maxInflight
-			if err := cfg.Validate(); err != nil {
-				return err
-			}
-			cfg.TuneRuntime()
-			s, err := serve.New(cfg)
-			if err != nil {
-				return err
-			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "listening on http://%s\n", ln.Addr())
-
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
-			defer stop()
-			hup := make(chan os.Signal, 1)
-			signal.Notify(hup, syscall.SIGHUP)
-			defer signal.Stop(hup)
-			go func() {
-				for range hup {
-					_, _ = s.Reload() // the server logs the outcome
-				}
-			}()
-			return s.Serve(ctx, ln)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, &fl) },
 	}
-	f := cmd.Flags()
-	f.StringVar(&cfg.PolicyPath, "policy", "", "policy file to serve: a checkpoint (.mpdf) or a safetensors export")
-	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
-	f.Int64Var(&maxBodyKiB, "max-body-kib", 1024, "largest request body in KiB (413 beyond)")
-	f.IntVar(&maxInflight, "max-inflight", 64, "decide requests served at once (429 beyond)")
-	f.Int64Var(&maxMemMiB, "max-memory-mib", 512, "memory budget in MiB: a decide request is admitted only if its estimated memory fits in what the requests in flight leave (503 with Retry-After beyond; 413 if it alone cannot); also the garbage collector's soft limit unless GOMEMLIMIT is set")
-	f.DurationVar(&cfg.ReadTimeout, "read-timeout", 0, "time to read a whole request (0 = 10s)")
-	f.DurationVar(&cfg.WriteTimeout, "write-timeout", 0, "time to write a response (0 = 10s)")
-	f.DurationVar(&cfg.RequestTimeout, "request-timeout", 0, "time a decide request may take, body read included, before it is answered 503 and its work stopped; shorter than --write-timeout (0 = 4/5 of it)")
-	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 0, "time given to requests in flight on SIGTERM (0 = 10s)")
-	f.IntVar(&cfg.GOGC, "gogc", 0, "garbage collector target percentage, as GOGC (0 = the GOGC environment variable's, else 100); 400 trims the tail at saturation for a few MB of heap")
-	f.BoolVar(&cfg.Critic, "critic", false, "fill the missing confidence of agents given as text with the critic's read from the text (for a policy trained on a replay with critic=on)")
-	f.BoolVarP(&quiet, "quiet", "q", false, "log warnings and errors only")
+	fl.add(cmd)
 	return cmd
+}
+
+// add defines the flags on cmd.
+func (fl *serveFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&fl.cfg.PolicyPath, "policy", "", "policy file to serve: a checkpoint (.mpdf) or a safetensors export")
+	f.StringVar(&fl.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
+	f.Int64Var(&fl.maxBodyKiB, "max-body-kib", 1024, "largest request body in KiB (413 beyond)")
+	f.IntVar(&fl.maxInflight, "max-inflight", 64, "decide requests served at once (429 beyond)")
+	f.Int64Var(&fl.maxMemMiB, "max-memory-mib", 512, "memory budget in MiB: a decide request is admitted only if its estimated memory fits in what the requests in flight leave (503 with Retry-After beyond; 413 if it alone cannot); also the garbage collector's soft limit unless GOMEMLIMIT is set")
+	f.DurationVar(&fl.cfg.ReadTimeout, "read-timeout", 0, "time to read a whole request (0 = 10s)")
+	f.DurationVar(&fl.cfg.WriteTimeout, "write-timeout", 0, "time to write a response (0 = 10s)")
+	f.DurationVar(&fl.cfg.RequestTimeout, "request-timeout", 0, "time a decide request may take, body read included, before it is answered 503 and its work stopped; shorter than --write-timeout (0 = 4/5 of it)")
+	f.DurationVar(&fl.cfg.ShutdownTimeout, "shutdown-timeout", 0, "time given to requests in flight on SIGTERM (0 = 10s)")
+	f.IntVar(&fl.cfg.GOGC, "gogc", 0, "garbage collector target percentage, as GOGC (0 = the GOGC environment variable's, else 100); 400 trims the tail at saturation for a few MB of heap")
+	f.BoolVar(&fl.cfg.Critic, "critic", false, "fill the missing confidence of agents given as text with the critic's read from the text (for a policy trained on a replay with critic=on)")
+	f.BoolVarP(&fl.quiet, "quiet", "q", false, "log warnings and errors only")
+}
+
+// config is the server's configuration from the flags, validated.
+func (fl *serveFlags) config() (serve.Config, error) {
+	cfg := fl.cfg
+	if cfg.PolicyPath == "" {
+		return cfg, fmt.Errorf("--policy is required")
+	}
+	level := slog.LevelInfo
+	if fl.quiet {
+		level = slog.LevelWarn
+	}
+	cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	cfg.MaxBodyBytes = fl.maxBodyKiB << 10
+	cfg.MaxMemory = fl.maxMemMiB << 20
+	cfg.MaxInflight = fl.maxInflight
+	return cfg, cfg.Validate()
+}
+
+// runServe serves until SIGTERM or SIGINT; SIGHUP reloads the policy.
+func runServe(cmd *cobra.Command, fl *serveFlags) error {
+	cfg, err := fl.config()
+	if err != nil {
+		return err
+	}
+	cfg.TuneRuntime()
+	s, err := serve.New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", fl.addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "listening on http://%s\n", ln.Addr())
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for range hup {
+			_, _ = s.Reload() // the server logs the outcome
+		}
+	}()
+	return s.Serve(ctx, ln)
 }
