@@ -33,7 +33,7 @@ func addEnvKindFlag(cmd *cobra.Command, envSpec *string) {
 // the spec.
 func addEnvCriticFlag(cmd *cobra.Command, envSpec *string) {
 	var on bool
-	cmd.Flags().BoolVar(&on, "critic", false, "replay: fill the missing confidence with the critic's read from each answer's text (answer.Critic); shorthand for critic=on in --env")
+	cmd.Flags().BoolVar(&on, "critic", false, "replay: fill the missing confidence with the critic's read from each answer's text; shorthand for critic=on in --env")
 	beforeRun(cmd, func() error {
 		spec, err := replay.SpecWithCritic(*envSpec, on)
 		if err != nil {

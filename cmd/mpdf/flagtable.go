@@ -34,7 +34,7 @@ var sharedFlags = []sharedFlag{
 	{Name: "agents", Type: "int", Default: "0", Meaning: "team size N ≥ 2 (0: the simulator's default, 3)", Says: []string{"team size"},
 		Except: map[string]flagException{"mpdf collect": {Default: "3", Why: "collect's team is live LLM agents, not the simulator's"}}},
 	{Name: "by", Type: "string", Default: "", Meaning: "break a report's rows down by a key of the rows (file, model, kind…)", Says: []string{"break the rows down by"}},
-	{Name: "critic", Type: "bool", Default: "false", Meaning: "fill a turn's missing confidence with the critic's read from its text: the deterministic arithmetic check (answer.Critic), never an LLM (that is collect's judge)", Says: []string{"critic's read"}},
+	{Name: "critic", Type: "bool", Default: "false", Meaning: "fill a turn's missing confidence with the critic's read from its text: the deterministic arithmetic check, never an LLM (that is collect's judge)", Says: []string{"critic's read"}},
 	{Name: "env", Type: "string", Default: "sim", Meaning: "environment played: sim, or replay:FILES[,kind=K][,layout=L][,critic=on|off]", Says: []string{"environment"}},
 	{Name: "episodes", Type: "int", Default: "1", Meaning: "episodes played per task (question)", Says: []string{"episodes per"}},
 	{Name: "episodes-per-task", Type: "int", Default: "8", Meaning: "training episodes per task: one SoftRankPO group", Says: []string{"SoftRankPO group"},

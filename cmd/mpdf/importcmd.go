@@ -92,7 +92,7 @@ be a new or a regular file (not a link or a device).`,
 	f.StringVarP(&out, "out", "o", "", "output episodes file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
 	tf.add(f)
 	f.BoolVar(&text, "text", false, "keep the question and response texts in the episodes")
-	f.BoolVar(&critic, "critic", false, "set each turn's confidence to the critic's read from its text (answer.Critic), where it checks something")
+	f.BoolVar(&critic, "critic", false, "set each turn's confidence to the critic's read from its text, where it checks something")
 	f.BoolVar(&asJSON, "json", false, "print the per-file report as JSON")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd

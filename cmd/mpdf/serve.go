@@ -44,7 +44,7 @@ v2): requests are featurized with the layout the file records; a v2 policy
 also reads each deliberation's optional "history".
 
 --critic fills the confidence of an agent given as raw "text" without a
-"confidence" with the critic's read from the text (answer.Critic), the
+"confidence" with the critic's read from the text (the arithmetic check), the
 reader mpdf train --env 'replay:...,critic=on' trained on: serve a policy
 so trained with --critic, or pass the confidence in each request. The
 policy's confidence source (mpdf inspect; "confidence_source" in

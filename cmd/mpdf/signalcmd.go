@@ -74,7 +74,7 @@ team not unanimous). 0.5 is no signal. See go doc ./study/signals.`,
 	f.Uint64Var(&seed, "seed", 1, "seed of the behaviour's sampling")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no readability report")
-	f.BoolVar(&critic, "critic", false, "fill the missing confidence with the critic's read from the text (answer.Critic), and measure the critic's candidates")
+	f.BoolVar(&critic, "critic", false, "fill the missing confidence with the critic's read from the text, and measure the critic's candidates")
 	return cmd
 }
 

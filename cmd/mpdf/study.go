@@ -110,7 +110,7 @@ func (fl *studyFlags) add(cmd *cobra.Command) {
 	f.IntVar(&fl.cfg.Workers, "workers", 0, "folds run at once (0 = one per CPU); the results do not depend on it")
 	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar and no transcript report")
 	f.BoolVar(&fl.asJSON, "json", false, "print the summary as JSON instead of report.md")
-	f.BoolVar(&fl.critic, "critic", false, "replay: fill the missing confidence with the critic's read from each answer's text (answer.Critic); shorthand for critic=on in --env")
+	f.BoolVar(&fl.critic, "critic", false, "replay: fill the missing confidence with the critic's read from each answer's text; shorthand for critic=on in --env")
 	addSimFlags(cmd, &fl.sim)
 }
 
