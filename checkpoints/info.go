@@ -188,7 +188,7 @@ func confidenceNote(src string) string {
 	case ConfidenceNone:
 		return src + " (a replay without the critic: the confidence was always missing)"
 	case ConfidenceGiven:
-		return src + " (the simulator's critic)"
+		return src + " (the simulator's confidence signal)"
 	}
 	return src + " (not recorded)"
 }

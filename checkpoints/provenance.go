@@ -27,7 +27,7 @@ const (
 	// missing on every turn.
 	ConfidenceNone = "none"
 	// ConfidenceGiven: the environment gave it with the state (the
-	// simulator's critic).
+	// simulator's confidence signal).
 	ConfidenceGiven = "given"
 	// ConfidenceUnknown: nothing recorded says — offline rollouts (their
 	// confidences are whatever the files hold), a safetensors file without

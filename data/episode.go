@@ -60,7 +60,7 @@ type Profile struct {
 
 // Exchange is one recorded LLM call.
 type Exchange struct {
-	Role             string `json:"role"` // "solve", "refine", "concede", "critic"
+	Role             string `json:"role"` // "solve", "refine", "concede", "judge" (older files: "critic", the same)
 	Prompt           string `json:"prompt"`
 	Response         string `json:"response"`
 	PromptTokens     int    `json:"prompt_tokens"`

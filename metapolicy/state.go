@@ -21,8 +21,8 @@ type Profile struct {
 type AgentState struct {
 	Answer  string // normalised answer; "" when none could be read
 	Profile Profile
-	// Confidence is the introspective confidence (a critic's or a self
-	// score) in [0,1]; NaN when missing. Missing is a flag, not a zero.
+	// Confidence is the introspective confidence (an LLM judge's, the
+	// text critic's or a self score) in [0,1]; NaN when missing. Missing is a flag, not a zero.
 	Confidence float64
 }
 

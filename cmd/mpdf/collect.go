@@ -27,7 +27,7 @@ type collectFlags struct {
 	temperature                                                   float64
 	timeout                                                       time.Duration
 	seed                                                          uint64
-	greedy, noCritic, concedeCall, noSeed, quiet, asJSON          bool
+	greedy, noJudge, concedeCall, noSeed, quiet, asJSON           bool
 	resume, overwrite                                             bool
 }
 
@@ -107,7 +107,7 @@ func runCollect(cmd *cobra.Command, fl *collectFlags) error {
 	c, err := llm.Collect(llm.CollectConfig{
 		Client: fl.client(cmd.Flags()),
 		Options: llm.Options{Context: ctx, Agents: fl.agents, Personas: fl.personas,
-			ConcedeCall: fl.concedeCall, NoCritic: fl.noCritic, NoSeed: fl.noSeed},
+			ConcedeCall: fl.concedeCall, NoJudge: fl.noJudge, NoSeed: fl.noSeed},
 		Tasks: tasks, Episodes: fl.episodes, Rounds: fl.rounds, Policy: pol, Seed: fl.seed,
 		Greedy: fl.greedy && pol.Learned, Out: fl.out, Resume: fl.resume, Overwrite: fl.overwrite,
 		MaxLineBytes: fl.maxLine, Hint: "mpdf collect --resume with the same flags goes on", Log: cmd.ErrOrStderr(),
@@ -191,7 +191,7 @@ func (fl *collectFlags) add(cmd *cobra.Command) {
 	f.Float64Var(&fl.temperature, "temperature", 0, "sampling temperature (default: the server's)")
 	f.IntVar(&fl.maxTok, "max-tokens", 0, "bound on each completion's tokens (0 = the server's)")
 	f.StringArrayVar(&fl.personas, "persona", nil, "system message of agent i (cycled over the agents; repeatable)")
-	f.BoolVar(&fl.noCritic, "no-judge", false, "skip the judge call (the LLM grading the answer) after each answer (confidences missing)")
+	f.BoolVar(&fl.noJudge, "no-judge", false, "skip the judge call (the LLM grading the answer) after each answer (confidences missing)")
 	f.BoolVar(&fl.concedeCall, "concede-call", false, "a conceding agent restates the adopted solution with a call (default: no call)")
 	f.BoolVar(&fl.noSeed, "no-seed", false, "send no per-call seed to the server")
 	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar")

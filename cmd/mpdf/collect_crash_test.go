@@ -91,7 +91,7 @@ func (s *gateServer) asked(q string) int {
 }
 
 // Each episode of these tests: 2 agents, round 0 and 1 round of the
-// debate policy (everyone refines), no critic: 4 requests.
+// debate policy (everyone refines), no judge: 4 requests.
 const callsPerEpisode = 4
 
 // crashTasks writes n gsm tasks whose questions are, ...

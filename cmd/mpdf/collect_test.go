@@ -12,7 +12,7 @@ import (
 )
 
 // chatServer is a loopback server speaking chat completions: it answers
-// every solve or refine prompt with reply and every critic prompt with
+// every solve or refine prompt with reply and every judge prompt with
 // "Confidence: 80", and records the model and key of each request.
 type chatServer struct {
 	*httptest.Server

@@ -53,8 +53,9 @@
 // prompts, [SolvePrompt], [RefinePrompt]); concede adopts the peers'
 // best-supported answer (metapolicy.ConcedeTarget), without a call unless
 // [Options].ConcedeCall. After every generated answer the same model rates
-// it 0–100 ([CriticPrompt], [ParseConfidence]), the agent's confidence,
-// unless [Options].NoCritic. Every call is recorded in the turn's Exchanges.
+// it 0–100 — the judge: [JudgePrompt], [ParseConfidence] — the agent's
+// confidence, unless [Options].NoJudge. (The judge is an LLM call; the
+// "critic" of answer.Critic and --critic elsewhere is an arithmetic check.) Every call is recorded in the turn's Exchanges.
 //
 // The details — prompts word for word, how answers, confidence and tokens
 // are read, retries, seeds and concurrency — are beside their code:

@@ -9,7 +9,7 @@ import (
 )
 
 // Options configures an Env. The zero value is three agents, the package's
-// own answer reader, a critic pass after every generated answer, concede
+// own answer reader, a judge call after every generated answer, concede
 // without a call at DefaultConcedeTokens, and per-call seeds.
 type Options struct {
 	// Context bounds every call the Env makes; cancelling it makes a
@@ -25,14 +25,20 @@ type Options struct {
 	// Personas[i % len(Personas)]; "" sends none.
 	Personas []string
 	// ConcedeCall makes a conceding agent ask the model to restate the
-	// adopted solution (the concede prompt) and run the critic on it;
+	// adopted solution (the concede prompt) and run the judge on it;
 	// its answer is the adopted one whatever it writes. By default a
 	// concede makes no call: the agent takes the peer's solution as it is.
 	ConcedeCall bool
 	// ConcedeTokens is the cost of a concede without a call; 0 means
 	// DefaultConcedeTokens, a negative value means 0.
 	ConcedeTokens int
-	// NoCritic skips the critic pass: confidences are then missing.
+	// NoJudge skips the judge call (the same model grading each answer,
+	// JudgePrompt): confidences are then missing.
+	NoJudge bool
+	// NoCritic is NoJudge's old name; either skips the judge.
+	//
+	// Deprecated: use NoJudge. ("Critic" now names only the arithmetic
+	// check of answer.Critic, never an LLM.)
 	NoCritic bool
 	// NoSeed sends no "seed" with the requests.
 	NoSeed bool

@@ -8,6 +8,7 @@ import (
 	"github.com/mpdf/mpdf/answer"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -95,8 +96,8 @@ func TestGameInitial(t *testing.T) {
 		if turn.Answer != wantAns[i] || turn.Confidence == nil || *turn.Confidence != wantConf[i] {
 			t.Errorf("agent %d: answer %q confidence %v, want %q %v", i, turn.Answer, turn.Confidence, wantAns[i], wantConf[i])
 		}
-		if roles(turn) != "solve,critic" || turn.Action != nil {
-			t.Errorf("agent %d: exchanges %q action %v, want solve,critic and no action", i, roles(turn), turn.Action)
+		if roles(turn) != "solve,judge" || turn.Action != nil {
+			t.Errorf("agent %d: exchanges %q action %v, want solve,judge and no action", i, roles(turn), turn.Action)
 		}
 		if turn.Text != turn.Exchanges[0].Response || !strings.Contains(turn.Text, fmt.Sprintf("Agent %d adds", i)) {
 			t.Errorf("agent %d: text %q is not its own solve answer", i, turn.Text)
@@ -110,14 +111,23 @@ func TestGameInitial(t *testing.T) {
 	}
 	reqs := s.recorded()
 	if len(reqs) != 6 {
-		t.Fatalf("%d requests, want 6 (3 solve + 3 critic)", len(reqs))
+		t.Fatalf("%d requests, want 6 (3 solve + 3 judge)", len(reqs))
 	}
 	seeds := map[int64]bool{}
+	base := rand.New(rand.NewPCG(1, 2)).Uint64() // the number Start drew
 	for _, r := range reqs {
 		if r.Seed == nil {
 			t.Fatal("request without seed")
 		}
 		seeds[*r.Seed] = true
+		// The judge's seeds derive from "critic", as before the rename, so
+		// a rerun of an old collection sends the server the same seeds.
+		// (Its request has no persona to tell the agent by.)
+		if strings.HasPrefix(lastUser(r), "Here is a problem") && !slices.ContainsFunc([]int{0, 1, 2}, func(agent int) bool {
+			return *r.Seed == callSeed(base, 0, agent, "critic")
+		}) {
+			t.Errorf("judge seed %d is not derived from \"critic\"", *r.Seed)
+		}
 		if strings.HasPrefix(lastUser(r), "Can you solve") && lastUser(r) != SolvePrompt(KindGSM, "What is 6 times 7?") {
 			t.Errorf("solve prompt %q", lastUser(r))
 		}
@@ -158,7 +168,7 @@ func TestGameStepEachAction(t *testing.T) {
 
 	// Refine: a call that shows the agent its own answer and its peers'.
 	r := next[0]
-	if r.Action == nil || *r.Action != metapolicy.Refine || r.Answer != "42" || roles(r) != "refine,critic" ||
+	if r.Action == nil || *r.Action != metapolicy.Refine || r.Answer != "42" || roles(r) != "refine,judge" ||
 		r.Confidence == nil || *r.Confidence != 0.9 {
 		t.Errorf("refine turn: action %v answer %q exchanges %q confidence %v", r.Action, r.Answer, roles(r), r.Confidence)
 	}
@@ -205,7 +215,7 @@ func TestGameConcedeCall(t *testing.T) {
 	if c.Answer != "41" {
 		t.Errorf("conceding agent answers %q, want the adopted 41 whatever the model wrote", c.Answer)
 	}
-	if roles(c) != "concede,critic" || c.Tokens == 0 {
+	if roles(c) != "concede,judge" || c.Tokens == 0 {
 		t.Errorf("exchanges %q, tokens %d", roles(c), c.Tokens)
 	}
 	checkTokens(t, "concede", c)
@@ -214,9 +224,9 @@ func TestGameConcedeCall(t *testing.T) {
 	if last := msgs[len(msgs)-1].Content; last != ConcedePrompt(KindGSM, prev[1].Text, "41") || !strings.Contains(last, "must be 41") {
 		t.Errorf("concede prompt %q", last)
 	}
-	// The critic read "\boxed{7}": no score, and the exchange says so.
-	if c.Confidence != nil || !strings.Contains(c.Exchanges[1].Error, "no confidence") {
-		t.Errorf("confidence %v, critic error %q; want missing, explained", c.Confidence, c.Exchanges[1].Error)
+	// The judge read "\boxed{7}": no score, and the exchange says so.
+	if c.Confidence != nil || !strings.Contains(c.Exchanges[1].Error, "judge: no confidence") {
+		t.Errorf("confidence %v, judge error %q; want missing, explained", c.Confidence, c.Exchanges[1].Error)
 	}
 }
 
@@ -256,22 +266,27 @@ func TestGameSeedsAreReproducible(t *testing.T) {
 	}
 }
 
-func TestGameOptionsNoCriticNoSeed(t *testing.T) {
-	s := newFakeServer(t, model)
-	e := newTestEnv(t, s, Options{NoCritic: true, NoSeed: true, Personas: []string{""}}, nil)
-	g, _ := e.Start(0, rand.New(rand.NewPCG(1, 1)))
-	turns, err := g.Initial()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, turn := range turns {
-		if turn.Confidence != nil || roles(turn) != "solve" {
-			t.Errorf("agent %d: confidence %v exchanges %q", i, turn.Confidence, roles(turn))
+func TestGameOptionsNoJudgeNoSeed(t *testing.T) {
+	for name, opts := range map[string]Options{
+		"NoJudge":  {NoJudge: true, NoSeed: true, Personas: []string{""}},
+		"NoCritic": {NoCritic: true, NoSeed: true, Personas: []string{""}}, // the deprecated name still works
+	} {
+		s := newFakeServer(t, model)
+		e := newTestEnv(t, s, opts, nil)
+		g, _ := e.Start(0, rand.New(rand.NewPCG(1, 1)))
+		turns, err := g.Initial()
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for _, r := range s.recorded() {
-		if r.Seed != nil || r.Messages[0].Role == "system" {
-			t.Errorf("request %+v: seed or empty persona sent", r)
+		for i, turn := range turns {
+			if turn.Confidence != nil || roles(turn) != "solve" {
+				t.Errorf("%s: agent %d: confidence %v exchanges %q", name, i, turn.Confidence, roles(turn))
+			}
+		}
+		for _, r := range s.recorded() {
+			if r.Seed != nil || r.Messages[0].Role == "system" {
+				t.Errorf("%s: request %+v: seed or empty persona sent", name, r)
+			}
 		}
 	}
 }
@@ -309,10 +324,10 @@ func TestGameSolveFailureIsAnError(t *testing.T) {
 	}
 }
 
-func TestGameCriticFailureIsRecorded(t *testing.T) {
+func TestGameJudgeFailureIsRecorded(t *testing.T) {
 	s := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, n int, req *wireRequest) {
 		if strings.HasPrefix(lastUser(*req), "Here is a problem") {
-			apiError(w, http.StatusBadRequest, "critic refused")
+			apiError(w, http.StatusBadRequest, "judge refused")
 			return
 		}
 		model(w, r, n, req)
@@ -325,11 +340,11 @@ func TestGameCriticFailureIsRecorded(t *testing.T) {
 	}
 	for i, turn := range turns {
 		ex := turn.Exchanges[len(turn.Exchanges)-1]
-		if turn.Confidence != nil || ex.Role != "critic" || !strings.Contains(ex.Error, "critic refused") ||
+		if turn.Confidence != nil || ex.Role != RoleJudge || !strings.Contains(ex.Error, "judge refused") ||
 			ex.PromptTokens != 0 || turn.Answer == "" {
 			t.Errorf("agent %d: %+v", i, turn)
 		}
-		checkTokens(t, "critic failure", data.Turn{Exchanges: turn.Exchanges[:1], Tokens: turn.Tokens})
+		checkTokens(t, "judge failure", data.Turn{Exchanges: turn.Exchanges[:1], Tokens: turn.Tokens})
 	}
 }
 
@@ -376,10 +391,10 @@ func TestGameEstimatesMissingUsageAndKeepsReasoning(t *testing.T) {
 	if st := e.Client().Stats(); st.MissingUsage != 6 {
 		t.Errorf("stats %+v, want 6 answers without usage", st)
 	}
-	// The critic is shown the answer without the thinking.
+	// The judge is shown the answer without the thinking.
 	for _, r := range s.recorded() {
 		if strings.HasPrefix(lastUser(r), "Here is a problem") && strings.Contains(lastUser(r), "Let me think") {
-			t.Error("critic prompt carries the thinking")
+			t.Error("judge prompt carries the thinking")
 		}
 	}
 }
@@ -434,8 +449,8 @@ func TestCallSeedSpreads(t *testing.T) {
 	seen := map[int64]bool{}
 	for round := range 4 {
 		for agent := range 7 {
-			for _, role := range []string{RoleSolve, RoleRefine, RoleConcede, RoleCritic} {
-				s := callSeed(12345, round, agent, role)
+			for _, role := range []string{RoleSolve, RoleRefine, RoleConcede, RoleJudge} {
+				s := callSeed(12345, round, agent, seedRole(role))
 				if s < 0 || s >= 1<<31 || seen[s] {
 					t.Fatalf("seed %d (round %d agent %d %s) out of range or repeated", s, round, agent, role)
 				}

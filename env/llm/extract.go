@@ -19,7 +19,7 @@ var thinkBlock = regexp.MustCompile(`(?is)<think>.*?</think>`)
 // StripThinking removes the <think>…</think> blocks reasoning models write
 // before their answer, and an unclosed <think> with all that follows it
 // (a completion cut off while thinking has no answer). It shapes what the
-// agent is shown again (history, critic); answers and profiles are read by
+// agent is shown again (history, judge); answers and profiles are read by
 // the answer package, from the whole text.
 func StripThinking(text string) string {
 	text = thinkBlock.ReplaceAllString(text, "")

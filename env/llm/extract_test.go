@@ -69,7 +69,10 @@ func TestPrompts(t *testing.T) {
 		t.Errorf("mmlu refine:\n%q\nwant\n%q", got, want)
 	}
 	// One substitution pass: placeholders inside the question stay.
-	if got := CriticPrompt("What is %S?", "sol %Q"); !strings.Contains(got, "Problem: What is %S?") || !strings.Contains(got, "```sol %Q```") {
-		t.Errorf("critic: %q", got)
+	if got := JudgePrompt("What is %S?", "sol %Q"); !strings.Contains(got, "Problem: What is %S?") || !strings.Contains(got, "```sol %Q```") {
+		t.Errorf("judge: %q", got)
+	}
+	if CriticPrompt("Q?", "S") != JudgePrompt("Q?", "S") { // the deprecated name
+		t.Error("CriticPrompt differs from JudgePrompt")
 	}
 }

@@ -17,7 +17,7 @@ package llm
 //     then lowest index) and the turn costs Options.ConcedeTokens (default
 //     20, the simulator's figure for a short "I adopt agent k's answer"
 //     message). With Options.ConcedeCall, the model is asked to restate
-//     the adopted solution (the concede prompt) and the critic scores it;
+//     the adopted solution (the concede prompt) and the judge scores it;
 //     the answer is the adopted one whatever the model writes. When no
 //     peer has an answer, concede acts as persist.
 //
@@ -28,7 +28,7 @@ package llm
 // with the task, round, agent and role in the error: an episode in which
 // an action silently did nothing would teach the policy a wrong lesson.
 // The collector decides whether to skip the episode or stop. A failed
-// critic call only leaves the confidence missing, unless the context was
+// judge call only leaves the confidence missing, unless the context was
 // cancelled.
 //
 // Answers, profile, confidence, tokens.
@@ -43,16 +43,17 @@ package llm
 // the same thing in every source. The turn's cost (Turn.Tokens) uses the
 // server's counts.
 //
-// Confidence comes from a critic pass, as in the paper: after every
-// generated answer the same model, in a fresh conversation, rates the
-// solution 0–100 (ParseConfidence reads "Confidence: N", a bare number,
-// or N%); the turn's confidence is N/100. A reply without a score, or a
-// critic call that fails, leaves the confidence missing (nil) — never 0
-// — and says why in the critic exchange's Error. Options.NoCritic skips
-// the pass.
+// Confidence comes from a judge call, as in the paper (which calls it a
+// critic; here "critic" is only answer.Critic's arithmetic check): after
+// every generated answer the same model, in a fresh conversation, rates
+// the solution 0–100 (ParseConfidence reads "Confidence: N", a bare
+// number, or N%); the turn's confidence is N/100. A reply without a
+// score, or a judge call that fails, leaves the confidence missing (nil)
+// — never 0 — and says why in the judge exchange's Error.
+// Options.NoJudge skips the call.
 //
 // Token counts are the server's usage (prompt + completion tokens) of
-// every call a turn makes, critic included. When an answer carries no
+// every call a turn makes, the judge's included. When an answer carries no
 // usage, the counts are estimated (EstimatePromptTokens: answer.EstimateTokens
 // per message plus four; answer.EstimateTokens for the completion) rather
 // than taken as zero, which would make calls look free to the reward's
@@ -60,7 +61,8 @@ package llm
 // so a run can report it.
 //
 // Every call is recorded in the turn's Exchanges: role ("solve",
-// "refine", "concede", "critic"), the prompt as the JSON array of the
+// "refine", "concede", "judge"; builds before the rename wrote the
+// judge's as "critic", which JudgeRole still reads), the prompt as the JSON array of the
 // messages sent, the reply (a server's separate reasoning_content is kept
 // in front of it as <think>…</think>), the token counts, and the error.
 
@@ -82,8 +84,28 @@ const (
 	RoleSolve   = "solve"
 	RoleRefine  = "refine"
 	RoleConcede = "concede"
-	RoleCritic  = "critic"
+	RoleJudge   = "judge" // the LLM grading an answer: the agent's confidence
 )
+
+// RoleCritic is the judge's role as episodes written before the rename
+// record it. It still means the judge: read roles with JudgeRole (or
+// CanonicalRole), not by comparing with either constant.
+//
+// Deprecated: new episodes record RoleJudge.
+const RoleCritic = "critic"
+
+// JudgeRole reports whether an exchange's role is the judge's: RoleJudge,
+// or "critic" as older builds wrote it.
+func JudgeRole(role string) bool { return role == RoleJudge || role == RoleCritic }
+
+// CanonicalRole returns role under its current name: "critic" (older
+// builds' judge) becomes RoleJudge; every other role is returned as is.
+func CanonicalRole(role string) string {
+	if JudgeRole(role) {
+		return RoleJudge
+	}
+	return role
+}
 
 // game is one task in progress. It holds nothing that Step changes, so
 // Steps for different agents may run at once.
@@ -134,12 +156,12 @@ func (g *game) Initial() ([]data.Turn, error) {
 //
 //   - persist: the previous turn carried over, no call, 0 tokens;
 //   - refine: the agent's previous answer and its peers' (LLM-Debate's
-//     refine prompt), then the critic;
+//     refine prompt), then the judge;
 //   - concede: the answer metapolicy.ConcedeTarget picks. Without
 //     Options.ConcedeCall, the agent takes over the solution text,
 //     profile and confidence of the peer holding it (highest confidence,
 //     then lowest index) at ConcedeTokens; with it, the model restates
-//     that solution (the concede prompt) and the critic scores it. When no
+//     that solution (the concede prompt) and the judge scores it. When no
 //     peer has an answer, concede acts as persist.
 func (g *game) Step(round, agent int, action metapolicy.Action, prev []data.Turn) (data.Turn, error) {
 	if err := env.CheckStep(round, agent, g.Agents(), action, prev); err != nil {
@@ -225,7 +247,7 @@ func (g *game) history(agent int, own, instruction string) []Message {
 }
 
 // generate makes a call that writes an answer, reads the answer (or takes
-// force, when not empty), measures the profile and runs the critic.
+// force, when not empty), measures the profile and calls the judge.
 func (g *game) generate(ctx context.Context, round, agent int, role string, msgs []Message, force string) (data.Turn, error) {
 	_, ex, err := g.call(ctx, round, agent, role, msgs)
 	if err != nil {
@@ -246,23 +268,23 @@ func (g *game) generate(ctx context.Context, round, agent int, role string, msgs
 	if force != "" {
 		turn.Answer = force
 	}
-	if g.e.opts.NoCritic {
+	if g.e.opts.NoJudge || g.e.opts.NoCritic {
 		return turn, nil
 	}
-	cmsgs := []Message{{Role: "user", Content: CriticPrompt(g.t.Question, StripThinking(text))}}
-	cresp, cex, err := g.call(ctx, round, agent, RoleCritic, cmsgs)
+	jmsgs := []Message{{Role: "user", Content: JudgePrompt(g.t.Question, StripThinking(text))}}
+	jresp, jex, err := g.call(ctx, round, agent, RoleJudge, jmsgs)
 	if err != nil && ctx.Err() != nil {
-		return data.Turn{}, fmt.Errorf("llm: task %s: round %d: agent %d: critic: %w", g.t.ID, round, agent, err)
+		return data.Turn{}, fmt.Errorf("llm: task %s: round %d: agent %d: judge: %w", g.t.ID, round, agent, err)
 	}
 	if err == nil {
-		if c, ok := ParseConfidence(cresp.Content); ok {
+		if c, ok := ParseConfidence(jresp.Content); ok {
 			turn.Confidence = &c
 		} else {
-			cex.Error = "critic: no confidence score in the reply"
+			jex.Error = "judge: no confidence score in the reply"
 		}
 	}
-	turn.Exchanges = append(turn.Exchanges, cex)
-	turn.Tokens += cex.PromptTokens + cex.CompletionTokens
+	turn.Exchanges = append(turn.Exchanges, jex)
+	turn.Tokens += jex.PromptTokens + jex.CompletionTokens
 	return turn, nil
 }
 
@@ -276,7 +298,7 @@ func (g *game) call(ctx context.Context, round, agent int, role string, msgs []M
 	ex := data.Exchange{Role: role, Prompt: string(prompt)}
 	req := Request{Messages: msgs}
 	if !g.e.opts.NoSeed {
-		s := callSeed(g.seed, round, agent, role)
+		s := callSeed(g.seed, round, agent, seedRole(role))
 		req.Seed = &s
 	}
 	resp, err := g.e.c.Chat(ctx, req)
@@ -306,6 +328,17 @@ func EstimatePromptTokens(msgs []Message) int {
 		n += answer.EstimateTokens(m.Content) + 4
 	}
 	return n
+}
+
+// seedRole is the role name a call's seed is derived from: the judge's
+// seeds keep deriving from "critic", its name when seeds were first
+// derived, so a collection rerun with the same seed sends the server the
+// same seeds as before the rename.
+func seedRole(role string) string {
+	if role == RoleJudge {
+		return RoleCritic
+	}
+	return role
 }
 
 // callSeed derives a call's seed from the game's, the round, the agent and

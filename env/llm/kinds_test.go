@@ -19,7 +19,7 @@ import (
 
 // kindModel is the fake model of TestLiveKinds. Agents are told apart by
 // their persona ("agent K"); the task by its question. Round 0: agent 0
-// is right, the others wrong; a refine is right; the critic says 70.
+// is right, the others wrong; a refine is right; the judge says 70.
 func kindModel(w http.ResponseWriter, r *http.Request, n int, req *wireRequest) {
 	last := req.Messages[len(req.Messages)-1].Content
 	agent := -1

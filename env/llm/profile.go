@@ -11,7 +11,7 @@ var (
 	confPctRe   = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*(?:%|/\s*100\b)`)
 )
 
-// ParseConfidence reads a critic's reply (thinking stripped) as a
+// ParseConfidence reads the judge's reply (thinking stripped) as a
 // confidence in [0,1]: the number after the last "confidence" (as in
 // "Confidence: 85", "**Confidence:** 85%"), else a reply that is only a
 // number, else the last "N%" or "N/100"; divided by 100. It reports false

@@ -18,10 +18,10 @@ package llm
 //	             ⏎⏎ Use these opinions carefully as additional advice, can you provide an updated answer? Make sure to state your answer at the end of the response.
 //	refine, math: as gsm, with "a simplified LaTeX expression" for "a single numerical number"
 //	concede:     This is the solution to the problem from another agent, whose answer you now adopt: ```S```⏎⏎ Restate this solution in your own words. Your final answer must be A, in the form \boxed{answer}, at the end of your response.   (mmlu: "must be (A), in the form (X) at the end"; arithmetic: "must be A. Make sure to state your answer at the end of the response.")
-//	critic:      Here is a problem and a proposed solution.⏎⏎Problem: Q⏎⏎Proposed solution: ```S```⏎⏎How likely is it that the final answer of the proposed solution is correct? Rate it from 0 (certainly wrong) to 100 (certainly correct). Reply with a single line of the form "Confidence: N".
+//	judge:       Here is a problem and a proposed solution.⏎⏎Problem: Q⏎⏎Proposed solution: ```S```⏎⏎How likely is it that the final answer of the proposed solution is correct? Rate it from 0 (certainly wrong) to 100 (certainly correct). Reply with a single line of the form "Confidence: N".
 //
 // (⏎ is a newline; SolvePrompt, RefinePrompt, ConcedePrompt and
-// CriticPrompt build them.) Solutions shown in prompts have their
+// JudgePrompt build them.) Solutions shown in prompts have their
 // <think>…</think> blocks removed.
 
 import (
@@ -91,7 +91,7 @@ const (
 	solutionsPrefix = `These are the solutions to the problem from other agents: `
 	solutionPeer    = "\n\n One agent solution: ```%S```"
 	concedePrefix   = "This is the solution to the problem from another agent, whose answer you now adopt: ```%S```\n\n Restate this solution in your own words. "
-	critic          = "Here is a problem and a proposed solution.\n\nProblem: %Q\n\nProposed solution: ```%S```\n\nHow likely is it that the final answer of the proposed solution is correct? Rate it from 0 (certainly wrong) to 100 (certainly correct). Reply with a single line of the form \"Confidence: N\"."
+	judge           = "Here is a problem and a proposed solution.\n\nProblem: %Q\n\nProposed solution: ```%S```\n\nHow likely is it that the final answer of the proposed solution is correct? Rate it from 0 (certainly wrong) to 100 (certainly correct). Reply with a single line of the form \"Confidence: N\"."
 )
 
 // noAnswer stands in for an empty solution inside a prompt.
@@ -143,10 +143,16 @@ func ConcedePrompt(kind answer.Kind, solution, ans string) string {
 	return fill(promptsOf(kind).concede, "", solution, ans)
 }
 
-// CriticPrompt asks the model to score a solution's correctness.
-func CriticPrompt(question, solution string) string {
+// JudgePrompt asks the model to score a solution's correctness: the
+// judge call, whose reply ParseConfidence reads.
+func JudgePrompt(question, solution string) string {
 	if strings.TrimSpace(solution) == "" {
 		solution = noAnswer
 	}
-	return fill(critic, question, solution, "")
+	return fill(judge, question, solution, "")
 }
+
+// CriticPrompt is JudgePrompt's old name.
+//
+// Deprecated: use JudgePrompt.
+func CriticPrompt(question, solution string) string { return JudgePrompt(question, solution) }

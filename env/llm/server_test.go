@@ -136,7 +136,7 @@ func testClient(t *testing.T, s *fakeServer, edit func(*Config)) (*Client, *[]ti
 // model is the fake "model" of the game tests. Agents are told apart by
 // their persona ("agent K"). Solve: agent 0 answers 42, the others 41.
 // Refine: 42. Concede: writes 7 (the game must keep the adopted answer).
-// Critic: 90 for a solution ending in 42, 30 for one in 41, else an
+// Judge: 90 for a solution ending in 42, 30 for one in 41, else an
 // unreadable reply.
 func model(w http.ResponseWriter, r *http.Request, n int, req *wireRequest) {
 	last := req.Messages[len(req.Messages)-1].Content

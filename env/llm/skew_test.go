@@ -27,7 +27,7 @@ func TestImportAndLiveFeaturesAgree(t *testing.T) {
 	}
 	personas := []string{"p0", "p1", "p2"}
 
-	// Live: persona k's solve call gets texts[k]; no critic, so the
+	// Live: persona k's solve call gets texts[k]; no judge, so the
 	// confidence is missing as in transcripts.
 	s := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, n int, req *wireRequest) {
 		k := slices.Index(personas, req.Messages[0].Content)
@@ -35,7 +35,7 @@ func TestImportAndLiveFeaturesAgree(t *testing.T) {
 	})
 	c, _ := testClient(t, s, nil)
 	e, err := NewEnv(c, []Task{{ID: "q", Question: question, Gold: "B", Kind: KindMMLU}},
-		Options{Agents: 3, Personas: personas, NoCritic: true})
+		Options{Agents: 3, Personas: personas, NoJudge: true})
 	if err != nil {
 		t.Fatal(err)
 	}

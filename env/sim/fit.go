@@ -6,8 +6,9 @@ import (
 	"slices"
 )
 
-// Hand-set coefficients of the critic's confidence: the transcripts hold
-// no critic score, so Calibrate cannot fit them and keeps these.
+// Hand-set coefficients of the simulator's confidence signal: the
+// transcripts hold no confidence score, so Calibrate cannot fit them and
+// keeps these.
 const (
 	handConfRight      = 1.4
 	handConfAttractor  = 0.4

@@ -17,7 +17,7 @@ import (
 // answer, revise and spend tokens (package documentation, "The
 // simulator"). Calibrate fits the ones marked "fitted" to real debate
 // transcripts; the others have no counterpart in the transcripts (they
-// hold no critic score) and keep hand-set values. DefaultParams is the
+// hold no confidence score) and keep hand-set values. DefaultParams is the
 // fit to the shared corpus, embedded in the binary.
 type Params struct {
 	// Source says where the values come from (a calibration's command and
@@ -72,7 +72,8 @@ type Params struct {
 	BreakGap      float64 `json:"break_gap"`
 	BreakTo       float64 `json:"break_to"`
 
-	// Critic confidence (hand-set: the transcripts hold none): σ(z), z =
+	// The simulator's confidence signal, the turn's introspective
+	// confidence (hand-set: the transcripts hold none): σ(z), z =
 	// bias_i + ConfRight | ConfAttractor | ConfOther − ConfDifficulty·(d −
 	// DifficultyMean) + ConfConsensus·(share of seen peers agreeing) +
 	// ConfNoise·N(0,1); bias_i = Overconfidence·(strongest skill − skill_i).

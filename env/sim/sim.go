@@ -34,7 +34,8 @@ type Config struct {
 	// ConcedeTokens is the cost of a concede turn; 0 means 20.
 	ConcedeTokens int `json:"concede_tokens"`
 	// MissingConfidence is the probability that a turn's introspective
-	// confidence is missing (a critic that failed); 0 means never.
+	// confidence is missing (as when a live judge call fails); 0 means
+	// never.
 	MissingConfidence float64 `json:"missing_confidence"`
 	// Params are the model's coefficients; nil means DefaultParams, the
 	// embedded calibration.
@@ -67,7 +68,8 @@ const (
 // answers (of round 0 or of revisions), reasoning steps and hedges drawn
 // from overdispersed Poissons whose means differ for right and wrong answers
 // and grow with the length, a stated self-confidence with probability
-// StatedRate, and an introspective (critic) confidence σ(z) with z = bias_i
+// StatedRate, and an introspective confidence — the simulator's confidence
+// signal, planted: no transcript holds one — σ(z) with z = bias_i
 // + ConfRight | ConfAttractor | ConfOther − ConfDifficulty·(d − mean) +
 // ConfConsensus·(share of seen peers agreeing) + ConfNoise·N(0,1), missing
 // with probability Config.MissingConfidence.

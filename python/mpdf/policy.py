@@ -35,7 +35,7 @@ used. Given nothing, the policy sees the confidence as missing, which it
 saw in training only where the critic had nothing to check: the decisions
 drift from those it was trained to make. ``"none"`` (a replay without the
 critic) means the policy never saw a confidence: leave it out;
-``"given"`` means the simulator's critic.
+``"given"`` means the simulator's confidence signal.
 
 In PyTorch, ``mpdf.torch.load(path)`` builds the ``torch.nn.Module`` of
 the same file (:mod:`mpdf.torch`); :meth:`Policy.state_dict` (or

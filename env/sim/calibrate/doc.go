@@ -28,8 +28,8 @@
 // overdispersed-Poisson moments for lengths, steps and hedges, least
 // squares for the refine prompt. The transcripts say nothing of a task's
 // difficulty beyond what the team answers, so FixSkill and BreakGap are 0
-// in a fit; the critic confidence has no counterpart in them (no critic
-// ran), so its coefficients keep hand-set values. FromStats fits, then
+// in a fit; the simulator's confidence signal has no counterpart in them
+// (no judge or critic ran), so its coefficients keep hand-set values. FromStats fits, then
 // plays debate on simulators of the real episodes' team sizes and round
 // counts and reports every statistic and every feature's signal on both
 // sides (mpdf simulate --calibrate prints it).
@@ -40,9 +40,9 @@
 // tallied. On the calibrated simulator the agreement features (own_share,
 // peer_agree, target_is_own) carry about what they carry in the real
 // transcripts (AUC ≈ 0.84 both), length, steps and hedges about as much
-// (AUC 0.3–0.46, longer answers being more often wrong); the critic
-// confidence features are the one planted signal with no real
-// counterpart: conf has AUC ≈ 0.95 in the simulator and is missing in the
-// transcripts. mpdf simulate --signals prints the table; --calibrate
+// (AUC 0.3–0.46, longer answers being more often wrong); the confidence
+// features, fed by the simulator's confidence signal, are the one planted
+// signal with no real counterpart: conf has AUC ≈ 0.95 in the simulator
+// and is missing in the transcripts. mpdf simulate --signals prints the table; --calibrate
 // prints it next to the real one.
 package calibrate
