@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
@@ -114,6 +115,12 @@ func TestDatasetPackEqualsJSONL(t *testing.T) {
 	a, b := collect(src), collect(pack)
 	if len(a) != 50 || !slices.Equal(a, b) {
 		t.Errorf("JSONL gave %d rows, pack %d; equal: %v", len(a), len(b), slices.Equal(a, b))
+	}
+	// The pack's rows carry its gamma's returns (0 here): a run that
+	// asks for another is refused, naming the pack.
+	_, err = (&Dataset{Paths: []string{pack}, Reward: data.RewardConfig{WLocal: 1, WGlobal: 1, Gamma: 0.5}}).Pass(func(*Samples) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "gamma") || !strings.Contains(err.Error(), pack) {
+		t.Errorf("pack of γ=0 trained with γ=0.5: err %v, want one naming the pack and gamma", err)
 	}
 	bad := filepath.Join(dir, "nope")
 	os.Mkdir(bad, 0o755)
