@@ -30,6 +30,7 @@ func newStudyCmd() *cobra.Command {
 		critic        bool
 		quiet, asJSON bool
 		overwrite     bool
+		ablate        string
 	)
 	cfg.Baselines = nil
 	cmd := &cobra.Command{
@@ -68,7 +69,8 @@ it at a time (study.lock names the holder; a lock left by a killed study is
 taken over).`,
 		Example: `  mpdf study --env 'replay:../shared/data/debates/slm-debate/*/*.json'
   mpdf study --env 'replay:debates/*/*.json' --group-by model --lambda 0,0.2
-  mpdf study --env sim --folds 5 --seeds 1 --sim-tasks 500`,
+  mpdf study --env sim --folds 5 --seeds 1 --sim-tasks 500
+  mpdf study --env sim --folds 3 --seeds 2 --sim-tasks 300 --ablate gamma --out runs/ablate-gamma`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg.GroupBy = study.GroupBy(groupBy)
@@ -104,6 +106,11 @@ taken over).`,
 			if err := study.Check(e, cfg); err != nil {
 				return err
 			}
+			if ablate != "" {
+				if _, err := study.AblationSettings(ablate); err != nil {
+					return fmt.Errorf("--ablate: %w", err)
+				}
+			}
 			dir, err := study.OpenDir(out, overwrite)
 			if errors.Is(err, study.ErrNotEmpty) {
 				return fmt.Errorf("--out: %w: give a new --out, or --overwrite to replace that study's files", err)
@@ -112,6 +119,9 @@ taken over).`,
 				return err
 			}
 			defer dir.Close()
+			if ablate != "" {
+				return runAblation(cmd, e, cfg, dir, ablate, out, quiet, asJSON) // studyablate.go
+			}
 			jobs := cfg.Seeds * (1 + len(cfg.Lambdas))
 			if cfg.GroupBy != study.ByModel {
 				jobs *= cfg.Folds
@@ -169,6 +179,8 @@ taken over).`,
 	f.IntVar(&cfg.Train.RL.Iterations, "iterations", def.Train.RL.Iterations, "SoftRankPO iterations per fold and λ")
 	f.IntVar(&cfg.Train.RL.TasksPerIter, "tasks-per-iter", def.Train.RL.TasksPerIter, "training tasks per iteration")
 	f.IntVar(&cfg.Train.RL.EpisodesPerTask, "episodes-per-task", def.Train.RL.EpisodesPerTask, "episodes per training task (one SoftRankPO group)")
+	f.Float64Var(&cfg.Train.Reward.Gamma, "gamma", 0, "discount γ of the return-to-go each decision is ranked on (0: the round's own reward)")
+	f.StringVar(&ablate, "ablate", "", "run an ablation instead of the study: estimator, tau, reward-scale or gamma, each setting with the study's folds, seeds and paired intervals, at the first --lambda (writes ablation.md, ablation.json, results.json)")
 	f.Float64Var(&cfg.Train.Adam.LR, "lr", def.Train.Adam.LR, "Adam learning rate of SoftRankPO")
 	f.Var(hiddenValue{&cfg.Train.Hidden}, "hidden", "hidden layer sizes, e.g. 64,64")
 	f.IntVar(&sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 5; on a replay 20 with the default pivotal teacher, 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
