@@ -44,6 +44,11 @@ type RewardConfig struct {
 	WGlobal float64 `json:"w_global"`
 	Lambda  float64 `json:"lambda"`             // token cost per 1000 tokens
 	GroupBy GroupBy `json:"group_by,omitempty"` // "" means GroupByTask
+	// Gamma is the discount of the return-to-go that decisions made from
+	// episodes carry instead of their round's reward (Returns); 0, the
+	// default, is the round's own reward. Omitted from JSON when 0, so
+	// configs and pack manifests written before it read and write alike.
+	Gamma float64 `json:"gamma,omitempty"`
 }
 
 // DefaultRewardConfig returns w_local = w_global = 1, λ = 0, grouped by task.
@@ -90,6 +95,9 @@ func (c RewardConfig) validate() error {
 		if !(v.x >= 0) || math.IsInf(v.x, 0) {
 			return fmt.Errorf("data: reward: %s %v, want a finite value ≥ 0", v.name, v.x)
 		}
+	}
+	if !(c.Gamma >= 0 && c.Gamma <= 1) {
+		return fmt.Errorf("data: reward: gamma %v, want a value in [0, 1]", c.Gamma)
 	}
 	switch c.GroupBy {
 	case "", GroupByTask, GroupByEpisode, GroupByTaskRound:
@@ -164,9 +172,10 @@ func GroupKey(ep *Episode, t int, by GroupBy) string {
 // Decisions turns ep into its training decisions, one per agent per round
 // t ≥ 1, in round then agent order: the features of what the agent saw
 // (metapolicy.Featurize of ep.Observation(t, i), width
-// metapolicy.FeatureWidth), the action it took, its reward (Rewards), its
-// behaviour log-probability when recorded, and the group key of cfg. An
-// episode without gold returns an error wrapping ErrNoGold.
+// metapolicy.FeatureWidth), the action it took, its reward (Rewards; with
+// cfg.Gamma > 0 its discounted return-to-go, Returns), its behaviour
+// log-probability when recorded, and the group key of cfg. An episode
+// without gold returns an error wrapping ErrNoGold.
 func Decisions(ep *Episode, cfg RewardConfig) ([]Decision, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -179,6 +188,7 @@ func Decisions(ep *Episode, cfg RewardConfig) ([]Decision, error) {
 	if err != nil {
 		return nil, err
 	}
+	Returns(r, cfg.Gamma)
 	out := make([]Decision, 0, (len(ep.Rounds)-1)*ep.Agents)
 	for t := 1; t < len(ep.Rounds); t++ {
 		group := GroupKey(ep, t, cfg.GroupBy)

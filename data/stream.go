@@ -13,7 +13,8 @@ const DefaultBatchRows = 1 << 16
 
 // DecisionStream turns the records of a Reader into training decisions:
 // decision records pass as they are, episodes become their Decisions under
-// a RewardConfig. Episodes without gold yield nothing and are counted
+// a RewardConfig (with Gamma > 0, returns computed over each episode's own
+// rounds; a decision record is then an error, its episode being unknown). Episodes without gold yield nothing and are counted
 // (NoGold) and reported (OnNoGold). Group keys get ids in order of first
 // appearance. All decisions must share one feature width: mixing decision
 // records of another width with episodes (whose features are
@@ -69,6 +70,11 @@ func (s *DecisionStream) Next() (*Decision, Pos, error) {
 		}
 		s.pending, s.pi, s.pos = s.pending[:0], 0, rec.Pos
 		if rec.Decision != nil {
+			if s.cfg.Gamma != 0 {
+				// Its reward is given and its episode unknown: no return-to-go.
+				s.err = fmt.Errorf("data: %s: decision record: reward: gamma %v needs the episode's rounds, which a decision record does not carry (train with gamma 0, or from episode records)", rec.Pos, s.cfg.Gamma)
+				return nil, Pos{}, s.err
+			}
 			if err := s.checkWidth(rec.Decision, "decision record"); err != nil {
 				return nil, Pos{}, err
 			}

@@ -33,11 +33,11 @@ var ErrLocked = errors.New("study directory in use")
 // temporary file of one): what overwrite may remove.
 func isStudyFile(name string) bool {
 	switch name {
-	case ResultsName, ReportName, ParetoName, LockName:
+	case ResultsName, ReportName, ParetoName, LockName, AblationReportName, AblationJSONName:
 		return true
 	}
 	base := strings.TrimPrefix(name, ".")
-	for _, f := range []string{ResultsName, ReportName, ParetoName} {
+	for _, f := range []string{ResultsName, ReportName, ParetoName, AblationReportName, AblationJSONName} {
 		if strings.HasPrefix(base, f+".tmp-") {
 			return true
 		}

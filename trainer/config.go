@@ -20,6 +20,10 @@ type Config struct {
 	Backend    string  `json:"backend"`    // kernel or gorgonia
 	Estimator  string  `json:"estimator"`  // softrank, grpo, drgrpo, rloo, reinforce
 	Tau        float64 `json:"tau"`        // SoftRankPO temperature
+	// RewardTransform is applied to every reward before the estimator
+	// (ParseRewardTransform: identity, exp, scale:K): an ablation of the
+	// reward's scale. "" is the identity, omitted from JSON.
+	RewardTransform string `json:"reward_transform,omitempty"`
 
 	Loss        nn.LossConfig `json:"loss"`
 	Adam        nn.AdamConfig `json:"adam"`
@@ -112,6 +116,9 @@ func (c *Config) Validate() error {
 	}
 	if _, err := NewEstimator(c.Estimator, c.Tau); err != nil {
 		return fmt.Errorf("trainer: config: estimator/tau: %w", err)
+	}
+	if _, err := ParseRewardTransform(c.RewardTransform); err != nil {
+		return fmt.Errorf("trainer: config: reward_transform: %w", err)
 	}
 	if err := c.Loss.Validate(); err != nil {
 		return fmt.Errorf("trainer: config: %w", err)

@@ -120,3 +120,32 @@ func TestConfigLossKind(t *testing.T) {
 		t.Errorf("loss kind dpo: %v, want an error naming the field", err)
 	}
 }
+
+// The config is stored in every checkpoint: the fields added for credit
+// across rounds and the reward-scale ablation are absent from the JSON at
+// their defaults (old checkpoints keep their bytes), and a checkpoint
+// without them reads γ = 0 and no transform.
+func TestConfigGammaJSON(t *testing.T) {
+	c := DefaultConfig()
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "gamma") || strings.Contains(string(b), "reward_transform") {
+		t.Errorf("default config JSON names gamma or reward_transform: %s", b)
+	}
+	var old Config
+	if err := json.Unmarshal(b, &old); err != nil || old.Reward.Gamma != 0 || old.RewardTransform != "" {
+		t.Errorf("config without gamma: γ %v, transform %q, err %v", old.Reward.Gamma, old.RewardTransform, err)
+	}
+	c.Reward.Gamma, c.RewardTransform = 0.9, "exp"
+	b, _ = json.Marshal(c)
+	var back Config
+	if err := json.Unmarshal(b, &back); err != nil || back.Reward.Gamma != 0.9 || back.RewardTransform != "exp" || back.Validate() != nil {
+		t.Errorf("round trip: γ %v, transform %q, err %v", back.Reward.Gamma, back.RewardTransform, err)
+	}
+	c.Reward.Gamma = 1.5
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "gamma") {
+		t.Errorf("γ=1.5: %v", err)
+	}
+}

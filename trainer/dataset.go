@@ -151,6 +151,13 @@ func (d *Dataset) open() (*source, error) {
 				p.Close()
 				return nil, fmt.Errorf("%s: pack has %d features per decision, the policy takes %d", d.Paths[0], p.Width(), d.width())
 			}
+			// A pack's rewards were computed when it was packed: returns
+			// with the manifest's gamma, which its rows (no episode
+			// boundaries) cannot be turned into another's.
+			if g := p.Manifest().Reward.Gamma; g != d.Reward.Gamma {
+				p.Close()
+				return nil, fmt.Errorf("%s: pack reward.gamma %v, the run asks for gamma %v: a pack's rows carry returns computed when it was packed; train on the rollout files instead", d.Paths[0], g, d.Reward.Gamma)
+			}
 			if v := p.Manifest().FeatureVersion; d.width() == metapolicy.FeatureWidth && v != "" && v != metapolicy.FeatureVersion {
 				p.Close()
 				return nil, fmt.Errorf("%s: pack feature_version %q, the policy takes %q", d.Paths[0], v, metapolicy.FeatureVersion)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
@@ -115,9 +116,63 @@ func TestDatasetPackEqualsJSONL(t *testing.T) {
 	if len(a) != 50 || !slices.Equal(a, b) {
 		t.Errorf("JSONL gave %d rows, pack %d; equal: %v", len(a), len(b), slices.Equal(a, b))
 	}
+	// The pack's rows carry its gamma's returns (0 here): a run that
+	// asks for another is refused, naming the pack.
+	_, err = (&Dataset{Paths: []string{pack}, Reward: data.RewardConfig{WLocal: 1, WGlobal: 1, Gamma: 0.5}}).Pass(func(*Samples) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "gamma") || !strings.Contains(err.Error(), pack) {
+		t.Errorf("pack of γ=0 trained with γ=0.5: err %v, want one naming the pack and gamma", err)
+	}
 	bad := filepath.Join(dir, "nope")
 	os.Mkdir(bad, 0o755)
 	if _, err := (&Dataset{Paths: []string{bad}}).Pass(func(*Samples) error { return nil }); err == nil {
 		t.Error("a directory without a pack accepted")
+	}
+}
+
+// Offline, a pass over episode records computes each decision's return
+// from its own episode (data.Returns), whatever the chunk size: the
+// 3-round, 2-agent episode of data's TestReturnsByHand, γ = 0.5.
+func TestDatasetGammaReturns(t *testing.T) {
+	act := func(a metapolicy.Action) *metapolicy.Action { return &a }
+	turns := func(acts []metapolicy.Action, answers ...string) data.Round {
+		var r data.Round
+		for i, a := range answers {
+			u := data.Turn{Answer: a}
+			if acts != nil {
+				u.Action = act(acts[i])
+			}
+			r.Turns = append(r.Turns, u)
+		}
+		return r
+	}
+	R, P := metapolicy.Refine, metapolicy.Persist
+	ep := &data.Episode{Kind: data.KindEpisode, ID: "e", Task: "t", Gold: "4", Agents: 2, Rounds: []data.Round{
+		turns(nil, "3", "4"), turns([]metapolicy.Action{R, P}, "3", "4"),
+		turns([]metapolicy.Action{R, P}, "4", "4"), turns([]metapolicy.Action{P, R}, "4", "5")}}
+	var buf bytes.Buffer
+	w := data.NewWriter(&buf)
+	for range 3 {
+		if err := w.WriteEpisode(ep); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	src := filepath.Join(t.TempDir(), "e.jsonl")
+	os.WriteFile(src, buf.Bytes(), 0o644)
+	want := []float64{-0.25, -0.25, 1.5, -0.5, 1, -1}
+	for _, chunk := range []int{1, 4, 0} {
+		var got []float64
+		ds := &Dataset{Paths: []string{src}, ChunkRows: chunk, Reward: data.RewardConfig{WLocal: 1, WGlobal: 1, Gamma: 0.5}}
+		if _, err := ds.Pass(func(s *Samples) error { got = append(got, s.Rewards...); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3*len(want) {
+			t.Fatalf("chunk %d: %d rows", chunk, len(got))
+		}
+		for i, r := range got {
+			if r != want[i%len(want)] {
+				t.Errorf("chunk %d: row %d return %v, want %v", chunk, i, r, want[i%len(want)])
+			}
+		}
 	}
 }

@@ -92,7 +92,7 @@ func NewRL(backend Backend, policy, ref *nn.MLP[float32], cfg Config) (*RL, erro
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	est, err := NewEstimator(cfg.Estimator, cfg.Tau)
+	est, err := cfg.estimator()
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,7 @@ type studyFlags struct {
 	kind                             transcript.Task
 	sftEpochs                        int
 	critic, quiet, asJSON, overwrite bool
+	ablate                           string
 }
 
 const studyLong = `Study runs the experiment that checks whether a learned meta-policy beats the
@@ -71,7 +72,8 @@ func newStudyCmd() *cobra.Command {
 		Long:  studyLong,
 		Example: `  mpdf study --env 'replay:../shared/data/debates/slm-debate/*/*.json'
   mpdf study --env 'replay:debates/*/*.json' --fold-by model --lambdas 0,0.2 --out runs/study-models
-  mpdf study --env sim --folds 5 --seeds 1 --sim-tasks 500`,
+  mpdf study --env sim --folds 5 --seeds 1 --sim-tasks 500
+  mpdf study --env sim --folds 3 --seeds 2 --sim-tasks 300 --ablate gamma --out runs/ablate-gamma`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runStudy(cmd, &fl) },
 	}
@@ -101,6 +103,8 @@ func (fl *studyFlags) add(cmd *cobra.Command) {
 	f.IntVar(&fl.cfg.Train.RL.TasksPerIter, "tasks-per-iter", def.Train.RL.TasksPerIter, "training tasks per iteration")
 	f.IntVar(&fl.cfg.Train.RL.EpisodesPerTask, "episodes-per-task", def.Train.RL.EpisodesPerTask, "episodes per training task (one SoftRankPO group)")
 	f.Float64Var(&fl.cfg.Train.Adam.LR, "lr", def.Train.Adam.LR, "Adam learning rate of SoftRankPO")
+	f.Float64Var(&fl.cfg.Train.Reward.Gamma, "gamma", 0, "discount γ of the return-to-go each decision is ranked on (0: the round's own reward)")
+	f.StringVar(&fl.ablate, "ablate", "", "run an ablation instead of the study: estimator, tau, reward-scale or gamma, each setting with the study's folds, seeds and paired intervals, at the first --lambdas (writes ablation.md, ablation.json, results.json)")
 	f.Var(hiddenValue{&fl.cfg.Train.Hidden}, "hidden", "hidden layer sizes, e.g. 64,64")
 	f.IntVar(&fl.sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 5; on a replay 20 with the default pivotal teacher, 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
 	f.StringVar(&fl.cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "teacher of the supervised stage: a heuristic, hindsight (the best plan per training question), pivotal[:K] (the decisions that change the team result, K DAgger rounds) or pivotal:P (those decisions on protocol P's play, P's action elsewhere; P: majority, debate, gate, until-consensus; default pivotal:gate on a replay)")
@@ -125,6 +129,11 @@ func runStudy(cmd *cobra.Command, fl *studyFlags) error {
 	if err := fl.resolve(cmd.Flags(), e); err != nil {
 		return err
 	}
+	if fl.ablate != "" {
+		if _, err := study.AblationSettings(fl.ablate); err != nil {
+			return fmt.Errorf("--ablate: %w", err)
+		}
+	}
 	dir, err := study.OpenDir(fl.out, fl.overwrite)
 	if errors.Is(err, study.ErrNotEmpty) {
 		return fmt.Errorf("--out: %w: give a new --out, or --overwrite to replace that study's files", err)
@@ -133,6 +142,9 @@ func runStudy(cmd *cobra.Command, fl *studyFlags) error {
 		return err
 	}
 	defer dir.Close()
+	if fl.ablate != "" {
+		return runAblation(cmd, e, fl.cfg, dir, fl.ablate, fl.out, fl.quiet, fl.asJSON) // studyablate.go
+	}
 	start := time.Now()
 	s, err := fl.run(e)
 	if err != nil {

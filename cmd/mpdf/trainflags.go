@@ -86,6 +86,7 @@ func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.Float64Var(&c.Adam.LR, "lr", c.Adam.LR, "Adam learning rate of the RL stage")
 	fs.Float64Var(&c.MaxGradNorm, "max-grad-norm", c.MaxGradNorm, "global gradient-norm clip (0: none)")
 	bindReward(fs, &c.Reward)
+	fs.Float64Var(&c.Reward.Gamma, "gamma", c.Reward.Gamma, "discount γ of the return-to-go each decision is ranked on, per agent over its episode's later rounds (0: the round's own reward; checkpoints record it)")
 	fs.IntVar(&c.SFT.Epochs, "sft-epochs", c.SFT.Epochs, "epochs of the supervised stage (0 skips it)")
 	fs.IntVar(&c.SFT.BatchSize, "sft-batch-size", c.SFT.BatchSize, "minibatch rows of the supervised stage")
 	fs.Float64Var(&c.SFT.LR, "sft-lr", c.SFT.LR, "Adam learning rate of the supervised stage")

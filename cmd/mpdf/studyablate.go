@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/study"
+)
+
+// runAblation is mpdf study --ablate KIND: study.Ablate into the held
+// directory (ablation.md, ablation.json, results.json), printing the
+// report (or its JSON).
+func runAblation(cmd *cobra.Command, e env.Env, cfg study.Config, dir *study.Dir, kind, out string, quiet, asJSON bool) error {
+	bar := newBar(1, "ablation "+kind+" (settings × folds × seeds)", quiet)
+	cfg.Progress = func(done, total int) {
+		bar.SetTotal(total)
+		_ = bar.Set(done)
+	}
+	start := time.Now()
+	a, err := study.Ablate(e, cfg, kind)
+	if err != nil {
+		bar.Exit()
+		return errors.Join(err, dir.Abandon())
+	}
+	_ = bar.Finish()
+	if err := dir.WriteAblation(a); err != nil {
+		return err
+	}
+	if !quiet {
+		fmt.Fprintf(cmd.ErrOrStderr(), "study: ablation %s: %d settings in %s; wrote %s/{%s,%s,%s}\n", kind, len(a.Rows),
+			time.Since(start).Round(time.Second), out, study.AblationReportName, study.AblationJSONName, study.ResultsName)
+	}
+	if asJSON {
+		return a.WriteJSON(cmd.OutOrStdout())
+	}
+	var b bytes.Buffer
+	if err := a.WriteMarkdown(&b); err != nil {
+		return err
+	}
+	_, err = cmd.OutOrStdout().Write(b.Bytes())
+	return err
+}

@@ -1,0 +1,334 @@
+package study
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/stats"
+	"github.com/mpdf/mpdf/trainer"
+)
+
+// Ablations Ablate runs (issue 22's list); the others are named so that
+// asking for them gets ErrNotAvailable rather than "unknown".
+const (
+	AblateEstimator   = "estimator"
+	AblateTau         = "tau"
+	AblateRewardScale = "reward-scale"
+	AblateGamma       = "gamma"
+	AblateAgentPolicy = "agent-policy"
+	AblateLoss        = "loss"
+	AblateTeamSize    = "team-size"
+)
+
+// ErrNotAvailable is wrapped by AblationSettings' error for an ablation
+// whose option is not built yet.
+var ErrNotAvailable = errors.New("not available yet")
+
+// AblationNames lists the ablations Ablate runs.
+func AblationNames() []string {
+	return []string{AblateEstimator, AblateTau, AblateRewardScale, AblateGamma}
+}
+
+// TauGrid is the paper's grid of SoftRankPO temperatures (its best: 0.8).
+var TauGrid = []float64{0.4, 0.6, 0.8, 1.0, 2.0, 5.0}
+
+// GammaGrid is the grid of return discounts of the gamma ablation.
+var GammaGrid = []float64{0, 0.5, 0.9, 1}
+
+// RewardTransforms are the reward-scale ablation's transforms
+// (trainer.ParseRewardTransform), identity first: ×0.1, ×10 and exp,
+// monotone but not affine.
+var RewardTransforms = []string{trainer.TransformIdentity, "scale:0.1", "scale:10", trainer.TransformExp}
+
+// RewardScaleEstimators are the estimators the reward-scale ablation
+// trains with: SoftRankPO and the two that the scale moves differently
+// (GRPO divides by the std, Dr.GRPO does not).
+var RewardScaleEstimators = []string{trainer.SoftRankName, trainer.GRPOName, trainer.DrGRPOName}
+
+// SFTOnlyName is the setting of the estimator ablation without an RL stage.
+const SFTOnlyName = "SFT only"
+
+// Setting is one row of an ablation: a change to the fold's training
+// configuration, and the setting its paired Δ is taken against.
+type Setting struct {
+	Name  string
+	Apply func(*trainer.Config)
+	// Ref is the index of the setting this one is compared with (0, the
+	// first, unless a group of rows has its own reference).
+	Ref int
+}
+
+// AblationSettings returns the settings of ablation kind, the reference
+// first: estimator — SFT only (no RL iteration), then each estimator of
+// trainer.EstimatorNames with reinforce standing for a PPO-style
+// objective without a learned critic; tau — SoftRankPO at τ = 0.8 (the
+// default) then the rest of TauGrid; reward-scale — for each of
+// RewardScaleEstimators its rewards as they are (each group's reference),
+// ×0.1, ×10 and exp; gamma — GammaGrid, 0 (the default) first.
+func AblationSettings(kind string) ([]Setting, error) {
+	var out []Setting
+	switch kind {
+	case AblateEstimator:
+		out = append(out, Setting{Name: SFTOnlyName, Apply: func(c *trainer.Config) { c.RL.Iterations = 0 }})
+		names := map[string]string{trainer.ReinforceName: "PPO-style (reinforce: raw reward, no critic)",
+			trainer.GRPOName: "GRPO", trainer.DrGRPOName: "Dr.GRPO", trainer.RLOOName: "RLOO", trainer.SoftRankName: "SoftRankPO"}
+		for _, e := range []string{trainer.ReinforceName, trainer.GRPOName, trainer.DrGRPOName, trainer.RLOOName, trainer.SoftRankName} {
+			out = append(out, Setting{Name: names[e], Apply: func(c *trainer.Config) { c.Estimator = e }})
+		}
+	case AblateTau:
+		taus := []float64{trainer.DefaultTau}
+		for _, t := range TauGrid {
+			if t != trainer.DefaultTau {
+				taus = append(taus, t)
+			}
+		}
+		for _, t := range taus {
+			out = append(out, Setting{Name: "τ=" + strconv.FormatFloat(t, 'g', -1, 64),
+				Apply: func(c *trainer.Config) { c.Estimator, c.Tau = trainer.SoftRankName, t }})
+		}
+	case AblateRewardScale:
+		for _, e := range RewardScaleEstimators {
+			ref := len(out)
+			for _, tr := range RewardTransforms {
+				name := e + " " + map[string]string{trainer.TransformIdentity: "×1", "scale:0.1": "×0.1", "scale:10": "×10", trainer.TransformExp: "exp"}[tr]
+				out = append(out, Setting{Name: name, Ref: ref, Apply: func(c *trainer.Config) { c.Estimator, c.RewardTransform = e, tr }})
+			}
+		}
+	case AblateGamma:
+		for _, g := range GammaGrid {
+			out = append(out, Setting{Name: "γ=" + strconv.FormatFloat(g, 'g', -1, 64), Apply: func(c *trainer.Config) { c.Reward.Gamma = g }})
+		}
+	case AblateAgentPolicy, AblateLoss, AblateTeamSize:
+		return nil, fmt.Errorf("study: ablation %q: %w (the option it varies is not built; available: %v)", kind, ErrNotAvailable, AblationNames())
+	default:
+		return nil, fmt.Errorf("study: unknown ablation %q (want one of %v)", kind, AblationNames())
+	}
+	return out, nil
+}
+
+// AblationRow is one setting's pooled result.
+type AblationRow struct {
+	Setting       string         `json:"setting"`
+	Rows          int            `json:"rows"` // task × seed rows with a scored episode
+	Accuracy      stats.Interval `json:"accuracy"`
+	TokensPerTask float64        `json:"tokens_per_task"`
+	// Ref names the setting of the paired difference; Delta is "this −
+	// Ref" in accuracy (same task, same seed, bootstrap by question),
+	// nil for a reference itself; DeltaTokens the mean difference of
+	// tokens per task.
+	Ref         string          `json:"ref,omitempty"`
+	Delta       *stats.Interval `json:"delta,omitempty"`
+	DeltaTokens float64         `json:"delta_tokens_per_task"`
+	// PersistSFT is the share of persist decisions of the policy after
+	// the supervised stage alone (the same stage for every setting),
+	// PersistRL of this setting's policy, both on the test side.
+	PersistSFT float64 `json:"persist_after_sft"`
+	PersistRL  float64 `json:"persist_after_rl"`
+}
+
+// Ablation is a finished ablation: one cross-validated study per setting,
+// with the same folds, seeds and episode seeds, pooled into one table.
+type Ablation struct {
+	Kind   string        `json:"ablation"`
+	Lambda float64       `json:"lambda"`
+	Rows   []AblationRow `json:"rows"`
+	// Baselines are the fixed protocols on the same tasks and seeds, for
+	// context (played once).
+	Baselines []PolicyStats `json:"baselines"`
+	// Moves is the reward-scale ablation's account of how each
+	// estimator's advantages move under each transform.
+	Moves []AdvantageMove `json:"advantage_moves,omitempty"`
+	// Study holds every row: the baselines', the SFT-only policy's
+	// (policy SFTOnlyName) and each setting's (policy: its name).
+	Study   *Study   `json:"-"`
+	Summary *Summary `json:"summary"`
+}
+
+// Ablate runs ablation kind on e: the study of cfg (its folds, seeds,
+// episodes, bootstrap and training recipe) once per setting, training at
+// the first token cost of cfg.Lambdas only (0 when none is given). First
+// the supervised stage alone is trained and played (the persist share
+// "after SFT", and the estimator ablation's first row), with cfg's
+// baselines; then each setting's policies, without baselines. The same
+// cfg and Env give the same result, whatever cfg.Workers. cfg.Progress,
+// when set, sees the jobs of all the studies as one count.
+func Ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
+	settings, err := AblationSettings(kind)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Lambdas == nil {
+		cfg.Lambdas = []float64{0}
+	}
+	if err := cfg.resolve(); err != nil {
+		return nil, err
+	}
+	lambda := 0.0
+	if len(cfg.Lambdas) > 0 {
+		lambda = cfg.Lambdas[0]
+	}
+	cfg.Lambdas = []float64{lambda}
+	learned := LearnedName(lambda)
+	runs := len(settings) + 1
+	if kind == AblateEstimator {
+		runs-- // its first setting is the SFT-only run
+	}
+	progress := cfg.Progress
+	k := 0
+	run := func(c Config) (*Study, error) {
+		if progress != nil {
+			c.Progress = func(done, total int) { progress(k*total+done, runs*total) }
+		}
+		s, err := CrossValidate(e, c)
+		k++
+		return s, err
+	}
+	sftCfg := cfg
+	sftCfg.Train.RL.Iterations = 0
+	sft, err := run(sftCfg)
+	if err != nil {
+		return nil, fmt.Errorf("study: ablation %s: SFT only: %w", kind, err)
+	}
+	merged := *sft
+	merged.Config.Train = cfg.Train // the base recipe, not the SFT-only run's
+	merged.Rows = nil
+	merged.Learned = nil
+	var sftRows []Row
+	for _, r := range sft.Rows {
+		if r.Policy == learned {
+			r.Policy = SFTOnlyName
+			sftRows = append(sftRows, r)
+			continue
+		}
+		merged.Rows = append(merged.Rows, r)
+	}
+	byName := map[string][]Row{}
+	for i, st := range settings {
+		if kind == AblateEstimator && i == 0 {
+			byName[st.Name] = sftRows
+			continue
+		}
+		c := cfg
+		c.Baselines = []string{}
+		st.Apply(&c.Train)
+		if err := c.Train.Validate(); err != nil {
+			return nil, fmt.Errorf("study: ablation %s: %s: %w", kind, st.Name, err)
+		}
+		s, err := run(c)
+		if err != nil {
+			return nil, fmt.Errorf("study: ablation %s: %s: %w", kind, st.Name, err)
+		}
+		for _, r := range s.Rows {
+			if r.Policy == learned {
+				r.Policy = st.Name
+				byName[st.Name] = append(byName[st.Name], r)
+			}
+		}
+	}
+	if kind != AblateEstimator {
+		merged.Rows = append(merged.Rows, sftRows...)
+		merged.Learned = append(merged.Learned, SFTOnlyName)
+	}
+	for _, st := range settings {
+		merged.Rows = append(merged.Rows, byName[st.Name]...)
+		merged.Learned = append(merged.Learned, st.Name)
+	}
+	sum, err := merged.Summarise()
+	if err != nil {
+		return nil, err
+	}
+	a := &Ablation{Kind: kind, Lambda: lambda, Study: &merged, Summary: sum}
+	all := sum.Scopes[0]
+	stat := map[string]PolicyStats{}
+	for _, p := range all.Policies {
+		stat[p.Policy] = p
+		if slices.Contains(merged.Fixed, p.Policy) {
+			a.Baselines = append(a.Baselines, p)
+		}
+	}
+	persistSFT := stat[SFTOnlyName].Persist
+	for i, st := range settings {
+		p := stat[st.Name]
+		row := AblationRow{Setting: st.Name, Rows: p.Rows, Accuracy: p.Accuracy, TokensPerTask: p.TokensPerTask,
+			PersistSFT: persistSFT, PersistRL: p.Persist}
+		if st.Ref != i {
+			ref := settings[st.Ref].Name
+			d, dt, err := merged.pairedDelta(st.Name, ref)
+			if err != nil {
+				return nil, fmt.Errorf("study: ablation %s: %s − %s: %w", kind, st.Name, ref, err)
+			}
+			row.Ref, row.Delta, row.DeltaTokens = ref, d, dt
+		}
+		a.Rows = append(a.Rows, row)
+	}
+	if kind == AblateRewardScale {
+		if a.Moves, err = AdvantageMoves(e, cfg.Train, lambda, merged.Rounds, cfg.Seed); err != nil {
+			return nil, fmt.Errorf("study: ablation %s: %w", kind, err)
+		}
+	}
+	return a, nil
+}
+
+// pairedDelta is "policy a − policy b" in accuracy over the task × seed
+// rows both have scored, with the study's bootstrap by question (as
+// Summarise's Diffs), and the mean difference of tokens per task; nil
+// when they share no scored row.
+func (s *Study) pairedDelta(a, b string) (*stats.Interval, float64, error) {
+	type key struct {
+		seed uint64
+		task int
+	}
+	unit := map[string]int{}
+	for _, t := range s.Tasks {
+		if _, ok := unit[t.Unit]; !ok {
+			unit[t.Unit] = len(unit)
+		}
+	}
+	bRows := map[key]*Row{}
+	for i := range s.Rows {
+		if r := &s.Rows[i]; r.Policy == b {
+			bRows[key{r.Seed, r.Index}] = r
+		}
+	}
+	var x, y []float64
+	var cl []int
+	var dt float64
+	n := 0
+	// Rows in task then seed order, as Summarise numbers its clusters.
+	var pairs [][2]*Row
+	for i := range s.Rows {
+		ra := &s.Rows[i]
+		if ra.Policy != a {
+			continue
+		}
+		if rb, ok := bRows[key{ra.Seed, ra.Index}]; ok {
+			pairs = append(pairs, [2]*Row{ra, rb})
+		}
+	}
+	slices.SortStableFunc(pairs, func(p, q [2]*Row) int {
+		return cmp.Or(cmp.Compare(p[0].Index, q[0].Index), cmp.Compare(p[0].Seed, q[0].Seed))
+	})
+	for _, p := range pairs {
+		ra, rb := p[0], p[1]
+		dt += float64(ra.Tokens)/float64(max(1, ra.Episodes)) - float64(rb.Tokens)/float64(max(1, rb.Episodes))
+		n++
+		if ra.Scored == 0 || rb.Scored == 0 {
+			continue
+		}
+		x = append(x, float64(ra.Correct)/float64(ra.Scored))
+		y = append(y, float64(rb.Correct)/float64(rb.Scored))
+		cl = append(cl, unit[s.Tasks[ra.Index].Unit])
+	}
+	if len(x) == 0 {
+		return nil, 0, nil
+	}
+	iv, err := s.Config.Bootstrap.PairedDiff(x, y, cl)
+	if err != nil {
+		return nil, 0, err
+	}
+	return &iv, dt / float64(n), nil
+}

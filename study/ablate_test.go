@@ -1,0 +1,183 @@
+package study
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/trainer"
+)
+
+func TestAblationSettings(t *testing.T) {
+	for _, kind := range []string{AblateAgentPolicy, AblateLoss, AblateTeamSize} {
+		if _, err := AblationSettings(kind); !errors.Is(err, ErrNotAvailable) || !strings.Contains(err.Error(), "not available yet") {
+			t.Errorf("%s: %v, want ErrNotAvailable", kind, err)
+		}
+	}
+	if _, err := AblationSettings("lr"); err == nil || errors.Is(err, ErrNotAvailable) {
+		t.Errorf("unknown ablation: %v", err)
+	}
+	want := map[string][]string{
+		AblateEstimator:   {SFTOnlyName, "PPO-style (reinforce: raw reward, no critic)", "GRPO", "Dr.GRPO", "RLOO", "SoftRankPO"},
+		AblateTau:         {"τ=0.8", "τ=0.4", "τ=0.6", "τ=1", "τ=2", "τ=5"},
+		AblateGamma:       {"γ=0", "γ=0.5", "γ=0.9", "γ=1"},
+		AblateRewardScale: {"softrank ×1", "softrank ×0.1", "softrank ×10", "softrank exp", "grpo ×1", "grpo ×0.1", "grpo ×10", "grpo exp", "drgrpo ×1", "drgrpo ×0.1", "drgrpo ×10", "drgrpo exp"},
+	}
+	for kind, names := range want {
+		ss, err := AblationSettings(kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ss) != len(names) {
+			t.Fatalf("%s: %d settings, want %d", kind, len(ss), len(names))
+		}
+		for i, s := range ss {
+			c := trainer.DefaultConfig()
+			s.Apply(&c)
+			if s.Name != names[i] || c.Validate() != nil {
+				t.Errorf("%s: setting %d %q (config valid: %v), want %q", kind, i, s.Name, c.Validate(), names[i])
+			}
+			if wantRef := map[bool]int{true: i / 4 * 4, false: 0}[kind == AblateRewardScale]; s.Ref != wantRef {
+				t.Errorf("%s: %s: ref %d, want %d", kind, s.Name, s.Ref, wantRef)
+			}
+		}
+	}
+	ss, _ := AblationSettings(AblateEstimator)
+	c := trainer.DefaultConfig()
+	ss[0].Apply(&c)
+	if c.RL.Iterations != 0 {
+		t.Errorf("SFT only: %d RL iterations", c.RL.Iterations)
+	}
+}
+
+// A stub trainer makes the settings' policies known: the SFT-only run
+// (no iteration) persists, γ = 0 debates, every γ > 0 plays random. The
+// rows then follow: γ = 0's accuracy is debate's (same episode seeds),
+// the γ > 0 rows are alike, and their Δ is random − debate by hand.
+func TestAblateGammaStub(t *testing.T) {
+	sim, err := sim.New(sim.Config{Tasks: 30, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[float64]int{}
+	stub := func(train env.Env, cfg trainer.Config) (metapolicy.Policy, error) {
+		mu.Lock()
+		seen[cfg.Reward.Gamma]++
+		mu.Unlock()
+		switch {
+		case cfg.RL.Iterations == 0:
+			return metapolicy.ParseHeuristic("persist")
+		case cfg.Reward.Gamma == 0:
+			return metapolicy.ParseHeuristic("debate")
+		}
+		return metapolicy.ParseHeuristic("random")
+	}
+	cfg := Config{Folds: 3, Seeds: 2, Episodes: 2, Lambdas: []float64{0.1, 0.5}, Baselines: []string{"debate", "majority"}, Trainer: stub, Workers: 2}
+	a, err := Ablate(sim, cfg, AblateGamma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Lambda != 0.1 {
+		t.Errorf("λ %v, want the first, 0.1", a.Lambda)
+	}
+	// 3 folds × 2 seeds per run: SFT only (γ=0) and one run per γ.
+	if seen[0] != 12 || seen[0.5] != 6 || seen[0.9] != 6 || seen[1] != 6 {
+		t.Errorf("trainer calls by γ: %v", seen)
+	}
+	var debate PolicyStats
+	for _, p := range a.Baselines {
+		if p.Policy == "debate" {
+			debate = p
+		}
+	}
+	if len(a.Rows) != 4 || a.Rows[0].Accuracy != debate.Accuracy || a.Rows[0].PersistRL != 0 || a.Rows[0].Delta != nil {
+		t.Fatalf("γ=0 row %+v, want debate's accuracy %+v, no persist, no Δ", a.Rows[0], debate.Accuracy)
+	}
+	// Δ by hand: mean over task × seed rows of random − debate.
+	acc := map[string]map[[2]int]float64{}
+	for _, r := range a.Study.Rows {
+		if acc[r.Policy] == nil {
+			acc[r.Policy] = map[[2]int]float64{}
+		}
+		acc[r.Policy][[2]int{int(r.Seed), r.Index}] = float64(r.Correct) / float64(r.Scored)
+	}
+	var sum float64
+	for k, v := range acc["γ=0.5"] {
+		sum += v - acc["γ=0"][k]
+	}
+	want := sum / float64(len(acc["γ=0.5"]))
+	for _, r := range a.Rows[1:] {
+		if r.PersistSFT != 1 || r.Ref != "γ=0" || r.Delta == nil || math.Abs(r.Delta.Estimate-want) > 1e-12 || r.Accuracy != a.Rows[1].Accuracy {
+			t.Errorf("%s: %+v, want persist after SFT 1 and Δ %v vs γ=0", r.Setting, r, want)
+		}
+	}
+	var md bytes.Buffer
+	if err := a.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"# mpdf ablation: gamma", "| γ=0 |", "| γ=0.9 |", "vs γ=0:", "| debate |", "λ = 0.1"} {
+		if !strings.Contains(md.String(), s) {
+			t.Errorf("report lacks %q:\n%s", s, md.String())
+		}
+	}
+}
+
+// The real trainer, shortened: the reward-scale ablation runs every
+// setting, reports the advantage moves (Dr.GRPO's ×10 scales its
+// advantages by 10; SoftRankPO's do not move under ×K), and gives the same
+// bytes whatever the workers.
+func TestAblateRewardScaleDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 13 × 2 small policies")
+	}
+	sim, err := sim.New(sim.Config{Tasks: 24, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Folds, cfg.Seeds, cfg.Lambdas, cfg.Baselines = 2, 1, []float64{0}, []string{"debate"}
+	cfg.Train.SFT.Epochs = 1
+	cfg.Train.RL.Iterations, cfg.Train.RL.TasksPerIter, cfg.Train.RL.EpisodesPerTask = 1, 4, 2
+	cfg.Bootstrap.Resamples = 200
+	report := func(workers int) []byte {
+		c := cfg
+		c.Workers = workers
+		a, err := Ablate(sim, c, AblateRewardScale)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := a.WriteMarkdown(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Study.WriteResults(&b); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range a.Moves {
+			switch {
+			case m.Estimator == trainer.DrGRPOName && m.Transform == "scale:10" && math.Abs(m.Scale-10) > 1e-9:
+				t.Errorf("drgrpo ×10: scale %v, want 10", m.Scale)
+			case m.Estimator == trainer.SoftRankName && strings.HasPrefix(m.Transform, "scale:") && m.Change > 1e-9:
+				t.Errorf("softrank %s: change %v, want 0", m.Transform, m.Change)
+			}
+		}
+		if len(a.Moves) != 3*len(trainer.EstimatorNames()) {
+			t.Errorf("%d advantage moves", len(a.Moves))
+		}
+		return b.Bytes()
+	}
+	a, b := report(2), report(1)
+	if !bytes.Equal(a, b) {
+		t.Fatal("same config: the ablation differs between 2 workers and 1")
+	}
+	if !bytes.Contains(a, []byte("| drgrpo exp |")) || !bytes.Contains(a, []byte("vs drgrpo ×1:")) {
+		t.Errorf("report lacks the Dr.GRPO rows:\n%s", a)
+	}
+}
