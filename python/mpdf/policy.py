@@ -72,6 +72,16 @@ def _version_of_width(width):
                      % (width, ", ".join("%s: %d" % (v, w) for v, (w, _) in sorted(features.FEATURIZERS.items()))))
 
 
+def _greedy(probs):
+    """The most probable action of probs ({action: probability}), the
+    first of persist, refine, concede on a tie (as ``mpdf serve``)."""
+    best = ACTIONS[0]
+    for a in ACTIONS[1:]:
+        if probs[a] > probs[best]:
+            best = a
+    return best
+
+
 def _layout(where, width, feature_version, metadata):
     """The feature version a network of input width reads (feature_version,
     else metadata's, else the layout of that width) and its featurizer; a
@@ -186,11 +196,7 @@ class Policy(_Provenance):
         out = []
         for i in range(len(flat)):
             p = self.probs(self._featurize(flat, i, round, rounds, history))
-            best = ACTIONS[0]
-            for a in ACTIONS[1:]:
-                if p[a] > p[best]:
-                    best = a
-            out.append((best, p))
+            out.append((_greedy(p), p))
         return out
 
     def state_dict(self):

@@ -94,11 +94,7 @@ class Policy(torch.nn.Module, _policy._Provenance):
         out = []
         for row in rows:
             probs = dict(zip(ACTIONS, row))
-            best = ACTIONS[0]
-            for a in ACTIONS[1:]:
-                if probs[a] > probs[best]:
-                    best = a
-            out.append((best, probs))
+            out.append((_policy._greedy(probs), probs))
         return out
 
 
