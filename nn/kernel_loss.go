@@ -125,14 +125,7 @@ func sftRows[T Float](dz, z []T, ld, out int, actions []uint8, r0, rows int, inv
 	loss := 0.0
 	for r := 0; r < rows; r++ {
 		zr := z[r*ld : r*ld+out]
-		mx := float64(zr[0])
-		for _, v := range zr[1:] {
-			mx = max(mx, float64(v))
-		}
-		sum := 0.0
-		for _, v := range zr {
-			sum += math.Exp(float64(v) - mx)
-		}
+		mx, sum := maxSumExp(zr)
 		a := int(actions[r0+r])
 		dr := dz[r*ld : (r+1)*ld]
 		for j, v := range zr {
