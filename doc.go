@@ -17,9 +17,9 @@
 //	plots             the figures as PNG: training curves, a study's accuracy-against-tokens plane
 //	autodiff          the same model and loss as a Gorgonia graph: the reference for the kernels
 //	metapolicy        actions, meta-cognitive state, consensus rules, featurizer, policies, baselines
+//	answer            one reader of model text: answers (gsm8k, mmlu, arithmetic, math) and profiles
 //	data              rollout formats (JSONL episodes/decisions), reader/writer, reward, packed shards
 //	checkpoints       compressed checkpoint format, retention, safetensors interop
-//	answer            one reader of model text: answers (gsm8k, mmlu, arithmetic, math) and profiles
 //	data/transcript   reader of debate transcripts (LLM-Debate, DyLAN, LLM-Agora) into questions and episodes
 //	data/corpus       what a set of transcripts holds: the corpus table, the persist and debate baselines
 //	env               the environment interface, the episode runner, evaluation and verdict

@@ -548,37 +548,25 @@ func writeQuotient(b *strings.Builder, num, den string) {
 // between) as ((1)/(2)), as the regular expression
 // \\[dt]?frac\s*(\d)\s*(\d) would be replaced.
 func replaceShortFracs(s string) string {
-	var b strings.Builder
-	last := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			continue
-		}
-		k, ok := fracName(s, i)
-		if !ok {
-			continue
-		}
-		for k < len(s) && isSpaceRe(s[k]) {
-			k++
-		}
-		if k >= len(s) || !isDigit(s[k]) {
-			continue
-		}
-		num := s[k : k+1]
-		for k++; k < len(s) && isSpaceRe(s[k]); k++ {
-		}
-		if k >= len(s) || !isDigit(s[k]) {
-			continue
-		}
-		b.WriteString(s[last:i])
-		writeQuotient(&b, num, s[k:k+1])
-		last, i = k+1, k
+	return rewriteFracs(s, digitFracArgs, writeQuotient)
+}
+
+// digitFracArgs reads the two one-digit arguments (spaces around them) of
+// a \frac whose name ends at s[k].
+func digitFracArgs(s string, k int) (num, den string, end int, ok bool) {
+	for k < len(s) && isSpaceRe(s[k]) {
+		k++
 	}
-	if last == 0 {
-		return s
+	if k >= len(s) || !isDigit(s[k]) {
+		return "", "", 0, false
 	}
-	b.WriteString(s[last:])
-	return b.String()
+	num = s[k : k+1]
+	for k++; k < len(s) && isSpaceRe(s[k]); k++ {
+	}
+	if k >= len(s) || !isDigit(s[k]) {
+		return "", "", 0, false
+	}
+	return num, s[k : k+1], k + 1, true
 }
 
 // textCommands are the LaTeX commands whose argument is prose, in the

@@ -6,7 +6,7 @@
 //
 //	r := answer.Read(answer.MMLU, text, answer.Options{Question: q})
 //	r.Answer  // "B", or "" when the text states no answer that can be read without guessing
-//	r.Profile // steps, tokens, hedges, stated confidence (data.Profile)
+//	r.Profile // steps, tokens, hedges, stated confidence (Profile; data.Profile in the rollout format)
 //
 // # Kinds
 //

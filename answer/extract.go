@@ -3,11 +3,7 @@ package answer
 // Reasoning inside <think>...</think> is skipped for answers; a text cut
 // off inside an unclosed <think> has no answer.
 
-import (
-	"strings"
-
-	"github.com/mpdf/mpdf/data"
-)
+import "strings"
 
 // Options give Read what it needs beyond the text. The zero value reads
 // by the text alone.
@@ -31,7 +27,7 @@ type Result struct {
 	// guessing.
 	Answer string
 	// Profile is the reasoning profile of the whole text (ProfileOf).
-	Profile data.Profile
+	Profile Profile
 	// Critic is the critic's confidence in Answer read from the text
 	// (Critic); nil when the text gives it nothing to check, or when
 	// Options.Critic is off.

@@ -111,6 +111,26 @@ func delatex(s string) string {
 // right, as the regular expression \\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}
 // would be replaced.
 func replaceFracs(s string, write func(b *strings.Builder, num, den string)) string {
+	return rewriteFracs(s, bracedFracArgs, write)
+}
+
+// bracedFracArgs reads the two braced arguments of a \frac whose name
+// ends at s[k].
+func bracedFracArgs(s string, k int) (num, den string, end int, ok bool) {
+	num, k, ok = braced(s, k)
+	if !ok {
+		return "", "", 0, false
+	}
+	den, end, ok = braced(s, k)
+	return num, den, end, ok
+}
+
+// rewriteFracs is the one scan behind replaceFracs and replaceShortFracs:
+// at each \frac, \dfrac or \tfrac whose arguments args reads (from the
+// end of the name; end is just past them), it writes write(num, den) in
+// place of the command; anything else is copied. It returns s itself when
+// nothing matched.
+func rewriteFracs(s string, args func(s string, k int) (num, den string, end int, ok bool), write func(b *strings.Builder, num, den string)) string {
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); i++ {
@@ -121,11 +141,7 @@ func replaceFracs(s string, write func(b *strings.Builder, num, den string)) str
 		if !ok {
 			continue
 		}
-		num, k, ok := braced(s, k)
-		if !ok {
-			continue
-		}
-		den, end, ok := braced(s, k)
+		num, den, end, ok := args(s, k)
 		if !ok {
 			continue
 		}

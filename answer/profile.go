@@ -6,8 +6,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/mpdf/mpdf/data"
 )
 
 // HedgeWords are the words and two-word phrases counted as hedges,
@@ -37,6 +35,18 @@ const maxHedge = 16
 // "Confidence: 0.8", "**Confidence:** 80%", "confidence = 8/10".
 var selfConfRe = regexp.MustCompile(`(?im)^[\s*_#>-]*confidence(?:\s+(?:level|score))?[*_]*\s*[:=][*_]*\s*[*_]*\s*(\d+(?:\.\d+)?)\s*(%|/\s*10\b|/\s*100\b)?`)
 
+// Profile is the reasoning profile of an answer text, as ProfileOf
+// measures it; the rollout format records it with each turn (data.Profile
+// is this type) and a policy reads it as metapolicy.Profile. Its meaning is
+// the measuring, which lives here: the counts are of the text, the
+// confidence is one the text states (nil when it states none).
+type Profile struct {
+	Steps          int      `json:"steps,omitempty"`
+	Tokens         int      `json:"tokens,omitempty"`
+	Hedges         int      `json:"hedges,omitempty"`
+	SelfConfidence *float64 `json:"self_confidence,omitempty"`
+}
+
 // EstimateTokens estimates the tokens of a text as ⌈runes/4⌉: the
 // transcripts record no token counts, and about four characters per token
 // is the usual rate of English under BPE tokenizers. It is an estimate for
@@ -51,9 +61,9 @@ func EstimateTokens(s string) int {
 // the text states on a line of its own ("Confidence: 0.8", "... 80%",
 // "... 8/10"), nil (missing) when it states none. The whole text counts,
 // reasoning blocks included: they were produced, and paid for.
-func ProfileOf(text string) data.Profile {
+func ProfileOf(text string) Profile {
 	work(6 * len(text)) // runes, hedges, lines, steps, the confidence search
-	p := data.Profile{Tokens: EstimateTokens(text), Hedges: countHedges(text)}
+	p := Profile{Tokens: EstimateTokens(text), Hedges: countHedges(text)}
 	for line := range strings.Lines(text) {
 		p.Steps += steps(line)
 	}

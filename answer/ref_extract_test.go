@@ -4,9 +4,7 @@
 
 package answer
 
-import (
-	"github.com/mpdf/mpdf/data"
-)
+import ()
 
 // Options give Read what it needs beyond the text. The zero value reads
 // by the text alone.
@@ -30,7 +28,7 @@ type refResult struct {
 	// guessing.
 	Answer string
 	// Profile is the reasoning profile of the whole text (ProfileOf).
-	Profile data.Profile
+	Profile Profile
 	// Critic is the critic's confidence in Answer read from the text
 	// (Critic); nil when the text gives it nothing to check, or when
 	// Options.Critic is off.

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/mpdf/mpdf/data"
 )
 
 // HedgeWords are the words and two-word phrases counted as hedges,
@@ -55,8 +53,8 @@ func refEstimateTokens(s string) int {
 // the text states on a line of its own ("Confidence: 0.8", "... 80%",
 // "... 8/10"), nil (missing) when it states none. The whole text counts,
 // reasoning blocks included: they were produced, and paid for.
-func refProfileOf(text string) data.Profile {
-	p := data.Profile{Tokens: refEstimateTokens(text), Hedges: refcountHedges(text)}
+func refProfileOf(text string) Profile {
+	p := Profile{Tokens: refEstimateTokens(text), Hedges: refcountHedges(text)}
 	for line := range strings.Lines(text) {
 		p.Steps += refsteps(line)
 	}

@@ -207,19 +207,7 @@ func (bl *builder) softRankPO(gr *graph, cfg nn.LossConfig, logp []*G.Node, logp
 	lclip := G.Must(G.Neg(bl.minimum(unclipped, clipped)))
 
 	// KL = Σ_a π (log π − log π_ref);  −H = Σ_a π log π
-	var kl, negH *G.Node
-	for a := range logp {
-		gr.ref[a] = newBuffer(bl.dt, B)
-		ref := bl.input(gr.ref[a], fmt.Sprintf("ref%d", a), B)
-		p := G.Must(G.Exp(logp[a]))
-		k := bl.mul(p, bl.sub(logp[a], ref))
-		e := bl.mul(p, logp[a])
-		if kl == nil {
-			kl, negH = k, e
-		} else {
-			kl, negH = bl.add(kl, k), bl.add(negH, e)
-		}
-	}
+	kl, negH, _ := bl.refTerms(gr, logp, nil)
 
 	row := bl.add(lclip, bl.scale(kl, cfg.Beta))
 	row = bl.add(row, bl.scale(negH, cfg.Entropy)) // −c_H·H = c_H·(−H)
@@ -245,20 +233,7 @@ func (bl *builder) rankMatch(gr *graph, cfg nn.LossConfig, logp, onehot []*G.Nod
 	adv := bl.input(gr.adv, "adv", B)
 	center := bl.input(gr.center, "center", B, B)
 
-	var refa, kl, negH *G.Node
-	for a := range logp {
-		gr.ref[a] = newBuffer(bl.dt, B)
-		ref := bl.input(gr.ref[a], fmt.Sprintf("ref%d", a), B)
-		p := G.Must(G.Exp(logp[a]))
-		k := bl.mul(p, bl.sub(logp[a], ref))
-		e := bl.mul(p, logp[a])
-		r := bl.mul(onehot[a], ref)
-		if kl == nil {
-			kl, negH, refa = k, e, r
-		} else {
-			kl, negH, refa = bl.add(kl, k), bl.add(negH, e), bl.add(refa, r)
-		}
-	}
+	kl, negH, refa := bl.refTerms(gr, logp, onehot)
 	h := bl.scale(bl.sub(logpa, refa), cfg.Beta)
 	hc := bl.sub(h, G.Must(G.Mul(center, h)))
 	resid := bl.sub(hc, adv)
@@ -270,6 +245,35 @@ func (bl *builder) rankMatch(gr *graph, cfg nn.LossConfig, logp, onehot []*G.Nod
 	G.Read(bl.mean(kl), &gr.kl)
 	G.Read(G.Must(G.Neg(bl.mean(negH))), &gr.entropy)
 	return cost
+}
+
+// refTerms adds the reference policy's inputs (gr.ref, one per action)
+// and the per-row sums over actions that both losses read: kl =
+// Σ_a π (log π − log π_ref), negH = Σ_a π log π and, when onehot is given,
+// refa = Σ_a onehot_a · log π_ref (the reference log-probability of the
+// taken action; nil otherwise).
+func (bl *builder) refTerms(gr *graph, logp, onehot []*G.Node) (kl, negH, refa *G.Node) {
+	B := bl.batch
+	for a := range logp {
+		gr.ref[a] = newBuffer(bl.dt, B)
+		ref := bl.input(gr.ref[a], fmt.Sprintf("ref%d", a), B)
+		p := G.Must(G.Exp(logp[a]))
+		k := bl.mul(p, bl.sub(logp[a], ref))
+		e := bl.mul(p, logp[a])
+		var r *G.Node
+		if onehot != nil {
+			r = bl.mul(onehot[a], ref)
+		}
+		if kl == nil {
+			kl, negH, refa = k, e, r
+		} else {
+			kl, negH = bl.add(kl, k), bl.add(negH, e)
+			if r != nil {
+				refa = bl.add(refa, r)
+			}
+		}
+	}
+	return kl, negH, refa
 }
 
 // input adds an input node bound to a tensor backed by buf.

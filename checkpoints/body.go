@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -95,7 +96,7 @@ func validate(c *Checkpoint) error {
 	if c.Header.Step < 0 {
 		return fmt.Errorf("header: step %d, want ≥ 0", c.Header.Step)
 	}
-	for _, k := range sortedKeys(c.Header.Metrics) {
+	for _, k := range slices.Sorted(maps.Keys(c.Header.Metrics)) {
 		if v := c.Header.Metrics[k]; math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("header: metric %q is %v, want a finite value", k, v)
 		}
@@ -297,15 +298,6 @@ func layOut(h *diskHeader, data []byte) (*Checkpoint, error) {
 		c.RNG = bytes.Clone(data[off:])
 	}
 	return c, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // appendPlanes appends a as four byte planes: byte 0 of every little-endian

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -161,7 +163,7 @@ func (c *Info) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "metrics\tnone\n")
 	} else {
 		fmt.Fprintf(tw, "metrics\t\n")
-		for _, k := range sortedKeys(c.Metrics) {
+		for _, k := range slices.Sorted(maps.Keys(c.Metrics)) {
 			fmt.Fprintf(tw, "  %s\t%.6g\n", k, c.Metrics[k])
 		}
 	}
@@ -200,7 +202,7 @@ func (s *SafetensorsInfo) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "file\t%s (%d bytes, safetensors)\n", s.File, s.Bytes)
 	fmt.Fprintf(tw, "policy\t%s\n", s.Policy)
 	fmt.Fprintf(tw, "metadata\t\n")
-	for _, k := range sortedKeys(s.Metadata) {
+	for _, k := range slices.Sorted(maps.Keys(s.Metadata)) {
 		fmt.Fprintf(tw, "  %s\t%s\n", k, s.Metadata[k])
 	}
 	if v := s.Metadata[MetaFeatureVersion]; !layoutRuns(v) {

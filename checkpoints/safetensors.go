@@ -40,6 +40,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -145,7 +146,7 @@ func marshalSafetensors(m *nn.MLP[float32], meta map[string]string) ([]byte, err
 		}
 		md[k] = want
 	}
-	keys := sortedKeys(md)
+	keys := slices.Sorted(maps.Keys(md))
 	for _, k := range keys {
 		if !utf8.ValidString(k) || !utf8.ValidString(md[k]) {
 			return nil, fail("metadata %q: not valid UTF-8", k)
@@ -354,7 +355,7 @@ func readSafetensors(r io.Reader, size int64, opts []Option) (*nn.MLP[float32], 
 func checkTensors(raw map[string]json.RawMessage, maxBytes uint64) ([]stTensor, []int, uint64, error) {
 	var ts []stTensor
 	layers := map[int]*[2]*stTensor{} // [weight, bias]
-	for _, name := range sortedKeys(raw) {
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		t := stTensor{name: name}
 		var ok bool
 		if t.layer, t.weight, ok = parseTensorName(name); !ok {

@@ -1,6 +1,9 @@
 package data
 
-import "github.com/mpdf/mpdf/metapolicy"
+import (
+	"github.com/mpdf/mpdf/answer"
+	"github.com/mpdf/mpdf/metapolicy"
+)
 
 // Record kinds of the rollout format (design §5), the value of "kind".
 const (
@@ -50,13 +53,11 @@ type Turn struct {
 	Exchanges []Exchange `json:"exchanges,omitempty"`
 }
 
-// Profile is the reasoning profile of a turn's answer (metapolicy.Profile).
-type Profile struct {
-	Steps          int      `json:"steps,omitempty"`
-	Tokens         int      `json:"tokens,omitempty"`
-	Hedges         int      `json:"hedges,omitempty"`
-	SelfConfidence *float64 `json:"self_confidence,omitempty"`
-}
+// Profile is the reasoning profile of a turn's answer, as the rollout
+// format records it: answer.Profile, which answer.ProfileOf measures (an
+// alias, so the format's field and every caller keep this name). A policy
+// reads it as metapolicy.Profile (Turn.State).
+type Profile = answer.Profile
 
 // Exchange is one recorded LLM call.
 type Exchange struct {

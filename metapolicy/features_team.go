@@ -16,18 +16,10 @@ import (
 // out once per deliberation instead of once per agent, and nothing is
 // allocated for teams of up to 16 agents.
 func FeaturizeTeam(dst []float64, targets []string, obs *Observation) (team string, err error) {
-	n := len(obs.Agents)
-	if len(dst) != n*FeatureWidth {
-		return "", fmt.Errorf("metapolicy: feature matrix of length %d, want %d×%d", len(dst), n, FeatureWidth)
-	}
-	if len(targets) != n {
-		return "", fmt.Errorf("metapolicy: %d concede targets for %d agents", len(targets), n)
-	}
-	chk := *obs
-	chk.Self = 0
-	if err := chk.Check(); err != nil {
+	if err := checkTeam(dst, targets, obs, FeatureWidth, ""); err != nil {
 		return "", err
 	}
+	n := len(obs.Agents)
 	// Stack buffers up to 16 agents: a server featurizes without allocating.
 	var ansBuf [16]string
 	var confBuf, tokBuf, stepBuf [16]float64
@@ -43,6 +35,23 @@ func FeaturizeTeam(dst []float64, targets []string, obs *Observation) (team stri
 		d.row(dst[s*FeatureWidth:(s+1)*FeatureWidth:(s+1)*FeatureWidth], s, team, targets[s])
 	}
 	return team, nil
+}
+
+// checkTeam checks FeaturizeTeam's (or FeaturizeTeamV2's) arguments: dst
+// holds width values for each agent, targets one per agent, and obs
+// passes Check as agent 0's view. version names a feature version other
+// than the first in the error, with a trailing space ("" for the first).
+func checkTeam(dst []float64, targets []string, obs *Observation, width int, version string) error {
+	n := len(obs.Agents)
+	if len(dst) != n*width {
+		return fmt.Errorf("metapolicy: %sfeature matrix of length %d, want %d×%d", version, len(dst), n, width)
+	}
+	if len(targets) != n {
+		return fmt.Errorf("metapolicy: %d concede targets for %d agents", len(targets), n)
+	}
+	chk := *obs
+	chk.Self = 0
+	return chk.Check()
 }
 
 // deliberation is what every agent's row of one observation shares: the

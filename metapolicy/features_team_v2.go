@@ -1,7 +1,5 @@
 package metapolicy
 
-import "fmt"
-
 // FeaturizeTeamV2 is FeaturizeTeam for FeatureVersionV2: row i of dst
 // (len(obs.Agents)·FeatureWidthV2 values) is, bit for bit, what FeaturizeV2
 // gives with obs.Self = i, targets[i] is ConcedeTarget for agent i, and it
@@ -11,18 +9,10 @@ import "fmt"
 // agent's squashed profile are worked out once per deliberation, and
 // nothing is allocated for teams of up to 16 agents.
 func FeaturizeTeamV2(dst []float64, targets []string, obs *Observation) (team string, err error) {
-	n := len(obs.Agents)
-	if len(dst) != n*FeatureWidthV2 {
-		return "", fmt.Errorf("metapolicy: %s feature matrix of length %d, want %d×%d", FeatureVersionV2, len(dst), n, FeatureWidthV2)
-	}
-	if len(targets) != n {
-		return "", fmt.Errorf("metapolicy: %d concede targets for %d agents", len(targets), n)
-	}
-	chk := *obs
-	chk.Self = 0
-	if err := chk.Check(); err != nil {
+	if err := checkTeam(dst, targets, obs, FeatureWidthV2, FeatureVersionV2+" "); err != nil {
 		return "", err
 	}
+	n := len(obs.Agents)
 	var ansBuf [16]string
 	var confBuf, tokBuf, stepBuf, hedgeBuf [16]float64
 	var allBuf, peerBuf, nowBuf, beforeBuf [16]tally

@@ -28,15 +28,7 @@ func lossRows[T Float](dz, z []T, ld int, b *Batch[T], r0, rows int, cfg LossCon
 	beta, cH := cfg.Beta, cfg.Entropy
 	var acc lossSums
 	for r := 0; r < rows; r++ {
-		zr := z[r*ld : r*ld+NumActions]
-		z0, z1, z2 := float64(zr[0]), float64(zr[1]), float64(zr[2])
-		mx := max(z0, z1, z2)
-		e0, e1, e2 := math.Exp(z0-mx), math.Exp(z1-mx), math.Exp(z2-mx)
-		sum := e0 + e1 + e2
-		lse := mx + math.Log(sum)
-		inv := 1 / sum
-		p0, p1, p2 := e0*inv, e1*inv, e2*inv
-		l0, l1, l2 := z0-lse, z1-lse, z2-lse
+		p0, p1, p2, l0, l1, l2 := softmax3(z[r*ld : r*ld+NumActions])
 
 		i := r0 + r
 		ref := b.RefLogp[i*NumActions : i*NumActions+NumActions]
@@ -79,17 +71,7 @@ func lossRows[T Float](dz, z []T, ld int, b *Batch[T], r0, rows int, cfg LossCon
 		g0 := beta*p0*(d0-kl) + cH*p0*(l0+ent) - dLp*p0
 		g1 := beta*p1*(d1-kl) + cH*p1*(l1+ent) - dLp*p1
 		g2 := beta*p2*(d2-kl) + cH*p2*(l2+ent) - dLp*p2
-		switch a {
-		case 0:
-			g0 += dLp
-		case 1:
-			g1 += dLp
-		default:
-			g2 += dLp
-		}
-		dr := dz[r*ld : (r+1)*ld]
-		dr[0], dr[1], dr[2] = T(g0*invB), T(g1*invB), T(g2*invB)
-		clear(dr[NumActions:])
+		putRowGrad(dz[r*ld:(r+1)*ld], g0, g1, g2, a, dLp, invB)
 
 		pol := -min(u, v)
 		acc.pol += pol
@@ -106,6 +88,36 @@ func lossRows[T Float](dz, z []T, ld int, b *Batch[T], r0, rows int, cfg LossCon
 	s.add(acc)
 }
 
+// softmax3 returns the softmax p and log-softmax l of one row's three
+// logits, in float64 whatever T is: the row maximum is subtracted before
+// the exponentials, and l is z minus the log-sum-exp. lossRows and
+// rankRows share it so that both losses see the same probabilities.
+func softmax3[T Float](zr []T) (p0, p1, p2, l0, l1, l2 float64) {
+	z0, z1, z2 := float64(zr[0]), float64(zr[1]), float64(zr[2])
+	mx := max(z0, z1, z2)
+	e0, e1, e2 := math.Exp(z0-mx), math.Exp(z1-mx), math.Exp(z2-mx)
+	sum := e0 + e1 + e2
+	lse := mx + math.Log(sum)
+	inv := 1 / sum
+	return e0 * inv, e1 * inv, e2 * inv, z0 - lse, z1 - lse, z2 - lse
+}
+
+// putRowGrad writes one row's ∂loss/∂z into dr: g plus dLp at the taken
+// action a (the onehot term of ∂lp[a]/∂z), times invB, padding columns
+// zeroed.
+func putRowGrad[T Float](dr []T, g0, g1, g2 float64, a uint8, dLp, invB float64) {
+	switch a {
+	case 0:
+		g0 += dLp
+	case 1:
+		g1 += dLp
+	default:
+		g2 += dLp
+	}
+	dr[0], dr[1], dr[2] = T(g0*invB), T(g1*invB), T(g2*invB)
+	clear(dr[NumActions:])
+}
+
 // sftRows is the supervised loss kernel of one tile: cross-entropy
 // −log softmax(z)[a] for out logits per row, its gradient (p − onehot(a))
 // divided by the batch size written to dz, the losses added to s.loss.
@@ -113,14 +125,7 @@ func sftRows[T Float](dz, z []T, ld, out int, actions []uint8, r0, rows int, inv
 	loss := 0.0
 	for r := 0; r < rows; r++ {
 		zr := z[r*ld : r*ld+out]
-		mx := float64(zr[0])
-		for _, v := range zr[1:] {
-			mx = max(mx, float64(v))
-		}
-		sum := 0.0
-		for _, v := range zr {
-			sum += math.Exp(float64(v) - mx)
-		}
+		mx, sum := maxSumExp(zr)
 		a := int(actions[r0+r])
 		dr := dz[r*ld : (r+1)*ld]
 		for j, v := range zr {

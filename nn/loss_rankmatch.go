@@ -130,15 +130,7 @@ func rankRows[T Float](dz, z []T, ld int, b *Batch[T], coef []float64, r0, rows 
 	cH := cfg.Entropy
 	var acc lossSums
 	for r := 0; r < rows; r++ {
-		zr := z[r*ld : r*ld+NumActions]
-		z0, z1, z2 := float64(zr[0]), float64(zr[1]), float64(zr[2])
-		mx := max(z0, z1, z2)
-		e0, e1, e2 := math.Exp(z0-mx), math.Exp(z1-mx), math.Exp(z2-mx)
-		sum := e0 + e1 + e2
-		lse := mx + math.Log(sum)
-		inv := 1 / sum
-		p0, p1, p2 := e0*inv, e1*inv, e2*inv
-		l0, l1, l2 := z0-lse, z1-lse, z2-lse
+		p0, p1, p2, l0, l1, l2 := softmax3(z[r*ld : r*ld+NumActions])
 
 		i := r0 + r
 		ref := b.RefLogp[i*NumActions : i*NumActions+NumActions]
@@ -149,17 +141,7 @@ func rankRows[T Float](dz, z []T, ld int, b *Batch[T], coef []float64, r0, rows 
 		g0 := cH*p0*(l0+ent) - dLp*p0
 		g1 := cH*p1*(l1+ent) - dLp*p1
 		g2 := cH*p2*(l2+ent) - dLp*p2
-		switch b.Actions[i] {
-		case 0:
-			g0 += dLp
-		case 1:
-			g1 += dLp
-		default:
-			g2 += dLp
-		}
-		dr := dz[r*ld : (r+1)*ld]
-		dr[0], dr[1], dr[2] = T(g0*invB), T(g1*invB), T(g2*invB)
-		clear(dr[NumActions:])
+		putRowGrad(dz[r*ld:(r+1)*ld], g0, g1, g2, b.Actions[i], dLp, invB)
 		acc.kl += kl
 		acc.ent += ent
 	}

@@ -192,16 +192,22 @@ func activate(a Activation, x float64) float64 {
 	return math.Tanh(x)
 }
 
-// LogSoftmaxTo writes log softmax(logits) into dst, stably.
-func LogSoftmaxTo[T Float](dst, logits []T) {
-	mx := float64(logits[0])
-	for _, v := range logits[1:] {
+// maxSumExp returns the largest of z (len ≥ 1) and Σ exp(z − max), in
+// float64: the stable pieces of a softmax of any width.
+func maxSumExp[T Float](z []T) (mx, sum float64) {
+	mx = float64(z[0])
+	for _, v := range z[1:] {
 		mx = max(mx, float64(v))
 	}
-	s := 0.0
-	for _, v := range logits {
-		s += math.Exp(float64(v) - mx)
+	for _, v := range z {
+		sum += math.Exp(float64(v) - mx)
 	}
+	return mx, sum
+}
+
+// LogSoftmaxTo writes log softmax(logits) into dst, stably.
+func LogSoftmaxTo[T Float](dst, logits []T) {
+	mx, s := maxSumExp(logits)
 	lse := mx + math.Log(s)
 	for i, v := range logits {
 		dst[i] = T(float64(v) - lse)

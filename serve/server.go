@@ -769,7 +769,7 @@ func decodeJSON(b []byte, v any) *ErrorBody {
 		if m := jsonscan.TypeMismatch(typ.Value, typ.Type); m != "" {
 			return &ErrorBody{Kind: "invalid", Field: field, Error: field + ": " + m}
 		}
-		return &ErrorBody{Kind: "invalid", Field: field, Error: fmt.Sprintf("%s: %s, want %s", field, typ.Value, jsonType(typ.Type.String()))}
+		return &ErrorBody{Kind: "invalid", Field: field, Error: fmt.Sprintf("%s: %s, want %s", field, typ.Value, jsonscan.Want(typ.Type))}
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return &ErrorBody{Kind: "bad_json", Error: "body: the JSON ends early"}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -781,24 +781,6 @@ func decodeJSON(b []byte, v any) *ErrorBody {
 		return &ErrorBody{Kind: "invalid", Field: field, Error: field + ": unknown field"}
 	}
 	return &ErrorBody{Kind: "bad_json", Error: "body: " + strings.TrimPrefix(err.Error(), "json: ")}
-}
-
-// jsonType names a Go type by its JSON kind.
-func jsonType(goType string) string {
-	t := strings.TrimPrefix(goType, "*")
-	switch {
-	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
-		return "an integer"
-	case strings.HasPrefix(t, "float"):
-		return "a number"
-	case t == "string":
-		return "a string"
-	case strings.HasPrefix(t, "[]"):
-		return "an array"
-	case t == "bool":
-		return "a boolean"
-	}
-	return "an object"
 }
 
 func (s *Server) putBuf(b *bytes.Buffer) {

@@ -433,12 +433,8 @@ func checkPairs(units []*unitRow, partner map[pairKey]*unitRow, pairs [][2]strin
 // policyStats pools p's rows among units (ok false when it has none).
 func policyStats(units []*unitRow, p string, b stats.Bootstrap) (PolicyStats, bool, error) {
 	ps := PolicyStats{Policy: p, Oracle: p == OracleName}
-	var x []float64
-	var cl []int
+	var t policyTally
 	label := map[string]int{}
-	var episodes int
-	var tokens int64
-	var acts [3]int
 	tasks, qs := map[pairKey]bool{}, map[string]bool{}
 	found := false
 	for _, u := range units {
@@ -450,16 +446,10 @@ func policyStats(units []*unitRow, p string, b stats.Bootstrap) (PolicyStats, bo
 		if !ps.Oracle {
 			ps.Lambda = r.Lambda
 		}
-		episodes += r.Episodes
-		tokens += r.Tokens
-		acts[0] += r.Persist
-		acts[1] += r.Refine
-		acts[2] += r.Concede
-		if r.Scored == 0 {
+		if !t.add(r) {
 			continue
 		}
-		x = append(x, acc(r))
-		cl = append(cl, clusterLabel(label, u.cluster))
+		t.cl = append(t.cl, clusterLabel(label, u.cluster))
 		k := u.key
 		k.seed = 0
 		tasks[k], qs[u.cluster] = true, true
@@ -467,17 +457,9 @@ func policyStats(units []*unitRow, p string, b stats.Bootstrap) (PolicyStats, bo
 	if !found {
 		return ps, false, nil
 	}
-	ps.Rows, ps.Tasks, ps.Units = len(x), len(tasks), len(qs)
-	if len(x) > 0 {
-		iv, err := b.Mean(x, cl)
-		if err != nil {
-			return ps, false, fmt.Errorf("%s: %w", p, err)
-		}
-		ps.Accuracy = iv
-	}
-	ps.TokensPerTask = float64(tokens) / float64(max(1, episodes))
-	if d := float64(acts[0] + acts[1] + acts[2]); d > 0 {
-		ps.Persist, ps.Refine, ps.Concede = float64(acts[0])/d, float64(acts[1])/d, float64(acts[2])/d
+	ps.Tasks, ps.Units = len(tasks), len(qs)
+	if err := t.fill(&ps, b); err != nil {
+		return ps, false, fmt.Errorf("%s: %w", p, err)
 	}
 	return ps, true, nil
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"reflect"
 	"strings"
+
+	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // Results is the rows of one study read back from its results.json
@@ -114,14 +116,10 @@ func jsonReason(err error) string {
 		case te.Field == "": // a number out of range where the array should start
 			return fmt.Sprintf("got JSON %.40s", te.Value)
 		}
-		want := "a number"
-		switch te.Type.Kind() {
+		want := jsonscan.Want(te.Type)
+		switch te.Type.Kind() { // a study row's numbers are finite, its seed unsigned
 		case reflect.Float64:
 			want = "a finite number"
-		case reflect.String:
-			want = "a string"
-		case reflect.Int, reflect.Int64:
-			want = "an integer"
 		case reflect.Uint64:
 			want = "an integer ≥ 0"
 		}

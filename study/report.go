@@ -151,11 +151,7 @@ func (s *Study) scope(model string, all bool, unit map[string]int) (Scope, error
 			continue
 		}
 		ps := PolicyStats{Policy: name, Oracle: name == OracleName}
-		var x []float64
-		var cl []int
-		var episodes int
-		var tokens int64
-		var acts [3]int
+		var t policyTally
 		tasks, units := map[int]bool{}, map[int]bool{}
 		for _, k := range keys {
 			r, ok := rows[k]
@@ -163,33 +159,19 @@ func (s *Study) scope(model string, all bool, unit map[string]int) (Scope, error
 				continue
 			}
 			ps.Lambda = r.Lambda
-			episodes += r.Episodes
-			tokens += r.Tokens
-			acts[0] += r.Persist
-			acts[1] += r.Refine
-			acts[2] += r.Concede
-			if r.Scored == 0 {
+			if !t.add(r) {
 				continue
 			}
 			u := unit[s.Tasks[r.Index].Unit]
-			x = append(x, float64(r.Correct)/float64(r.Scored))
-			cl = append(cl, u)
+			t.cl = append(t.cl, u)
 			tasks[r.Index], units[u] = true, true
 		}
 		if ps.Oracle {
 			ps.Lambda = nil
 		}
-		ps.Rows, ps.Tasks, ps.Units = len(x), len(tasks), len(units)
-		if len(x) > 0 {
-			iv, err := s.Config.Bootstrap.Mean(x, cl)
-			if err != nil {
-				return sc, fmt.Errorf("study: %s: %s: %w", sc.Name, name, err)
-			}
-			ps.Accuracy = iv
-		}
-		ps.TokensPerTask = float64(tokens) / float64(max(1, episodes))
-		if d := float64(acts[0] + acts[1] + acts[2]); d > 0 {
-			ps.Persist, ps.Refine, ps.Concede = float64(acts[0])/d, float64(acts[1])/d, float64(acts[2])/d
+		ps.Tasks, ps.Units = len(tasks), len(units)
+		if err := t.fill(&ps, s.Config.Bootstrap); err != nil {
+			return sc, fmt.Errorf("study: %s: %s: %w", sc.Name, name, err)
 		}
 		sc.Policies = append(sc.Policies, ps)
 	}
@@ -351,4 +333,50 @@ func (sc *Scope) WritePareto(w io.Writer) error {
 // "97.5%".
 func percent(level float64) string {
 	return fmt.Sprintf("%.4g%%", 100*level) // 4 digits: 100·0.9 is 90.00000000000001
+}
+
+// policyTally pools one policy's rows into a PolicyStats, for scope (a
+// study's report) and policyStats (compare): episodes, tokens and
+// decisions over every row, accuracy samples over the scored ones. The
+// caller appends each sample's question cluster to cl right after add
+// reports it scored, so x and cl stay aligned.
+type policyTally struct {
+	x        []float64
+	cl       []int
+	episodes int
+	tokens   int64
+	acts     [3]int
+}
+
+// add counts r, and reports whether it was scored (its accuracy then
+// appended to x).
+func (t *policyTally) add(r *ResultRow) bool {
+	t.episodes += r.Episodes
+	t.tokens += r.Tokens
+	t.acts[0] += r.Persist
+	t.acts[1] += r.Refine
+	t.acts[2] += r.Concede
+	if r.Scored == 0 {
+		return false
+	}
+	t.x = append(t.x, acc(r))
+	return true
+}
+
+// fill sets ps's rows, accuracy interval (b over x, clustered by cl),
+// tokens per task and decision shares.
+func (t *policyTally) fill(ps *PolicyStats, b stats.Bootstrap) error {
+	ps.Rows = len(t.x)
+	if len(t.x) > 0 {
+		iv, err := b.Mean(t.x, t.cl)
+		if err != nil {
+			return err
+		}
+		ps.Accuracy = iv
+	}
+	ps.TokensPerTask = float64(t.tokens) / float64(max(1, t.episodes))
+	if d := float64(t.acts[0] + t.acts[1] + t.acts[2]); d > 0 {
+		ps.Persist, ps.Refine, ps.Concede = float64(t.acts[0])/d, float64(t.acts[1])/d, float64(t.acts[2])/d
+	}
+	return nil
 }

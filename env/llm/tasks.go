@@ -22,11 +22,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/mpdf/mpdf/answer"
+	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // Task is one question for a live deliberation, a line of a tasks file:
@@ -164,29 +164,11 @@ func jsonReason(err error) string {
 		if te.Field == "" {
 			return fmt.Sprintf("want a JSON object, got JSON %s", got)
 		}
-		return fmt.Sprintf("%s: want %s, got JSON %s", clip([]byte(te.Field), 120), jsonKind(te.Type), got)
+		return fmt.Sprintf("%s: want %s, got JSON %s", clip([]byte(te.Field), 120), jsonscan.Want(te.Type), got)
 	}
 	s := err.Error()
 	if f, ok := strings.CutPrefix(s, "json: unknown field "); ok {
 		return fmt.Sprintf("%s: unknown field (want id, question, gold, kind)", clip([]byte(strings.Trim(f, `"`)), 120))
 	}
 	return "invalid JSON: " + strings.TrimPrefix(s, "json: ")
-}
-
-// jsonKind names the JSON value a Go type decodes from.
-func jsonKind(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Struct, reflect.Map, reflect.Interface:
-		return "an object"
-	}
-	return "a number"
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 )
@@ -116,8 +117,8 @@ func Fit(real *DebateStats) (Params, error) {
 func fitRoundZero(teams map[int]map[int]int, u float64) (skill, spread float64) {
 	type cell struct{ n, k, c int }
 	var cells []cell
-	for _, n := range sortedInts(teams) {
-		for _, k := range sortedInts(teams[n]) {
+	for _, n := range slices.Sorted(maps.Keys(teams)) {
+		for _, k := range slices.Sorted(maps.Keys(teams[n])) {
 			cells = append(cells, cell{n, k, teams[n][k]})
 		}
 	}
@@ -275,15 +276,6 @@ func solve(h [][]float64, g []float64) []float64 {
 		x[c] = s / h[c][c]
 	}
 	return x
-}
-
-func sortedInts[V any](m map[int]V) []int {
-	ks := make([]int, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 func sortedKeys3(m map[[3]int]*binom) [][3]int {

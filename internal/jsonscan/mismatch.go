@@ -87,3 +87,28 @@ func TypeMismatch(value string, t reflect.Type) string {
 	}
 	return NumberMismatch(lit, t.Kind())
 }
+
+// Want names the JSON value a Go type decodes from, for the "want …" of
+// an encoding/json UnmarshalTypeError in JSON's words rather than Go's:
+// "an integer", "a number", "a string", "a boolean", "an array" or "an
+// object" (a struct, map or interface). Pointers are looked through. It is
+// the one wording serve, env/llm and study give a type mismatch.
+func Want(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}

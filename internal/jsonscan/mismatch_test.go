@@ -61,3 +61,38 @@ func TestTypeMismatch(t *testing.T) {
 		}
 	}
 }
+
+// TestWant holds the wording of each JSON kind, and that it is what
+// encoding/json's own mismatch reports as the type (pointers included).
+func TestWant(t *testing.T) {
+	type named string
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{new(int), "an integer"}, {new(*uint64), "an integer"}, {new(int8), "an integer"},
+		{new(float64), "a number"}, {new(*float32), "a number"},
+		{new(string), "a string"}, {new(named), "a string"},
+		{new(bool), "a boolean"},
+		{new([]int), "an array"}, {new([2]string), "an array"},
+		{new(struct{ A int }), "an object"}, {new(map[string]int), "an object"}, {new(*struct{}), "an object"},
+	} {
+		lit := `{}`
+		if _, ok := c.v.(*struct{ A int }); ok {
+			lit = `[]`
+		}
+		if _, ok := c.v.(*map[string]int); ok {
+			lit = `[]`
+		}
+		if _, ok := c.v.(**struct{}); ok {
+			lit = `1`
+		}
+		var te *json.UnmarshalTypeError
+		if err := json.Unmarshal([]byte(lit), c.v); !errors.As(err, &te) {
+			t.Fatalf("%T from %s: %v, want an UnmarshalTypeError", c.v, lit, err)
+		}
+		if got := Want(te.Type); got != c.want {
+			t.Errorf("Want(%v) = %q, want %q", te.Type, got, c.want)
+		}
+	}
+}

@@ -72,33 +72,31 @@ def _version_of_width(width):
                      % (width, ", ".join("%s: %d" % (v, w) for v, (w, _) in sorted(features.FEATURIZERS.items()))))
 
 
-class Policy:
-    """An MLP over one feature layout: ``weights[i]`` is a list of rows
-    ([out][in]), ``biases[i]`` a list; tanh (or relu) between layers, none
-    after the last; 3 outputs, the logits of persist, refine, concede.
+def _greedy(probs):
+    """The most probable action of probs ({action: probability}), the
+    first of persist, refine, concede on a tie (as ``mpdf serve``)."""
+    best = ACTIONS[0]
+    for a in ACTIONS[1:]:
+        if probs[a] > probs[best]:
+            best = a
+    return best
 
-    ``feature_version`` is the layout the network reads; by default
-    ``metadata["feature_version"]``, else the layout of the network's input
-    width. A version this package does not know, or a width that is not the
-    layout's, is a ValueError.
-    """
 
-    def __init__(self, weights, biases, activation="tanh", metadata=None, feature_version=None):
-        self.weights, self.biases = weights, biases
-        self.activation = activation
-        self.metadata = dict(metadata or {})
-        if activation not in ("tanh", "relu"):
-            raise ValueError("mpdf.policy: activation %r, want tanh or relu" % (activation,))
-        if not weights or len(weights) != len(biases):
-            raise ValueError("mpdf.policy: %d weight matrices, %d bias vectors" % (len(weights), len(biases)))
-        width = len(weights[0][0])
-        version = feature_version or self.metadata.get("feature_version") or _version_of_width(width)
-        want, self._featurize = features.featurizer_for(version)
-        if width != want:
-            raise ValueError("mpdf.policy: network reads %d features, %s has %d" % (width, version, want))
-        if len(weights[-1]) != len(ACTIONS):
-            raise ValueError("mpdf.policy: network has %d outputs, want %d actions" % (len(weights[-1]), len(ACTIONS)))
-        self.feature_version = version
+def _layout(where, width, feature_version, metadata):
+    """The feature version a network of input width reads (feature_version,
+    else metadata's, else the layout of that width) and its featurizer; a
+    width that is not the version's is a ValueError naming where."""
+    version = feature_version or metadata.get("feature_version") or _version_of_width(width)
+    want, featurize = features.featurizer_for(version)
+    if width != want:
+        raise ValueError("%s: network reads %d features, %s has %d" % (where, width, version, want))
+    return version, featurize
+
+
+class _Provenance:
+    """What a policy file's metadata says of where the weights come from;
+    shared by :class:`Policy` and :class:`mpdf.torch.Policy`, which keep
+    the file's metadata in ``self.metadata``."""
 
     @property
     def confidence_source(self):
@@ -117,6 +115,30 @@ class Policy:
         (``mpdf.step`` metadata), or None when the file does not say."""
         v = self.metadata.get("mpdf.step")
         return int(v) if v is not None and v.isdigit() else None
+
+
+class Policy(_Provenance):
+    """An MLP over one feature layout: ``weights[i]`` is a list of rows
+    ([out][in]), ``biases[i]`` a list; tanh (or relu) between layers, none
+    after the last; 3 outputs, the logits of persist, refine, concede.
+
+    ``feature_version`` is the layout the network reads; by default
+    ``metadata["feature_version"]``, else the layout of the network's input
+    width. A version this package does not know, or a width that is not the
+    layout's, is a ValueError.
+    """
+
+    def __init__(self, weights, biases, activation="tanh", metadata=None, feature_version=None):
+        self.weights, self.biases = weights, biases
+        self.activation = activation
+        self.metadata = dict(metadata or {})
+        if activation not in ("tanh", "relu"):
+            raise ValueError("mpdf.policy: activation %r, want tanh or relu" % (activation,))
+        if not weights or len(weights) != len(biases):
+            raise ValueError("mpdf.policy: %d weight matrices, %d bias vectors" % (len(weights), len(biases)))
+        self.feature_version, self._featurize = _layout("mpdf.policy", len(weights[0][0]), feature_version, self.metadata)
+        if len(weights[-1]) != len(ACTIONS):
+            raise ValueError("mpdf.policy: network has %d outputs, want %d actions" % (len(weights[-1]), len(ACTIONS)))
 
     @property
     def sizes(self):
@@ -174,11 +196,7 @@ class Policy:
         out = []
         for i in range(len(flat)):
             p = self.probs(self._featurize(flat, i, round, rounds, history))
-            best = ACTIONS[0]
-            for a in ACTIONS[1:]:
-                if p[a] > p[best]:
-                    best = a
-            out.append((best, p))
+            out.append((_greedy(p), p))
         return out
 
     def state_dict(self):

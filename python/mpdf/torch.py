@@ -40,7 +40,7 @@ from . import policy as _policy
 ACTIONS = _policy.ACTIONS
 
 
-class Policy(torch.nn.Module):
+class Policy(torch.nn.Module, _policy._Provenance):
     """An mpdf policy network: ``layers`` (``nn.Linear``, input first),
     tanh or relu between them, none after the last; the 3 outputs are the
     logits of persist, refine, concede. ``feature_version`` is the layout
@@ -55,31 +55,12 @@ class Policy(torch.nn.Module):
         self.layers = torch.nn.ModuleList(torch.nn.Linear(i, o) for i, o in zip(sizes, sizes[1:]))
         self.activation = activation
         self.metadata = dict(metadata or {})
-        version = feature_version or self.metadata.get("feature_version") or _policy._version_of_width(sizes[0])
-        width, self._featurize = _policy.features.featurizer_for(version)
-        if width != sizes[0]:
-            raise ValueError("mpdf.torch: network reads %d features, %s has %d" % (sizes[0], version, width))
-        self.feature_version = version
+        self.feature_version, self._featurize = _policy._layout("mpdf.torch", sizes[0], feature_version, self.metadata)
 
     @property
     def sizes(self):
         """Layer widths, input first (as ``GET /v1/policy`` reports them)."""
         return [self.layers[0].in_features] + [layer.out_features for layer in self.layers]
-
-    @property
-    def confidence_source(self):
-        """Where the confidence of the training states came from:
-        ``"text-critic"``, ``"none"``, ``"given"`` or ``"unknown"``
-        (see :attr:`mpdf.policy.Policy.confidence_source`)."""
-        v = self.metadata.get("mpdf.confidence_source")
-        return v if v in ("text-critic", "none", "given") else "unknown"
-
-    @property
-    def step(self):
-        """The training step of the checkpoint the weights come from
-        (``mpdf.step`` metadata), or None when the file does not say."""
-        v = self.metadata.get("mpdf.step")
-        return int(v) if v is not None and v.isdigit() else None
 
     def forward(self, x):
         """Logits [..., 3] of features x [..., width]."""
@@ -113,11 +94,7 @@ class Policy(torch.nn.Module):
         out = []
         for row in rows:
             probs = dict(zip(ACTIONS, row))
-            best = ACTIONS[0]
-            for a in ACTIONS[1:]:
-                if probs[a] > probs[best]:
-                    best = a
-            out.append((best, probs))
+            out.append((_policy._greedy(probs), probs))
         return out
 
 
