@@ -1,9 +1,5 @@
 package data
 
-// // CollectStats summarises a data set for mpdf data stats: counts per
-// kind, team sizes, rounds, episodes without gold, team accuracy, actions,
-// reward summary, groups.
-
 import (
 	"errors"
 	"fmt"
