@@ -246,6 +246,9 @@ func send(t *testing.T, url string, body []byte, n int) (codes map[int]int, errs
 // (requestCost) bounds what serving one request of it adds to a fresh
 // server process's peak resident set, garbage collector's slack included.
 func TestRequestCostBounds(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the server process is this race-instrumented binary: its RSS is the detector's shadow memory, not the server's")
+	}
 	if testing.Short() {
 		t.Skip("runs server processes")
 	}
@@ -287,6 +290,9 @@ func TestRequestCostBounds(t *testing.T) {
 // timeout passes), and the process's peak resident set stays under the
 // budget.
 func TestServeMemoryBudget(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the server process is this race-instrumented binary: its RSS is the detector's shadow memory, not the server's")
+	}
 	if testing.Short() {
 		t.Skip("runs a server process and sends it ~50 MiB of requests")
 	}
