@@ -118,6 +118,7 @@ func (fl *trainFlags) add(cmd *cobra.Command) {
 	f.IntVar(&fl.set.EvalTasks, "eval-tasks", 500, "held-out tasks in the final evaluation (0 skips it)")
 	f.BoolVar(&fl.set.SkipInvalid, "skip-invalid", false, "offline: skip rejected records (reported and counted) instead of stopping")
 	f.IntVar(&fl.threads, "threads", 0, "kernel threads (0: all cores)")
+	f.StringVar(&fl.set.MetricsEvery, "metrics-every", "", "metrics.jsonl lines: step (one per RL step) or iteration (one per RL iteration: means over its steps); default iteration offline, step online")
 	f.IntVar(&fl.set.FeatureWidth, "feature-width", 0, "offline: features per decision record, for your own encoding (0: a pack's, else the built-in 26)")
 	f.BoolVar(&fl.single, "allow-single-behaviour", false, "offline: train on rollouts of one deterministic behaviour (every decision the same action, or imported transcripts), which are refused otherwise")
 	f.StringVar(&fl.set.Env, "env", "sim", "online environment: sim (the built-in simulator) or "+replaySyntax+" (debate transcripts; see mpdf eval -h)")
@@ -223,13 +224,16 @@ func (fl *trainFlags) config(cmd *cobra.Command) (run.Config, error) {
 		notes = append(notes, recipeNote(stderr, f, recipe))
 	}
 	s := fl.set
+	if e := s.MetricsEvery; e != "" && e != run.MetricsEveryStep && e != run.MetricsEveryIteration {
+		return run.Config{}, fmt.Errorf("--metrics-every %q: want step or iteration", e)
+	}
 	if _, _, err := run.ParseBestMetric(s.BestMetric, len(s.Data) > 0); err != nil {
 		return run.Config{}, fmt.Errorf("--best-metric: %w", err)
 	}
 	rc := run.Config{
 		Train: c, Dir: fl.out, Resume: rs, Overwrite: fl.overwrite, Keep: s.Keep, BestMetric: s.BestMetric,
 		Threads: fl.threads, EvalTasks: s.EvalTasks, SkipInvalid: s.SkipInvalid, AllowOtherData: fl.otherData,
-		FeatureWidth: s.FeatureWidth, Greedy: replayRecipe && recipe.Greedy, Notes: notes,
+		FeatureWidth: s.FeatureWidth, Greedy: replayRecipe && recipe.Greedy, Notes: notes, MetricsEvery: s.MetricsEvery,
 	}
 	if fl.init != "" {
 		if rs != nil {
