@@ -76,11 +76,12 @@ Offline data from one deterministic behaviour (every decision the same
 action, or episodes imported from transcripts by mpdf import) is refused:
 trained on, it teaches only that behaviour; train on the transcripts with
 --env replay:FILES instead (--allow-single-behaviour overrides).
-SIGINT or SIGTERM stops the run at the next iteration (or chunk); the last
-checkpoint is kept for --resume.
+SIGINT or SIGTERM stops the run at the next iteration (or chunk), or in
+the curve or the final evaluation; the last checkpoint is kept for --resume.
 
-Writes to --out: checkpoints (ckpt-*.mpdf, best.mpdf), metrics.jsonl,
-curve.png and policy.safetensors (best.mpdf's weights, its step and SHA-256
+Writes to --out: checkpoints (ckpt-*.mpdf, best.mpdf), metrics.jsonl (a
+line per RL iteration offline, per step online; --metrics-every),
+curve.png (at most 2,000 points a series) and policy.safetensors (best.mpdf's weights, its step and SHA-256
 in the metadata: for PyTorch, mpdf.torch.load), and ends with an evaluation
 table of the trained policy against the heuristic baselines (online mode), then
 a verdict: the learned policy (greedy on a replay) against majority, debate,
