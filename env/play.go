@@ -1,6 +1,7 @@
 package env
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -42,6 +43,9 @@ type RunOptions struct {
 	// Progress, when set, is called after each episode is delivered, from
 	// the goroutine that called Play.
 	Progress func(done, total int)
+	// Context, when set, stops Play with its error before the next
+	// episode is delivered (a signal during a long evaluation).
+	Context context.Context
 }
 
 // plan is RunOptions checked against an Env.
@@ -120,6 +124,11 @@ func Play(e Env, pol metapolicy.Policy, opts RunOptions, emit func(*data.Episode
 		return playEpisode(e, pol, p.tasks[k/p.episodes], k%p.episodes, p.rounds, &opts)
 	}
 	deliver := func(done int, ep *data.Episode) error {
+		if opts.Context != nil {
+			if err := opts.Context.Err(); err != nil {
+				return fmt.Errorf("env: stopped after %d of %d episodes: %w", done-1, total, err)
+			}
+		}
 		if err := emit(ep); err != nil {
 			return err
 		}

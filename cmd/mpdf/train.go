@@ -76,11 +76,12 @@ Offline data from one deterministic behaviour (every decision the same
 action, or episodes imported from transcripts by mpdf import) is refused:
 trained on, it teaches only that behaviour; train on the transcripts with
 --env replay:FILES instead (--allow-single-behaviour overrides).
-SIGINT or SIGTERM stops the run at the next iteration (or chunk); the last
-checkpoint is kept for --resume.
+SIGINT or SIGTERM stops the run at the next iteration (or chunk), or in
+the curve or the final evaluation; the last checkpoint is kept for --resume.
 
-Writes to --out: checkpoints (ckpt-*.mpdf, best.mpdf), metrics.jsonl,
-curve.png and policy.safetensors (best.mpdf's weights, its step and SHA-256
+Writes to --out: checkpoints (ckpt-*.mpdf, best.mpdf), metrics.jsonl (a
+line per RL iteration offline, per step online; --metrics-every),
+curve.png (at most 2,000 points a series) and policy.safetensors (best.mpdf's weights, its step and SHA-256
 in the metadata: for PyTorch, mpdf.torch.load), and ends with an evaluation
 table of the trained policy against the heuristic baselines (online mode), then
 a verdict: the learned policy (greedy on a replay) against majority, debate,
@@ -118,6 +119,7 @@ func (fl *trainFlags) add(cmd *cobra.Command) {
 	f.IntVar(&fl.set.EvalTasks, "eval-tasks", 500, "held-out tasks in the final evaluation (0 skips it)")
 	f.BoolVar(&fl.set.SkipInvalid, "skip-invalid", false, "offline: skip rejected records (reported and counted) instead of stopping")
 	f.IntVar(&fl.threads, "threads", 0, "kernel threads (0: all cores)")
+	f.StringVar(&fl.set.MetricsEvery, "metrics-every", "", "metrics.jsonl lines: step (one per RL step) or iteration (one per RL iteration: means over its steps); default iteration offline, step online")
 	f.IntVar(&fl.set.FeatureWidth, "feature-width", 0, "offline: features per decision record, for your own encoding (0: a pack's, else the built-in 26)")
 	f.BoolVar(&fl.single, "allow-single-behaviour", false, "offline: train on rollouts of one deterministic behaviour (every decision the same action, or imported transcripts), which are refused otherwise")
 	f.StringVar(&fl.set.Env, "env", "sim", "online environment: sim (the built-in simulator) or "+replaySyntax+" (debate transcripts; see mpdf eval -h)")
@@ -223,13 +225,16 @@ func (fl *trainFlags) config(cmd *cobra.Command) (run.Config, error) {
 		notes = append(notes, recipeNote(stderr, f, recipe))
 	}
 	s := fl.set
+	if e := s.MetricsEvery; e != "" && e != run.MetricsEveryStep && e != run.MetricsEveryIteration {
+		return run.Config{}, fmt.Errorf("--metrics-every %q: want step or iteration", e)
+	}
 	if _, _, err := run.ParseBestMetric(s.BestMetric, len(s.Data) > 0); err != nil {
 		return run.Config{}, fmt.Errorf("--best-metric: %w", err)
 	}
 	rc := run.Config{
 		Train: c, Dir: fl.out, Resume: rs, Overwrite: fl.overwrite, Keep: s.Keep, BestMetric: s.BestMetric,
 		Threads: fl.threads, EvalTasks: s.EvalTasks, SkipInvalid: s.SkipInvalid, AllowOtherData: fl.otherData,
-		FeatureWidth: s.FeatureWidth, Greedy: replayRecipe && recipe.Greedy, Notes: notes,
+		FeatureWidth: s.FeatureWidth, Greedy: replayRecipe && recipe.Greedy, Notes: notes, MetricsEvery: s.MetricsEvery,
 	}
 	if fl.init != "" {
 		if rs != nil {

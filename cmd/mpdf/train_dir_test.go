@@ -246,6 +246,7 @@ func TestTrainRefusesBadCounts(t *testing.T) {
 		"--keep":          {"--keep", "-1"},
 		"--feature-width": {"--feature-width", "-3"},
 		"--eval-tasks":    {"--eval-tasks", "-2"},
+		"--metrics-every": {"--metrics-every", "epoch"},
 		"--lambda":        {"--w-local", "0", "--w-global", "0", "--lambda", "0"},
 		"cfg.json":        {"--config", writeFile(t, dir, "cfg.json", `{"seed": 2} {"seed": 3}`)},
 	} {

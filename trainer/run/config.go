@@ -53,6 +53,10 @@ type Config struct {
 	// EvalTasks is how many held-out tasks the final evaluation plays
 	// (online, with HeldOutEnv); 0 skips it.
 	EvalTasks int
+	// MetricsEvery is the grain of metrics.jsonl: MetricsEveryStep or
+	// MetricsEveryIteration. Empty: per iteration offline (where a pass
+	// over millions of decisions is thousands of steps), per step online.
+	MetricsEvery string
 
 	// Greedy makes the final evaluation's verdict (env.Judge) judge the
 	// learned policy's most probable actions instead of its samples.
@@ -134,8 +138,8 @@ type Start struct {
 	Features int            // the network's input width
 }
 
-// Progress is a stage's advance: "sft" (epochs), "rl" (iterations) or
-// "eval" (episodes).
+// Progress is a stage's advance: "check" (the offline data), "sft"
+// (epochs), "rl" (iterations), "curve" (curve.png) or "eval" (episodes).
 type Progress struct {
 	Stage       string
 	Done, Total int
@@ -222,6 +226,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("run: keep %d: want ≥ 0 (0 keeps every checkpoint)", c.Keep)
 	case c.Threads < 0:
 		return fmt.Errorf("run: threads %d: want ≥ 0 (0 uses every core)", c.Threads)
+	case c.MetricsEvery != "" && c.MetricsEvery != MetricsEveryStep && c.MetricsEvery != MetricsEveryIteration:
+		return fmt.Errorf("run: metrics every %q: want %s or %s", c.MetricsEvery, MetricsEveryStep, MetricsEveryIteration)
 	case c.EvalTasks < 0:
 		return fmt.Errorf("run: eval tasks %d: want ≥ 0 (0 skips the evaluation)", c.EvalTasks)
 	case c.FeatureWidth < 0:
@@ -319,4 +325,34 @@ func (c *Config) featureVersion() string {
 		return metapolicy.FeatureVersion
 	}
 	return fmt.Sprintf("custom-%d", c.width())
+}
+
+// metricsEvery is the grain of metrics.jsonl, the default resolved.
+func (c *Config) metricsEvery() string {
+	if c.MetricsEvery != "" {
+		return c.MetricsEvery
+	}
+	return c.defaultMetricsEvery()
+}
+
+// defaultMetricsEvery is the mode's grain: per iteration offline, per
+// step online.
+func (c *Config) defaultMetricsEvery() string {
+	if c.Data != nil {
+		return MetricsEveryIteration
+	}
+	return MetricsEveryStep
+}
+
+// sameMetricsGrain refuses a resume that would append lines of another
+// grain to the run's metrics.jsonl.
+func (c *Config) sameMetricsGrain(rs *Resumable) error {
+	was := c.defaultMetricsEvery()
+	if o := rs.Position.Options; o != nil && o.MetricsEvery != "" {
+		was = o.MetricsEvery
+	}
+	if now := c.metricsEvery(); now != was {
+		return fmt.Errorf("run: resume: %s logs metrics per %s, this run per %s (a log keeps one grain)", rs.Path, was, now)
+	}
+	return nil
 }

@@ -1,67 +1,99 @@
 package run
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/mpdf/mpdf/outfile"
+	"github.com/mpdf/mpdf/plots"
 	"github.com/mpdf/mpdf/trainer"
 )
 
+// The grains of metrics.jsonl (Config.MetricsEvery).
+const (
+	// MetricsEveryStep writes a line per RL step.
+	MetricsEveryStep = "step"
+	// MetricsEveryIteration writes a line per RL iteration: the step
+	// metrics over the iteration's finite steps (see iterMetrics).
+	MetricsEveryIteration = "iteration"
+)
+
+// maxLineBytes bounds a metrics.jsonl line read on resume; a written line
+// is under 1 KiB.
+const maxLineBytes = 64 << 10
+
 // StepLine is one line of metrics.jsonl: an RL step's metrics, or, for a
-// skipped (non-finite) step, why it was skipped.
+// skipped (non-finite) step, why it was skipped. Per iteration, Step is the
+// iteration's last step, Steps the finite steps its metrics summarise and
+// SkippedSteps those left out (Skipped is set when no step was finite).
 type StepLine struct {
-	Step    int64  `json:"step"`
-	Iter    int    `json:"iter"`
-	Skipped string `json:"skipped,omitempty"`
+	Step         int64  `json:"step"`
+	Iter         int    `json:"iter"`
+	Steps        int    `json:"steps,omitempty"`
+	SkippedSteps int    `json:"skipped_steps,omitempty"`
+	Skipped      string `json:"skipped,omitempty"`
 	trainer.Metrics
 }
 
 // skippedLine is a skipped step's line: its metrics are not finite, and
 // JSON has no NaN.
 type skippedLine struct {
-	Step    int64  `json:"step"`
-	Iter    int    `json:"iter"`
-	Skipped string `json:"skipped"`
+	Step         int64  `json:"step"`
+	Iter         int    `json:"iter"`
+	SkippedSteps int    `json:"skipped_steps,omitempty"`
+	Skipped      string `json:"skipped"`
 }
 
-// metricsLog appends step lines to metrics.jsonl (when a directory is
-// given) and keeps the run's history, resumes included, for the curve and
-// the action shares.
+// metricsLog appends lines to metrics.jsonl (when a directory is given),
+// one per step or one per iteration, and folds every line logged, resumes
+// included, into what the end of the run needs: the curve (a bounded
+// plots.Stream) and each iteration's action shares. Memory is O(curve
+// points + iterations), whatever the run's length.
 type metricsLog struct {
-	f       *os.File
-	history []StepLine
-	size    int64 // bytes in the file
-	// mark is the size and history length at the last checkpoint.
-	markSize    int64
-	markHistory int
+	f     *os.File
+	every string
+	curve plots.Stream
+	// iters are the action shares per iteration: sums and counts of the
+	// finite lines, in iteration order.
+	iters []iterShares
+	size  int64 // bytes in the file
+	lines int   // lines logged
+	last  int64 // step of the last line
+	// pending is the iteration being gathered (per iteration).
+	pending *iterMetrics
+	// mark is the size at the last checkpoint.
+	markSize int64
 }
 
-// openMetrics opens dir's log. A fresh run starts it empty; a resumed run
-// keeps the lines up to step (the checkpoint's) and drops the rest, which
-// the killed process wrote after its last checkpoint and the resumed one
-// will write again. The kept prefix replaces the file atomically.
-func openMetrics(dir string, resumed bool, step int64) (*metricsLog, error) {
-	l := &metricsLog{}
+type iterShares struct {
+	iter int
+	sum  [3]float64
+	n    int
+}
+
+// openMetrics opens dir's log at the grain every. A fresh run starts it
+// empty; a resumed run keeps the lines up to step (the checkpoint's) and
+// drops the rest, which the killed process wrote after its last checkpoint
+// and the resumed one will write again. The kept prefix replaces the file
+// atomically.
+func openMetrics(dir, every string, resumed bool, step int64) (*metricsLog, error) {
+	l := &metricsLog{every: every}
 	if dir == "" {
 		return l, nil
 	}
 	path := filepath.Join(dir, MetricsName)
 	if resumed {
-		kept, err := l.load(path, step)
+		err := outfile.WriteFile(path, func(w io.Writer) error { return l.load(path, step, w) })
 		if err != nil {
-			return nil, err
-		}
-		if err := outfile.WriteFile(path, func(w io.Writer) error { _, err := w.Write(kept); return err }); err != nil {
 			return nil, fmt.Errorf("run: %s: %w", MetricsName, err)
 		}
-		l.size = int64(len(kept))
 	}
 	flag := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
 	if resumed {
@@ -76,44 +108,125 @@ func openMetrics(dir string, resumed bool, step int64) (*metricsLog, error) {
 	return l, nil
 }
 
-// load reads the lines of path up to step into the history and returns
-// their bytes. A torn last line (a crash mid-write) ends the log.
-func (l *metricsLog) load(path string, step int64) ([]byte, error) {
-	b, err := os.ReadFile(path)
+// load reads the lines of path up to step, streaming, folds them into the
+// log and copies their bytes to w (when not nil). A torn last line (a
+// crash mid-write) ends the log.
+func (l *metricsLog) load(path string, step int64, w io.Writer) error {
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
+		return err
 	}
-	var kept bytes.Buffer
-	lines := bytes.Split(b, []byte("\n"))
-	lines = lines[:len(lines)-1] // after the last newline: "" or the torn line of a killed writer
-	for n, line := range lines {
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	for n := 1; ; n++ {
+		line, err := readLine(br)
+		if err == io.EOF { // no further newline: "" or the torn line of a killed writer
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", path, n, err)
+		}
 		var s StepLine
 		if err := json.Unmarshal(line, &s); err != nil {
-			return nil, fmt.Errorf("run: %s:%d: %w", path, n+1, err)
+			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 		if s.Step > step {
-			break
+			return nil
 		}
-		l.history = append(l.history, s)
-		kept.Write(line)
-		kept.WriteByte('\n')
+		l.fold(s)
+		l.size += int64(len(line)) + 1
+		if w != nil {
+			if _, err := w.Write(line); err != nil {
+				return err
+			}
+			if _, err := w.Write([]byte{'\n'}); err != nil {
+				return err
+			}
+		}
 	}
-	return kept.Bytes(), nil
 }
 
-// add records a step and appends its line.
+// readLine returns the next newline-terminated line without its newline,
+// io.EOF when none is left, and an error for a line over maxLineBytes.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxLineBytes {
+			return nil, fmt.Errorf("line over %d bytes", maxLineBytes)
+		}
+		switch {
+		case err == nil:
+			return line[:len(line)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF:
+			return nil, io.EOF
+		default:
+			return nil, err
+		}
+	}
+}
+
+// fold adds a logged line to the curve and the shares.
+func (l *metricsLog) fold(s StepLine) {
+	l.lines++
+	l.last = s.Step
+	if s.Skipped != "" {
+		return
+	}
+	m := &s.Metrics
+	l.curve.Add(s.Step, m.Reward, m.KL, m.Entropy, m.ActPersist, m.ActRefine, m.ActConcede)
+	if k := len(l.iters); k == 0 || l.iters[k-1].iter != s.Iter {
+		l.iters = append(l.iters, iterShares{iter: s.Iter})
+	}
+	it := &l.iters[len(l.iters)-1]
+	it.sum[0] += m.ActPersist
+	it.sum[1] += m.ActRefine
+	it.sum[2] += m.ActConcede
+	it.n++
+}
+
+// add records a step: its line now (per step), or into the iteration's
+// line, which endIteration writes.
 func (l *metricsLog) add(s StepLine) error {
-	l.history = append(l.history, s)
+	if l.every != MetricsEveryIteration {
+		return l.write(s)
+	}
+	if l.pending == nil || l.pending.iter != s.Iter {
+		if err := l.endIteration(); err != nil {
+			return err
+		}
+		l.pending = &iterMetrics{iter: s.Iter}
+	}
+	l.pending.add(s)
+	return nil
+}
+
+// endIteration writes the line of the iteration gathered so far, if any.
+func (l *metricsLog) endIteration() error {
+	p := l.pending
+	l.pending = nil
+	if p == nil {
+		return nil
+	}
+	return l.write(p.line())
+}
+
+// write folds a line and appends it to the file.
+func (l *metricsLog) write(s StepLine) error {
+	l.fold(s)
 	if l.f == nil {
 		return nil
 	}
 	var b []byte
 	var err error
 	if s.Skipped != "" {
-		b, err = json.Marshal(skippedLine{Step: s.Step, Iter: s.Iter, Skipped: s.Skipped})
+		b, err = json.Marshal(skippedLine{Step: s.Step, Iter: s.Iter, SkippedSteps: s.SkippedSteps, Skipped: s.Skipped})
 	} else {
 		b, err = json.Marshal(s)
 	}
@@ -128,13 +241,15 @@ func (l *metricsLog) add(s StepLine) error {
 	return nil
 }
 
-// mark records that a checkpoint holds every step logged so far.
-func (l *metricsLog) mark() { l.markSize, l.markHistory = l.size, len(l.history) }
+// mark records that a checkpoint holds every line logged so far.
+func (l *metricsLog) mark() { l.markSize = l.size }
 
-// rewind drops the steps logged after the last mark, the work a stopped
-// run leaves unsaved, so that the log ends where the last checkpoint does.
+// rewind drops the lines logged after the last mark, the work a stopped
+// run leaves unsaved, so that the file ends where the last checkpoint
+// does. (A rewound log ends its run: the curve and shares, which already
+// hold those lines, are not drawn.)
 func (l *metricsLog) rewind() error {
-	l.history = l.history[:l.markHistory]
+	l.pending = nil
 	if l.f == nil || l.size == l.markSize {
 		return nil
 	}
@@ -160,29 +275,11 @@ func (l *metricsLog) close() error {
 // shares averages each iteration's step action shares, then those over the
 // first and last fifth of the iterations; nil under two iterations.
 func (l *metricsLog) shares() *Shares {
-	var per [][3]float64
-	var cur [3]float64
-	n, iter := 0, -1
-	flush := func() {
-		if n > 0 {
-			per = append(per, [3]float64{cur[0] / float64(n), cur[1] / float64(n), cur[2] / float64(n)})
-		}
-		cur, n = [3]float64{}, 0
+	per := make([][3]float64, 0, len(l.iters))
+	for _, it := range l.iters {
+		n := float64(it.n)
+		per = append(per, [3]float64{it.sum[0] / n, it.sum[1] / n, it.sum[2] / n})
 	}
-	for _, s := range l.history {
-		if s.Skipped != "" {
-			continue
-		}
-		if s.Iter != iter {
-			flush()
-			iter = s.Iter
-		}
-		cur[0] += s.ActPersist
-		cur[1] += s.ActRefine
-		cur[2] += s.ActConcede
-		n++
-	}
-	flush()
 	if len(per) < 2 {
 		return nil
 	}
@@ -198,4 +295,64 @@ func mean3(s [][3]float64) [3]float64 {
 		}
 	}
 	return m
+}
+
+// iterMetrics gathers an iteration's steps into its line: the mean of
+// each step metric over the finite steps, except advantages/min and
+// advantages/max (the extremes) and learning_rate (the last step's).
+type iterMetrics struct {
+	iter    int
+	last    int64
+	n       int
+	skipped int
+	why     string // the first skipped step's reason
+	sum     trainer.Metrics
+	lo, hi  float64
+	lr      float64
+}
+
+func (p *iterMetrics) add(s StepLine) {
+	p.last = s.Step
+	if s.Skipped != "" {
+		if p.skipped == 0 {
+			p.why = s.Skipped
+		}
+		p.skipped++
+		return
+	}
+	m := &s.Metrics
+	if p.n == 0 {
+		p.lo, p.hi = math.Inf(1), math.Inf(-1)
+	}
+	p.n++
+	dst, src := fieldsOf(&p.sum), fieldsOf(m)
+	for i := range dst {
+		*dst[i] += *src[i]
+	}
+	p.lo, p.hi, p.lr = min(p.lo, m.AdvMin), max(p.hi, m.AdvMax), m.LearningRate
+}
+
+func (p *iterMetrics) line() StepLine {
+	s := StepLine{Step: p.last, Iter: p.iter, Steps: p.n, SkippedSteps: p.skipped}
+	if p.n == 0 {
+		s.Skipped = p.why
+		return s
+	}
+	s.Metrics = p.sum
+	for _, f := range fieldsOf(&s.Metrics) {
+		*f /= float64(p.n)
+	}
+	s.AdvMin, s.AdvMax, s.LearningRate = p.lo, p.hi, p.lr
+	return s
+}
+
+// fieldsOf lists m's fields in MetricNames order.
+func fieldsOf(m *trainer.Metrics) []*float64 {
+	return []*float64{
+		&m.Loss, &m.PolicyLoss, &m.KL, &m.Entropy, &m.ClipLow, &m.ClipHigh,
+		&m.Reward, &m.RewardStd, &m.FracRewardZeroStd,
+		&m.AdvMean, &m.AdvMin, &m.AdvMax,
+		&m.GradNorm, &m.LearningRate, &m.StepTime,
+		&m.ActPersist, &m.ActRefine, &m.ActConcede,
+	}
 }

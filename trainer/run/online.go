@@ -133,8 +133,8 @@ func (r *runner) evaluate(ctx context.Context, fz metapolicy.Featurizer) error {
 	if r.cfg.EvalTasks == 0 || held == nil {
 		return nil
 	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("run: evaluation: %w", err)
+	if err := r.stopped(ctx); err != nil {
+		return err
 	}
 	learned, err := metapolicy.NewFeaturizedPolicy("mpdf", r.policy, fz)
 	if err != nil {
@@ -155,8 +155,12 @@ func (r *runner) evaluate(ctx context.Context, fz metapolicy.Featurizer) error {
 	res, err := env.Evaluate(held, policies, env.RunOptions{
 		NumTasks: n, Episodes: episodes, Rounds: r.cfg.Train.RL.Rounds, Seed: r.cfg.Train.Seed + 7,
 		Progress: func(done, total int) { r.progress("eval", done, total, "eval") },
+		Context:  ctx,
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return r.stopped(ctx)
+		}
 		return err
 	}
 	r.res.Eval, r.res.EvalTasks = res, n

@@ -65,6 +65,9 @@ type Options struct {
 	SkipInvalid bool   `json:"skip_invalid,omitempty"`
 	// FeatureWidth is the width of the decisions trained on (offline).
 	FeatureWidth int `json:"feature_width,omitempty"`
+	// MetricsEvery is the grain of metrics.jsonl when it is not the
+	// mode's default (Config.MetricsEvery); a resume keeps it.
+	MetricsEvery string `json:"metrics_every,omitempty"`
 }
 
 // DataID names offline data: its paths as given and a SHA-256 of the

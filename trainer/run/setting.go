@@ -17,7 +17,7 @@ type Setting struct {
 // Continue is the setting a resume of rs goes on with: the run's own
 // environment, split, data and options, except those given says were set
 // anew (by the names of mpdf train's flags: env, held-out, split-seed,
-// eval-tasks, keep, best-metric, skip-invalid, feature-width; data given
+// eval-tasks, keep, best-metric, skip-invalid, feature-width, metrics-every; data given
 // in s.Data). An online run cannot go on offline, and an offline run of an
 // older build that did not record its data needs it given again.
 func (rs *Resumable) Continue(s Setting, given func(name string) bool) (Setting, error) {
@@ -58,6 +58,9 @@ func (rs *Resumable) Continue(s Setting, given func(name string) bool) (Setting,
 		}
 		if keep("feature-width") && pos.Mode == "offline" {
 			s.FeatureWidth = p.FeatureWidth
+		}
+		if keep("metrics-every") {
+			s.MetricsEvery = p.MetricsEvery
 		}
 	}
 	return s, nil

@@ -76,6 +76,9 @@ func Train(ctx context.Context, cfg Config, hooks Hooks) (res *Result, err error
 	if rs := cfg.Resume; rs != nil {
 		step = rs.Checkpoint.Header.Step
 		r.iter = rs.Position.Iter
+		if err := cfg.sameMetricsGrain(rs); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Dir != "" {
 		if offline {
@@ -121,7 +124,7 @@ func Train(ctx context.Context, cfg Config, hooks Hooks) (res *Result, err error
 			}
 		}
 	}
-	if r.metrics, err = openMetrics(cfg.Dir, cfg.Resume != nil, step); err != nil {
+	if r.metrics, err = openMetrics(cfg.Dir, cfg.metricsEvery(), cfg.Resume != nil, step); err != nil {
 		return nil, err
 	}
 	defer r.metrics.close()
@@ -349,6 +352,9 @@ func (r *runner) rlLoop(ctx context.Context, iterate func() (Iteration, map[stri
 		if err == nil {
 			err = r.stepErr
 		}
+		if err == nil {
+			err = r.metrics.endIteration()
+		}
 		if err != nil {
 			return err
 		}
@@ -368,7 +374,7 @@ func (r *runner) rlLoop(ctx context.Context, iterate func() (Iteration, map[stri
 		r.progress("rl", r.iter, total, desc)
 	}
 	r.res.RLTime = time.Since(start)
-	return r.finish()
+	return r.finish(ctx)
 }
 
 func (r *runner) logStep(s trainer.StepInfo) {
@@ -409,6 +415,9 @@ func (r *runner) position() Position {
 	p := Position{Mode: r.mode(), Iter: r.iter, Options: &Options{
 		EvalTasks: c.EvalTasks, Keep: c.Keep, BestMetric: metric, SkipInvalid: c.SkipInvalid,
 	}}
+	if every := c.metricsEvery(); every != c.defaultMetricsEvery() {
+		p.Options.MetricsEvery = every
+	}
 	if c.Data != nil {
 		p.Data = c.DataID
 		p.Options.FeatureWidth = c.width()
@@ -459,18 +468,24 @@ func (r *runner) save(metrics map[string]float64) error {
 }
 
 // finish records the totals and writes the curve and the exported weights
-// (those of best.mpdf).
-func (r *runner) finish() error {
+// (those of best.mpdf). A stop while the curve is drawn leaves curve.png
+// as it was; the checkpoints hold the whole run.
+func (r *runner) finish(ctx context.Context) error {
 	r.res.Iterations, r.res.Steps, r.res.Skipped = r.iter, r.rl.Steps, r.rl.Skipped
 	r.res.Shares = r.metrics.shares()
 	if r.cfg.Dir == "" {
 		return nil
 	}
 	r.res.Files = append(r.res.Files, "checkpoints", MetricsName)
-	if c := curveOf(r.metrics.history); len(c.Step) > 0 {
-		if err := writeCurve(filepath.Join(r.cfg.Dir, CurveName), c); err != nil {
+	if r.metrics.curve.Len() > 0 {
+		r.progress("curve", 0, 1, "drawing "+CurveName)
+		if err := writeCurve(ctx, filepath.Join(r.cfg.Dir, CurveName), r.metrics.curve.Curves()); err != nil {
+			if ctx.Err() != nil {
+				return r.stopped(ctx)
+			}
 			return fmt.Errorf("run: %s: %w", CurveName, err)
 		}
+		r.progress("curve", 1, 1, "drew "+CurveName)
 		r.res.Files = append(r.res.Files, CurveName)
 	}
 	// best.mpdf's weights (export.go); written whenever best.mpdf was,

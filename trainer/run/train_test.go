@@ -148,11 +148,11 @@ func TestRunStoppedMidPassRewindsTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := &metricsLog{}
-	if _, err := l.load(filepath.Join(dir, MetricsName), 1<<62); err != nil {
+	if err := l.load(filepath.Join(dir, MetricsName), 1<<62, nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(l.history); r.Position.Iter != 1 || n == 0 || l.history[n-1].Step != r.Checkpoint.Header.Step {
-		t.Errorf("stopped at iteration %d, step %d; the log has %d lines, ending at %+v", r.Position.Iter, r.Checkpoint.Header.Step, n, l.history[max(n-1, 0)].Step)
+	if r.Position.Iter != 1 || l.lines == 0 || l.last != r.Checkpoint.Header.Step {
+		t.Errorf("stopped at iteration %d, step %d; the log has %d lines, ending at step %d", r.Position.Iter, r.Checkpoint.Header.Step, l.lines, l.last)
 	}
 }
 
@@ -211,7 +211,7 @@ func TestMetricsWriteErrorIsReturned(t *testing.T) {
 // says why it was skipped instead, and the run goes on.
 func TestMetricsSkippedStepLine(t *testing.T) {
 	dir := t.TempDir()
-	l, err := openMetrics(dir, false, 0)
+	l, err := openMetrics(dir, MetricsEveryStep, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestOpenMetricsTruncatesToTheCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, MetricsName)
 	os.WriteFile(path, []byte(`{"step":1,"iter":0}`+"\n"+`{"step":2,"iter":0}`+"\n"+`{"step":3,"iter":1}`+"\n"+`{"step":4,"it`), 0o644)
-	l, err := openMetrics(dir, true, 2)
+	l, err := openMetrics(dir, MetricsEveryStep, true, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,11 +242,11 @@ func TestOpenMetricsTruncatesToTheCheckpoint(t *testing.T) {
 	}
 	l.close()
 	b, _ := os.ReadFile(path)
-	if lines := strings.Count(string(b), "\n"); lines != 3 || len(l.history) != 3 || strings.Contains(string(b), `"it`+"\n") {
+	if lines := strings.Count(string(b), "\n"); lines != 3 || l.lines != 3 || strings.Contains(string(b), `"it`+"\n") {
 		t.Errorf("log after resume at step 2:\n%s", b)
 	}
 	os.WriteFile(path, []byte("{\"step\":1}\nnot json\n{\"step\":2}\n"), 0o644)
-	if _, err := openMetrics(dir, true, 2); err == nil || !strings.Contains(err.Error(), MetricsName+":2") {
+	if _, err := openMetrics(dir, MetricsEveryStep, true, 2); err == nil || !strings.Contains(err.Error(), MetricsName+":2") {
 		t.Errorf("damaged line: err = %v, want file:line", err)
 	}
 }
