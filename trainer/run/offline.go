@@ -52,7 +52,7 @@ func (r *runner) checkData(ctx context.Context) error {
 	r.progress("check", 0, 1, "checking the data")
 	st, err := r.cfg.Data.Pass(func(*trainer.Samples) error { return ctx.Err() })
 	if err != nil {
-		return fmt.Errorf("run: data: %w", err)
+		return fmt.Errorf("run: %w", err) // the error names the data file
 	}
 	if st.Rows == 0 {
 		return ErrNoData
