@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
@@ -169,5 +170,52 @@ func TestShardedCollectMergesToTheUnshardedBytes(t *testing.T) {
 				t.Fatal("the merge after the resume differs from the single run")
 			}
 		})
+	}
+}
+
+// A shard killed mid-way (kill -9, a torn last record) keeps its finished
+// episodes: the merge refuses it, naming it, until --resume completes it;
+// then the merge equals the single-process run.
+func TestShardKilledResumesThenMerges(t *testing.T) {
+	bin := mpdfBinary(t)
+	dir := t.TempDir()
+	tasks := crashTasks(t, dir, 8)
+	single := filepath.Join(dir, "single.jsonl")
+	runBin(t, bin, collectArgs(newGateServer(t, -1), tasks, single)...)
+	// The shard of 2 with more tasks is the one killed.
+	count := [2]int{}
+	for i := range 8 {
+		count[data.ShardOf(fmt.Sprintf("t%d", i), 2)]++
+	}
+	killed := 0
+	if count[1] > count[0] {
+		killed = 1
+	}
+	if count[killed] < 3 {
+		t.Fatalf("shard sizes %v: the test wants one of ≥ 3 tasks", count)
+	}
+	shards := []string{filepath.Join(dir, "part-0.jsonl"), filepath.Join(dir, "part-1.jsonl")}
+	arg := func(k int) string { return fmt.Sprintf("%d/2", k) }
+	runBin(t, bin, collectArgs(newGateServer(t, -1), tasks, shards[1-killed], "--shard", arg(1-killed))...)
+	cmd := exec.Command(bin, collectArgs(newGateServer(t, 2*callsPerEpisode), tasks, shards[killed], "--shard", arg(killed))...)
+	startUntil(t, cmd, shards[killed], 2)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	tearTail(t, shards[killed])
+
+	merged := filepath.Join(dir, "merged.jsonl")
+	b, err := exec.Command(bin, "data", "merge", shards[0], shards[1], "--out", merged).CombinedOutput()
+	if err == nil || !strings.Contains(string(b), shards[killed]) || !strings.Contains(string(b), "resume its collection first") {
+		t.Errorf("merge with a killed shard: %v\n%s", err, b)
+	}
+	say := runBin(t, bin, collectArgs(newGateServer(t, -1), tasks, shards[killed], "--shard", arg(killed), "--resume")...)
+	if !strings.Contains(say, "dropped the torn last record") || !strings.Contains(say, fmt.Sprintf("wrote %d episodes", count[killed])) {
+		t.Errorf("the resumed shard said:\n%s", say)
+	}
+	runBin(t, bin, "data", "merge", shards[0], shards[1], "--out", merged)
+	a, _ := os.ReadFile(single)
+	m, _ := os.ReadFile(merged)
+	if !bytes.Equal(a, m) {
+		t.Fatal("the merge of a killed-then-resumed shard differs from the single run")
 	}
 }
