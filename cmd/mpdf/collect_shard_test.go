@@ -169,6 +169,22 @@ func TestShardedCollectMergesToTheUnshardedBytes(t *testing.T) {
 			if b, _ := os.ReadFile(merged); !bytes.Equal(a, b) {
 				t.Fatal("the merge after the resume differs from the single run")
 			}
+			// An existing output is refused without --overwrite, and an
+			// output that is one of the shards always.
+			if b, err := exec.Command(bin, "data", "merge", shards[0], shards[1], shards[2], "--out", merged).CombinedOutput(); err == nil ||
+				!strings.Contains(string(b), merged+" exists") {
+				t.Errorf("merge over an existing output: %v\n%s", err, b)
+			}
+			if b, err := exec.Command(bin, "data", "merge", shards[0], shards[1], shards[2], "--out", shards[1], "--overwrite").CombinedOutput(); err == nil ||
+				!strings.Contains(string(b), "the output is one of the shards") {
+				t.Errorf("merge into a shard: %v\n%s", err, b)
+			}
+			// An unsharded collection over a shard's output drops its
+			// record, which no longer describes the file.
+			runBin(t, bin, shardArgs(srv, tasks, shards[1], "--overwrite")...)
+			if _, err := os.Stat(data.ShardRecordPath(shards[1])); err == nil {
+				t.Error("an unsharded collect --overwrite kept the shard record")
+			}
 		})
 	}
 }
