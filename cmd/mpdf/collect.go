@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/llm"
 )
@@ -20,7 +21,7 @@ func init() { register(newCollectCmd) }
 
 // collectFlags are collect's flags.
 type collectFlags struct {
-	backend, baseURL, model, apiKey, tasks, policy, out           string
+	backend, baseURL, model, apiKey, tasks, policy, out, shard    string
 	personas                                                      []string
 	rounds, episodes, agents, limit, concurrency, retries, maxTok int
 	maxLine                                                       int
@@ -67,6 +68,13 @@ An existing --out is refused without --resume or --overwrite, and a
 second collection into an --out being written is refused (a lock, the
 hidden file .NAME.lock beside it, which dies with its process).
 
+--shard K/N (0 ≤ K < N) plays only the tasks whose id's FNV-1a 64 hash
+mod N is K, and writes beside --out its record, FILE.shard.json: the shard,
+its tasks and hashes of what shapes the episodes (tasks file, policy
+checkpoint, seed, rounds, team, model...). Run K = 0 ... N-1 anywhere (a
+Slurm array, a Kubernetes Indexed Job), each with --resume as needed, then
+mpdf data merge joins them into the bytes of the unsharded run.
+
 ` + policySpecHelp,
 		Example: `  mpdf collect --base-url http://127.0.0.1:8080/v1 --model qwen3-8b \
       --tasks-file gsm_test.jsonl --policy threshold --rounds 3 --out runs/live.jsonl
@@ -98,6 +106,12 @@ func runCollect(cmd *cobra.Command, fl *collectFlags) error {
 	if fl.limit > 0 {
 		tasks = tasks[:fl.limit]
 	}
+	shard, shards := 0, 0
+	if fl.shard != "" {
+		if shard, shards, err = data.ParseShard(fl.shard); err != nil {
+			return fmt.Errorf("--%w", err)
+		}
+	}
 	// timeout, Docker, Kubernetes and Slurm stop a job with SIGTERM: it
 	// ends the collection as an interrupt does, keeping every episode
 	// written.
@@ -109,7 +123,7 @@ func runCollect(cmd *cobra.Command, fl *collectFlags) error {
 		Options: llm.Options{Context: ctx, Agents: fl.agents, Personas: fl.personas,
 			ConcedeCall: fl.concedeCall, NoJudge: fl.noJudge, NoSeed: fl.noSeed},
 		Tasks: tasks, Episodes: fl.episodes, Rounds: fl.rounds, Policy: pol, Seed: fl.seed,
-		Greedy: fl.greedy && pol.Learned, Out: fl.out, Resume: fl.resume, Overwrite: fl.overwrite,
+		Greedy: fl.greedy && pol.Learned, Shard: shard, Shards: shards, TasksFile: fl.tasks, PolicyFile: pol.Path, Out: fl.out, Resume: fl.resume, Overwrite: fl.overwrite,
 		MaxLineBytes: fl.maxLine, Hint: "mpdf collect --resume with the same flags goes on", Log: cmd.ErrOrStderr(),
 		Progress: func(done, total int) {
 			if bar == nil {
@@ -182,6 +196,7 @@ func (fl *collectFlags) add(cmd *cobra.Command) {
 	f.IntVar(&fl.rounds, "rounds", env.DefaultRounds, "deliberation rounds after round 0")
 	f.IntVar(&fl.episodes, "episodes", 1, "episodes per task")
 	f.IntVar(&fl.agents, "agents", 3, "team size N ≥ 2")
+	f.StringVar(&fl.shard, "shard", "", "play only shard K/N of the tasks (0 ≤ K < N; task id's FNV-1a 64 hash mod N) and record it beside --out for mpdf data merge")
 	f.IntVar(&fl.limit, "limit", 0, "play only the first N tasks of the file (0 = all)")
 	f.Uint64Var(&fl.seed, "seed", 1, "seed of the action sampling and of the per-call seeds sent to the server"+seedWas0)
 	f.BoolVar(&fl.greedy, "greedy", false, "a learned policy takes its most probable action instead of sampling (heuristics unaffected)")

@@ -23,6 +23,7 @@ paths or filepath.Match globs ('runs/*.jsonl.zst'), read in order.`,
 	}
 	cmd.AddCommand(newValidateCmd(), newPackCmd(), newStatsCmd(), newCorpusCmd())
 	cmd.AddCommand(newSignalCmd(), newHindsightCmd()) // signalcmd.go
+	cmd.AddCommand(newMergeCmd())                     // mergecmd.go
 	return cmd
 }
 

@@ -28,6 +28,14 @@ type CollectConfig struct {
 	Seed             uint64 // of the action sampling and the per-call seeds
 	Greedy           bool   // a learned policy takes its most probable action
 
+	// Shards > 0 plays only shard Shard of Shards (0 ≤ Shard < Shards):
+	// the tasks whose id data.ShardOf puts there, and records it beside
+	// Out (data.CollectShard, at data.ShardRecordPath(Out)) with the
+	// inputs that shape the episodes, for data.MergeShards. TasksFile and
+	// PolicyFile, when set, are hashed into that record.
+	Shard, Shards         int
+	TasksFile, PolicyFile string
+
 	// Out is the episodes file (.jsonl, .jsonl.gz or .jsonl.zst). An
 	// existing Out is refused unless Resume (keep its episodes, which must
 	// be this collection's, and play only the missing ones) or Overwrite.
@@ -118,12 +126,15 @@ func Collect(cfg CollectConfig) (*Collection, error) {
 	defer lock.Unlock()
 	p := collectPlan{policy: cfg.Policy.Name(), seed: cfg.Seed, source: e.Name(), agents: e.opts.Agents,
 		rounds: cfg.Rounds, episodes: cfg.Episodes, tasks: cfg.Tasks}
+	if err := p.shard(cfg, client, e); err != nil {
+		return nil, err
+	}
 	w, kept, err := p.open(cfg)
 	if err != nil {
 		return nil, err
 	}
 	c := &Collection{Model: client.cfg.Model, Kept: kept.Records, out: cfg.Out, policy: p.policy,
-		tasks: len(cfg.Tasks), episodes: cfg.Episodes, rounds: cfg.Rounds}
+		tasks: len(p.play), episodes: cfg.Episodes, rounds: cfg.Rounds}
 	todo := p.remaining()
 	if len(todo) == 0 {
 		c.Result, c.Stats = p.tally.Result(), client.Stats()
@@ -181,6 +192,7 @@ type collectPlan struct {
 	agents, rounds int
 	episodes       int
 	tasks          []Task
+	play           []int           // the indices of the tasks to play (a shard's)
 	done           map[string]bool // episode ids already in the output
 	tally          *env.Tally
 }
@@ -215,7 +227,8 @@ func (p *collectPlan) open(cfg CollectConfig) (*data.Writer, data.Continued, err
 // want is the set of the plan's episode ids.
 func (p *collectPlan) want() map[string]bool {
 	want := map[string]bool{}
-	for _, t := range p.tasks {
+	for _, k := range p.play {
+		t := p.tasks[k]
 		for e := range p.episodes {
 			want[env.EpisodeID(p.policy, p.seed, t.ID, e)] = true
 		}
@@ -232,7 +245,7 @@ func (p *collectPlan) keep(want map[string]bool) func(data.Record) error {
 			return errors.New("a decision record: not a collection's output")
 		case !want[ep.ID]:
 			return fmt.Errorf("episode %q is not one of this collection's (policy %s, seed %d, %d tasks × %d episodes): resume with the first run's flags, or give another --out",
-				ep.ID, p.policy, p.seed, len(p.tasks), p.episodes)
+				ep.ID, p.policy, p.seed, len(p.play), p.episodes)
 		case p.done[ep.ID]:
 			return fmt.Errorf("episode %q appears twice", ep.ID)
 		case ep.Source != p.source:
@@ -248,7 +261,8 @@ func (p *collectPlan) keep(want map[string]bool) func(data.Record) error {
 // remaining lists the tasks with episodes still to play.
 func (p *collectPlan) remaining() []int {
 	todo := []int{}
-	for k, t := range p.tasks {
+	for _, k := range p.play {
+		t := p.tasks[k]
 		for e := range p.episodes {
 			if !p.done[env.EpisodeID(p.policy, p.seed, t.ID, e)] {
 				todo = append(todo, k)

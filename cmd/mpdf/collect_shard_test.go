@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mpdf/mpdf/data"
+)
+
+// newSeededServer is a loopback chat-completions server whose every
+// answer depends on the request's seed (and so on the episode's random
+// stream and the task's place in the tasks file): a shard playing a task
+// under another stream than the unsharded run would write other bytes.
+func newSeededServer(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model    string `json:"model"`
+			Seed     int64  `json:"seed"`
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
+			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+			return
+		}
+		content := fmt.Sprintf("The total is \\boxed{%d}.", 40+req.Seed%4)
+		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "How likely is it") {
+			content = fmt.Sprintf("Confidence: %d", req.Seed%101)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": "c1", "object": "chat.completion", "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": content}}},
+			"usage": map[string]any{"prompt_tokens": 50, "completion_tokens": 10 + req.Seed%7, "total_tokens": 60},
+		})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// shardArgs are the flags of every collection of these tests: the random
+// policy (its sampling draws from the episode's stream), 2 episodes a task.
+func shardArgs(srv *httptest.Server, tasks, out string, extra ...string) []string {
+	return append([]string{"collect", "--base-url", srv.URL + "/v1", "--model", "m", "--tasks-file", tasks,
+		"--policy", "random", "--rounds", "2", "--agents", "3", "--episodes", "2", "--concurrency", "3",
+		"--retries", "0", "--timeout", "60s", "-q", "--out", out}, extra...)
+}
+
+func runBin(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	b, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("mpdf %s: %v\n%s", strings.Join(args, " "), err, b)
+	}
+	return string(b)
+}
+
+// Three shard processes, run at once, then merged, give the bytes of the
+// one-process collection; a shard cut short is refused until resumed; a
+// missing, repeated or foreign shard is refused, naming it.
+func TestShardedCollectMergesToTheUnshardedBytes(t *testing.T) {
+	bin := mpdfBinary(t)
+	srv := newSeededServer(t)
+	for _, ext := range []string{".jsonl", ".jsonl.gz", ".jsonl.zst"} {
+		t.Run(ext, func(t *testing.T) {
+			dir := t.TempDir()
+			tasks := crashTasks(t, dir, 10)
+			single := filepath.Join(dir, "single"+ext)
+			runBin(t, bin, shardArgs(srv, tasks, single)...)
+
+			const n = 3
+			shards := make([]string, n)
+			cmds := make([]*exec.Cmd, n)
+			outs := make([]bytes.Buffer, n)
+			for k := range n {
+				shards[k] = filepath.Join(dir, fmt.Sprintf("part-%d%s", k, ext))
+				cmds[k] = exec.Command(bin, shardArgs(srv, tasks, shards[k], "--shard", fmt.Sprintf("%d/%d", k, n))...)
+				cmds[k].Stdout, cmds[k].Stderr = &outs[k], &outs[k]
+				if err := cmds[k].Start(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			played := 0
+			for k, c := range cmds {
+				if err := c.Wait(); err != nil {
+					t.Fatalf("shard %d: %v\n%s", k, err, outs[k].String())
+				}
+				ids, _, _ := countEpisodes(shards[k])
+				for _, id := range ids {
+					if got := data.ShardOf(id, n); got != k {
+						t.Errorf("shard %d played task %s, which is shard %d's", k, id, got)
+					}
+				}
+				played += len(ids)
+			}
+			if played != 20 {
+				t.Fatalf("the shards played %d episodes, want 10 tasks × 2", played)
+			}
+			merged := filepath.Join(dir, "merged"+ext)
+			// Given in any order.
+			say := runBin(t, bin, "data", "merge", shards[2], shards[0], shards[1], "--out", merged)
+			if !strings.Contains(say, "merged 3 shards: 20 episodes of 10 tasks") {
+				t.Errorf("merge said %q", say)
+			}
+			a, _ := os.ReadFile(single)
+			b, _ := os.ReadFile(merged)
+			if !bytes.Equal(a, b) {
+				t.Fatalf("merged %d bytes differ from the single run's %d", len(b), len(a))
+			}
+
+			refused := func(why, want string, args ...string) {
+				t.Helper()
+				out := filepath.Join(dir, "refused"+ext)
+				b, err := exec.Command(bin, append(append([]string{"data", "merge"}, args...), "--out", out)...).CombinedOutput()
+				if err == nil || !strings.Contains(string(b), want) {
+					t.Errorf("merge of %s: %v\n%s\nwant an error saying %q", why, err, b, want)
+				}
+				if _, err := os.Stat(out); err == nil {
+					t.Errorf("merge of %s wrote its output", why)
+				}
+			}
+			refused("a missing shard", "shard 1/3 is missing", shards[0], shards[2])
+			refused("a repeated shard", shards[0]+" and "+shards[0]+" are both shard 0/3", shards[0], shards[1], shards[0])
+			// A shard of another collection: another seed.
+			foreign := filepath.Join(dir, "foreign"+ext)
+			runBin(t, bin, shardArgs(srv, tasks, foreign, "--shard", "1/3", "--seed", "9")...)
+			refused("a foreign shard", foreign+" is not a shard of the collection of "+shards[0]+`: seed "9", not "1"`, shards[0], foreign, shards[2])
+			// Shards of another N.
+			other := filepath.Join(dir, "other"+ext)
+			runBin(t, bin, shardArgs(srv, tasks, other, "--shard", "1/4")...)
+			refused("shards of different N", other+" is not a shard of the collection of "+shards[0]+": 4 shards, not 3", shards[0], other, shards[2])
+			// An unsharded output has no record.
+			refused("an unsharded output", single+": no shard record", single)
+
+			if ext != ".jsonl" {
+				return
+			}
+			// A shard stopped early (its last episode lost) is refused, and
+			// --resume completes it to the same bytes.
+			full, _ := os.ReadFile(shards[1])
+			lines := bytes.SplitAfter(bytes.TrimSuffix(full, []byte("\n")), []byte("\n"))
+			os.WriteFile(shards[1], bytes.Join(lines[:len(lines)-1], nil), 0o644)
+			refused("an incomplete shard", shards[1]+" ends before episode 1 of task", shards[0], shards[1], shards[2])
+			// Resuming with another shard or flags is refused.
+			if b, err := exec.Command(bin, shardArgs(srv, tasks, shards[1], "--shard", "2/3", "--resume")...).CombinedOutput(); err == nil ||
+				!strings.Contains(string(b), "is shard 1/3, this run 2/3") {
+				t.Errorf("resume as another shard: %v\n%s", err, b)
+			}
+			if b, err := exec.Command(bin, shardArgs(srv, tasks, shards[1], "--shard", "1/3", "--resume", "--rounds", "3")...).CombinedOutput(); err == nil ||
+				!strings.Contains(string(b), `rounds "3", not "2"`) {
+				t.Errorf("resume with other flags: %v\n%s", err, b)
+			}
+			runBin(t, bin, shardArgs(srv, tasks, shards[1], "--shard", "1/3", "--resume")...)
+			if again, _ := os.ReadFile(shards[1]); !bytes.Equal(again, full) {
+				t.Fatal("the resumed shard differs from the uninterrupted one")
+			}
+			runBin(t, bin, "data", "merge", shards[0], shards[1], shards[2], "--out", merged, "--overwrite")
+			if b, _ := os.ReadFile(merged); !bytes.Equal(a, b) {
+				t.Fatal("the merge after the resume differs from the single run")
+			}
+			// An existing output is refused without --overwrite, and an
+			// output that is one of the shards always.
+			if b, err := exec.Command(bin, "data", "merge", shards[0], shards[1], shards[2], "--out", merged).CombinedOutput(); err == nil ||
+				!strings.Contains(string(b), merged+" exists") {
+				t.Errorf("merge over an existing output: %v\n%s", err, b)
+			}
+			if b, err := exec.Command(bin, "data", "merge", shards[0], shards[1], shards[2], "--out", shards[1], "--overwrite").CombinedOutput(); err == nil ||
+				!strings.Contains(string(b), "the output is one of the shards") {
+				t.Errorf("merge into a shard: %v\n%s", err, b)
+			}
+			// An unsharded collection over a shard's output drops its
+			// record, which no longer describes the file.
+			runBin(t, bin, shardArgs(srv, tasks, shards[1], "--overwrite")...)
+			if _, err := os.Stat(data.ShardRecordPath(shards[1])); err == nil {
+				t.Error("an unsharded collect --overwrite kept the shard record")
+			}
+		})
+	}
+}
+
+// A shard killed mid-way (kill -9, a torn last record) keeps its finished
+// episodes: the merge refuses it, naming it, until --resume completes it;
+// then the merge equals the single-process run.
+func TestShardKilledResumesThenMerges(t *testing.T) {
+	bin := mpdfBinary(t)
+	dir := t.TempDir()
+	tasks := crashTasks(t, dir, 8)
+	single := filepath.Join(dir, "single.jsonl")
+	runBin(t, bin, collectArgs(newGateServer(t, -1), tasks, single)...)
+	// The shard of 2 with more tasks is the one killed.
+	count := [2]int{}
+	for i := range 8 {
+		count[data.ShardOf(fmt.Sprintf("t%d", i), 2)]++
+	}
+	killed := 0
+	if count[1] > count[0] {
+		killed = 1
+	}
+	if count[killed] < 3 {
+		t.Fatalf("shard sizes %v: the test wants one of ≥ 3 tasks", count)
+	}
+	shards := []string{filepath.Join(dir, "part-0.jsonl"), filepath.Join(dir, "part-1.jsonl")}
+	arg := func(k int) string { return fmt.Sprintf("%d/2", k) }
+	runBin(t, bin, collectArgs(newGateServer(t, -1), tasks, shards[1-killed], "--shard", arg(1-killed))...)
+	cmd := exec.Command(bin, collectArgs(newGateServer(t, 2*callsPerEpisode), tasks, shards[killed], "--shard", arg(killed))...)
+	startUntil(t, cmd, shards[killed], 2)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	tearTail(t, shards[killed])
+
+	merged := filepath.Join(dir, "merged.jsonl")
+	b, err := exec.Command(bin, "data", "merge", shards[0], shards[1], "--out", merged).CombinedOutput()
+	if err == nil || !strings.Contains(string(b), shards[killed]) || !strings.Contains(string(b), "resume its collection first") {
+		t.Errorf("merge with a killed shard: %v\n%s", err, b)
+	}
+	say := runBin(t, bin, collectArgs(newGateServer(t, -1), tasks, shards[killed], "--shard", arg(killed), "--resume")...)
+	if !strings.Contains(say, "dropped the torn last record") || !strings.Contains(say, fmt.Sprintf("wrote %d episodes", count[killed])) {
+		t.Errorf("the resumed shard said:\n%s", say)
+	}
+	runBin(t, bin, "data", "merge", shards[0], shards[1], "--out", merged)
+	a, _ := os.ReadFile(single)
+	m, _ := os.ReadFile(merged)
+	if !bytes.Equal(a, m) {
+		t.Fatal("the merge of a killed-then-resumed shard differs from the single run")
+	}
+}

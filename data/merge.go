@@ -1,0 +1,188 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// MergeOptions configures MergeShards.
+type MergeOptions struct {
+	Overwrite    bool // replace an existing output (else it is refused)
+	MaxLineBytes int  // longest record line read or written; 0 = the default
+}
+
+// Merged is what MergeShards wrote.
+type Merged struct {
+	Shards, Tasks int
+	Episodes      int64
+}
+
+// MergeShards joins the collection shards files (episodes files, each with
+// its record beside it, ShardRecordPath) into out, in the order one
+// collection of every task writes them: the tasks file's order, then the
+// episode index, each episode its own compressed member as collect commits
+// it. So out is byte for byte the unsharded collection's output (one
+// uninterrupted: a resumed compressed output packs its kept episodes into
+// one member). It refuses, naming the file: a shard without its record, a
+// shard given twice, shards of different counts or inputs, a missing
+// shard, and a shard that does not hold exactly its tasks' episodes (one
+// stopped early: resume it first). Nothing is written on an error.
+func MergeShards(shards []string, out string, opts MergeOptions) (Merged, error) {
+	var m Merged
+	if len(shards) == 0 {
+		return m, errors.New("no shards to merge")
+	}
+	recs := make([]*CollectShard, len(shards))
+	byIndex := map[int]int{}
+	for i, path := range shards {
+		if same(path, out) {
+			return m, fmt.Errorf("%s: the output is one of the shards", out)
+		}
+		r, err := ReadCollectShard(ShardRecordPath(path))
+		if errors.Is(err, fs.ErrNotExist) {
+			return m, fmt.Errorf("%s: no shard record %s beside it: not the output of collect --shard", path, ShardRecordPath(path))
+		}
+		if err != nil {
+			return m, err
+		}
+		if i > 0 {
+			if d := recs[0].Same(r); d != "" {
+				return m, fmt.Errorf("%s is not a shard of the collection of %s: %s", path, shards[0], d)
+			}
+		}
+		if j, dup := byIndex[r.Shard]; dup {
+			return m, fmt.Errorf("%s and %s are both shard %d/%d", shards[j], path, r.Shard, r.Shards)
+		}
+		byIndex[r.Shard] = i
+		recs[i] = r
+	}
+	n := recs[0].Shards
+	for k := range n {
+		if _, ok := byIndex[k]; !ok {
+			return m, fmt.Errorf("shard %d/%d is missing (given: %d of %d shards)", k, n, len(shards), n)
+		}
+	}
+	// owner[t] is the input holding task t; every task in exactly one.
+	total := recs[0].TotalTasks
+	owner := make([]int32, total)
+	ids := make([]string, total)
+	for i := range owner {
+		owner[i] = -1
+	}
+	for i, r := range recs {
+		for _, t := range r.Tasks {
+			if owner[t.Index] >= 0 {
+				return m, fmt.Errorf("%s and %s both hold task %d", shards[owner[t.Index]], shards[i], t.Index)
+			}
+			owner[t.Index], ids[t.Index] = int32(i), t.ID
+		}
+	}
+	for t, o := range owner {
+		if o < 0 {
+			return m, fmt.Errorf("no shard holds task %d of %d", t, total)
+		}
+	}
+	if !opts.Overwrite {
+		if _, err := os.Lstat(out); err == nil {
+			return m, fmt.Errorf("%s exists: --overwrite replaces it", out)
+		}
+	}
+	readers := make([]*Reader, len(shards))
+	defer func() {
+		for _, r := range readers {
+			if r != nil {
+				r.Close()
+			}
+		}
+	}()
+	ropts := ReaderOptions{MaxLineBytes: opts.MaxLineBytes, KeepErrors: -1}
+	for i, path := range shards {
+		r, err := Open([]string{path}, ropts)
+		if err != nil {
+			return m, err
+		}
+		readers[i] = r
+	}
+	w, err := Create(out)
+	if err != nil {
+		return m, err
+	}
+	w.SetMaxLineBytes(opts.MaxLineBytes)
+	eps := recs[0].Episodes
+	seen := map[string]bool{}
+	for t := range total {
+		i := owner[t]
+		clear(seen)
+		for e := range eps {
+			ep, err := nextEpisode(readers[i], shards[i], ids[t], e, eps)
+			if err == nil && seen[ep.ID] {
+				err = fmt.Errorf("%s: episode %q appears twice", shards[i], ep.ID)
+			}
+			if err == nil {
+				err = w.WriteEpisode(ep)
+			}
+			if err == nil {
+				err = w.endMember() // one member an episode, as collect commits them
+			}
+			if err != nil {
+				w.Abort()
+				return m, err
+			}
+			seen[ep.ID] = true
+			m.Episodes++
+		}
+	}
+	for i, r := range readers {
+		if _, err := r.Next(); err != io.EOF {
+			w.Abort()
+			if err == nil {
+				return m, fmt.Errorf("%s holds more episodes than its %d tasks × %d: not what collect --shard wrote", shards[i], len(recs[i].Tasks), eps)
+			}
+			return m, fmt.Errorf("%s: %w", shards[i], err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return m, err
+	}
+	m.Shards, m.Tasks = n, total
+	return m, nil
+}
+
+// nextEpisode reads the next record of a shard, which must be episode e
+// of the task whose id is task.
+func nextEpisode(r *Reader, path, task string, e, eps int) (*Episode, error) {
+	rec, err := r.Next()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s ends before episode %d of task %q: the shard is incomplete (resume its collection first)", path, e, task)
+	}
+	var re *RecordError
+	if errors.As(err, &re) && re.Torn {
+		return nil, fmt.Errorf("%s: %w: the shard is incomplete (resume its collection first)", path, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rec.Episode == nil {
+		return nil, fmt.Errorf("%s: a decision record: not a collection's output", rec.Pos)
+	}
+	if rec.Episode.Task != task {
+		return nil, fmt.Errorf("%s: task %q, want episode %d of %d of task %q (the shard's record and episodes disagree)", rec.Pos, rec.Episode.Task, e, eps, task)
+	}
+	return rec.Episode, nil
+}
+
+// same reports whether a and b name the same file (or, missing, path).
+func same(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	ca, _ := filepath.Abs(a)
+	cb, _ := filepath.Abs(b)
+	return ca == cb
+}
