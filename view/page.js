@@ -7,7 +7,7 @@
   // share is a policy's share of right episodes on a question; NaN when none is scored.
   function share(el, k) { return nums(el.dataset.c)[k] / nums(el.dataset.n)[k]; }
   function keep(el, show, a, b, q) {
-    if (q && el.dataset.src.toLowerCase().indexOf(q) < 0) return false;
+    if (q && el.dataset.key.toLowerCase().indexOf(q) < 0) return false;
     if (show === "disagree") return el.dataset.dis === "1";
     if (show === "won") return share(el, a) > share(el, b);
     if (show === "lost") return share(el, a) < share(el, b);

@@ -111,8 +111,8 @@ func Write(w io.Writer, runs []Run, o Options) error {
 		return fmt.Errorf("view: render: %w", err)
 	}
 	if buf.Len() > budget {
-		return fmt.Errorf("view: the page would be %.1f MB, over its budget of %.1f MB: show fewer questions (--tasks N, e.g. %d)",
-			float64(buf.Len())/1e6, float64(budget)/1e6, max(1, len(p.Questions)*budget/buf.Len()*9/10))
+		return fmt.Errorf("view: the page would be %.1f MB, over its budget of %.1f MB: show fewer tasks (--tasks N; about %d%% of these fit)",
+			float64(buf.Len())/1e6, float64(budget)/1e6, int64(budget)*100/int64(buf.Len()))
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
@@ -128,8 +128,12 @@ type page struct {
 	JS        template.JS
 }
 
-// maxSources caps the sources a question lists.
-const maxSources = 16
+// maxSources and maxSourceBytes cap the sources a question lists (a
+// replay's source names all its files).
+const (
+	maxSources     = 16
+	maxSourceBytes = 400
+)
 
 // question is one task under every policy.
 type question struct {
@@ -192,6 +196,9 @@ func build(runs []Run, title string) (*page, error) {
 			if !slices.Contains(q.sources, ep.Source) && len(q.sources) < maxSources {
 				q.sources = append(q.sources, ep.Source)
 				q.Source = strings.Join(q.sources, " ")
+				if len(q.Source) > maxSourceBytes {
+					q.Source = cutTo(q.Source, maxSourceBytes)
+				}
 			}
 			e, tokens, right := convert(ep)
 			q.Cols[k] = append(q.Cols[k], e)
@@ -257,11 +264,14 @@ const truncateMarker = "… [cut: %d of %d bytes shown]"
 
 // cut is s, or its first MaxTextBytes bytes (on a character boundary) and
 // the marker.
-func cut(s string) string {
-	if len(s) <= MaxTextBytes {
+func cut(s string) string { return cutTo(s, MaxTextBytes) }
+
+// cutTo is s, or its first max bytes and the marker.
+func cutTo(s string, max int) string {
+	if len(s) <= max {
 		return s
 	}
-	n := MaxTextBytes
+	n := max
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}

@@ -71,6 +71,9 @@ func TestSameNumbersAsEval(t *testing.T) {
 	if err := view.Write(&page, runs, view.Options{Title: "t"}); err != nil {
 		t.Fatal(err)
 	}
+	if bytes.Contains(page.Bytes(), []byte("ZgotmplZ")) {
+		t.Error("html/template refused a value (ZgotmplZ in the page): an attribute it reads as a URL or script")
+	}
 	got := summaryOf(t, page.Bytes())
 	if len(got) != len(want) {
 		t.Fatalf("%d policies in the page, %d evaluated", len(got), len(want))
@@ -129,6 +132,12 @@ func TestEscapesModelText(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := page.String()
+	if strings.Contains(s, "ZgotmplZ") {
+		t.Error("html/template refused a value (ZgotmplZ in the page)")
+	}
+	if !strings.Contains(s, `data-key="`+html.EscapeString(hostile)) && !strings.Contains(s, `data-key="&lt;/script&gt;`) {
+		t.Error("the source is not in the filter key")
+	}
 	for _, bad := range []string{"<script>alert", "<img", "onerror=\"", "</script><script>alert"} {
 		if strings.Contains(s, bad) {
 			t.Errorf("page holds %q unescaped", bad)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -110,8 +111,15 @@ func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
 		}
 		title = fmt.Sprintf("%s: %d tasks × %d episodes, %d rounds, seed %d", e.Name(), len(list), fl.episodes, fl.rounds, fl.seed)
 	}
+	// Rendered first, so that a page over budget is refused before the
+	// file is touched, with the budget's own message.
+	var page bytes.Buffer
+	if err := view.Write(&page, runs, view.Options{Title: title, MaxBytes: fl.maxBytes}); err != nil {
+		return err
+	}
 	return outfile.WriteFile(fl.out, func(w io.Writer) error {
-		return view.Write(w, runs, view.Options{Title: title, MaxBytes: fl.maxBytes})
+		_, err := w.Write(page.Bytes())
+		return err
 	})
 }
 
