@@ -36,6 +36,9 @@ type Options struct {
 	Title string
 	// MaxBytes is the size budget; 0 means DefaultMaxBytes.
 	MaxBytes int
+	// Confidence, when set, says where every episode's confidences come
+	// from; otherwise each episode's Source tells (confidenceSource).
+	Confidence string
 }
 
 // Play plays each policy on e with the same options (the tasks and seeds
@@ -102,7 +105,7 @@ func Write(w io.Writer, runs []Run, o Options) error {
 	if budget <= 0 {
 		budget = DefaultMaxBytes
 	}
-	p, err := build(runs, o.Title)
+	p, err := build(runs, o.Title, o.Confidence)
 	if err != nil {
 		return err
 	}
@@ -152,8 +155,8 @@ type question struct {
 }
 
 type episode struct {
-	ID     string
-	Rounds []round
+	ID, Confidence string
+	Rounds         []round
 }
 
 type round struct {
@@ -172,7 +175,7 @@ type turn struct {
 
 // build groups the runs' episodes by task, in order of first appearance,
 // and scores each run with env.Tally.
-func build(runs []Run, title string) (*page, error) {
+func build(runs []Run, title, confidence string) (*page, error) {
 	p := &page{Title: title, CSS: template.CSS(pageCSS), JS: template.JS(pageJS)}
 	at := map[string]int{}
 	for k, r := range runs {
@@ -201,6 +204,9 @@ func build(runs []Run, title string) (*page, error) {
 				}
 			}
 			e, tokens, right := convert(ep)
+			if confidence != "" {
+				e.Confidence = confidence
+			}
 			q.Cols[k] = append(q.Cols[k], e)
 			q.Tokens[k] += tokens
 			q.Total += tokens
@@ -232,7 +238,7 @@ func build(runs []Run, title string) (*page, error) {
 // convert is one episode as the page shows it: its tokens and whether its
 // final team answer is the gold. Tally.Add has checked its shape.
 func convert(ep *data.Episode) (episode, int64, bool) {
-	e := episode{ID: ep.ID}
+	e := episode{ID: ep.ID, Confidence: confidenceSource(ep.Source)}
 	var tokens int64
 	right := false
 	for r, rd := range ep.Rounds {
@@ -257,6 +263,21 @@ func convert(ep *data.Episode) (episode, int64, bool) {
 		e.Rounds = append(e.Rounds, out)
 	}
 	return e, tokens, right
+}
+
+// confidenceSource says where an episode's confidences come from, by its
+// Source: the simulator draws them, a live collection asks the LLM judge,
+// a replay has the text critic's read (critic=on) or none.
+func confidenceSource(source string) string {
+	switch {
+	case source == "simulator":
+		return "simulated"
+	case strings.HasPrefix(source, "openai:"):
+		return "the LLM judge"
+	case strings.HasPrefix(source, "replay"):
+		return "the text critic when played with critic=on, else missing"
+	}
+	return "as recorded"
 }
 
 // truncateMarker ends a text cut to MaxTextBytes.

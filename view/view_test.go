@@ -232,3 +232,28 @@ func TestDeterministic(t *testing.T) {
 		t.Error("two renders differ")
 	}
 }
+
+// TestConfidenceSource: each episode says where its confidences come
+// from, by its source or as the caller says.
+func TestConfidenceSource(t *testing.T) {
+	ep := episode("e1", "t1", "4", [][]string{{"4", "5"}, {"4", "4"}}, "a")
+	c := 0.7
+	ep.Rounds[1].Turns[0].Confidence = &c
+	ep.Source = "simulator"
+	var page bytes.Buffer
+	if err := view.Write(&page, view.Group([]*data.Episode{ep}), view.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"confidence: simulated", "conf 0.70", "conf missing"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	page.Reset()
+	if err := view.Write(&page, view.Group([]*data.Episode{ep}), view.Options{Confidence: "the text critic"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "confidence: the text critic") || strings.Contains(page.String(), "simulated") {
+		t.Error("Options.Confidence does not override the source's")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/outfile"
 	"github.com/mpdf/mpdf/view"
@@ -26,8 +27,9 @@ type viewFlags struct {
 var viewLong = fmt.Sprintf(`View writes one self-contained HTML page (no network, nothing to install:
 open it in any browser, or mail it) to browse deliberations: per question
 the question and gold answer; per round and agent the answer, the action
-with the probability the policy gave it, the confidence (or "missing"), the
-tokens and the text on demand; the team answer per round, right or wrong;
+with the probability the policy gave it, the confidence (or "missing")
+and where it comes from, the tokens and the text on demand; the team
+answer per round, right or wrong;
 the policies side by side on the same question. Above the questions, each
 policy's accuracy, interval, tokens per task and action shares, the
 figures mpdf eval prints. The lists filter to the questions where the
@@ -89,7 +91,7 @@ func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
 	}
 	played := cmd.Flags().Changed("env") || len(fl.policies) > 0
 	var runs []view.Run
-	var title string
+	var title, confidence string
 	switch {
 	case len(args) > 0 && played:
 		return fmt.Errorf("give episode files or --env/--policy to play, not both")
@@ -109,12 +111,18 @@ func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
 		if runs, err = fl.playAll(e, pols, list); err != nil {
 			return err
 		}
-		title = fmt.Sprintf("%s: %d tasks × %d episodes, %d rounds, seed %d", e.Name(), len(list), fl.episodes, fl.rounds, fl.seed)
+		title = fmt.Sprintf("%s: %d tasks × %d episodes, %d rounds, seed %d", replay.Title(e), len(list), fl.episodes, fl.rounds, fl.seed)
+		if r, ok := e.(*replay.Env); ok {
+			confidence = "none (the transcripts record none; critic=on in --env reads one from each text)"
+			if r.Critic() {
+				confidence = "the text critic's read of each answer"
+			}
+		}
 	}
 	// Rendered first, so that a page over budget is refused before the
 	// file is touched, with the budget's own message.
 	var page bytes.Buffer
-	if err := view.Write(&page, runs, view.Options{Title: title, MaxBytes: fl.maxBytes}); err != nil {
+	if err := view.Write(&page, runs, view.Options{Title: title, MaxBytes: fl.maxBytes, Confidence: confidence}); err != nil {
 		return err
 	}
 	return outfile.WriteFile(fl.out, func(w io.Writer) error {
