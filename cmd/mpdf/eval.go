@@ -130,36 +130,7 @@ func runEval(cmd *cobra.Command, fl *evalFlags) error {
 		return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 0, workers ≥ 0",
 			fl.tasks, fl.episodes, fl.rounds, fl.workers)
 	}
-	stderr := cmd.ErrOrStderr()
-	given, err := resolvePolicies(fl.policies)
-	if err != nil {
-		return err
-	}
-	if !cmd.Flags().Changed("env") {
-		if fl.env, err = checkpointEnv(stderr, given, fl.env); err != nil {
-			return err
-		}
-	}
-	e, defRounds, err := replay.OpenEnv(fl.env, replay.EnvConfig{Sim: fl.sim, Kind: fl.kind, Log: logUnless(fl.quiet, stderr)})
-	if err != nil {
-		return err
-	}
-	pols, err := evalPolicies(given, env.Baselines(e), fl.noBaselines)
-	if err != nil {
-		return err
-	}
-	if fl.rounds == 0 {
-		fl.rounds = defRounds
-	}
-	if r, ok := e.(*replay.Env); ok {
-		if e, err = checkpointCritic(stderr, r, fl.env, pols); err != nil {
-			return err
-		}
-		if err := checkpointSplit(stderr, cmd.Flags(), pols, fl); err != nil {
-			return err
-		}
-	}
-	list, err := replay.Tasks(e, fl.split, fl.heldOut, fl.splitSeed, fl.tasks)
+	e, pols, list, err := fl.open(cmd)
 	if err != nil {
 		return err
 	}
@@ -171,6 +142,43 @@ func runEval(cmd *cobra.Command, fl *evalFlags) error {
 		return results.WriteJSON(cmd.OutOrStdout())
 	}
 	return fl.print(cmd.OutOrStdout(), e, pols, results, len(list))
+}
+
+// open opens the environment, resolves the policies (with the baselines)
+// and lists the tasks to play, defaulting the environment, critic and
+// split to the checkpoints' as the help says (mpdf view plays the same).
+func (fl *evalFlags) open(cmd *cobra.Command) (env.Env, []resolvedPolicy, []int, error) {
+	stderr := cmd.ErrOrStderr()
+	given, err := resolvePolicies(fl.policies)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !cmd.Flags().Changed("env") {
+		if fl.env, err = checkpointEnv(stderr, given, fl.env); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	e, defRounds, err := replay.OpenEnv(fl.env, replay.EnvConfig{Sim: fl.sim, Kind: fl.kind, Log: logUnless(fl.quiet, stderr)})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	pols, err := evalPolicies(given, env.Baselines(e), fl.noBaselines)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if fl.rounds == 0 {
+		fl.rounds = defRounds
+	}
+	if r, ok := e.(*replay.Env); ok {
+		if e, err = checkpointCritic(stderr, r, fl.env, pols); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := checkpointSplit(stderr, cmd.Flags(), pols, fl); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	list, err := replay.Tasks(e, fl.split, fl.heldOut, fl.splitSeed, fl.tasks)
+	return e, pols, list, err
 }
 
 // logUnless is w, or nil (no transcript reports) when quiet.

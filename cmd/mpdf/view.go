@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/outfile"
+	"github.com/mpdf/mpdf/view"
+)
+
+func init() { register(newViewCmd) }
+
+// viewFlags are view's flags: eval's that choose what is played, and the
+// page's.
+type viewFlags struct {
+	evalFlags
+	out      string
+	maxBytes int
+}
+
+var viewLong = fmt.Sprintf(`View writes one self-contained HTML page (no network, nothing to install:
+open it in any browser, or mail it) to browse deliberations: per question
+the question and gold answer; per round and agent the answer, the action
+with the probability the policy gave it, the confidence (or "missing")
+and where it comes from, the tokens and the text on demand; the team
+answer per round, right or wrong;
+the policies side by side on the same question. Above the questions, each
+policy's accuracy, interval, tokens per task and action shares, the
+figures mpdf eval prints. The lists filter to the questions where the
+policies disagree, or where policy A won or lost against policy B, by
+source or task, and sort by tokens.
+
+The page shows either the episodes of files (collected, simulated or
+imported; one column per policy named in the episodes), or policies played
+on an environment exactly as mpdf eval plays them (same flags, defaults,
+tasks and seeds: --env, --policy, --split, ...).
+
+Texts longer than %d bytes are cut, marked "… [cut: N of M bytes shown]".
+A page over --max-bytes is not written: show fewer questions with --tasks N.`, view.MaxTextBytes)
+
+func newViewCmd() *cobra.Command {
+	var fl viewFlags
+	cmd := &cobra.Command{
+		Use:   "view [EPISODES...] [--env sim|" + replaySyntax + " --policy SPEC,...] --out FILE.html",
+		Short: "Write deliberations and policies' decisions as one self-contained HTML page",
+		Long:  viewLong,
+		Example: `  mpdf view runs/episodes.jsonl --out runs/view.html
+  mpdf view --env 'replay:debates/gsm_*.json' --policy runs/mpdf/best.mpdf,gate,majority --tasks 200 --out runs/view.html`,
+		RunE: func(cmd *cobra.Command, args []string) error { return runView(cmd, &fl, args) },
+	}
+	fl.add(cmd)
+	return cmd
+}
+
+// add defines the flags on cmd.
+func (fl *viewFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVarP(&fl.out, "out", "o", "", "the HTML file to write (required)")
+	f.IntVar(&fl.maxBytes, "max-bytes", view.DefaultMaxBytes, "size budget of the page in bytes; a larger page is refused")
+	f.StringVar(&fl.env, "env", "sim", "environment to play the policies on: sim, or "+replaySyntax+" of debate transcripts")
+	f.StringSliceVarP(&fl.policies, "policy", "p", nil, "policies to play (heuristic names, .mpdf or .safetensors files)")
+	f.BoolVar(&fl.noBaselines, "no-baselines", false, "do not add the heuristic baselines")
+	f.IntVar(&fl.tasks, "tasks", 0, "number of tasks shown, the first (0 = all)")
+	f.IntVar(&fl.episodes, "episodes", 1, "sampled episodes per task and policy")
+	f.IntVar(&fl.rounds, "rounds", 0, "deliberation rounds after round 0 (0 = 3 in the simulator, the most recorded in a replay)")
+	f.Uint64Var(&fl.seed, "seed", 1, "seed of the episodes"+seedWas0)
+	f.StringVar(&fl.split, "split", "", "play one side of a seeded task split: train, test or all (as mpdf eval)")
+	f.Float64Var(&fl.heldOut, "held-out", 0.3, "fraction of the tasks held out as the test side of --split")
+	f.Uint64Var(&fl.splitSeed, "split-seed", 0, "seed of --split")
+	f.BoolVar(&fl.greedy, "greedy", false, "learned policies take their most probable action instead of sampling (heuristics unaffected)")
+	f.IntVar(&fl.workers, "workers", 0, "episodes played at once (0 = one per CPU); the page does not depend on it")
+	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar and no transcript report")
+	addSimFlags(cmd, &fl.sim)
+	addEnvCriticFlag(cmd, &fl.env) // envflags.go
+}
+
+// runView reads or plays the episodes and writes the page.
+func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
+	if fl.out == "" {
+		return fmt.Errorf("--out is required: the HTML file to write")
+	}
+	if fl.tasks < 0 || fl.episodes < 1 || fl.rounds < 0 || fl.workers < 0 || fl.maxBytes < 1 {
+		return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d, --max-bytes %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 0, workers ≥ 0, max-bytes ≥ 1",
+			fl.tasks, fl.episodes, fl.rounds, fl.workers, fl.maxBytes)
+	}
+	played := cmd.Flags().Changed("env") || len(fl.policies) > 0
+	var runs []view.Run
+	var title, confidence string
+	switch {
+	case len(args) > 0 && played:
+		return fmt.Errorf("give episode files or --env/--policy to play, not both")
+	case len(args) > 0:
+		eps, err := view.Read(args, fl.tasks)
+		if err != nil {
+			return err
+		}
+		runs, title = view.Group(eps), fmt.Sprintf("%d episodes", len(eps))
+	case !played:
+		return fmt.Errorf("nothing to show: give episode files, or --env and --policy to play")
+	default:
+		e, pols, list, err := fl.open(cmd)
+		if err != nil {
+			return err
+		}
+		if runs, err = fl.playAll(e, pols, list); err != nil {
+			return err
+		}
+		title = fmt.Sprintf("%s: %d tasks × %d episodes, %d rounds, seed %d", replay.Title(e), len(list), fl.episodes, fl.rounds, fl.seed)
+		if r, ok := e.(*replay.Env); ok {
+			confidence = "none (the transcripts record none; critic=on in --env reads one from each text)"
+			if r.Critic() {
+				confidence = "the text critic's read of each answer"
+			}
+		}
+	}
+	// Rendered first, so that a page over budget is refused before the
+	// file is touched, with the budget's own message.
+	var page bytes.Buffer
+	if err := view.Write(&page, runs, view.Options{Title: title, MaxBytes: fl.maxBytes, Confidence: confidence}); err != nil {
+		return err
+	}
+	return outfile.WriteFile(fl.out, func(w io.Writer) error {
+		_, err := w.Write(page.Bytes())
+		return err
+	})
+}
+
+// playAll plays each policy as evalFlags.play does (greedy only for the
+// learned ones), keeping the episodes.
+func (fl *viewFlags) playAll(e env.Env, pols []resolvedPolicy, list []int) ([]view.Run, error) {
+	per := len(list) * fl.episodes
+	bar := newBar(per*len(pols), "view", fl.quiet)
+	var runs []view.Run
+	for i, p := range pols {
+		opts := env.RunOptions{
+			Tasks: list, Episodes: fl.episodes, Rounds: fl.rounds, Seed: fl.seed,
+			Greedy: fl.greedy && p.Learned, Workers: fl.workers, Progress: barProgress(bar, i*per),
+		}
+		rs, err := view.Play(e, []metapolicy.Policy{p.Policy}, opts)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, rs...)
+	}
+	_ = bar.Finish()
+	return runs, nil
+}

@@ -1,0 +1,259 @@
+package view_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"html"
+	"math"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/internal/testenv"
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/view"
+)
+
+// policies are heuristics the replay plays; random samples, so a seed
+// that differed between the page and Evaluate would show.
+func policies(t *testing.T, names ...string) []metapolicy.Policy {
+	t.Helper()
+	var pols []metapolicy.Policy
+	for _, n := range names {
+		p, err := metapolicy.NewHeuristic(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pols = append(pols, p)
+	}
+	return pols
+}
+
+var summaryRE = regexp.MustCompile(`(?s)<script type="application/json" id="summary">(.*?)</script>`)
+
+// summaryOf reads the JSON data island of a page.
+func summaryOf(t *testing.T, page []byte) []view.Summary {
+	t.Helper()
+	m := summaryRE.FindSubmatch(page)
+	if m == nil {
+		t.Fatal("page has no summary data island")
+	}
+	var s []view.Summary
+	if err := json.Unmarshal(m[1], &s); err != nil {
+		t.Fatalf("summary data island: %v\n%s", err, m[1])
+	}
+	return s
+}
+
+// TestSameNumbersAsEval: the accuracy, interval and tokens per task the
+// page embeds for each policy are env.Evaluate's on the same replay,
+// tasks and seed.
+func TestSameNumbersAsEval(t *testing.T) {
+	spec := "replay:" + testenv.Shared(t, "data", "debates") + "/slm-debate/gsm/*agents3*.json"
+	e, rounds, err := replay.OpenEnv(spec, replay.EnvConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pols := policies(t, "majority", "debate", "gate", "random")
+	opts := env.RunOptions{NumTasks: 40, Episodes: 2, Rounds: rounds, Seed: 7, Workers: 2}
+	want, err := env.Evaluate(e, pols, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := view.Play(e, pols, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	if err := view.Write(&page, runs, view.Options{Title: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(page.Bytes(), []byte("ZgotmplZ")) {
+		t.Error("html/template refused a value (ZgotmplZ in the page): an attribute it reads as a URL or script")
+	}
+	got := summaryOf(t, page.Bytes())
+	if len(got) != len(want) {
+		t.Fatalf("%d policies in the page, %d evaluated", len(got), len(want))
+	}
+	distinct := map[float64]bool{}
+	for i, w := range want {
+		g := got[i]
+		if g.Policy != w.Policy || g.Episodes != w.Episodes || g.Tasks != w.Tasks ||
+			g.Accuracy != w.Accuracy || g.CILow != w.CILow || g.CIHigh != w.CIHigh ||
+			g.Round0Accuracy != w.Round0Accuracy || g.TokensPerTask != w.TokensPerTask || g.Actions != w.Actions {
+			t.Errorf("policy %d: page %+v, eval %+v", i, g, w)
+		}
+		distinct[w.TokensPerTask] = true
+	}
+	if len(distinct) < 3 {
+		t.Errorf("the policies spent alike (%v): the comparison shows little", distinct)
+	}
+	// The table a person reads shows the same accuracy.
+	for _, w := range want {
+		cell := "<td>" + html.EscapeString(w.Policy) + "</td><td>" // name cell then counts
+		if !bytes.Contains(page.Bytes(), []byte(cell)) {
+			t.Errorf("summary table has no row for %s", w.Policy)
+		}
+	}
+}
+
+// hostile is a model text that would run script if it were not escaped.
+const hostile = `</script><script>alert(1)</script><img src=x onerror="alert(2)">`
+
+func episode(id, task, gold string, answers [][]string, text string) *data.Episode {
+	ep := &data.Episode{Kind: data.KindEpisode, ID: id, Task: task, Question: text, Gold: gold, Source: "test", Policy: "p", Agents: len(answers[0])}
+	for r, as := range answers {
+		var rd data.Round
+		for _, a := range as {
+			tu := data.Turn{Answer: a, Tokens: 10, Text: text}
+			if r > 0 {
+				act := metapolicy.Refine
+				lp := math.Log(0.25)
+				tu.Action, tu.LogProb = &act, &lp
+			}
+			rd.Turns = append(rd.Turns, tu)
+		}
+		ep.Rounds = append(ep.Rounds, rd)
+	}
+	return ep
+}
+
+// TestEscapesModelText: a text, question, answer or name that holds markup
+// appears escaped.
+func TestEscapesModelText(t *testing.T) {
+	ep := episode("e1", hostile, hostile, [][]string{{hostile, "1"}, {hostile, hostile}}, hostile)
+	ep.Policy = hostile
+	ep.Source = hostile
+	var page bytes.Buffer
+	if err := view.Write(&page, view.Group([]*data.Episode{ep}), view.Options{Title: hostile}); err != nil {
+		t.Fatal(err)
+	}
+	s := page.String()
+	if strings.Contains(s, "ZgotmplZ") {
+		t.Error("html/template refused a value (ZgotmplZ in the page)")
+	}
+	if !strings.Contains(s, `data-key="`+html.EscapeString(hostile)) && !strings.Contains(s, `data-key="&lt;/script&gt;`) {
+		t.Error("the source is not in the filter key")
+	}
+	for _, bad := range []string{"<script>alert", "<img", "onerror=\"", "</script><script>alert"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("page holds %q unescaped", bad)
+		}
+	}
+	if n := strings.Count(s, "&lt;img src=x onerror=&#34;alert(2)&#34;&gt;"); n < 5 {
+		t.Errorf("escaped text shown %d times, want ≥ 5 (title, task, gold, answers, text)", n)
+	}
+	// The only scripts are the data island and the page's own.
+	if n := strings.Count(s, "<script"); n != 2 {
+		t.Errorf("%d <script elements, want 2", n)
+	}
+	if got := summaryOf(t, page.Bytes()); got[0].Policy != hostile {
+		t.Errorf("data island policy %q, want %q", got[0].Policy, hostile)
+	}
+}
+
+// TestSelfContained: the page names no URL and loads nothing.
+func TestSelfContained(t *testing.T) {
+	ep := episode("e1", "t1", "4", [][]string{{"4", "5"}, {"4", "4"}}, "see https://example.com")
+	var page bytes.Buffer
+	if err := view.Write(&page, view.Group([]*data.Episode{ep}), view.Options{Title: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	s := strings.ReplaceAll(page.String(), "see https://example.com", "")
+	for _, bad := range []string{"http:", "https:", " src=", "href=", "@import", "url("} {
+		if strings.Contains(s, bad) {
+			t.Errorf("page holds %q: it would load or link something", bad)
+		}
+	}
+}
+
+// TestCutsLongText: a text over MaxTextBytes is cut on a character
+// boundary, with the marker.
+func TestCutsLongText(t *testing.T) {
+	long := strings.Repeat("é", view.MaxTextBytes) // 2 bytes each
+	ep := episode("e1", "t1", "4", [][]string{{"4", "5"}, {"4", "4"}}, long)
+	var page bytes.Buffer
+	if err := view.Write(&page, view.Group([]*data.Episode{ep}), view.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	marker := "… [cut: 4000 of 8000 bytes shown]"
+	if n := strings.Count(page.String(), strings.Repeat("é", view.MaxTextBytes/2)+marker); n != 5 {
+		t.Errorf("cut text with marker found %d times, want 5 (question + 4 turns)", n)
+	}
+	if strings.Contains(page.String(), strings.Repeat("é", view.MaxTextBytes/2+1)) {
+		t.Error("a text longer than the cap is in the page")
+	}
+}
+
+// TestBudget: a page over its budget is refused, nothing written, and the
+// error says how to shrink it.
+func TestBudget(t *testing.T) {
+	var eps []*data.Episode
+	for i := range 50 {
+		id := string(rune('a'+i%26)) + strings.Repeat("x", i/26)
+		eps = append(eps, episode(id, id, "4", [][]string{{"4", "5"}, {"4", "4"}}, strings.Repeat("w", 3000)))
+	}
+	var page bytes.Buffer
+	if err := view.Write(&page, view.Group(eps), view.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	full := page.Len()
+	page.Reset()
+	err := view.Write(&page, view.Group(eps), view.Options{MaxBytes: full - 1})
+	if err == nil || !strings.Contains(err.Error(), "--tasks") {
+		t.Fatalf("over budget: err %v, want one suggesting --tasks", err)
+	}
+	if page.Len() != 0 {
+		t.Errorf("%d bytes written over budget", page.Len())
+	}
+	if err := view.Write(&page, view.Group(eps), view.Options{MaxBytes: full}); err != nil {
+		t.Errorf("at budget: %v", err)
+	}
+}
+
+// TestDeterministic: the same episodes give the same bytes.
+func TestDeterministic(t *testing.T) {
+	eps := []*data.Episode{
+		episode("e1", "t1", "4", [][]string{{"4", "5"}, {"4", "4"}}, "a"),
+		episode("e2", "t2", "7", [][]string{{"4", "5"}, {"5", "5"}}, "b"),
+	}
+	eps[1].Policy = "q"
+	var a, b bytes.Buffer
+	if err := view.Write(&a, view.Group(eps), view.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := view.Write(&b, view.Group(eps), view.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("two renders differ")
+	}
+}
+
+// TestConfidenceSource: each episode says where its confidences come
+// from, by its source or as the caller says.
+func TestConfidenceSource(t *testing.T) {
+	ep := episode("e1", "t1", "4", [][]string{{"4", "5"}, {"4", "4"}}, "a")
+	c := 0.7
+	ep.Rounds[1].Turns[0].Confidence = &c
+	ep.Source = "simulator"
+	var page bytes.Buffer
+	if err := view.Write(&page, view.Group([]*data.Episode{ep}), view.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"confidence: simulated", "conf 0.70", "conf missing"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	page.Reset()
+	if err := view.Write(&page, view.Group([]*data.Episode{ep}), view.Options{Confidence: "the text critic"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "confidence: the text critic") || strings.Contains(page.String(), "simulated") {
+		t.Error("Options.Confidence does not override the source's")
+	}
+}
