@@ -470,3 +470,32 @@ func parallel(n, workers int, do func(int) error, progress func(done, total int)
 	wg.Wait()
 	return first
 }
+
+// RecipeGiven says which of the replay recipe's settings a user gave
+// (flags win over the recipe).
+type RecipeGiven struct{ Labels, Epochs, Features, Greedy bool }
+
+// WithReplayRecipe returns c with the transcript recipe (DefaultConfigFor
+// RecipeReplay) where given does not say otherwise: its teacher, and with
+// it its supervised epochs unless those are given; its feature layout; its
+// greedy test side. sftEpochs is the epochs given (< 0: none), returned
+// as the recipe sets it.
+func WithReplayRecipe(c Config, sftEpochs int, given RecipeGiven) (Config, int, error) {
+	rec, err := DefaultConfigFor(trainer.RecipeReplay)
+	if err != nil {
+		return c, sftEpochs, err
+	}
+	if !given.Labels {
+		c.Train.SFT.Labels = rec.Train.SFT.Labels
+		if !given.Epochs {
+			sftEpochs = rec.Train.SFT.Epochs
+		}
+	}
+	if !given.Features {
+		c.Train.Features = rec.Train.Features
+	}
+	if !given.Greedy {
+		c.Greedy = rec.Greedy
+	}
+	return c, sftEpochs, nil
+}

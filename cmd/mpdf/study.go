@@ -14,7 +14,6 @@ import (
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/study"
-	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
@@ -179,21 +178,11 @@ func runStudy(cmd *cobra.Command, fl *studyFlags) error {
 func (fl *studyFlags) resolve(f *pflag.FlagSet, e env.Env) error {
 	_, isReplay := e.(*replay.Env)
 	if isReplay {
-		rec, err := study.DefaultConfigFor(trainer.RecipeReplay)
-		if err != nil {
+		given := study.RecipeGiven{Labels: f.Changed("sft-labels"), Epochs: f.Changed("sft-epochs"),
+			Features: f.Changed("features"), Greedy: f.Changed("greedy")}
+		var err error
+		if fl.cfg, fl.sftEpochs, err = study.WithReplayRecipe(fl.cfg, fl.sftEpochs, given); err != nil {
 			return err
-		}
-		if !f.Changed("sft-labels") {
-			fl.cfg.Train.SFT.Labels = rec.Train.SFT.Labels
-			if !f.Changed("sft-epochs") {
-				fl.sftEpochs = rec.Train.SFT.Epochs
-			}
-		}
-		if !f.Changed("features") {
-			fl.cfg.Train.Features = rec.Train.Features
-		}
-		if !f.Changed("greedy") {
-			fl.cfg.Greedy = rec.Greedy
 		}
 	}
 	answers := teacher.Handles(fl.cfg.Train.SFT.Labels) // hindsight, pivotal[:K]: teacher.Train
