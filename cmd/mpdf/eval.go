@@ -103,22 +103,28 @@ func newEvalCmd() *cobra.Command {
 
 // add defines the flags on cmd.
 func (fl *evalFlags) add(cmd *cobra.Command) {
+	fl.addPlay(cmd)
+	addKindFlag(cmd.Flags(), &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
+	cmd.Flags().BoolVar(&fl.asJSON, "json", false, "print the results as a JSON array")
+}
+
+// addPlay defines the flags that say what is played and how: eval's, and
+// view's when it plays policies as eval does.
+func (fl *evalFlags) addPlay(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&fl.env, "env", "sim", "environment: sim, or "+replaySyntax+" of debate transcripts")
-	addKindFlag(f, &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
-	f.StringSliceVarP(&fl.policies, "policy", "p", nil, "policies to evaluate (heuristic names, .mpdf or .safetensors files)")
+	f.StringSliceVarP(&fl.policies, "policy", "p", nil, "policies to play (heuristic names, .mpdf or .safetensors files)")
 	f.BoolVar(&fl.noBaselines, "no-baselines", false, "do not add the heuristic baselines")
 	f.IntVar(&fl.tasks, "tasks", 0, "number of tasks, the first of the environment or of the split side (0 = all)")
 	f.IntVar(&fl.episodes, "episodes", 1, "sampled episodes per task and policy")
 	f.IntVar(&fl.rounds, "rounds", 0, "deliberation rounds after round 0 (0 = 3 in the simulator, the most recorded in a replay)")
 	f.Uint64Var(&fl.seed, "seed", 1, "seed of the episodes"+seedWas0)
-	f.StringVar(&fl.split, "split", "", "evaluate on one side of a seeded task split: train, test or all (default: all, but test for a checkpoint trained on a replay split)")
+	f.StringVar(&fl.split, "split", "", "play one side of a seeded task split: train, test or all (default: all, but test for a checkpoint trained on a replay split)")
 	f.Float64Var(&fl.heldOut, "held-out", 0.3, "fraction of the tasks held out as the test side of --split")
 	f.Uint64Var(&fl.splitSeed, "split-seed", 0, "seed of --split")
 	f.BoolVar(&fl.greedy, "greedy", false, "learned policies take their most probable action instead of sampling (heuristics unaffected)")
 	f.IntVar(&fl.workers, "workers", 0, "episodes played at once (0 = one per CPU); the results do not depend on it")
 	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar and no transcript report")
-	f.BoolVar(&fl.asJSON, "json", false, "print the results as a JSON array")
 	addSimFlags(cmd, &fl.sim)
 	addEnvCriticFlag(cmd, &fl.env) // envflags.go
 }
@@ -191,22 +197,32 @@ func logUnless(quiet bool, w io.Writer) io.Writer {
 
 // play evaluates each policy on the tasks of list, on one progress bar.
 func (fl *evalFlags) play(e env.Env, pols []resolvedPolicy, list []int) (env.Results, error) {
-	per := len(list) * fl.episodes
-	bar := newBar(per*len(pols), "eval", fl.quiet)
 	var results env.Results
+	err := fl.each(pols, list, "eval", func(p metapolicy.Policy, opts env.RunOptions) error {
+		rs, err := env.Evaluate(e, []metapolicy.Policy{p}, opts)
+		results = append(results, rs...)
+		return err
+	})
+	return results, err
+}
+
+// each calls play for each policy with the options of the flags on the
+// tasks of list (greedy only for learned policies), on one progress bar
+// labelled label.
+func (fl *evalFlags) each(pols []resolvedPolicy, list []int, label string, play func(metapolicy.Policy, env.RunOptions) error) error {
+	per := len(list) * fl.episodes
+	bar := newBar(per*len(pols), label, fl.quiet)
 	for i, p := range pols {
 		opts := env.RunOptions{
 			Tasks: list, Episodes: fl.episodes, Rounds: fl.rounds, Seed: fl.seed,
 			Greedy: fl.greedy && p.Learned, Workers: fl.workers, Progress: barProgress(bar, i*per),
 		}
-		rs, err := env.Evaluate(e, []metapolicy.Policy{p.Policy}, opts)
-		if err != nil {
-			return nil, err
+		if err := play(p.Policy, opts); err != nil {
+			return err
 		}
-		results = append(results, rs...)
 	}
 	_ = bar.Finish()
-	return results, nil
+	return nil
 }
 
 // print writes the table of results and the verdict of each learned

@@ -58,26 +58,13 @@ func newViewCmd() *cobra.Command {
 	return cmd
 }
 
-// add defines the flags on cmd.
+// add defines the flags on cmd: eval's flags of what is played, and the
+// page's.
 func (fl *viewFlags) add(cmd *cobra.Command) {
+	fl.addPlay(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&fl.out, "out", "o", "", "the HTML file to write (required)")
 	f.IntVar(&fl.maxBytes, "max-bytes", view.DefaultMaxBytes, "size budget of the page in bytes; a larger page is refused")
-	f.StringVar(&fl.env, "env", "sim", "environment to play the policies on: sim, or "+replaySyntax+" of debate transcripts")
-	f.StringSliceVarP(&fl.policies, "policy", "p", nil, "policies to play (heuristic names, .mpdf or .safetensors files)")
-	f.BoolVar(&fl.noBaselines, "no-baselines", false, "do not add the heuristic baselines")
-	f.IntVar(&fl.tasks, "tasks", 0, "number of tasks shown, the first (0 = all)")
-	f.IntVar(&fl.episodes, "episodes", 1, "sampled episodes per task and policy")
-	f.IntVar(&fl.rounds, "rounds", 0, "deliberation rounds after round 0 (0 = 3 in the simulator, the most recorded in a replay)")
-	f.Uint64Var(&fl.seed, "seed", 1, "seed of the episodes"+seedWas0)
-	f.StringVar(&fl.split, "split", "", "play one side of a seeded task split: train, test or all (as mpdf eval)")
-	f.Float64Var(&fl.heldOut, "held-out", 0.3, "fraction of the tasks held out as the test side of --split")
-	f.Uint64Var(&fl.splitSeed, "split-seed", 0, "seed of --split")
-	f.BoolVar(&fl.greedy, "greedy", false, "learned policies take their most probable action instead of sampling (heuristics unaffected)")
-	f.IntVar(&fl.workers, "workers", 0, "episodes played at once (0 = one per CPU); the page does not depend on it")
-	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar and no transcript report")
-	addSimFlags(cmd, &fl.sim)
-	addEnvCriticFlag(cmd, &fl.env) // envflags.go
 }
 
 // runView reads or plays the episodes and writes the page.
@@ -131,23 +118,13 @@ func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
 	})
 }
 
-// playAll plays each policy as evalFlags.play does (greedy only for the
-// learned ones), keeping the episodes.
+// playAll plays each policy as evalFlags.play does, keeping the episodes.
 func (fl *viewFlags) playAll(e env.Env, pols []resolvedPolicy, list []int) ([]view.Run, error) {
-	per := len(list) * fl.episodes
-	bar := newBar(per*len(pols), "view", fl.quiet)
 	var runs []view.Run
-	for i, p := range pols {
-		opts := env.RunOptions{
-			Tasks: list, Episodes: fl.episodes, Rounds: fl.rounds, Seed: fl.seed,
-			Greedy: fl.greedy && p.Learned, Workers: fl.workers, Progress: barProgress(bar, i*per),
-		}
-		rs, err := view.Play(e, []metapolicy.Policy{p.Policy}, opts)
-		if err != nil {
-			return nil, err
-		}
+	err := fl.each(pols, list, "view", func(p metapolicy.Policy, opts env.RunOptions) error {
+		rs, err := view.Play(e, []metapolicy.Policy{p}, opts)
 		runs = append(runs, rs...)
-	}
-	_ = bar.Finish()
-	return runs, nil
+		return err
+	})
+	return runs, err
 }
