@@ -1,8 +1,7 @@
 """What the tests share: the installed mpdf package, the mpdf binary, a
 served policy, a trained run and the example scripts.
 
-The tests run against the INSTALLED package (``pip install
---no-build-isolation ./python``), never the source tree beside them: an mpdf
+The tests run against the INSTALLED package (``pip install ./python``), never the source tree beside them: an mpdf
 imported from python/mpdf (the tests run from python/, or PYTHONPATH points
 there), or an installed one whose files differ from python/mpdf (a stale
 install), is an error, unless MPDF_TEST_SOURCE=1 says that testing the
@@ -37,7 +36,7 @@ def _check_installed():
     if os.environ.get("MPDF_TEST_SOURCE") == "1":
         return
     pkg = os.path.dirname(os.path.abspath(mpdf.__file__))
-    reinstall = "install it: python3 -m pip install --no-build-isolation ./python (MPDF_TEST_SOURCE=1 tests the source)"
+    reinstall = "install it: python3 -m pip install ./python (MPDF_TEST_SOURCE=1 tests the source)"
     if os.path.realpath(pkg) == os.path.realpath(SOURCE):
         raise ImportError("the tests import mpdf from the source tree %s, not the installed package: %s" % (pkg, reinstall))
     for name in sorted(os.listdir(SOURCE)):
