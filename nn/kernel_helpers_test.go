@@ -142,3 +142,27 @@ func typeName[T Float]() string {
 	var z T
 	return fmt.Sprintf("%T", z)
 }
+
+// closeStats compares the loss statistics of a kernel with the reference's:
+// to 1e-5 relative, 1e-10 when rel (the gradient's tolerance) is below 1e-6
+// (float64).
+func closeStats(t *testing.T, name string, got, want LossStats, rel float64) {
+	t.Helper()
+	sr := 1e-5
+	if rel < 1e-6 {
+		sr = 1e-10
+	}
+	for _, f := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"loss", got.Loss, want.Loss},
+		{"policy_loss", got.PolicyLoss, want.PolicyLoss},
+		{"kl", got.KL, want.KL},
+		{"entropy", got.Entropy, want.Entropy},
+	} {
+		if !(math.Abs(f.got-f.want) <= sr*(1+math.Abs(f.want))) {
+			t.Errorf("%s: %s = %v, want %v", name, f.name, f.got, f.want)
+		}
+	}
+}

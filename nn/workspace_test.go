@@ -55,23 +55,7 @@ func testLossAndGrad[T Float](t *testing.T) {
 				gotSt := ws.LossAndGrad(got, m, b, cfg)
 				check()
 				closeTo(t, name+": grad", got, want, rel, abs)
-				sr := 1e-5
-				if rel < 1e-6 {
-					sr = 1e-10
-				}
-				for _, f := range []struct {
-					name      string
-					got, want float64
-				}{
-					{"loss", gotSt.Loss, wantSt.Loss},
-					{"policy_loss", gotSt.PolicyLoss, wantSt.PolicyLoss},
-					{"kl", gotSt.KL, wantSt.KL},
-					{"entropy", gotSt.Entropy, wantSt.Entropy},
-				} {
-					if !(math.Abs(f.got-f.want) <= sr*(1+math.Abs(f.want))) {
-						t.Errorf("%s: %s = %v, want %v", name, f.name, f.got, f.want)
-					}
-				}
+				closeStats(t, name, gotSt, wantSt, rel)
 				// A row within float32 rounding of a clip bound may be counted
 				// on either side; allow one such row.
 				slack := 1.01 / float64(n)
