@@ -102,7 +102,7 @@ func AblateTeams(teams []TeamEnv, cfg Config) (*Ablation, error) {
 			}
 			return r
 		}
-		envs = append(envs, fmt.Sprintf("%d agents: %s", tm.Agents, a.Summary.Env))
+		envs = append(envs, fmt.Sprintf("%d agents (%d tasks)", tm.Agents, a.Summary.Tasks))
 		if out == nil {
 			out = a
 			out.Kind = AblateTeamSize
@@ -130,7 +130,7 @@ func AblateTeams(teams []TeamEnv, cfg Config) (*Ablation, error) {
 		}
 		tasks += len(a.Study.Tasks)
 	}
-	out.Summary.Env = strings.Join(envs, "; ")
+	out.Summary.Env = shorten(out.Summary.Env) + " by team size: " + strings.Join(envs, ", ")
 	// Each team's pooled tables are in its rows above; one team's scopes
 	// would read as all of them.
 	out.Summary.Scopes = nil
