@@ -8,12 +8,15 @@ import (
 	"strconv"
 
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/nn"
 	"github.com/mpdf/mpdf/stats"
 	"github.com/mpdf/mpdf/trainer"
 )
 
-// Ablations Ablate runs (issue 22's list); the others are named so that
-// asking for them gets ErrNotAvailable rather than "unknown".
+// Ablations (issue 22's list): Ablate runs all but team-size, which
+// AblateTeams runs (its settings are environments, not training
+// configurations); agent-policy is named so that asking for it gets
+// ErrNotAvailable rather than "unknown".
 const (
 	AblateEstimator   = "estimator"
 	AblateTau         = "tau"
@@ -28,9 +31,9 @@ const (
 // whose option is not built yet.
 var ErrNotAvailable = errors.New("not available yet")
 
-// AblationNames lists the ablations Ablate runs.
+// AblationNames lists the ablations Ablate and AblateTeams run.
 func AblationNames() []string {
-	return []string{AblateEstimator, AblateTau, AblateRewardScale, AblateGamma}
+	return []string{AblateEstimator, AblateTau, AblateRewardScale, AblateGamma, AblateLoss, AblateTeamSize}
 }
 
 // TauGrid is the paper's grid of SoftRankPO temperatures (its best: 0.8).
@@ -68,7 +71,9 @@ type Setting struct {
 // objective without a learned critic; tau — SoftRankPO at τ = 0.8 (the
 // default) then the rest of TauGrid; reward-scale — for each of
 // RewardScaleEstimators its rewards as they are (each group's reference),
-// ×0.1, ×10 and exp; gamma — GammaGrid, 0 (the default) first.
+// ×0.1, ×10 and exp; gamma — GammaGrid, 0 (the default) first; loss —
+// the clip surrogate (the default) then rank-match; team-size — one
+// setting, the recipe as it is (AblateTeams plays it per team size).
 func AblationSettings(kind string) ([]Setting, error) {
 	var out []Setting
 	switch kind {
@@ -102,7 +107,13 @@ func AblationSettings(kind string) ([]Setting, error) {
 		for _, g := range GammaGrid {
 			out = append(out, Setting{Name: "γ=" + strconv.FormatFloat(g, 'g', -1, 64), Apply: func(c *trainer.Config) { c.Reward.Gamma = g }})
 		}
-	case AblateAgentPolicy, AblateLoss, AblateTeamSize:
+	case AblateLoss:
+		for _, k := range []string{nn.LossClip, nn.LossRankMatch} {
+			out = append(out, Setting{Name: k, Apply: func(c *trainer.Config) { c.Loss.Kind = k }})
+		}
+	case AblateTeamSize:
+		out = append(out, Setting{Name: "mpdf", Apply: func(*trainer.Config) {}})
+	case AblateAgentPolicy:
 		return nil, fmt.Errorf("study: ablation %q: %w (the option it varies is not built; available: %v)", kind, ErrNotAvailable, AblationNames())
 	default:
 		return nil, fmt.Errorf("study: unknown ablation %q (want one of %v)", kind, AblationNames())
@@ -156,7 +167,22 @@ type Ablation struct {
 // baselines; then each setting's policies, without baselines. The same
 // cfg and Env give the same result, whatever cfg.Workers. cfg.Progress,
 // when set, sees the jobs of all the studies as one count.
+//
+// The team-size ablation plays one study per team size (TeamsOf e,
+// AblateTeams).
 func Ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
+	if kind == AblateTeamSize {
+		teams, err := TeamsOf(e)
+		if err != nil {
+			return nil, err
+		}
+		return AblateTeams(teams, cfg)
+	}
+	return ablate(e, cfg, kind)
+}
+
+// ablate is Ablate of one environment.
+func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 	settings, err := AblationSettings(kind)
 	if err != nil {
 		return nil, err
