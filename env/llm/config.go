@@ -25,8 +25,18 @@ import (
 type Config struct {
 	// BaseURL is the server's API root, such as http://127.0.0.1:8080/v1;
 	// requests go to BaseURL + "/chat/completions". A URL that already
-	// ends in /chat/completions is used as it is. Required.
+	// ends in /chat/completions is used as it is. Required, unless
+	// BaseURLs is given.
 	BaseURL string
+	// BaseURLs are more replicas of the same model (vLLM or SGLang
+	// servers, say): the requests spread over BaseURL, when not empty, and
+	// these (see pool.go). Each is written as BaseURL is; none may repeat.
+	BaseURLs []string
+	// PerEndpoint is the most requests in flight at one endpoint; 0 means
+	// Concurrency divided over the endpoints, rounded up, so that the
+	// replicas left when one drops out are not loaded past the share they
+	// were sized for. It is Concurrency when there is one endpoint.
+	PerEndpoint int
 	// Model is the "model" field of every request. Required: OpenAI,
 	// vLLM and Ollama route by it; llama.cpp's server accepts any name.
 	Model string
@@ -118,39 +128,45 @@ func firstEnv(names []string) string {
 }
 
 // withDefaults checks c and fills its zero fields. It returns the
-// endpoint URL.
-func (c *Config) withDefaults() (string, error) {
-	if c.BaseURL == "" {
-		return "", fmt.Errorf("llm: config: base URL: empty (set --base-url or %s)", EnvBaseURL[0])
+// endpoint URLs, BaseURL's first.
+func (c *Config) withDefaults() ([]string, error) {
+	var endpoints []string
+	seen := map[string]string{}
+	bases := c.BaseURLs // BaseURL may be left empty when BaseURLs names the servers
+	if c.BaseURL != "" || len(bases) == 0 {
+		bases = append([]string{c.BaseURL}, bases...)
 	}
-	u, err := url.Parse(c.BaseURL)
-	if err != nil {
-		return "", fmt.Errorf("llm: config: base URL %q: %w (want http://HOST[:PORT]/PATH)", c.BaseURL, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("llm: config: base URL %q: want http:// or https://HOST[:PORT]/PATH", c.BaseURL)
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("llm: config: base URL %q: has a query or fragment", c.BaseURL)
+	for _, base := range bases {
+		ep, err := endpointURL(base)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := seen[ep]; dup {
+			return nil, fmt.Errorf("llm: config: base URL %q: the same server as %q", base, prev)
+		}
+		seen[ep] = base
+		endpoints = append(endpoints, ep)
 	}
 	if c.Model == "" {
-		return "", fmt.Errorf("llm: config: model: empty (set --model or %s)", EnvModel[0])
+		return nil, fmt.Errorf("llm: config: model: empty (set --model or %s)", EnvModel[0])
 	}
 	switch {
 	case c.Timeout < 0:
-		return "", fmt.Errorf("llm: config: timeout %v: negative", c.Timeout)
+		return nil, fmt.Errorf("llm: config: timeout %v: negative", c.Timeout)
 	case c.Concurrency < 0:
-		return "", fmt.Errorf("llm: config: concurrency %d: negative", c.Concurrency)
+		return nil, fmt.Errorf("llm: config: concurrency %d: negative", c.Concurrency)
+	case c.PerEndpoint < 0:
+		return nil, fmt.Errorf("llm: config: per-endpoint concurrency %d: negative", c.PerEndpoint)
 	case c.MaxTokens < 0:
-		return "", fmt.Errorf("llm: config: max tokens %d: negative", c.MaxTokens)
+		return nil, fmt.Errorf("llm: config: max tokens %d: negative", c.MaxTokens)
 	case c.Backoff.Initial < 0 || c.Backoff.Max < 0 || c.MaxRetryAfter < 0:
-		return "", fmt.Errorf("llm: config: backoff: negative duration")
+		return nil, fmt.Errorf("llm: config: backoff: negative duration")
 	case !(c.Backoff.Jitter >= 0 && c.Backoff.Jitter <= 1):
-		return "", fmt.Errorf("llm: config: backoff jitter %v: outside [0,1]", c.Backoff.Jitter)
+		return nil, fmt.Errorf("llm: config: backoff jitter %v: outside [0,1]", c.Backoff.Jitter)
 	case c.MaxRetries != nil && *c.MaxRetries < 0:
-		return "", fmt.Errorf("llm: config: max retries %d: negative (0 means none)", *c.MaxRetries)
+		return nil, fmt.Errorf("llm: config: max retries %d: negative (0 means none)", *c.MaxRetries)
 	case c.Temperature != nil && !(*c.Temperature >= 0 && !math.IsInf(*c.Temperature, 1)):
-		return "", fmt.Errorf("llm: config: temperature %v: want a finite value ≥ 0", *c.Temperature)
+		return nil, fmt.Errorf("llm: config: temperature %v: want a finite value ≥ 0", *c.Temperature)
 	}
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
@@ -175,9 +191,31 @@ func (c *Config) withDefaults() (string, error) {
 	if c.Concurrency == 0 {
 		c.Concurrency = DefaultConcurrency
 	}
-	base := strings.TrimRight(c.BaseURL, "/")
-	if strings.HasSuffix(base, "/chat/completions") {
-		return base, nil
+	if c.PerEndpoint == 0 {
+		c.PerEndpoint = (c.Concurrency + len(endpoints) - 1) / len(endpoints)
 	}
-	return base + "/chat/completions", nil
+	c.BaseURLs = append([]string(nil), c.BaseURLs...) // the caller's slice may change
+	return endpoints, nil
+}
+
+// endpointURL checks a base URL and returns the URL requests are posted to.
+func endpointURL(base string) (string, error) {
+	if base == "" {
+		return "", fmt.Errorf("llm: config: base URL: empty (set --base-url or %s)", EnvBaseURL[0])
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", fmt.Errorf("llm: config: base URL %q: %w (want http://HOST[:PORT]/PATH)", base, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("llm: config: base URL %q: want http:// or https://HOST[:PORT]/PATH", base)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("llm: config: base URL %q: has a query or fragment", base)
+	}
+	trimmed := strings.TrimRight(base, "/")
+	if strings.HasSuffix(trimmed, "/chat/completions") {
+		return trimmed, nil
+	}
+	return trimmed + "/chat/completions", nil
 }
