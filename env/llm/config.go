@@ -11,6 +11,8 @@ package llm
 // ConfigFromEnv and overwrites each field whose flag was given.
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -218,4 +220,55 @@ func endpointURL(base string) (string, error) {
 		return trimmed, nil
 	}
 	return trimmed + "/chat/completions", nil
+}
+
+// Bounds of a file of base URLs (ReadBaseURLs).
+const (
+	MaxBaseURLs       = 1024 // endpoints in one file
+	maxBaseURLLineLen = 4096 // bytes in one line
+)
+
+// ReadBaseURLs reads a file of base URLs, one a line, for Config.BaseURLs.
+// Blank lines and lines starting with # are skipped, as are spaces around
+// a URL. A bad line is an error naming the file and the line.
+func ReadBaseURLs(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 256), maxBaseURLLineLen)
+	var urls []string
+	seen := map[string]int{} // endpoint → line
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || strings.HasPrefix(s, "#") {
+			continue
+		}
+		ep, err := endpointURL(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %s", path, line, strings.TrimPrefix(err.Error(), "llm: config: "))
+		}
+		if prev, dup := seen[ep]; dup {
+			return nil, fmt.Errorf("%s:%d: %s: the same server as line %d", path, line, s, prev)
+		}
+		seen[ep] = line
+		if len(urls) == MaxBaseURLs {
+			return nil, fmt.Errorf("%s:%d: more than %d base URLs", path, line, MaxBaseURLs)
+		}
+		urls = append(urls, s)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: line longer than %d bytes", path, line+1, maxBaseURLLineLen)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(urls) == 0 {
+		return nil, fmt.Errorf("%s: no base URL in it (one a line; # starts a comment)", path)
+	}
+	return urls, nil
 }
