@@ -193,8 +193,9 @@ func (c *Client) chat(ctx context.Context, req Request) (Response, error) {
 		return Response{}, fmt.Errorf("llm: encode request: %w", err)
 	}
 	retries, moves := 0, 0
+	failed := "" // the endpoint of the last failed attempt
 	for attempt := 1; ; attempt++ {
-		resp, url, err := c.attempt(ctx, body)
+		resp, url, err := c.attempt(ctx, body, failed)
 		if err == nil {
 			resp.Attempts = attempt
 			return resp, nil
@@ -208,6 +209,7 @@ func (c *Client) chat(ctx context.Context, req Request) (Response, error) {
 		if !retryable {
 			return Response{Attempts: attempt}, err
 		}
+		failed = url
 		if moves < len(c.pool.eps)-1 && c.pool.liveOther(url) {
 			moves++
 			c.retries.Add(1)
@@ -238,15 +240,16 @@ var errTransport = errors.New("transport error")
 
 // attempt sends one request to an endpoint of the pool, holding a
 // concurrency slot and one of the endpoint's for its duration. It returns
-// the endpoint's URL (the first's when it got none).
-func (c *Client) attempt(ctx context.Context, body []byte) (Response, string, error) {
+// the endpoint's URL (the first's when it got none). It avoids the endpoint
+// at avoid while another is live.
+func (c *Client) attempt(ctx context.Context, body []byte, avoid string) (Response, string, error) {
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
 		return Response{}, c.endpoint, ctx.Err()
 	}
 	defer func() { <-c.sem }()
-	s, err := c.pool.acquire(ctx)
+	s, err := c.pool.acquire(ctx, avoid)
 	if err != nil {
 		return Response{}, c.endpoint, err
 	}

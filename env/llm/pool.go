@@ -102,10 +102,10 @@ func newPool(urls []string, per int, b Backoff) *pool {
 // acquire waits for a slot on an endpoint (see pick) or until ctx is done.
 // A wait always ends: it happens only while some attempt is in flight,
 // whose release wakes it.
-func (p *pool) acquire(ctx context.Context) (slot, error) {
+func (p *pool) acquire(ctx context.Context, avoid string) (slot, error) {
 	for {
 		p.mu.Lock()
-		s, ok := p.pick(p.now())
+		s, ok := p.pick(p.now(), avoid)
 		if ok {
 			s.ep.inflight++
 			s.ep.st.Attempts++
@@ -129,14 +129,19 @@ func (p *pool) acquire(ctx context.Context) (slot, error) {
 // over and which no probe is testing (so a recovered replica comes back
 // soon), else the live one with the fewest in flight, else, when none is
 // live, the one back soonest. Full endpoints are skipped; false when every
-// candidate is full.
-func (p *pool) pick(now time.Time) (slot, bool) {
+// candidate is full. The endpoint at avoid (where the call's last attempt
+// failed) is left to the last case: a call moves off it while another is
+// live.
+func (p *pool) pick(now time.Time, avoid string) (slot, bool) {
 	n := len(p.eps)
 	live := false
 	best, bi := (*endpoint)(nil), 0
 	for i := range n {
 		k := (p.next + i) % n
 		e := p.eps[k]
+		if e.url == avoid {
+			continue
+		}
 		if e.out {
 			if !e.probing && !now.Before(e.until) && e.inflight < p.per {
 				p.next = (k + 1) % n
@@ -155,6 +160,11 @@ func (p *pool) pick(now time.Time) (slot, bool) {
 	}
 	if live {
 		return slot{}, false
+	}
+	for _, e := range p.eps {
+		if e.url == avoid && !e.out { // the only live endpoint
+			return slot{ep: e}, e.inflight < p.per
+		}
 	}
 	for _, e := range p.eps {
 		if e.inflight < p.per && (best == nil || e.until.Before(best.until)) {
