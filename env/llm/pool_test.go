@@ -3,12 +3,15 @@ package llm
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,26 +39,43 @@ func urls(servers ...*fakeServer) []string {
 }
 
 // oneEndpointRun collects tasks against one server of the fake model and
-// returns the bytes written: what every run over replicas must equal.
-func oneEndpointRun(t *testing.T, tasks []Task) []byte {
+// returns the bytes written, what every run over replicas must equal, and
+// the requests it sent (sent).
+func oneEndpointRun(t *testing.T, tasks []Task) ([]byte, []string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "one.jsonl")
-	if _, err := Collect(collectConfig(t, newFakeServer(t, model), out, tasks)); err != nil {
+	s := newFakeServer(t, model)
+	if _, err := Collect(collectConfig(t, s, out, tasks)); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b
+	return b, sent(s)
+}
+
+// sent lists the requests the servers got, each its seed and messages, in
+// sorted order.
+func sent(servers ...*fakeServer) []string {
+	var reqs []string
+	for _, s := range servers {
+		for _, r := range s.recorded() {
+			m, _ := json.Marshal(r.Messages)
+			reqs = append(reqs, fmt.Sprint(*r.Seed, " ", string(m)))
+		}
+	}
+	sort.Strings(reqs)
+	return reqs
 }
 
 // Several endpoints: each gets work, none ever has more than PerEndpoint
 // requests in flight (counted by the servers), the per-endpoint counts add
-// up to the client's, and the episodes are the bytes of a one-endpoint run.
+// up to the client's, the requests (seeds included) are those of a
+// one-endpoint run, and so are the episodes' bytes.
 func TestCollectSpreadsOverEndpoints(t *testing.T) {
 	tasks := poolTasks(6)
-	want := oneEndpointRun(t, tasks)
+	want, wantSent := oneEndpointRun(t, tasks)
 	for _, tc := range []struct{ concurrency, per, limit int }{
 		{6, 1, 1}, // the limit binds: 6 workers, 3 slots
 		{5, 0, 2}, // the default: ⌈5/3⌉
@@ -98,6 +118,9 @@ func TestCollectSpreadsOverEndpoints(t *testing.T) {
 			!strings.Contains(text.String(), servers[2].url()+"/chat/completions: ") {
 			t.Errorf("report:\n%s", text.String())
 		}
+		if got := sent(servers...); !slices.Equal(got, wantSent) {
+			t.Errorf("the replicas got %d requests, other than the %d of a one-endpoint run", len(got), len(wantSent))
+		}
 		if b, _ := os.ReadFile(out); !bytes.Equal(b, want) {
 			t.Errorf("concurrency %d, per endpoint %d: the episodes differ from a one-endpoint run", tc.concurrency, tc.per)
 		}
@@ -130,7 +153,7 @@ func killAfter(s *fakeServer, n int64) {
 // one-endpoint run.
 func TestCollectSurvivesAKilledEndpoint(t *testing.T) {
 	tasks := poolTasks(6)
-	want := oneEndpointRun(t, tasks)
+	want, _ := oneEndpointRun(t, tasks)
 	a, b, dying := newFakeServer(t, model), newFakeServer(t, model), newFakeServer(t, model)
 	killAfter(dying, 5)
 	out := filepath.Join(t.TempDir(), "killed.jsonl")
