@@ -79,7 +79,8 @@ type pool struct {
 	eps     []*endpoint
 	per     int           // most in flight at one endpoint
 	next    int           // where the next pick starts looking
-	wake    chan struct{} // closed (and replaced) when a slot frees or a state changes
+	wake    chan struct{} // closed (and replaced) when a slot frees, if anyone waits
+	waiting int           // acquires waiting on wake
 	backoff Backoff
 	now     func() time.Time // tests replace it
 }
@@ -116,11 +117,19 @@ func (p *pool) acquire(ctx context.Context, avoid string) (slot, error) {
 			return s, nil
 		}
 		wake := p.wake
+		p.waiting++
 		p.mu.Unlock()
+		var err error
 		select {
 		case <-wake:
 		case <-ctx.Done():
-			return slot{}, ctx.Err()
+			err = ctx.Err()
+		}
+		p.mu.Lock()
+		p.waiting--
+		p.mu.Unlock()
+		if err != nil {
+			return slot{}, err
 		}
 	}
 }
@@ -183,8 +192,10 @@ func (p *pool) release(s slot, resp Response, err error) {
 	if s.probe {
 		e.probing = false
 	}
-	close(p.wake)
-	p.wake = make(chan struct{})
+	if p.waiting > 0 {
+		close(p.wake)
+		p.wake = make(chan struct{})
+	}
 	if err == nil {
 		e.st.Answers++
 		if resp.Usage.Known {
