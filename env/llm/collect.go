@@ -16,7 +16,8 @@ import (
 )
 
 // CollectConfig is one collection: Episodes episodes of each task, played
-// by one policy under one seed against one server and model, written to
+// by one policy under one seed against one server (or replicas of it) and
+// model, written to
 // Out as they end.
 type CollectConfig struct {
 	Client  Config  // the server; Client.Concurrency is also the episodes played at once

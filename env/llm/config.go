@@ -1,6 +1,7 @@
 package llm
 
-// Config holds the server (BaseURL, Model, APIKey), the per-attempt
+// Config holds the server (BaseURL, Model, APIKey; BaseURLs for more
+// replicas, PerEndpoint requests in flight at each), the per-attempt
 // Timeout (default 5 min: local models on a CPU are slow), MaxRetries
 // (nil = 3; new(0) asks for none), Backoff (500 ms doubling up to 30 s, optional seeded jitter),
 // MaxRetryAfter (60 s), Concurrency (4 requests in flight), and the
