@@ -17,8 +17,7 @@ import (
 
 // CollectConfig is one collection: Episodes episodes of each task, played
 // by one policy under one seed against one server (or replicas of it) and
-// model, written to
-// Out as they end.
+// model, written to Out as they end.
 type CollectConfig struct {
 	Client  Config  // the server; Client.Concurrency is also the episodes played at once
 	Options Options // the team; Options.Context stops the collection
