@@ -145,7 +145,7 @@ func runCollect(cmd *cobra.Command, fl *collectFlags) error {
 			}
 			_ = bar.Set(done)
 		},
-		Endpoints: func(health string) { bar.Describe("collect, " + health) },
+		Endpoints: func(health string) { bar.Describe("collect [" + health + "]") },
 	})
 	if bar != nil {
 		_ = bar.Finish()

@@ -35,6 +35,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	neturl "net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -218,7 +219,7 @@ func (c *Client) chat(ctx context.Context, req Request) (Response, error) {
 		}
 		if retries >= *c.cfg.MaxRetries {
 			if down := c.pool.allOut(); len(c.pool.eps) > 1 && down != "" {
-				return Response{Attempts: attempt}, fmt.Errorf("llm: giving up after %d attempts: all %d endpoints are failing: %s; last: %w", attempt, len(c.pool.eps), down, err)
+				return Response{Attempts: attempt}, &allOutError{fmt.Sprintf("llm: giving up after %d attempts: all %d endpoints are failing: %s", attempt, len(c.pool.eps), down), err}
 			}
 			return Response{Attempts: attempt}, fmt.Errorf("llm: POST %s: giving up after %d attempts: %w", url, attempt, err)
 		}
@@ -303,6 +304,10 @@ func (c *Client) sendError(ctx, actx context.Context, url string, err error) err
 		return ctx.Err()
 	case errors.Is(context.Cause(actx), ErrTimeout):
 		return fmt.Errorf("llm: POST %s: %w after %v", url, ErrTimeout, c.cfg.Timeout)
+	}
+	var uerr *neturl.Error // its text repeats the method and URL
+	if errors.As(err, &uerr) {
+		err = uerr.Err
 	}
 	return fmt.Errorf("llm: POST %s: %w: %v", url, errTransport, err)
 }

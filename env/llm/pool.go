@@ -269,6 +269,16 @@ func (p *pool) allOut() string {
 	return b.String()
 }
 
+// allOutError is a call given up while every endpoint was out: its text
+// names each endpoint with its last error, and it wraps the call's last.
+type allOutError struct {
+	msg  string
+	last error
+}
+
+func (e *allOutError) Error() string { return e.msg }
+func (e *allOutError) Unwrap() error { return e.last }
+
 // stats returns each endpoint's counters, in the order they were given.
 func (p *pool) stats() []EndpointStats {
 	p.mu.Lock()
