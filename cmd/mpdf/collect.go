@@ -180,15 +180,8 @@ func (fl *collectFlags) check() error {
 // the flags given.
 func (fl *collectFlags) client(f *pflag.FlagSet) (llm.Config, error) {
 	cfg := llm.ConfigFromEnv()
-	if fl.urlsFile != "" {
-		urls, err := llm.ReadBaseURLs(fl.urlsFile)
-		if err != nil {
-			return cfg, fmt.Errorf("--base-urls-file: %w", err)
-		}
-		fl.baseURLs = append(fl.baseURLs, urls...)
-	}
-	if len(fl.baseURLs) > 0 {
-		cfg.BaseURL, cfg.BaseURLs = "", fl.baseURLs
+	if err := cfg.SetBaseURLs(fl.baseURLs, fl.urlsFile); err != nil {
+		return cfg, fmt.Errorf("--base-urls-file: %w", err)
 	}
 	if f.Changed("model") {
 		cfg.Model = fl.model

@@ -223,6 +223,24 @@ func endpointURL(base string) (string, error) {
 	return trimmed + "/chat/completions", nil
 }
 
+// SetBaseURLs sets the servers given on a command line: the base URLs
+// given, then those of file (ReadBaseURLs) when file is not "". When there
+// are any they replace c's (the environment's); otherwise c is unchanged.
+func (c *Config) SetBaseURLs(given []string, file string) error {
+	urls := append([]string(nil), given...)
+	if file != "" {
+		more, err := ReadBaseURLs(file)
+		if err != nil {
+			return err
+		}
+		urls = append(urls, more...)
+	}
+	if len(urls) > 0 {
+		c.BaseURL, c.BaseURLs = "", urls
+	}
+	return nil
+}
+
 // Bounds of a file of base URLs (ReadBaseURLs).
 const (
 	MaxBaseURLs       = 1024 // endpoints in one file
