@@ -21,10 +21,10 @@ func init() { register(newCollectCmd) }
 
 // collectFlags are collect's flags.
 type collectFlags struct {
-	backend, baseURL, model, apiKey, tasks, policy, out, shard    string
-	personas                                                      []string
+	backend, model, apiKey, tasks, policy, out, shard, urlsFile   string
+	personas, baseURLs                                            []string
 	rounds, episodes, agents, limit, concurrency, retries, maxTok int
-	maxLine                                                       int
+	maxLine, perEndpoint                                          int
 	temperature                                                   float64
 	timeout                                                       time.Duration
 	seed                                                          uint64
@@ -75,6 +75,16 @@ checkpoint, seed, rounds, team, model...). Run K = 0 ... N-1 anywhere (a
 Slurm array, a Kubernetes Indexed Job), each with --resume as needed, then
 mpdf data merge joins them into the bytes of the unsharded run.
 
+Several replicas of the model (vLLM, SGLang): repeat --base-url, or list
+them in --base-urls-file (one a line, # comments). Requests go to the live
+replica with the fewest in flight, at most --per-endpoint at each; one that
+refuses connections, or times out or answers 5xx twice in a row, is taken
+out for a backoff (0.5 s doubling to 30 s) and then probed back, its
+requests moved at once to the others. When every replica is failing the
+run stops as against one server, naming each. The progress line shows the
+replicas live and out, the report each one's calls, tokens and errors. The
+episodes do not depend on which replica answered (the seeds are per call).
+
 ` + policySpecHelp,
 		Example: `  mpdf collect --base-url http://127.0.0.1:8080/v1 --model qwen3-8b \
       --tasks-file gsm_test.jsonl --policy threshold --rounds 3 --out runs/live.jsonl
@@ -118,8 +128,12 @@ func runCollect(cmd *cobra.Command, fl *collectFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var bar *bar
+	cfg, err := fl.client(cmd.Flags())
+	if err != nil {
+		return err
+	}
 	c, err := llm.Collect(llm.CollectConfig{
-		Client: fl.client(cmd.Flags()),
+		Client: cfg,
 		Options: llm.Options{Context: ctx, Agents: fl.agents, Personas: fl.personas,
 			ConcedeCall: fl.concedeCall, NoJudge: fl.noJudge, NoSeed: fl.noSeed},
 		Tasks: tasks, Episodes: fl.episodes, Rounds: fl.rounds, Policy: pol, Seed: fl.seed,
@@ -131,6 +145,7 @@ func runCollect(cmd *cobra.Command, fl *collectFlags) error {
 			}
 			_ = bar.Set(done)
 		},
+		Endpoints: func(health string) { bar.Describe("collect [" + health + "]") },
 	})
 	if bar != nil {
 		_ = bar.Finish()
@@ -155,18 +170,18 @@ func (fl *collectFlags) check() error {
 	if err := checkMaxLine(fl.maxLine); err != nil {
 		return err
 	}
-	if fl.rounds < 1 || fl.episodes < 1 || fl.limit < 0 || fl.concurrency < 1 || fl.timeout <= 0 || fl.retries < 0 || fl.maxTok < 0 {
-		return fmt.Errorf("want --rounds ≥ 1, --episodes ≥ 1, --limit ≥ 0, --concurrency ≥ 1, --timeout > 0, --retries ≥ 0, --max-tokens ≥ 0")
+	if fl.rounds < 1 || fl.episodes < 1 || fl.limit < 0 || fl.concurrency < 1 || fl.perEndpoint < 0 || fl.timeout <= 0 || fl.retries < 0 || fl.maxTok < 0 {
+		return fmt.Errorf("want --rounds ≥ 1, --episodes ≥ 1, --limit ≥ 0, --concurrency ≥ 1, --per-endpoint ≥ 0, --timeout > 0, --retries ≥ 0, --max-tokens ≥ 0")
 	}
 	return nil
 }
 
 // client is the server's configuration: the environment's, overridden by
 // the flags given.
-func (fl *collectFlags) client(f *pflag.FlagSet) llm.Config {
+func (fl *collectFlags) client(f *pflag.FlagSet) (llm.Config, error) {
 	cfg := llm.ConfigFromEnv()
-	if f.Changed("base-url") {
-		cfg.BaseURL = fl.baseURL
+	if err := cfg.SetBaseURLs(fl.baseURLs, fl.urlsFile); err != nil {
+		return cfg, fmt.Errorf("--base-urls-file: %w", err)
 	}
 	if f.Changed("model") {
 		cfg.Model = fl.model
@@ -174,20 +189,22 @@ func (fl *collectFlags) client(f *pflag.FlagSet) llm.Config {
 	if f.Changed("api-key") {
 		cfg.APIKey = fl.apiKey
 	}
-	cfg.Timeout, cfg.Concurrency, cfg.MaxTokens = fl.timeout, fl.concurrency, fl.maxTok
+	cfg.Timeout, cfg.Concurrency, cfg.PerEndpoint, cfg.MaxTokens = fl.timeout, fl.concurrency, fl.perEndpoint, fl.maxTok
 	cfg.MaxRetries = &fl.retries
 	cfg.Backoff = llm.Backoff{Jitter: 0.2, Seed: fl.seed}
 	if f.Changed("temperature") {
 		cfg.Temperature = &fl.temperature
 	}
-	return cfg
+	return cfg, nil
 }
 
 // add defines the flags on cmd.
 func (fl *collectFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&fl.backend, "api", "openai", "API the server speaks: openai (any OpenAI-compatible chat-completions server)")
-	f.StringVar(&fl.baseURL, "base-url", "", "API root, e.g. http://127.0.0.1:8080/v1 (else "+llm.EnvBaseURL[0]+")")
+	f.StringArrayVar(&fl.baseURLs, "base-url", nil, "API root, e.g. http://127.0.0.1:8080/v1 (else "+llm.EnvBaseURL[0]+"); repeat it for replicas of the model")
+	f.StringVar(&fl.urlsFile, "base-urls-file", "", "file of replicas' API roots, one a line (# comments), added to --base-url's")
+	f.IntVar(&fl.perEndpoint, "per-endpoint", 0, "most requests in flight at one replica (0 = --concurrency over the replicas, rounded up, so the others are not overloaded when one drops out)")
 	f.StringVar(&fl.model, "model", "", "model name sent with every request (else "+llm.EnvModel[0]+")")
 	f.StringVar(&fl.apiKey, "api-key", "", "API key (else "+strings.Join(llm.EnvAPIKey, " or ")+"; prefer the environment)")
 	f.StringVar(&fl.tasks, "tasks-file", "", "tasks file, JSON Lines of {id, question, gold, kind} (required)")

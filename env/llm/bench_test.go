@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // BenchmarkChat measures the client's own overhead against a loopback
@@ -37,6 +38,46 @@ func BenchmarkChat(b *testing.B) {
 				n += conc
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "requests/s")
+		})
+	}
+}
+
+// BenchmarkChatReplicas measures what spreading buys against replicas that
+// each serve one request at a time in 2 ms (a busy GPU, say): requests/s
+// with 1, 2 and 3 endpoints, 6 requests in flight.
+func BenchmarkChatReplicas(b *testing.B) {
+	for _, n := range []int{1, 2, 3} {
+		b.Run(fmt.Sprintf("endpoints=%d", n), func(b *testing.B) {
+			var bases []string
+			for range n {
+				var busy sync.Mutex
+				s := newFakeServer(b, func(w http.ResponseWriter, r *http.Request, _ int, req *wireRequest) {
+					busy.Lock()
+					time.Sleep(2 * time.Millisecond)
+					busy.Unlock()
+					completion(w, req, `The answer is \boxed{42}.`)
+				})
+				bases = append(bases, s.url())
+			}
+			c, err := NewClient(Config{BaseURLs: bases, Model: "m", Concurrency: 6})
+			if err != nil {
+				b.Fatal(err)
+			}
+			req := userMsg(SolvePrompt(KindGSM, "How many apples?"))
+			k := 0
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for range 6 {
+					wg.Go(func() {
+						if _, err := c.Chat(context.Background(), req); err != nil {
+							b.Error(err)
+						}
+					})
+				}
+				wg.Wait()
+				k += 6
+			}
+			b.ReportMetric(float64(k)/b.Elapsed().Seconds(), "requests/s")
 		})
 	}
 }

@@ -19,7 +19,7 @@ package llm
 //
 // A Client is safe for concurrent use and keeps at most Concurrency
 // requests in flight (a slot is held during an attempt, not during the
-// wait before a retry). An Env may run many games at once. Game.Start
+// wait before a retry), spread over its endpoints as pool.go says. An Env may run many games at once. Game.Start
 // draws one number from the episode's rng; each call's "seed" is derived
 // from it, the round, the agent and the role, so a replayed episode sends
 // the same seeds whatever order concurrent calls happen in (Options.NoSeed
@@ -35,6 +35,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	neturl "net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,20 +80,23 @@ type Stats struct {
 	Requests         int64 // Chat calls
 	Attempts         int64 // HTTP requests sent
 	Retries          int64 // attempts after a failed one
+	Moved            int64 // of them, those moved at once to another live endpoint
 	Failures         int64 // Chat calls that returned an error
 	PromptTokens     int64 // from the server's usage
 	CompletionTokens int64
 	MissingUsage     int64 // successful answers without usage
 }
 
-// Client sends chat completions to one OpenAI-compatible server. It is safe
-// for concurrent use; at most Config.Concurrency requests are in flight at
+// Client sends chat completions to an OpenAI-compatible server, or spreads
+// them over several replicas of one (see pool.go). It is safe for
+// concurrent use; at most Config.Concurrency requests are in flight at
 // once, whatever the number of goroutines calling it.
 type Client struct {
 	cfg      Config
-	endpoint string
+	endpoint string // the first endpoint's
 	http     *http.Client
 	sem      chan struct{}
+	pool     *pool
 
 	rngMu sync.Mutex
 	rng   *rand.Rand // jitter
@@ -102,13 +106,14 @@ type Client struct {
 	sleep func(ctx context.Context, d time.Duration) error
 
 	requests, attempts, retries, failures atomic.Int64
+	moved                                 atomic.Int64
 	promptTokens, completionTokens        atomic.Int64
 	missingUsage                          atomic.Int64
 }
 
 // NewClient checks cfg, fills its defaults and returns a client.
 func NewClient(cfg Config) (*Client, error) {
-	endpoint, err := cfg.withDefaults()
+	endpoints, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
@@ -120,9 +125,10 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	return &Client{
 		cfg:      cfg,
-		endpoint: endpoint,
+		endpoint: endpoints[0],
 		http:     hc,
 		sem:      make(chan struct{}, cfg.Concurrency),
+		pool:     newPool(endpoints, cfg.PerEndpoint, cfg.Backoff),
 		rng:      rand.New(rand.NewPCG(cfg.Backoff.Seed, 0x6d706466)),
 		sleep:    sleepCtx,
 	}, nil
@@ -131,22 +137,32 @@ func NewClient(cfg Config) (*Client, error) {
 // Config returns the client's configuration, defaults filled in.
 func (c *Client) Config() Config { return c.cfg }
 
-// Endpoint returns the URL requests are posted to.
+// Endpoint returns the URL requests are posted to (the first endpoint's,
+// when there are several).
 func (c *Client) Endpoint() string { return c.endpoint }
+
+// Endpoints returns each endpoint's counters and state, in the order the
+// configuration gave them.
+func (c *Client) Endpoints() []EndpointStats { return c.pool.stats() }
+
+// Health is the endpoints' state for a progress line, such as
+// "endpoints 2/3 live, out: http://10.0.0.7:8000/v1"; "" when there is one.
+func (c *Client) Health() string { return c.pool.health() }
 
 // Stats returns the client's counters.
 func (c *Client) Stats() Stats {
 	return Stats{
-		Requests: c.requests.Load(), Attempts: c.attempts.Load(), Retries: c.retries.Load(),
+		Requests: c.requests.Load(), Attempts: c.attempts.Load(), Retries: c.retries.Load(), Moved: c.moved.Load(),
 		Failures: c.failures.Load(), PromptTokens: c.promptTokens.Load(),
 		CompletionTokens: c.completionTokens.Load(), MissingUsage: c.missingUsage.Load(),
 	}
 }
 
 // Chat posts req and returns the first choice. It retries what may pass
-// when sent again (timeouts, connection errors, 408/409/425/429/5xx),
-// waiting as Config.Backoff says or as long as the server's Retry-After
-// asks, up to Config.MaxRetries times. It returns at once on a request the
+// when sent again (timeouts, connection errors, 408/409/425/429/5xx): at
+// once on another live endpoint when there is one, else waiting as
+// Config.Backoff says or as long as the server's Retry-After asks, up to
+// Config.MaxRetries times. It returns at once on a request the
 // server rejects (other 4xx, with the server's message in an *APIError),
 // on a malformed answer (ErrMalformed) and when ctx is done (ctx.Err()
 // wrapped).
@@ -177,14 +193,16 @@ func (c *Client) chat(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return Response{}, fmt.Errorf("llm: encode request: %w", err)
 	}
+	retries, moves := 0, 0
+	failed := "" // the endpoint of the last failed attempt
 	for attempt := 1; ; attempt++ {
-		resp, err := c.attempt(ctx, body)
+		resp, url, err := c.attempt(ctx, body, failed)
 		if err == nil {
 			resp.Attempts = attempt
 			return resp, nil
 		}
 		if ctx.Err() != nil {
-			return Response{Attempts: attempt}, fmt.Errorf("llm: POST %s: %w", c.endpoint, ctx.Err())
+			return Response{Attempts: attempt}, fmt.Errorf("llm: POST %s: %w", url, ctx.Err())
 		}
 		var apiErr *APIError
 		retryable := errors.Is(err, ErrTimeout) || errors.Is(err, errTransport) ||
@@ -192,16 +210,27 @@ func (c *Client) chat(ctx context.Context, req Request) (Response, error) {
 		if !retryable {
 			return Response{Attempts: attempt}, err
 		}
-		if attempt > *c.cfg.MaxRetries {
-			return Response{Attempts: attempt}, fmt.Errorf("llm: POST %s: giving up after %d attempts: %w", c.endpoint, attempt, err)
+		failed = url
+		if moves < len(c.pool.eps)-1 && c.pool.liveOther(url) {
+			moves++
+			c.retries.Add(1)
+			c.moved.Add(1)
+			continue
 		}
-		wait := c.backoff(attempt)
+		if retries >= *c.cfg.MaxRetries {
+			if down := c.pool.allOut(); len(c.pool.eps) > 1 && down != "" {
+				return Response{Attempts: attempt}, &allOutError{fmt.Sprintf("llm: giving up after %d attempts: all %d endpoints are failing: %s", attempt, len(c.pool.eps), down), err}
+			}
+			return Response{Attempts: attempt}, fmt.Errorf("llm: POST %s: giving up after %d attempts: %w", url, attempt, err)
+		}
+		retries++
+		wait := c.backoff(retries)
 		if apiErr != nil {
 			wait = max(wait, min(apiErr.RetryAfter, c.cfg.MaxRetryAfter))
 		}
 		c.retries.Add(1)
 		if serr := c.sleep(ctx, wait); serr != nil {
-			return Response{Attempts: attempt}, fmt.Errorf("llm: POST %s: %w (waiting to retry after: %v)", c.endpoint, serr, err)
+			return Response{Attempts: attempt}, fmt.Errorf("llm: POST %s: %w (waiting to retry after: %v)", url, serr, err)
 		}
 	}
 }
@@ -210,19 +239,33 @@ func (c *Client) chat(ctx context.Context, req Request) (Response, error) {
 // (refused, reset, DNS) or whose body broke off: retried.
 var errTransport = errors.New("transport error")
 
-// attempt sends one request, holding a concurrency slot for its duration.
-func (c *Client) attempt(ctx context.Context, body []byte) (Response, error) {
+// attempt sends one request to an endpoint of the pool, holding a
+// concurrency slot and one of the endpoint's for its duration. It returns
+// the endpoint's URL (the first's when it got none). It avoids the endpoint
+// at avoid while another is live.
+func (c *Client) attempt(ctx context.Context, body []byte, avoid string) (Response, string, error) {
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
-		return Response{}, ctx.Err()
+		return Response{}, c.endpoint, ctx.Err()
 	}
 	defer func() { <-c.sem }()
+	s, err := c.pool.acquire(ctx, avoid)
+	if err != nil {
+		return Response{}, c.endpoint, err
+	}
 	c.attempts.Add(1)
+	resp, err := c.send(ctx, s.ep.url, body)
+	c.pool.release(s, resp, err)
+	return resp, s.ep.url, err
+}
+
+// send posts body to url and reads the answer.
+func (c *Client) send(ctx context.Context, url string, body []byte) (Response, error) {
 
 	actx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, ErrTimeout)
 	defer cancel()
-	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return Response{}, fmt.Errorf("llm: %w", err)
 	}
@@ -234,12 +277,12 @@ func (c *Client) attempt(ctx context.Context, body []byte) (Response, error) {
 	}
 	hresp, err := c.http.Do(hreq)
 	if err != nil {
-		return Response{}, c.sendError(ctx, actx, err)
+		return Response{}, c.sendError(ctx, actx, url, err)
 	}
 	defer hresp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(hresp.Body, maxBody+1))
 	if err != nil {
-		return Response{}, c.sendError(ctx, actx, err)
+		return Response{}, c.sendError(ctx, actx, url, err)
 	}
 	if len(data) > maxBody {
 		return Response{}, fmt.Errorf("llm: %w: body longer than %d bytes", ErrMalformed, maxBody)
@@ -255,14 +298,18 @@ func (c *Client) attempt(ctx context.Context, body []byte) (Response, error) {
 
 // sendError classifies a failure to send or read: the caller's context,
 // this attempt's timeout, or the transport.
-func (c *Client) sendError(ctx, actx context.Context, err error) error {
+func (c *Client) sendError(ctx, actx context.Context, url string, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.Is(context.Cause(actx), ErrTimeout):
-		return fmt.Errorf("llm: POST %s: %w after %v", c.endpoint, ErrTimeout, c.cfg.Timeout)
+		return fmt.Errorf("llm: POST %s: %w after %v", url, ErrTimeout, c.cfg.Timeout)
 	}
-	return fmt.Errorf("llm: POST %s: %w: %v", c.endpoint, errTransport, err)
+	var uerr *neturl.Error // its text repeats the method and URL
+	if errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	return fmt.Errorf("llm: POST %s: %w: %v", url, errTransport, err)
 }
 
 // backoff is the wait before retry k ≥ 1 (see Backoff).

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
@@ -15,8 +16,8 @@ import (
 )
 
 // CollectConfig is one collection: Episodes episodes of each task, played
-// by one policy under one seed against one server and model, written to
-// Out as they end.
+// by one policy under one seed against one server (or replicas of it) and
+// model, written to Out as they end.
 type CollectConfig struct {
 	Client  Config  // the server; Client.Concurrency is also the episodes played at once
 	Options Options // the team; Options.Context stops the collection
@@ -50,6 +51,9 @@ type CollectConfig struct {
 	// Progress, when set, is called with 0 episodes done before the first
 	// episode is played, then after each (total: the episodes to play now).
 	Progress func(done, total int)
+	// Endpoints, when set and the client has several endpoints, is called
+	// after Progress with their state (Client.Health) when it changed.
+	Endpoints func(health string)
 }
 
 // Collection is what a collection did.
@@ -59,21 +63,25 @@ type Collection struct {
 	Kept    int64      // episodes kept from an earlier run (Resume)
 	Result  env.Result // tally of every episode in Out, kept ones too
 	Stats   Stats      // the client's calls
+	// Endpoints are the client's endpoints with their calls, tokens and
+	// errors, in the order Client.BaseURL and BaseURLs gave them.
+	Endpoints []EndpointStats
 
 	out, policy             string // for the report
 	tasks, episodes, rounds int
 }
 
 // MarshalJSON encodes c as mpdf collect --json prints it: the output, its
-// episodes, the model, the client's calls and the results.
+// episodes, the model, the client's calls, each endpoint's and the results.
 func (c *Collection) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Out      string      `json:"out"`
-		Episodes int64       `json:"episodes"`
-		Model    string      `json:"model"`
-		Client   Stats       `json:"client"`
-		Results  env.Results `json:"results"`
-	}{c.out, c.Written + c.Kept, c.Model, c.Stats, env.Results{c.Result}})
+		Out       string          `json:"out"`
+		Episodes  int64           `json:"episodes"`
+		Model     string          `json:"model"`
+		Client    Stats           `json:"client"`
+		Endpoints []EndpointStats `json:"endpoints"`
+		Results   env.Results     `json:"results"`
+	}{c.out, c.Written + c.Kept, c.Model, c.Stats, c.Endpoints, env.Results{c.Result}})
 }
 
 // WriteText reports the collection: what was written (or that nothing
@@ -91,7 +99,28 @@ func (c *Collection) WriteText(w io.Writer) error {
 	st := c.Stats
 	fmt.Fprintf(w, "calls: %d requests, %d attempts, %d retries, %d failed; tokens: %d prompt, %d completion (%d answers without usage)\n",
 		st.Requests, st.Attempts, st.Retries, st.Failures, st.PromptTokens, st.CompletionTokens, st.MissingUsage)
+	if len(c.Endpoints) > 1 {
+		writeEndpoints(w, c.Endpoints, st.Moved)
+	}
 	return env.Results{c.Result}.WriteTable(w)
+}
+
+// writeEndpoints reports each endpoint: its calls, tokens and errors, and
+// whether it ended in rotation.
+func writeEndpoints(w io.Writer, eps []EndpointStats, moved int64) {
+	fmt.Fprintf(w, "endpoints: %d (%d attempts moved at once to another after a failure)\n", len(eps), moved)
+	for _, e := range eps {
+		state := "live"
+		if !e.Live {
+			state = "out"
+		}
+		fmt.Fprintf(w, "  %s: %d attempts, %d answered, %d errors, taken out %d×; tokens: %d prompt, %d completion; %s at the end",
+			e.URL, e.Attempts, e.Answers, e.Errors, e.Outs, e.PromptTokens, e.CompletionTokens, state)
+		if e.Errors > 0 {
+			fmt.Fprintf(w, "; last error: %s", e.LastError)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // Collect plays cfg.Policy with the team of cfg.Options through the
@@ -137,13 +166,14 @@ func Collect(cfg CollectConfig) (*Collection, error) {
 		tasks: len(p.play), episodes: cfg.Episodes, rounds: cfg.Rounds}
 	todo := p.remaining()
 	if len(todo) == 0 {
-		c.Result, c.Stats = p.tally.Result(), client.Stats()
+		c.Result, c.Stats, c.Endpoints = p.tally.Result(), client.Stats(), client.Endpoints()
 		return c, w.Close()
 	}
+	progress := progressOf(cfg, client)
 	opts := env.RunOptions{Tasks: todo, Episodes: cfg.Episodes, Rounds: cfg.Rounds, Seed: cfg.Seed,
-		Greedy: cfg.Greedy, Workers: client.cfg.Concurrency, Progress: cfg.Progress}
-	if cfg.Progress != nil {
-		cfg.Progress(0, len(todo)*cfg.Episodes)
+		Greedy: cfg.Greedy, Workers: client.cfg.Concurrency, Progress: progress}
+	if progress != nil {
+		progress(0, len(todo)*cfg.Episodes)
 	}
 	err = env.Play(e, cfg.Policy, opts, func(ep *data.Episode) error {
 		if p.done[ep.ID] { // a task played again replays its kept episodes
@@ -158,11 +188,33 @@ func Collect(cfg CollectConfig) (*Collection, error) {
 		c.Written++
 		return p.tally.Add(ep)
 	})
-	c.Result, c.Stats = p.tally.Result(), client.Stats()
+	c.Result, c.Stats, c.Endpoints = p.tally.Result(), client.Stats(), client.Endpoints()
 	if err != nil {
 		return c, p.stopped(cfg, c, w, err)
 	}
 	return c, w.Close()
+}
+
+// progressOf is cfg.Progress followed, with several endpoints, by
+// cfg.Endpoints when their state changed.
+func progressOf(cfg CollectConfig, client *Client) func(done, total int) {
+	if cfg.Endpoints == nil || len(client.pool.eps) < 2 {
+		return cfg.Progress
+	}
+	var mu sync.Mutex
+	last := ""
+	return func(done, total int) {
+		if cfg.Progress != nil {
+			cfg.Progress(done, total)
+		}
+		h := client.Health()
+		mu.Lock()
+		defer mu.Unlock()
+		if h != last {
+			last = h
+			cfg.Endpoints(h)
+		}
+	}
 }
 
 // stopped ends a collection that failed with err: Out is left as it was

@@ -1,6 +1,7 @@
 package llm
 
-// Config holds the server (BaseURL, Model, APIKey), the per-attempt
+// Config holds the server (BaseURL, Model, APIKey; BaseURLs for more
+// replicas, PerEndpoint requests in flight at each), the per-attempt
 // Timeout (default 5 min: local models on a CPU are slow), MaxRetries
 // (nil = 3; new(0) asks for none), Backoff (500 ms doubling up to 30 s, optional seeded jitter),
 // MaxRetryAfter (60 s), Concurrency (4 requests in flight), and the
@@ -11,6 +12,8 @@ package llm
 // ConfigFromEnv and overwrites each field whose flag was given.
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -25,8 +28,18 @@ import (
 type Config struct {
 	// BaseURL is the server's API root, such as http://127.0.0.1:8080/v1;
 	// requests go to BaseURL + "/chat/completions". A URL that already
-	// ends in /chat/completions is used as it is. Required.
+	// ends in /chat/completions is used as it is. Required, unless
+	// BaseURLs is given.
 	BaseURL string
+	// BaseURLs are more replicas of the same model (vLLM or SGLang
+	// servers, say): the requests spread over BaseURL, when not empty, and
+	// these (see pool.go). Each is written as BaseURL is; none may repeat.
+	BaseURLs []string
+	// PerEndpoint is the most requests in flight at one endpoint; 0 means
+	// Concurrency divided over the endpoints, rounded up, so that the
+	// replicas left when one drops out are not loaded past the share they
+	// were sized for. It is Concurrency when there is one endpoint.
+	PerEndpoint int
 	// Model is the "model" field of every request. Required: OpenAI,
 	// vLLM and Ollama route by it; llama.cpp's server accepts any name.
 	Model string
@@ -118,39 +131,45 @@ func firstEnv(names []string) string {
 }
 
 // withDefaults checks c and fills its zero fields. It returns the
-// endpoint URL.
-func (c *Config) withDefaults() (string, error) {
-	if c.BaseURL == "" {
-		return "", fmt.Errorf("llm: config: base URL: empty (set --base-url or %s)", EnvBaseURL[0])
+// endpoint URLs, BaseURL's first.
+func (c *Config) withDefaults() ([]string, error) {
+	var endpoints []string
+	seen := map[string]string{}
+	bases := c.BaseURLs // BaseURL may be left empty when BaseURLs names the servers
+	if c.BaseURL != "" || len(bases) == 0 {
+		bases = append([]string{c.BaseURL}, bases...)
 	}
-	u, err := url.Parse(c.BaseURL)
-	if err != nil {
-		return "", fmt.Errorf("llm: config: base URL %q: %w (want http://HOST[:PORT]/PATH)", c.BaseURL, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("llm: config: base URL %q: want http:// or https://HOST[:PORT]/PATH", c.BaseURL)
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("llm: config: base URL %q: has a query or fragment", c.BaseURL)
+	for _, base := range bases {
+		ep, err := endpointURL(base)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := seen[ep]; dup {
+			return nil, fmt.Errorf("llm: config: base URL %q: the same server as %q", base, prev)
+		}
+		seen[ep] = base
+		endpoints = append(endpoints, ep)
 	}
 	if c.Model == "" {
-		return "", fmt.Errorf("llm: config: model: empty (set --model or %s)", EnvModel[0])
+		return nil, fmt.Errorf("llm: config: model: empty (set --model or %s)", EnvModel[0])
 	}
 	switch {
 	case c.Timeout < 0:
-		return "", fmt.Errorf("llm: config: timeout %v: negative", c.Timeout)
+		return nil, fmt.Errorf("llm: config: timeout %v: negative", c.Timeout)
 	case c.Concurrency < 0:
-		return "", fmt.Errorf("llm: config: concurrency %d: negative", c.Concurrency)
+		return nil, fmt.Errorf("llm: config: concurrency %d: negative", c.Concurrency)
+	case c.PerEndpoint < 0:
+		return nil, fmt.Errorf("llm: config: per-endpoint concurrency %d: negative", c.PerEndpoint)
 	case c.MaxTokens < 0:
-		return "", fmt.Errorf("llm: config: max tokens %d: negative", c.MaxTokens)
+		return nil, fmt.Errorf("llm: config: max tokens %d: negative", c.MaxTokens)
 	case c.Backoff.Initial < 0 || c.Backoff.Max < 0 || c.MaxRetryAfter < 0:
-		return "", fmt.Errorf("llm: config: backoff: negative duration")
+		return nil, fmt.Errorf("llm: config: backoff: negative duration")
 	case !(c.Backoff.Jitter >= 0 && c.Backoff.Jitter <= 1):
-		return "", fmt.Errorf("llm: config: backoff jitter %v: outside [0,1]", c.Backoff.Jitter)
+		return nil, fmt.Errorf("llm: config: backoff jitter %v: outside [0,1]", c.Backoff.Jitter)
 	case c.MaxRetries != nil && *c.MaxRetries < 0:
-		return "", fmt.Errorf("llm: config: max retries %d: negative (0 means none)", *c.MaxRetries)
+		return nil, fmt.Errorf("llm: config: max retries %d: negative (0 means none)", *c.MaxRetries)
 	case c.Temperature != nil && !(*c.Temperature >= 0 && !math.IsInf(*c.Temperature, 1)):
-		return "", fmt.Errorf("llm: config: temperature %v: want a finite value ≥ 0", *c.Temperature)
+		return nil, fmt.Errorf("llm: config: temperature %v: want a finite value ≥ 0", *c.Temperature)
 	}
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
@@ -175,9 +194,100 @@ func (c *Config) withDefaults() (string, error) {
 	if c.Concurrency == 0 {
 		c.Concurrency = DefaultConcurrency
 	}
-	base := strings.TrimRight(c.BaseURL, "/")
-	if strings.HasSuffix(base, "/chat/completions") {
-		return base, nil
+	if c.PerEndpoint == 0 {
+		c.PerEndpoint = (c.Concurrency + len(endpoints) - 1) / len(endpoints)
 	}
-	return base + "/chat/completions", nil
+	c.BaseURLs = append([]string(nil), c.BaseURLs...) // the caller's slice may change
+	return endpoints, nil
+}
+
+// endpointURL checks a base URL and returns the URL requests are posted to.
+func endpointURL(base string) (string, error) {
+	if base == "" {
+		return "", fmt.Errorf("llm: config: base URL: empty (set --base-url or %s)", EnvBaseURL[0])
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", fmt.Errorf("llm: config: base URL %q: %w (want http://HOST[:PORT]/PATH)", base, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("llm: config: base URL %q: want http:// or https://HOST[:PORT]/PATH", base)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("llm: config: base URL %q: has a query or fragment", base)
+	}
+	trimmed := strings.TrimRight(base, "/")
+	if strings.HasSuffix(trimmed, "/chat/completions") {
+		return trimmed, nil
+	}
+	return trimmed + "/chat/completions", nil
+}
+
+// SetBaseURLs sets the servers given on a command line: the base URLs
+// given, then those of file (ReadBaseURLs) when file is not "". When there
+// are any they replace c's (the environment's); otherwise c is unchanged.
+func (c *Config) SetBaseURLs(given []string, file string) error {
+	urls := append([]string(nil), given...)
+	if file != "" {
+		more, err := ReadBaseURLs(file)
+		if err != nil {
+			return err
+		}
+		urls = append(urls, more...)
+	}
+	if len(urls) > 0 {
+		c.BaseURL, c.BaseURLs = "", urls
+	}
+	return nil
+}
+
+// Bounds of a file of base URLs (ReadBaseURLs).
+const (
+	MaxBaseURLs       = 1024 // endpoints in one file
+	maxBaseURLLineLen = 4096 // bytes in one line
+)
+
+// ReadBaseURLs reads a file of base URLs, one a line, for Config.BaseURLs.
+// Blank lines and lines starting with # are skipped, as are spaces around
+// a URL. A bad line is an error naming the file and the line.
+func ReadBaseURLs(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 256), maxBaseURLLineLen)
+	var urls []string
+	seen := map[string]int{} // endpoint → line
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || strings.HasPrefix(s, "#") {
+			continue
+		}
+		ep, err := endpointURL(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %s", path, line, strings.TrimPrefix(err.Error(), "llm: config: "))
+		}
+		if prev, dup := seen[ep]; dup {
+			return nil, fmt.Errorf("%s:%d: %s: the same server as line %d", path, line, s, prev)
+		}
+		seen[ep] = line
+		if len(urls) == MaxBaseURLs {
+			return nil, fmt.Errorf("%s:%d: more than %d base URLs", path, line, MaxBaseURLs)
+		}
+		urls = append(urls, s)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: line longer than %d bytes", path, line+1, maxBaseURLLineLen)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(urls) == 0 {
+		return nil, fmt.Errorf("%s: no base URL in it (one a line; # starts a comment)", path)
+	}
+	return urls, nil
 }

@@ -27,7 +27,9 @@
 //		Rounds: 3, Policy: pol, Out: "episodes.jsonl"})
 //
 // [Config] holds the server (BaseURL, Model, APIKey), timeouts, retries and
-// the requests in flight; zero fields take the defaults. [ConfigFromEnv]
+// the requests in flight; zero fields take the defaults. Replicas of one
+// model (vLLM, SGLang) go in BaseURLs: requests spread over them within
+// PerEndpoint each, a failing one is taken out and probed back (pool.go). [ConfigFromEnv]
 // fills the server from MPDF_OPENAI_BASE_URL (else OPENAI_BASE_URL),
 // MPDF_OPENAI_MODEL and MPDF_OPENAI_API_KEY (else OPENAI_API_KEY); flags
 // win over the environment. The key is sent as "Authorization: Bearer KEY"
@@ -59,5 +61,5 @@
 //
 // The details — prompts word for word, how answers, confidence and tokens
 // are read, retries, seeds and concurrency — are beside their code:
-// game.go, prompts.go, profile.go, client.go, config.go, tasks.go.
+// game.go, prompts.go, profile.go, client.go, pool.go, config.go, tasks.go.
 package llm
