@@ -1,0 +1,137 @@
+package view
+
+import (
+	"cmp"
+	"fmt"
+	"html"
+	"html/template"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The frontier chart is SVG written here, not drawn by the page's script:
+// the same study gives the same bytes, and the chart shows without
+// JavaScript (each point's <title> is the browser's own hover text). The
+// script only adds a readout and highlights the policy's table row.
+
+// Chart geometry, in SVG user units.
+const (
+	chartW, chartH                  = 720, 380
+	padL, padR, padT, padB          = 56, 150, 16, 44
+	plotW, plotH                    = chartW - padL - padR, chartH - padT - padB
+	learnedColor, fixedColor, orCol = "#d9660b", "#2b6cb0", "#777"
+)
+
+// frontier draws a scope's accuracy (with its interval) against tokens
+// per task: the baselines and the oracle as labelled points, the learned
+// policies as a line through their λ sweep.
+func frontier(id string, sc studyScope) template.HTML {
+	if len(sc.Policies) == 0 {
+		return ""
+	}
+	x0, x1 := math.Inf(1), math.Inf(-1)
+	y0, y1 := math.Inf(1), math.Inf(-1)
+	for _, p := range sc.Policies {
+		x0, x1 = min(x0, p.Tokens), max(x1, p.Tokens)
+		y0, y1 = min(y0, p.Accuracy.Low, p.Accuracy.Estimate), max(y1, p.Accuracy.High, p.Accuracy.Estimate)
+	}
+	xt, x0, x1 := ticks(x0, x1)
+	yt, y0, y1 := ticks(max(0, y0), min(1, y1))
+	sx := func(v float64) float64 { return padL + (v-x0)/(x1-x0)*plotW }
+	sy := func(v float64) float64 { return padT + (y1-v)/(y1-y0)*plotH }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg id="chart-%s" class="chart" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="accuracy against tokens per task, %s">`,
+		id, chartW, chartH, chartW, chartH, html.EscapeString(scopeTitle(sc.Name)))
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" class="frame"/>`, padL, padT, plotW, plotH)
+	for _, v := range xt {
+		x := sx(v)
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" class="grid"/><text x="%.1f" y="%d" class="tick" text-anchor="middle">%s</text>`,
+			x, padT, x, padT+plotH, x, padT+plotH+16, num(v))
+	}
+	for _, v := range yt {
+		y := sy(v)
+		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" class="grid"/><text x="%d" y="%.1f" class="tick" text-anchor="end">%s</text>`,
+			padL, y, padL+plotW, y, padL-6, y+4, num(v))
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" class="axis">tokens per task</text>`, padL+plotW/2, chartH-6)
+	fmt.Fprintf(&b, `<text x="14" y="%d" text-anchor="middle" class="axis" transform="rotate(-90 14 %d)">accuracy (%s interval)</text>`,
+		padT+plotH/2, padT+plotH/2, levelPercent(sc.Level))
+	// The learned policies' curve, in λ order.
+	var learned []studyPolicy
+	for _, p := range sc.Policies {
+		if p.Lambda != nil {
+			learned = append(learned, p)
+		}
+	}
+	slices.SortStableFunc(learned, func(a, b studyPolicy) int { return cmp.Compare(*a.Lambda, *b.Lambda) })
+	if len(learned) > 1 {
+		var pts []string
+		for _, p := range learned {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", sx(p.Tokens), sy(p.Accuracy.Estimate)))
+		}
+		fmt.Fprintf(&b, `<polyline points="%s" class="curve" stroke="%s"/>`, strings.Join(pts, " "), learnedColor)
+	}
+	for i, p := range sc.Policies {
+		x, y := sx(p.Tokens), sy(p.Accuracy.Estimate)
+		color, label := fixedColor, p.Policy
+		switch {
+		case p.Oracle:
+			color = orCol
+		case p.Lambda != nil:
+			color, label = learnedColor, "λ="+strconv.FormatFloat(*p.Lambda, 'g', -1, 64)
+		}
+		tip := fmt.Sprintf("%s: accuracy %.3f [%.3f, %.3f], %.0f tokens/task, %d tasks × seeds",
+			p.Policy, p.Accuracy.Estimate, p.Accuracy.Low, p.Accuracy.High, p.Tokens, p.Rows)
+		fmt.Fprintf(&b, `<g class="pt" tabindex="0" data-row="%s-p%d" data-tip="%s"><title>%s</title>`,
+			id, i, html.EscapeString(tip), html.EscapeString(tip))
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" class="bar"/>`, x, sy(p.Accuracy.Low), x, sy(p.Accuracy.High), color)
+		if p.Oracle {
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="9" height="9" transform="rotate(45 %.1f %.1f)" fill="#fff" stroke="%s" stroke-width="2"/>`, x-4.5, y-4.5, x, y, color)
+		} else {
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="5" fill="%s"/>`, x, y, color)
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="lbl" fill="%s">%s</text></g>`, x+8, y-6, color, html.EscapeString(label))
+	}
+	// Legend, right of the plot.
+	lx := padL + plotW + 16
+	fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="5" fill="%s"/><text x="%d" y="%d" class="tick">baseline</text>`, lx, padT+10, fixedColor, lx+10, padT+14)
+	fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="5" fill="%s"/><text x="%d" y="%d" class="tick">learned, over λ</text>`, lx, padT+30, learnedColor, lx+10, padT+34)
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="9" height="9" transform="rotate(45 %d %d)" fill="#fff" stroke="%s" stroke-width="2"/><text x="%d" y="%d" class="tick">hindsight ceiling</text>`,
+		lx-4, padT+46, lx, padT+50, orCol, lx+10, padT+54)
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+// ticks returns about five round tick values covering [lo, hi], and the
+// axis range they span.
+func ticks(lo, hi float64) ([]float64, float64, float64) {
+	if !(hi > lo) {
+		d := max(math.Abs(lo)*0.05, 0.01)
+		lo, hi = lo-d, hi+d
+	}
+	raw := (hi - lo) / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	a, z := math.Floor(lo/step)*step, math.Ceil(hi/step)*step
+	var t []float64
+	for v := a; v <= z+step/2; v += step {
+		t = append(t, math.Round(v/step)*step)
+	}
+	return t, a, z
+}
+
+// num prints a tick value without trailing zeros.
+func num(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
