@@ -156,7 +156,7 @@ func TestReportEscapes(t *testing.T) {
 			t.Errorf("page holds %q unescaped", bad)
 		}
 	}
-	if !strings.Contains(p, "won on 1 questions") {
+	if !strings.Contains(p, "won on 1 tasks") {
 		t.Error("the question behind the difference is not listed")
 	}
 	if err := view.WriteReport(&b, []byte(`{"scopes":`), []byte(rows)); err == nil || !strings.Contains(err.Error(), "summary") {
