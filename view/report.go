@@ -242,7 +242,13 @@ func buildReport(sum *studySummary, rows []studyRow) *reportPage {
 		rs.Chart = frontier(rs.ID, sc)
 		p.Scopes = append(p.Scopes, rs)
 	}
-	p.ViewCmd, p.ViewNote = viewCommand(sum.Env, fileList, others)
+	var ordered []string
+	for _, ps := range sum.Scopes[0].Policies {
+		if slices.Contains(others, ps.Policy) {
+			ordered = append(ordered, ps.Policy)
+		}
+	}
+	p.ViewCmd, p.ViewNote = viewCommand(sum.Env, fileList, ordered)
 	return p
 }
 
@@ -356,35 +362,48 @@ func abs(x float64) float64 {
 // question links open, and what it shows. A study keeps no learned
 // policy (each fold trains its own, in memory), so the viewer plays the
 // baselines the differences are against on the questions' transcript
-// files; a link's fragment (#task=ID) names the question.
+// files; a link's fragment (#task=ID) names the question. The study
+// records transcript files by name, not directory: the command reads them
+// from $T, which the user sets.
 func viewCommand(env string, files, others []string) (cmd, note string) {
 	pols := strings.Join(others, ",")
 	if pols == "" {
 		pols = "majority"
 	}
-	target := shellQuote(env)
+	var target string
 	switch {
-	case len(files) > 0 && len(files) <= maxViewFiles:
-		target = shellQuote("replay:" + strings.Join(files, ","))
-	case len(files) > maxViewFiles:
-		note = fmt.Sprintf("The questions come from %d transcript files; the command replays the study's whole environment. ", len(files))
+	case strings.HasPrefix(env, "replay:") && len(files) > 0 && len(files) <= maxViewFiles:
+		paths := make([]string, len(files))
+		for i, f := range files {
+			paths[i] = "$T/" + doubleQuoted(f)
+		}
+		target = `"replay:` + strings.Join(paths, ",") + `"`
+	case strings.HasPrefix(env, "replay:"):
+		target = `"replay:$T/*.json"`
+		if len(files) > 0 {
+			note = fmt.Sprintf("The questions come from %d transcript files; the command replays the whole directory. ", len(files))
+		}
+	case env == "simulator":
+		target = "sim"
+		note = "Give the study's --sim-* flags too. "
+	default:
+		target = shellQuote(env)
 	}
 	cmd = fmt.Sprintf("mpdf view --env %s --policy %s --out %s", target, shellQuote(pols), ReportViewName)
-	note += "Run it in this directory (add the study's --env options, such as critic=on or --kind, if it had any). " +
+	if strings.HasPrefix(env, "replay:") {
+		cmd = "T=the/directory/of/the/transcripts  # the study records their names only\n" + cmd
+	}
+	note += "Run it in this directory, with the study's --env options (critic=on, kind=…) if it had any. " +
 		"A study keeps no learned policy — each fold trains its own in memory — so the viewer shows the baselines' decisions and the recorded debate on each question; " +
 		"to see a learned policy's, train one with mpdf train and add its checkpoint to --policy. " +
 		"The viewer plays with its own seeds: a sampled policy may decide otherwise than in the study."
 	return cmd, note
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./,:=+@", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+// doubleQuoted escapes s for the inside of a POSIX shell's double quotes.
+func doubleQuoted(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`")
+	return r.Replace(s)
 }
 
 // baseName is a transcript file's name without its directory, for the
@@ -409,3 +428,13 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	"base": baseName,
 	"add":  func(a, b int) int { return a + b },
 }).Parse(reportHTML))
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./,:=+@", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/stats"
@@ -161,5 +162,42 @@ func TestReportEscapes(t *testing.T) {
 	}
 	if err := view.WriteReport(&b, []byte(`{"scopes":`), []byte(rows)); err == nil || !strings.Contains(err.Error(), "summary") {
 		t.Errorf("a torn summary: %v, want an error naming it", err)
+	}
+}
+
+// TestReportDeterministic: the same study, run on one worker or three,
+// writes the same report.html; on the simulator (no transcript files) the
+// viewer command plays the study's environment.
+func TestReportDeterministic(t *testing.T) {
+	e, err := sim.New(sim.Config{Tasks: 30, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages [2][]byte
+	for i, workers := range []int{1, 3} {
+		cfg := study.Config{Folds: 3, Seeds: 2, Seed: 1, Lambdas: []float64{0, 1}, Episodes: 2,
+			Baselines: []string{"persist", "debate", "random"}, Trainer: learnedByLambda, Workers: workers,
+			Bootstrap: stats.Bootstrap{Resamples: 200, Seed: 1}}
+		s, err := study.CrossValidate(e, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := s.Summarise()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), "study")
+		if err := s.WriteDir(dir, sum); err != nil {
+			t.Fatal(err)
+		}
+		if pages[i], err = os.ReadFile(filepath.Join(dir, view.ReportName)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(pages[0], pages[1]) {
+		t.Error("same study on 1 and 3 workers: report.html differs")
+	}
+	if want := "mpdf view --env sim --policy persist,debate,random --out view.html"; !bytes.Contains(pages[0], []byte(html.EscapeString(want))) {
+		t.Errorf("report.html lacks the viewer command %q", want)
 	}
 }

@@ -73,14 +73,30 @@ func frontier(id string, sc studyScope) template.HTML {
 		}
 		fmt.Fprintf(&b, `<polyline points="%s" class="curve" stroke="%s"/>`, strings.Join(pts, " "), learnedColor)
 	}
+	// Points that fall on one spot (a learned policy that plays as a
+	// baseline) share one label, written by the last, drawn on top.
+	labels := make([]string, len(sc.Policies))
+	spot := map[string]int{}
+	for i, p := range sc.Policies {
+		label := p.Policy
+		if p.Lambda != nil {
+			label = "λ=" + strconv.FormatFloat(*p.Lambda, 'g', -1, 64)
+		}
+		k := fmt.Sprintf("%.0f,%.0f", sx(p.Tokens), sy(p.Accuracy.Estimate))
+		if j, ok := spot[k]; ok {
+			label = labels[j] + ", " + label
+			labels[j] = ""
+		}
+		spot[k], labels[i] = i, label
+	}
 	for i, p := range sc.Policies {
 		x, y := sx(p.Tokens), sy(p.Accuracy.Estimate)
-		color, label := fixedColor, p.Policy
+		color, label := fixedColor, labels[i]
 		switch {
 		case p.Oracle:
 			color = orCol
 		case p.Lambda != nil:
-			color, label = learnedColor, "λ="+strconv.FormatFloat(*p.Lambda, 'g', -1, 64)
+			color = learnedColor
 		}
 		tip := fmt.Sprintf("%s: accuracy %.3f [%.3f, %.3f], %.0f tokens/task, %d tasks × seeds",
 			p.Policy, p.Accuracy.Estimate, p.Accuracy.Low, p.Accuracy.High, p.Tokens, p.Rows)
@@ -92,7 +108,10 @@ func frontier(id string, sc studyScope) template.HTML {
 		} else {
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="5" fill="%s"/>`, x, y, color)
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="lbl" fill="%s">%s</text></g>`, x+8, y-6, color, html.EscapeString(label))
+		if label != "" {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="lbl" fill="%s">%s</text>`, x+8, y-6, color, html.EscapeString(label))
+		}
+		b.WriteString(`</g>`)
 	}
 	// Legend, right of the plot.
 	lx := padL + plotW + 16

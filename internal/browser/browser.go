@@ -377,13 +377,31 @@ func (p *Page) Hover(x, y float64) error {
 	return p.b.call(p.session, "Input.dispatchMouseEvent", map[string]any{"type": "mouseMoved", "x": x, "y": y}, nil)
 }
 
-// Screenshot returns the viewport as a PNG; with full, the whole page.
+// MaxShotHeight caps a whole-page screenshot's height in CSS pixels (a
+// long list would make a huge PNG): the page's top part is kept.
+const MaxShotHeight = 8000
+
+// Screenshot returns the viewport as a PNG; with full, the whole page (up
+// to MaxShotHeight).
 func (p *Page) Screenshot(full bool) ([]byte, error) {
+	params := map[string]any{"format": "png"}
+	if full {
+		var m struct {
+			Content struct {
+				Width  float64 `json:"width"`
+				Height float64 `json:"height"`
+			} `json:"cssContentSize"`
+		}
+		if err := p.b.call(p.session, "Page.getLayoutMetrics", nil, &m); err != nil {
+			return nil, err
+		}
+		params["captureBeyondViewport"] = true
+		params["clip"] = map[string]any{"x": 0, "y": 0, "width": m.Content.Width, "height": min(m.Content.Height, MaxShotHeight), "scale": 1}
+	}
 	var r struct {
 		Data string `json:"data"`
 	}
-	if err := p.b.call(p.session, "Page.captureScreenshot",
-		map[string]any{"format": "png", "captureBeyondViewport": full}, &r); err != nil {
+	if err := p.b.call(p.session, "Page.captureScreenshot", params, &r); err != nil {
 		return nil, err
 	}
 	return base64.StdEncoding.DecodeString(r.Data)
