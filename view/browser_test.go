@@ -26,15 +26,24 @@ import (
 // person to look at.
 
 // shown types term into the page's filter, as a user would, and returns
-// the number of rows #count then says are shown.
+// the number of rows #count then says are shown. A page may get ready
+// after its load event (it may unpack its data first): until then #count
+// does not start with a digit, and shown waits (up to browser.CallTimeout).
 func shown(t *testing.T, p *browser.Page, term string) int {
 	t.Helper()
-	js := fmt.Sprintf(`(function () {
-		var q = document.getElementById("q");
-		q.value = %s;
-		q.dispatchEvent(new Event("input", {bubbles: true}));
-		return document.getElementById("count").textContent;
-	})()`, strconv.Quote(term))
+	js := fmt.Sprintf(`new Promise(function (resolve, reject) {
+		var count = document.getElementById("count"), q = document.getElementById("q"), tries = 0;
+		(function wait() {
+			if (!/^\d/.test(count.textContent)) {
+				if (++tries > 2000) { reject(new Error("#count never showed a number: " + count.textContent)); return; }
+				setTimeout(wait, 20);
+				return;
+			}
+			q.value = %s;
+			q.dispatchEvent(new Event("input", {bubbles: true}));
+			setTimeout(function () { resolve(count.textContent); }, 0);
+		})();
+	})`, strconv.Quote(term))
 	var count string
 	if err := p.Eval(js, &count); err != nil {
 		t.Fatal(err)
@@ -93,12 +102,14 @@ func TestBrowser(t *testing.T) {
 	}
 
 	t.Run("view", func(t *testing.T) {
-		e, rounds, err := replay.OpenEnv("replay:"+debates+"/slm-debate/gsm/*agents3*.json", replay.EnvConfig{})
+		// One transcript file: a row per task id, however a viewer groups
+		// a question debated in several files.
+		e, rounds, err := replay.OpenEnv("replay:"+debates+"/slm-debate/gsm/gsm_Qwen3-14B_*_agents3_*.json", replay.EnvConfig{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		runs, err := view.Play(e, policies(t, "majority", "gate", "random"),
-			env.RunOptions{NumTasks: 40, Episodes: 1, Rounds: rounds, Seed: 7, Workers: 2})
+			env.RunOptions{NumTasks: 20, Episodes: 1, Rounds: rounds, Seed: 7, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
