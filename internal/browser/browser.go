@@ -307,9 +307,13 @@ func (p *Page) event(m message) {
 	}
 }
 
-// Open loads url and waits for its load event.
+// Open loads url and waits for its load event. Problems then holds only
+// this page's.
 func (p *Page) Open(url string) error {
-	select { // a load event of the blank page is not this one's
+	p.b.mu.Lock()
+	p.problems = nil
+	p.b.mu.Unlock()
+	select { // a load event of the page before is not this one's
 	case <-p.loaded:
 	default:
 	}
