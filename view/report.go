@@ -28,8 +28,9 @@ const (
 )
 
 // Caps of the report: the questions listed per paired difference and side
-// (won / lost), and the transcript files its viewer command names. The
-// counts are always complete; the lists say how many they leave out.
+// (won / lost; fewer when the page would be over DefaultReportMaxBytes),
+// and the transcript files its viewer command names. The counts are always
+// complete; the lists say how many they leave out.
 const (
 	MaxReportQuestions = 25
 	maxViewFiles       = 40
@@ -121,17 +122,21 @@ func WriteReport(w io.Writer, summary, results []byte) error {
 	if len(sum.Scopes) == 0 {
 		return fmt.Errorf("view: report: the study summary has no scopes")
 	}
-	p := buildReport(&sum, rows)
+	// A study with many models and λ lists many questions: shorter lists
+	// rather than no page (the counts stay complete).
 	var buf bytes.Buffer
-	if err := reportTemplate.Execute(&buf, p); err != nil {
-		return fmt.Errorf("view: report: render: %w", err)
+	for _, list := range []int{MaxReportQuestions, 5, 0} {
+		buf.Reset()
+		if err := reportTemplate.Execute(&buf, buildReport(&sum, rows, list)); err != nil {
+			return fmt.Errorf("view: report: render: %w", err)
+		}
+		if buf.Len() <= DefaultReportMaxBytes {
+			_, err := w.Write(buf.Bytes())
+			return err
+		}
 	}
-	if buf.Len() > DefaultReportMaxBytes {
-		return fmt.Errorf("view: report: the page would be %.1f MB, over its budget of %.1f MB",
-			float64(buf.Len())/1e6, float64(DefaultReportMaxBytes)/1e6)
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return fmt.Errorf("view: report: the page would be %.1f MB, over its budget of %.1f MB",
+		float64(buf.Len())/1e6, float64(DefaultReportMaxBytes)/1e6)
 }
 
 // reportPage is what report.html renders.
@@ -170,8 +175,8 @@ type behind struct {
 
 type reportQuestion struct {
 	Task, Model, File string
-	// Delta is learned − other, in correct episodes' share summed over
-	// seeds, as a signed count of seeds ("+2" = won on two seeds).
+	// Delta is learned − other: the share of right episodes, summed over
+	// the seeds ("+2": right on two seeds where the other was wrong).
 	Delta string
 }
 
@@ -189,7 +194,9 @@ func scopeTitle(name string) string {
 // levelPercent is report.md's interval level: 0.95 → "95%".
 func levelPercent(level float64) string { return fmt.Sprintf("%.4g%%", 100*level) }
 
-func buildReport(sum *studySummary, rows []studyRow) *reportPage {
+// buildReport lays out the page, listing up to list questions per
+// difference and side.
+func buildReport(sum *studySummary, rows []studyRow, list int) *reportPage {
 	p := &reportPage{CSS: template.CSS(reportCSS), JS: template.JS(reportJS), ViewName: ReportViewName}
 	models := make([]string, len(sum.Models))
 	for i, m := range sum.Models {
@@ -223,7 +230,7 @@ func buildReport(sum *studySummary, rows []studyRow) *reportPage {
 			rs.Diffs = append(rs.Diffs, []string{d.Learned, d.Other, fmt.Sprintf("%+.1f", 100*d.Accuracy.Estimate),
 				fmt.Sprintf("[%+.1f, %+.1f]", 100*d.Accuracy.Low, 100*d.Accuracy.High), fmt.Sprintf("%+.0f", d.Tokens)})
 			rs.DiffNames = append(rs.DiffNames, d.Learned+" "+d.Other)
-			b := questionsBehind(rows, sc.Name, d.Learned, d.Other)
+			b := questionsBehind(rows, sc.Name, d.Learned, d.Other, list)
 			for _, q := range slices.Concat(b.WonQ, b.LostQ) {
 				if q.File != "" && !files[q.File] {
 					files[q.File] = true
@@ -272,8 +279,8 @@ func shortEnv(name string) string {
 // questionsBehind pairs learned's and other's rows of the scope by task
 // and seed, as the study's paired difference does, and lists the
 // questions where learned answered right more (won) or less (lost) often,
-// the largest differences first, MaxReportQuestions of each.
-func questionsBehind(rows []studyRow, scope, learned, other string) behind {
+// the largest differences first, up to list of each.
+func questionsBehind(rows []studyRow, scope, learned, other string, list int) behind {
 	b := behind{Learned: learned, Other: other}
 	type key struct {
 		seed uint64
@@ -337,17 +344,17 @@ func questionsBehind(rows []studyRow, scope, learned, other string) behind {
 	slices.SortFunc(won, byMagnitude)
 	slices.SortFunc(lost, byMagnitude)
 	b.Won, b.Lost = len(won), len(lost)
-	list := func(ts []*tally) ([]reportQuestion, int) {
+	first := func(ts []*tally) ([]reportQuestion, int) {
 		var qs []reportQuestion
-		for _, t := range ts[:min(len(ts), MaxReportQuestions)] {
+		for _, t := range ts[:min(len(ts), list)] {
 			q := t.q
 			q.Delta = fmt.Sprintf("%+.3g", t.delta)
 			qs = append(qs, q)
 		}
-		return qs, max(0, len(ts)-MaxReportQuestions)
+		return qs, len(ts) - len(qs)
 	}
-	b.WonQ, b.MoreWon = list(won)
-	b.LostQ, b.MoreLost = list(lost)
+	b.WonQ, b.MoreWon = first(won)
+	b.LostQ, b.MoreLost = first(lost)
 	return b
 }
 

@@ -201,3 +201,50 @@ func TestReportDeterministic(t *testing.T) {
 		t.Errorf("report.html lacks the viewer command %q", want)
 	}
 }
+
+// TestReportShortensLists: a study with many models and differences
+// lists fewer questions per difference rather than write no page; the
+// counts stay whole.
+func TestReportShortensLists(t *testing.T) {
+	others := []string{"persist", "debate", "majority", "random", "gate"}
+	var sum, rows strings.Builder
+	sum.WriteString(`{"env":"replay:a.json,b.json","scopes":[`)
+	rows.WriteString(`[`)
+	for m := range 80 {
+		model := fmt.Sprintf("model-%02d-with-a-long-name", m)
+		if m > 0 {
+			sum.WriteString(",")
+		}
+		fmt.Fprintf(&sum, `{"name":%q,"level":0.95,"policies":[{"policy":"mpdf λ=0","lambda":0,"rows":50}],"diffs":[`, model)
+		for k, o := range others {
+			if k > 0 {
+				sum.WriteString(",")
+			}
+			fmt.Fprintf(&sum, `{"learned":"mpdf λ=0","other":%q}`, o)
+		}
+		sum.WriteString(`]}`)
+		for task := range 50 {
+			for _, pol := range append([]string{"mpdf λ=0"}, others...) {
+				correct := 0
+				if pol == "mpdf λ=0" {
+					correct = 1
+				}
+				if m+task > 0 || pol != "mpdf λ=0" {
+					rows.WriteString(",")
+				}
+				fmt.Fprintf(&rows, `{"seed":1,"task":"gsm8k:%02d%010d","index":%d,"model":%q,"file":"gsm_%s_persona_agents3_rounds3.json","policy":%q,"scored":1,"correct":%d}`,
+					m, task, m*50+task, model, model, pol, correct)
+			}
+		}
+	}
+	sum.WriteString(`]}`)
+	rows.WriteString(`]`)
+	var b bytes.Buffer
+	if err := view.WriteReport(&b, []byte(sum.String()), []byte(rows.String())); err != nil {
+		t.Fatal(err)
+	}
+	p := b.String()
+	if b.Len() > view.DefaultReportMaxBytes || !strings.Contains(p, "won on 50 tasks") || !strings.Contains(p, "and 45 more") {
+		t.Errorf("page of %d bytes (budget %d); want the lists cut to 5 of 50 questions", b.Len(), view.DefaultReportMaxBytes)
+	}
+}
