@@ -111,6 +111,11 @@ type studyRow struct {
 // It writes nothing when the input does not parse or the page is over
 // DefaultReportMaxBytes.
 func WriteReport(w io.Writer, summary, results []byte) error {
+	return writeReport(w, summary, results, DefaultReportMaxBytes)
+}
+
+// writeReport is WriteReport with a size budget.
+func writeReport(w io.Writer, summary, results []byte, budget int) error {
 	var sum studySummary
 	if err := json.Unmarshal(summary, &sum); err != nil {
 		return fmt.Errorf("view: report: the study summary: %w", err)
@@ -130,13 +135,13 @@ func WriteReport(w io.Writer, summary, results []byte) error {
 		if err := reportTemplate.Execute(&buf, buildReport(&sum, rows, list)); err != nil {
 			return fmt.Errorf("view: report: render: %w", err)
 		}
-		if buf.Len() <= DefaultReportMaxBytes {
+		if buf.Len() <= budget {
 			_, err := w.Write(buf.Bytes())
 			return err
 		}
 	}
 	return fmt.Errorf("view: report: the page would be %.1f MB, over its budget of %.1f MB",
-		float64(buf.Len())/1e6, float64(DefaultReportMaxBytes)/1e6)
+		float64(buf.Len())/1e6, float64(budget)/1e6)
 }
 
 // reportPage is what report.html renders.
