@@ -5,8 +5,9 @@
 //
 // Locally a test that lacks them skips, saying what is missing. Under CI
 // (the CI environment variable set, as .ci/run's runner does) it fails
-// instead: CI installs torch and Chromium and lays ../shared beside the clone, so a
-// missing piece there is a broken setup, not a reason to test less.
+// instead: CI installs torch and Chromium and lays ../shared beside the
+// clone, so a missing piece there is a broken setup, not a reason to test
+// less.
 package testenv
 
 import (
