@@ -18,10 +18,10 @@ import (
 
 // Chart geometry, in SVG user units.
 const (
-	chartW, chartH                  = 720, 380
-	padL, padR, padT, padB          = 56, 150, 16, 44
-	plotW, plotH                    = chartW - padL - padR, chartH - padT - padB
-	learnedColor, fixedColor, orCol = "#d9660b", "#2b6cb0", "#777"
+	frW, frH                       = 720, 380
+	frPadL, frPadR, frPadT, frPadB = 56, 150, 16, 44
+	frPlotW, frPlotH               = frW - frPadL - frPadR, frH - frPadT - frPadB
+	frLearned, frFixed, frOracle   = "#d9660b", "#2b6cb0", "#777"
 )
 
 // frontier draws a scope's accuracy (with its interval) against tokens
@@ -37,27 +37,27 @@ func frontier(id string, sc studyScope) template.HTML {
 		x0, x1 = min(x0, p.Tokens), max(x1, p.Tokens)
 		y0, y1 = min(y0, p.Accuracy.Low, p.Accuracy.Estimate), max(y1, p.Accuracy.High, p.Accuracy.Estimate)
 	}
-	xt, x0, x1 := ticks(x0, x1)
-	yt, y0, y1 := ticks(max(0, y0), min(1, y1))
-	sx := func(v float64) float64 { return padL + (v-x0)/(x1-x0)*plotW }
-	sy := func(v float64) float64 { return padT + (y1-v)/(y1-y0)*plotH }
+	xt, x0, x1 := niceTicks(x0, x1)
+	yt, y0, y1 := niceTicks(max(0, y0), min(1, y1))
+	sx := func(v float64) float64 { return frPadL + (v-x0)/(x1-x0)*frPlotW }
+	sy := func(v float64) float64 { return frPadT + (y1-v)/(y1-y0)*frPlotH }
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg id="chart-%s" class="chart" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="accuracy against tokens per task, %s">`,
-		id, chartW, chartH, chartW, chartH, html.EscapeString(scopeTitle(sc.Name)))
-	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" class="frame"/>`, padL, padT, plotW, plotH)
+		id, frW, frH, frW, frH, html.EscapeString(scopeTitle(sc.Name)))
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" class="frame"/>`, frPadL, frPadT, frPlotW, frPlotH)
 	for _, v := range xt {
 		x := sx(v)
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" class="grid"/><text x="%.1f" y="%d" class="tick" text-anchor="middle">%s</text>`,
-			x, padT, x, padT+plotH, x, padT+plotH+16, num(v))
+			x, frPadT, x, frPadT+frPlotH, x, frPadT+frPlotH+16, tickLabel(v))
 	}
 	for _, v := range yt {
 		y := sy(v)
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" class="grid"/><text x="%d" y="%.1f" class="tick" text-anchor="end">%s</text>`,
-			padL, y, padL+plotW, y, padL-6, y+4, num(v))
+			frPadL, y, frPadL+frPlotW, y, frPadL-6, y+4, tickLabel(v))
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" class="axis">tokens per task</text>`, padL+plotW/2, chartH-6)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" class="axis">tokens per task</text>`, frPadL+frPlotW/2, frH-6)
 	fmt.Fprintf(&b, `<text x="14" y="%d" text-anchor="middle" class="axis" transform="rotate(-90 14 %d)">accuracy (%s interval)</text>`,
-		padT+plotH/2, padT+plotH/2, levelPercent(sc.Level))
+		frPadT+frPlotH/2, frPadT+frPlotH/2, levelPercent(sc.Level))
 	// The learned policies' curve, in λ order.
 	var learned []studyPolicy
 	for _, p := range sc.Policies {
@@ -71,7 +71,7 @@ func frontier(id string, sc studyScope) template.HTML {
 		for _, p := range learned {
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", sx(p.Tokens), sy(p.Accuracy.Estimate)))
 		}
-		fmt.Fprintf(&b, `<polyline points="%s" class="curve" stroke="%s"/>`, strings.Join(pts, " "), learnedColor)
+		fmt.Fprintf(&b, `<polyline points="%s" class="curve" stroke="%s"/>`, strings.Join(pts, " "), frLearned)
 	}
 	// Points that fall on one spot (a learned policy that plays as a
 	// baseline) share one label, written by the last, drawn on top.
@@ -91,12 +91,12 @@ func frontier(id string, sc studyScope) template.HTML {
 	}
 	for i, p := range sc.Policies {
 		x, y := sx(p.Tokens), sy(p.Accuracy.Estimate)
-		color, label := fixedColor, labels[i]
+		color, label := frFixed, labels[i]
 		switch {
 		case p.Oracle:
-			color = orCol
+			color = frOracle
 		case p.Lambda != nil:
-			color = learnedColor
+			color = frLearned
 		}
 		tip := fmt.Sprintf("%s: accuracy %.3f [%.3f, %.3f], %.0f tokens/task, %d tasks × seeds",
 			p.Policy, p.Accuracy.Estimate, p.Accuracy.Low, p.Accuracy.High, p.Tokens, p.Rows)
@@ -114,18 +114,18 @@ func frontier(id string, sc studyScope) template.HTML {
 		b.WriteString(`</g>`)
 	}
 	// Legend, right of the plot.
-	lx := padL + plotW + 16
-	fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="5" fill="%s"/><text x="%d" y="%d" class="tick">baseline</text>`, lx, padT+10, fixedColor, lx+10, padT+14)
-	fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="5" fill="%s"/><text x="%d" y="%d" class="tick">learned, over λ</text>`, lx, padT+30, learnedColor, lx+10, padT+34)
+	lx := frPadL + frPlotW + 16
+	fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="5" fill="%s"/><text x="%d" y="%d" class="tick">baseline</text>`, lx, frPadT+10, frFixed, lx+10, frPadT+14)
+	fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="5" fill="%s"/><text x="%d" y="%d" class="tick">learned, over λ</text>`, lx, frPadT+30, frLearned, lx+10, frPadT+34)
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="9" height="9" transform="rotate(45 %d %d)" fill="#fff" stroke="%s" stroke-width="2"/><text x="%d" y="%d" class="tick">hindsight ceiling</text>`,
-		lx-4, padT+46, lx, padT+50, orCol, lx+10, padT+54)
+		lx-4, frPadT+46, lx, frPadT+50, frOracle, lx+10, frPadT+54)
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }
 
-// ticks returns about five round tick values covering [lo, hi], and the
+// niceTicks returns about five round tick values covering [lo, hi], and the
 // axis range they span.
-func ticks(lo, hi float64) ([]float64, float64, float64) {
+func niceTicks(lo, hi float64) ([]float64, float64, float64) {
 	if !(hi > lo) {
 		d := max(math.Abs(lo)*0.05, 0.01)
 		lo, hi = lo-d, hi+d
@@ -147,8 +147,8 @@ func ticks(lo, hi float64) ([]float64, float64, float64) {
 	return t, a, z
 }
 
-// num prints a tick value without trailing zeros.
-func num(v float64) string {
+// tickLabel prints a tick value without trailing zeros.
+func tickLabel(v float64) string {
 	if v == 0 {
 		return "0"
 	}
