@@ -9,7 +9,8 @@
 //
 // The layers, bottom up (generated from the table in imports_test.go):
 //
-//	internal/testenv  what tests need beyond Go (PyTorch oracle, shared transcripts): skip locally, fail under CI
+//	internal/testenv  what tests need beyond Go (PyTorch oracle, shared transcripts, Chromium): skip locally, fail under CI
+//	internal/browser  headless Chromium for the HTML pages' tests, over the DevTools protocol's pipe
 //	internal/jsonscan the byte-level JSON scanner of the two fast paths (data's decision lines, serve's requests)
 //	nn                MLP parameters, Adam, fast batched CPU kernels of the update step
 //	stats             cluster-bootstrap confidence intervals and the AUC, plain Go
@@ -29,7 +30,7 @@
 //	trainer           advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops
 //	trainer/run       a training run: stages, checkpoints and resume, run directory, metrics log, curve
 //	trainer/teacher   hindsight search of the best joint plan per task; hindsight and pivotal labels
-//	view              deliberations and policies' decisions as one self-contained HTML page
+//	view              deliberations and policies' decisions, and a study's report, as self-contained HTML pages
 //	study             cross-validated study of learned policies against the baselines
 //	study/signals     AUC of state features for correctness and for "refining now fixes the team"
 //	env/sim/calibrate the simulator fitted to transcripts and checked against them, statistics and feature signals

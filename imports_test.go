@@ -29,7 +29,8 @@ type layer struct {
 // list (go test -run TestArchitectureDocs -update rewrites both).
 var layers = []layer{
 	{".", "the module's doc; the architecture test and the update-step benchmarks", nil},
-	{"internal/testenv", "what tests need beyond Go (PyTorch oracle, shared transcripts): skip locally, fail under CI", nil},
+	{"internal/testenv", "what tests need beyond Go (PyTorch oracle, shared transcripts, Chromium): skip locally, fail under CI", nil},
+	{"internal/browser", "headless Chromium for the HTML pages' tests, over the DevTools protocol's pipe", nil},
 	{"internal/jsonscan", "the byte-level JSON scanner of the two fast paths (data's decision lines, serve's requests)", nil},
 	{"nn", "MLP parameters, Adam, fast batched CPU kernels of the update step", nil},
 	{"stats", "cluster-bootstrap confidence intervals and the AUC, plain Go", nil},
@@ -49,8 +50,8 @@ var layers = []layer{
 	{"trainer", "advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops", []string{"data", "env", "metapolicy", "nn"}},
 	{"trainer/run", "a training run: stages, checkpoints and resume, run directory, metrics log, curve", []string{"autodiff", "checkpoints", "data", "env", "metapolicy", "nn", "outfile", "plots", "trainer"}},
 	{"trainer/teacher", "hindsight search of the best joint plan per task; hindsight and pivotal labels", []string{"data", "env", "metapolicy", "trainer", "trainer/run"}},
-	{"view", "deliberations and policies' decisions as one self-contained HTML page", []string{"data", "env", "metapolicy"}},
-	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "env/sim", "internal/jsonscan", "metapolicy", "nn", "outfile", "plots", "stats", "trainer", "trainer/run"}},
+	{"view", "deliberations and policies' decisions, and a study's report, as self-contained HTML pages", []string{"data", "env", "metapolicy"}},
+	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "env/sim", "internal/jsonscan", "metapolicy", "nn", "outfile", "plots", "stats", "trainer", "trainer/run", "view"}},
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "trainer/teacher"}},
 	{"env/sim/calibrate", "the simulator fitted to transcripts and checked against them, statistics and feature signals", []string{"data", "data/transcript", "env", "env/sim", "metapolicy", "study/signals"}},
 	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},

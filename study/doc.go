@@ -53,14 +53,15 @@
 // a question's rows over files and seeds are drawn together), tokens per
 // task, action shares, and for each learned policy the paired difference
 // "learned − baseline" (same task, same seed) with its interval. Summary
-// writes report.md (WriteMarkdown) or JSON. The same Config and Env give
-// the same bytes.
+// writes report.md (WriteMarkdown) or JSON; Dir.Write adds report.html,
+// the same tables for a browser (view.WriteReport, from the summary's JSON
+// and the rows). The same Config and Env give the same bytes.
 //
 // A study directory follows a training run's rules (outfile.Dir): OpenDir
 // takes it before the study runs (Check first refuses a bad config, so a
 // typo never touches it), refusing one that holds files unless overwrite
-// (which removes only results.json, report.md, pareto.png and their
-// temporary files), and holding study.lock, so that a second study into it,
+// (which removes only results.json, report.md, pareto.png, report.html and
+// their temporary files), and holding study.lock, so that a second study into it,
 // in any process, is refused naming the first; Dir.Write writes the files.
 //
 // # Comparing studies after the fact

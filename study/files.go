@@ -1,20 +1,24 @@
 package study
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/mpdf/mpdf/outfile"
+	"github.com/mpdf/mpdf/view"
 )
 
 // Files a study writes into its directory.
 const (
-	ResultsName = "results.json" // one row per task × policy × seed (WriteResults)
-	ReportName  = "report.md"    // the pooled and per-model tables (Summary.WriteMarkdown)
-	ParetoName  = "pareto.png"   // accuracy against tokens, pooled scope (Scope.WritePareto)
+	ResultsName = "results.json"  // one row per task × policy × seed (WriteResults)
+	ReportName  = "report.md"     // the pooled and per-model tables (Summary.WriteMarkdown)
+	ParetoName  = "pareto.png"    // accuracy against tokens, pooled scope (Scope.WritePareto)
+	HTMLName    = view.ReportName // report.md's tables and the frontier charts, for a browser (view.WriteReport)
 	// LockName names the process writing the directory (its pid and
 	// host); its flock is the lock, dropped by the kernel when the
 	// process dies, so a file a killed study left is taken over.
@@ -33,11 +37,11 @@ var ErrLocked = errors.New("study directory in use")
 // temporary file of one): what overwrite may remove.
 func isStudyFile(name string) bool {
 	switch name {
-	case ResultsName, ReportName, ParetoName, LockName, AblationReportName, AblationJSONName:
+	case ResultsName, ReportName, ParetoName, HTMLName, LockName, AblationReportName, AblationJSONName:
 		return true
 	}
 	base := strings.TrimPrefix(name, ".")
-	for _, f := range []string{ResultsName, ReportName, ParetoName, AblationReportName, AblationJSONName} {
+	for _, f := range []string{ResultsName, ReportName, ParetoName, HTMLName, AblationReportName, AblationJSONName} {
 		if strings.HasPrefix(base, f+".tmp-") {
 			return true
 		}
@@ -71,7 +75,7 @@ func OpenDir(dir string, overwrite bool) (*Dir, error) {
 	return &Dir{d: d}, nil
 }
 
-// Write writes the study's three files (WriteDir) into the held directory.
+// Write writes the study's four files (WriteDir) into the held directory.
 func (d *Dir) Write(s *Study, sum *Summary) error { return s.WriteDir(d.d.Path, sum) }
 
 // Abandon releases a directory the study wrote nothing into, removing the
@@ -81,7 +85,7 @@ func (d *Dir) Abandon() error { return d.d.Abandon() }
 // Close releases the lock; the lock file stays, empty.
 func (d *Dir) Close() error { return d.d.Unlock() }
 
-// WriteDir writes the study's three files into dir (created if missing),
+// WriteDir writes the study's four files into dir (created if missing),
 // each atomically through outfile: a failure leaves any earlier file of the
 // same name as it was. sum is s.Summarise()'s result. It does not lock:
 // OpenDir and Dir.Write do.
@@ -95,5 +99,19 @@ func (s *Study) WriteDir(dir string, sum *Summary) error {
 	if err := outfile.WriteFile(filepath.Join(dir, ReportName), sum.WriteMarkdown); err != nil {
 		return err
 	}
-	return outfile.WriteFile(filepath.Join(dir, ParetoName), sum.Scopes[0].WritePareto)
+	if err := outfile.WriteFile(filepath.Join(dir, ParetoName), sum.Scopes[0].WritePareto); err != nil {
+		return err
+	}
+	// report.html is a function of the summary and the rows as the study
+	// writes them (view does not import study).
+	var sumJSON, rows bytes.Buffer
+	if err := sum.WriteJSON(&sumJSON); err != nil {
+		return err
+	}
+	if err := s.WriteResults(&rows); err != nil {
+		return err
+	}
+	return outfile.WriteFile(filepath.Join(dir, HTMLName), func(w io.Writer) error {
+		return view.WriteReport(w, sumJSON.Bytes(), rows.Bytes())
+	})
 }

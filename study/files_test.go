@@ -20,7 +20,7 @@ func TestOpenDir(t *testing.T) {
 	if _, err := OpenDir(dir, true); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "pid ") {
 		t.Fatalf("second OpenDir: %v, want ErrLocked naming the holder", err)
 	}
-	for _, name := range []string{ResultsName, ReportName, ParetoName, ".results.json.tmp-123", "notes.txt"} {
+	for _, name := range []string{ResultsName, ReportName, ParetoName, HTMLName, ".report.html.tmp-7", ".results.json.tmp-123", "notes.txt"} {
 		os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644)
 	}
 	d.Close()

@@ -49,6 +49,9 @@ It writes into --out:
                 answer) is a ceiling row
   pareto.png    accuracy against tokens per task: baselines as points,
                 learned policies as a curve over λ, with the intervals
+  report.html   report.md's tables and the same chart, interactive, for a
+                browser (self-contained, offline), with the questions behind
+                each paired difference and the mpdf view command that opens them
 and prints report.md (or the summary as JSON with --json). The same flags and
 data give the same bytes.
 
@@ -58,7 +61,7 @@ over gate (--sft-labels pivotal:gate --sft-epochs 20), --features mpdf-features/
 --greedy on the test side. On the simulator the defaults are those shown.
 
 --out belongs to one study: one that holds files is refused before the study
-runs (--overwrite removes only a study's three files), and one process writes
+runs (--overwrite removes only a study's four files), and one process writes
 it at a time (study.lock names the holder; a lock left by a killed study is
 taken over).`
 
@@ -67,7 +70,7 @@ func newStudyCmd() *cobra.Command {
 	fl.cfg.Baselines = nil
 	cmd := &cobra.Command{
 		Use:   "study [--env sim|" + replaySyntax + "] [flags]",
-		Short: "Cross-validated comparison of learned policies with every baseline (report.md, results.json, pareto.png)",
+		Short: "Cross-validated comparison of learned policies with every baseline (report.md, results.json, pareto.png, report.html)",
 		Long:  studyLong,
 		Example: `  mpdf study --env 'replay:../shared/data/debates/slm-debate/*/*.json'
   mpdf study --env 'replay:debates/*/*.json' --fold-by model --lambdas 0,0.2 --out runs/study-models
@@ -87,7 +90,7 @@ func (fl *studyFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&fl.env, "env", "sim", "environment: sim, or "+replaySyntax+" of debate transcripts (see mpdf eval -h)")
 	addKindFlag(f, &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
-	f.StringVar(&fl.out, "out", "runs/study", "directory of results.json, report.md and pareto.png")
+	f.StringVar(&fl.out, "out", "runs/study", "directory of results.json, report.md, pareto.png and report.html")
 	f.BoolVar(&fl.overwrite, "overwrite", false, "write into an --out that holds another study, removing that study's files")
 	f.IntVar(&fl.cfg.Folds, "folds", def.Folds, "K of the K-fold split by question")
 	f.IntVar(&fl.cfg.Seeds, "seeds", def.Seeds, "repetitions of the cross-validation, seeds --seed, --seed+1, …")
@@ -162,7 +165,7 @@ func runStudy(cmd *cobra.Command, fl *studyFlags) error {
 		return err
 	}
 	if !fl.quiet {
-		fmt.Fprintf(cmd.ErrOrStderr(), "study: %d rows in %s; wrote %s/{results.json,report.md,pareto.png}\n",
+		fmt.Fprintf(cmd.ErrOrStderr(), "study: %d rows in %s; wrote %s/{results.json,report.md,pareto.png,report.html}\n",
 			len(s.Rows), elapsed.Round(time.Second), fl.out)
 	}
 	if fl.asJSON {

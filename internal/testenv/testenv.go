@@ -1,11 +1,13 @@
 // Package testenv finds what some tests need outside the Go toolchain: the
-// repository's PyTorch oracle with an interpreter that has torch, and the
-// shared real debate transcripts beside the repository (../shared).
+// repository's PyTorch oracle with an interpreter that has torch, the
+// shared real debate transcripts beside the repository (../shared), and a
+// Chromium for the browser tests.
 //
 // Locally a test that lacks them skips, saying what is missing. Under CI
 // (the CI environment variable set, as .ci/run's runner does) it fails
-// instead: CI installs torch and lays ../shared beside the clone, so a
-// missing piece there is a broken setup, not a reason to test less.
+// instead: CI installs torch and Chromium and lays ../shared beside the
+// clone, so a missing piece there is a broken setup, not a reason to test
+// less.
 package testenv
 
 import (
@@ -94,4 +96,40 @@ func Debates(t testing.TB, pattern string) []string {
 		unavailable(t, "no shared transcripts match %s", pattern)
 	}
 	return paths
+}
+
+// Chromium returns the path of a Chromium (or Chrome) for the browser
+// tests: $MPDF_CHROMIUM, else the first of chromium, chromium-browser,
+// google-chrome on the PATH; or skips (fails under CI, whose .ci/run
+// installs Debian's chromium) when there is none.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("MPDF_CHROMIUM"); p != "" {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Fatalf("testenv: MPDF_CHROMIUM=%s: %v", p, err)
+		}
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	unavailable(t, "no Chromium on the PATH (apt-get install chromium, or set MPDF_CHROMIUM)")
+	return ""
+}
+
+// Artifacts returns the directory where tests leave files for a person to
+// look at (screenshots): $MPDF_ARTIFACTS, else .ci/artifacts in the
+// repository (ignored by git); created if missing.
+func Artifacts(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("MPDF_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(Root(), ".ci", "artifacts")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatalf("testenv: artifacts: %v", err)
+	}
+	return dir
 }

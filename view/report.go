@@ -1,0 +1,452 @@
+package view
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// A study's report.html (WriteReport) is built from the two documents a
+// study writes, its summary (mpdf study --json) and its rows
+// (results.json), not from the study package's types: the page is a
+// function of the study's outputs, and study can call it without an
+// import cycle. Its tables print the numbers with report.md's formats, cell
+// for cell (TestReportHTMLMatchesMarkdown).
+
+// ReportName is the page's file name beside report.md; ReportViewName the
+// viewer page its question links open (written by the command the page
+// shows, into the same directory).
+const (
+	ReportName     = "report.html"
+	ReportViewName = "view.html"
+)
+
+// Caps of the report: the questions listed per paired difference and side
+// (won / lost; fewer when the page would be over DefaultReportMaxBytes),
+// and the transcript files its viewer command names. The counts are always
+// complete; the lists say how many they leave out.
+const (
+	MaxReportQuestions = 25
+	maxViewFiles       = 40
+)
+
+// DefaultReportMaxBytes is the report's size budget: a few tables, charts
+// and capped lists, far below it.
+const DefaultReportMaxBytes = 2 << 20
+
+// studySummary is the part of a study's summary the report reads (the
+// JSON of study.Summary).
+type studySummary struct {
+	Env       string       `json:"env"`
+	Tasks     int          `json:"tasks"`
+	Questions int          `json:"questions"`
+	Models    []string     `json:"models"`
+	Rounds    int          `json:"rounds"`
+	Scopes    []studyScope `json:"scopes"`
+	Unscored  int          `json:"unscored_rows"`
+	Config    struct {
+		Seeds     int `json:"seeds"`
+		Bootstrap struct {
+			Resamples int
+			Seed      uint64
+		} `json:"bootstrap"`
+	} `json:"config"`
+}
+
+type interval struct {
+	Estimate float64 `json:"estimate"`
+	Low      float64 `json:"low"`
+	High     float64 `json:"high"`
+}
+
+type studyPolicy struct {
+	Policy   string   `json:"policy"`
+	Lambda   *float64 `json:"lambda"`
+	Oracle   bool     `json:"oracle"`
+	Rows     int      `json:"rows"`
+	Accuracy interval `json:"accuracy"`
+	Tokens   float64  `json:"tokens_per_task"`
+	Persist  float64  `json:"persist"`
+	Refine   float64  `json:"refine"`
+	Concede  float64  `json:"concede"`
+}
+
+type studyDiff struct {
+	Learned  string   `json:"learned"`
+	Other    string   `json:"other"`
+	Accuracy interval `json:"accuracy"`
+	Tokens   float64  `json:"tokens_per_task"`
+}
+
+type studyScope struct {
+	Name     string        `json:"name"`
+	Policies []studyPolicy `json:"policies"`
+	Diffs    []studyDiff   `json:"diffs"`
+	Level    float64       `json:"level"`
+}
+
+// studyRow is a row of results.json.
+type studyRow struct {
+	Seed    uint64 `json:"seed"`
+	Task    string `json:"task"`
+	Index   int    `json:"index"`
+	Model   string `json:"model"`
+	File    string `json:"file"`
+	Policy  string `json:"policy"`
+	Scored  int    `json:"scored"`
+	Correct int    `json:"correct"`
+}
+
+// WriteReport writes a study's report.html to w from its summary (the
+// JSON mpdf study --json prints) and its rows (results.json): per scope
+// (all models, then each model) report.md's tables, the accuracy–tokens
+// frontier as an inline SVG chart, and per paired difference the
+// questions where the learned policy won or lost, linked into the viewer.
+// It writes nothing when the input does not parse or the page is over
+// DefaultReportMaxBytes.
+func WriteReport(w io.Writer, summary, results []byte) error {
+	return writeReport(w, summary, results, DefaultReportMaxBytes)
+}
+
+// writeReport is WriteReport with a size budget.
+func writeReport(w io.Writer, summary, results []byte, budget int) error {
+	var sum studySummary
+	if err := json.Unmarshal(summary, &sum); err != nil {
+		return fmt.Errorf("view: report: the study summary: %w", err)
+	}
+	var rows []studyRow
+	if err := json.Unmarshal(results, &rows); err != nil {
+		return fmt.Errorf("view: report: the study rows: %w", err)
+	}
+	if len(sum.Scopes) == 0 {
+		return fmt.Errorf("view: report: the study summary has no scopes")
+	}
+	// A study with many models and λ lists many questions: shorter lists
+	// rather than no page (the counts stay complete).
+	var buf bytes.Buffer
+	for _, list := range []int{MaxReportQuestions, 5, 0} {
+		buf.Reset()
+		if err := reportTemplate.Execute(&buf, buildReport(&sum, rows, list)); err != nil {
+			return fmt.Errorf("view: report: render: %w", err)
+		}
+		if buf.Len() <= budget {
+			_, err := w.Write(buf.Bytes())
+			return err
+		}
+	}
+	return fmt.Errorf("view: report: the page would be %.1f MB, over its budget of %.1f MB",
+		float64(buf.Len())/1e6, float64(budget)/1e6)
+}
+
+// reportPage is what report.html renders.
+type reportPage struct {
+	Facts     []string
+	Scopes    []reportScope
+	ViewCmd   string
+	ViewNote  string
+	ViewName  string
+	Rows      int // table rows, for the filter's count
+	CSS       template.CSS
+	JS        template.JS
+	Questions bool // some difference lists a question
+}
+
+type reportScope struct {
+	ID, Title, Level string
+	Policies         [][]string // report.md's cells, per policy
+	Oracle           []bool
+	Names            []string // policy per row, for the chart's hover
+	Diffs            [][]string
+	DiffNames        []string
+	Chart            template.HTML
+	Behind           []behind
+}
+
+// behind is the questions behind one paired difference.
+type behind struct {
+	Learned, Other  string
+	Pairs           int // task × seed pairs both scored
+	Won, Lost, Tied int // questions
+	WonQ, LostQ     []reportQuestion
+	MoreWon         int // left out of WonQ
+	MoreLost        int
+}
+
+type reportQuestion struct {
+	Task, Model, File string
+	// Delta is learned − other: the share of right episodes, summed over
+	// the seeds ("+2": right on two seeds where the other was wrong).
+	Delta string
+}
+
+// scopeTitle is report.md's heading of a scope.
+func scopeTitle(name string) string {
+	switch name {
+	case "all":
+		return "All models"
+	case "":
+		return "Model unknown (file names that do not say)"
+	}
+	return "Model " + name
+}
+
+// levelPercent is report.md's interval level: 0.95 → "95%".
+func levelPercent(level float64) string { return fmt.Sprintf("%.4g%%", 100*level) }
+
+// buildReport lays out the page, listing up to list questions per
+// difference and side.
+func buildReport(sum *studySummary, rows []studyRow, list int) *reportPage {
+	p := &reportPage{CSS: template.CSS(reportCSS), JS: template.JS(reportJS), ViewName: ReportViewName}
+	models := make([]string, len(sum.Models))
+	for i, m := range sum.Models {
+		if m == "" {
+			m = "unknown"
+		}
+		models[i] = m
+	}
+	p.Facts = []string{
+		"environment: " + shortEnv(sum.Env),
+		fmt.Sprintf("%d tasks, %d distinct questions, models: %s; up to %d deliberation rounds", sum.Tasks, sum.Questions, strings.Join(models, ", "), sum.Rounds),
+		fmt.Sprintf("intervals: %s percentile bootstrap, %d resamples of questions (seed %d); accuracy is over task × seed rows",
+			levelPercent(sum.Scopes[0].Level), sum.Config.Bootstrap.Resamples, sum.Config.Bootstrap.Seed),
+	}
+	if sum.Unscored > 0 {
+		p.Facts = append(p.Facts, fmt.Sprintf("%d rows have no readable gold answer: counted in tokens and actions, not in accuracy", sum.Unscored))
+	}
+	files := map[string]bool{}
+	var fileList []string
+	var others []string
+	for i, sc := range sum.Scopes {
+		rs := reportScope{ID: fmt.Sprintf("s%d", i), Title: scopeTitle(sc.Name), Level: levelPercent(sc.Level)}
+		for _, ps := range sc.Policies {
+			rs.Policies = append(rs.Policies, []string{ps.Policy, fmt.Sprint(ps.Rows), fmt.Sprintf("%.3f", ps.Accuracy.Estimate),
+				fmt.Sprintf("[%.3f, %.3f]", ps.Accuracy.Low, ps.Accuracy.High), fmt.Sprintf("%.0f", ps.Tokens),
+				fmt.Sprintf("%.3f", ps.Persist), fmt.Sprintf("%.3f", ps.Refine), fmt.Sprintf("%.3f", ps.Concede)})
+			rs.Oracle = append(rs.Oracle, ps.Oracle)
+			rs.Names = append(rs.Names, ps.Policy)
+		}
+		for _, d := range sc.Diffs {
+			rs.Diffs = append(rs.Diffs, []string{d.Learned, d.Other, fmt.Sprintf("%+.1f", 100*d.Accuracy.Estimate),
+				fmt.Sprintf("[%+.1f, %+.1f]", 100*d.Accuracy.Low, 100*d.Accuracy.High), fmt.Sprintf("%+.0f", d.Tokens)})
+			rs.DiffNames = append(rs.DiffNames, d.Learned+" "+d.Other)
+			b := questionsBehind(rows, sc.Name, d.Learned, d.Other, list)
+			for _, q := range slices.Concat(b.WonQ, b.LostQ) {
+				if q.File != "" && !files[q.File] {
+					files[q.File] = true
+					fileList = append(fileList, q.File)
+				}
+			}
+			if len(b.WonQ)+len(b.LostQ) > 0 {
+				p.Questions = true
+				if !slices.Contains(others, d.Other) && !isOracle(sc, d.Other) {
+					others = append(others, d.Other)
+				}
+			}
+			rs.Behind = append(rs.Behind, b)
+		}
+		p.Rows += len(rs.Policies) + len(rs.Diffs)
+		rs.Chart = frontier(rs.ID, sc)
+		p.Scopes = append(p.Scopes, rs)
+	}
+	var ordered []string
+	for _, ps := range sum.Scopes[0].Policies {
+		if slices.Contains(others, ps.Policy) {
+			ordered = append(ordered, ps.Policy)
+		}
+	}
+	p.ViewCmd, p.ViewNote = viewCommand(sum.Env, fileList, ordered)
+	return p
+}
+
+func isOracle(sc studyScope, name string) bool {
+	for _, ps := range sc.Policies {
+		if ps.Policy == name {
+			return ps.Oracle
+		}
+	}
+	return false
+}
+
+// shortEnv abbreviates a replay's list of files, as report.md does.
+func shortEnv(name string) string {
+	if n := strings.Count(name, ","); strings.HasPrefix(name, "replay:") && n > 0 {
+		return fmt.Sprintf("replay of %d files", n+1)
+	}
+	return name
+}
+
+// questionsBehind pairs learned's and other's rows of the scope by task
+// and seed, as the study's paired difference does, and lists the
+// questions where learned answered right more (won) or less (lost) often,
+// the largest differences first, up to list of each.
+func questionsBehind(rows []studyRow, scope, learned, other string, list int) behind {
+	b := behind{Learned: learned, Other: other}
+	type key struct {
+		seed uint64
+		task int
+	}
+	in := func(r *studyRow) bool { return scope == "all" || r.Model == scope }
+	mine := map[key]*studyRow{}
+	for i := range rows {
+		r := &rows[i]
+		if r.Policy == learned && in(r) {
+			mine[key{r.Seed, r.Index}] = r
+		}
+	}
+	type tally struct {
+		q     reportQuestion
+		index int
+		delta float64
+	}
+	var order []int
+	per := map[int]*tally{}
+	for i := range rows {
+		r := &rows[i]
+		if r.Policy != other || !in(r) {
+			continue
+		}
+		a, ok := mine[key{r.Seed, r.Index}]
+		if !ok || a.Scored == 0 || r.Scored == 0 {
+			continue
+		}
+		b.Pairs++
+		t, ok := per[r.Index]
+		if !ok {
+			t = &tally{q: reportQuestion{Task: r.Task, Model: r.Model, File: r.File}, index: r.Index}
+			per[r.Index] = t
+			order = append(order, r.Index)
+		}
+		t.delta += float64(a.Correct)/float64(a.Scored) - float64(r.Correct)/float64(r.Scored)
+	}
+	var won, lost []*tally
+	for _, i := range order {
+		t := per[i]
+		switch {
+		case t.delta > 1e-12:
+			won = append(won, t)
+		case t.delta < -1e-12:
+			lost = append(lost, t)
+		default:
+			b.Tied++
+		}
+	}
+	byMagnitude := func(x, y *tally) int {
+		dx, dy := abs(x.delta), abs(y.delta)
+		if dx != dy {
+			if dx > dy {
+				return -1
+			}
+			return 1
+		}
+		return x.index - y.index
+	}
+	slices.SortFunc(won, byMagnitude)
+	slices.SortFunc(lost, byMagnitude)
+	b.Won, b.Lost = len(won), len(lost)
+	first := func(ts []*tally) ([]reportQuestion, int) {
+		var qs []reportQuestion
+		for _, t := range ts[:min(len(ts), list)] {
+			q := t.q
+			q.Delta = fmt.Sprintf("%+.3g", t.delta)
+			qs = append(qs, q)
+		}
+		return qs, len(ts) - len(qs)
+	}
+	b.WonQ, b.MoreWon = first(won)
+	b.LostQ, b.MoreLost = first(lost)
+	return b
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// viewCommand is the command that writes the viewer page the report's
+// question links open, and what it shows. A study keeps no learned
+// policy (each fold trains its own, in memory), so the viewer plays the
+// baselines the differences are against on the questions' transcript
+// files; a link's fragment (#task=ID) names the question. The study
+// records transcript files by name, not directory: the command reads them
+// from $T, which the user sets.
+func viewCommand(env string, files, others []string) (cmd, note string) {
+	pols := strings.Join(others, ",")
+	if pols == "" {
+		pols = "majority"
+	}
+	var target string
+	switch {
+	case strings.HasPrefix(env, "replay:") && len(files) > 0 && len(files) <= maxViewFiles:
+		paths := make([]string, len(files))
+		for i, f := range files {
+			paths[i] = "$T/" + doubleQuoted(f)
+		}
+		target = `"replay:` + strings.Join(paths, ",") + `"`
+	case strings.HasPrefix(env, "replay:"):
+		target = `"replay:$T/*.json"`
+		if len(files) > 0 {
+			note = fmt.Sprintf("The questions come from %d transcript files; the command replays the whole directory. ", len(files))
+		}
+	case env == "simulator":
+		target = "sim"
+		note = "Give the study's --sim-* flags too. "
+	default:
+		target = shellQuote(env)
+	}
+	cmd = fmt.Sprintf("mpdf view --env %s --policy %s --out %s", target, shellQuote(pols), ReportViewName)
+	if strings.HasPrefix(env, "replay:") {
+		cmd = "T=the/directory/of/the/transcripts  # the study records their names only\n" + cmd
+	}
+	note += "Run it in this directory, with the study's --env options (critic=on, kind=…) if it had any. " +
+		"A study keeps no learned policy — each fold trains its own in memory — so the viewer shows the baselines' decisions and the recorded debate on each question; " +
+		"to see a learned policy's, train one with mpdf train and add its checkpoint to --policy. " +
+		"The viewer plays with its own seeds: a sampled policy may decide otherwise than in the study."
+	return cmd, note
+}
+
+// doubleQuoted escapes s for the inside of a POSIX shell's double quotes.
+func doubleQuoted(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`")
+	return r.Replace(s)
+}
+
+// baseName is a transcript file's name without its directory, for the
+// lists.
+func baseName(path string) string {
+	if path == "" {
+		return ""
+	}
+	return filepath.Base(path)
+}
+
+//go:embed report.css
+var reportCSS string
+
+//go:embed report.js
+var reportJS string
+
+//go:embed report.html
+var reportHTML string
+
+var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"base": baseName,
+	"add":  func(a, b int) int { return a + b },
+}).Parse(reportHTML))
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./,:=+@", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
