@@ -41,7 +41,7 @@ func (m *model) pack() (rows, texts string, err error) {
 func zip64(b []byte) string {
 	var buf bytes.Buffer
 	z, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // the level is valid
-	z.Write(b)                                             // a bytes.Buffer does not fail
+	z.Write(b)                                              // a bytes.Buffer does not fail
 	z.Close()
 	return base64.StdEncoding.EncodeToString(buf.Bytes())
 }

@@ -127,7 +127,7 @@ func bases(paths []string) []string {
 	return out
 }
 
-func (e *Env) Name() string  { return e.name }
+func (e *Env) Name() string { return e.name }
 
 // TaskSource implements env.TaskSourcer: "replay:" and the base name of
 // task's transcript file (the Name of a one-file replay), so that each
