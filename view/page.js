@@ -97,7 +97,7 @@
     ep.r.forEach(function (rd, n) {
       var tr = el("tr");
       tr.appendChild(el("td", "", n));
-      tr.appendChild(el("td", rd.ok < 0 ? "" : rd.ok ? "ok" : "no", rd.a + (rd.ok < 0 ? "" : rd.ok ? " ✓" : " ✗")));
+      tr.appendChild(el("td", rd.ok < 0 ? "" : rd.ok ? "ok" : "no", (rd.a || "(none)") + (rd.ok < 0 ? "" : rd.ok ? " ✓" : " ✗")));
       rd.u.forEach(function (u) { tr.appendChild(cell(u)); });
       t.appendChild(tr);
     });
@@ -107,7 +107,7 @@
   // cell is one turn: [answer, action, confidence, tokens, text, probabilities].
   function cell(u) {
     var td = el("td");
-    td.appendChild(el("code", "", u[0]));
+    td.appendChild(el("code", "", u[0] || "(none)"));
     if (u[1] >= 0) {
       td.appendChild(document.createTextNode(" "));
       td.appendChild(el("i", "", ACTIONS[u[1]]));
@@ -138,8 +138,12 @@
     D.policies.forEach(function (p, k) {
       [$("pa"), $("pb")].forEach(function (s) { var e = el("option", "", p); e.value = k; s.appendChild(e); });
     });
-    $("pb").selectedIndex = 0;
-    $("pa").selectedIndex = D.policies.length - 1;
+    // A is the first learned policy (else the last), B the first fixed protocol other than A.
+    var a = D.fixed.indexOf(false), b;
+    if (a < 0) a = D.policies.length - 1;
+    b = D.fixed.findIndex(function (f, k) { return f && k !== a; });
+    $("pa").selectedIndex = a;
+    $("pb").selectedIndex = b < 0 ? 0 : b;
     options($("model"), D.models);
     options($("kind"), D.kinds);
     keys = D.rows.map(function (r) { return [r.t, r.g, D.models[r.m], D.kinds[r.k], D.sources[r.s]].join(" ").toLowerCase(); });

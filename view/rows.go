@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -25,11 +26,15 @@ const maxFieldBytes = 200
 // every policy replays is in the page once.
 type model struct {
 	Policies []string `json:"policies"`
-	Models   []string `json:"models"`
-	Kinds    []string `json:"kinds"`
-	Sources  []string `json:"sources"`
-	Confs    []string `json:"confs"`
-	Rows     []row    `json:"rows"`
+	// Fixed says which policies are fixed protocols (heuristics, or a
+	// recorded debate), so that the page compares a learned one (A) with
+	// one of them (B) first.
+	Fixed   []bool   `json:"fixed"`
+	Models  []string `json:"models"`
+	Kinds   []string `json:"kinds"`
+	Sources []string `json:"sources"`
+	Confs   []string `json:"confs"`
+	Rows    []row    `json:"rows"`
 
 	texts []string
 	at    map[string]int // index of a name or text in its list, by list and value
@@ -124,6 +129,7 @@ func build(runs []Run, confidence string) (*model, []Summary, error) {
 	var sums []Summary
 	for k, r := range runs {
 		m.Policies = append(m.Policies, r.Policy)
+		m.Fixed = append(m.Fixed, fixed(r.Policy))
 		t := env.Tally{Policy: r.Policy}
 		if r.Probs != nil && len(r.Probs) != len(r.Episodes) {
 			return nil, nil, fmt.Errorf("view: policy %s: %d distributions for %d episodes", r.Policy, len(r.Probs), len(r.Episodes))
@@ -185,6 +191,11 @@ func build(runs []Run, confidence string) (*model, []Summary, error) {
 		}
 	}
 	return m, sums, nil
+}
+
+// fixed reports whether a policy name is a fixed protocol's.
+func fixed(name string) bool {
+	return name == transcript.DebatePolicy || slices.Contains(metapolicy.HeuristicNames(), name)
 }
 
 // name is the index of s in the list of names called list (m for
