@@ -41,17 +41,23 @@ imported; one column per policy named in the episodes), or policies played
 on an environment exactly as mpdf eval plays them (same flags, defaults,
 tasks and seeds: --env, --policy, --split, ...).
 
+Given a training run's directory (mpdf train --out), view writes its page
+instead, to RUN_DIR/index.html unless --out says otherwise: the curves of
+metrics.jsonl, the final evaluation and verdict, the checkpoint's
+provenance.
+
 Texts longer than %d bytes are cut, marked "… [cut: N of M bytes shown]".
 A page over --max-bytes is not written: show fewer questions with --tasks N.`, view.MaxTextBytes)
 
 func newViewCmd() *cobra.Command {
 	var fl viewFlags
 	cmd := &cobra.Command{
-		Use:   "view [EPISODES...] [--env sim|" + replaySyntax + " --policy SPEC,...] --out FILE.html",
+		Use:   "view [EPISODES... | RUN_DIR] [--env sim|" + replaySyntax + " --policy SPEC,...] --out FILE.html",
 		Short: "Write deliberations and policies' decisions as one self-contained HTML page",
 		Long:  viewLong,
 		Example: `  mpdf view runs/episodes.jsonl --out runs/view.html
-  mpdf view --env 'replay:debates/gsm_*.json' --policy runs/mpdf/best.mpdf,gate,majority --tasks 200 --out runs/view.html`,
+  mpdf view --env 'replay:debates/gsm_*.json' --policy runs/mpdf/best.mpdf,gate,majority --tasks 200 --out runs/view.html
+  mpdf view runs/mpdf`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runView(cmd, &fl, args) },
 	}
 	fl.add(cmd)
@@ -63,12 +69,19 @@ func newViewCmd() *cobra.Command {
 func (fl *viewFlags) add(cmd *cobra.Command) {
 	fl.addPlay(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&fl.out, "out", "o", "", "the HTML file to write (required)")
+	f.StringVarP(&fl.out, "out", "o", "", "the HTML file to write (required, but for a run directory: RUN_DIR/index.html)")
 	f.IntVar(&fl.maxBytes, "max-bytes", view.DefaultMaxBytes, "size budget of the page in bytes; a larger page is refused")
 }
 
 // runView reads or plays the episodes and writes the page.
 func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
+	if len(args) == 1 && view.IsRunDir(args[0]) {
+		path, err := view.WriteRunPage(args[0], fl.out)
+		if err == nil && !fl.quiet {
+			fmt.Fprintln(cmd.ErrOrStderr(), "wrote", path)
+		}
+		return err
+	}
 	if fl.out == "" {
 		return fmt.Errorf("--out is required: the HTML file to write")
 	}
