@@ -23,7 +23,7 @@ import (
 )
 
 // RunPageName is the page WriteRunPage writes into a run directory.
-const RunPageName = "index.html"
+const RunPageName = run.PageName
 
 // maxCheckpointPoints caps the checkpoints whose headers the evaluation
 // curve reads (the latest ones; a run keeps run.Config.Keep of them).
