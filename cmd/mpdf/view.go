@@ -25,16 +25,17 @@ type viewFlags struct {
 }
 
 var viewLong = fmt.Sprintf(`View writes one self-contained HTML page (no network, nothing to install:
-open it in any browser, or mail it) to browse deliberations: per question
-the question and gold answer; per round and agent the answer, the action
-with the probability the policy gave it, the confidence (or "missing")
-and where it comes from, the tokens and the text on demand; the team
-answer per round, right or wrong;
-the policies side by side on the same question. Above the questions, each
-policy's accuracy, interval, tokens per task and action shares, the
-figures mpdf eval prints. The lists filter to the questions where the
-policies disagree, or where policy A won or lost against policy B, by
-source or task, and sort by tokens.
+open it in any current browser, or mail it) to browse deliberations: per
+question the question and gold answer; per round and agent the answer,
+the action with the policy's probabilities (all three where view played
+the policy; the chosen one's, as recorded, for episodes read from files),
+the confidence (or "missing") and where it comes from, the tokens and the
+text on demand; the team answer per round, right or wrong; the policies
+side by side on the same question. Above the questions, each policy's
+accuracy, interval, tokens per task and action shares, the figures mpdf
+eval prints. The lists filter to the questions where the policies
+disagree, or where policy A won or lost against policy B, by model, kind,
+source or task, and sort by tokens; 50 questions a page.
 
 The page shows either the episodes of files (collected, simulated or
 imported; one column per policy named in the episodes), or policies played
@@ -44,10 +45,12 @@ tasks and seeds: --env, --policy, --split, ...).
 Given a training run's directory (mpdf train --out), view writes its page
 instead, to RUN_DIR/index.html unless --out says otherwise: the curves of
 metrics.jsonl, the final evaluation and verdict, the checkpoint's
-provenance.
+provenance. mpdf train writes it at the end of every run.
 
 Texts longer than %d bytes are cut, marked "… [cut: N of M bytes shown]".
-A page over --max-bytes is not written: show fewer questions with --tasks N.`, view.MaxTextBytes)
+A page over --max-bytes is not written: show fewer questions with --tasks N.
+Every question of the shared transcripts (2,450) under five policies
+fits the default budget.`, view.MaxTextBytes)
 
 func newViewCmd() *cobra.Command {
 	var fl viewFlags
