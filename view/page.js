@@ -151,12 +151,14 @@
     $("prev").addEventListener("click", function () { at = Math.max(0, at - PAGE); render(); });
     $("next").addEventListener("click", function () { if (at + PAGE < order.length) { at += PAGE; render(); } });
     update();
+    document.body.dataset.readyMs = Math.round(performance.now());
     document.body.dataset.ready = "1";
     return unpack("texts");
   }).then(function (t) {
     texts = t;
     waiting.forEach(function (w) { w[0].textContent = texts[w[1]]; });
     waiting = [];
+    document.body.dataset.textsMs = Math.round(performance.now());
     document.body.dataset.texts = "1";
   }).catch(function (err) {
     $("count").textContent = "the page could not be unpacked: " + err;
