@@ -78,7 +78,8 @@ func (fl *viewFlags) add(cmd *cobra.Command) {
 
 // runView reads or plays the episodes and writes the page.
 func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
-	if len(args) == 1 && view.IsRunDir(args[0]) {
+	played := cmd.Flags().Changed("env") || len(fl.policies) > 0
+	if len(args) == 1 && view.IsRunDir(args[0]) && !played {
 		path, err := view.WriteRunPage(args[0], fl.out)
 		if err == nil && !fl.quiet {
 			fmt.Fprintln(cmd.ErrOrStderr(), "wrote", path)
@@ -92,7 +93,6 @@ func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
 		return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d, --max-bytes %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 0, workers ≥ 0, max-bytes ≥ 1",
 			fl.tasks, fl.episodes, fl.rounds, fl.workers, fl.maxBytes)
 	}
-	played := cmd.Flags().Changed("env") || len(fl.policies) > 0
 	var runs []view.Run
 	var title, confidence string
 	switch {
