@@ -30,7 +30,7 @@
 //	trainer           advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops
 //	trainer/run       a training run: stages, checkpoints and resume, run directory, metrics log, curve
 //	trainer/teacher   hindsight search of the best joint plan per task; hindsight and pivotal labels
-//	view              deliberations and policies' decisions, and a study's report, as self-contained HTML pages
+//	view              deliberations and policies' decisions, a training run and a study's report, as self-contained HTML pages
 //	study             cross-validated study of learned policies against the baselines
 //	study/signals     AUC of state features for correctness and for "refining now fixes the team"
 //	env/sim/calibrate the simulator fitted to transcripts and checked against them, statistics and feature signals

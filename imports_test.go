@@ -50,7 +50,7 @@ var layers = []layer{
 	{"trainer", "advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops", []string{"data", "env", "metapolicy", "nn"}},
 	{"trainer/run", "a training run: stages, checkpoints and resume, run directory, metrics log, curve", []string{"autodiff", "checkpoints", "data", "env", "metapolicy", "nn", "outfile", "plots", "trainer"}},
 	{"trainer/teacher", "hindsight search of the best joint plan per task; hindsight and pivotal labels", []string{"data", "env", "metapolicy", "trainer", "trainer/run"}},
-	{"view", "deliberations and policies' decisions, and a study's report, as self-contained HTML pages", []string{"data", "env", "metapolicy"}},
+	{"view", "deliberations and policies' decisions, a training run and a study's report, as self-contained HTML pages", []string{"checkpoints", "data", "data/transcript", "env", "env/replay", "metapolicy", "outfile", "plots", "trainer/run"}},
 	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "env/sim", "internal/jsonscan", "metapolicy", "nn", "outfile", "plots", "stats", "trainer", "trainer/run", "view"}},
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "trainer/teacher"}},
 	{"env/sim/calibrate", "the simulator fitted to transcripts and checked against them, statistics and feature signals", []string{"data", "data/transcript", "env", "env/sim", "metapolicy", "study/signals"}},

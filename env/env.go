@@ -102,6 +102,25 @@ func Source(e Env, task int) (Env, int) {
 	}
 }
 
+// TaskSourcer is implemented by an Env whose tasks come from several
+// sources, such as a replay of several transcript files: TaskSource is
+// task's own source, the Source its episodes carry (Name names them all),
+// so that an episode says which file, and so which model, it replays.
+type TaskSourcer interface {
+	TaskSource(task int) string
+}
+
+// SourceOf is the Source of the episodes of task of e: its TaskSource
+// when e, or the Env a View plays it from, is a TaskSourcer; else e's
+// Name.
+func SourceOf(e Env, task int) string {
+	s, t := Source(e, task)
+	if ts, ok := s.(TaskSourcer); ok {
+		return ts.TaskSource(t)
+	}
+	return e.Name()
+}
+
 // peersAlwaysSeen reports whether e implements PeersAlwaysSeen and says so.
 func peersAlwaysSeen(e Env) bool {
 	p, ok := e.(PeersAlwaysSeen)

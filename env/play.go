@@ -302,7 +302,7 @@ func playEpisode(e Env, pol metapolicy.Policy, task, ep, rounds int, opts *RunOp
 		Task:     id,
 		Question: question,
 		Gold:     gold,
-		Source:   e.Name(),
+		Source:   SourceOf(e, task),
 		Policy:   pol.Name(),
 		Agents:   n,
 		Rounds:   make([]data.Round, 1, rounds+1),

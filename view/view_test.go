@@ -122,7 +122,8 @@ func episode(id, task, gold string, answers [][]string, text string) *data.Episo
 }
 
 // TestEscapesModelText: a text, question, answer or name that holds markup
-// appears escaped.
+// is never markup in the page: escaped in the HTML, packed in the data
+// islands (nothing but base64 there), and read back intact.
 func TestEscapesModelText(t *testing.T) {
 	ep := episode("e1", hostile, hostile, [][]string{{hostile, "1"}, {hostile, hostile}}, hostile)
 	ep.Policy = hostile
@@ -135,23 +136,51 @@ func TestEscapesModelText(t *testing.T) {
 	if strings.Contains(s, "ZgotmplZ") {
 		t.Error("html/template refused a value (ZgotmplZ in the page)")
 	}
-	if !strings.Contains(s, `data-key="`+html.EscapeString(hostile)) && !strings.Contains(s, `data-key="&lt;/script&gt;`) {
-		t.Error("the source is not in the filter key")
-	}
-	for _, bad := range []string{"<script>alert", "<img", "onerror=\"", "</script><script>alert"} {
+	for _, bad := range []string{"<script>alert", "<img", "onerror=\"", "</script><script>alert", "<!--"} {
 		if strings.Contains(s, bad) {
 			t.Errorf("page holds %q unescaped", bad)
 		}
 	}
-	if n := strings.Count(s, "&lt;img src=x onerror=&#34;alert(2)&#34;&gt;"); n < 5 {
-		t.Errorf("escaped text shown %d times, want ≥ 5 (title, task, gold, answers, text)", n)
+	if n := strings.Count(s, "&lt;img src=x onerror=&#34;alert(2)&#34;&gt;"); n < 2 {
+		t.Errorf("escaped text shown %d times in the HTML, want ≥ 2 (title, policy)", n)
 	}
-	// The only scripts are the data island and the page's own.
-	if n := strings.Count(s, "<script"); n != 2 {
-		t.Errorf("%d <script elements, want 2", n)
+	// The only scripts are the three data islands and the page's own.
+	if n := strings.Count(s, "<script"); n != 4 {
+		t.Errorf("%d <script elements, want 4", n)
+	}
+	is := view.Islands(page.Bytes())
+	for _, id := range []string{"data", "texts"} {
+		if !base64Island.MatchString(is[id]) {
+			t.Errorf("island %s is not one base64 JSON string: %.80q", id, is[id])
+		}
 	}
 	if got := summaryOf(t, page.Bytes()); got[0].Policy != hostile {
 		t.Errorf("data island policy %q, want %q", got[0].Policy, hostile)
+	}
+	u, err := view.Unpack(page.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := u.Rows[0]
+	if r.Task != hostile || r.Gold != hostile || u.Policies[0] != hostile || u.Sources[r.Source] != hostile ||
+		u.Texts[r.Text] != hostile || r.Cols[0][0].Rounds[1].Turns[1][0] != hostile {
+		t.Errorf("hostile values not read back intact: %+v", u)
+	}
+}
+
+var base64Island = regexp.MustCompile(`^"[A-Za-z0-9+/]*=*"$`)
+
+// TestScriptWritesNoMarkup: the page's script puts texts in as text.
+func TestScriptWritesNoMarkup(t *testing.T) {
+	ep := episode("e1", "t1", "4", [][]string{{"4", "5"}, {"4", "4"}}, "a")
+	var page bytes.Buffer
+	if err := view.Write(&page, view.Group([]*data.Episode{ep}), view.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"} {
+		if strings.Contains(page.String(), bad) {
+			t.Errorf("the page's script uses %s", bad)
+		}
 	}
 }
 
@@ -162,16 +191,19 @@ func TestSelfContained(t *testing.T) {
 	if err := view.Write(&page, view.Group([]*data.Episode{ep}), view.Options{Title: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	s := strings.ReplaceAll(page.String(), "see https://example.com", "")
-	for _, bad := range []string{"http:", "https:", " src=", "href=", "@import", "url("} {
+	s := page.String()
+	for _, bad := range []string{"http:", "https:", " src=", "href=", "@import", "url(", "fetch(", "XMLHttpRequest"} {
 		if strings.Contains(s, bad) {
 			t.Errorf("page holds %q: it would load or link something", bad)
 		}
 	}
+	if !strings.Contains(s, "default-src 'none'") {
+		t.Error("no Content-Security-Policy blocking the network")
+	}
 }
 
 // TestCutsLongText: a text over MaxTextBytes is cut on a character
-// boundary, with the marker.
+// boundary, with the marker, and kept once however often it is said.
 func TestCutsLongText(t *testing.T) {
 	long := strings.Repeat("é", view.MaxTextBytes) // 2 bytes each
 	ep := episode("e1", "t1", "4", [][]string{{"4", "5"}, {"4", "4"}}, long)
@@ -179,12 +211,17 @@ func TestCutsLongText(t *testing.T) {
 	if err := view.Write(&page, view.Group([]*data.Episode{ep}), view.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	marker := "… [cut: 4000 of 8000 bytes shown]"
-	if n := strings.Count(page.String(), strings.Repeat("é", view.MaxTextBytes/2)+marker); n != 5 {
-		t.Errorf("cut text with marker found %d times, want 5 (question + 4 turns)", n)
+	u, err := view.Unpack(page.Bytes())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if strings.Contains(page.String(), strings.Repeat("é", view.MaxTextBytes/2+1)) {
-		t.Error("a text longer than the cap is in the page")
+	want := strings.Repeat("é", view.MaxTextBytes/2) + "… [cut: 4000 of 8000 bytes shown]"
+	if len(u.Texts) != 1 || u.Texts[0] != want {
+		t.Errorf("texts %d, first %.40q…, want the one cut text with its marker", len(u.Texts), u.Texts)
+	}
+	r := u.Rows[0]
+	if r.Text != 0 || r.Cols[0][0].Rounds[1].Turns[1][4] != 0.0 {
+		t.Errorf("question and turns do not refer to the one text: %+v", r)
 	}
 }
 
@@ -240,20 +277,24 @@ func TestConfidenceSource(t *testing.T) {
 	c := 0.7
 	ep.Rounds[1].Turns[0].Confidence = &c
 	ep.Source = "simulator"
-	var page bytes.Buffer
-	if err := view.Write(&page, view.Group([]*data.Episode{ep}), view.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"confidence: simulated", "conf 0.70", "conf missing"} {
-		if !strings.Contains(page.String(), want) {
-			t.Errorf("page lacks %q", want)
+	read := func(o view.Options) (string, []any, []any) {
+		t.Helper()
+		var page bytes.Buffer
+		if err := view.Write(&page, view.Group([]*data.Episode{ep}), o); err != nil {
+			t.Fatal(err)
 		}
+		u, err := view.Unpack(page.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := u.Rows[0].Cols[0][0]
+		return u.Confs[e.Conf], e.Rounds[1].Turns[0], e.Rounds[1].Turns[1]
 	}
-	page.Reset()
-	if err := view.Write(&page, view.Group([]*data.Episode{ep}), view.Options{Confidence: "the text critic"}); err != nil {
-		t.Fatal(err)
+	src, known, missing := read(view.Options{})
+	if src != "simulated" || known[2] != 0.7 || missing[2] != -1.0 {
+		t.Errorf("confidence from %q, turns %v %v: want simulated, 0.7 and -1 (missing)", src, known, missing)
 	}
-	if !strings.Contains(page.String(), "confidence: the text critic") || strings.Contains(page.String(), "simulated") {
-		t.Error("Options.Confidence does not override the source's")
+	if src, _, _ := read(view.Options{Confidence: "the text critic"}); src != "the text critic" {
+		t.Errorf("Options.Confidence does not override the source's: %q", src)
 	}
 }

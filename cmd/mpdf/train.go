@@ -21,6 +21,7 @@ import (
 	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/run"
 	"github.com/mpdf/mpdf/trainer/teacher"
+	"github.com/mpdf/mpdf/view"
 )
 
 func init() { register(newTrainCmd) }
@@ -157,6 +158,12 @@ func runTrain(cmd *cobra.Command, fl *trainFlags, args []string) error {
 		return fmt.Errorf("--out: %w: --resume continues that run, a new --out starts another, --overwrite replaces it", err)
 	case err != nil:
 		return err
+	}
+	if fl.out != "" {
+		if _, err := view.WriteRunPage(fl.out, ""); err != nil {
+			return err
+		}
+		res.Files = append(res.Files, view.RunPageName)
 	}
 	return res.WriteText(cmd.OutOrStdout(), fl.out, fl.set.Env, rc.Train.Seed)
 }

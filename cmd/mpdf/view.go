@@ -25,33 +25,42 @@ type viewFlags struct {
 }
 
 var viewLong = fmt.Sprintf(`View writes one self-contained HTML page (no network, nothing to install:
-open it in any browser, or mail it) to browse deliberations: per question
-the question and gold answer; per round and agent the answer, the action
-with the probability the policy gave it, the confidence (or "missing")
-and where it comes from, the tokens and the text on demand; the team
-answer per round, right or wrong;
-the policies side by side on the same question. Above the questions, each
-policy's accuracy, interval, tokens per task and action shares, the
-figures mpdf eval prints. The lists filter to the questions where the
-policies disagree, or where policy A won or lost against policy B, by
-source or task, and sort by tokens.
+open it in any current browser, or mail it) to browse deliberations: per
+question the question and gold answer; per round and agent the answer,
+the action with the policy's probabilities (all three where view played
+the policy; the chosen one's, as recorded, for episodes read from files),
+the confidence (or "missing") and where it comes from, the tokens and the
+text on demand; the team answer per round, right or wrong; the policies
+side by side on the same question. Above the questions, each policy's
+accuracy, interval, tokens per task and action shares, the figures mpdf
+eval prints. The lists filter to the questions where the policies
+disagree, or where policy A won or lost against policy B, by model, kind,
+source or task, and sort by tokens; 50 questions a page.
 
 The page shows either the episodes of files (collected, simulated or
 imported; one column per policy named in the episodes), or policies played
 on an environment exactly as mpdf eval plays them (same flags, defaults,
 tasks and seeds: --env, --policy, --split, ...).
 
+Given a training run's directory (mpdf train --out), view writes its page
+instead, to RUN_DIR/index.html unless --out says otherwise: the curves of
+metrics.jsonl, the final evaluation and verdict, the checkpoint's
+provenance. mpdf train writes it at the end of every run.
+
 Texts longer than %d bytes are cut, marked "… [cut: N of M bytes shown]".
-A page over --max-bytes is not written: show fewer questions with --tasks N.`, view.MaxTextBytes)
+A page over --max-bytes is not written: show fewer questions with --tasks N.
+Every question of the shared transcripts (2,450) under five policies
+fits the default budget.`, view.MaxTextBytes)
 
 func newViewCmd() *cobra.Command {
 	var fl viewFlags
 	cmd := &cobra.Command{
-		Use:   "view [EPISODES...] [--env sim|" + replaySyntax + " --policy SPEC,...] --out FILE.html",
+		Use:   "view [EPISODES... | RUN_DIR] [--env sim|" + replaySyntax + " --policy SPEC,...] --out FILE.html",
 		Short: "Write deliberations and policies' decisions as one self-contained HTML page",
 		Long:  viewLong,
 		Example: `  mpdf view runs/episodes.jsonl --out runs/view.html
-  mpdf view --env 'replay:debates/gsm_*.json' --policy runs/mpdf/best.mpdf,gate,majority --tasks 200 --out runs/view.html`,
+  mpdf view --env 'replay:debates/gsm_*.json' --policy runs/mpdf/best.mpdf,gate,majority --tasks 200 --out runs/view.html
+  mpdf view runs/mpdf`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runView(cmd, &fl, args) },
 	}
 	fl.add(cmd)
@@ -63,12 +72,20 @@ func newViewCmd() *cobra.Command {
 func (fl *viewFlags) add(cmd *cobra.Command) {
 	fl.addPlay(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&fl.out, "out", "o", "", "the HTML file to write (required)")
+	f.StringVarP(&fl.out, "out", "o", "", "the HTML file to write (required, but for a run directory: RUN_DIR/index.html)")
 	f.IntVar(&fl.maxBytes, "max-bytes", view.DefaultMaxBytes, "size budget of the page in bytes; a larger page is refused")
 }
 
 // runView reads or plays the episodes and writes the page.
 func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
+	played := cmd.Flags().Changed("env") || len(fl.policies) > 0
+	if len(args) == 1 && view.IsRunDir(args[0]) && !played {
+		path, err := view.WriteRunPage(args[0], fl.out)
+		if err == nil && !fl.quiet {
+			fmt.Fprintln(cmd.ErrOrStderr(), "wrote", path)
+		}
+		return err
+	}
 	if fl.out == "" {
 		return fmt.Errorf("--out is required: the HTML file to write")
 	}
@@ -76,7 +93,6 @@ func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
 		return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d, --max-bytes %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 0, workers ≥ 0, max-bytes ≥ 1",
 			fl.tasks, fl.episodes, fl.rounds, fl.workers, fl.maxBytes)
 	}
-	played := cmd.Flags().Changed("env") || len(fl.policies) > 0
 	var runs []view.Run
 	var title, confidence string
 	switch {

@@ -86,3 +86,34 @@ func TestViewPlaysAsEval(t *testing.T) {
 		t.Errorf("a page over budget was written (stat: %v)", err)
 	}
 }
+
+// TestViewRunDir: mpdf train leaves the run's page in its directory, and
+// mpdf view RUN_DIR writes it again (there, or to --out).
+func TestViewRunDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if _, stderr, err := execute("train", "-q", "--out", dir, "--iterations", "1", "--hidden", "8", "--sft-epochs", "1"); err != nil {
+		t.Fatalf("train: %v\n%s", err, stderr)
+	}
+	page := filepath.Join(dir, "index.html")
+	b, err := os.ReadFile(page)
+	if err != nil || !strings.Contains(string(b), "<svg") {
+		t.Fatalf("train left no run page with curves (%v)", err)
+	}
+	if err := os.Remove(page); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, err := execute("view", dir); err != nil {
+		t.Fatalf("view RUN_DIR: %v\n%s", err, stderr)
+	}
+	again, err := os.ReadFile(page)
+	if err != nil || string(again) != string(b) {
+		t.Errorf("view RUN_DIR wrote another page than train (%v)", err)
+	}
+	other := filepath.Join(t.TempDir(), "other.html")
+	if _, stderr, err := execute("view", dir, "--out", other); err != nil {
+		t.Fatalf("view RUN_DIR --out: %v\n%s", err, stderr)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Error(err)
+	}
+}

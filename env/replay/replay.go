@@ -21,6 +21,7 @@ type Env struct {
 	concede int
 	text    bool
 	critic  bool
+	named   bool // WithName: every task's source is name
 }
 
 var _ env.Env = (*Env)(nil)
@@ -47,7 +48,7 @@ func WithName(name string) Option {
 		if name == "" {
 			return fmt.Errorf("replay: empty name")
 		}
-		e.name = name
+		e.name, e.named = name, true
 		return nil
 	}
 }
@@ -126,7 +127,18 @@ func bases(paths []string) []string {
 	return out
 }
 
-func (e *Env) Name() string  { return e.name }
+func (e *Env) Name() string { return e.name }
+
+// TaskSource implements env.TaskSourcer: "replay:" and the base name of
+// task's transcript file (the Name of a one-file replay), so that each
+// episode says which file, and so which model (transcript.ParseName), it
+// replays; the name WithName gave, when one was given.
+func (e *Env) TaskSource(task int) string {
+	if e.named {
+		return e.name
+	}
+	return "replay:" + e.qs[task].File
+}
 func (e *Env) NumTasks() int { return len(e.qs) }
 
 // Question returns task's question.

@@ -41,7 +41,7 @@ func TestRunnerOnReplay(t *testing.T) {
 		if got, want := answersOf(last), q.Answers(nil, q.Rounds()); !slices.Equal(got, want) {
 			t.Errorf("task %d: refine run ends %q, recorded %q", i, got, want)
 		}
-		if ep.Source != e.Name() || ep.Gold != q.Gold || ep.Task != q.ID {
+		if ep.Source != "replay:"+q.File || ep.Gold != q.Gold || ep.Task != q.ID {
 			t.Errorf("task %d: episode header %q %q %q", i, ep.Source, ep.Gold, ep.Task)
 		}
 	}

@@ -2,7 +2,11 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"math"
+	"os"
+	"path/filepath"
 
 	"github.com/mpdf/mpdf/outfile"
 	"github.com/mpdf/mpdf/plots"
@@ -13,4 +17,21 @@ import (
 // points a series) into path, stopping when ctx is done.
 func writeCurve(ctx context.Context, path string, c *plots.Curves) error {
 	return outfile.WriteFile(path, func(w io.Writer) error { return plots.WriteCurvesContext(ctx, w, c) })
+}
+
+// ReadCurves reads the metrics.jsonl of the run directory dir into the
+// curves curve.png draws: reward, KL, entropy and action shares, at most
+// plots.DefaultMaxPoints points a series whatever the run's length (each
+// point a bucket of steps, with its range). A torn last line (a killed
+// writer) ends the log; a line that does not read is an error naming it.
+func ReadCurves(dir string) (*plots.Curves, error) {
+	var l metricsLog
+	path := filepath.Join(dir, MetricsName)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if err := l.load(path, math.MaxInt64, nil); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	return l.curve.Curves(), nil
 }

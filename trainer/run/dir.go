@@ -24,6 +24,10 @@ const (
 	CurveName   = "curve.png"
 	WeightsName = "policy.safetensors"
 	EvalName    = "eval.json"
+	// PageName is the run's HTML page (package view: mpdf view RUN_DIR,
+	// and mpdf train at the end of a run), drawn from the files above:
+	// Overwrite removes it with them.
+	PageName = "index.html"
 )
 
 // ErrNotEmpty is wrapped by the error Train returns for a fresh run into a
@@ -35,14 +39,14 @@ var ErrNotEmpty = outfile.ErrNotEmpty
 // file of one), which Overwrite may remove.
 func isRunFile(name string) bool {
 	switch name {
-	case MetricsName, CurveName, WeightsName, EvalName, LockName, IdentityName, "best.mpdf":
+	case MetricsName, CurveName, WeightsName, EvalName, PageName, LockName, IdentityName, "best.mpdf":
 		return true
 	}
 	base := strings.TrimPrefix(name, ".")
 	return strings.HasPrefix(base, "ckpt-") || strings.HasPrefix(base, "best.mpdf") ||
 		strings.HasPrefix(base, MetricsName) || strings.HasPrefix(base, WeightsName) ||
 		strings.HasPrefix(base, CurveName) || strings.HasPrefix(base, EvalName) ||
-		strings.HasPrefix(base, IdentityName)
+		strings.HasPrefix(base, IdentityName) || strings.HasPrefix(base, PageName)
 }
 
 // prepareFresh makes sure a fresh run does not mix with what its locked
