@@ -155,6 +155,42 @@ func TestBrowser(t *testing.T) {
 		}
 		shown(t, p, "")
 		screenshot(t, p, "view.png")
+		// A study report's link, view.html#task=ID, opens on that question.
+		if err := p.Open("about:blank"); err != nil {
+			t.Fatal(err)
+		}
+		openClean(t, p, path+"#task="+first.Task)
+		var open struct {
+			Count string
+			Open  int
+		}
+		if err := p.Eval(`new Promise(function (resolve) {
+			(function wait() {
+				if (document.body.dataset.ready !== "1") { setTimeout(wait, 20); return; }
+				resolve({Count: document.getElementById("count").textContent, Open: document.querySelectorAll("details.q[open]").length});
+			})();
+		})`, &open); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(open.Count, "1 of ") || open.Open != 1 {
+			t.Errorf("view.html#task=%s: #count %q and %d questions open, want 1 shown and open", first.Task, open.Count, open.Open)
+		}
+	})
+
+	t.Run("run", func(t *testing.T) {
+		path, err := view.WriteRunPage(trainRun(t), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		openClean(t, p, path)
+		var n int
+		if err := p.Eval(`document.querySelectorAll("figure.chart svg polyline, figure.chart svg path").length`, &n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			t.Error("the run page draws no curve")
+		}
+		screenshot(t, p, "run.png")
 	})
 
 	t.Run("report", func(t *testing.T) {

@@ -151,6 +151,17 @@
     $("prev").addEventListener("click", function () { at = Math.max(0, at - PAGE); render(); });
     $("next").addEventListener("click", function () { if (at + PAGE < order.length) { at += PAGE; render(); } });
     update();
+    // view.html#task=ID (a study report's links) opens on that question.
+    var go = function () {
+      var m = /^#task=(.+)$/.exec(location.hash);
+      if (!m) return;
+      $("q").value = decodeURIComponent(m[1]);
+      update();
+      var first = $("list").querySelector("details.q");
+      if (first) first.open = true;
+    };
+    go();
+    window.addEventListener("hashchange", go);
     document.body.dataset.readyMs = Math.round(performance.now());
     document.body.dataset.ready = "1";
     return unpack("texts");
