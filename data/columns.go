@@ -127,3 +127,25 @@ func (c *Columns) Decision(i int) Decision {
 type ColumnReader interface {
 	ReadColumns(dst *Columns) error
 }
+
+// view is rows [lo, hi) of c, sharing its storage: the columns c holds
+// (the others, emptied by resize, stay empty).
+func (c *Columns) view(lo, hi int) *Columns {
+	v := &Columns{Width: c.Width, rows: hi - lo, GroupNames: c.GroupNames}
+	if len(c.Features) >= hi*c.Width {
+		v.Features = c.Features[lo*c.Width : hi*c.Width]
+	}
+	if len(c.Actions) >= hi {
+		v.Actions = c.Actions[lo:hi]
+	}
+	if len(c.Rewards) >= hi {
+		v.Rewards = c.Rewards[lo:hi]
+	}
+	if len(c.LogProbs) >= hi {
+		v.LogProbs = c.LogProbs[lo:hi]
+	}
+	if len(c.Groups) >= hi {
+		v.Groups = c.Groups[lo:hi]
+	}
+	return v
+}

@@ -142,8 +142,10 @@ func FuzzReadShard(f *testing.F) {
 		c.Groups = append(c.Groups, uint32(j%2))
 	}
 	good, _ := encodeShard(nil, enc, c, 0, nil)
+	blocks, _ := encodeShardBlocks(nil, enc, c, 0, nil, 3)
 	enc.Close()
 	f.Add(good)
+	f.Add(blocks)
 	f.Add(good[:headerSize])
 	f.Add([]byte(shardMagic))
 	m := Manifest{Format: PackFormat, Version: PackVersion, FeatureWidth: 3, Rows: 8, RowsPerShard: 8,

@@ -36,9 +36,13 @@ const (
 // PackOptions configures WritePack. The zero value packs with the
 // defaults.
 type PackOptions struct {
-	// RowsPerShard bounds the rows of one shard, and so the memory of a
-	// trainer reading the pack shard by shard. 0 means DefaultRowsPerShard.
+	// RowsPerShard bounds the rows of one shard file (and the memory of
+	// packing, which holds one shard). 0 means DefaultRowsPerShard. A
+	// reader's memory follows BlockRows, not this.
 	RowsPerShard int
+	// BlockRows is the rows of a shard's blocks, what a reader decodes at
+	// a time. 0 means PackBlockRows.
+	BlockRows int
 	// Reward is the reward and grouping of decisions made from episodes.
 	Reward RewardConfig
 	// FeatureVersion names the feature encoding. Empty: the
@@ -103,6 +107,12 @@ func WritePack(dir string, r *Reader, opts PackOptions) (m *Manifest, err error)
 	if opts.RowsPerShard == 0 {
 		opts.RowsPerShard = DefaultRowsPerShard
 	}
+	if opts.BlockRows < 0 {
+		return nil, fmt.Errorf("data: pack: block rows %d, want ≥ 0", opts.BlockRows)
+	}
+	if opts.BlockRows == 0 {
+		opts.BlockRows = PackBlockRows
+	}
 	stream, err := NewDecisionStream(r, opts.Reward)
 	if err != nil {
 		return nil, err
@@ -152,7 +162,7 @@ func WritePack(dir string, r *Reader, opts PackOptions) (m *Manifest, err error)
 					opts.RowsPerShard, cols.Width, maxColumnBytes)
 			}
 		}
-		buf, raw = encodeShard(buf[:0], enc, &cols, i, raw)
+		buf, raw = encodeShardBlocks(buf[:0], enc, &cols, i, raw, opts.BlockRows)
 		name := shardName(i)
 		path := filepath.Join(dir, name)
 		written = append(written, path)

@@ -20,15 +20,18 @@ import (
 // number of tasks).
 const maxManifestBytes = 1 << 30
 
-// Pack is an open packed data set. Its shards are read one at a time into
-// a caller's Columns, so memory grows with the shard, not the data set. A
-// Pack is not safe for concurrent use: it reuses one decoder and buffers.
+// Pack is an open packed data set. Its shards are read one block at a time
+// (Scan: at most PackBlockRows rows of a shard written by this build) into a
+// caller's Columns, so memory grows with the block, not the shard or the
+// data set. A Pack is not safe for concurrent use: it reuses one decoder
+// and buffers.
 type Pack struct {
-	dir  string
-	m    Manifest
-	dec  *zstd.Decoder
-	file []byte // one shard file, as stored
-	raw  []byte
+	dir   string
+	m     Manifest
+	dec   *zstd.Decoder
+	frame []byte // one column frame of a block, as stored
+	raw   []byte
+	buf   []byte // hashing and the block table
 }
 
 // OpenPack opens the pack in dir, checking its manifest. Each shard is
@@ -113,83 +116,124 @@ func (p *Pack) Rows() int64 { return p.m.Rows }
 // GroupNames is the group table; Columns.Groups index it.
 func (p *Pack) GroupNames() []string { return p.m.Groups }
 
-// ReadShard reads shard i into dst, filling the selected columns and
-// emptying the others, reusing dst's capacity. Every value is checked
-// (finite features and rewards, actions in range, log-probabilities ≤ 0
-// or NaN, group ids in the table); a shard that fails returns an error
-// wrapping ErrCorruptShard.
+// ReadShard reads the whole of shard i into dst, filling the selected
+// columns and emptying the others, reusing dst's capacity. Every value is
+// checked (finite features and rewards, actions in range, log-probabilities
+// ≤ 0 or NaN, group ids in the table); a shard that fails returns an error
+// wrapping ErrCorruptShard. Scan reads block by block instead, in less
+// memory.
 func (p *Pack) ReadShard(i int, dst *Columns, sel Select) error {
-	if p.dec == nil {
-		return fmt.Errorf("data: pack %s: read after Close", p.dir)
-	}
-	if i < 0 || i >= len(p.m.Shards) {
-		return fmt.Errorf("data: pack %s: no shard %d (it has %d)", p.dir, i, len(p.m.Shards))
-	}
-	info := p.m.Shards[i]
-	path := filepath.Join(p.dir, info.File)
-	if err := p.readShard(path, i, dst, sel); err != nil {
-		return fmt.Errorf("data: pack: %s: %w", path, err)
-	}
-	return nil
-}
-
-func (p *Pack) readShard(path string, i int, dst *Columns, sel Select) error {
-	info := p.m.Shards[i]
-	f, err := os.Open(path)
+	sh, err := p.openShard(i)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if fi.Size() != info.Bytes {
-		return fmt.Errorf("%w: %d bytes, manifest says %d", ErrCorruptShard, fi.Size(), info.Bytes)
-	}
-	if fi.Size() < headerSize {
-		return fmt.Errorf("%w: truncated: %d bytes, shorter than the %d-byte header", ErrCorruptShard, fi.Size(), headerSize)
-	}
-	// The whole shard is read and, the first time, hashed, whatever
-	// columns are selected: a shard whose bytes are not those the manifest
-	// recorded is refused before any value is used.
-	p.file = grow(p.file, int(fi.Size()))
-	if _, err := io.ReadFull(f, p.file); err != nil {
-		return err
-	}
-	if err := verifyShard(path, fi, p.file, info.SHA256); err != nil {
-		return err
-	}
-	h, err := parseShardHeader(p.file[:headerSize], fi.Size(), p.m.FeatureWidth, info.Rows, i)
-	if err != nil {
-		return err
-	}
-	dst.resize(h.width, h.rows, sel)
-	off := int64(headerSize)
-	for k := range numColumns {
-		n := h.stored[k]
-		if sel&columnSelect[k] == 0 {
-			off += n
-			continue
-		}
-		if off+n > int64(len(p.file)) {
-			return fmt.Errorf("%w: %s: %d stored bytes past the end of the file", ErrCorruptShard, columnName[k], n)
-		}
-		stored := p.file[off : off+n]
-		off += n
-		p.raw = grow(p.raw, int(h.raw[k]))
-		raw, err := p.dec.DecodeAll(stored, p.raw[:0:h.raw[k]])
-		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrCorruptShard, columnName[k], err)
-		}
-		if int64(len(raw)) != h.raw[k] {
-			return fmt.Errorf("%w: %s: decoded %d bytes, header says %d", ErrCorruptShard, columnName[k], len(raw), h.raw[k])
-		}
-		if err := fillColumn(dst, k, raw, len(p.m.Groups)); err != nil {
-			return err
+	defer sh.close()
+	dst.resize(p.m.FeatureWidth, sh.h.rows, sel)
+	for b := range sh.h.blocks {
+		blk := &sh.h.blocks[b]
+		if err := p.readBlock(sh, blk, dst.view(blk.row, blk.row+blk.rows), sel); err != nil {
+			return fmt.Errorf("data: pack: %s: %w", sh.path, err)
 		}
 	}
 	dst.GroupNames = p.m.Groups
+	return nil
+}
+
+// shardFile is a shard open for reading, its header and blocks checked.
+type shardFile struct {
+	f    *os.File
+	path string
+	h    *shardHeader
+}
+
+func (s *shardFile) close() { s.f.Close() }
+
+// openShard opens shard i: its size against the manifest, its SHA-256 the
+// first time this process reads it, whatever columns will be asked for (a
+// shard whose bytes are not those the manifest recorded is refused before
+// any value is used), then its header and block table.
+func (p *Pack) openShard(i int) (*shardFile, error) {
+	if p.dec == nil {
+		return nil, fmt.Errorf("data: pack %s: read after Close", p.dir)
+	}
+	if i < 0 || i >= len(p.m.Shards) {
+		return nil, fmt.Errorf("data: pack %s: no shard %d (it has %d)", p.dir, i, len(p.m.Shards))
+	}
+	info := p.m.Shards[i]
+	path := filepath.Join(p.dir, info.File)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("data: pack: %w", err)
+	}
+	sh := &shardFile{f: f, path: path}
+	if sh.h, err = p.checkShard(f, i); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("data: pack: %s: %w", path, err)
+	}
+	return sh, nil
+}
+
+func (p *Pack) checkShard(f *os.File, i int) (*shardHeader, error) {
+	info := p.m.Shards[i]
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() != info.Bytes {
+		return nil, fmt.Errorf("%w: %d bytes, manifest says %d", ErrCorruptShard, fi.Size(), info.Bytes)
+	}
+	if fi.Size() < headerSize {
+		return nil, fmt.Errorf("%w: truncated: %d bytes, shorter than the %d-byte header", ErrCorruptShard, fi.Size(), headerSize)
+	}
+	p.buf = grow(p.buf, 1<<20)
+	if err := verifyShard(f, fi, info.SHA256, p.buf); err != nil {
+		return nil, err
+	}
+	hb := p.buf[:headerSize]
+	if _, err := f.ReadAt(hb, 0); err != nil {
+		return nil, err
+	}
+	h, err := parseShardHeader(hb, fi.Size(), p.m.FeatureWidth, info.Rows, i)
+	if err != nil {
+		return nil, err
+	}
+	if h.version == shardVersion {
+		t := grow(p.buf, int(tableSize(h.blocksLen())))
+		p.buf = t
+		if _, err := f.ReadAt(t, headerSize); err != nil {
+			return nil, err
+		}
+		if err := h.parseBlockTable(t); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// readBlock decodes the selected columns of block blk of sh into dst,
+// which has the block's rows.
+func (p *Pack) readBlock(sh *shardFile, blk *shardBlock, dst *Columns, sel Select) error {
+	for k := range numColumns {
+		if sel&columnSelect[k] == 0 {
+			continue
+		}
+		p.frame = grow(p.frame, int(blk.stored[k]))
+		if _, err := sh.f.ReadAt(p.frame, blk.off[k]); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrCorruptShard, columnName[k], err)
+		}
+		want := sh.h.rawBytes(k, blk.rows)
+		p.raw = grow(p.raw, int(want))
+		raw, err := p.dec.DecodeAll(p.frame, p.raw[:0:want])
+		if err != nil {
+			return fmt.Errorf("%w: %s: rows %d–%d: %v", ErrCorruptShard, columnName[k], blk.row, blk.row+blk.rows-1, err)
+		}
+		if int64(len(raw)) != want {
+			return fmt.Errorf("%w: %s: rows %d–%d: decoded %d bytes, want %d", ErrCorruptShard, columnName[k], blk.row, blk.row+blk.rows-1, len(raw), want)
+		}
+		if err := fillColumn(dst, k, raw, len(p.m.Groups), blk.row); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -204,16 +248,21 @@ type shardStamp struct {
 	mtime time.Time
 }
 
-// verifyShard checks b, the bytes of the shard file at path, against the
-// manifest's SHA-256, unless this process checked the same file before.
-func verifyShard(path string, fi os.FileInfo, b []byte, want string) error {
-	key := path + "\x00" + want
+// verifyShard checks the bytes of the shard file f against the manifest's
+// SHA-256, unless this process checked the same file before. It streams
+// the file through buf: the whole shard is never held in memory.
+func verifyShard(f *os.File, fi os.FileInfo, want string, buf []byte) error {
+	key := f.Name() + "\x00" + want
 	stamp := shardStamp{fi.Size(), fi.ModTime()}
 	if v, ok := verified.Load(key); ok && v.(shardStamp).size == stamp.size && v.(shardStamp).mtime.Equal(stamp.mtime) {
 		return nil
 	}
-	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != want {
-		return fmt.Errorf("%w: sha256 %x, manifest says %s", ErrCorruptShard, sum, want)
+	h := sha256.New()
+	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, fi.Size()), buf); err != nil {
+		return err
+	}
+	if sum := hex.EncodeToString(h.Sum(nil)); sum != want {
+		return fmt.Errorf("%w: sha256 %s, manifest says %s", ErrCorruptShard, sum, want)
 	}
 	verified.Store(key, stamp)
 	return nil
@@ -241,8 +290,9 @@ func (p *Pack) Verify() error {
 	return nil
 }
 
-// Scan returns a ColumnReader over the shards in order, one shard per
-// ReadColumns, filling the selected columns.
+// Scan returns a ColumnReader over the pack's blocks in order (a shard
+// written before blocks existed is one block), filling the selected
+// columns: at most PackBlockRows rows a read for a pack of this build.
 func (p *Pack) Scan(sel Select) *PackScanner { return &PackScanner{p: p, sel: sel} }
 
 // Close releases the decoder.
@@ -254,18 +304,41 @@ func (p *Pack) Close() error {
 	return nil
 }
 
-// PackScanner reads a pack shard by shard (Pack.Scan).
+// PackScanner reads a pack block by block (Pack.Scan).
 type PackScanner struct {
-	p    *Pack
-	sel  Select
-	next int
+	p     *Pack
+	sel   Select
+	shard int // the next shard to open
+	sh    *shardFile
+	block int // the next block of sh
 }
 
-// ReadColumns reads the next shard into dst, or returns io.EOF.
+// ReadColumns reads the next block into dst, or returns io.EOF. A
+// scanner that has returned an error or io.EOF has closed its file.
 func (s *PackScanner) ReadColumns(dst *Columns) error {
-	if s.next >= len(s.p.m.Shards) {
-		return io.EOF
+	for s.sh == nil || s.block >= len(s.sh.h.blocks) {
+		if s.sh != nil {
+			s.sh.close()
+			s.sh = nil
+		}
+		if s.shard >= len(s.p.m.Shards) {
+			return io.EOF
+		}
+		sh, err := s.p.openShard(s.shard)
+		if err != nil {
+			return err
+		}
+		s.sh, s.shard, s.block = sh, s.shard+1, 0
 	}
-	s.next++
-	return s.p.ReadShard(s.next-1, dst, s.sel)
+	blk := &s.sh.h.blocks[s.block]
+	s.block++
+	dst.resize(s.p.m.FeatureWidth, blk.rows, s.sel)
+	if err := s.p.readBlock(s.sh, blk, dst, s.sel); err != nil {
+		path := s.sh.path
+		s.sh.close()
+		s.sh = nil
+		return fmt.Errorf("data: pack: %s: %w", path, err)
+	}
+	dst.GroupNames = s.p.m.Groups
+	return nil
 }

@@ -3,6 +3,7 @@ package trainer
 import (
 	"bytes"
 	"fmt"
+	"github.com/google/go-cmp/cmp"
 	"os"
 	"path/filepath"
 	"slices"
@@ -173,6 +174,58 @@ func TestDatasetGammaReturns(t *testing.T) {
 			if r != want[i%len(want)] {
 				t.Errorf("chunk %d: row %d return %v, want %v", chunk, i, r, want[i%len(want)])
 			}
+		}
+	}
+}
+
+// A pack trains as its rollout files do when its blocks have the rows of
+// a JSONL chunk (PackBlockRows and DefaultBatchRows, the defaults): the
+// same rollout batches, row for row, whatever its shard size — so the
+// same run, and memory that follows the block, not the shard.
+func TestDatasetPackChunksAsJSONL(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	w := data.NewWriter(&buf)
+	for i := range 97 {
+		f := make([]float64, metapolicy.FeatureWidth)
+		f[2] = float64(i)
+		d := data.Decision{Group: fmt.Sprintf("g%d", i/4), Features: f, Action: metapolicy.Action(i % 3), Reward: float64(i % 5)}
+		if err := w.WriteDecision(&d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	src := filepath.Join(dir, "d.jsonl")
+	os.WriteFile(src, buf.Bytes(), 0o644)
+	chunks := func(ds *Dataset) (out [][]float32) {
+		if _, err := ds.Pass(func(s *Samples) error {
+			var c []float32
+			for i := range s.Len() {
+				c = append(c, s.Features[i*metapolicy.FeatureWidth+2])
+			}
+			out = append(out, c)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	want := chunks(&Dataset{Paths: []string{src}, ChunkRows: 10})
+	if len(want) < 9 {
+		t.Fatalf("%d chunks from the JSONL: the test needs several", len(want))
+	}
+	for _, rowsPerShard := range []int{10, 30, 1000} {
+		r, err := data.Open([]string{src}, data.ReaderOptions{Hash: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pack := filepath.Join(dir, fmt.Sprint("pack", rowsPerShard))
+		if _, err := data.WritePack(pack, r, data.PackOptions{RowsPerShard: rowsPerShard, BlockRows: 10}); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		if d := cmp.Diff(want, chunks(&Dataset{Paths: []string{pack}})); d != "" {
+			t.Errorf("shards of %d rows: chunks (-JSONL +pack):\n%s", rowsPerShard, d)
 		}
 	}
 }
