@@ -16,6 +16,7 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/outfile"
 )
@@ -126,8 +127,8 @@ func policyOf(j job) string {
 // revision and Go version), the resolved configuration ("config": every
 // setting of Config, and "trainer", the training function's name), the
 // environment ("env": its name, for a replay the list of files; "tasks":
-// every task's question unit, model and file; "data": the bytes of every
-// transcript file, for a replay; "play": the episodes the first baseline
+// every task's question unit, model and file; "data": a replay's transcripts as
+// read, every question and answer; "play": the episodes the first baseline
 // plays, one per task, which catches any other setting of the
 // environment — the simulator's, the critic, the task kind).
 func ShardInputs(e env.Env, cfg Config) (map[string]string, error) {
@@ -148,7 +149,7 @@ func shardInputs(e env.Env, s *Study, cfg *Config) (map[string]string, error) {
 	if in["tasks"], err = hashJSON(s.Tasks); err != nil {
 		return nil, err
 	}
-	if in["data"], err = hashFiles(s.Tasks); err != nil {
+	if in["data"], err = hashData(e); err != nil {
 		return nil, err
 	}
 	if in["play"], err = hashPlay(e, s, cfg); err != nil {
@@ -197,32 +198,20 @@ func hashJSON(v any) (string, error) {
 	return hashString(string(b)), nil
 }
 
-// hashFiles hashes the transcript files of the tasks (each once, in order
-// of first appearance: name, size, bytes); "" when no task has a file.
-func hashFiles(tasks []TaskInfo) (string, error) {
+// hashData hashes a replay's transcripts as read (every question: its
+// text, gold and every agent's answers, as JSON), so that shards on nodes
+// that mount the files at other paths agree; "" for another Env.
+func hashData(e env.Env) (string, error) {
+	r, ok := e.(*replay.Env)
+	if !ok {
+		return "", nil
+	}
 	h := sha256.New()
-	seen := map[string]bool{}
-	for _, t := range tasks {
-		if t.File == "" || seen[t.File] {
-			continue
-		}
-		seen[t.File] = true
-		f, err := os.Open(t.File)
-		if err != nil {
+	enc := json.NewEncoder(h)
+	for i := range r.NumTasks() {
+		if err := enc.Encode(r.Question(i)); err != nil {
 			return "", fmt.Errorf("study: shard inputs: %w", err)
 		}
-		fi, err := f.Stat()
-		if err == nil {
-			fmt.Fprintf(h, "%s\x00%d\x00", t.File, fi.Size())
-			_, err = io.Copy(h, f)
-		}
-		f.Close()
-		if err != nil {
-			return "", fmt.Errorf("study: shard inputs: %s: %w", t.File, err)
-		}
-	}
-	if len(seen) == 0 {
-		return "", nil
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -274,7 +263,7 @@ func inputWords(keys []string) string {
 		"trainer": "another trainer",
 		"env":     "another --env",
 		"tasks":   "other tasks",
-		"data":    "other transcript bytes",
+		"data":    "other transcripts",
 		"play":    "the environment plays otherwise",
 	}
 	var out []string
