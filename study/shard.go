@@ -122,15 +122,17 @@ func policyOf(j job) string {
 	return LearnedName(j.lambda)
 }
 
-// ShardInputs returns what shapes a study's rows, hashed (SHA-256, hex),
-// for a shard's record: the mpdf build ("mpdf": module version, VCS
-// revision and Go version), the resolved configuration ("config": every
-// setting of Config, and "trainer", the training function's name), the
-// environment ("env": its name, for a replay the list of files; "tasks":
-// every task's question unit, model and file; "data": a replay's transcripts as
-// read, every question and answer; "play": the episodes the first baseline
-// plays, one per task, which catches any other setting of the
-// environment — the simulator's, the critic, the task kind).
+// ShardInputs returns what shapes a study's rows, for a shard's record:
+// the mpdf build ("mpdf", named: module version, VCS revision and Go
+// version, or the executable's SHA-256, as buildVersion says), the
+// training function ("trainer", named), and SHA-256 hashes (hex) of the
+// resolved configuration ("config": every setting of Config), the
+// environment's name ("env": for a replay its files' base names), the
+// tasks ("tasks": every task's question unit, model and file), a replay's
+// transcripts as read ("data": every question and answer; "" for another
+// Env) and the episodes the first baseline plays, one per task ("play",
+// which catches any other setting of the environment: the simulator's, the
+// critic, the task kind).
 func ShardInputs(e env.Env, cfg Config) (map[string]string, error) {
 	s, cfg, _, _, err := plan(e, cfg)
 	if err != nil {
@@ -159,9 +161,12 @@ func shardInputs(e env.Env, s *Study, cfg *Config) (map[string]string, error) {
 }
 
 // buildVersion is the build of mpdf that runs: what a merge requires all
-// shards to share, since another build may compute other rows.
+// shards to share, since another build may compute other rows. A release
+// or a checkout names itself (module version, VCS revision); a build that
+// names neither, or from a modified checkout, is its executable's SHA-256,
+// so that two such builds of other code never pass for one.
 func buildVersion() string {
-	v, rev, dirty := "(unknown)", "", ""
+	v, rev, dirty := "(unknown)", "", false
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v = bi.Main.Version
 		for _, s := range bi.Settings {
@@ -169,13 +174,34 @@ func buildVersion() string {
 			case "vcs.revision":
 				rev = " " + s.Value
 			case "vcs.modified":
-				if s.Value == "true" {
-					dirty = " modified"
-				}
+				dirty = s.Value == "true"
 			}
 		}
 	}
-	return fmt.Sprintf("mpdf %s%s%s %s", v, rev, dirty, runtime.Version())
+	id := fmt.Sprintf("mpdf %s%s %s", v, rev, runtime.Version())
+	if (v == "(devel)" || v == "(unknown)" || v == "") && rev == "" || dirty {
+		id += " executable " + executableHash()
+	}
+	return id
+}
+
+// executableHash is the SHA-256 of the running executable ("unknown" when
+// it cannot be read).
+func executableHash() string {
+	path, err := os.Executable()
+	if err != nil {
+		return "unknown"
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "unknown"
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "unknown"
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func funcName(f Trainer) string {

@@ -122,6 +122,17 @@ func TestShardsMergeToCrossValidate(t *testing.T) {
 		t.Error("the resumed record differs from the uninterrupted one")
 	}
 
+	// A shard of another mpdf build is refused, naming it and the build.
+	other, err := ReadShard(paths[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Inputs["mpdf"] = "mpdf v9.9.9 go1.99"
+	writeRecord(ShardPath(paths[2]), other)
+	if _, err := MergeShards(paths, ""); err == nil || !strings.Contains(err.Error(), paths[2]+" is not a shard of the study of "+paths[0]+": other mpdf (another mpdf build)") {
+		t.Errorf("merge with a shard of another build: %v", err)
+	}
+
 	// A record whose rows point outside the tasks is refused on reading.
 	var raw map[string]any
 	json.Unmarshal(full, &raw)

@@ -62,7 +62,13 @@ over gate (--sft-labels pivotal:gate --sft-epochs 20), --features mpdf-features/
 --out belongs to one study: one that holds files is refused before the study
 runs (--overwrite removes only a study's three files), and one process writes
 it at a time (study.lock names the holder; a lock left by a killed study is
-taken over).`
+taken over).
+
+--shard K/N runs only shard K of N of the study's (seed, fold, λ) cells into
+--out (its study-shard.json: the finished cells' rows and hashes of what
+shapes them), for a Slurm array or a Kubernetes Indexed Job; --resume keeps a
+stopped shard's finished cells. mpdf study merge joins the N shards into the
+bytes of the study run in one process (docs/scale.md, docs/recipes/).`
 
 func newStudyCmd() *cobra.Command {
 	fl := studyFlags{cfg: study.DefaultConfig()}
