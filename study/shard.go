@@ -326,6 +326,9 @@ func ReadShard(path string) (*ShardRecord, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > maxShardBytes {
+		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit of a study shard record (split the study into more shards)", path, fi.Size(), maxShardBytes)
+	}
 	var r ShardRecord
 	dec := json.NewDecoder(io.LimitReader(f, maxShardBytes))
 	if err := dec.Decode(&r); err != nil {
