@@ -370,6 +370,9 @@ func (r *ShardRecord) check() error {
 				return fmt.Errorf("done[%d]: rows[%d]: task %d, seed %d, fold %d: want a task below %d of the cell's seed %d and fold %d",
 					i, j, row.Index, row.Seed, row.Fold, len(r.Study.Tasks), c.Seed, c.Fold)
 			}
+			if c.Policy == baselinesCell && !slices.Contains(r.Study.Fixed, row.Policy) || c.Policy != baselinesCell && row.Policy != c.Policy {
+				return fmt.Errorf("done[%d]: rows[%d]: policy %q in a cell of %s", i, j, row.Policy, c.Policy)
+			}
 		}
 	}
 	return nil

@@ -142,4 +142,12 @@ func TestShardsMergeToCrossValidate(t *testing.T) {
 	if _, err := ReadShard(paths[1]); err == nil || !strings.Contains(err.Error(), "rows[0]: task 4000") {
 		t.Errorf("a row of task 4000 of 40: %v", err)
 	}
+	// So is one of another policy than its cell's.
+	json.Unmarshal(full, &raw)
+	raw["done"].([]any)[0].(map[string]any)["rows"].([]any)[0].(map[string]any)["policy"] = "gate"
+	b, _ = json.Marshal(raw)
+	os.WriteFile(rec, b, 0o644)
+	if _, err := ReadShard(paths[1]); err == nil || !strings.Contains(err.Error(), `rows[0]: policy "gate" in a cell of`) {
+		t.Errorf("a row of another policy: %v", err)
+	}
 }

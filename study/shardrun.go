@@ -120,10 +120,7 @@ func RunShard(e env.Env, cfg Config, dir string, o ShardOptions) (*ShardRun, err
 		}
 		return nil
 	}, cfg.Progress)
-	if err != nil {
-		return run, err
-	}
-	return run, nil
+	return run, err
 }
 
 // lockDir creates dir when missing and takes its study lock.
