@@ -86,16 +86,27 @@ func MergeShards(paths []string, out string) (*Study, error) {
 			cells[r.Done[i].Cell] = &r.Done[i]
 		}
 	}
-	jobs := s.cellJobs()
+	jobs, err := s.cellJobs()
+	if err != nil {
+		return nil, fmt.Errorf("study: %s: %w", paths[0], err)
+	}
 	if len(jobs) != recs[0].Cells {
 		return nil, fmt.Errorf("study: %s: %d cells, but its header plans %d", paths[0], recs[0].Cells, len(jobs))
 	}
 	order := cellOrder(jobs)
 	for i, j := range jobs {
 		c := cells[order[i]]
+		path := paths[byShard[order[i]%n]]
 		if c.Seed != j.seed || c.Fold != j.fold || c.Policy != policyOf(j) {
 			return nil, fmt.Errorf("study: %s: cell %d is seed %d, fold %d, %s; the study plans seed %d, fold %d, %s there",
-				paths[byShard[order[i]%n]], c.Cell, c.Seed, c.Fold, c.Policy, j.seed, j.fold, policyOf(j))
+				path, c.Cell, c.Seed, c.Fold, c.Policy, j.seed, j.fold, policyOf(j))
+		}
+		policies := 1
+		if j.base {
+			policies = len(s.Fixed)
+		}
+		if err := checkCellTasks(c, j.test, policies); err != nil {
+			return nil, fmt.Errorf("study: %s: %w", path, err)
 		}
 		s.Rows = append(s.Rows, c.Rows...)
 		if j.base {
@@ -106,20 +117,40 @@ func MergeShards(paths []string, out string) (*Study, error) {
 }
 
 // cellJobs lists the study's cells in plan's order (seed, fold, then
-// baselines and each λ), without their tasks: what a merge needs to put
-// the shards' rows in CrossValidate's order.
-func (s *Study) cellJobs() []job {
+// baselines and each λ) with their folds' tasks, dealt again from the
+// header's tasks: what a merge needs to put the shards' rows in
+// CrossValidate's order and check each cell holds its fold's rows.
+func (s *Study) cellJobs() ([]job, error) {
 	var jobs []job
 	for k := range s.Config.Seeds {
 		seed := s.Config.Seed + uint64(k)
-		for f := range s.Folds {
-			jobs = append(jobs, job{seed: seed, fold: f, base: true})
+		folds, _, err := Folds(s.Tasks, s.Config.Folds, s.Config.GroupBy, seed)
+		if err != nil {
+			return nil, err
+		}
+		for f, test := range folds {
+			jobs = append(jobs, job{seed: seed, fold: f, test: test, base: true})
 			for _, l := range s.Config.Lambdas {
-				jobs = append(jobs, job{seed: seed, fold: f, lambda: l})
+				jobs = append(jobs, job{seed: seed, fold: f, test: test, lambda: l})
 			}
 		}
 	}
-	return jobs
+	return jobs, nil
+}
+
+// checkCellTasks checks a cell's rows are its fold's tasks in order, once
+// for each of its policies, as runJob writes them.
+func checkCellTasks(c *ShardCell, test []int, policies int) error {
+	if len(c.Rows) != len(test)*policies {
+		return fmt.Errorf("cell %d (seed %d, fold %d, %s): %d rows, want %d: the fold's %d tasks × %d policies",
+			c.Cell, c.Seed, c.Fold, c.Policy, len(c.Rows), len(test)*policies, len(test), policies)
+	}
+	for k, r := range c.Rows {
+		if r.Index != test[k%len(test)] {
+			return fmt.Errorf("cell %d (seed %d, fold %d, %s): rows[%d] is task %d, the fold's task there is %d", c.Cell, c.Seed, c.Fold, c.Policy, k, r.Index, test[k%len(test)])
+		}
+	}
+	return nil
 }
 
 // sameDir reports whether a shard path (a directory or its record) is the

@@ -122,6 +122,21 @@ func TestShardsMergeToCrossValidate(t *testing.T) {
 		t.Error("the resumed record differs from the uninterrupted one")
 	}
 
+	// A cell that lost a row is refused by the merge, naming the shard.
+	short, err := ReadShard(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	short.Done[0].Rows = short.Done[0].Rows[1:]
+	writeRecord(ShardPath(paths[0]), short)
+	if _, err := MergeShards(paths, ""); err == nil || !strings.Contains(err.Error(), paths[0]+": cell 0 (seed 0, fold 0, mpdf λ=0): 9 rows, want 10") {
+		t.Errorf("merge with a row missing: %v", err)
+	}
+	short.Done[0].Rows = nil
+	if _, err := RunShard(e, cfg, paths[0], ShardOptions{Shard: 0, Shards: n, Overwrite: true}); err != nil {
+		t.Fatal(err)
+	}
+
 	// A shard of another mpdf build is refused, naming it and the build.
 	other, err := ReadShard(paths[2])
 	if err != nil {
