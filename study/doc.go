@@ -64,6 +64,19 @@
 // their temporary files), and holding study.lock, so that a second study into it,
 // in any process, is refused naming the first; Dir.Write writes the files.
 //
+// # Shards
+//
+// A study's cells — one per learned policy (seed, fold, λ) and one per
+// fold's baselines (seed, fold) — can be split between N processes or
+// machines: RunShard runs shard K's cells (ShardRule: cell i to shard
+// i mod N, training cells dealt first) into a directory's record
+// (ShardName), rewritten as each cell ends so that a stopped shard resumes
+// (ShardOptions.Resume); the record hashes what shapes the rows
+// (ShardInputs). MergeShards checks the N records agree — same N, same
+// inputs, none missing, repeated or unfinished — and returns the Study
+// CrossValidate would have, row for row, so its files are the same bytes.
+// `mpdf study --shard K/N` and `mpdf study merge` are its command line.
+//
 // # Comparing studies after the fact
 //
 // Compare works on results.json files alone (ReadResults streams and

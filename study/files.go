@@ -37,11 +37,11 @@ var ErrLocked = errors.New("study directory in use")
 // temporary file of one): what overwrite may remove.
 func isStudyFile(name string) bool {
 	switch name {
-	case ResultsName, ReportName, ParetoName, HTMLName, LockName, AblationReportName, AblationJSONName:
+	case ResultsName, ReportName, ParetoName, HTMLName, LockName, AblationReportName, AblationJSONName, ShardName:
 		return true
 	}
 	base := strings.TrimPrefix(name, ".")
-	for _, f := range []string{ResultsName, ReportName, ParetoName, HTMLName, AblationReportName, AblationJSONName} {
+	for _, f := range []string{ResultsName, ReportName, ParetoName, HTMLName, AblationReportName, AblationJSONName, ShardName} {
 		if strings.HasPrefix(base, f+".tmp-") {
 			return true
 		}
@@ -60,13 +60,9 @@ type Dir struct{ d *outfile.Dir }
 // refused with an error wrapping ErrNotEmpty, unless overwrite, which
 // removes only the files a study writes. Close releases it.
 func OpenDir(dir string, overwrite bool) (*Dir, error) {
-	d, err := outfile.OpenDir(dir, LockName)
-	var held *outfile.HeldError
-	if errors.As(err, &held) {
-		return nil, fmt.Errorf("study: %s: %w by %s (one study writes a directory at a time; wait for it, or give another --out)", dir, ErrLocked, held.Holder)
-	}
+	d, err := lockDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("study: %w", err)
+		return nil, err
 	}
 	if err := d.Fresh(overwrite, isStudyFile); err != nil {
 		d.Abandon()

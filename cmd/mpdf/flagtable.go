@@ -83,6 +83,7 @@ var sharedFlags = []sharedFlag{
 			"mpdf study": {Default: "0", Why: "0: the most a replay recorded, 3 in the simulator"},
 		}},
 	{Name: "seed", Type: "uint64", Default: "1", Meaning: "seed of what the command draws at random", Says: []string{"seed"}},
+	{Name: "shard", Type: "string", Default: "", Meaning: "run only shard K/N of the work (0 ≤ K < N) and record it for a merge", Says: []string{"shard K/N"}},
 	{Name: "sft-epochs", Type: "int", Default: "5", Meaning: "epochs of the supervised stage before RL", Says: []string{"epochs", "supervised"},
 		Except: map[string]flagException{"mpdf study": {Default: "-1", Why: "-1: the recipe's, which depends on the environment and teacher"}}},
 	{Name: "sft-labels", Type: "string", Default: "threshold:0.95:0.15", Meaning: "teacher of the supervised stage", Says: []string{"teacher of the supervised stage"}},

@@ -28,6 +28,8 @@ type studyFlags struct {
 	sftEpochs                        int
 	critic, quiet, asJSON, overwrite bool
 	ablate                           string
+	shard                            string // studymerge.go
+	resume                           bool
 }
 
 const studyLong = `Study runs the experiment that checks whether a learned meta-policy beats the
@@ -63,7 +65,13 @@ over gate (--sft-labels pivotal:gate --sft-epochs 20), --features mpdf-features/
 --out belongs to one study: one that holds files is refused before the study
 runs (--overwrite removes only a study's four files), and one process writes
 it at a time (study.lock names the holder; a lock left by a killed study is
-taken over).`
+taken over).
+
+--shard K/N runs only shard K of N of the study's (seed, fold, λ) cells into
+--out (its study-shard.json: the finished cells' rows and hashes of what
+shapes them), for a Slurm array or a Kubernetes Indexed Job; --resume keeps a
+stopped shard's finished cells. mpdf study merge joins the N shards into the
+bytes of the study run in one process (docs/scale.md, docs/recipes/).`
 
 func newStudyCmd() *cobra.Command {
 	fl := studyFlags{cfg: study.DefaultConfig()}
@@ -81,6 +89,7 @@ func newStudyCmd() *cobra.Command {
 	}
 	fl.add(cmd)
 	cmd.AddCommand(newStudyCompareCmd()) // studycompare.go
+	cmd.AddCommand(newStudyMergeCmd())   // studymerge.go
 	return cmd
 }
 
@@ -117,6 +126,8 @@ func (fl *studyFlags) add(cmd *cobra.Command) {
 	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar and no transcript report")
 	f.BoolVar(&fl.asJSON, "json", false, "print the summary as JSON instead of report.md")
 	f.BoolVar(&fl.critic, "critic", false, "replay: fill the missing confidence with the critic's read from each answer's text; shorthand for critic=on in --env")
+	f.StringVar(&fl.shard, "shard", "", "run only shard K/N of the study's (seed, fold, λ) cells (0 ≤ K < N; cell i to shard i mod N) into --out, for mpdf study merge")
+	f.BoolVar(&fl.resume, "resume", false, "with --shard: continue the shard in --out, keeping its finished cells (same flags as the first run)")
 	addSimFlags(cmd, &fl.sim)
 }
 
@@ -135,6 +146,9 @@ func runStudy(cmd *cobra.Command, fl *studyFlags) error {
 		if _, err := study.AblationSettings(fl.ablate); err != nil {
 			return fmt.Errorf("--ablate: %w", err)
 		}
+	}
+	if fl.shard != "" || fl.resume {
+		return runStudyShard(cmd, e, fl) // studymerge.go
 	}
 	dir, err := study.OpenDir(fl.out, fl.overwrite)
 	if errors.Is(err, study.ErrNotEmpty) {

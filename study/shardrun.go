@@ -1,0 +1,137 @@
+package study
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"sync"
+
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/outfile"
+)
+
+// ShardOptions says which shard RunShard runs and how it treats its
+// directory.
+type ShardOptions struct {
+	Shard, Shards int // K of N, 0 ≤ K < N
+	// Resume keeps the cells a record in the directory holds (the same
+	// shard of the same study, or it is refused) and runs the others; with
+	// no record there, it starts afresh.
+	Resume bool
+	// Overwrite clears a directory that holds another study's files;
+	// without it (or Resume) such a directory is refused.
+	Overwrite bool
+}
+
+// ShardRun is what RunShard did.
+type ShardRun struct {
+	Record     *ShardRecord
+	Path       string // the record's file
+	Kept, Ran  int    // cells kept from a resumed record, cells run now
+	ShardCells int    // the shard's cells (the study has Record.Cells)
+}
+
+// RunShard runs shard o.Shard of o.Shards of the study CrossValidate(e,
+// cfg) would run: its cells (ShardRule), into dir's record (ShardName),
+// rewritten atomically as each cell ends, so that a shard stopped at any
+// point keeps its finished cells for o.Resume. It holds dir as a study
+// does (OpenDir's lock and rules). cfg.Progress counts this run's cells.
+func RunShard(e env.Env, cfg Config, dir string, o ShardOptions) (*ShardRun, error) {
+	if o.Shards < 1 || o.Shard < 0 || o.Shard >= o.Shards {
+		return nil, fmt.Errorf("study: shard %d/%d: want 0 ≤ K < N", o.Shard, o.Shards)
+	}
+	if o.Resume && o.Overwrite {
+		return nil, errors.New("study: resume keeps a shard's cells, overwrite removes them: give one")
+	}
+	s, cfg, bases, jobs, err := plan(e, cfg)
+	if err != nil {
+		return nil, err
+	}
+	inputs, err := shardInputs(e, s, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	d, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Unlock()
+	path := ShardPath(dir)
+	cells := cellOrder(jobs)
+	rec := &ShardRecord{Format: shardFormat, Version: shardVersion, Shard: o.Shard, Shards: o.Shards, Rule: ShardRule,
+		Cells: len(jobs), Inputs: inputs, Study: ShardStudy{Config: cfg, Env: s.Env, Rounds: s.Rounds, Tasks: s.Tasks,
+			Folds: s.Folds, Learned: s.Learned, Fixed: s.Fixed}, Done: []ShardCell{}}
+	run := &ShardRun{Record: rec, Path: path}
+	if o.Resume {
+		old, err := ReadShard(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, fmt.Errorf("study: resume: %w", err)
+		case old.Shard != o.Shard || old.Shards != o.Shards:
+			return nil, fmt.Errorf("study: resume: %s is shard %d/%d, this run %d/%d", path, old.Shard, old.Shards, o.Shard, o.Shards)
+		case old.Cells != rec.Cells:
+			return nil, fmt.Errorf("study: resume: %s has %d cells, this study %d: other study flags", path, old.Cells, rec.Cells)
+		default:
+			if diff := diffInputs(inputs, old.Inputs); diff != "" {
+				return nil, fmt.Errorf("study: resume: %s is a shard of another study: %s", path, diff)
+			}
+			rec.Done = old.Done
+			run.Kept = len(old.Done)
+		}
+	} else if err := d.Fresh(o.Overwrite, isStudyFile); err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	done := map[int]bool{}
+	for _, c := range rec.Done {
+		done[c.Cell] = true
+	}
+	var todo []int // indices into jobs
+	for i := range jobs {
+		if cells[i]%o.Shards == o.Shard {
+			run.ShardCells++
+			if !done[cells[i]] {
+				todo = append(todo, i)
+			}
+		}
+	}
+	slices.SortFunc(todo, func(a, b int) int { return cells[a] - cells[b] })
+	// The record is written before any cell runs, so that a shard with
+	// nothing done yet is still seen (and refused by a merge as unfinished).
+	if err := writeRecord(path, rec); err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	var mu sync.Mutex
+	err = parallel(len(todo), cfg.Workers, func(k int) error {
+		j := jobs[todo[k]]
+		rows, err := s.runJob(e, &cfg, bases, s.Rounds, j)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		c := ShardCell{Cell: cells[todo[k]], Seed: j.seed, Fold: j.fold, Policy: policyOf(j), Rows: rows}
+		at, _ := slices.BinarySearchFunc(rec.Done, c.Cell, func(a ShardCell, n int) int { return a.Cell - n })
+		rec.Done = slices.Insert(rec.Done, at, c)
+		run.Ran++
+		if err := writeRecord(path, rec); err != nil {
+			return fmt.Errorf("study: %w", err)
+		}
+		return nil
+	}, cfg.Progress)
+	return run, err
+}
+
+// lockDir creates dir when missing and takes its study lock.
+func lockDir(dir string) (*outfile.Dir, error) {
+	d, err := outfile.OpenDir(dir, LockName)
+	var held *outfile.HeldError
+	if errors.As(err, &held) {
+		return nil, fmt.Errorf("study: %s: %w by %s (one study writes a directory at a time; wait for it, or give another --out)", dir, ErrLocked, held.Holder)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	return d, nil
+}
