@@ -30,6 +30,7 @@ type layer struct {
 var layers = []layer{
 	{".", "the module's doc; the architecture test and the update-step benchmarks", nil},
 	{"internal/testenv", "what tests need beyond Go (PyTorch oracle, shared transcripts): skip locally, fail under CI", nil},
+	{"internal/progress", "progress of long work on stderr: a bar on a terminal, plain lines elsewhere", nil},
 	{"internal/jsonscan", "the byte-level JSON scanner of the two fast paths (data's decision lines, serve's requests)", nil},
 	{"nn", "MLP parameters, Adam, fast batched CPU kernels of the update step", nil},
 	{"stats", "cluster-bootstrap confidence intervals and the AUC, plain Go", nil},
@@ -54,7 +55,7 @@ var layers = []layer{
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "trainer/teacher"}},
 	{"env/sim/calibrate", "the simulator fitted to transcripts and checked against them, statistics and feature signals", []string{"data", "data/transcript", "env", "env/sim", "metapolicy", "study/signals"}},
 	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
-	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
+	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "internal/progress", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
 }
 
 // owners lists, for each third-party import prefix, the directories of
@@ -64,8 +65,8 @@ var owners = map[string][]string{
 	"gorgonia.org/":                  {"autodiff"},
 	"github.com/klauspost/compress":  {"data", "checkpoints"},
 	"github.com/spf13/":              {"cmd"},
-	"github.com/schollz/progressbar": {"cmd"},
-	"golang.org/x/term":              {"cmd"},
+	"github.com/schollz/progressbar": {"internal/progress"},
+	"golang.org/x/term":              {"internal/progress"},
 	"gonum.org/v1/plot":              {"plots"},
 	"gonum.org/v1/gonum":             {"nn", "trainer", "env", "data"},
 	"github.com/prometheus/":         {"serve"},

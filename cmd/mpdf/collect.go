@@ -15,6 +15,7 @@ import (
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/llm"
+	"github.com/mpdf/mpdf/internal/progress"
 )
 
 func init() { register(newCollectCmd) }
@@ -117,7 +118,7 @@ func runCollect(cmd *cobra.Command, fl *collectFlags) error {
 	// written.
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var bar *bar
+	progress, finish := progress.Lazy("collect", fl.quiet)
 	c, err := llm.Collect(llm.CollectConfig{
 		Client: fl.client(cmd.Flags()),
 		Options: llm.Options{Context: ctx, Agents: fl.agents, Personas: fl.personas,
@@ -125,16 +126,9 @@ func runCollect(cmd *cobra.Command, fl *collectFlags) error {
 		Tasks: tasks, Episodes: fl.episodes, Rounds: fl.rounds, Policy: pol, Seed: fl.seed,
 		Greedy: fl.greedy && pol.Learned, Shard: shard, Shards: shards, TasksFile: fl.tasks, PolicyFile: pol.Path, Out: fl.out, Resume: fl.resume, Overwrite: fl.overwrite,
 		MaxLineBytes: fl.maxLine, Hint: "mpdf collect --resume with the same flags goes on", Log: cmd.ErrOrStderr(),
-		Progress: func(done, total int) {
-			if bar == nil {
-				bar = newBar(total, "collect", fl.quiet)
-			}
-			_ = bar.Set(done)
-		},
+		Progress: progress,
 	})
-	if bar != nil {
-		_ = bar.Finish()
-	}
+	finish()
 	if err != nil {
 		return err
 	}

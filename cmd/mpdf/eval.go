@@ -14,6 +14,7 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/internal/progress"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -211,11 +212,11 @@ func (fl *evalFlags) play(e env.Env, pols []resolvedPolicy, list []int) (env.Res
 // labelled label.
 func (fl *evalFlags) each(pols []resolvedPolicy, list []int, label string, play func(metapolicy.Policy, env.RunOptions) error) error {
 	per := len(list) * fl.episodes
-	bar := newBar(per*len(pols), label, fl.quiet)
+	bar := progress.New(per*len(pols), label, fl.quiet)
 	for i, p := range pols {
 		opts := env.RunOptions{
 			Tasks: list, Episodes: fl.episodes, Rounds: fl.rounds, Seed: fl.seed,
-			Greedy: fl.greedy && p.Learned, Workers: fl.workers, Progress: barProgress(bar, i*per),
+			Greedy: fl.greedy && p.Learned, Workers: fl.workers, Progress: bar.Func(i * per),
 		}
 		if err := play(p.Policy, opts); err != nil {
 			return err

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/progress"
 )
 
 // record plays e under opts with pol, writing every episode emit accepts
@@ -14,8 +15,8 @@ import (
 // earlier episodes); w is left open: the caller closes or aborts it.
 func record(e env.Env, pol resolvedPolicy, opts env.RunOptions, w *data.Writer, label string, total int,
 	quiet, commit bool, emit func(*data.Episode) bool, tally *env.Tally) (int64, env.Result, error) {
-	bar := newBar(total, label, quiet)
-	opts.Progress = barProgress(bar, 0)
+	bar := progress.New(total, label, quiet)
+	opts.Progress = bar.Func(0)
 	if tally == nil {
 		tally = &env.Tally{Policy: pol.Name()}
 	}

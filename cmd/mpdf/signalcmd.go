@@ -8,6 +8,7 @@ import (
 
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/internal/progress"
 	"github.com/mpdf/mpdf/study/signals"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
@@ -142,8 +143,8 @@ func searchLambdas(cmd *cobra.Command, e *replay.Env, ls []float64, cfg teacher.
 	var all []teacher.Summary
 	for _, l := range ls {
 		cfg.Lambda = l
-		bar := newBar(len(tasks), fmt.Sprintf("λ=%g", l), quiet)
-		res, noGold, err := teacher.SearchTasks(e, tasks, cfg, workers, func(d, _ int) { bar.Set(d) })
+		bar := progress.New(len(tasks), fmt.Sprintf("λ=%g", l), quiet)
+		res, noGold, err := teacher.SearchTasks(e, tasks, cfg, workers, bar.Func(0))
 		bar.Finish()
 		if err != nil {
 			return nil, err

@@ -25,12 +25,6 @@ func addSimFlags(cmd *cobra.Command, cfg *sim.Config) {
 	f.Float64Var(&cfg.MissingConfidence, "missing-confidence", 0, "probability that a simulated turn's confidence is missing, in [0,1]")
 }
 
-// barProgress returns a RunOptions.Progress that moves bar, offset by the
-// episodes counted before.
-func barProgress(bar interface{ Set(int) error }, offset int) func(done, total int) {
-	return func(done, _ int) { _ = bar.Set(offset + done) }
-}
-
 // simulateFlags are simulate's flags.
 type simulateFlags struct {
 	cfg                              sim.Config

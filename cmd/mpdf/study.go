@@ -13,6 +13,7 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/internal/progress"
 	"github.com/mpdf/mpdf/study"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
@@ -200,11 +201,8 @@ func (fl *studyFlags) run(e env.Env) (*study.Study, error) {
 	if cfg.GroupBy != study.ByModel {
 		jobs *= cfg.Folds
 	}
-	bar := newBar(jobs, "study (folds × seeds × policies)", fl.quiet)
-	cfg.Progress = func(done, total int) {
-		bar.SetTotal(total)
-		_ = bar.Set(done)
-	}
+	bar := progress.New(jobs, "study (folds × seeds × policies)", fl.quiet)
+	cfg.Progress = bar.Grow()
 	s, err := study.CrossValidate(e, cfg)
 	if err != nil {
 		bar.Exit()

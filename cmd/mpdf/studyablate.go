@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/progress"
 	"github.com/mpdf/mpdf/study"
 )
 
@@ -16,11 +17,8 @@ import (
 // directory (ablation.md, ablation.json, results.json), printing the
 // report (or its JSON).
 func runAblation(cmd *cobra.Command, e env.Env, cfg study.Config, dir *study.Dir, kind, out string, quiet, asJSON bool) error {
-	bar := newBar(1, "ablation "+kind+" (settings × folds × seeds)", quiet)
-	cfg.Progress = func(done, total int) {
-		bar.SetTotal(total)
-		_ = bar.Set(done)
-	}
+	bar := progress.New(1, "ablation "+kind+" (settings × folds × seeds)", quiet)
+	cfg.Progress = bar.Grow()
 	start := time.Now()
 	a, err := study.Ablate(e, cfg, kind)
 	if err != nil {

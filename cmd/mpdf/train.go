@@ -18,6 +18,7 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/internal/progress"
 	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/run"
 	"github.com/mpdf/mpdf/trainer/teacher"
@@ -336,7 +337,7 @@ func trainEnvs(stdout, stderr io.Writer, fl *trainFlags, c *trainer.Config) (tra
 type trainPrinter struct {
 	stdout io.Writer
 	quiet  bool
-	bar    *bar
+	bar    *progress.Bar
 	stage  string
 }
 
@@ -360,7 +361,7 @@ func (p *trainPrinter) start(s run.Start) {
 func (p *trainPrinter) progress(g run.Progress) {
 	if g.Stage != p.stage {
 		p.endBar(true)
-		p.stage, p.bar = g.Stage, newBar(g.Total, g.Stage, p.quiet)
+		p.stage, p.bar = g.Stage, progress.New(g.Total, g.Stage, p.quiet)
 	}
 	p.bar.Describe(g.Desc)
 	p.bar.Set(g.Done)

@@ -1,4 +1,8 @@
-package main
+// Package progress reports the progress of long work on stderr: a redrawn
+// bar with an ETA on a terminal, a plain line every few seconds elsewhere
+// (CI logs, files), nothing when quiet. Set may be called from worker
+// goroutines.
+package progress
 
 import (
 	"fmt"
@@ -15,10 +19,10 @@ import (
 // terminal (CI logs, files): a redrawn bar there would fill the log.
 const plainEvery = 10 * time.Second
 
-// bar reports progress on stderr: a redrawn bar with an ETA on a
+// A Bar reports progress on stderr: a redrawn bar with an ETA on a
 // terminal, a plain line at most every plainEvery (and one at the end)
 // elsewhere, nothing when quiet.
-type bar struct {
+type Bar struct {
 	pb *progressbar.ProgressBar // on a terminal
 
 	mu          sync.Mutex // plain mode: Set may come from worker goroutines
@@ -29,17 +33,17 @@ type bar struct {
 	finished    bool
 }
 
-// newBar returns a progress bar on stderr for total units of work.
-func newBar(total int, desc string, quiet bool) *bar {
+// New returns a progress bar on stderr for total units of work.
+func New(total int, desc string, quiet bool) *Bar {
 	if quiet {
-		return newBarTo(io.Discard, false, total, desc)
+		return NewTo(io.Discard, false, total, desc)
 	}
-	return newBarTo(os.Stderr, term.IsTerminal(int(os.Stderr.Fd())), total, desc)
+	return NewTo(os.Stderr, term.IsTerminal(int(os.Stderr.Fd())), total, desc)
 }
 
-// newBarTo writes to w, redrawing only when w is a terminal.
-func newBarTo(w io.Writer, terminal bool, total int, desc string) *bar {
-	b := &bar{w: w, desc: desc, total: total, start: time.Now()}
+// NewTo writes to w, redrawing only when w is a terminal.
+func NewTo(w io.Writer, terminal bool, total int, desc string) *Bar {
+	b := &Bar{w: w, desc: desc, total: total, start: time.Now()}
 	b.last = b.start
 	if terminal {
 		b.pb = progressbar.NewOptions(total,
@@ -57,7 +61,7 @@ func newBarTo(w io.Writer, terminal bool, total int, desc string) *bar {
 }
 
 // Describe sets the text shown before the count.
-func (b *bar) Describe(desc string) {
+func (b *Bar) Describe(desc string) {
 	if b.pb != nil {
 		b.pb.Describe(desc)
 		return
@@ -68,7 +72,7 @@ func (b *bar) Describe(desc string) {
 }
 
 // Add moves the bar n units on.
-func (b *bar) Add(n int) error {
+func (b *Bar) Add(n int) error {
 	b.mu.Lock()
 	done := b.done + n
 	b.mu.Unlock()
@@ -76,7 +80,7 @@ func (b *bar) Add(n int) error {
 }
 
 // Set moves the bar to done units.
-func (b *bar) Set(done int) error {
+func (b *Bar) Set(done int) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.done = done
@@ -91,7 +95,7 @@ func (b *bar) Set(done int) error {
 }
 
 // line prints the plain progress line; the caller holds mu.
-func (b *bar) line(suffix string) error {
+func (b *Bar) line(suffix string) error {
 	pct := 100.0
 	if b.total > 0 {
 		pct = 100 * float64(b.done) / float64(b.total)
@@ -102,14 +106,14 @@ func (b *bar) line(suffix string) error {
 
 // Finish completes the bar: the terminal bar is filled, a plain log gets
 // its last line.
-func (b *bar) Finish() error { return b.end(" done", (*progressbar.ProgressBar).Finish) }
+func (b *Bar) Finish() error { return b.end(" done", (*progressbar.ProgressBar).Finish) }
 
 // Exit leaves the bar where it stands (on an error).
-func (b *bar) Exit() error { return b.end(" stopped", (*progressbar.ProgressBar).Exit) }
+func (b *Bar) Exit() error { return b.end(" stopped", (*progressbar.ProgressBar).Exit) }
 
 // end ends the bar once: the terminal bar by how, a plain log by a last
 // line ending in suffix.
-func (b *bar) end(suffix string, how func(*progressbar.ProgressBar) error) error {
+func (b *Bar) end(suffix string, how func(*progressbar.ProgressBar) error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.finished {
@@ -123,7 +127,7 @@ func (b *bar) end(suffix string, how func(*progressbar.ProgressBar) error) error
 }
 
 // SetTotal changes the amount of work, for work whose size is known late.
-func (b *bar) SetTotal(total int) {
+func (b *Bar) SetTotal(total int) {
 	if b.pb != nil {
 		if b.pb.GetMax() != total {
 			b.pb.ChangeMax(total)
@@ -133,4 +137,37 @@ func (b *bar) SetTotal(total int) {
 	b.mu.Lock()
 	b.total = total
 	b.mu.Unlock()
+}
+
+// Func returns a progress callback (done, total) that moves b, offset by
+// the units counted before: the Progress of env.RunOptions and friends.
+func (b *Bar) Func(offset int) func(done, total int) {
+	return func(done, _ int) { _ = b.Set(offset + done) }
+}
+
+// Grow returns a progress callback that also sets the total, for work
+// whose size its callee knows.
+func (b *Bar) Grow() func(done, total int) {
+	return func(done, total int) {
+		b.SetTotal(total)
+		_ = b.Set(done)
+	}
+}
+
+// Lazy returns a progress callback whose bar is made at its first call,
+// when the total is known, and a function that finishes that bar (if any).
+func Lazy(desc string, quiet bool) (progress func(done, total int), finish func()) {
+	var b *Bar
+	progress = func(done, total int) {
+		if b == nil {
+			b = New(total, desc, quiet)
+		}
+		_ = b.Set(done)
+	}
+	finish = func() {
+		if b != nil {
+			_ = b.Finish()
+		}
+	}
+	return progress, finish
 }
