@@ -36,51 +36,7 @@ type collectFlags struct {
 func newCollectCmd() *cobra.Command {
 	var fl collectFlags
 	cmd := &cobra.Command{
-		Use:   "collect --base-url URL --model NAME --tasks-file FILE.jsonl --policy SPEC --out runs/episodes.jsonl [flags]",
-		Short: "Run live deliberations against an OpenAI-compatible server and write the episodes",
-		Long: `Collect plays a policy with a team of LLM agents served by an
-OpenAI-compatible chat-completions server (OpenAI, vLLM, llama.cpp, Ollama)
-and writes every episode, with the LLM calls each turn made, as JSON Lines.
-Round 0: every agent answers alone; then in each of --rounds rounds each
-agent persists (no call), refines (shown its peers' answers) or concedes, as
-the policy says. After each generated answer a judge call (the LLM grading
-the answer) scores it: that is the agent's confidence (--no-judge leaves it
-missing). Answers are read
-by the task's rules, the same as mpdf import's.
-
-Tasks come from a JSON Lines file, one per line:
-  {"id": "gsm-17", "question": "...", "gold": "52", "kind": "gsm"}
-(kind ` + strings.Join(llm.Kinds, ", ") + ` — any kind mpdf import reads,
-gsm8k is gsm; gold optional: without it an episode earns no reward; see
-go doc ./env/llm for the prompts of each kind).
-
-The server, model and key come from the flags, else from the environment:
-` + fmt.Sprintf("  --base-url  %s\n  --model     %s\n  --api-key   %s",
-			strings.Join(llm.EnvBaseURL, ", "), strings.Join(llm.EnvModel, ", "), strings.Join(llm.EnvAPIKey, ", ")) + `
-(prefer the environment for the key: flags show in the process list).
-Failed calls are retried (--retries) with exponential backoff; a call
-the server refuses (4xx other than 408/409/425/429) is not. On an error or
-an interrupt (Ctrl-C or SIGTERM) every episode written so far is kept:
-each is committed to --out (flushed, its own gzip member or zstd frame,
-synced) as it ends, so that even a kill -9 loses only the episodes being
-played. --resume with the same flags continues: it keeps the episodes in
---out (dropping a record torn by a kill) and plays only the missing ones.
-An existing --out is refused without --resume or --overwrite, and a
-second collection into an --out being written is refused (a lock, the
-hidden file .NAME.lock beside it, which dies with its process).
-
---shard K/N (0 ≤ K < N) plays only the tasks whose id's FNV-1a 64 hash
-mod N is K, and writes beside --out its record, FILE.shard.json: the shard,
-its tasks and hashes of what shapes the episodes (tasks file, policy
-checkpoint, seed, rounds, team, model...). Run K = 0 ... N-1 anywhere (a
-Slurm array, a Kubernetes Indexed Job), each with --resume as needed, then
-mpdf data merge joins them into the bytes of the unsharded run.
-
-` + policySpecHelp,
-		Example: `  mpdf collect --base-url http://127.0.0.1:8080/v1 --model qwen3-8b \
-      --tasks-file gsm_test.jsonl --policy threshold --rounds 3 --out runs/live.jsonl
-  OPENAI_API_KEY=... mpdf collect --base-url https://api.openai.com/v1 --model gpt-4o-mini \
-      --tasks-file tasks.jsonl --policy runs/best.mpdf --greedy --limit 50 --out runs/gpt.jsonl`,
+		Use:  "collect --base-url URL --model NAME --tasks-file FILE.jsonl --policy SPEC --out runs/episodes.jsonl [flags]",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCollect(cmd, &fl) },
 	}

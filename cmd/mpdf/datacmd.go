@@ -15,11 +15,7 @@ func init() { register(newDataCmd) }
 
 func newDataCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "data",
-		Short: "Validate, pack and summarise rollout files",
-		Long: `The data commands work on rollouts: JSON Lines files (.jsonl, optionally
-.gz or .zst) of episode and decision records (docs/schema). FILES are
-paths or filepath.Match globs ('runs/*.jsonl.zst'), read in order.`,
+		Use: "data",
 	}
 	cmd.AddCommand(newValidateCmd(), newPackCmd(), newStatsCmd(), newCorpusCmd())
 	cmd.AddCommand(newSignalCmd(), newHindsightCmd()) // signalcmd.go
@@ -60,21 +56,7 @@ func newValidateCmd() *cobra.Command {
 		asJSON                   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "validate FILES...",
-		Short: "Check every record; list the rejected ones as file:line: field: reason",
-		Long: `Validate reads every record of FILES and checks it against the episode and
-decision rules. It prints each rejected record as file:line: field: reason
-(the first --max-errors of them, then how many more), a warning for each
-episode whose id an earlier one had, and always the counts of every file,
-read, accepted and rejected, and their total. A file that cannot be read
-(missing, not gzip/zstd as named, corrupt) is named with its error and the
-others are still read. A file cut mid-record (its writer was killed) ends
-in a rejected record reported as torn.
-
-Exit status: 0 when every record is accepted, 2 when any is rejected,
-1 when a file cannot be read.`,
-		Example: `  mpdf data validate runs/rollouts.jsonl.zst
-  mpdf data validate 'runs/*.jsonl' --max-errors 10`,
+		Use:  "validate FILES...",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if maxShown < 0 {
@@ -138,21 +120,7 @@ type packFlags struct {
 func newPackCmd() *cobra.Command {
 	var fl packFlags
 	cmd := &cobra.Command{
-		Use:   "pack FILES... --out DIR [--shard-rows N]",
-		Short: "Turn rollouts into packed columnar shards of training decisions",
-		Long: `Pack reads FILES and writes their training decisions to DIR as a pack:
-zstd-compressed columnar shards of at most --shard-rows decisions and a
-manifest.json recording the reward, the counts and every source's SHA-256.
-Training reads a pack many times without parsing JSON again.
-
-Episodes become one decision per agent per deliberation round, with the
-differential consensus reward (--w-local, --w-global, --lambda) and the group
-key of --group-by; decision records pass as they are. Episodes without a gold
-answer yield no decision and are counted. DIR must be empty or not exist.
-A rejected record stops the packing (run mpdf data validate), unless
---skip-invalid.`,
-		Example: `  mpdf data pack runs/rollouts.jsonl.zst --out runs/packs/sim
-  mpdf data pack 'runs/*.jsonl' --out runs/packs/cost --lambda 0.1 --group-by task+round`,
+		Use:  "pack FILES... --out DIR [--shard-rows N]",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runPack(cmd, args, &fl) },
 	}
@@ -205,19 +173,7 @@ func newStatsCmd() *cobra.Command {
 		maxLine int
 	)
 	cmd := &cobra.Command{
-		Use:   "stats FILES...|DIR",
-		Short: "Summarise rollouts or a pack: counts, accuracy, actions, rewards",
-		Long: `Stats summarises a data set: record counts, team sizes and rounds, team
-accuracy in round 0 and in the last round, tokens, and the training
-decisions it yields — their number and groups, the share of each action,
-and the reward's mean, spread and range.
-
-Rewards of episodes follow the reward flags. DIR is a pack written by
-mpdf data pack, whose rewards were fixed when it was packed (its manifest
-says how); reward flags are refused with one. Rejected records are skipped
-and counted: mpdf data validate lists them.`,
-		Example: `  mpdf data stats runs/rollouts.jsonl.zst
-  mpdf data stats runs/packs/sim --json`,
+		Use:  "stats FILES...|DIR",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := readStats(cmd, args, &rf, maxLine)

@@ -33,68 +33,10 @@ type evalFlags struct {
 	asJSON                           bool
 }
 
-var evalLong = `Eval plays every policy on the same tasks with the same seeds (common
-random numbers) and prints, per policy, the team accuracy of the final round
-with a 95% bootstrap interval that resamples tasks (a task's episodes are
-drawn together: they are not independent), the round-0 accuracy, the mean
-tokens per task and the share of each action.
-
-Environments (--env):
-  sim                   the built-in simulator (default; --sim-* flags)
-  replay:GLOB[,GLOB]    debate transcripts (the layouts mpdf import reads)
-                        replayed: an agent's k-th refine takes its k-th
-                        recorded revision (then it keeps its answer),
-                        persist keeps the previous one, concede adopts a
-                        peer's. The transcripts hold no answer written
-                        without the peers, so Self-Refine (refine) is not
-                        played there; confidences are missing unless
-                        critic=on fills them with the critic's read from
-                        each answer's text (answer.Critic). Parts kind=K
-                        (gsm8k, mmlu, arithmetic, math: the task, when the
-                        file names do not say) and layout=L (auto, debate,
-                        agora: when detection misreads a file) say how to
-                        read them, e.g.
-                        replay:logs/*.json,kind=math,layout=debate,critic=on
-
-Policies (--policy, repeatable or comma-separated): when no heuristic is
-named, the heuristic baselines (` + strings.Join(metapolicy.HeuristicNames(), ", ") + `;
-persist is majority's old name) that the environment can play are
-evaluated first, then the learned policies given; --no-baselines drops
-them. majority keeps round 0's answers; gate persists when round 0 is
-unanimous and debates otherwise; until-consensus refines until the team is
-unanimous. ` + policySpecHelp + `
-
---split train|test evaluates on one side of a seeded split of the tasks
-(--held-out is the test fraction, --split-seed the seed); replayed questions
-are split by question, so that one debated in several files stays on one
-side. --tasks then takes the first N tasks of that side. A checkpoint
-trained online on a replay records its split: on a replay, --split then
-defaults to test and --held-out and --split-seed to the checkpoint's, so
-that it is not scored on the questions it trained on (eval says so on
-stderr); --split all plays every question. A checkpoint trained on a replay, given
-without --env, is evaluated on the replay it trained on (its recorded spec;
-eval says so on stderr) rather than on the simulator. Likewise a replay spec without
-a critic= part takes the critic of the checkpoints' runs: on when they
-trained with critic=on (eval says so on stderr), so that a policy is scored
-on the confidence it learned from; a critic= part that differs from a
-checkpoint's run is played as given, with a warning.
-
-After the table, each learned policy gets a verdict against the fixed
-protocols evaluated with it (majority, debate, gate, until-consensus, and
-threshold where agents have a confidence: the simulator, or a replay with
-critic=on): accuracy differences paired by question with 95% bootstrap
-intervals, the points on the accuracy–tokens frontier marked (*), and one
-sentence on what to use. --json prints the results only.`
-
 func newEvalCmd() *cobra.Command {
 	var fl evalFlags
 	cmd := &cobra.Command{
-		Use:   "eval [--env sim|" + replaySyntax + "] [--policy SPEC,...] [flags]",
-		Short: "Compare policies on the same tasks and seeds (accuracy, tokens, actions)",
-		Long:  evalLong,
-		Example: `  mpdf eval
-  mpdf eval --policy runs/best.mpdf --tasks 200 --episodes 2
-  mpdf eval --env 'replay:debates/gsm_*.json' --policy runs/mpdf/best.mpdf --split test --json`,
+		Use:  "eval [--env sim|" + replaySyntax + "] [--policy SPEC,...] [flags]",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(cmd, &fl) },
 	}

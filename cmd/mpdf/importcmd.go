@@ -47,29 +47,7 @@ func newImportCmd() *cobra.Command {
 		critic       bool
 	)
 	cmd := &cobra.Command{
-		Use:   "import FILES... --out episodes.jsonl [--kind gsm8k|mmlu|arithmetic|math] [--layout auto|debate|agora]",
-		Short: "Convert debate transcripts into episodes",
-		Long: `Import reads debate transcripts in the layout of Du et al.'s LLM-Debate
-(a JSON object mapping each question to [agent_contexts, gold_answer, ...];
-contexts of {role, content} messages or plain strings; DyLAN's logs) or of
-LLM-Agora (a JSON array of {question, agent_response, answer}), detected or
-chosen with --layout, plain, .gz or .zst, and
-writes one episode per usable question: round 0 is every agent's recorded
-independent answer, each later round its recorded answer with action
-refine (the debate protocol). Answers are read by the task's rules (gsm:
-a number, mmlu: a letter, arithmetic: an integer, math: a LaTeX answer),
-profiles from the texts; token counts are
-estimates and confidences are missing, as the transcripts record none.
-
-The task and model come from the file name (gsm_3_2.json,
-gsm_MODEL_..._agents3_rounds3.json) unless --kind and --model say. It then
-prints, per file, the questions read, unreadable gold answers, skipped
-questions, and the unreadable share of the answers per round.
-The episodes go to a temporary file beside --out, renamed over it when
-the import succeeds: a failed import leaves --out as it was. --out must
-be a new or a regular file (not a link or a device).`,
-		Example: `  mpdf import debates/gsm_*.json --out runs/gsm.jsonl.zst
-  mpdf import run1.json --kind mmlu --model Qwen3-8B --out runs/mmlu.jsonl`,
+		Use:  "import FILES... --out episodes.jsonl [--kind gsm8k|mmlu|arithmetic|math] [--layout auto|debate|agora]",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			paths, opts, err := tf.inputs(args)

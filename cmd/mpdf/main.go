@@ -38,6 +38,7 @@ func newRoot() *cobra.Command {
 		root.AddCommand(c())
 	}
 	addRenamedFlags(root) // flagrenames.go
+	addHelp(root)         // help.go
 	return root
 }
 

@@ -25,40 +25,10 @@ type serveFlags struct {
 	maxInflight int
 }
 
-const serveLong = `Serve answers, per agent of a deliberation, persist, refine or concede,
-with the probabilities, the team answer and the concede target, for any
-stack that speaks HTTP/JSON (the Python client in python/ is one). The API
-is api/openapi.json: POST /v1/decide (one deliberation or a batch),
-GET /v1/policy, POST /v1/reload, GET /healthz, /readyz and /metrics
-(Prometheus). The server keeps no state between requests, so replicas scale
-out behind any load balancer.
-
-SIGHUP or POST /v1/reload re-reads --policy; a file that fails to load
-leaves the previous policy serving. SIGTERM or SIGINT stops accepting
-connections and lets the requests in flight finish. The first line on
-standard output is "listening on http://ADDR" (useful with --addr :0).
-
-The policy is a checkpoint (*.mpdf) or a safetensors export
-(*.safetensors) of a feature layout this build knows (mpdf-features/v1 or
-v2): requests are featurized with the layout the file records; a v2 policy
-also reads each deliberation's optional "history".
-
---critic fills the confidence of an agent given as raw "text" without a
-"confidence" with the critic's read from the text (the arithmetic check), the
-reader mpdf train --env 'replay:...,critic=on' trained on: serve a policy
-so trained with --critic, or pass the confidence in each request. The
-policy's confidence source (mpdf inspect; "confidence_source" in
-GET /v1/policy) is checked against --critic at load and reload: a mismatch
-is logged as a warning and listed in /v1/policy's "warnings", not refused.`
-
 func newServeCmd() *cobra.Command {
 	var fl serveFlags
 	cmd := &cobra.Command{
-		Use:   "serve --policy FILE [--addr HOST:PORT] [flags]",
-		Short: "Serve a learned policy over HTTP/JSON (POST /v1/decide)",
-		Long:  serveLong,
-		Example: `  mpdf serve --policy runs/mpdf/best.mpdf --addr 127.0.0.1:8080
-  curl -s localhost:8080/v1/decide -d '{"round":1,"rounds":3,"agents":[{"answer":"42","confidence":0.9},{"answer":"41"}]}'`,
+		Use:  "serve --policy FILE [--addr HOST:PORT] [flags]",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, &fl) },
 	}

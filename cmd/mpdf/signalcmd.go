@@ -34,18 +34,7 @@ func newSignalCmd() *cobra.Command {
 		critic   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "signal TRANSCRIPTS...",
-		Short: "AUC of each state feature for correctness and for 'refining now fixes the team', on replayed transcripts",
-		Long: `Signal replays transcripts with a behaviour policy (default debate: the
-recorded deliberation) and reports, for each feature of the current layout
-and each candidate new feature (answer history, margins, length and hedging
-relative to peers, stated confidence), its AUC for three targets of every
-decision: the agent's current answer is correct; refining now, rather than
-persisting, makes the team answer correct (fix); or makes a correct team
-answer wrong (break). Each on all decisions and on the contested ones (the
-team not unanimous). 0.5 is no signal. See go doc ./study/signals.`,
-		Example: `  mpdf data signal '../shared/data/debates/slm-debate/*/*.json'
-  mpdf data signal 'debates/gsm_*.json' --policy random --episodes 4 --json`,
+		Use:  "signal TRANSCRIPTS...",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// With critic: the critic's confidence as the turns' and its
@@ -90,19 +79,8 @@ func newHindsightCmd() *cobra.Command {
 		quiet   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "hindsight TRANSCRIPTS...",
-		Short: "The best joint action plan per question in hindsight: the ceiling of any per-agent policy on a replay",
-		Long: `Hindsight searches, for every question of the replayed transcripts, the
-joint plan of meta-actions (every agent, every round) that maximises
-1[team answer correct] − λ·tokens/1000, exhaustively up to
---max-exhaustive plans and by per-agent coordinate ascent beyond (a lower
-bound; the "exhaustive" column counts the questions searched exhaustively).
-It prints, per group and pooled, the accuracy and tokens per question of
-that optimum next to round-0 majority (everyone persists) and the debate
-(everyone refines), for each λ of --lambdas. The plans know the gold answer:
-this is a ceiling, not a policy. See go doc ./trainer/teacher.`,
-		Example: `  mpdf data hindsight '../shared/data/debates/slm-debate/*/*.json' --lambdas 0,0.02,0.05 --by file`,
-		Args:    cobra.MinimumNArgs(1),
+		Use:  "hindsight TRANSCRIPTS...",
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := openReplay(cmd, args, kind, quiet)
 			if err != nil {

@@ -40,38 +40,7 @@ type simulateFlags struct {
 func newSimulateCmd() *cobra.Command {
 	var fl simulateFlags
 	cmd := &cobra.Command{
-		Use:   "simulate --out FILE.jsonl[.gz|.zst] [flags]",
-		Short: "Play a policy in the built-in simulator and write the episodes",
-		Long: `Simulate plays a policy in the built-in deliberation simulator (the
-embedded default environment, no LLM needed) and writes every episode as
-JSON Lines: each agent's answer, confidence, profile, action, behaviour
-log-probability and tokens per round. The output is compressed by its
-extension (.gz or .zst) and is the same, byte for byte, for the same flags.
-The episodes go to a temporary file beside --out, renamed over it when
-the run succeeds: a failed or interrupted run leaves --out as it was.
---out must be a new or a regular file (not a link or a device).
-
-It plays --tasks tasks of the pool (0 = all), --episodes sampled episodes
-per task, each with round 0 and --rounds deliberation rounds, and ends with
-the policy's accuracy and cost over what it wrote.
-
-The simulator's coefficients are fitted to real debates. --calibrate
-GLOB[,GLOB] fits them to LLM-Debate transcripts (instead of playing) and
-prints the fit: the parameters, each statistic (round-0 accuracy, how often
-a revision fixes or breaks an answer given the peers, token lengths of right
-and wrong answers, ...) on the transcripts and on the simulator's debates of
-the same team sizes, and each feature's AUC for correctness on both;
---params-out writes the parameters as JSON. The default simulator embeds the
-fit to the shared corpus (env/sim/calibrated.json, whose "source" says
-how it was made). --signals prints each feature's AUC for correctness on the
-simulator's debate episodes (--tasks, --rounds, --seed): the signals the
-simulator plants.
-
-` + policySpecHelp,
-		Example: `  mpdf simulate --policy random --tasks 200 --episodes 4 --out runs/rollouts.jsonl.zst
-  mpdf simulate --policy runs/best.mpdf --greedy --out runs/eval.jsonl
-  mpdf simulate --calibrate '../shared/data/debates/slm-debate/*/*.json' --params-out runs/fit.json
-  mpdf simulate --signals`,
+		Use:  "simulate --out FILE.jsonl[.gz|.zst] [flags]",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, &fl) },
 	}

@@ -31,49 +31,11 @@ type studyFlags struct {
 	ablate                           string
 }
 
-const studyLong = `Study runs the experiment that checks whether a learned meta-policy beats the
-fixed protocols: K-fold cross-validation over questions (a question debated
-in several files is one unit, never on both sides), repeated over --seeds
-seeds, for each token cost λ of --lambdas. Each fold trains a policy on the
-other folds (in memory: the online run of mpdf train, shortened) and plays it
-and every heuristic baseline on its own tasks with the same episode seeds.
---fold-by model makes one fold per model instead (leave one model out: the
-policies are tested on a model they never trained on).
-
-It writes into --out:
-  results.json  one row per task × policy × seed: correct, tokens, actions
-  report.md     pooled and per-model tables: accuracy with a 95% bootstrap
-                interval resampled by question, tokens per task, action
-                shares, and for each learned policy the paired difference
-                "learned − baseline" with its interval; the hindsight oracle
-                (per task the best fixed protocol, chosen knowing the
-                answer) is a ceiling row
-  pareto.png    accuracy against tokens per task: baselines as points,
-                learned policies as a curve over λ, with the intervals
-and prints report.md (or the summary as JSON with --json). The same flags and
-data give the same bytes.
-
-On a replay the learned policies train the recipe mpdf train --env replay:
-starts from, where the flags do not say otherwise: the pivotal teacher
-over gate (--sft-labels pivotal:gate --sft-epochs 20), --features mpdf-features/v2, and
---greedy on the test side. On the simulator the defaults are those shown.
-
---out belongs to one study: one that holds files is refused before the study
-runs (--overwrite removes only a study's three files), and one process writes
-it at a time (study.lock names the holder; a lock left by a killed study is
-taken over).`
-
 func newStudyCmd() *cobra.Command {
 	fl := studyFlags{cfg: study.DefaultConfig()}
 	fl.cfg.Baselines = nil
 	cmd := &cobra.Command{
-		Use:   "study [--env sim|" + replaySyntax + "] [flags]",
-		Short: "Cross-validated comparison of learned policies with every baseline (report.md, results.json, pareto.png)",
-		Long:  studyLong,
-		Example: `  mpdf study --env 'replay:../shared/data/debates/slm-debate/*/*.json'
-  mpdf study --env 'replay:debates/*/*.json' --fold-by model --lambdas 0,0.2 --out runs/study-models
-  mpdf study --env sim --folds 5 --seeds 1 --sim-tasks 500
-  mpdf study --env sim --folds 3 --seeds 2 --sim-tasks 300 --ablate gamma --out runs/ablate-gamma`,
+		Use:  "study [--env sim|" + replaySyntax + "] [flags]",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runStudy(cmd, &fl) },
 	}

@@ -36,69 +36,12 @@ type trainFlags struct {
 	single                              bool
 }
 
-const trainLong = `Train a meta-policy in two stages (design §4): a supervised stage that clones
-labelled decisions, then SoftRankPO fine-tuning with the supervised policy
-frozen as the KL reference.
-
-With no rollouts, train runs online on the embedded simulator (or, with
---env replay:FILES, on recorded transcripts, holding out --held-out of the
-questions for the final evaluation; the spec's kind= and layout= parts say
-how to read files whose names or shapes mislead, critic=on fills the
-confidence from each answer's text, and --resume reopens the same spec): it clones the --sft-labels heuristic,
-then alternates play (current policy) → reward → update for --iterations
-iterations. With rollout files (JSONL episodes or
-decisions, .gz/.zst, globs) or a packed directory, it trains offline on them,
-using the behaviour log-probabilities they carry.
-
-Configuration: defaults < --config FILE.json < flags. The resolved config is
-printed at start and stored in every checkpoint. The defaults depend on the
-environment: on the simulator and offline they are the ones shown below; on
---env replay:FILES they are the recipe that holds on real transcripts,
-cross-validated and on held-out models: --sft-labels pivotal:gate --sft-epochs 20 --features
-mpdf-features/v2, the verdict judging the greedy policy (train says so on
-stderr; flags given still win). A teacher that cannot label the transcripts
-(no gold answer, no deliberation round) is skipped, and train says so on
-stderr and in eval.json's notes.
-
-The run directory --out belongs to one run: a fresh run refuses a directory
-that holds files (give --resume, a new --out, or --overwrite), and one
-process writes it at a time (run.lock names the holder; a lock left by a
-killed run is taken over). Its checkpoints name the run (run.json says
-which), and a checkpoint of another run found there is refused by name,
-never resumed or pruned. An offline run reads all of its input once before
---out is touched, and a fresh run that fails before its first checkpoint
-removes what it wrote. --resume continues the run in --out from its
-latest checkpoint with its stored config, data and options (--eval-tasks,
---keep, --best-metric, ...; flags given again win) and gives the same
-weights and the same metrics.jsonl as a run never interrupted. An offline
-run resumes on its own data: without rollout arguments it reads the paths
-it was started with, and other data is refused unless --allow-other-data.
-Offline data from one deterministic behaviour (every decision the same
-action, or episodes imported from transcripts by mpdf import) is refused:
-trained on, it teaches only that behaviour; train on the transcripts with
---env replay:FILES instead (--allow-single-behaviour overrides).
-SIGINT or SIGTERM stops the run at the next iteration (or chunk), or in
-the curve or the final evaluation; the last checkpoint is kept for --resume.
-
-Writes to --out: checkpoints (ckpt-*.mpdf, best.mpdf), metrics.jsonl (a
-line per RL iteration offline, per step online; --metrics-every),
-curve.png (at most 2,000 points a series) and policy.safetensors (best.mpdf's weights, its step and SHA-256
-in the metadata: for PyTorch, mpdf.torch.load), and ends with an evaluation
-table of the trained policy against the heuristic baselines (online mode), then
-a verdict: the learned policy (greedy on a replay) against majority, debate,
-gate, until-consensus (and threshold where agents state a confidence) with
-paired 95% intervals by task, the points on the accuracy–tokens frontier
-marked, and one sentence on what to use. eval.json holds the same (results,
-verdict, notes).`
-
 func newTrainCmd() *cobra.Command {
 	cfg := trainer.DefaultConfig()
 	var fl trainFlags
 	cmd := &cobra.Command{
-		Use:   "train [rollouts...]",
-		Short: "Train a meta-policy: supervised bootstrap, then SoftRankPO fine-tuning",
-		Long:  trainLong,
-		RunE:  func(cmd *cobra.Command, args []string) error { return runTrain(cmd, &fl, args) },
+		Use:  "train [rollouts...]",
+		RunE: func(cmd *cobra.Command, args []string) error { return runTrain(cmd, &fl, args) },
 	}
 	bindConfig(cmd.Flags(), &cfg)
 	fl.add(cmd)

@@ -24,34 +24,10 @@ type viewFlags struct {
 	maxBytes int
 }
 
-var viewLong = fmt.Sprintf(`View writes one self-contained HTML page (no network, nothing to install:
-open it in any browser, or mail it) to browse deliberations: per question
-the question and gold answer; per round and agent the answer, the action
-with the probability the policy gave it, the confidence (or "missing")
-and where it comes from, the tokens and the text on demand; the team
-answer per round, right or wrong;
-the policies side by side on the same question. Above the questions, each
-policy's accuracy, interval, tokens per task and action shares, the
-figures mpdf eval prints. The lists filter to the questions where the
-policies disagree, or where policy A won or lost against policy B, by
-source or task, and sort by tokens.
-
-The page shows either the episodes of files (collected, simulated or
-imported; one column per policy named in the episodes), or policies played
-on an environment exactly as mpdf eval plays them (same flags, defaults,
-tasks and seeds: --env, --policy, --split, ...).
-
-Texts longer than %d bytes are cut, marked "… [cut: N of M bytes shown]".
-A page over --max-bytes is not written: show fewer questions with --tasks N.`, view.MaxTextBytes)
-
 func newViewCmd() *cobra.Command {
 	var fl viewFlags
 	cmd := &cobra.Command{
-		Use:   "view [EPISODES...] [--env sim|" + replaySyntax + " --policy SPEC,...] --out FILE.html",
-		Short: "Write deliberations and policies' decisions as one self-contained HTML page",
-		Long:  viewLong,
-		Example: `  mpdf view runs/episodes.jsonl --out runs/view.html
-  mpdf view --env 'replay:debates/gsm_*.json' --policy runs/mpdf/best.mpdf,gate,majority --tasks 200 --out runs/view.html`,
+		Use:  "view [EPISODES...] [--env sim|" + replaySyntax + " --policy SPEC,...] --out FILE.html",
 		RunE: func(cmd *cobra.Command, args []string) error { return runView(cmd, &fl, args) },
 	}
 	fl.add(cmd)
