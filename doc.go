@@ -25,7 +25,7 @@
 //	data/corpus       what a set of transcripts holds: the corpus table, the persist and debate baselines
 //	env               the environment interface, the episode runner, evaluation and verdict
 //	env/sim           the calibrated simulator: the default environment, its parameters and their fit
-//	env/replay        recorded transcripts replayed as an environment; an --env spec (sim or replay) opened
+//	env/replay        recorded transcripts replayed as an environment; an --env spec (sim or replay) opened, an evaluation set up
 //	env/llm           live deliberations through an OpenAI-compatible chat-completions backend
 //	trainer           advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops
 //	trainer/run       a training run: stages, checkpoints and resume, run directory, metrics log, curve

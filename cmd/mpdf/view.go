@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/outfile"
 	"github.com/mpdf/mpdf/view"
 )
 
@@ -45,62 +42,43 @@ func (fl *viewFlags) add(cmd *cobra.Command) {
 
 // runView reads or plays the episodes and writes the page.
 func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
+	c := fl.cfg
 	if fl.out == "" {
 		return fmt.Errorf("--out is required: the HTML file to write")
 	}
-	if fl.tasks < 0 || fl.episodes < 1 || fl.rounds < 0 || fl.workers < 0 || fl.maxBytes < 1 {
+	if c.Tasks < 0 || fl.episodes < 1 || c.Rounds < 0 || fl.workers < 0 || fl.maxBytes < 1 {
 		return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d, --max-bytes %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 0, workers ≥ 0, max-bytes ≥ 1",
-			fl.tasks, fl.episodes, fl.rounds, fl.workers, fl.maxBytes)
+			c.Tasks, fl.episodes, c.Rounds, fl.workers, fl.maxBytes)
 	}
-	played := cmd.Flags().Changed("env") || len(fl.policies) > 0
+	played := cmd.Flags().Changed("env") || len(c.Policies) > 0
+	o := view.Options{MaxBytes: fl.maxBytes}
 	var runs []view.Run
-	var title, confidence string
 	switch {
 	case len(args) > 0 && played:
 		return fmt.Errorf("give episode files or --env/--policy to play, not both")
 	case len(args) > 0:
-		eps, err := view.Read(args, fl.tasks)
+		eps, err := view.Read(args, c.Tasks)
 		if err != nil {
 			return err
 		}
-		runs, title = view.Group(eps), fmt.Sprintf("%d episodes", len(eps))
+		runs, o.Title = view.Group(eps), fmt.Sprintf("%d episodes", len(eps))
 	case !played:
 		return fmt.Errorf("nothing to show: give episode files, or --env and --policy to play")
 	default:
-		e, pols, list, err := fl.open(cmd)
+		ev, err := fl.open(cmd)
 		if err != nil {
 			return err
 		}
-		if runs, err = fl.playAll(e, pols, list); err != nil {
+		err = fl.each(ev, "view", func(p metapolicy.Policy, opts env.RunOptions) error {
+			rs, err := view.Play(ev.Env, []metapolicy.Policy{p}, opts)
+			runs = append(runs, rs...)
+			return err
+		})
+		if err != nil {
 			return err
 		}
-		title = fmt.Sprintf("%s: %d tasks × %d episodes, %d rounds, seed %d", replay.Title(e), len(list), fl.episodes, fl.rounds, fl.seed)
-		if r, ok := e.(*replay.Env); ok {
-			confidence = "none (the transcripts record none; critic=on in --env reads one from each text)"
-			if r.Critic() {
-				confidence = "the text critic's read of each answer"
-			}
-		}
+		o.Title = fmt.Sprintf("%s: %d tasks × %d episodes, %d rounds, seed %d", replay.Title(ev.Env), len(ev.List), fl.episodes, ev.Rounds, fl.seed)
+		o.Confidence = ev.ConfidenceSource()
 	}
-	// Rendered first, so that a page over budget is refused before the
-	// file is touched, with the budget's own message.
-	var page bytes.Buffer
-	if err := view.Write(&page, runs, view.Options{Title: title, MaxBytes: fl.maxBytes, Confidence: confidence}); err != nil {
-		return err
-	}
-	return outfile.WriteFile(fl.out, func(w io.Writer) error {
-		_, err := w.Write(page.Bytes())
-		return err
-	})
-}
-
-// playAll plays each policy as evalFlags.play does, keeping the episodes.
-func (fl *viewFlags) playAll(e env.Env, pols []resolvedPolicy, list []int) ([]view.Run, error) {
-	var runs []view.Run
-	err := fl.each(pols, list, "view", func(p metapolicy.Policy, opts env.RunOptions) error {
-		rs, err := view.Play(e, []metapolicy.Policy{p}, opts)
-		runs = append(runs, rs...)
-		return err
-	})
-	return runs, err
+	return view.WriteFile(fl.out, runs, o)
 }
