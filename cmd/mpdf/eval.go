@@ -120,3 +120,9 @@ func (fl *evalFlags) each(ev *replay.Evaluation, label string, play func(metapol
 	_ = bar.Finish()
 	return nil
 }
+
+// lazyBar makes progress bars for work whose total its callee knows
+// (progress.Lazy), none when quiet.
+func lazyBar(quiet bool) func(label string) (func(done, total int), func()) {
+	return func(label string) (func(done, total int), func()) { return progress.Lazy(label, quiet) }
+}

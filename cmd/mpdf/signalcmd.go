@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/replay"
-	"github.com/mpdf/mpdf/internal/progress"
 	"github.com/mpdf/mpdf/study/signals"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
@@ -16,11 +14,7 @@ import (
 // openReplay loads transcript files (globs allowed) as a replay, with its
 // readability reports on cmd's stderr unless quiet.
 func openReplay(cmd *cobra.Command, args []string, kind transcript.Task, quiet bool, opts ...replay.Option) (*replay.Env, error) {
-	var log io.Writer
-	if !quiet {
-		log = cmd.ErrOrStderr()
-	}
-	return replay.Open(replay.Spec{Globs: args, Options: transcript.Options{Task: kind}}, log, opts...)
+	return replay.Open(replay.Spec{Globs: args, Options: transcript.Options{Task: kind}}, logUnless(quiet, cmd.ErrOrStderr()), opts...)
 }
 
 func newSignalCmd() *cobra.Command {
@@ -90,7 +84,8 @@ func newHindsightCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("--by %w", err)
 			}
-			all, err := searchLambdas(cmd, e, lambdas, teacher.Config{Rounds: e.Rounds(), MaxExhaustive: maxExh}, workers, group, quiet)
+			all, err := teacher.SearchLambdas(e, lambdas, teacher.CeilingOptions{Config: teacher.Config{Rounds: e.Rounds(), MaxExhaustive: maxExh},
+				Workers: workers, Group: group, Progress: lazyBar(quiet), Log: logUnless(quiet, cmd.ErrOrStderr())})
 			if err != nil {
 				return err
 			}
@@ -109,32 +104,4 @@ func newHindsightCmd() *cobra.Command {
 	f.BoolVar(&asJSON, "json", false, "print the summaries as JSON")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no readability report, no progress bar")
 	return cmd
-}
-
-// searchLambdas summarises the hindsight optimum of every task of e under
-// each token cost of ls, with a progress bar per cost.
-func searchLambdas(cmd *cobra.Command, e *replay.Env, ls []float64, cfg teacher.Config, workers int, group func(int) string, quiet bool) ([]teacher.Summary, error) {
-	tasks := make([]int, e.NumTasks())
-	for i := range tasks {
-		tasks[i] = i
-	}
-	var all []teacher.Summary
-	for _, l := range ls {
-		cfg.Lambda = l
-		bar := progress.New(len(tasks), fmt.Sprintf("λ=%g", l), quiet)
-		res, noGold, err := teacher.SearchTasks(e, tasks, cfg, workers, bar.Func(0))
-		bar.Finish()
-		if err != nil {
-			return nil, err
-		}
-		if noGold > 0 && !quiet {
-			fmt.Fprintf(cmd.ErrOrStderr(), "%d questions without a gold answer skipped\n", noGold)
-		}
-		ss, err := teacher.Summarize(e, res, l, 0, group)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, ss...)
-	}
-	return all, nil
 }
