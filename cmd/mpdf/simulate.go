@@ -11,6 +11,7 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/env/sim/calibrate"
+	"github.com/mpdf/mpdf/internal/progress"
 )
 
 func init() { register(newSimulateCmd) }
@@ -106,41 +107,22 @@ func runSimulate(cmd *cobra.Command, fl *simulateFlags) error {
 	return playSimulator(cmd, fl, sim, pol)
 }
 
-// playSimulator writes the episodes of pol in sim to --out.
+// playSimulator writes the episodes of pol in sim to --out (env.Record).
 func playSimulator(cmd *cobra.Command, fl *simulateFlags, sim *sim.Simulator, pol resolvedPolicy) error {
 	n := fl.tasks
 	if n == 0 {
 		n = sim.NumTasks()
 	}
-	w, err := data.Create(fl.out)
-	if err != nil {
-		return err
-	}
-	w.SetMaxLineBytes(fl.maxLine)
-	written, result, err := record(sim, pol, env.RunOptions{
+	bar := progress.New(n*fl.episodes, "simulate", fl.quiet)
+	rec, err := env.Record(sim, pol, env.RunOptions{
 		NumTasks: fl.tasks, Episodes: fl.episodes, Rounds: fl.rounds, Seed: fl.seed,
-		Greedy: fl.greedy && pol.Learned, Workers: fl.workers,
-	}, w, "simulate", n*fl.episodes, fl.quiet, false, nil, nil)
+		Greedy: fl.greedy && pol.Learned, Workers: fl.workers, Progress: bar.Func(0),
+	}, fl.out, fl.maxLine)
+	_ = bar.Finish()
 	if err != nil {
-		w.Abort() // out is left as it was
 		return err
 	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	res := env.Results{result}
-	o := cmd.OutOrStdout()
-	if fl.asJSON {
-		return printJSON(o, struct {
-			Out      string      `json:"out"`
-			Episodes int64       `json:"episodes"`
-			Rounds   int         `json:"rounds"`
-			Results  env.Results `json:"results"`
-		}{fl.out, written, fl.rounds, res})
-	}
-	fmt.Fprintf(o, "wrote %d episodes (%d tasks × %d episodes, %d rounds, policy %s) to %s\n",
-		written, n, fl.episodes, fl.rounds, pol.Name(), fl.out)
-	return res.WriteTable(o)
+	return output(cmd, fl.asJSON, rec)
 }
 
 // runCalibrate fits the simulator to transcripts and prints the fit.
