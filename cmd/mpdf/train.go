@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -18,7 +16,6 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
-	"github.com/mpdf/mpdf/internal/progress"
 	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/run"
 	"github.com/mpdf/mpdf/trainer/teacher"
@@ -91,11 +88,11 @@ func runTrain(cmd *cobra.Command, fl *trainFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := &trainPrinter{stdout: cmd.OutOrStdout(), quiet: fl.quiet}
+	p := run.NewPrinter(cmd.OutOrStdout(), fl.quiet)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := run.Train(ctx, rc, p.hooks(cmd.ErrOrStderr()))
-	p.endBar(err == nil)
+	res, err := run.Train(ctx, rc, p.Hooks(cmd.ErrOrStderr()))
+	p.End(err == nil)
 	switch {
 	case errors.Is(err, run.ErrNotEmpty):
 		return fmt.Errorf("--out: %w: --resume continues that run, a new --out starts another, --overwrite replaces it", err)
@@ -274,56 +271,4 @@ func trainEnvs(stdout, stderr io.Writer, fl *trainFlags, c *trainer.Config) (tra
 	}
 	fmt.Fprintf(stdout, "replay: %d questions for training, %d held out\n", train.NumTasks(), held.NumTasks())
 	return train, held, nil
-}
-
-// trainPrinter prints a run's progress and summaries.
-type trainPrinter struct {
-	stdout io.Writer
-	quiet  bool
-	bar    *progress.Bar
-	stage  string
-}
-
-// hooks are the run's hooks that print, with its log on stderr (no
-// times: a log compared run to run).
-func (p *trainPrinter) hooks(stderr io.Writer) run.Hooks {
-	logOpts := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-		if a.Key == slog.TimeKey {
-			return slog.Attr{}
-		}
-		return a
-	}}
-	return run.Hooks{Logger: slog.New(slog.NewTextHandler(stderr, logOpts)), Start: p.start, Progress: p.progress, SFT: p.sft}
-}
-
-func (p *trainPrinter) start(s run.Start) {
-	resolved, _ := json.MarshalIndent(s.Config, "", "  ")
-	fmt.Fprintf(p.stdout, "mpdf train: resolved config\n%s\n", resolved)
-}
-
-func (p *trainPrinter) progress(g run.Progress) {
-	if g.Stage != p.stage {
-		p.endBar(true)
-		p.stage, p.bar = g.Stage, progress.New(g.Total, g.Stage, p.quiet)
-	}
-	p.bar.Describe(g.Desc)
-	p.bar.Set(g.Done)
-}
-
-// endBar finishes the current bar, or leaves it where it stands.
-func (p *trainPrinter) endBar(ok bool) {
-	if p.bar == nil {
-		return
-	}
-	if ok {
-		p.bar.Finish()
-	} else {
-		p.bar.Exit()
-	}
-	p.bar, p.stage = nil, ""
-}
-
-func (p *trainPrinter) sft(r run.SFTResult) {
-	p.endBar(true)
-	_ = r.WriteText(p.stdout)
 }
