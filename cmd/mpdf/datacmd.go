@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -176,7 +175,14 @@ func newStatsCmd() *cobra.Command {
 		Use:  "stats FILES...|DIR",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := readStats(cmd, args, &rf, maxLine)
+			cfg, err := rf.config()
+			if err == nil {
+				err = checkMaxLine(maxLine)
+			}
+			if err != nil {
+				return err
+			}
+			st, err := data.ReadStats(args, cfg, rf.changed(cmd), maxLine)
 			if err != nil {
 				return err
 			}
@@ -187,31 +193,4 @@ func newStatsCmd() *cobra.Command {
 	addMaxLineFlag(cmd, &maxLine)
 	rf.add(cmd)
 	return cmd
-}
-
-// readStats summarises the pack or the rollout files args name.
-func readStats(cmd *cobra.Command, args []string, rf *rewardFlags, maxLine int) (*data.Stats, error) {
-	if fi, err := os.Stat(args[0]); err == nil && fi.IsDir() {
-		if len(args) > 1 {
-			return nil, fmt.Errorf("%s is a pack directory: give it alone", args[0])
-		}
-		if rf.changed(cmd) {
-			return nil, fmt.Errorf("%s is a pack: its rewards were fixed when packed (see its %s); drop the reward flags",
-				args[0], data.ManifestName)
-		}
-		return data.PackStats(args[0])
-	}
-	cfg, err := rf.config()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkMaxLine(maxLine); err != nil {
-		return nil, err
-	}
-	r, err := data.Open(args, data.ReaderOptions{Skip: true, KeepErrors: -1, MaxLineBytes: maxLine})
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return data.CollectStats(r, cfg)
 }

@@ -39,6 +39,7 @@ func newRoot() *cobra.Command {
 	}
 	addRenamedFlags(root) // flagrenames.go
 	addHelp(root)         // help.go
+	addFlagWords(root)    // flagwords.go
 	return root
 }
 
