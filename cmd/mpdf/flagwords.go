@@ -2,48 +2,55 @@ package main
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/trainer/run"
 )
 
 // A flagWord is a library error that a flag answers: the library says
 // what is wrong in its own words, the command line adds what to give.
 type flagWord struct {
-	err  error  // the library's sentinel (errors.Is)
-	hint string // appended to the message after "; "
+	cmd    string // the command whose errors it words ("mpdf train"), or "" for all
+	err    error  // the library's sentinel (errors.Is)
+	format string // the message, from the library's (%s)
 }
 
 // flagWords are the one place where library errors become flag words.
 var flagWords = []flagWord{
-	{data.ErrPackReward, "drop the reward flags"},
+	{"", data.ErrPackReward, "%s; drop the reward flags"},
+	{"mpdf train", run.ErrNotEmpty, "--out: %s: --resume continues that run, a new --out starts another, --overwrite replaces it"},
+	{"mpdf study", study.ErrNotEmpty, "--out: %s: give a new --out, or --overwrite to replace that study's files"},
 }
 
-// inFlagWords adds to err the hint of the first flagWord it is.
-func inFlagWords(err error) error {
+// inFlagWords words err, an error of the command path, as the first
+// flagWord it is says.
+func inFlagWords(path string, err error) error {
 	for _, w := range flagWords {
-		if errors.Is(err, w.err) {
-			return &hinted{err, w.hint}
+		if (w.cmd == "" || w.cmd == path) && errors.Is(err, w.err) {
+			return &worded{err, w.format}
 		}
 	}
 	return err
 }
 
-// hinted is an error with a flag's hint after it; it is still the error
-// it was (errors.Is, errors.As, an exitError's code).
-type hinted struct {
+// worded is an error in flag words; it is still the error it was
+// (errors.Is, errors.As, an exitError's code).
+type worded struct {
 	error
-	hint string
+	format string
 }
 
-func (h *hinted) Error() string { return h.error.Error() + "; " + h.hint }
-func (h *hinted) Unwrap() error { return h.error }
+func (w *worded) Error() string { return fmt.Sprintf(w.format, w.error.Error()) }
+func (w *worded) Unwrap() error { return w.error }
 
 // addFlagWords puts every command's errors in flag words.
 func addFlagWords(c *cobra.Command) {
 	if run := c.RunE; run != nil {
-		c.RunE = func(cmd *cobra.Command, args []string) error { return inFlagWords(run(cmd, args)) }
+		c.RunE = func(cmd *cobra.Command, args []string) error { return inFlagWords(cmd.CommandPath(), run(cmd, args)) }
 	}
 	for _, s := range c.Commands() {
 		addFlagWords(s)

@@ -97,9 +97,6 @@ func runStudy(cmd *cobra.Command, fl *studyFlags) error {
 		}
 	}
 	dir, err := study.OpenDir(fl.out, fl.overwrite)
-	if errors.Is(err, study.ErrNotEmpty) {
-		return fmt.Errorf("--out: %w: give a new --out, or --overwrite to replace that study's files", err)
-	}
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -93,10 +92,7 @@ func runTrain(cmd *cobra.Command, fl *trainFlags, args []string) error {
 	defer stop()
 	res, err := run.Train(ctx, rc, p.Hooks(cmd.ErrOrStderr()))
 	p.End(err == nil)
-	switch {
-	case errors.Is(err, run.ErrNotEmpty):
-		return fmt.Errorf("--out: %w: --resume continues that run, a new --out starts another, --overwrite replaces it", err)
-	case err != nil:
+	if err != nil {
 		return err
 	}
 	return res.WriteText(cmd.OutOrStdout(), fl.out, fl.set.Env, rc.Train.Seed)
