@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env/llm"
 	"github.com/mpdf/mpdf/study"
 	"github.com/mpdf/mpdf/trainer/run"
 )
@@ -22,16 +23,23 @@ type flagWord struct {
 // flagWords are the one place where library errors become flag words.
 var flagWords = []flagWord{
 	{"", data.ErrPackReward, "%s; drop the reward flags"},
+	{"", llm.ErrResume, "--resume: %s"},
+	{"", llm.ErrExists, "%s: --resume continues its collection, --overwrite replaces it"},
+	{"", llm.ErrForeign, "%s: resume with the first run's flags, or give another --out"},
+	{"", llm.ErrShardOutput, "%s: resume it with the same --shard"},
+	{"", llm.ErrNotShard, "%s: it was not collected with --shard"},
+	{"", llm.ErrOtherShard, "%s: resume with the first run's --shard"},
 	{"mpdf train", run.ErrNotEmpty, "--out: %s: --resume continues that run, a new --out starts another, --overwrite replaces it"},
 	{"mpdf study", study.ErrNotEmpty, "--out: %s: give a new --out, or --overwrite to replace that study's files"},
 }
 
-// inFlagWords words err, an error of the command path, as the first
-// flagWord it is says.
+// inFlagWords words err, an error of the command path, as each flagWord
+// it is says, in the table's order: a hint after the message is the
+// library's innermost error's, which ends the message.
 func inFlagWords(path string, err error) error {
 	for _, w := range flagWords {
 		if (w.cmd == "" || w.cmd == path) && errors.Is(err, w.err) {
-			return &worded{err, w.format}
+			err = &worded{err, w.format}
 		}
 	}
 	return err
