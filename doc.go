@@ -10,6 +10,7 @@
 // The layers, bottom up (generated from the table in imports_test.go):
 //
 //	internal/testenv  what tests need beyond Go (PyTorch oracle, shared transcripts): skip locally, fail under CI
+//	internal/errmark  an error marked with a sentinel, its message unchanged: a library's errors a caller words
 //	internal/progress progress of long work on stderr: a bar on a terminal, plain lines elsewhere
 //	internal/jsonscan the byte-level JSON scanner of the two fast paths (data's decision lines, serve's requests)
 //	nn                MLP parameters, Adam, fast batched CPU kernels of the update step

@@ -30,6 +30,7 @@ type layer struct {
 var layers = []layer{
 	{".", "the module's doc; the architecture test and the update-step benchmarks", nil},
 	{"internal/testenv", "what tests need beyond Go (PyTorch oracle, shared transcripts): skip locally, fail under CI", nil},
+	{"internal/errmark", "an error marked with a sentinel, its message unchanged: a library's errors a caller words", nil},
 	{"internal/progress", "progress of long work on stderr: a bar on a terminal, plain lines elsewhere", nil},
 	{"internal/jsonscan", "the byte-level JSON scanner of the two fast paths (data's decision lines, serve's requests)", nil},
 	{"nn", "MLP parameters, Adam, fast batched CPU kernels of the update step", nil},
@@ -45,8 +46,8 @@ var layers = []layer{
 	{"data/corpus", "what a set of transcripts holds: the corpus table, the persist and debate baselines", []string{"data/transcript", "metapolicy"}},
 	{"env", "the environment interface, the episode runner, evaluation and verdict", []string{"data", "metapolicy", "stats"}},
 	{"env/sim", "the calibrated simulator: the default environment, its parameters and their fit", []string{"data", "env", "metapolicy"}},
-	{"env/replay", "recorded transcripts replayed as an environment; an --env spec (sim or replay) opened, an evaluation set up", []string{"checkpoints", "data", "data/transcript", "env", "env/sim", "metapolicy"}},
-	{"env/llm", "live deliberations through an OpenAI-compatible chat-completions backend", []string{"answer", "data", "env", "internal/jsonscan", "metapolicy", "outfile"}},
+	{"env/replay", "recorded transcripts replayed as an environment; an --env spec (sim or replay) opened, an evaluation set up", []string{"checkpoints", "data", "data/transcript", "env", "env/sim", "internal/errmark", "metapolicy"}},
+	{"env/llm", "live deliberations through an OpenAI-compatible chat-completions backend", []string{"answer", "data", "env", "internal/errmark", "internal/jsonscan", "metapolicy", "outfile"}},
 	{"trainer", "advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops", []string{"data", "env", "metapolicy", "nn"}},
 	{"trainer/run", "a training run: stages, checkpoints and resume, run directory, metrics log, curve", []string{"autodiff", "checkpoints", "data", "env", "internal/progress", "metapolicy", "nn", "outfile", "plots", "trainer"}},
 	{"trainer/teacher", "hindsight search of the best joint plan per task; hindsight and pivotal labels", []string{"data", "env", "metapolicy", "trainer", "trainer/run"}},

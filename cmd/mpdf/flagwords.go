@@ -8,6 +8,7 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env/llm"
+	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/study"
 	"github.com/mpdf/mpdf/trainer/run"
 )
@@ -24,6 +25,10 @@ type flagWord struct {
 var flagWords = []flagWord{
 	{"", data.ErrPackReward, "%s; drop the reward flags"},
 	{"", llm.ErrResume, "--resume: %s"},
+	{"", replay.ErrTasks, "--tasks %s"},
+	{"", replay.ErrSplit, "--split: %s"},
+	{"", replay.ErrEmptySide, "%s: check --held-out"},
+	{"", replay.ErrHeldOut, "--held-out: %s"},
 	{"", llm.ErrExists, "%s: --resume continues its collection, --overwrite replaces it"},
 	{"", llm.ErrForeign, "%s: resume with the first run's flags, or give another --out"},
 	{"", llm.ErrShardOutput, "%s: resume it with the same --shard"},

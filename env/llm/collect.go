@@ -10,6 +10,7 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/outfile"
 )
@@ -216,7 +217,7 @@ func (p *collectPlan) open(cfg CollectConfig) (*data.Writer, data.Continued, err
 	}
 	w, c, err := data.Continue(out, data.ReaderOptions{MaxLineBytes: cfg.MaxLineBytes}, p.keep(p.want()))
 	if err != nil {
-		return nil, c, marked{err, ErrResume}
+		return nil, c, errmark.Mark(err, ErrResume)
 	}
 	if c.Torn != nil && cfg.Log != nil {
 		fmt.Fprintf(cfg.Log, "collect: dropped the torn last record of %s (%s)\n", out, c.Torn)
@@ -244,8 +245,8 @@ func (p *collectPlan) keep(want map[string]bool) func(data.Record) error {
 		case ep == nil:
 			return errors.New("a decision record: not a collection's output")
 		case !want[ep.ID]:
-			return marked{fmt.Errorf("episode %q is not one of this collection's (policy %s, seed %d, %d tasks × %d episodes)",
-				ep.ID, p.policy, p.seed, len(p.play), p.episodes), ErrForeign}
+			return errmark.Mark(fmt.Errorf("episode %q is not one of this collection's (policy %s, seed %d, %d tasks × %d episodes)",
+				ep.ID, p.policy, p.seed, len(p.play), p.episodes), ErrForeign)
 		case p.done[ep.ID]:
 			return fmt.Errorf("episode %q appears twice", ep.ID)
 		case ep.Source != p.source:

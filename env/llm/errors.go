@@ -70,13 +70,3 @@ var (
 	// ErrOtherShard: Out is another shard's.
 	ErrOtherShard = errors.New("another shard's output")
 )
-
-// marked is err, which errors.Is also takes for mark: a library error
-// whose message stays its own.
-type marked struct {
-	error
-	mark error
-}
-
-func (m marked) Is(target error) bool { return target == m.mark }
-func (m marked) Unwrap() error        { return m.error }

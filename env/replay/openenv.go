@@ -10,6 +10,7 @@ import (
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/internal/errmark"
 )
 
 // Syntax is the replay form of an environment spec, for help texts and
@@ -99,7 +100,7 @@ func OpenSplit(spec string, c EnvConfig, heldOut float64, splitSeed uint64) (tra
 	}
 	trainIdx, testIdx, err := re.Split(heldOut, splitSeed)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("--held-out: %w", err)
+		return nil, nil, 0, errmark.Mark(err, ErrHeldOut)
 	}
 	tr, err := re.Subset(trainIdx)
 	if err != nil {
@@ -137,13 +138,13 @@ func Tasks(e env.Env, side string, heldOut float64, seed uint64, n int) ([]int, 
 		if side != "" && side != "all" {
 			what = "the " + side + " side has"
 		}
-		return nil, fmt.Errorf("--tasks %d: %s %d tasks", n, what, len(list))
+		return nil, errmark.Mark(fmt.Errorf("%d: %s %d tasks", n, what, len(list)), ErrTasks)
 	}
 	if n > 0 {
 		list = list[:n]
 	}
 	if len(list) == 0 {
-		return nil, fmt.Errorf("no task to play (the %s side is empty: check --held-out)", side)
+		return nil, errmark.Mark(fmt.Errorf("no task to play (the %s side is empty)", side), ErrEmptySide)
 	}
 	return list, nil
 }
@@ -165,7 +166,7 @@ func sideOf(e env.Env, side string, heldOut float64, seed uint64) ([]int, error)
 		train, test, err = Split(e.NumTasks(), heldOut, seed)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--split: %w", err)
+		return nil, errmark.Mark(err, ErrSplit)
 	}
 	switch side {
 	case "train":
@@ -173,7 +174,7 @@ func sideOf(e env.Env, side string, heldOut float64, seed uint64) ([]int, error)
 	case "test":
 		return test, nil
 	}
-	return nil, fmt.Errorf("--split %q: want train or test (or all)", side)
+	return nil, errmark.Mark(fmt.Errorf("%q: want train or test (or all)", side), ErrSplit)
 }
 
 // Title names e in a report's heading: its Name, or for a replay of
