@@ -56,13 +56,9 @@ type Dir struct{ d *outfile.Dir }
 // refused with an error wrapping ErrNotEmpty, unless overwrite, which
 // removes only the files a study writes. Close releases it.
 func OpenDir(dir string, overwrite bool) (*Dir, error) {
-	d, err := outfile.OpenDir(dir, LockName)
-	var held *outfile.HeldError
-	if errors.As(err, &held) {
-		return nil, fmt.Errorf("study: %s: %w by %s (one study writes a directory at a time; wait for it, or give another --out)", dir, ErrLocked, held.Holder)
-	}
+	d, err := outfile.OpenOwnedDir(dir, LockName, "study", ErrLocked)
 	if err != nil {
-		return nil, fmt.Errorf("study: %w", err)
+		return nil, err
 	}
 	if err := d.Fresh(overwrite, isStudyFile); err != nil {
 		d.Abandon()

@@ -35,6 +35,8 @@ var flagWords = []flagWord{
 	{"", llm.ErrNotShard, "%s: it was not collected with --shard"},
 	{"", llm.ErrOtherShard, "%s: resume with the first run's --shard"},
 	{"mpdf train", run.ErrNotEmpty, "--out: %s: --resume continues that run, a new --out starts another, --overwrite replaces it"},
+	{"mpdf train", run.ErrLocked, "%s, or give another --out"},
+	{"mpdf study", study.ErrLocked, "%s, or give another --out"},
 	{"mpdf study", study.ErrNotEmpty, "--out: %s: give a new --out, or --overwrite to replace that study's files"},
 }
 

@@ -2,8 +2,6 @@ package calibrate
 
 import (
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/sim"
@@ -51,16 +49,7 @@ func Transcripts(paths []string, topts transcript.Options, opts Options) (*Calib
 	}
 	c, err := FromStats(&stats, &sig, opts)
 	if err != nil {
-		return nil, reps, fmt.Errorf("replay: calibrate on %s: %w", strings.Join(bases(paths), ", "), err)
+		return nil, reps, fmt.Errorf("replay: calibrate on %s: %w", transcript.Names(paths), err)
 	}
 	return c, reps, nil
-}
-
-// bases returns the paths' file names, for messages.
-func bases(paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = filepath.Base(p)
-	}
-	return out
 }
