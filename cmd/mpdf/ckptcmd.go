@@ -15,20 +15,16 @@ func init() {
 
 func newInspectCmd() *cobra.Command {
 	var asJSON bool
-	cmd := &cobra.Command{
-		Use:  "inspect CKPT [--json]",
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := checkpoints.Inspect(args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), d)
-			}
-			return d.WriteText(cmd.OutOrStdout())
-		},
-	}
+	cmd := command("inspect CKPT [--json]", cobra.ExactArgs(1), func(cmd *cobra.Command, args []string) error {
+		d, err := checkpoints.Inspect(args[0])
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return printJSON(cmd.OutOrStdout(), d)
+		}
+		return d.WriteText(cmd.OutOrStdout())
+	})
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the header as JSON")
 	return cmd
 }
@@ -38,23 +34,19 @@ func newExportCmd() *cobra.Command {
 		out       string
 		reference bool
 	)
-	cmd := &cobra.Command{
-		Use:  "export CKPT --safetensors OUT [--reference]",
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ck, net, err := checkpoints.Export(args[0], out, reference)
-			if err != nil {
-				return err
-			}
-			which := "policy"
-			if reference {
-				which = "reference"
-			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s weights of %s at step %d (%s, feature version %s)\n",
-				out, which, args[0], ck.Header.Step, checkpoints.DescribeNet(net), ck.Header.FeatureVersion)
+	cmd := command("export CKPT --safetensors OUT [--reference]", cobra.ExactArgs(1), func(cmd *cobra.Command, args []string) error {
+		ck, net, err := checkpoints.Export(args[0], out, reference)
+		if err != nil {
 			return err
-		},
-	}
+		}
+		which := "policy"
+		if reference {
+			which = "reference"
+		}
+		_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s weights of %s at step %d (%s, feature version %s)\n",
+			out, which, args[0], ck.Header.Step, checkpoints.DescribeNet(net), ck.Header.FeatureVersion)
+		return err
+	})
 	cmd.Flags().StringVar(&out, "safetensors", "", "output safetensors file (required)")
 	cmd.Flags().BoolVar(&reference, "reference", false, "export the frozen reference policy instead of the trained one")
 	_ = cmd.MarkFlagRequired("safetensors")

@@ -35,11 +35,7 @@ type collectFlags struct {
 
 func newCollectCmd() *cobra.Command {
 	var fl collectFlags
-	cmd := &cobra.Command{
-		Use:  "collect --base-url URL --model NAME --tasks-file FILE.jsonl --policy SPEC --out runs/episodes.jsonl [flags]",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runCollect(cmd, &fl) },
-	}
+	cmd := command("collect --base-url URL --model NAME --tasks-file FILE.jsonl --policy SPEC --out runs/episodes.jsonl [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runCollect(cmd, &fl) })
 	fl.add(cmd)
 	return cmd
 }

@@ -11,24 +11,20 @@ func newCorpusCmd() *cobra.Command {
 		tf     transcriptFlags
 		asJSON bool
 	)
-	cmd := &cobra.Command{
-		Use:  "corpus TRANSCRIPTS... [--json]",
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			paths, opts, err := tf.inputs(args)
-			if err != nil {
-				return err
-			}
-			c, err := corpus.Read(paths, opts)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), c)
-			}
-			return corpus.Write(cmd.OutOrStdout(), c)
-		},
-	}
+	cmd := command("corpus TRANSCRIPTS... [--json]", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		paths, opts, err := tf.inputs(args)
+		if err != nil {
+			return err
+		}
+		c, err := corpus.Read(paths, opts)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return printJSON(cmd.OutOrStdout(), c)
+		}
+		return corpus.Write(cmd.OutOrStdout(), c)
+	})
 	f := cmd.Flags()
 	tf.add(f)
 	f.BoolVar(&asJSON, "json", false, "print the table as JSON")

@@ -54,29 +54,25 @@ func newValidateCmd() *cobra.Command {
 		maxShown, width, maxLine int
 		asJSON                   bool
 	)
-	cmd := &cobra.Command{
-		Use:  "validate FILES...",
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if maxShown < 0 {
-				return fmt.Errorf("--max-errors %d: want ≥ 0 (0 lists none; all are counted)", maxShown)
-			}
-			if width < 0 {
-				return fmt.Errorf("--feature-width %d: want ≥ 0", width)
-			}
-			if err := checkMaxLine(maxLine); err != nil {
-				return err
-			}
-			v, err := data.ValidateFiles(args, data.ValidateOptions{MaxListed: maxShown, FeatureWidth: width, MaxLineBytes: maxLine})
-			if err != nil {
-				return err
-			}
-			if err := output(cmd, asJSON, v); err != nil {
-				return err
-			}
-			return validateExit(v.Counts)
-		},
-	}
+	cmd := command("validate FILES...", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		if maxShown < 0 {
+			return fmt.Errorf("--max-errors %d: want ≥ 0 (0 lists none; all are counted)", maxShown)
+		}
+		if width < 0 {
+			return fmt.Errorf("--feature-width %d: want ≥ 0", width)
+		}
+		if err := checkMaxLine(maxLine); err != nil {
+			return err
+		}
+		v, err := data.ValidateFiles(args, data.ValidateOptions{MaxListed: maxShown, FeatureWidth: width, MaxLineBytes: maxLine})
+		if err != nil {
+			return err
+		}
+		if err := output(cmd, asJSON, v); err != nil {
+			return err
+		}
+		return validateExit(v.Counts)
+	})
 	f := cmd.Flags()
 	f.IntVar(&maxShown, "max-errors", 50, "most rejected records and repeated ids to list, ≥ 0 (all are counted)")
 	f.IntVar(&width, "feature-width", 0, "width decision records must have (0 = that of the first decision)")
@@ -118,11 +114,7 @@ type packFlags struct {
 
 func newPackCmd() *cobra.Command {
 	var fl packFlags
-	cmd := &cobra.Command{
-		Use:  "pack FILES... --out DIR [--shard-rows N]",
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runPack(cmd, args, &fl) },
-	}
+	cmd := command("pack FILES... --out DIR [--shard-rows N]", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error { return runPack(cmd, args, &fl) })
 	f := cmd.Flags()
 	f.StringVarP(&fl.out, "out", "o", "", "directory of the pack, empty or new (required)")
 	f.IntVar(&fl.shardRows, "shard-rows", data.DefaultRowsPerShard, "most decisions per shard (bounds a reader's memory)")
@@ -171,24 +163,20 @@ func newStatsCmd() *cobra.Command {
 		asJSON  bool
 		maxLine int
 	)
-	cmd := &cobra.Command{
-		Use:  "stats FILES...|DIR",
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := rf.config()
-			if err == nil {
-				err = checkMaxLine(maxLine)
-			}
-			if err != nil {
-				return err
-			}
-			st, err := data.ReadStats(args, cfg, rf.changed(cmd), maxLine)
-			if err != nil {
-				return err
-			}
-			return output(cmd, asJSON, st)
-		},
-	}
+	cmd := command("stats FILES...|DIR", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		cfg, err := rf.config()
+		if err == nil {
+			err = checkMaxLine(maxLine)
+		}
+		if err != nil {
+			return err
+		}
+		st, err := data.ReadStats(args, cfg, rf.changed(cmd), maxLine)
+		if err != nil {
+			return err
+		}
+		return output(cmd, asJSON, st)
+	})
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON")
 	addMaxLineFlag(cmd, &maxLine)
 	rf.add(cmd)

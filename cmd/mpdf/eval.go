@@ -24,11 +24,7 @@ type evalFlags struct {
 
 func newEvalCmd() *cobra.Command {
 	var fl evalFlags
-	cmd := &cobra.Command{
-		Use:  "eval [--env sim|" + replaySyntax + "] [--policy SPEC,...] [flags]",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(cmd, &fl) },
-	}
+	cmd := command("eval [--env sim|"+replaySyntax+"] [--policy SPEC,...] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runEval(cmd, &fl) })
 	fl.addPlay(cmd)
 	addKindFlag(cmd.Flags(), &fl.cfg.Kind, "task of replayed transcripts (as a kind= part of --env)")
 	cmd.Flags().BoolVar(&fl.asJSON, "json", false, "print the results as a JSON array")

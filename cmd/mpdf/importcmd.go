@@ -46,25 +46,21 @@ func newImportCmd() *cobra.Command {
 		maxLine      int
 		critic       bool
 	)
-	cmd := &cobra.Command{
-		Use:  "import FILES... --out episodes.jsonl [--kind gsm8k|mmlu|arithmetic|math] [--layout auto|debate|agora]",
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			paths, opts, err := tf.inputs(args)
-			if err != nil {
-				return err
-			}
-			if err := checkMaxLine(maxLine); err != nil {
-				return err
-			}
-			im, err := transcript.Import(out, paths, transcript.ImportOptions{Options: opts,
-				Episode: transcript.EpisodeOptions{Text: text, Critic: critic}, MaxLineBytes: maxLine})
-			if err != nil {
-				return err
-			}
-			return output(cmd, asJSON, im)
-		},
-	}
+	cmd := command("import FILES... --out episodes.jsonl [--kind gsm8k|mmlu|arithmetic|math] [--layout auto|debate|agora]", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		paths, opts, err := tf.inputs(args)
+		if err != nil {
+			return err
+		}
+		if err := checkMaxLine(maxLine); err != nil {
+			return err
+		}
+		im, err := transcript.Import(out, paths, transcript.ImportOptions{Options: opts,
+			Episode: transcript.EpisodeOptions{Text: text, Critic: critic}, MaxLineBytes: maxLine})
+		if err != nil {
+			return err
+		}
+		return output(cmd, asJSON, im)
+	})
 	f := cmd.Flags()
 	addMaxLineFlag(cmd, &maxLine)
 	f.StringVarP(&out, "out", "o", "", "output episodes file: .jsonl, .jsonl.gz or .jsonl.zst (required)")

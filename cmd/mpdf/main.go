@@ -88,3 +88,9 @@ var flagKinds = map[string]reflect.Kind{
 	"uint": reflect.Uint, "uint8": reflect.Uint8, "uint16": reflect.Uint16, "uint32": reflect.Uint32, "uint64": reflect.Uint64,
 	"float32": reflect.Float32, "float64": reflect.Float64,
 }
+
+// command makes a command from its use line, the arguments it takes (nil:
+// any) and what it runs; its help comes from help/NAME.txt (help.go).
+func command(use string, args cobra.PositionalArgs, run func(cmd *cobra.Command, args []string) error) *cobra.Command {
+	return &cobra.Command{Use: use, Args: args, RunE: run}
+}

@@ -14,21 +14,17 @@ func newMergeCmd() *cobra.Command {
 		overwrite bool
 		maxLine   int
 	)
-	cmd := &cobra.Command{
-		Use:  "merge SHARDS... --out FILE",
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkMaxLine(maxLine); err != nil {
-				return err
-			}
-			m, err := data.MergeShards(args, out, data.MergeOptions{Overwrite: overwrite, MaxLineBytes: maxLine})
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "merged %d shards: %d episodes of %d tasks to %s\n", m.Shards, m.Episodes, m.Tasks, out)
+	cmd := command("merge SHARDS... --out FILE", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		if err := checkMaxLine(maxLine); err != nil {
 			return err
-		},
-	}
+		}
+		m, err := data.MergeShards(args, out, data.MergeOptions{Overwrite: overwrite, MaxLineBytes: maxLine})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(cmd.OutOrStdout(), "merged %d shards: %d episodes of %d tasks to %s\n", m.Shards, m.Episodes, m.Tasks, out)
+		return err
+	})
 	f := cmd.Flags()
 	f.StringVarP(&out, "out", "o", "", "merged episodes file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
 	f.BoolVar(&overwrite, "overwrite", false, "replace an existing --out")

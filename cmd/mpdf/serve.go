@@ -27,11 +27,7 @@ type serveFlags struct {
 
 func newServeCmd() *cobra.Command {
 	var fl serveFlags
-	cmd := &cobra.Command{
-		Use:  "serve --policy FILE [--addr HOST:PORT] [flags]",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, &fl) },
-	}
+	cmd := command("serve --policy FILE [--addr HOST:PORT] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runServe(cmd, &fl) })
 	fl.add(cmd)
 	return cmd
 }

@@ -27,30 +27,26 @@ func newSignalCmd() *cobra.Command {
 		quiet    bool
 		critic   bool
 	)
-	cmd := &cobra.Command{
-		Use:  "signal TRANSCRIPTS...",
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			// With critic: the critic's confidence as the turns' and its
-			// candidates, which read the texts.
-			e, err := openReplay(cmd, args, kind, quiet, replay.WithCritic(critic), replay.WithText(critic))
-			if err != nil {
-				return err
-			}
-			pol, err := resolvePolicy(policy)
-			if err != nil {
-				return fmt.Errorf("--policy: %w", err)
-			}
-			rep, err := signals.Measure(e, pol, signals.Options{Rounds: e.Rounds(), Episodes: episodes, Seed: seed}, signals.Candidates())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), rep)
-			}
-			return rep.WriteTable(cmd.OutOrStdout())
-		},
-	}
+	cmd := command("signal TRANSCRIPTS...", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		// With critic: the critic's confidence as the turns' and its
+		// candidates, which read the texts.
+		e, err := openReplay(cmd, args, kind, quiet, replay.WithCritic(critic), replay.WithText(critic))
+		if err != nil {
+			return err
+		}
+		pol, err := resolvePolicy(policy)
+		if err != nil {
+			return fmt.Errorf("--policy: %w", err)
+		}
+		rep, err := signals.Measure(e, pol, signals.Options{Rounds: e.Rounds(), Episodes: episodes, Seed: seed}, signals.Candidates())
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return printJSON(cmd.OutOrStdout(), rep)
+		}
+		return rep.WriteTable(cmd.OutOrStdout())
+	})
 	f := cmd.Flags()
 	f.StringVar(&policy, "policy", "debate", "behaviour policy whose decisions are measured")
 	addKindFlag(f, &kind, "task of the transcripts")
@@ -72,29 +68,25 @@ func newHindsightCmd() *cobra.Command {
 		asJSON  bool
 		quiet   bool
 	)
-	cmd := &cobra.Command{
-		Use:  "hindsight TRANSCRIPTS...",
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := openReplay(cmd, args, kind, quiet)
-			if err != nil {
-				return err
-			}
-			group, err := e.Grouper(groupBy)
-			if err != nil {
-				return fmt.Errorf("--by %w", err)
-			}
-			all, err := teacher.SearchLambdas(e, lambdas, teacher.CeilingOptions{Config: teacher.Config{Rounds: e.Rounds(), MaxExhaustive: maxExh},
-				Workers: workers, Group: group, Progress: lazyBar(quiet), Log: logUnless(quiet, cmd.ErrOrStderr())})
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), all)
-			}
-			return teacher.WriteSummaries(cmd.OutOrStdout(), all)
-		},
-	}
+	cmd := command("hindsight TRANSCRIPTS...", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		e, err := openReplay(cmd, args, kind, quiet)
+		if err != nil {
+			return err
+		}
+		group, err := e.Grouper(groupBy)
+		if err != nil {
+			return fmt.Errorf("--by %w", err)
+		}
+		all, err := teacher.SearchLambdas(e, lambdas, teacher.CeilingOptions{Config: teacher.Config{Rounds: e.Rounds(), MaxExhaustive: maxExh},
+			Workers: workers, Group: group, Progress: lazyBar(quiet), Log: logUnless(quiet, cmd.ErrOrStderr())})
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return printJSON(cmd.OutOrStdout(), all)
+		}
+		return teacher.WriteSummaries(cmd.OutOrStdout(), all)
+	})
 	f := cmd.Flags()
 	f.Var(newFloats(&lambdas), "lambdas", "token costs λ per 1000 tokens, comma-separated: one search with each")
 	addKindFlag(f, &kind, "task of the transcripts")

@@ -40,11 +40,7 @@ type simulateFlags struct {
 
 func newSimulateCmd() *cobra.Command {
 	var fl simulateFlags
-	cmd := &cobra.Command{
-		Use:  "simulate --out FILE.jsonl[.gz|.zst] [flags]",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, &fl) },
-	}
+	cmd := command("simulate --out FILE.jsonl[.gz|.zst] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, &fl) })
 	fl.add(cmd)
 	return cmd
 }

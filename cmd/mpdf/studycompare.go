@@ -17,11 +17,7 @@ type compareFlags struct {
 
 func newStudyCompareCmd() *cobra.Command {
 	var fl compareFlags
-	cmd := &cobra.Command{
-		Use:  "compare RESULTS.json [RESULTS.json...] [flags]",
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runCompare(cmd, &fl, args) },
-	}
+	cmd := command("compare RESULTS.json [RESULTS.json...] [flags]", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error { return runCompare(cmd, &fl, args) })
 	fl.add(cmd)
 	return cmd
 }

@@ -35,10 +35,7 @@ type trainFlags struct {
 func newTrainCmd() *cobra.Command {
 	cfg := trainer.DefaultConfig()
 	var fl trainFlags
-	cmd := &cobra.Command{
-		Use:  "train [rollouts...]",
-		RunE: func(cmd *cobra.Command, args []string) error { return runTrain(cmd, &fl, args) },
-	}
+	cmd := command("train [rollouts...]", nil, func(cmd *cobra.Command, args []string) error { return runTrain(cmd, &fl, args) })
 	bindConfig(cmd.Flags(), &cfg)
 	fl.add(cmd)
 	return cmd

@@ -23,10 +23,7 @@ type viewFlags struct {
 
 func newViewCmd() *cobra.Command {
 	var fl viewFlags
-	cmd := &cobra.Command{
-		Use:  "view [EPISODES...] [--env sim|" + replaySyntax + " --policy SPEC,...] --out FILE.html",
-		RunE: func(cmd *cobra.Command, args []string) error { return runView(cmd, &fl, args) },
-	}
+	cmd := command("view [EPISODES...] [--env sim|"+replaySyntax+" --policy SPEC,...] --out FILE.html", nil, func(cmd *cobra.Command, args []string) error { return runView(cmd, &fl, args) })
 	fl.add(cmd)
 	return cmd
 }
