@@ -25,7 +25,7 @@ func newInspectCmd() *cobra.Command {
 		}
 		return d.WriteText(cmd.OutOrStdout())
 	})
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the header as JSON")
+	shared(cmd.Flags(), &asJSON, "json", "")
 	return cmd
 }
 

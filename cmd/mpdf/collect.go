@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/data"
-	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/llm"
 	"github.com/mpdf/mpdf/internal/progress"
 )
@@ -134,18 +133,18 @@ func (fl *collectFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&fl.backend, "api", "openai", "API the server speaks: openai (any OpenAI-compatible chat-completions server)")
 	f.StringVar(&fl.baseURL, "base-url", "", "API root, e.g. http://127.0.0.1:8080/v1 (else "+llm.EnvBaseURL[0]+")")
-	f.StringVar(&fl.model, "model", "", "model name sent with every request (else "+llm.EnvModel[0]+")")
+	shared(f, &fl.model, "model", "", " (else "+llm.EnvModel[0]+")")
 	f.StringVar(&fl.apiKey, "api-key", "", "API key (else "+strings.Join(llm.EnvAPIKey, " or ")+"; prefer the environment)")
 	f.StringVar(&fl.tasks, "tasks-file", "", "tasks file, JSON Lines of {id, question, gold, kind} (required)")
-	f.StringVar(&fl.policy, "policy", "", "policy that chooses the actions: a heuristic name or a .mpdf/.safetensors file (required)")
-	f.StringVarP(&fl.out, "out", "o", "", "output episodes file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
-	f.IntVar(&fl.rounds, "rounds", env.DefaultRounds, "deliberation rounds after round 0")
-	f.IntVar(&fl.episodes, "episodes", 1, "episodes per task")
-	f.IntVar(&fl.agents, "agents", 3, "team size N ≥ 2")
+	shared(f, &fl.policy, "policy", "", " that chooses the actions (required)")
+	shared(f, &fl.out, "out", "o", ": the episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
+	shared(f, &fl.rounds, "rounds", "")
+	shared(f, &fl.episodes, "episodes", "")
+	shared(f, &fl.agents, "agents", "")
 	f.StringVar(&fl.shard, "shard", "", "play only shard K/N of the tasks (0 ≤ K < N; task id's FNV-1a 64 hash mod N) and record it beside --out for mpdf data merge")
 	f.IntVar(&fl.limit, "limit", 0, "play only the first N tasks of the file (0 = all)")
-	f.Uint64Var(&fl.seed, "seed", 1, "seed of the action sampling and of the per-call seeds sent to the server"+seedWas0)
-	f.BoolVar(&fl.greedy, "greedy", false, "a learned policy takes its most probable action instead of sampling (heuristics unaffected)")
+	shared(f, &fl.seed, "seed", "", ": the action sampling and the per-call seeds sent to the server"+seedWas0)
+	shared(f, &fl.greedy, "greedy", "")
 	f.IntVar(&fl.concurrency, "concurrency", llm.DefaultConcurrency, "most requests in flight at once (also the episodes played at once)")
 	f.DurationVar(&fl.timeout, "timeout", llm.DefaultTimeout, "bound on one attempt of a request (raise it for slow local models)")
 	f.IntVar(&fl.retries, "retries", llm.DefaultMaxRetries, "retries of a failed request (0 = none)")
@@ -155,10 +154,10 @@ func (fl *collectFlags) add(cmd *cobra.Command) {
 	f.BoolVar(&fl.noJudge, "no-judge", false, "skip the judge call (the LLM grading the answer) after each answer (confidences missing)")
 	f.BoolVar(&fl.concedeCall, "concede-call", false, "a conceding agent restates the adopted solution with a call (default: no call)")
 	f.BoolVar(&fl.noSeed, "no-seed", false, "send no per-call seed to the server")
-	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar")
-	f.BoolVar(&fl.asJSON, "json", false, "print the summary as JSON")
-	f.BoolVar(&fl.resume, "resume", false, "continue the collection in --out: keep its episodes, play only the missing ones (same flags as the first run)")
-	f.BoolVar(&fl.overwrite, "overwrite", false, "replace an existing --out (without it, or --resume, an existing file is refused)")
+	shared(f, &fl.quiet, "quiet", "q")
+	shared(f, &fl.asJSON, "json", "")
+	shared(f, &fl.resume, "resume", "", ": keep its episodes, play only the missing ones (same flags as the first run)")
+	shared(f, &fl.overwrite, "overwrite", "")
 	addMaxLineFlag(cmd, &fl.maxLine)
 	for _, name := range []string{"tasks-file", "policy", "out"} {
 		_ = cmd.MarkFlagRequired(name)

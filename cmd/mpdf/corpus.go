@@ -27,6 +27,6 @@ func newCorpusCmd() *cobra.Command {
 	})
 	f := cmd.Flags()
 	tf.add(f)
-	f.BoolVar(&asJSON, "json", false, "print the table as JSON")
+	shared(f, &asJSON, "json", "")
 	return cmd
 }

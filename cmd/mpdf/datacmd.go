@@ -75,8 +75,8 @@ func newValidateCmd() *cobra.Command {
 	})
 	f := cmd.Flags()
 	f.IntVar(&maxShown, "max-errors", 50, "most rejected records and repeated ids to list, ≥ 0 (all are counted)")
-	f.IntVar(&width, "feature-width", 0, "width decision records must have (0 = that of the first decision)")
-	f.BoolVar(&asJSON, "json", false, "print the counts, files and rejected records as JSON")
+	shared(f, &width, "feature-width", "")
+	shared(f, &asJSON, "json", "")
 	addMaxLineFlag(cmd, &maxLine)
 	return cmd
 }
@@ -116,11 +116,11 @@ func newPackCmd() *cobra.Command {
 	var fl packFlags
 	cmd := command("pack FILES... --out DIR [--shard-rows N]", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error { return runPack(cmd, args, &fl) })
 	f := cmd.Flags()
-	f.StringVarP(&fl.out, "out", "o", "", "directory of the pack, empty or new (required)")
+	shared(f, &fl.out, "out", "o", ": the pack's directory, empty or new (required)")
 	f.IntVar(&fl.shardRows, "shard-rows", data.DefaultRowsPerShard, "most decisions per shard (bounds a reader's memory)")
-	f.BoolVar(&fl.skipInvalid, "skip-invalid", false, "skip rejected records (counted in the manifest) instead of stopping")
-	f.IntVar(&fl.featureWidth, "feature-width", 0, "width decision records must have (0 = that of the first decision)")
-	f.BoolVar(&fl.asJSON, "json", false, "print the manifest as JSON")
+	shared(f, &fl.skipInvalid, "skip-invalid", "")
+	shared(f, &fl.featureWidth, "feature-width", "")
+	shared(f, &fl.asJSON, "json", "")
 	addMaxLineFlag(cmd, &fl.maxLn)
 	fl.rf.add(cmd)
 	_ = cmd.MarkFlagRequired("out")
@@ -177,7 +177,7 @@ func newStatsCmd() *cobra.Command {
 		}
 		return output(cmd, asJSON, st)
 	})
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON")
+	shared(cmd.Flags(), &asJSON, "json", "")
 	addMaxLineFlag(cmd, &maxLine)
 	rf.add(cmd)
 	return cmd

@@ -27,7 +27,7 @@ func newEvalCmd() *cobra.Command {
 	cmd := command("eval [--env sim|"+replaySyntax+"] [--policy SPEC,...] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runEval(cmd, &fl) })
 	fl.addPlay(cmd)
 	addKindFlag(cmd.Flags(), &fl.cfg.Kind, "task of replayed transcripts (as a kind= part of --env)")
-	cmd.Flags().BoolVar(&fl.asJSON, "json", false, "print the results as a JSON array")
+	shared(cmd.Flags(), &fl.asJSON, "json", "", ": an array of results")
 	return cmd
 }
 
@@ -35,19 +35,19 @@ func newEvalCmd() *cobra.Command {
 // view's when it plays policies as eval does.
 func (fl *evalFlags) addPlay(cmd *cobra.Command) {
 	f, c := cmd.Flags(), &fl.cfg
-	f.StringVar(&c.Env, "env", "sim", "environment: sim, or "+replaySyntax+" of debate transcripts")
-	f.StringSliceVarP(&c.Policies, "policy", "p", nil, "policies to play (heuristic names, .mpdf or .safetensors files)")
-	f.BoolVar(&c.NoBaselines, "no-baselines", false, "do not add the heuristic baselines")
-	f.IntVar(&c.Tasks, "tasks", 0, "number of tasks, the first of the environment or of the split side (0 = all)")
-	f.IntVar(&fl.episodes, "episodes", 1, "sampled episodes per task and policy")
-	f.IntVar(&c.Rounds, "rounds", 0, "deliberation rounds after round 0 (0 = 3 in the simulator, the most recorded in a replay)")
-	f.Uint64Var(&fl.seed, "seed", 1, "seed of the episodes"+seedWas0)
-	f.StringVar(&c.Split, "split", "", "play one side of a seeded task split: train, test or all (default: all, but test for a checkpoint trained on a replay split)")
-	f.Float64Var(&c.HeldOut, "held-out", 0.3, "fraction of the tasks held out as the test side of --split")
-	f.Uint64Var(&c.SplitSeed, "split-seed", 0, "seed of --split")
-	f.BoolVar(&fl.greedy, "greedy", false, "learned policies take their most probable action instead of sampling (heuristics unaffected)")
-	f.IntVar(&fl.workers, "workers", 0, "episodes played at once (0 = one per CPU); the results do not depend on it")
-	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar and no transcript report")
+	shared(f, &c.Env, "env", "")
+	shared(f, &c.Policies, "policy", "p", "; several: repeat it or separate them by commas")
+	shared(f, &c.NoBaselines, "no-baselines", "")
+	shared(f, &c.Tasks, "tasks", "", ", of the environment or of the --split side")
+	shared(f, &fl.episodes, "episodes", "")
+	shared(f, &c.Rounds, "rounds", "", " (0 = 3 in the simulator, the most recorded in a replay)")
+	shared(f, &fl.seed, "seed", "", ": the episodes"+seedWas0)
+	shared(f, &c.Split, "split", "", " (default: all, but test for a checkpoint trained on a replay split)")
+	shared(f, &c.HeldOut, "held-out", "", " by --split")
+	shared(f, &c.SplitSeed, "split-seed", "")
+	shared(f, &fl.greedy, "greedy", "", " (heuristics unaffected)")
+	shared(f, &fl.workers, "workers", "")
+	shared(f, &fl.quiet, "quiet", "q")
 	addSimFlags(cmd, &c.Sim)
 	addEnvCriticFlag(cmd, &c.Env) // envflags.go
 }

@@ -20,8 +20,8 @@ type transcriptFlags struct {
 
 func (tf *transcriptFlags) add(f *pflag.FlagSet) {
 	addKindFlag(f, &tf.kind, "task of every file")
-	f.StringVar(&tf.layout, "layout", "auto", "file layout: auto (detect), debate (LLM-Debate and variants, DyLAN) or agora (LLM-Agora)")
-	f.StringVar(&tf.model, "model", "", "model label for the reports, when the names do not say")
+	shared(f, &tf.layout, "layout", "")
+	shared(f, &tf.model, "model", "", ": a label for the reports, when the names do not say")
 }
 
 // inputs expands the transcript arguments and parses the flags into
@@ -63,11 +63,11 @@ func newImportCmd() *cobra.Command {
 	})
 	f := cmd.Flags()
 	addMaxLineFlag(cmd, &maxLine)
-	f.StringVarP(&out, "out", "o", "", "output episodes file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
+	shared(f, &out, "out", "o", ": the episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
 	tf.add(f)
 	f.BoolVar(&text, "text", false, "keep the question and response texts in the episodes")
-	f.BoolVar(&critic, "critic", false, "set each turn's confidence to the critic's read from its text, where it checks something")
-	f.BoolVar(&asJSON, "json", false, "print the per-file report as JSON")
+	shared(f, &critic, "critic", "", ", where it checks something")
+	shared(f, &asJSON, "json", "")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }

@@ -37,9 +37,10 @@ func newRoot() *cobra.Command {
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
-	addRenamedFlags(root) // flagrenames.go
-	addHelp(root)         // help.go
-	addFlagWords(root)    // flagwords.go
+	addRenamedFlags(root)   // flagrenames.go
+	addHelp(root)           // help.go
+	setSharedDefaults(root) // flagbind.go
+	addFlagWords(root)      // flagwords.go
 	return root
 }
 

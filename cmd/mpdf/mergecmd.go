@@ -26,8 +26,8 @@ func newMergeCmd() *cobra.Command {
 		return err
 	})
 	f := cmd.Flags()
-	f.StringVarP(&out, "out", "o", "", "merged episodes file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
-	f.BoolVar(&overwrite, "overwrite", false, "replace an existing --out")
+	shared(f, &out, "out", "o", ": the merged episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
+	shared(f, &overwrite, "overwrite", "")
 	addMaxLineFlag(cmd, &maxLine)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd

@@ -48,13 +48,13 @@ func newSignalCmd() *cobra.Command {
 		return rep.WriteTable(cmd.OutOrStdout())
 	})
 	f := cmd.Flags()
-	f.StringVar(&policy, "policy", "debate", "behaviour policy whose decisions are measured")
+	shared(f, &policy, "policy", "", ": the behaviour whose decisions are measured")
 	addKindFlag(f, &kind, "task of the transcripts")
-	f.IntVar(&episodes, "episodes", 1, "episodes per question (for a sampling policy)")
-	f.Uint64Var(&seed, "seed", 1, "seed of the behaviour's sampling")
-	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	f.BoolVarP(&quiet, "quiet", "q", false, "no readability report")
-	f.BoolVar(&critic, "critic", false, "fill the missing confidence with the critic's read from the text, and measure the critic's candidates")
+	shared(f, &episodes, "episodes", "")
+	shared(f, &seed, "seed", "")
+	shared(f, &asJSON, "json", "")
+	shared(f, &quiet, "quiet", "q")
+	shared(f, &critic, "critic", "", ", and measure the critic's candidates")
 	return cmd
 }
 
@@ -91,9 +91,9 @@ func newHindsightCmd() *cobra.Command {
 	f.Var(newFloats(&lambdas), "lambdas", "token costs λ per 1000 tokens, comma-separated: one search with each")
 	addKindFlag(f, &kind, "task of the transcripts")
 	f.IntVar(&maxExh, "max-exhaustive", teacher.DefaultMaxExhaustive, "most plans tried one by one per question")
-	f.StringVar(&groupBy, "by", "", "break the rows down by file or model (default: pooled only)")
-	f.IntVar(&workers, "workers", 0, "questions searched at once (0: all cores)")
-	f.BoolVar(&asJSON, "json", false, "print the summaries as JSON")
-	f.BoolVarP(&quiet, "quiet", "q", false, "no readability report, no progress bar")
+	shared(f, &groupBy, "by", "", ": file or model (default: pooled only)")
+	shared(f, &workers, "workers", "")
+	shared(f, &asJSON, "json", "")
+	shared(f, &quiet, "quiet", "q")
 	return cmd
 }

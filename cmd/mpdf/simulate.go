@@ -20,10 +20,10 @@ func init() { register(newSimulateCmd) }
 // and eval.
 func addSimFlags(cmd *cobra.Command, cfg *sim.Config) {
 	f := cmd.Flags()
-	f.Uint64Var(&cfg.Seed, "sim-seed", 0, "seed of the simulator's task pool (difficulties, answers); --seed draws the episodes")
-	f.IntVar(&cfg.Tasks, "sim-tasks", 0, fmt.Sprintf("size of the simulator's task pool (0 = %d)", sim.DefaultTasks))
-	f.IntVar(&cfg.Agents, "agents", 0, fmt.Sprintf("team size N ≥ 2 in the simulator (0 = %d)", sim.DefaultAgents))
-	f.Float64Var(&cfg.MissingConfidence, "missing-confidence", 0, "probability that a simulated turn's confidence is missing, in [0,1]")
+	shared(f, &cfg.Seed, "sim-seed", "")
+	shared(f, &cfg.Tasks, "sim-tasks", "")
+	shared(f, &cfg.Agents, "agents", "")
+	shared(f, &cfg.MissingConfidence, "missing-confidence", "")
 }
 
 // simulateFlags are simulate's flags.
@@ -48,16 +48,16 @@ func newSimulateCmd() *cobra.Command {
 // add defines the flags on cmd.
 func (fl *simulateFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&fl.policy, "policy", "random", "policy that chooses the actions: a heuristic name or a .mpdf/.safetensors file")
-	f.StringVarP(&fl.out, "out", "o", "", "output file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
-	f.IntVar(&fl.tasks, "tasks", 0, "number of tasks to play, the first of the pool (0 = all)")
-	f.IntVar(&fl.episodes, "episodes", 1, "sampled episodes per task")
-	f.IntVar(&fl.rounds, "rounds", env.DefaultRounds, "deliberation rounds after round 0")
-	f.Uint64Var(&fl.seed, "seed", 1, "seed of the episodes (environment draws and action sampling)"+seedWas0)
-	f.BoolVar(&fl.greedy, "greedy", false, "a learned policy takes its most probable action instead of sampling (heuristics unaffected)")
-	f.IntVar(&fl.workers, "workers", 0, "episodes played at once (0 = one per CPU); the output does not depend on it")
-	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar")
-	f.BoolVar(&fl.asJSON, "json", false, "print the summary as JSON")
+	shared(f, &fl.policy, "policy", "", " that chooses the actions")
+	shared(f, &fl.out, "out", "o", ": the episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
+	shared(f, &fl.tasks, "tasks", "", " of the pool")
+	shared(f, &fl.episodes, "episodes", "")
+	shared(f, &fl.rounds, "rounds", "")
+	shared(f, &fl.seed, "seed", "", ": the episodes (environment draws and action sampling)"+seedWas0)
+	shared(f, &fl.greedy, "greedy", "")
+	shared(f, &fl.workers, "workers", "")
+	shared(f, &fl.quiet, "quiet", "q")
+	shared(f, &fl.asJSON, "json", "")
 	f.StringSliceVar(&fl.calibrate, "calibrate", nil, "fit the simulator to these LLM-Debate transcripts (globs) and print the fit, instead of playing")
 	addKindFlag(f, &fl.kind, "task of the --calibrate transcripts")
 	f.StringVar(&fl.paramsOut, "params-out", "", "with --calibrate: write the fitted parameters to this JSON file")

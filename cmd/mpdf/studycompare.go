@@ -25,15 +25,15 @@ func newStudyCompareCmd() *cobra.Command {
 // add defines the flags on cmd.
 func (fl *compareFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&fl.by, "by", "", "break the rows down by kind, model or model-kind (after all rows)")
-	f.StringVar(&fl.cfg.Policy, "policy", "", "the policy compared (default: the first learned policy)")
+	shared(f, &fl.by, "by", "", ": kind, model or model-kind (after all rows)")
+	shared(f, &fl.cfg.Policy, "policy", "", ": the one compared (default: the first learned policy)")
 	f.StringSliceVar(&fl.against, "against", nil, "policies --policy is compared with, paired by task and seed (default: every fixed protocol)")
 	f.StringVar(&fl.pair, "pair", "", "another study's results.json to pair with, by transcript file, task and seed")
 	f.StringSliceVar(&fl.pairAgainst, "pair-against", nil, "policies of --pair that --policy is compared with (default: every common policy with itself)")
 	f.StringSliceVar(&fl.ceilings, "ceiling", nil, "hindsight ceilings: one fixed protocol per model, kind or model-kind")
 	f.StringSliceVar(&fl.among, "among", nil, "fixed protocols a --ceiling chooses from (default: every fixed protocol)")
-	f.IntVar(&fl.resamples, "resamples", study.DefaultConfig().Bootstrap.Resamples, "bootstrap resamples of the intervals: the study's --resamples, for its report.md's intervals")
-	f.BoolVar(&fl.asJSON, "json", false, "print the comparison as JSON")
+	shared(f, &fl.resamples, "resamples", "", ": the study's --resamples, for its report.md's intervals")
+	shared(f, &fl.asJSON, "json", "")
 }
 
 // runCompare reads the studies' results and prints their comparison

@@ -33,7 +33,7 @@ func newViewCmd() *cobra.Command {
 func (fl *viewFlags) add(cmd *cobra.Command) {
 	fl.addPlay(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&fl.out, "out", "o", "", "the HTML file to write (required)")
+	shared(f, &fl.out, "out", "o", ": the HTML file (required)")
 	f.IntVar(&fl.maxBytes, "max-bytes", view.DefaultMaxBytes, "size budget of the page in bytes; a larger page is refused")
 }
 
