@@ -50,7 +50,7 @@ var layers = []layer{
 	{"env/llm", "live deliberations through an OpenAI-compatible chat-completions backend", []string{"answer", "data", "env", "internal/errmark", "internal/jsonscan", "metapolicy", "outfile"}},
 	{"trainer", "advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops", []string{"data", "env", "metapolicy", "nn"}},
 	{"trainer/run", "a training run: stages, checkpoints and resume, run directory, metrics log, curve", []string{"autodiff", "checkpoints", "data", "env", "internal/progress", "metapolicy", "nn", "outfile", "plots", "trainer"}},
-	{"trainer/teacher", "hindsight search of the best joint plan per task; hindsight and pivotal labels", []string{"data", "env", "metapolicy", "trainer", "trainer/run"}},
+	{"trainer/teacher", "hindsight search of the best joint plan per task; hindsight and pivotal labels", []string{"data", "env", "internal/errmark", "metapolicy", "trainer", "trainer/run"}},
 	{"view", "deliberations and policies' decisions as one self-contained HTML page", []string{"data", "env", "metapolicy", "outfile"}},
 	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "internal/jsonscan", "metapolicy", "nn", "outfile", "plots", "stats", "trainer", "trainer/run"}},
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "trainer/teacher"}},

@@ -11,6 +11,7 @@ import (
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/study"
 	"github.com/mpdf/mpdf/trainer/run"
+	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
 // A flagWord is a library error that a flag answers: the library says
@@ -25,6 +26,7 @@ type flagWord struct {
 var flagWords = []flagWord{
 	{"", data.ErrPackReward, "%s; drop the reward flags"},
 	{"", llm.ErrResume, "--resume: %s"},
+	{"", teacher.ErrLabels, "--sft-labels: %s"},
 	{"", replay.ErrTasks, "--tasks %s"},
 	{"", replay.ErrSplit, "--split: %s"},
 	{"", replay.ErrEmptySide, "%s: check --held-out"},

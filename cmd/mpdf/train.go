@@ -212,20 +212,12 @@ func (fl *trainFlags) online(cmd *cobra.Command, rc *run.Config) error {
 	if rc.Env, rc.HeldOutEnv, err = trainEnvs(cmd.OutOrStdout(), stderr, fl, &rc.Train); err != nil {
 		return err
 	}
-	if rc.Resume == nil {
-		var note string
-		if rc.Train, note, err = teacher.Fallback(rc.Env, rc.Train); err != nil {
-			return err
-		}
-		if note != "" {
-			fmt.Fprintln(stderr, "train: "+note)
-			rc.Notes = append(rc.Notes, note)
-		}
+	note, err := teacher.Online(rc)
+	if note != "" {
+		fmt.Fprintln(stderr, "train: "+note)
 	}
-	if teacher.Handles(rc.Train.SFT.Labels) {
-		if rc.Teacher, err = teacher.RunTeacher(rc.Train); err != nil {
-			return fmt.Errorf("--sft-labels: %w", err)
-		}
+	if err != nil {
+		return err
 	}
 	rc.EnvName, rc.HeldOut, rc.SplitSeed = fl.set.Env, fl.set.HeldOut, fl.set.SplitSeed
 	return nil
