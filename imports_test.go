@@ -54,7 +54,7 @@ var layers = []layer{
 	{"view", "deliberations and policies' decisions as one self-contained HTML page", []string{"data", "env", "metapolicy", "outfile"}},
 	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "internal/jsonscan", "metapolicy", "nn", "outfile", "plots", "stats", "trainer", "trainer/run"}},
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "trainer/teacher"}},
-	{"env/sim/calibrate", "the simulator fitted to transcripts and checked against them, statistics and feature signals", []string{"data", "data/transcript", "env", "env/sim", "metapolicy", "study/signals"}},
+	{"env/sim/calibrate", "the simulator fitted to transcripts and checked against them, statistics and feature signals", []string{"data", "data/transcript", "env", "env/sim", "internal/errmark", "metapolicy", "study/signals"}},
 	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
 	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "internal/progress", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env/llm"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/sim/calibrate"
 	"github.com/mpdf/mpdf/study"
 	"github.com/mpdf/mpdf/trainer/run"
 	"github.com/mpdf/mpdf/trainer/teacher"
@@ -27,6 +28,7 @@ var flagWords = []flagWord{
 	{"", data.ErrPackReward, "%s; drop the reward flags"},
 	{"", llm.ErrResume, "--resume: %s"},
 	{"", teacher.ErrLabels, "--sft-labels: %s"},
+	{"", calibrate.ErrFiles, "--calibrate: %s"},
 	{"", replay.ErrTasks, "--tasks %s"},
 	{"", replay.ErrSplit, "--split: %s"},
 	{"", replay.ErrEmptySide, "%s: check --held-out"},

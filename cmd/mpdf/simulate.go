@@ -123,24 +123,11 @@ func playSimulator(cmd *cobra.Command, fl *simulateFlags, sim *sim.Simulator, po
 
 // runCalibrate fits the simulator to transcripts and prints the fit.
 func runCalibrate(cmd *cobra.Command, fl *simulateFlags) error {
-	paths, err := transcript.Glob(fl.calibrate)
-	if err != nil {
-		return fmt.Errorf("--calibrate: %w", err)
-	}
-	source := fmt.Sprintf("mpdf simulate --calibrate '%s' --seed %d (%d files)", strings.Join(fl.calibrate, ","), fl.seed, len(paths))
-	c, reps, err := calibrate.Transcripts(paths, transcript.Options{Task: fl.kind}, calibrate.Options{Source: source, Seed: fl.seed, Workers: fl.workers})
+	source := fmt.Sprintf("mpdf simulate --calibrate '%s' --seed %d", strings.Join(fl.calibrate, ","), fl.seed)
+	c, err := calibrate.Fit(fl.calibrate, transcript.Options{Task: fl.kind}, calibrate.Options{Source: source, Seed: fl.seed, Workers: fl.workers},
+		fl.paramsOut, logUnless(fl.quiet, cmd.ErrOrStderr()))
 	if err != nil {
 		return err
-	}
-	if !fl.quiet {
-		if err := transcript.WriteReports(cmd.ErrOrStderr(), reps); err != nil {
-			return err
-		}
-	}
-	if fl.paramsOut != "" {
-		if err := c.Params.WriteFile(fl.paramsOut); err != nil {
-			return err
-		}
 	}
 	o := cmd.OutOrStdout()
 	if fl.asJSON {
