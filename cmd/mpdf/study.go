@@ -152,11 +152,7 @@ func (fl *studyFlags) resolve(f *pflag.FlagSet, e env.Env) error {
 // run runs the study on a progress bar.
 func (fl *studyFlags) run(e env.Env) (*study.Study, error) {
 	cfg := fl.cfg
-	jobs := cfg.Seeds * (1 + len(cfg.Lambdas))
-	if cfg.GroupBy != study.ByModel {
-		jobs *= cfg.Folds
-	}
-	bar := progress.New(jobs, "study (folds × seeds × policies)", fl.quiet)
+	bar := progress.New(cfg.Jobs(), "study (folds × seeds × policies)", fl.quiet)
 	cfg.Progress = bar.Grow()
 	s, err := study.CrossValidate(e, cfg)
 	if err != nil {

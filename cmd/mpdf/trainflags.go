@@ -42,16 +42,6 @@ func (h hiddenValue) Set(v string) error {
 	return nil
 }
 
-// groupByValue is a pflag.Value for data.GroupBy.
-type groupByValue struct{ p *data.GroupBy }
-
-func (g groupByValue) Type() string   { return "key" }
-func (g groupByValue) String() string { return string(*g.p) }
-func (g groupByValue) Set(v string) (err error) {
-	*g.p, err = data.ParseGroupBy(v)
-	return err
-}
-
 // lossValue is a pflag.Value for the loss form (nn.ParseLossKind): "clip"
 // is stored as the empty kind, so clip configs keep their bytes.
 type lossValue struct{ p *string }
@@ -110,7 +100,7 @@ func bindReward(fs *pflag.FlagSet, c *data.RewardConfig) {
 	fs.Float64Var(&c.WLocal, "w-local", c.WLocal, "reward weight of the local term (the agent's own answer became right/wrong)")
 	fs.Float64Var(&c.WGlobal, "w-global", c.WGlobal, "reward weight of the global term (the agent made the team answer right/wrong, leave-one-out)")
 	fs.Float64Var(&c.Lambda, "lambda", c.Lambda, "reward cost λ per 1000 tokens of the decision's turn")
-	fs.Var(groupByValue{&c.GroupBy}, "group-by", "decisions ranked together (the SoftRankPO group): task, episode or task+round")
+	fs.Var(&c.GroupBy, "group-by", "decisions ranked together (the SoftRankPO group): task, episode or task+round")
 }
 
 // checkReward refuses a reward config given on the command line that the
