@@ -88,7 +88,7 @@ func newHindsightCmd() *cobra.Command {
 		return teacher.WriteSummaries(cmd.OutOrStdout(), all)
 	})
 	f := cmd.Flags()
-	f.Var(newFloats(&lambdas), "lambdas", "token costs λ per 1000 tokens, comma-separated: one search with each")
+	f.Var(newFloats(&lambdas), "lambdas", usageOf("lambdas")+": one search with each")
 	addKindFlag(f, &kind, "task of the transcripts")
 	f.IntVar(&maxExh, "max-exhaustive", teacher.DefaultMaxExhaustive, "most plans tried one by one per question")
 	shared(f, &groupBy, "by", "", ": file or model (default: pooled only)")
