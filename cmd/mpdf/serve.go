@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -66,32 +65,13 @@ func (fl *serveFlags) config() (serve.Config, error) {
 	return cfg, cfg.Validate()
 }
 
-// runServe serves until SIGTERM or SIGINT; SIGHUP reloads the policy.
+// runServe serves until SIGTERM or SIGINT (serve.ListenAndServe).
 func runServe(cmd *cobra.Command, fl *serveFlags) error {
 	cfg, err := fl.config()
 	if err != nil {
 		return err
 	}
-	cfg.TuneRuntime()
-	s, err := serve.New(cfg)
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", fl.addr)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "listening on http://%s\n", ln.Addr())
-
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	go func() {
-		for range hup {
-			_, _ = s.Reload() // the server logs the outcome
-		}
-	}()
-	return s.Serve(ctx, ln)
+	return serve.ListenAndServe(ctx, cfg, fl.addr, cmd.OutOrStdout())
 }
