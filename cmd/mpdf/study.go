@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"time"
 
@@ -100,31 +98,23 @@ func runStudy(cmd *cobra.Command, fl *studyFlags) error {
 	if fl.ablate != "" {
 		return runAblation(cmd, e, fl.cfg, dir, fl.ablate, fl.out, fl.quiet, fl.asJSON) // studyablate.go
 	}
+	bar := progress.New(fl.cfg.Jobs(), "study (folds × seeds × policies)", fl.quiet)
+	cfg := fl.cfg
+	cfg.Progress = bar.Grow()
 	start := time.Now()
-	s, err := fl.run(e)
+	r, err := dir.Run(e, cfg)
+	bar.Done(err)
 	if err != nil {
-		return errors.Join(err, dir.Abandon())
-	}
-	elapsed := time.Since(start)
-	sum, err := s.Summarise()
-	if err != nil {
-		return err
-	}
-	var report bytes.Buffer
-	if err := sum.WriteMarkdown(&report); err != nil {
-		return err
-	}
-	if err := dir.Write(s, sum); err != nil {
 		return err
 	}
 	if !fl.quiet {
 		fmt.Fprintf(cmd.ErrOrStderr(), "study: %d rows in %s; wrote %s/{results.json,report.md,pareto.png}\n",
-			len(s.Rows), elapsed.Round(time.Second), fl.out)
+			len(r.Study.Rows), time.Since(start).Round(time.Second), fl.out)
 	}
 	if fl.asJSON {
-		return sum.WriteJSON(cmd.OutOrStdout())
+		return r.Summary.WriteJSON(cmd.OutOrStdout())
 	}
-	_, err = cmd.OutOrStdout().Write(report.Bytes())
+	_, err = cmd.OutOrStdout().Write(r.Markdown)
 	return err
 }
 
@@ -147,18 +137,4 @@ func (fl *studyFlags) resolve(f *pflag.FlagSet, e env.Env) error {
 	}
 	fl.cfg.Train.SFT.Epochs = study.SFTEpochs(fl.sftEpochs, answers, isReplay)
 	return study.Check(e, fl.cfg)
-}
-
-// run runs the study on a progress bar.
-func (fl *studyFlags) run(e env.Env) (*study.Study, error) {
-	cfg := fl.cfg
-	bar := progress.New(cfg.Jobs(), "study (folds × seeds × policies)", fl.quiet)
-	cfg.Progress = bar.Grow()
-	s, err := study.CrossValidate(e, cfg)
-	if err != nil {
-		bar.Exit()
-		return nil, err
-	}
-	_ = bar.Finish()
-	return s, nil
 }

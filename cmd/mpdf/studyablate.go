@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"time"
 
@@ -20,13 +18,9 @@ func runAblation(cmd *cobra.Command, e env.Env, cfg study.Config, dir *study.Dir
 	bar := progress.New(1, "ablation "+kind+" (settings × folds × seeds)", quiet)
 	cfg.Progress = bar.Grow()
 	start := time.Now()
-	a, err := study.Ablate(e, cfg, kind)
+	a, md, err := dir.RunAblation(e, cfg, kind)
+	bar.Done(err)
 	if err != nil {
-		bar.Exit()
-		return errors.Join(err, dir.Abandon())
-	}
-	_ = bar.Finish()
-	if err := dir.WriteAblation(a); err != nil {
 		return err
 	}
 	if !quiet {
@@ -36,10 +30,6 @@ func runAblation(cmd *cobra.Command, e env.Env, cfg study.Config, dir *study.Dir
 	if asJSON {
 		return a.WriteJSON(cmd.OutOrStdout())
 	}
-	var b bytes.Buffer
-	if err := a.WriteMarkdown(&b); err != nil {
-		return err
-	}
-	_, err = cmd.OutOrStdout().Write(b.Bytes())
+	_, err = cmd.OutOrStdout().Write(md)
 	return err
 }

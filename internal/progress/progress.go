@@ -171,3 +171,13 @@ func Lazy(desc string, quiet bool) (progress func(done, total int), finish func(
 	}
 	return progress, finish
 }
+
+// Done ends the bar after work that returned err: filled when it is nil,
+// left where it stands otherwise.
+func (b *Bar) Done(err error) {
+	if err != nil {
+		_ = b.Exit()
+		return
+	}
+	_ = b.Finish()
+}
