@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/checkpoints"
-	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/trainer"
@@ -209,7 +208,9 @@ func (fl *trainFlags) online(cmd *cobra.Command, rc *run.Config) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	var err error
-	if rc.Env, rc.HeldOutEnv, err = trainEnvs(cmd.OutOrStdout(), stderr, fl, &rc.Train); err != nil {
+	ec := replay.EnvConfig{Sim: sim.Config{Seed: rc.Train.Seed}, Log: logUnless(fl.quiet, stderr)}
+	rc.Env, rc.HeldOutEnv, err = replay.OpenTraining(fl.set.Env, ec, fl.set.HeldOut, fl.set.SplitSeed, &rc.Train.RL.Rounds, cmd.OutOrStdout())
+	if err != nil {
 		return err
 	}
 	note, err := teacher.Online(rc)
@@ -239,21 +240,4 @@ func recipeNote(stderr io.Writer, f *pflag.FlagSet, recipe trainer.Recipe) strin
 	}
 	fmt.Fprintln(stderr, "train: "+note)
 	return note
-}
-
-// trainEnvs opens the online environments (replay.OpenSplit): one to
-// train in, one to evaluate on tasks never trained on. A replay sets the
-// rounds to the recording's.
-func trainEnvs(stdout, stderr io.Writer, fl *trainFlags, c *trainer.Config) (train, held env.Env, err error) {
-	cfg := replay.EnvConfig{Sim: sim.Config{Seed: c.Seed}, Log: logUnless(fl.quiet, stderr)}
-	train, held, rounds, err := replay.OpenSplit(fl.set.Env, cfg, fl.set.HeldOut, fl.set.SplitSeed)
-	if err != nil || rounds == 0 {
-		return train, held, err
-	}
-	if c.RL.Rounds != rounds {
-		fmt.Fprintf(stdout, "replay: %d deliberation rounds recorded; rl.rounds set to %d\n", rounds, rounds)
-		c.RL.Rounds = rounds
-	}
-	fmt.Fprintf(stdout, "replay: %d questions for training, %d held out\n", train.NumTasks(), held.NumTasks())
-	return train, held, nil
 }

@@ -186,3 +186,22 @@ func Title(e env.Env) string {
 	}
 	return name
 }
+
+// OpenTraining is OpenSplit for a run of *rounds deliberation rounds: on
+// a replay they become the most its transcripts record. What it sets and
+// the split's sizes are said on log (nil: not said).
+func OpenTraining(spec string, c EnvConfig, heldOut float64, splitSeed uint64, rounds *int, log io.Writer) (train, held env.Env, err error) {
+	train, held, recorded, err := OpenSplit(spec, c, heldOut, splitSeed)
+	if err != nil || recorded == 0 {
+		return train, held, err
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	if *rounds != recorded {
+		fmt.Fprintf(log, "replay: %d deliberation rounds recorded; rl.rounds set to %d\n", recorded, recorded)
+		*rounds = recorded
+	}
+	fmt.Fprintf(log, "replay: %d questions for training, %d held out\n", train.NumTasks(), held.NumTasks())
+	return train, held, nil
+}
