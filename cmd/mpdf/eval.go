@@ -38,7 +38,7 @@ func (fl *evalFlags) addPlay(cmd *cobra.Command) {
 	shared(f, &c.Env, "env", "")
 	shared(f, &c.Policies, "policy", "p", "; several: repeat it or separate them by commas")
 	shared(f, &c.NoBaselines, "no-baselines", "")
-	shared(f, &c.Tasks, "tasks", "", ", of the environment or of the --split side")
+	shared(f, &c.Tasks, "tasks", "", "; the first of the environment or of the --split side")
 	shared(f, &fl.episodes, "episodes", "")
 	shared(f, &c.Rounds, "rounds", "", " (0 = 3 in the simulator, the most recorded in a replay)")
 	shared(f, &fl.seed, "seed", "", ": the episodes"+seedWas0)

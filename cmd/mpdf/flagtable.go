@@ -31,7 +31,7 @@ var kindType = new(transcript.Task).Type()
 
 // sharedFlags are the flags of more than one command.
 var sharedFlags = []sharedFlag{
-	{Name: "agents", Type: "int", Default: "0", Meaning: "team size N ≥ 2 (0: the simulator's default, 3)", Says: []string{"team size"},
+	{Name: "agents", Type: "int", Default: "0", Meaning: "team size N ≥ 2", Says: []string{"team size"},
 		Except: map[string]flagException{"mpdf collect": {Default: "3", Why: "collect's team is live LLM agents, not the simulator's"}}},
 	{Name: "by", Type: "string", Default: "", Meaning: "break the rows down by a key of the rows (file, model, kind…)", Says: []string{"break the rows down by"}},
 	{Name: "critic", Type: "bool", Default: "false", Meaning: "fill a turn's missing confidence with the critic's read from its text: the deterministic arithmetic check, never an LLM (that is collect's judge)", Says: []string{"critic's read"}},
@@ -59,13 +59,13 @@ var sharedFlags = []sharedFlag{
 	{Name: "max-line-bytes", Type: "int", Default: "67108864", Meaning: "longest record (one JSON line) written or read, in bytes", Says: []string{"longest record"}},
 	{Name: "missing-confidence", Type: "float64", Default: "0", Meaning: "probability that a simulated turn's confidence is missing", Says: []string{"confidence is missing"}},
 	{Name: "model", Type: "string", Default: "", Meaning: "the model (LLM) by name: the one asked (collect), the one that wrote the transcripts (import, corpus)", Says: []string{"model"}},
-	{Name: "out", Type: "string", Default: "", Meaning: "where the command writes (a file or a directory: each command's help says which)",
+	{Name: "out", Type: "string", Default: "", Meaning: "where the command writes",
 		Except: map[string]flagException{
 			"mpdf study": {Default: "runs/study", Why: "a study's directory"},
 			"mpdf train": {Default: "runs/mpdf", Why: "a run's directory"},
 		}},
 	{Name: "overwrite", Type: "bool", Default: "false", Meaning: "replace what an existing --out holds", Says: []string{"--out"}},
-	{Name: "policy", Type: "string", Default: "", Meaning: "policy: a heuristic name, or a .mpdf checkpoint or .safetensors export", Says: []string{"polic"},
+	{Name: "policy", Type: "string", Default: "", Meaning: "policy: a heuristic name, or a learned policy's file (.mpdf checkpoint or .safetensors export)", Says: []string{"polic"},
 		Except: map[string]flagException{
 			"mpdf eval":        {Type: "stringSlice", Default: "[]", Why: "eval compares several: repeat it or give a comma-separated list"},
 			"mpdf view":        {Type: "stringSlice", Default: "[]", Why: "view shows several side by side, as eval compares them"},
@@ -87,11 +87,11 @@ var sharedFlags = []sharedFlag{
 		Except: map[string]flagException{"mpdf study": {Default: "-1", Why: "-1: the recipe's, which depends on the environment and teacher"}}},
 	{Name: "sft-labels", Type: "string", Default: "threshold:0.95:0.15", Meaning: "teacher of the supervised stage", Says: []string{"teacher of the supervised stage"}},
 	{Name: "sim-seed", Type: "uint64", Default: "0", Meaning: "seed of the simulator's task pool", Says: []string{"simulator's task pool"}},
-	{Name: "sim-tasks", Type: "int", Default: "0", Meaning: "size of the simulator's task pool (0: 500)", Says: []string{"simulator's task pool"}},
+	{Name: "sim-tasks", Type: "int", Default: "0", Meaning: "size of the simulator's task pool", Says: []string{"simulator's task pool"}},
 	{Name: "skip-invalid", Type: "bool", Default: "false", Meaning: "skip rejected records instead of stopping", Says: []string{"skip rejected records"}},
 	{Name: "split-seed", Type: "uint64", Default: "0", Meaning: "seed of the train/test split of the tasks", Says: []string{"seed of", "split"}},
 	{Name: "split", Type: "string", Default: "", Meaning: "one side of a seeded task split: train, test or all", Says: []string{"seeded task split"}},
-	{Name: "tasks", Type: "int", Default: "0", Meaning: "number of tasks played, the first ones (0: all); a file of tasks is mpdf collect --tasks-file", Says: []string{"number of tasks"}},
+	{Name: "tasks", Type: "int", Default: "0", Meaning: "number of tasks played (0: all)", Says: []string{"number of tasks"}},
 	{Name: "tasks-per-iter", Type: "int", Default: "64", Meaning: "training tasks per SoftRankPO iteration", Says: []string{"tasks", "iteration"},
 		Except: map[string]flagException{"mpdf study": {Default: "32", Why: "a study trains a policy per fold, seed and λ: shorter runs"}}},
 	{Name: "w-global", Type: "float64", Default: "1", Meaning: "reward weight of the global term", Says: []string{"global term"}},

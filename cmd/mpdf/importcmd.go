@@ -21,7 +21,7 @@ type transcriptFlags struct {
 func (tf *transcriptFlags) add(f *pflag.FlagSet) {
 	addKindFlag(f, &tf.kind, "task of every file")
 	shared(f, &tf.layout, "layout", "")
-	shared(f, &tf.model, "model", "", ": a label for the reports, when the names do not say")
+	shared(f, &tf.model, "model", "", "; here a label for the reports, when the names do not say")
 }
 
 // inputs expands the transcript arguments and parses the flags into
@@ -66,7 +66,7 @@ func newImportCmd() *cobra.Command {
 	shared(f, &out, "out", "o", ": the episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
 	tf.add(f)
 	f.BoolVar(&text, "text", false, "keep the question and response texts in the episodes")
-	shared(f, &critic, "critic", "", ", where it checks something")
+	shared(f, &critic, "critic", "", "; here of every turn where it checks something")
 	shared(f, &asJSON, "json", "")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd

@@ -34,7 +34,7 @@ func newServeCmd() *cobra.Command {
 // add defines the flags on cmd.
 func (fl *serveFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	shared(f, &fl.cfg.PolicyPath, "policy", "", " to serve (a learned one)")
+	shared(f, &fl.cfg.PolicyPath, "policy", "", "; served: a learned one only")
 	f.StringVar(&fl.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
 	f.Int64Var(&fl.maxBodyKiB, "max-body-kib", 1024, "largest request body in KiB (413 beyond)")
 	f.IntVar(&fl.maxInflight, "max-inflight", 64, "decide requests served at once (429 beyond)")
@@ -44,7 +44,7 @@ func (fl *serveFlags) add(cmd *cobra.Command) {
 	f.DurationVar(&fl.cfg.RequestTimeout, "request-timeout", 0, "time a decide request may take, body read included, before it is answered 503 and its work stopped; shorter than --write-timeout (0 = 4/5 of it)")
 	f.DurationVar(&fl.cfg.ShutdownTimeout, "shutdown-timeout", 0, "time given to requests in flight on SIGTERM (0 = 10s)")
 	f.IntVar(&fl.cfg.GOGC, "gogc", 0, "garbage collector target percentage, as GOGC (0 = the GOGC environment variable's, else 100); 400 trims the tail at saturation for a few MB of heap")
-	shared(f, &fl.cfg.Critic, "critic", "", " of agents given as text (for a policy trained on a replay with critic=on)")
+	shared(f, &fl.cfg.Critic, "critic", "", "; here of agents given as text (for a policy trained on a replay with critic=on)")
 	shared(f, &fl.quiet, "quiet", "q", ": warnings and errors only")
 }
 

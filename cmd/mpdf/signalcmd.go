@@ -48,7 +48,7 @@ func newSignalCmd() *cobra.Command {
 		return rep.WriteTable(cmd.OutOrStdout())
 	})
 	f := cmd.Flags()
-	shared(f, &policy, "policy", "", ": the behaviour whose decisions are measured")
+	shared(f, &policy, "policy", "", "; the behaviour whose decisions are measured")
 	addKindFlag(f, &kind, "task of the transcripts")
 	shared(f, &episodes, "episodes", "")
 	shared(f, &seed, "seed", "")

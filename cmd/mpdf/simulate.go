@@ -20,9 +20,9 @@ func init() { register(newSimulateCmd) }
 // and eval.
 func addSimFlags(cmd *cobra.Command, cfg *sim.Config) {
 	f := cmd.Flags()
-	shared(f, &cfg.Seed, "sim-seed", "")
-	shared(f, &cfg.Tasks, "sim-tasks", "")
-	shared(f, &cfg.Agents, "agents", "")
+	shared(f, &cfg.Seed, "sim-seed", "", " (difficulties, answers); --seed draws the episodes")
+	shared(f, &cfg.Tasks, "sim-tasks", "", fmt.Sprintf(" (0 = %d)", sim.DefaultTasks))
+	shared(f, &cfg.Agents, "agents", "", fmt.Sprintf(" in the simulator (0 = %d)", sim.DefaultAgents))
 	shared(f, &cfg.MissingConfidence, "missing-confidence", "")
 }
 
@@ -48,9 +48,9 @@ func newSimulateCmd() *cobra.Command {
 // add defines the flags on cmd.
 func (fl *simulateFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	shared(f, &fl.policy, "policy", "", " that chooses the actions")
+	shared(f, &fl.policy, "policy", "", "; it chooses the actions")
 	shared(f, &fl.out, "out", "o", ": the episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
-	shared(f, &fl.tasks, "tasks", "", " of the pool")
+	shared(f, &fl.tasks, "tasks", "", "; the first of the pool")
 	shared(f, &fl.episodes, "episodes", "")
 	shared(f, &fl.rounds, "rounds", "")
 	shared(f, &fl.seed, "seed", "", ": the episodes (environment draws and action sampling)"+seedWas0)

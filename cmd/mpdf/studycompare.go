@@ -26,7 +26,7 @@ func newStudyCompareCmd() *cobra.Command {
 func (fl *compareFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	shared(f, &fl.by, "by", "", ": kind, model or model-kind (after all rows)")
-	shared(f, &fl.cfg.Policy, "policy", "", ": the one compared (default: the first learned policy)")
+	shared(f, &fl.cfg.Policy, "policy", "", "; here the name of the one compared, as results.json has it (default: the first learned policy)")
 	f.StringSliceVar(&fl.against, "against", nil, "policies --policy is compared with, paired by task and seed (default: every fixed protocol)")
 	f.StringVar(&fl.pair, "pair", "", "another study's results.json to pair with, by transcript file, task and seed")
 	f.StringSliceVar(&fl.pairAgainst, "pair-against", nil, "policies of --pair that --policy is compared with (default: every common policy with itself)")
