@@ -20,10 +20,7 @@ func newInspectCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if asJSON {
-			return printJSON(cmd.OutOrStdout(), d)
-		}
-		return d.WriteText(cmd.OutOrStdout())
+		return show(cmd, asJSON, d, d.WriteText)
 	})
 	shared(cmd.Flags(), &asJSON, "json", "")
 	return cmd

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/data/corpus"
@@ -20,10 +22,7 @@ func newCorpusCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if asJSON {
-			return printJSON(cmd.OutOrStdout(), c)
-		}
-		return corpus.Write(cmd.OutOrStdout(), c)
+		return show(cmd, asJSON, c, func(w io.Writer) error { return corpus.Write(w, c) })
 	})
 	f := cmd.Flags()
 	tf.add(f)

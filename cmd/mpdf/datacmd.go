@@ -68,7 +68,7 @@ func newValidateCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if err := output(cmd, asJSON, v); err != nil {
+		if err := show(cmd, asJSON, v, v.WriteText); err != nil {
 			return err
 		}
 		return validateExit(v.Counts)
@@ -93,15 +93,13 @@ func validateExit(c data.Counts) error {
 	return nil
 }
 
-// textWriter is a result that prints itself as text.
-type textWriter interface{ WriteText(io.Writer) error }
-
-// output prints v to cmd's output as indented JSON or as its text.
-func output(cmd *cobra.Command, asJSON bool, v textWriter) error {
+// show prints a command's result v to its output: as indented JSON, or
+// as text writes it.
+func show(cmd *cobra.Command, asJSON bool, v any, text func(io.Writer) error) error {
 	if asJSON {
 		return printJSON(cmd.OutOrStdout(), v)
 	}
-	return v.WriteText(cmd.OutOrStdout())
+	return text(cmd.OutOrStdout())
 }
 
 // packFlags are pack's flags.
@@ -151,10 +149,7 @@ func runPack(cmd *cobra.Command, args []string, fl *packFlags) error {
 	if err != nil {
 		return err
 	}
-	if fl.asJSON {
-		return printJSON(cmd.OutOrStdout(), m)
-	}
-	return m.WriteSummary(cmd.OutOrStdout(), fl.out)
+	return show(cmd, fl.asJSON, m, func(w io.Writer) error { return m.WriteSummary(w, fl.out) })
 }
 
 func newStatsCmd() *cobra.Command {
@@ -175,7 +170,7 @@ func newStatsCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return output(cmd, asJSON, st)
+		return show(cmd, asJSON, st, st.WriteText)
 	})
 	shared(cmd.Flags(), &asJSON, "json", "")
 	addMaxLineFlag(cmd, &maxLine)

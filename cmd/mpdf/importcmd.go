@@ -59,7 +59,7 @@ func newImportCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return output(cmd, asJSON, im)
+		return show(cmd, asJSON, im, im.WriteText)
 	})
 	f := cmd.Flags()
 	addMaxLineFlag(cmd, &maxLine)

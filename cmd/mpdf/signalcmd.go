@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -42,10 +44,7 @@ func newSignalCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if asJSON {
-			return printJSON(cmd.OutOrStdout(), rep)
-		}
-		return rep.WriteTable(cmd.OutOrStdout())
+		return show(cmd, asJSON, rep, rep.WriteTable)
 	})
 	f := cmd.Flags()
 	shared(f, &policy, "policy", "", "; the behaviour whose decisions are measured")
@@ -82,10 +81,7 @@ func newHindsightCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if asJSON {
-			return printJSON(cmd.OutOrStdout(), all)
-		}
-		return teacher.WriteSummaries(cmd.OutOrStdout(), all)
+		return show(cmd, asJSON, all, func(w io.Writer) error { return teacher.WriteSummaries(w, all) })
 	})
 	f := cmd.Flags()
 	f.Var(newFloats(&lambdas), "lambdas", usageOf("lambdas")+": one search with each")

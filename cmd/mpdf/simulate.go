@@ -81,7 +81,7 @@ func runSimulate(cmd *cobra.Command, fl *simulateFlags) error {
 		if err != nil {
 			return err
 		}
-		return output(cmd, fl.asJSON, sig)
+		return show(cmd, fl.asJSON, sig, sig.WriteText)
 	case fl.out == "":
 		return fmt.Errorf("--out is required (unless --calibrate or --signals)")
 	}
@@ -118,7 +118,7 @@ func playSimulator(cmd *cobra.Command, fl *simulateFlags, sim *sim.Simulator, po
 	if err != nil {
 		return err
 	}
-	return output(cmd, fl.asJSON, rec)
+	return show(cmd, fl.asJSON, rec, rec.WriteText)
 }
 
 // runCalibrate fits the simulator to transcripts and prints the fit.
