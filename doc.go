@@ -11,6 +11,8 @@
 //
 //	internal/testenv  what tests need beyond Go (PyTorch oracle, shared transcripts, Chromium): skip locally, fail under CI
 //	internal/browser  headless Chromium for the HTML pages' tests, over the DevTools protocol's pipe
+//	internal/errmark  an error marked with a sentinel, its message unchanged: a library's errors a caller words
+//	internal/progress progress of long work on stderr: a bar on a terminal, plain lines elsewhere
 //	internal/jsonscan the byte-level JSON scanner of the two fast paths (data's decision lines, serve's requests)
 //	nn                MLP parameters, Adam, fast batched CPU kernels of the update step
 //	stats             cluster-bootstrap confidence intervals and the AUC, plain Go
@@ -25,7 +27,7 @@
 //	data/corpus       what a set of transcripts holds: the corpus table, the persist and debate baselines
 //	env               the environment interface, the episode runner, evaluation and verdict
 //	env/sim           the calibrated simulator: the default environment, its parameters and their fit
-//	env/replay        recorded transcripts replayed as an environment; an --env spec (sim or replay) opened
+//	env/replay        recorded transcripts replayed as an environment; an --env spec (sim or replay) opened, an evaluation set up
 //	env/llm           live deliberations through an OpenAI-compatible chat-completions backend
 //	trainer           advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops
 //	trainer/run       a training run: stages, checkpoints and resume, run directory, metrics log, curve

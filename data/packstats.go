@@ -1,8 +1,10 @@
 package data
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/mpdf/mpdf/metapolicy"
@@ -44,4 +46,31 @@ func PackStats(dir string) (*Stats, error) {
 		}
 	}
 	return st, nil
+}
+
+// ErrPackReward is the error of reward settings given for a pack, whose
+// rewards were fixed when it was packed.
+var ErrPackReward = errors.New("its rewards were fixed when packed")
+
+// ReadStats summarises a data set: a pack directory given alone
+// (PackStats), or rollout files under reward (CollectStats, rejected
+// records skipped and counted), records of at most maxLine bytes. A
+// reward given (rewardGiven) for a pack is ErrPackReward: the pack's
+// manifest says how it was rewarded.
+func ReadStats(paths []string, reward RewardConfig, rewardGiven bool, maxLine int) (*Stats, error) {
+	if fi, err := os.Stat(paths[0]); err == nil && fi.IsDir() {
+		if len(paths) > 1 {
+			return nil, fmt.Errorf("%s is a pack directory: give it alone", paths[0])
+		}
+		if rewardGiven {
+			return nil, fmt.Errorf("%s is a pack: %w (see its %s)", paths[0], ErrPackReward, ManifestName)
+		}
+		return PackStats(paths[0])
+	}
+	r, err := Open(paths, ReaderOptions{Skip: true, KeepErrors: -1, MaxLineBytes: maxLine})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return CollectStats(r, reward)
 }

@@ -209,3 +209,15 @@ func Decisions(ep *Episode, cfg RewardConfig) ([]Decision, error) {
 	}
 	return out, nil
 }
+
+// Set reads a group key (ParseGroupBy): GroupBy is a flag value.
+func (g *GroupBy) Set(s string) (err error) {
+	*g, err = ParseGroupBy(s)
+	return err
+}
+
+// String is the key as Set reads it.
+func (g *GroupBy) String() string { return string(*g) }
+
+// Type names what a group key is, for a flag's help.
+func (g *GroupBy) Type() string { return "key" }

@@ -135,3 +135,18 @@ func (d *Dir) Unlock() error {
 	d.lock = nil
 	return err
 }
+
+// OpenOwnedDir is OpenDir for the directory of one owner at a time (a
+// "run", a "study"): its errors start with the owner, and a held lock's
+// wraps the owner's sentinel locked and names the holder.
+func OpenOwnedDir(dir, lockName, owner string, locked error) (*Dir, error) {
+	d, err := OpenDir(dir, lockName)
+	var held *HeldError
+	if errors.As(err, &held) {
+		return nil, fmt.Errorf("%s: %s: %w by %s: one %s writes a directory at a time; wait for it", owner, dir, locked, held.Holder, owner)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", owner, err)
+	}
+	return d, nil
+}

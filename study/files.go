@@ -60,7 +60,7 @@ type Dir struct{ d *outfile.Dir }
 // refused with an error wrapping ErrNotEmpty, unless overwrite, which
 // removes only the files a study writes. Close releases it.
 func OpenDir(dir string, overwrite bool) (*Dir, error) {
-	d, err := lockDir(dir)
+	d, err := outfile.OpenOwnedDir(dir, LockName, "study", ErrLocked)
 	if err != nil {
 		return nil, err
 	}

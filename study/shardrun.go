@@ -125,13 +125,5 @@ func RunShard(e env.Env, cfg Config, dir string, o ShardOptions) (*ShardRun, err
 
 // lockDir creates dir when missing and takes its study lock.
 func lockDir(dir string) (*outfile.Dir, error) {
-	d, err := outfile.OpenDir(dir, LockName)
-	var held *outfile.HeldError
-	if errors.As(err, &held) {
-		return nil, fmt.Errorf("study: %s: %w by %s (one study writes a directory at a time; wait for it, or give another --out)", dir, ErrLocked, held.Holder)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("study: %w", err)
-	}
-	return d, nil
+	return outfile.OpenOwnedDir(dir, LockName, "study", ErrLocked)
 }

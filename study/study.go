@@ -170,6 +170,18 @@ type Study struct {
 	Fixed   []string    `json:"baselines"` // baseline names, in order
 }
 
+// Jobs is about how many trainings and evaluations a study of c runs (per
+// seed, a learned policy per λ and the baselines, per fold unless the
+// folds are the models): a progress bar's first total, before the study
+// knows its models.
+func (c Config) Jobs() int {
+	jobs := c.Seeds * (1 + len(c.Lambdas))
+	if c.GroupBy != ByModel {
+		jobs *= c.Folds
+	}
+	return jobs
+}
+
 func (c *Config) resolve() error {
 	d := DefaultConfig()
 	if c.Folds == 0 {

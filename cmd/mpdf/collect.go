@@ -7,98 +7,38 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/data"
-	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/llm"
+	"github.com/mpdf/mpdf/internal/progress"
 )
 
 func init() { register(newCollectCmd) }
 
-// collectFlags are collect's flags.
+// collectFlags are collect's flags: most are the collection's own
+// (llm.CollectConfig), bound to it.
 type collectFlags struct {
-	backend, model, apiKey, tasks, policy, out, shard, urlsFile   string
-	personas, baseURLs                                            []string
-	rounds, episodes, agents, limit, concurrency, retries, maxTok int
-	maxLine, perEndpoint                                          int
-	temperature                                                   float64
-	timeout                                                       time.Duration
-	seed                                                          uint64
-	greedy, noJudge, concedeCall, noSeed, quiet, asJSON           bool
-	resume, overwrite                                             bool
+	cc                               llm.CollectConfig
+	backend, policy, shard, urlsFile string
+	baseURLs                         []string
+	limit, retries                   int
+	temperature                      float64
+	greedy, quiet, asJSON            bool
 }
 
 func newCollectCmd() *cobra.Command {
 	var fl collectFlags
-	cmd := &cobra.Command{
-		Use:   "collect --base-url URL --model NAME --tasks-file FILE.jsonl --policy SPEC --out runs/episodes.jsonl [flags]",
-		Short: "Run live deliberations against an OpenAI-compatible server and write the episodes",
-		Long: `Collect plays a policy with a team of LLM agents served by an
-OpenAI-compatible chat-completions server (OpenAI, vLLM, llama.cpp, Ollama)
-and writes every episode, with the LLM calls each turn made, as JSON Lines.
-Round 0: every agent answers alone; then in each of --rounds rounds each
-agent persists (no call), refines (shown its peers' answers) or concedes, as
-the policy says. After each generated answer a judge call (the LLM grading
-the answer) scores it: that is the agent's confidence (--no-judge leaves it
-missing). Answers are read
-by the task's rules, the same as mpdf import's.
-
-Tasks come from a JSON Lines file, one per line:
-  {"id": "gsm-17", "question": "...", "gold": "52", "kind": "gsm"}
-(kind ` + strings.Join(llm.Kinds, ", ") + ` — any kind mpdf import reads,
-gsm8k is gsm; gold optional: without it an episode earns no reward; see
-go doc ./env/llm for the prompts of each kind).
-
-The server, model and key come from the flags, else from the environment:
-` + fmt.Sprintf("  --base-url  %s\n  --model     %s\n  --api-key   %s",
-			strings.Join(llm.EnvBaseURL, ", "), strings.Join(llm.EnvModel, ", "), strings.Join(llm.EnvAPIKey, ", ")) + `
-(prefer the environment for the key: flags show in the process list).
-Failed calls are retried (--retries) with exponential backoff; a call
-the server refuses (4xx other than 408/409/425/429) is not. On an error or
-an interrupt (Ctrl-C or SIGTERM) every episode written so far is kept:
-each is committed to --out (flushed, its own gzip member or zstd frame,
-synced) as it ends, so that even a kill -9 loses only the episodes being
-played. --resume with the same flags continues: it keeps the episodes in
---out (dropping a record torn by a kill) and plays only the missing ones.
-An existing --out is refused without --resume or --overwrite, and a
-second collection into an --out being written is refused (a lock, the
-hidden file .NAME.lock beside it, which dies with its process).
-
---shard K/N (0 ≤ K < N) plays only the tasks whose id's FNV-1a 64 hash
-mod N is K, and writes beside --out its record, FILE.shard.json: the shard,
-its tasks and hashes of what shapes the episodes (tasks file, policy
-checkpoint, seed, rounds, team, model...). Run K = 0 ... N-1 anywhere (a
-Slurm array, a Kubernetes Indexed Job), each with --resume as needed, then
-mpdf data merge joins them into the bytes of the unsharded run.
-
-Several replicas of the model (vLLM, SGLang): repeat --base-url, or list
-them in --base-urls-file (one a line, # comments). Requests go to the live
-replica with the fewest in flight, at most --per-endpoint at each; one that
-refuses connections, or times out or answers 5xx twice in a row, is taken
-out for a backoff (0.5 s doubling to 30 s) and then probed back, its
-requests moved at once to the others. When every replica is failing the
-run stops as against one server, naming each. The progress line shows the
-replicas live and out, the report each one's calls, tokens and errors. The
-episodes do not depend on which replica answered (the seeds are per call).
-
-` + policySpecHelp,
-		Example: `  mpdf collect --base-url http://127.0.0.1:8080/v1 --model qwen3-8b \
-      --tasks-file gsm_test.jsonl --policy threshold --rounds 3 --out runs/live.jsonl
-  OPENAI_API_KEY=... mpdf collect --base-url https://api.openai.com/v1 --model gpt-4o-mini \
-      --tasks-file tasks.jsonl --policy runs/best.mpdf --greedy --limit 50 --out runs/gpt.jsonl`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runCollect(cmd, &fl) },
-	}
+	cmd := command("collect --base-url URL --model NAME --tasks-file FILE.jsonl --policy SPEC --out runs/episodes.jsonl [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runCollect(cmd, &fl) })
 	fl.add(cmd)
 	return cmd
 }
 
 // runCollect checks the flags and runs one collection.
 func runCollect(cmd *cobra.Command, fl *collectFlags) error {
+	cc := fl.cc
 	if err := fl.check(); err != nil {
 		return err
 	}
@@ -106,19 +46,17 @@ func runCollect(cmd *cobra.Command, fl *collectFlags) error {
 	if err != nil {
 		return err
 	}
-	tasks, err := llm.ReadTasks(fl.tasks)
-	if err != nil {
+	if cc.Tasks, err = llm.ReadTasks(cc.TasksFile); err != nil {
 		return err
 	}
-	if fl.limit > len(tasks) {
-		return fmt.Errorf("--limit %d: %s has %d tasks", fl.limit, fl.tasks, len(tasks))
+	if fl.limit > len(cc.Tasks) {
+		return fmt.Errorf("--limit %d: %s has %d tasks", fl.limit, cc.TasksFile, len(cc.Tasks))
 	}
 	if fl.limit > 0 {
-		tasks = tasks[:fl.limit]
+		cc.Tasks = cc.Tasks[:fl.limit]
 	}
-	shard, shards := 0, 0
 	if fl.shard != "" {
-		if shard, shards, err = data.ParseShard(fl.shard); err != nil {
+		if cc.Shard, cc.Shards, err = data.ParseShard(fl.shard); err != nil {
 			return fmt.Errorf("--%w", err)
 		}
 	}
@@ -127,29 +65,18 @@ func runCollect(cmd *cobra.Command, fl *collectFlags) error {
 	// written.
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var bar *bar
-	cfg, err := fl.client(cmd.Flags())
-	if err != nil {
+	if cc.Client, err = fl.client(cmd.Flags()); err != nil {
 		return err
 	}
-	c, err := llm.Collect(llm.CollectConfig{
-		Client: cfg,
-		Options: llm.Options{Context: ctx, Agents: fl.agents, Personas: fl.personas,
-			ConcedeCall: fl.concedeCall, NoJudge: fl.noJudge, NoSeed: fl.noSeed},
-		Tasks: tasks, Episodes: fl.episodes, Rounds: fl.rounds, Policy: pol, Seed: fl.seed,
-		Greedy: fl.greedy && pol.Learned, Shard: shard, Shards: shards, TasksFile: fl.tasks, PolicyFile: pol.Path, Out: fl.out, Resume: fl.resume, Overwrite: fl.overwrite,
-		MaxLineBytes: fl.maxLine, Hint: "mpdf collect --resume with the same flags goes on", Log: cmd.ErrOrStderr(),
-		Progress: func(done, total int) {
-			if bar == nil {
-				bar = newBar(total, "collect", fl.quiet)
-			}
-			_ = bar.Set(done)
-		},
-		Endpoints: func(health string) { bar.Describe("collect [" + health + "]") },
-	})
-	if bar != nil {
-		_ = bar.Finish()
-	}
+	var finish func()
+	var describe func(string)
+	cc.Progress, describe, finish = progress.LazyDescribed("collect", fl.quiet)
+	cc.Endpoints = func(health string) { describe("collect [" + health + "]") }
+	cc.Options.Context = ctx
+	cc.Policy, cc.PolicyFile, cc.Greedy = pol, pol.Path, fl.greedy && pol.Learned
+	cc.Hint, cc.Log = "mpdf collect --resume with the same flags goes on", cmd.ErrOrStderr()
+	c, err := llm.Collect(cc)
+	finish()
 	if err != nil {
 		return err
 	}
@@ -164,34 +91,34 @@ func (fl *collectFlags) check() error {
 	if fl.backend != "openai" {
 		return fmt.Errorf("--api %q: only openai (any OpenAI-compatible server) is supported", fl.backend)
 	}
-	if fl.resume && fl.overwrite {
+	c := fl.cc
+	if c.Resume && c.Overwrite {
 		return errors.New("--resume keeps --out's episodes, --overwrite replaces them: give one")
 	}
-	if err := checkMaxLine(fl.maxLine); err != nil {
+	if err := checkMaxLine(c.MaxLineBytes); err != nil {
 		return err
 	}
-	if fl.rounds < 1 || fl.episodes < 1 || fl.limit < 0 || fl.concurrency < 1 || fl.perEndpoint < 0 || fl.timeout <= 0 || fl.retries < 0 || fl.maxTok < 0 {
+	if c.Rounds < 1 || c.Episodes < 1 || fl.limit < 0 || c.Client.Concurrency < 1 || c.Client.PerEndpoint < 0 || c.Client.Timeout <= 0 || fl.retries < 0 || c.Client.MaxTokens < 0 {
 		return fmt.Errorf("want --rounds ≥ 1, --episodes ≥ 1, --limit ≥ 0, --concurrency ≥ 1, --per-endpoint ≥ 0, --timeout > 0, --retries ≥ 0, --max-tokens ≥ 0")
 	}
 	return nil
 }
 
-// client is the server's configuration: the environment's, overridden by
-// the flags given.
+// client is the server's configuration: the flags', the environment's
+// where the server, model or key is not given.
 func (fl *collectFlags) client(f *pflag.FlagSet) (llm.Config, error) {
-	cfg := llm.ConfigFromEnv()
+	cfg, env := fl.cc.Client, llm.ConfigFromEnv()
+	cfg.BaseURL = env.BaseURL
 	if err := cfg.SetBaseURLs(fl.baseURLs, fl.urlsFile); err != nil {
 		return cfg, fmt.Errorf("--base-urls-file: %w", err)
 	}
-	if f.Changed("model") {
-		cfg.Model = fl.model
+	for name, v := range map[string][2]*string{"model": {&cfg.Model, &env.Model}, "api-key": {&cfg.APIKey, &env.APIKey}} {
+		if !f.Changed(name) {
+			*v[0] = *v[1]
+		}
 	}
-	if f.Changed("api-key") {
-		cfg.APIKey = fl.apiKey
-	}
-	cfg.Timeout, cfg.Concurrency, cfg.PerEndpoint, cfg.MaxTokens = fl.timeout, fl.concurrency, fl.perEndpoint, fl.maxTok
 	cfg.MaxRetries = &fl.retries
-	cfg.Backoff = llm.Backoff{Jitter: 0.2, Seed: fl.seed}
+	cfg.Backoff = llm.Backoff{Jitter: 0.2, Seed: fl.cc.Seed}
 	if f.Changed("temperature") {
 		cfg.Temperature = &fl.temperature
 	}
@@ -204,33 +131,33 @@ func (fl *collectFlags) add(cmd *cobra.Command) {
 	f.StringVar(&fl.backend, "api", "openai", "API the server speaks: openai (any OpenAI-compatible chat-completions server)")
 	f.StringArrayVar(&fl.baseURLs, "base-url", nil, "API root, e.g. http://127.0.0.1:8080/v1 (else "+llm.EnvBaseURL[0]+"); repeat it for replicas of the model")
 	f.StringVar(&fl.urlsFile, "base-urls-file", "", "file of replicas' API roots, one a line (# comments), added to --base-url's")
-	f.IntVar(&fl.perEndpoint, "per-endpoint", 0, "most requests in flight at one replica (0 = --concurrency over the replicas, rounded up, so the others are not overloaded when one drops out)")
-	f.StringVar(&fl.model, "model", "", "model name sent with every request (else "+llm.EnvModel[0]+")")
-	f.StringVar(&fl.apiKey, "api-key", "", "API key (else "+strings.Join(llm.EnvAPIKey, " or ")+"; prefer the environment)")
-	f.StringVar(&fl.tasks, "tasks-file", "", "tasks file, JSON Lines of {id, question, gold, kind} (required)")
-	f.StringVar(&fl.policy, "policy", "", "policy that chooses the actions: a heuristic name or a .mpdf/.safetensors file (required)")
-	f.StringVarP(&fl.out, "out", "o", "", "output episodes file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
-	f.IntVar(&fl.rounds, "rounds", env.DefaultRounds, "deliberation rounds after round 0")
-	f.IntVar(&fl.episodes, "episodes", 1, "episodes per task")
-	f.IntVar(&fl.agents, "agents", 3, "team size N ≥ 2")
+	f.IntVar(&fl.cc.Client.PerEndpoint, "per-endpoint", 0, "most requests in flight at one replica (0 = --concurrency over the replicas, rounded up, so the others are not overloaded when one drops out)")
+	shared(f, &fl.cc.Client.Model, "model", "", " (else "+llm.EnvModel[0]+")")
+	f.StringVar(&fl.cc.Client.APIKey, "api-key", "", "API key (else "+strings.Join(llm.EnvAPIKey, " or ")+"; prefer the environment)")
+	f.StringVar(&fl.cc.TasksFile, "tasks-file", "", "tasks file, JSON Lines of {id, question, gold, kind} (required)")
+	shared(f, &fl.policy, "policy", "", "; it chooses the actions (required)")
+	shared(f, &fl.cc.Out, "out", "o", ": the episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
+	shared(f, &fl.cc.Rounds, "rounds", "")
+	shared(f, &fl.cc.Episodes, "episodes", "")
+	shared(f, &fl.cc.Options.Agents, "agents", "")
 	f.StringVar(&fl.shard, "shard", "", "play only shard K/N of the tasks (0 ≤ K < N; task id's FNV-1a 64 hash mod N) and record it beside --out for mpdf data merge")
 	f.IntVar(&fl.limit, "limit", 0, "play only the first N tasks of the file (0 = all)")
-	f.Uint64Var(&fl.seed, "seed", 1, "seed of the action sampling and of the per-call seeds sent to the server"+seedWas0)
-	f.BoolVar(&fl.greedy, "greedy", false, "a learned policy takes its most probable action instead of sampling (heuristics unaffected)")
-	f.IntVar(&fl.concurrency, "concurrency", llm.DefaultConcurrency, "most requests in flight at once (also the episodes played at once)")
-	f.DurationVar(&fl.timeout, "timeout", llm.DefaultTimeout, "bound on one attempt of a request (raise it for slow local models)")
+	shared(f, &fl.cc.Seed, "seed", "", ": the action sampling and the per-call seeds sent to the server"+seedWas0)
+	shared(f, &fl.greedy, "greedy", "")
+	f.IntVar(&fl.cc.Client.Concurrency, "concurrency", llm.DefaultConcurrency, "most requests in flight at once (also the episodes played at once)")
+	f.DurationVar(&fl.cc.Client.Timeout, "timeout", llm.DefaultTimeout, "bound on one attempt of a request (raise it for slow local models)")
 	f.IntVar(&fl.retries, "retries", llm.DefaultMaxRetries, "retries of a failed request (0 = none)")
 	f.Float64Var(&fl.temperature, "temperature", 0, "sampling temperature (default: the server's)")
-	f.IntVar(&fl.maxTok, "max-tokens", 0, "bound on each completion's tokens (0 = the server's)")
-	f.StringArrayVar(&fl.personas, "persona", nil, "system message of agent i (cycled over the agents; repeatable)")
-	f.BoolVar(&fl.noJudge, "no-judge", false, "skip the judge call (the LLM grading the answer) after each answer (confidences missing)")
-	f.BoolVar(&fl.concedeCall, "concede-call", false, "a conceding agent restates the adopted solution with a call (default: no call)")
-	f.BoolVar(&fl.noSeed, "no-seed", false, "send no per-call seed to the server")
-	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar")
-	f.BoolVar(&fl.asJSON, "json", false, "print the summary as JSON")
-	f.BoolVar(&fl.resume, "resume", false, "continue the collection in --out: keep its episodes, play only the missing ones (same flags as the first run)")
-	f.BoolVar(&fl.overwrite, "overwrite", false, "replace an existing --out (without it, or --resume, an existing file is refused)")
-	addMaxLineFlag(cmd, &fl.maxLine)
+	f.IntVar(&fl.cc.Client.MaxTokens, "max-tokens", 0, "bound on each completion's tokens (0 = the server's)")
+	f.StringArrayVar(&fl.cc.Options.Personas, "persona", nil, "system message of agent i (cycled over the agents; repeatable)")
+	f.BoolVar(&fl.cc.Options.NoJudge, "no-judge", false, "skip the judge call (the LLM grading the answer) after each answer (confidences missing)")
+	f.BoolVar(&fl.cc.Options.ConcedeCall, "concede-call", false, "a conceding agent restates the adopted solution with a call (default: no call)")
+	f.BoolVar(&fl.cc.Options.NoSeed, "no-seed", false, "send no per-call seed to the server")
+	shared(f, &fl.quiet, "quiet", "q")
+	shared(f, &fl.asJSON, "json", "")
+	shared(f, &fl.cc.Resume, "resume", "", ": keep its episodes, play only the missing ones (same flags as the first run)")
+	shared(f, &fl.cc.Overwrite, "overwrite", "")
+	addMaxLineFlag(cmd, &fl.cc.MaxLineBytes)
 	for _, name := range []string{"tasks-file", "policy", "out"} {
 		_ = cmd.MarkFlagRequired(name)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -15,11 +14,7 @@ func init() { register(newDataCmd) }
 
 func newDataCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "data",
-		Short: "Validate, pack and summarise rollout files",
-		Long: `The data commands work on rollouts: JSON Lines files (.jsonl, optionally
-.gz or .zst) of episode and decision records (docs/schema). FILES are
-paths or filepath.Match globs ('runs/*.jsonl.zst'), read in order.`,
+		Use: "data",
 	}
 	cmd.AddCommand(newValidateCmd(), newPackCmd(), newStatsCmd(), newCorpusCmd())
 	cmd.AddCommand(newSignalCmd(), newHindsightCmd()) // signalcmd.go
@@ -59,47 +54,29 @@ func newValidateCmd() *cobra.Command {
 		maxShown, width, maxLine int
 		asJSON                   bool
 	)
-	cmd := &cobra.Command{
-		Use:   "validate FILES...",
-		Short: "Check every record; list the rejected ones as file:line: field: reason",
-		Long: `Validate reads every record of FILES and checks it against the episode and
-decision rules. It prints each rejected record as file:line: field: reason
-(the first --max-errors of them, then how many more), a warning for each
-episode whose id an earlier one had, and always the counts of every file,
-read, accepted and rejected, and their total. A file that cannot be read
-(missing, not gzip/zstd as named, corrupt) is named with its error and the
-others are still read. A file cut mid-record (its writer was killed) ends
-in a rejected record reported as torn.
-
-Exit status: 0 when every record is accepted, 2 when any is rejected,
-1 when a file cannot be read.`,
-		Example: `  mpdf data validate runs/rollouts.jsonl.zst
-  mpdf data validate 'runs/*.jsonl' --max-errors 10`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if maxShown < 0 {
-				return fmt.Errorf("--max-errors %d: want ≥ 0 (0 lists none; all are counted)", maxShown)
-			}
-			if width < 0 {
-				return fmt.Errorf("--feature-width %d: want ≥ 0", width)
-			}
-			if err := checkMaxLine(maxLine); err != nil {
-				return err
-			}
-			v, err := data.ValidateFiles(args, data.ValidateOptions{MaxListed: maxShown, FeatureWidth: width, MaxLineBytes: maxLine})
-			if err != nil {
-				return err
-			}
-			if err := output(cmd, asJSON, v); err != nil {
-				return err
-			}
-			return validateExit(v.Counts)
-		},
-	}
+	cmd := command("validate FILES...", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		if maxShown < 0 {
+			return fmt.Errorf("--max-errors %d: want ≥ 0 (0 lists none; all are counted)", maxShown)
+		}
+		if width < 0 {
+			return fmt.Errorf("--feature-width %d: want ≥ 0", width)
+		}
+		if err := checkMaxLine(maxLine); err != nil {
+			return err
+		}
+		v, err := data.ValidateFiles(args, data.ValidateOptions{MaxListed: maxShown, FeatureWidth: width, MaxLineBytes: maxLine})
+		if err != nil {
+			return err
+		}
+		if err := show(cmd, asJSON, v, v.WriteText); err != nil {
+			return err
+		}
+		return validateExit(v.Counts)
+	})
 	f := cmd.Flags()
 	f.IntVar(&maxShown, "max-errors", 50, "most rejected records and repeated ids to list, ≥ 0 (all are counted)")
-	f.IntVar(&width, "feature-width", 0, "width decision records must have (0 = that of the first decision)")
-	f.BoolVar(&asJSON, "json", false, "print the counts, files and rejected records as JSON")
+	shared(f, &width, "feature-width", "")
+	shared(f, &asJSON, "json", "")
 	addMaxLineFlag(cmd, &maxLine)
 	return cmd
 }
@@ -116,15 +93,13 @@ func validateExit(c data.Counts) error {
 	return nil
 }
 
-// textWriter is a result that prints itself as text.
-type textWriter interface{ WriteText(io.Writer) error }
-
-// output prints v to cmd's output as indented JSON or as its text.
-func output(cmd *cobra.Command, asJSON bool, v textWriter) error {
+// show prints a command's result v to its output: as indented JSON, or
+// as text writes it.
+func show(cmd *cobra.Command, asJSON bool, v any, text func(io.Writer) error) error {
 	if asJSON {
 		return printJSON(cmd.OutOrStdout(), v)
 	}
-	return v.WriteText(cmd.OutOrStdout())
+	return text(cmd.OutOrStdout())
 }
 
 // packFlags are pack's flags.
@@ -137,31 +112,13 @@ type packFlags struct {
 
 func newPackCmd() *cobra.Command {
 	var fl packFlags
-	cmd := &cobra.Command{
-		Use:   "pack FILES... --out DIR [--shard-rows N]",
-		Short: "Turn rollouts into packed columnar shards of training decisions",
-		Long: `Pack reads FILES and writes their training decisions to DIR as a pack:
-zstd-compressed columnar shards of at most --shard-rows decisions and a
-manifest.json recording the reward, the counts and every source's SHA-256.
-Training reads a pack many times without parsing JSON again.
-
-Episodes become one decision per agent per deliberation round, with the
-differential consensus reward (--w-local, --w-global, --lambda) and the group
-key of --group-by; decision records pass as they are. Episodes without a gold
-answer yield no decision and are counted. DIR must be empty or not exist.
-A rejected record stops the packing (run mpdf data validate), unless
---skip-invalid.`,
-		Example: `  mpdf data pack runs/rollouts.jsonl.zst --out runs/packs/sim
-  mpdf data pack 'runs/*.jsonl' --out runs/packs/cost --lambda 0.1 --group-by task+round`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runPack(cmd, args, &fl) },
-	}
+	cmd := command("pack FILES... --out DIR [--shard-rows N]", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error { return runPack(cmd, args, &fl) })
 	f := cmd.Flags()
-	f.StringVarP(&fl.out, "out", "o", "", "directory of the pack, empty or new (required)")
+	shared(f, &fl.out, "out", "o", ": the pack's directory, empty or new (required)")
 	f.IntVar(&fl.shardRows, "shard-rows", data.DefaultRowsPerShard, "most decisions per shard (bounds a reader's memory)")
-	f.BoolVar(&fl.skipInvalid, "skip-invalid", false, "skip rejected records (counted in the manifest) instead of stopping")
-	f.IntVar(&fl.featureWidth, "feature-width", 0, "width decision records must have (0 = that of the first decision)")
-	f.BoolVar(&fl.asJSON, "json", false, "print the manifest as JSON")
+	shared(f, &fl.skipInvalid, "skip-invalid", "")
+	shared(f, &fl.featureWidth, "feature-width", "")
+	shared(f, &fl.asJSON, "json", "")
 	addMaxLineFlag(cmd, &fl.maxLn)
 	fl.rf.add(cmd)
 	_ = cmd.MarkFlagRequired("out")
@@ -192,10 +149,7 @@ func runPack(cmd *cobra.Command, args []string, fl *packFlags) error {
 	if err != nil {
 		return err
 	}
-	if fl.asJSON {
-		return printJSON(cmd.OutOrStdout(), m)
-	}
-	return m.WriteSummary(cmd.OutOrStdout(), fl.out)
+	return show(cmd, fl.asJSON, m, func(w io.Writer) error { return m.WriteSummary(w, fl.out) })
 }
 
 func newStatsCmd() *cobra.Command {
@@ -204,58 +158,22 @@ func newStatsCmd() *cobra.Command {
 		asJSON  bool
 		maxLine int
 	)
-	cmd := &cobra.Command{
-		Use:   "stats FILES...|DIR",
-		Short: "Summarise rollouts or a pack: counts, accuracy, actions, rewards",
-		Long: `Stats summarises a data set: record counts, team sizes and rounds, team
-accuracy in round 0 and in the last round, tokens, and the training
-decisions it yields — their number and groups, the share of each action,
-and the reward's mean, spread and range.
-
-Rewards of episodes follow the reward flags. DIR is a pack written by
-mpdf data pack, whose rewards were fixed when it was packed (its manifest
-says how); reward flags are refused with one. Rejected records are skipped
-and counted: mpdf data validate lists them.`,
-		Example: `  mpdf data stats runs/rollouts.jsonl.zst
-  mpdf data stats runs/packs/sim --json`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := readStats(cmd, args, &rf, maxLine)
-			if err != nil {
-				return err
-			}
-			return output(cmd, asJSON, st)
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON")
+	cmd := command("stats FILES...|DIR", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		cfg, err := rf.config()
+		if err == nil {
+			err = checkMaxLine(maxLine)
+		}
+		if err != nil {
+			return err
+		}
+		st, err := data.ReadStats(args, cfg, rf.changed(cmd), maxLine)
+		if err != nil {
+			return err
+		}
+		return show(cmd, asJSON, st, st.WriteText)
+	})
+	shared(cmd.Flags(), &asJSON, "json", "")
 	addMaxLineFlag(cmd, &maxLine)
 	rf.add(cmd)
 	return cmd
-}
-
-// readStats summarises the pack or the rollout files args name.
-func readStats(cmd *cobra.Command, args []string, rf *rewardFlags, maxLine int) (*data.Stats, error) {
-	if fi, err := os.Stat(args[0]); err == nil && fi.IsDir() {
-		if len(args) > 1 {
-			return nil, fmt.Errorf("%s is a pack directory: give it alone", args[0])
-		}
-		if rf.changed(cmd) {
-			return nil, fmt.Errorf("%s is a pack: its rewards were fixed when packed (see its %s); drop the reward flags",
-				args[0], data.ManifestName)
-		}
-		return data.PackStats(args[0])
-	}
-	cfg, err := rf.config()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkMaxLine(maxLine); err != nil {
-		return nil, err
-	}
-	r, err := data.Open(args, data.ReaderOptions{Skip: true, KeepErrors: -1, MaxLineBytes: maxLine})
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return data.CollectStats(r, cfg)
 }

@@ -180,3 +180,24 @@ func find(t *testing.T, root *cobra.Command, path ...string) *cobra.Command {
 	}
 	return c
 }
+
+// Every help file is a command's, and every command has its summary.
+func TestHelpFiles(t *testing.T) {
+	root := newRoot()
+	names := map[string]bool{}
+	for _, c := range allCommands(root) {
+		names[strings.ReplaceAll(strings.TrimPrefix(c.CommandPath(), "mpdf "), " ", "-")+".txt"] = true
+		if c.Short == "" {
+			t.Errorf("%s: no summary (help/NAME.txt's first line)", c.CommandPath())
+		}
+	}
+	files, err := helpFiles.ReadDir("help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !names[f.Name()] {
+			t.Errorf("help/%s: no such command", f.Name())
+		}
+	}
+}

@@ -37,7 +37,10 @@ func newRoot() *cobra.Command {
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
-	addRenamedFlags(root) // flagrenames.go
+	addRenamedFlags(root)   // flagrenames.go
+	addHelp(root)           // help.go
+	setSharedDefaults(root) // flagbind.go
+	addFlagWords(root)      // flagwords.go
 	return root
 }
 
@@ -85,4 +88,10 @@ var flagKinds = map[string]reflect.Kind{
 	"int": reflect.Int, "int8": reflect.Int8, "int16": reflect.Int16, "int32": reflect.Int32, "int64": reflect.Int64,
 	"uint": reflect.Uint, "uint8": reflect.Uint8, "uint16": reflect.Uint16, "uint32": reflect.Uint32, "uint64": reflect.Uint64,
 	"float32": reflect.Float32, "float64": reflect.Float64,
+}
+
+// command makes a command from its use line, the arguments it takes (nil:
+// any) and what it runs; its help comes from help/NAME.txt (help.go).
+func command(use string, args cobra.PositionalArgs, run func(cmd *cobra.Command, args []string) error) *cobra.Command {
+	return &cobra.Command{Use: use, Args: args, RunE: run}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -25,43 +24,9 @@ type serveFlags struct {
 	maxInflight int
 }
 
-const serveLong = `Serve answers, per agent of a deliberation, persist, refine or concede,
-with the probabilities, the team answer and the concede target, for any
-stack that speaks HTTP/JSON (the Python client in python/ is one). The API
-is api/openapi.json: POST /v1/decide (one deliberation or a batch),
-GET /v1/policy, POST /v1/reload, GET /healthz, /readyz and /metrics
-(Prometheus). The server keeps no state between requests, so replicas scale
-out behind any load balancer.
-
-SIGHUP or POST /v1/reload re-reads --policy; a file that fails to load
-leaves the previous policy serving. SIGTERM or SIGINT stops accepting
-connections and lets the requests in flight finish. The first line on
-standard output is "listening on http://ADDR" (useful with --addr :0).
-
-The policy is a checkpoint (*.mpdf) or a safetensors export
-(*.safetensors) of a feature layout this build knows (mpdf-features/v1 or
-v2): requests are featurized with the layout the file records; a v2 policy
-also reads each deliberation's optional "history".
-
---critic fills the confidence of an agent given as raw "text" without a
-"confidence" with the critic's read from the text (the arithmetic check), the
-reader mpdf train --env 'replay:...,critic=on' trained on: serve a policy
-so trained with --critic, or pass the confidence in each request. The
-policy's confidence source (mpdf inspect; "confidence_source" in
-GET /v1/policy) is checked against --critic at load and reload: a mismatch
-is logged as a warning and listed in /v1/policy's "warnings", not refused.`
-
 func newServeCmd() *cobra.Command {
 	var fl serveFlags
-	cmd := &cobra.Command{
-		Use:   "serve --policy FILE [--addr HOST:PORT] [flags]",
-		Short: "Serve a learned policy over HTTP/JSON (POST /v1/decide)",
-		Long:  serveLong,
-		Example: `  mpdf serve --policy runs/mpdf/best.mpdf --addr 127.0.0.1:8080
-  curl -s localhost:8080/v1/decide -d '{"round":1,"rounds":3,"agents":[{"answer":"42","confidence":0.9},{"answer":"41"}]}'`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, &fl) },
-	}
+	cmd := command("serve --policy FILE [--addr HOST:PORT] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runServe(cmd, &fl) })
 	fl.add(cmd)
 	return cmd
 }
@@ -69,7 +34,7 @@ func newServeCmd() *cobra.Command {
 // add defines the flags on cmd.
 func (fl *serveFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&fl.cfg.PolicyPath, "policy", "", "policy file to serve: a checkpoint (.mpdf) or a safetensors export")
+	shared(f, &fl.cfg.PolicyPath, "policy", "", "; served: a learned one only")
 	f.StringVar(&fl.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
 	f.Int64Var(&fl.maxBodyKiB, "max-body-kib", 1024, "largest request body in KiB (413 beyond)")
 	f.IntVar(&fl.maxInflight, "max-inflight", 64, "decide requests served at once (429 beyond)")
@@ -79,8 +44,8 @@ func (fl *serveFlags) add(cmd *cobra.Command) {
 	f.DurationVar(&fl.cfg.RequestTimeout, "request-timeout", 0, "time a decide request may take, body read included, before it is answered 503 and its work stopped; shorter than --write-timeout (0 = 4/5 of it)")
 	f.DurationVar(&fl.cfg.ShutdownTimeout, "shutdown-timeout", 0, "time given to requests in flight on SIGTERM (0 = 10s)")
 	f.IntVar(&fl.cfg.GOGC, "gogc", 0, "garbage collector target percentage, as GOGC (0 = the GOGC environment variable's, else 100); 400 trims the tail at saturation for a few MB of heap")
-	f.BoolVar(&fl.cfg.Critic, "critic", false, "fill the missing confidence of agents given as text with the critic's read from the text (for a policy trained on a replay with critic=on)")
-	f.BoolVarP(&fl.quiet, "quiet", "q", false, "log warnings and errors only")
+	shared(f, &fl.cfg.Critic, "critic", "", "; here of agents given as text (for a policy trained on a replay with critic=on)")
+	shared(f, &fl.quiet, "quiet", "q", ": warnings and errors only")
 }
 
 // config is the server's configuration from the flags, validated.
@@ -100,32 +65,13 @@ func (fl *serveFlags) config() (serve.Config, error) {
 	return cfg, cfg.Validate()
 }
 
-// runServe serves until SIGTERM or SIGINT; SIGHUP reloads the policy.
+// runServe serves until SIGTERM or SIGINT (serve.ListenAndServe).
 func runServe(cmd *cobra.Command, fl *serveFlags) error {
 	cfg, err := fl.config()
 	if err != nil {
 		return err
 	}
-	cfg.TuneRuntime()
-	s, err := serve.New(cfg)
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", fl.addr)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "listening on http://%s\n", ln.Addr())
-
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	go func() {
-		for range hup {
-			_, _ = s.Reload() // the server logs the outcome
-		}
-	}()
-	return s.Serve(ctx, ln)
+	return serve.ListenAndServe(ctx, cfg, fl.addr, cmd.OutOrStdout())
 }

@@ -1,8 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"io"
+
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -15,11 +16,7 @@ import (
 // openReplay loads transcript files (globs allowed) as a replay, with its
 // readability reports on cmd's stderr unless quiet.
 func openReplay(cmd *cobra.Command, args []string, kind transcript.Task, quiet bool, opts ...replay.Option) (*replay.Env, error) {
-	var log io.Writer
-	if !quiet {
-		log = cmd.ErrOrStderr()
-	}
-	return replay.Open(replay.Spec{Globs: args, Options: transcript.Options{Task: kind}}, log, opts...)
+	return replay.Open(replay.Spec{Globs: args, Options: transcript.Options{Task: kind}}, logUnless(quiet, cmd.ErrOrStderr()), opts...)
 }
 
 func newSignalCmd() *cobra.Command {
@@ -32,49 +29,31 @@ func newSignalCmd() *cobra.Command {
 		quiet    bool
 		critic   bool
 	)
-	cmd := &cobra.Command{
-		Use:   "signal TRANSCRIPTS...",
-		Short: "AUC of each state feature for correctness and for 'refining now fixes the team', on replayed transcripts",
-		Long: `Signal replays transcripts with a behaviour policy (default debate: the
-recorded deliberation) and reports, for each feature of the current layout
-and each candidate new feature (answer history, margins, length and hedging
-relative to peers, stated confidence), its AUC for three targets of every
-decision: the agent's current answer is correct; refining now, rather than
-persisting, makes the team answer correct (fix); or makes a correct team
-answer wrong (break). Each on all decisions and on the contested ones (the
-team not unanimous). 0.5 is no signal. See go doc ./study/signals.`,
-		Example: `  mpdf data signal '../shared/data/debates/slm-debate/*/*.json'
-  mpdf data signal 'debates/gsm_*.json' --policy random --episodes 4 --json`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			// With critic: the critic's confidence as the turns' and its
-			// candidates, which read the texts.
-			e, err := openReplay(cmd, args, kind, quiet, replay.WithCritic(critic), replay.WithText(critic))
-			if err != nil {
-				return err
-			}
-			pol, err := resolvePolicy(policy)
-			if err != nil {
-				return fmt.Errorf("--policy: %w", err)
-			}
-			rep, err := signals.Measure(e, pol, signals.Options{Rounds: e.Rounds(), Episodes: episodes, Seed: seed}, signals.Candidates())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), rep)
-			}
-			return rep.WriteTable(cmd.OutOrStdout())
-		},
-	}
+	cmd := command("signal TRANSCRIPTS...", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		// With critic: the critic's confidence as the turns' and its
+		// candidates, which read the texts.
+		e, err := openReplay(cmd, args, kind, quiet, replay.WithCritic(critic), replay.WithText(critic))
+		if err != nil {
+			return err
+		}
+		pol, err := resolvePolicy(policy)
+		if err != nil {
+			return fmt.Errorf("--policy: %w", err)
+		}
+		rep, err := signals.Measure(e, pol, signals.Options{Rounds: e.Rounds(), Episodes: episodes, Seed: seed}, signals.Candidates())
+		if err != nil {
+			return err
+		}
+		return show(cmd, asJSON, rep, rep.WriteTable)
+	})
 	f := cmd.Flags()
-	f.StringVar(&policy, "policy", "debate", "behaviour policy whose decisions are measured")
+	shared(f, &policy, "policy", "", "; the behaviour whose decisions are measured")
 	addKindFlag(f, &kind, "task of the transcripts")
-	f.IntVar(&episodes, "episodes", 1, "episodes per question (for a sampling policy)")
-	f.Uint64Var(&seed, "seed", 1, "seed of the behaviour's sampling")
-	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	f.BoolVarP(&quiet, "quiet", "q", false, "no readability report")
-	f.BoolVar(&critic, "critic", false, "fill the missing confidence with the critic's read from the text, and measure the critic's candidates")
+	shared(f, &episodes, "episodes", "")
+	shared(f, &seed, "seed", "")
+	shared(f, &asJSON, "json", "")
+	shared(f, &quiet, "quiet", "q")
+	shared(f, &critic, "critic", "", ", and measure the critic's candidates")
 	return cmd
 }
 
@@ -88,74 +67,29 @@ func newHindsightCmd() *cobra.Command {
 		asJSON  bool
 		quiet   bool
 	)
-	cmd := &cobra.Command{
-		Use:   "hindsight TRANSCRIPTS...",
-		Short: "The best joint action plan per question in hindsight: the ceiling of any per-agent policy on a replay",
-		Long: `Hindsight searches, for every question of the replayed transcripts, the
-joint plan of meta-actions (every agent, every round) that maximises
-1[team answer correct] − λ·tokens/1000, exhaustively up to
---max-exhaustive plans and by per-agent coordinate ascent beyond (a lower
-bound; the "exhaustive" column counts the questions searched exhaustively).
-It prints, per group and pooled, the accuracy and tokens per question of
-that optimum next to round-0 majority (everyone persists) and the debate
-(everyone refines), for each λ of --lambdas. The plans know the gold answer:
-this is a ceiling, not a policy. See go doc ./trainer/teacher.`,
-		Example: `  mpdf data hindsight '../shared/data/debates/slm-debate/*/*.json' --lambdas 0,0.02,0.05 --by file`,
-		Args:    cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := openReplay(cmd, args, kind, quiet)
-			if err != nil {
-				return err
-			}
-			group, err := e.Grouper(groupBy)
-			if err != nil {
-				return fmt.Errorf("--by %w", err)
-			}
-			all, err := searchLambdas(cmd, e, lambdas, teacher.Config{Rounds: e.Rounds(), MaxExhaustive: maxExh}, workers, group, quiet)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), all)
-			}
-			return teacher.WriteSummaries(cmd.OutOrStdout(), all)
-		},
-	}
+	cmd := command("hindsight TRANSCRIPTS...", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		e, err := openReplay(cmd, args, kind, quiet)
+		if err != nil {
+			return err
+		}
+		group, err := e.Grouper(groupBy)
+		if err != nil {
+			return fmt.Errorf("--by %w", err)
+		}
+		all, err := teacher.SearchLambdas(e, lambdas, teacher.CeilingOptions{Config: teacher.Config{Rounds: e.Rounds(), MaxExhaustive: maxExh},
+			Workers: workers, Group: group, Progress: lazyBar(quiet), Log: logUnless(quiet, cmd.ErrOrStderr())})
+		if err != nil {
+			return err
+		}
+		return show(cmd, asJSON, all, func(w io.Writer) error { return teacher.WriteSummaries(w, all) })
+	})
 	f := cmd.Flags()
-	f.Var(newFloats(&lambdas), "lambdas", "token costs λ per 1000 tokens, comma-separated: one search with each")
+	f.Var(newFloats(&lambdas), "lambdas", usageOf("lambdas")+": one search with each")
 	addKindFlag(f, &kind, "task of the transcripts")
 	f.IntVar(&maxExh, "max-exhaustive", teacher.DefaultMaxExhaustive, "most plans tried one by one per question")
-	f.StringVar(&groupBy, "by", "", "break the rows down by file or model (default: pooled only)")
-	f.IntVar(&workers, "workers", 0, "questions searched at once (0: all cores)")
-	f.BoolVar(&asJSON, "json", false, "print the summaries as JSON")
-	f.BoolVarP(&quiet, "quiet", "q", false, "no readability report, no progress bar")
+	shared(f, &groupBy, "by", "", ": file or model (default: pooled only)")
+	shared(f, &workers, "workers", "")
+	shared(f, &asJSON, "json", "")
+	shared(f, &quiet, "quiet", "q")
 	return cmd
-}
-
-// searchLambdas summarises the hindsight optimum of every task of e under
-// each token cost of ls, with a progress bar per cost.
-func searchLambdas(cmd *cobra.Command, e *replay.Env, ls []float64, cfg teacher.Config, workers int, group func(int) string, quiet bool) ([]teacher.Summary, error) {
-	tasks := make([]int, e.NumTasks())
-	for i := range tasks {
-		tasks[i] = i
-	}
-	var all []teacher.Summary
-	for _, l := range ls {
-		cfg.Lambda = l
-		bar := newBar(len(tasks), fmt.Sprintf("λ=%g", l), quiet)
-		res, noGold, err := teacher.SearchTasks(e, tasks, cfg, workers, func(d, _ int) { bar.Set(d) })
-		bar.Finish()
-		if err != nil {
-			return nil, err
-		}
-		if noGold > 0 && !quiet {
-			fmt.Fprintf(cmd.ErrOrStderr(), "%d questions without a gold answer skipped\n", noGold)
-		}
-		ss, err := teacher.Summarize(e, res, l, 0, group)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, ss...)
-	}
-	return all, nil
 }

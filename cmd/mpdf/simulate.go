@@ -11,6 +11,7 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/env/sim/calibrate"
+	"github.com/mpdf/mpdf/internal/progress"
 )
 
 func init() { register(newSimulateCmd) }
@@ -19,16 +20,10 @@ func init() { register(newSimulateCmd) }
 // and eval.
 func addSimFlags(cmd *cobra.Command, cfg *sim.Config) {
 	f := cmd.Flags()
-	f.Uint64Var(&cfg.Seed, "sim-seed", 0, "seed of the simulator's task pool (difficulties, answers); --seed draws the episodes")
-	f.IntVar(&cfg.Tasks, "sim-tasks", 0, fmt.Sprintf("size of the simulator's task pool (0 = %d)", sim.DefaultTasks))
-	f.IntVar(&cfg.Agents, "agents", 0, fmt.Sprintf("team size N ≥ 2 in the simulator (0 = %d)", sim.DefaultAgents))
-	f.Float64Var(&cfg.MissingConfidence, "missing-confidence", 0, "probability that a simulated turn's confidence is missing, in [0,1]")
-}
-
-// barProgress returns a RunOptions.Progress that moves bar, offset by the
-// episodes counted before.
-func barProgress(bar interface{ Set(int) error }, offset int) func(done, total int) {
-	return func(done, _ int) { _ = bar.Set(offset + done) }
+	shared(f, &cfg.Seed, "sim-seed", "", " (difficulties, answers); --seed draws the episodes")
+	shared(f, &cfg.Tasks, "sim-tasks", "", fmt.Sprintf(" (0 = %d)", sim.DefaultTasks))
+	shared(f, &cfg.Agents, "agents", "", fmt.Sprintf(" in the simulator (0 = %d)", sim.DefaultAgents))
+	shared(f, &cfg.MissingConfidence, "missing-confidence", "")
 }
 
 // simulateFlags are simulate's flags.
@@ -45,42 +40,7 @@ type simulateFlags struct {
 
 func newSimulateCmd() *cobra.Command {
 	var fl simulateFlags
-	cmd := &cobra.Command{
-		Use:   "simulate --out FILE.jsonl[.gz|.zst] [flags]",
-		Short: "Play a policy in the built-in simulator and write the episodes",
-		Long: `Simulate plays a policy in the built-in deliberation simulator (the
-embedded default environment, no LLM needed) and writes every episode as
-JSON Lines: each agent's answer, confidence, profile, action, behaviour
-log-probability and tokens per round. The output is compressed by its
-extension (.gz or .zst) and is the same, byte for byte, for the same flags.
-The episodes go to a temporary file beside --out, renamed over it when
-the run succeeds: a failed or interrupted run leaves --out as it was.
---out must be a new or a regular file (not a link or a device).
-
-It plays --tasks tasks of the pool (0 = all), --episodes sampled episodes
-per task, each with round 0 and --rounds deliberation rounds, and ends with
-the policy's accuracy and cost over what it wrote.
-
-The simulator's coefficients are fitted to real debates. --calibrate
-GLOB[,GLOB] fits them to LLM-Debate transcripts (instead of playing) and
-prints the fit: the parameters, each statistic (round-0 accuracy, how often
-a revision fixes or breaks an answer given the peers, token lengths of right
-and wrong answers, ...) on the transcripts and on the simulator's debates of
-the same team sizes, and each feature's AUC for correctness on both;
---params-out writes the parameters as JSON. The default simulator embeds the
-fit to the shared corpus (env/sim/calibrated.json, whose "source" says
-how it was made). --signals prints each feature's AUC for correctness on the
-simulator's debate episodes (--tasks, --rounds, --seed): the signals the
-simulator plants.
-
-` + policySpecHelp,
-		Example: `  mpdf simulate --policy random --tasks 200 --episodes 4 --out runs/rollouts.jsonl.zst
-  mpdf simulate --policy runs/best.mpdf --greedy --out runs/eval.jsonl
-  mpdf simulate --calibrate '../shared/data/debates/slm-debate/*/*.json' --params-out runs/fit.json
-  mpdf simulate --signals`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, &fl) },
-	}
+	cmd := command("simulate --out FILE.jsonl[.gz|.zst] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, &fl) })
 	fl.add(cmd)
 	return cmd
 }
@@ -88,16 +48,16 @@ simulator plants.
 // add defines the flags on cmd.
 func (fl *simulateFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&fl.policy, "policy", "random", "policy that chooses the actions: a heuristic name or a .mpdf/.safetensors file")
-	f.StringVarP(&fl.out, "out", "o", "", "output file: .jsonl, .jsonl.gz or .jsonl.zst (required)")
-	f.IntVar(&fl.tasks, "tasks", 0, "number of tasks to play, the first of the pool (0 = all)")
-	f.IntVar(&fl.episodes, "episodes", 1, "sampled episodes per task")
-	f.IntVar(&fl.rounds, "rounds", env.DefaultRounds, "deliberation rounds after round 0")
-	f.Uint64Var(&fl.seed, "seed", 1, "seed of the episodes (environment draws and action sampling)"+seedWas0)
-	f.BoolVar(&fl.greedy, "greedy", false, "a learned policy takes its most probable action instead of sampling (heuristics unaffected)")
-	f.IntVar(&fl.workers, "workers", 0, "episodes played at once (0 = one per CPU); the output does not depend on it")
-	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar")
-	f.BoolVar(&fl.asJSON, "json", false, "print the summary as JSON")
+	shared(f, &fl.policy, "policy", "", "; it chooses the actions")
+	shared(f, &fl.out, "out", "o", ": the episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
+	shared(f, &fl.tasks, "tasks", "", "; the first of the pool")
+	shared(f, &fl.episodes, "episodes", "")
+	shared(f, &fl.rounds, "rounds", "")
+	shared(f, &fl.seed, "seed", "", ": the episodes (environment draws and action sampling)"+seedWas0)
+	shared(f, &fl.greedy, "greedy", "")
+	shared(f, &fl.workers, "workers", "")
+	shared(f, &fl.quiet, "quiet", "q")
+	shared(f, &fl.asJSON, "json", "")
 	f.StringSliceVar(&fl.calibrate, "calibrate", nil, "fit the simulator to these LLM-Debate transcripts (globs) and print the fit, instead of playing")
 	addKindFlag(f, &fl.kind, "task of the --calibrate transcripts")
 	f.StringVar(&fl.paramsOut, "params-out", "", "with --calibrate: write the fitted parameters to this JSON file")
@@ -121,7 +81,7 @@ func runSimulate(cmd *cobra.Command, fl *simulateFlags) error {
 		if err != nil {
 			return err
 		}
-		return output(cmd, fl.asJSON, sig)
+		return show(cmd, fl.asJSON, sig, sig.WriteText)
 	case fl.out == "":
 		return fmt.Errorf("--out is required (unless --calibrate or --signals)")
 	}
@@ -143,63 +103,31 @@ func runSimulate(cmd *cobra.Command, fl *simulateFlags) error {
 	return playSimulator(cmd, fl, sim, pol)
 }
 
-// playSimulator writes the episodes of pol in sim to --out.
+// playSimulator writes the episodes of pol in sim to --out (env.Record).
 func playSimulator(cmd *cobra.Command, fl *simulateFlags, sim *sim.Simulator, pol resolvedPolicy) error {
 	n := fl.tasks
 	if n == 0 {
 		n = sim.NumTasks()
 	}
-	w, err := data.Create(fl.out)
-	if err != nil {
-		return err
-	}
-	w.SetMaxLineBytes(fl.maxLine)
-	written, result, err := record(sim, pol, env.RunOptions{
+	bar := progress.New(n*fl.episodes, "simulate", fl.quiet)
+	rec, err := env.Record(sim, pol, env.RunOptions{
 		NumTasks: fl.tasks, Episodes: fl.episodes, Rounds: fl.rounds, Seed: fl.seed,
-		Greedy: fl.greedy && pol.Learned, Workers: fl.workers,
-	}, w, "simulate", n*fl.episodes, fl.quiet, false, nil, nil)
+		Greedy: fl.greedy && pol.Learned, Workers: fl.workers, Progress: bar.Func(0),
+	}, fl.out, fl.maxLine)
+	_ = bar.Finish()
 	if err != nil {
-		w.Abort() // out is left as it was
 		return err
 	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	res := env.Results{result}
-	o := cmd.OutOrStdout()
-	if fl.asJSON {
-		return printJSON(o, struct {
-			Out      string      `json:"out"`
-			Episodes int64       `json:"episodes"`
-			Rounds   int         `json:"rounds"`
-			Results  env.Results `json:"results"`
-		}{fl.out, written, fl.rounds, res})
-	}
-	fmt.Fprintf(o, "wrote %d episodes (%d tasks × %d episodes, %d rounds, policy %s) to %s\n",
-		written, n, fl.episodes, fl.rounds, pol.Name(), fl.out)
-	return res.WriteTable(o)
+	return show(cmd, fl.asJSON, rec, rec.WriteText)
 }
 
 // runCalibrate fits the simulator to transcripts and prints the fit.
 func runCalibrate(cmd *cobra.Command, fl *simulateFlags) error {
-	paths, err := transcript.Glob(fl.calibrate)
-	if err != nil {
-		return fmt.Errorf("--calibrate: %w", err)
-	}
-	source := fmt.Sprintf("mpdf simulate --calibrate '%s' --seed %d (%d files)", strings.Join(fl.calibrate, ","), fl.seed, len(paths))
-	c, reps, err := calibrate.Transcripts(paths, transcript.Options{Task: fl.kind}, calibrate.Options{Source: source, Seed: fl.seed, Workers: fl.workers})
+	source := fmt.Sprintf("mpdf simulate --calibrate '%s' --seed %d", strings.Join(fl.calibrate, ","), fl.seed)
+	c, err := calibrate.Fit(fl.calibrate, transcript.Options{Task: fl.kind}, calibrate.Options{Source: source, Seed: fl.seed, Workers: fl.workers},
+		fl.paramsOut, logUnless(fl.quiet, cmd.ErrOrStderr()))
 	if err != nil {
 		return err
-	}
-	if !fl.quiet {
-		if err := transcript.WriteReports(cmd.ErrOrStderr(), reps); err != nil {
-			return err
-		}
-	}
-	if fl.paramsOut != "" {
-		if err := c.Params.WriteFile(fl.paramsOut); err != nil {
-			return err
-		}
 	}
 	o := cmd.OutOrStdout()
 	if fl.asJSON {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/internal/progress"
 	"github.com/mpdf/mpdf/study"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
@@ -32,61 +31,10 @@ type studyFlags struct {
 	resume                           bool
 }
 
-const studyLong = `Study runs the experiment that checks whether a learned meta-policy beats the
-fixed protocols: K-fold cross-validation over questions (a question debated
-in several files is one unit, never on both sides), repeated over --seeds
-seeds, for each token cost λ of --lambdas. Each fold trains a policy on the
-other folds (in memory: the online run of mpdf train, shortened) and plays it
-and every heuristic baseline on its own tasks with the same episode seeds.
---fold-by model makes one fold per model instead (leave one model out: the
-policies are tested on a model they never trained on).
-
-It writes into --out:
-  results.json  one row per task × policy × seed: correct, tokens, actions
-  report.md     pooled and per-model tables: accuracy with a 95% bootstrap
-                interval resampled by question, tokens per task, action
-                shares, and for each learned policy the paired difference
-                "learned − baseline" with its interval; the hindsight oracle
-                (per task the best fixed protocol, chosen knowing the
-                answer) is a ceiling row
-  pareto.png    accuracy against tokens per task: baselines as points,
-                learned policies as a curve over λ, with the intervals
-  report.html   report.md's tables and the same chart, interactive, for a
-                browser (self-contained, offline), with the questions behind
-                each paired difference and the mpdf view command that opens them
-and prints report.md (or the summary as JSON with --json). The same flags and
-data give the same bytes.
-
-On a replay the learned policies train the recipe mpdf train --env replay:
-starts from, where the flags do not say otherwise: the pivotal teacher
-over gate (--sft-labels pivotal:gate --sft-epochs 20), --features mpdf-features/v2, and
---greedy on the test side. On the simulator the defaults are those shown.
-
---out belongs to one study: one that holds files is refused before the study
-runs (--overwrite removes only a study's four files), and one process writes
-it at a time (study.lock names the holder; a lock left by a killed study is
-taken over).
-
---shard K/N runs only shard K of N of the study's (seed, fold, λ) cells into
---out (its study-shard.json: the finished cells' rows and hashes of what
-shapes them), for a Slurm array or a Kubernetes Indexed Job; --resume keeps a
-stopped shard's finished cells. mpdf study merge joins the N shards into the
-bytes of the study run in one process (docs/scale.md, docs/recipes/).`
-
 func newStudyCmd() *cobra.Command {
 	fl := studyFlags{cfg: study.DefaultConfig()}
 	fl.cfg.Baselines = nil
-	cmd := &cobra.Command{
-		Use:   "study [--env sim|" + replaySyntax + "] [flags]",
-		Short: "Cross-validated comparison of learned policies with every baseline (report.md, results.json, pareto.png, report.html)",
-		Long:  studyLong,
-		Example: `  mpdf study --env 'replay:../shared/data/debates/slm-debate/*/*.json'
-  mpdf study --env 'replay:debates/*/*.json' --fold-by model --lambdas 0,0.2 --out runs/study-models
-  mpdf study --env sim --folds 5 --seeds 1 --sim-tasks 500
-  mpdf study --env sim --folds 3 --seeds 2 --sim-tasks 300 --ablate gamma --out runs/ablate-gamma`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runStudy(cmd, &fl) },
-	}
+	cmd := command("study [--env sim|"+replaySyntax+"] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runStudy(cmd, &fl) })
 	fl.add(cmd)
 	cmd.AddCommand(newStudyCompareCmd()) // studycompare.go
 	cmd.AddCommand(newStudyMergeCmd())   // studymerge.go
@@ -97,37 +45,37 @@ func newStudyCmd() *cobra.Command {
 func (fl *studyFlags) add(cmd *cobra.Command) {
 	def := study.DefaultConfig()
 	f := cmd.Flags()
-	f.StringVar(&fl.env, "env", "sim", "environment: sim, or "+replaySyntax+" of debate transcripts (see mpdf eval -h)")
+	shared(f, &fl.env, "env", "")
 	addKindFlag(f, &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
-	f.StringVar(&fl.out, "out", "runs/study", "directory of results.json, report.md, pareto.png and report.html")
-	f.BoolVar(&fl.overwrite, "overwrite", false, "write into an --out that holds another study, removing that study's files")
+	shared(f, &fl.out, "out", "", ": the study's directory of results.json, report.md, pareto.png and report.html")
+	shared(f, &fl.overwrite, "overwrite", "")
 	f.IntVar(&fl.cfg.Folds, "folds", def.Folds, "K of the K-fold split by question")
 	f.IntVar(&fl.cfg.Seeds, "seeds", def.Seeds, "repetitions of the cross-validation, seeds --seed, --seed+1, …")
-	f.Uint64Var(&fl.cfg.Seed, "seed", def.Seed, "first seed (folds, training, episodes)")
+	shared(f, &fl.cfg.Seed, "seed", "", ": the first (folds, training, episodes); --seeds repeats with the next")
 	f.StringVar(&fl.groupBy, "fold-by", string(study.ByQuestion), "folds by question (K-fold) or by model (leave one model out)")
-	f.Var(newFloats(&fl.cfg.Lambdas), "lambdas", "token costs λ per 1000 tokens, comma-separated: one learned policy trained with each")
-	f.IntVar(&fl.cfg.Episodes, "episodes", def.Episodes, "test episodes per task and policy")
-	f.IntVar(&fl.cfg.Rounds, "rounds", 0, "deliberation rounds (0 = the most a replay recorded, 3 in the simulator)")
+	f.Var(newFloats(&fl.cfg.Lambdas), "lambdas", usageOf("lambdas")+": one learned policy trained with each")
+	shared(f, &fl.cfg.Episodes, "episodes", "", " on the test side, per policy")
+	shared(f, &fl.cfg.Rounds, "rounds", "", " (0 = the most a replay recorded, 3 in the simulator)")
 	f.StringSliceVar(&fl.cfg.Baselines, "baselines", nil, "baselines to compare (default: every heuristic baseline)")
-	f.BoolVar(&fl.cfg.Greedy, "greedy", false, "learned policies take their most probable action on the test side (default on a replay)")
-	f.IntVar(&fl.cfg.Train.RL.Iterations, "iterations", def.Train.RL.Iterations, "SoftRankPO iterations per fold and λ")
-	f.IntVar(&fl.cfg.Train.RL.TasksPerIter, "tasks-per-iter", def.Train.RL.TasksPerIter, "training tasks per iteration")
-	f.IntVar(&fl.cfg.Train.RL.EpisodesPerTask, "episodes-per-task", def.Train.RL.EpisodesPerTask, "episodes per training task (one SoftRankPO group)")
-	f.Float64Var(&fl.cfg.Train.Adam.LR, "lr", def.Train.Adam.LR, "Adam learning rate of SoftRankPO")
-	f.Float64Var(&fl.cfg.Train.Reward.Gamma, "gamma", 0, "discount γ of the return-to-go each decision is ranked on (0: the round's own reward)")
+	shared(f, &fl.cfg.Greedy, "greedy", "", " on the test side (default on a replay)")
+	shared(f, &fl.cfg.Train.RL.Iterations, "iterations", "")
+	shared(f, &fl.cfg.Train.RL.TasksPerIter, "tasks-per-iter", "")
+	shared(f, &fl.cfg.Train.RL.EpisodesPerTask, "episodes-per-task", "")
+	shared(f, &fl.cfg.Train.Adam.LR, "lr", "")
+	shared(f, &fl.cfg.Train.Reward.Gamma, "gamma", "")
 	f.StringVar(&fl.ablate, "ablate", "", "run an ablation instead of the study: estimator, tau, reward-scale, gamma, loss or team-size (the simulator at 3, 5 and 7 agents, or a replay's files by team size), each setting with the study's folds, seeds and paired intervals, at the first --lambdas (writes ablation.md, ablation.json, results.json)")
-	f.Var(hiddenValue{&fl.cfg.Train.Hidden}, "hidden", "hidden layer sizes, e.g. 64,64")
-	f.IntVar(&fl.sftEpochs, "sft-epochs", -1, "supervised epochs on --sft-labels before RL (-1 = 5; on a replay 20 with the default pivotal teacher, 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
-	f.StringVar(&fl.cfg.Train.SFT.Labels, "sft-labels", def.Train.SFT.Labels, "teacher of the supervised stage: a heuristic, hindsight (the best plan per training question), pivotal[:K] (the decisions that change the team result, K DAgger rounds) or pivotal:P (those decisions on protocol P's play, P's action elsewhere; P: majority, debate, gate, until-consensus; default pivotal:gate on a replay)")
-	f.StringVar(&fl.cfg.Train.Features, "features", "", "feature layout the learned policies read, mpdf-features/v1 or mpdf-features/v2 (default: v1 on the simulator, v2 on a replay)")
-	f.Var(lossValue{&fl.cfg.Train.Loss.Kind}, "loss", "policy loss of the learned policies: clip or rank-match (see mpdf train -h)")
-	f.IntVar(&fl.cfg.Bootstrap.Resamples, "resamples", def.Bootstrap.Resamples, "bootstrap resamples of the intervals")
-	f.IntVar(&fl.cfg.Workers, "workers", 0, "folds run at once (0 = one per CPU); the results do not depend on it")
-	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar and no transcript report")
-	f.BoolVar(&fl.asJSON, "json", false, "print the summary as JSON instead of report.md")
-	f.BoolVar(&fl.critic, "critic", false, "replay: fill the missing confidence with the critic's read from each answer's text; shorthand for critic=on in --env")
-	f.StringVar(&fl.shard, "shard", "", "run only shard K/N of the study's (seed, fold, λ) cells (0 ≤ K < N; cell i to shard i mod N) into --out, for mpdf study merge")
-	f.BoolVar(&fl.resume, "resume", false, "with --shard: continue the shard in --out, keeping its finished cells (same flags as the first run)")
+	f.Var(hiddenValue{&fl.cfg.Train.Hidden}, "hidden", usageOf("hidden")+", e.g. 64,64")
+	shared(f, &fl.sftEpochs, "sft-epochs", "", " (-1 = 5; on a replay 20 with the default pivotal teacher, 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
+	shared(f, &fl.cfg.Train.SFT.Labels, "sft-labels", "", ": a heuristic, hindsight, pivotal[:K] or pivotal:P (see mpdf train -h; default pivotal:gate on a replay)")
+	shared(f, &fl.cfg.Train.Features, "features", "", " (default: v1 on the simulator, v2 on a replay)")
+	f.Var(lossValue{&fl.cfg.Train.Loss.Kind}, "loss", usageOf("loss")+" of the learned policies (see mpdf train -h)")
+	shared(f, &fl.cfg.Bootstrap.Resamples, "resamples", "")
+	shared(f, &fl.cfg.Workers, "workers", "")
+	shared(f, &fl.quiet, "quiet", "q")
+	shared(f, &fl.asJSON, "json", "")
+	shared(f, &fl.critic, "critic", "")
+	shared(f, &fl.shard, "shard", "", ": of the study's (seed, fold, λ) cells (cell i to shard i mod N), into --out, for mpdf study merge")
+	shared(f, &fl.resume, "resume", "", ": with --shard, keep the shard's finished cells (same flags as the first run)")
 	addSimFlags(cmd, &fl.sim)
 }
 
@@ -151,9 +99,6 @@ func runStudy(cmd *cobra.Command, fl *studyFlags) error {
 		return runStudyShard(cmd, e, fl) // studymerge.go
 	}
 	dir, err := study.OpenDir(fl.out, fl.overwrite)
-	if errors.Is(err, study.ErrNotEmpty) {
-		return fmt.Errorf("--out: %w: give a new --out, or --overwrite to replace that study's files", err)
-	}
 	if err != nil {
 		return err
 	}
@@ -161,31 +106,23 @@ func runStudy(cmd *cobra.Command, fl *studyFlags) error {
 	if fl.ablate != "" {
 		return runAblation(cmd, e, fl.cfg, dir, fl.ablate, fl.out, fl.quiet, fl.asJSON) // studyablate.go
 	}
+	bar := progress.New(fl.cfg.Jobs(), "study (folds × seeds × policies)", fl.quiet)
+	cfg := fl.cfg
+	cfg.Progress = bar.Grow()
 	start := time.Now()
-	s, err := fl.run(e)
+	r, err := dir.Run(e, cfg)
+	bar.Done(err)
 	if err != nil {
-		return errors.Join(err, dir.Abandon())
-	}
-	elapsed := time.Since(start)
-	sum, err := s.Summarise()
-	if err != nil {
-		return err
-	}
-	var report bytes.Buffer
-	if err := sum.WriteMarkdown(&report); err != nil {
-		return err
-	}
-	if err := dir.Write(s, sum); err != nil {
 		return err
 	}
 	if !fl.quiet {
 		fmt.Fprintf(cmd.ErrOrStderr(), "study: %d rows in %s; wrote %s/{results.json,report.md,pareto.png,report.html}\n",
-			len(s.Rows), elapsed.Round(time.Second), fl.out)
+			len(r.Study.Rows), time.Since(start).Round(time.Second), fl.out)
 	}
 	if fl.asJSON {
-		return sum.WriteJSON(cmd.OutOrStdout())
+		return r.Summary.WriteJSON(cmd.OutOrStdout())
 	}
-	_, err = cmd.OutOrStdout().Write(report.Bytes())
+	_, err = cmd.OutOrStdout().Write(r.Markdown)
 	return err
 }
 
@@ -208,25 +145,4 @@ func (fl *studyFlags) resolve(f *pflag.FlagSet, e env.Env) error {
 	}
 	fl.cfg.Train.SFT.Epochs = study.SFTEpochs(fl.sftEpochs, answers, isReplay)
 	return study.Check(e, fl.cfg)
-}
-
-// run runs the study on a progress bar.
-func (fl *studyFlags) run(e env.Env) (*study.Study, error) {
-	cfg := fl.cfg
-	jobs := cfg.Seeds * (1 + len(cfg.Lambdas))
-	if cfg.GroupBy != study.ByModel {
-		jobs *= cfg.Folds
-	}
-	bar := newBar(jobs, "study (folds × seeds × policies)", fl.quiet)
-	cfg.Progress = func(done, total int) {
-		bar.SetTotal(total)
-		_ = bar.Set(done)
-	}
-	s, err := study.CrossValidate(e, cfg)
-	if err != nil {
-		bar.Exit()
-		return nil, err
-	}
-	_ = bar.Finish()
-	return s, nil
 }

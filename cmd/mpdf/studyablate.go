@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/progress"
 	"github.com/mpdf/mpdf/study"
 )
 
@@ -16,19 +15,12 @@ import (
 // directory (ablation.md, ablation.json, results.json), printing the
 // report (or its JSON).
 func runAblation(cmd *cobra.Command, e env.Env, cfg study.Config, dir *study.Dir, kind, out string, quiet, asJSON bool) error {
-	bar := newBar(1, "ablation "+kind+" (settings × folds × seeds)", quiet)
-	cfg.Progress = func(done, total int) {
-		bar.SetTotal(total)
-		_ = bar.Set(done)
-	}
+	bar := progress.New(1, "ablation "+kind+" (settings × folds × seeds)", quiet)
+	cfg.Progress = bar.Grow()
 	start := time.Now()
-	a, err := study.Ablate(e, cfg, kind)
+	a, md, err := dir.RunAblation(e, cfg, kind)
+	bar.Done(err)
 	if err != nil {
-		bar.Exit()
-		return errors.Join(err, dir.Abandon())
-	}
-	_ = bar.Finish()
-	if err := dir.WriteAblation(a); err != nil {
 		return err
 	}
 	if !quiet {
@@ -38,10 +30,6 @@ func runAblation(cmd *cobra.Command, e env.Env, cfg study.Config, dir *study.Dir
 	if asJSON {
 		return a.WriteJSON(cmd.OutOrStdout())
 	}
-	var b bytes.Buffer
-	if err := a.WriteMarkdown(&b); err != nil {
-		return err
-	}
-	_, err = cmd.OutOrStdout().Write(b.Bytes())
+	_, err = cmd.OutOrStdout().Write(md)
 	return err
 }

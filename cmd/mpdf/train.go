@@ -1,11 +1,8 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -15,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/checkpoints"
-	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/trainer"
@@ -36,70 +32,10 @@ type trainFlags struct {
 	single                              bool
 }
 
-const trainLong = `Train a meta-policy in two stages (design §4): a supervised stage that clones
-labelled decisions, then SoftRankPO fine-tuning with the supervised policy
-frozen as the KL reference.
-
-With no rollouts, train runs online on the embedded simulator (or, with
---env replay:FILES, on recorded transcripts, holding out --held-out of the
-questions for the final evaluation; the spec's kind= and layout= parts say
-how to read files whose names or shapes mislead, critic=on fills the
-confidence from each answer's text, and --resume reopens the same spec): it clones the --sft-labels heuristic,
-then alternates play (current policy) → reward → update for --iterations
-iterations. With rollout files (JSONL episodes or
-decisions, .gz/.zst, globs) or a packed directory, it trains offline on them,
-using the behaviour log-probabilities they carry.
-
-Configuration: defaults < --config FILE.json < flags. The resolved config is
-printed at start and stored in every checkpoint. The defaults depend on the
-environment: on the simulator and offline they are the ones shown below; on
---env replay:FILES they are the recipe that holds on real transcripts,
-cross-validated and on held-out models: --sft-labels pivotal:gate --sft-epochs 20 --features
-mpdf-features/v2, the verdict judging the greedy policy (train says so on
-stderr; flags given still win). A teacher that cannot label the transcripts
-(no gold answer, no deliberation round) is skipped, and train says so on
-stderr and in eval.json's notes.
-
-The run directory --out belongs to one run: a fresh run refuses a directory
-that holds files (give --resume, a new --out, or --overwrite), and one
-process writes it at a time (run.lock names the holder; a lock left by a
-killed run is taken over). Its checkpoints name the run (run.json says
-which), and a checkpoint of another run found there is refused by name,
-never resumed or pruned. An offline run reads all of its input once before
---out is touched, and a fresh run that fails before its first checkpoint
-removes what it wrote. --resume continues the run in --out from its
-latest checkpoint with its stored config, data and options (--eval-tasks,
---keep, --best-metric, ...; flags given again win) and gives the same
-weights and the same metrics.jsonl as a run never interrupted. An offline
-run resumes on its own data: without rollout arguments it reads the paths
-it was started with, and other data is refused unless --allow-other-data.
-Offline data from one deterministic behaviour (every decision the same
-action, or episodes imported from transcripts by mpdf import) is refused:
-trained on, it teaches only that behaviour; train on the transcripts with
---env replay:FILES instead (--allow-single-behaviour overrides).
-SIGINT or SIGTERM stops the run at the next iteration (or chunk), or in
-the curve or the final evaluation; the last checkpoint is kept for --resume.
-
-Writes to --out: checkpoints (ckpt-*.mpdf, best.mpdf), metrics.jsonl (a
-line per RL iteration offline, per step online; --metrics-every),
-curve.png (at most 2,000 points a series) and policy.safetensors (best.mpdf's weights, its step and SHA-256
-in the metadata: for PyTorch, mpdf.torch.load), and ends with an evaluation
-table of the trained policy against the heuristic baselines (online mode), then
-a verdict: the learned policy (greedy on a replay) against majority, debate,
-gate, until-consensus (and threshold where agents state a confidence) with
-paired 95% intervals by task, the points on the accuracy–tokens frontier
-marked, and one sentence on what to use. eval.json holds the same (results,
-verdict, notes).`
-
 func newTrainCmd() *cobra.Command {
 	cfg := trainer.DefaultConfig()
 	var fl trainFlags
-	cmd := &cobra.Command{
-		Use:   "train [rollouts...]",
-		Short: "Train a meta-policy: supervised bootstrap, then SoftRankPO fine-tuning",
-		Long:  trainLong,
-		RunE:  func(cmd *cobra.Command, args []string) error { return runTrain(cmd, &fl, args) },
-	}
+	cmd := command("train [rollouts...]", nil, func(cmd *cobra.Command, args []string) error { return runTrain(cmd, &fl, args) })
 	bindConfig(cmd.Flags(), &cfg)
 	fl.add(cmd)
 	return cmd
@@ -109,23 +45,23 @@ func newTrainCmd() *cobra.Command {
 func (fl *trainFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&fl.configFile, "config", "", "JSON config file (flags win over it)")
-	f.StringVarP(&fl.out, "out", "o", "runs/mpdf", "run directory")
-	f.BoolVar(&fl.resume, "resume", false, "continue the run in --out from its latest checkpoint, stored config and options")
-	f.BoolVar(&fl.overwrite, "overwrite", false, "start afresh in an --out that holds another run, removing that run's files")
+	shared(f, &fl.out, "out", "o", ": the run directory")
+	shared(f, &fl.resume, "resume", "", ": from its latest checkpoint, stored config and options")
+	shared(f, &fl.overwrite, "overwrite", "", ", removing that run's files")
 	f.BoolVar(&fl.otherData, "allow-other-data", false, "--resume an offline run on data other than it trained on")
 	f.StringVar(&fl.init, "init", "", "start from these weights (.safetensors or .mpdf) instead of a fresh network")
 	f.IntVar(&fl.set.Keep, "keep", 3, "step checkpoints to keep besides best.mpdf (0: all)")
 	f.StringVar(&fl.set.BestMetric, "best-metric", "", "metric that picks best.mpdf: a metrics.jsonl name, or team_accuracy/tokens_per_episode (online); prefix - for lower is better (default team_accuracy online, -loss offline)")
-	f.BoolVarP(&fl.quiet, "quiet", "q", false, "no progress bar")
+	shared(f, &fl.quiet, "quiet", "q")
 	f.IntVar(&fl.set.EvalTasks, "eval-tasks", 500, "held-out tasks in the final evaluation (0 skips it)")
-	f.BoolVar(&fl.set.SkipInvalid, "skip-invalid", false, "offline: skip rejected records (reported and counted) instead of stopping")
+	shared(f, &fl.set.SkipInvalid, "skip-invalid", "")
 	f.IntVar(&fl.threads, "threads", 0, "kernel threads (0: all cores)")
 	f.StringVar(&fl.set.MetricsEvery, "metrics-every", "", "metrics.jsonl lines: step (one per RL step) or iteration (one per RL iteration: means over its steps); default iteration offline, step online")
-	f.IntVar(&fl.set.FeatureWidth, "feature-width", 0, "offline: features per decision record, for your own encoding (0: a pack's, else the built-in 26)")
+	shared(f, &fl.set.FeatureWidth, "feature-width", "", "; offline, for your own encoding (0: a pack's, else the built-in 26)")
 	f.BoolVar(&fl.single, "allow-single-behaviour", false, "offline: train on rollouts of one deterministic behaviour (every decision the same action, or imported transcripts), which are refused otherwise")
-	f.StringVar(&fl.set.Env, "env", "sim", "online environment: sim (the built-in simulator) or "+replaySyntax+" (debate transcripts; see mpdf eval -h)")
-	f.Float64Var(&fl.set.HeldOut, "held-out", 0.3, "replay: share of questions held out of training for the final evaluation")
-	f.Uint64Var(&fl.set.SplitSeed, "split-seed", 0, "replay: seed of the train/held-out split (mpdf eval --split uses the same)")
+	shared(f, &fl.set.Env, "env", "", "; online runs (see mpdf eval -h)")
+	shared(f, &fl.set.HeldOut, "held-out", "", "; on a replay, of training, for the final evaluation")
+	shared(f, &fl.set.SplitSeed, "split-seed", "", " (replay; mpdf eval --split uses the same)")
 	addEnvKindFlag(cmd, &fl.set.Env) // envflags.go
 	addEnvCriticFlag(cmd, &fl.set.Env)
 }
@@ -148,15 +84,12 @@ func runTrain(cmd *cobra.Command, fl *trainFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := &trainPrinter{stdout: cmd.OutOrStdout(), quiet: fl.quiet}
+	p := run.NewPrinter(cmd.OutOrStdout(), fl.quiet)
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := run.Train(ctx, rc, p.hooks(cmd.ErrOrStderr()))
-	p.endBar(err == nil)
-	switch {
-	case errors.Is(err, run.ErrNotEmpty):
-		return fmt.Errorf("--out: %w: --resume continues that run, a new --out starts another, --overwrite replaces it", err)
-	case err != nil:
+	res, err := run.Train(ctx, rc, p.Hooks(cmd.ErrOrStderr()))
+	p.End(err == nil)
+	if err != nil {
 		return err
 	}
 	if fl.out != "" {
@@ -282,23 +215,17 @@ func (fl *trainFlags) online(cmd *cobra.Command, rc *run.Config) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	var err error
-	if rc.Env, rc.HeldOutEnv, err = trainEnvs(cmd.OutOrStdout(), stderr, fl, &rc.Train); err != nil {
+	ec := replay.EnvConfig{Sim: sim.Config{Seed: rc.Train.Seed}, Log: logUnless(fl.quiet, stderr)}
+	rc.Env, rc.HeldOutEnv, err = replay.OpenTraining(fl.set.Env, ec, fl.set.HeldOut, fl.set.SplitSeed, &rc.Train.RL.Rounds, cmd.OutOrStdout())
+	if err != nil {
 		return err
 	}
-	if rc.Resume == nil {
-		var note string
-		if rc.Train, note, err = teacher.Fallback(rc.Env, rc.Train); err != nil {
-			return err
-		}
-		if note != "" {
-			fmt.Fprintln(stderr, "train: "+note)
-			rc.Notes = append(rc.Notes, note)
-		}
+	note, err := teacher.Online(rc)
+	if note != "" {
+		fmt.Fprintln(stderr, "train: "+note)
 	}
-	if teacher.Handles(rc.Train.SFT.Labels) {
-		if rc.Teacher, err = teacher.RunTeacher(rc.Train); err != nil {
-			return fmt.Errorf("--sft-labels: %w", err)
-		}
+	if err != nil {
+		return err
 	}
 	rc.EnvName, rc.HeldOut, rc.SplitSeed = fl.set.Env, fl.set.HeldOut, fl.set.SplitSeed
 	return nil
@@ -320,73 +247,4 @@ func recipeNote(stderr io.Writer, f *pflag.FlagSet, recipe trainer.Recipe) strin
 	}
 	fmt.Fprintln(stderr, "train: "+note)
 	return note
-}
-
-// trainEnvs opens the online environments (replay.OpenSplit): one to
-// train in, one to evaluate on tasks never trained on. A replay sets the
-// rounds to the recording's.
-func trainEnvs(stdout, stderr io.Writer, fl *trainFlags, c *trainer.Config) (train, held env.Env, err error) {
-	cfg := replay.EnvConfig{Sim: sim.Config{Seed: c.Seed}, Log: logUnless(fl.quiet, stderr)}
-	train, held, rounds, err := replay.OpenSplit(fl.set.Env, cfg, fl.set.HeldOut, fl.set.SplitSeed)
-	if err != nil || rounds == 0 {
-		return train, held, err
-	}
-	if c.RL.Rounds != rounds {
-		fmt.Fprintf(stdout, "replay: %d deliberation rounds recorded; rl.rounds set to %d\n", rounds, rounds)
-		c.RL.Rounds = rounds
-	}
-	fmt.Fprintf(stdout, "replay: %d questions for training, %d held out\n", train.NumTasks(), held.NumTasks())
-	return train, held, nil
-}
-
-// trainPrinter prints a run's progress and summaries.
-type trainPrinter struct {
-	stdout io.Writer
-	quiet  bool
-	bar    *bar
-	stage  string
-}
-
-// hooks are the run's hooks that print, with its log on stderr (no
-// times: a log compared run to run).
-func (p *trainPrinter) hooks(stderr io.Writer) run.Hooks {
-	logOpts := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-		if a.Key == slog.TimeKey {
-			return slog.Attr{}
-		}
-		return a
-	}}
-	return run.Hooks{Logger: slog.New(slog.NewTextHandler(stderr, logOpts)), Start: p.start, Progress: p.progress, SFT: p.sft}
-}
-
-func (p *trainPrinter) start(s run.Start) {
-	resolved, _ := json.MarshalIndent(s.Config, "", "  ")
-	fmt.Fprintf(p.stdout, "mpdf train: resolved config\n%s\n", resolved)
-}
-
-func (p *trainPrinter) progress(g run.Progress) {
-	if g.Stage != p.stage {
-		p.endBar(true)
-		p.stage, p.bar = g.Stage, newBar(g.Total, g.Stage, p.quiet)
-	}
-	p.bar.Describe(g.Desc)
-	p.bar.Set(g.Done)
-}
-
-// endBar finishes the current bar, or leaves it where it stands.
-func (p *trainPrinter) endBar(ok bool) {
-	if p.bar == nil {
-		return
-	}
-	if ok {
-		p.bar.Finish()
-	} else {
-		p.bar.Exit()
-	}
-	p.bar, p.stage = nil, ""
-}
-
-func (p *trainPrinter) sft(r run.SFTResult) {
-	p.endBar(true)
-	_ = r.WriteText(p.stdout)
 }

@@ -42,16 +42,6 @@ func (h hiddenValue) Set(v string) error {
 	return nil
 }
 
-// groupByValue is a pflag.Value for data.GroupBy.
-type groupByValue struct{ p *data.GroupBy }
-
-func (g groupByValue) Type() string   { return "key" }
-func (g groupByValue) String() string { return string(*g.p) }
-func (g groupByValue) Set(v string) (err error) {
-	*g.p, err = data.ParseGroupBy(v)
-	return err
-}
-
 // lossValue is a pflag.Value for the loss form (nn.ParseLossKind): "clip"
 // is stored as the empty kind, so clip configs keep their bytes.
 type lossValue struct{ p *string }
@@ -72,45 +62,45 @@ func (l lossValue) Set(v string) error {
 // a config loaded from --config, onto which the changed flags are replayed,
 // so that flags win over the file and the file over the defaults.
 func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
-	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of everything random: initialisation, sampling, shuffling")
-	fs.Var(hiddenValue{&c.Hidden}, "hidden", "hidden layer sizes, comma-separated")
+	fs.Uint64Var(&c.Seed, "seed", c.Seed, usageOf("seed")+": initialisation, sampling, shuffling")
+	fs.Var(hiddenValue{&c.Hidden}, "hidden", usageOf("hidden")+", comma-separated")
 	fs.StringVar(&c.Activation, "activation", c.Activation, "hidden activation: tanh or relu")
 	fs.StringVar(&c.Backend, "backend", c.Backend, "loss and gradients: kernel (fast CPU kernels) or gorgonia (autodiff graph)")
 	fs.StringVar(&c.Estimator, "estimator", c.Estimator, "advantage estimator: softrank, grpo, drgrpo, rloo, reinforce")
 	fs.Float64Var(&c.Tau, "tau", c.Tau, "SoftRankPO temperature τ")
-	fs.Var(lossValue{&c.Loss.Kind}, "loss", "policy loss: clip (PPO-clip surrogate on the advantages + β·KL) or rank-match (the paper's: the group-centred implicit reward β·log π/π_ref regressed onto the advantages)")
+	fs.Var(lossValue{&c.Loss.Kind}, "loss", usageOf("loss"))
 	fs.Float64Var(&c.Loss.EpsLow, "eps-low", c.Loss.EpsLow, "ratio clip below, 1 − ε_low")
 	fs.Float64Var(&c.Loss.EpsHigh, "eps-high", c.Loss.EpsHigh, "ratio clip above, 1 + ε_high")
 	fs.Float64Var(&c.Loss.Beta, "beta", c.Loss.Beta, "KL penalty coefficient β (rank-match: the implicit reward's scale)")
 	fs.Float64Var(&c.Loss.Entropy, "entropy", c.Loss.Entropy, "entropy bonus coefficient c_H")
-	fs.Float64Var(&c.Adam.LR, "lr", c.Adam.LR, "Adam learning rate of the RL stage")
+	fs.Float64Var(&c.Adam.LR, "lr", c.Adam.LR, usageOf("lr"))
 	fs.Float64Var(&c.MaxGradNorm, "max-grad-norm", c.MaxGradNorm, "global gradient-norm clip (0: none)")
 	bindReward(fs, &c.Reward)
-	fs.Float64Var(&c.Reward.Gamma, "gamma", c.Reward.Gamma, "discount γ of the return-to-go each decision is ranked on, per agent over its episode's later rounds (0: the round's own reward; checkpoints record it)")
-	fs.IntVar(&c.SFT.Epochs, "sft-epochs", c.SFT.Epochs, "epochs of the supervised stage (0 skips it)")
+	fs.Float64Var(&c.Reward.Gamma, "gamma", c.Reward.Gamma, usageOf("gamma")+"; per agent over its episode's later rounds, recorded in checkpoints")
+	fs.IntVar(&c.SFT.Epochs, "sft-epochs", c.SFT.Epochs, usageOf("sft-epochs")+" (0 skips it)")
 	fs.IntVar(&c.SFT.BatchSize, "sft-batch-size", c.SFT.BatchSize, "minibatch rows of the supervised stage")
 	fs.Float64Var(&c.SFT.LR, "sft-lr", c.SFT.LR, "Adam learning rate of the supervised stage")
-	fs.StringVar(&c.SFT.Labels, "sft-labels", c.SFT.Labels, "online: teacher of the supervised stage: a heuristic, hindsight (the best plan per training question), pivotal[:K] (the decisions that change the team's result, K DAgger rounds) or pivotal:P (those decisions on protocol P's play, P's action elsewhere; P: majority, debate, gate, until-consensus)")
-	fs.StringVar(&c.Features, "features", c.Features, "online: feature layout the policy reads, "+metapolicy.FeatureVersion+" (default) or "+metapolicy.FeatureVersionV2+"; checkpoints record it")
-	fs.IntVar(&c.RL.Iterations, "iterations", c.RL.Iterations, "RL iterations: rollout batches (online) or passes over the data (offline)")
+	fs.StringVar(&c.SFT.Labels, "sft-labels", c.SFT.Labels, usageOf("sft-labels")+", online: a heuristic, hindsight (the best plan per training question), pivotal[:K] (the decisions that change the team's result, K DAgger rounds) or pivotal:P (those decisions on protocol P's play, P's action elsewhere; P: majority, debate, gate, until-consensus)")
+	fs.StringVar(&c.Features, "features", c.Features, usageOf("features")+", online ("+metapolicy.FeatureVersion+" by default); checkpoints record it")
+	fs.IntVar(&c.RL.Iterations, "iterations", c.RL.Iterations, usageOf("iterations")+": rollout batches (online) or passes over the data (offline)")
 	fs.IntVar(&c.RL.BatchSize, "batch-size", c.RL.BatchSize, "RL minibatch rows (whole groups, so approximate)")
 	fs.IntVar(&c.RL.UpdateEpochs, "update-epochs", c.RL.UpdateEpochs, "update epochs over each rollout batch")
 	fs.Float64Var(&c.RL.KLTarget, "kl-target", c.RL.KLTarget, "stop a batch's update epochs when approx KL(μ‖π) passes it (0: never)")
 	fs.StringVar(&c.RL.Schedule, "schedule", c.RL.Schedule, "learning-rate schedule: constant, linear or cosine")
 	fs.IntVar(&c.RL.Warmup, "warmup", c.RL.Warmup, "learning-rate warm-up steps")
-	fs.IntVar(&c.RL.TasksPerIter, "tasks-per-iter", c.RL.TasksPerIter, "online: tasks simulated per iteration")
-	fs.IntVar(&c.RL.EpisodesPerTask, "episodes-per-task", c.RL.EpisodesPerTask, "online: episodes sampled per task (one SoftRankPO group)")
-	fs.IntVar(&c.RL.Rounds, "rounds", c.RL.Rounds, "online: deliberation rounds per episode")
+	fs.IntVar(&c.RL.TasksPerIter, "tasks-per-iter", c.RL.TasksPerIter, usageOf("tasks-per-iter")+" (online)")
+	fs.IntVar(&c.RL.EpisodesPerTask, "episodes-per-task", c.RL.EpisodesPerTask, usageOf("episodes-per-task")+" (online)")
+	fs.IntVar(&c.RL.Rounds, "rounds", c.RL.Rounds, usageOf("rounds")+" per episode (online)")
 	fs.IntVar(&c.MaxBadSteps, "max-bad-steps", c.MaxBadSteps, "stop after this many non-finite steps in a row")
 }
 
 // bindReward binds the reward and grouping flags (design §2, §3) to c: the
 // one definition train and the data commands share.
 func bindReward(fs *pflag.FlagSet, c *data.RewardConfig) {
-	fs.Float64Var(&c.WLocal, "w-local", c.WLocal, "reward weight of the local term (the agent's own answer became right/wrong)")
-	fs.Float64Var(&c.WGlobal, "w-global", c.WGlobal, "reward weight of the global term (the agent made the team answer right/wrong, leave-one-out)")
-	fs.Float64Var(&c.Lambda, "lambda", c.Lambda, "reward cost λ per 1000 tokens of the decision's turn")
-	fs.Var(groupByValue{&c.GroupBy}, "group-by", "decisions ranked together (the SoftRankPO group): task, episode or task+round")
+	fs.Float64Var(&c.WLocal, "w-local", c.WLocal, usageOf("w-local")+" (the agent's own answer became right/wrong)")
+	fs.Float64Var(&c.WGlobal, "w-global", c.WGlobal, usageOf("w-global")+" (the agent made the team answer right/wrong, leave-one-out)")
+	fs.Float64Var(&c.Lambda, "lambda", c.Lambda, usageOf("lambda")+", on the decision's turn")
+	fs.Var(&c.GroupBy, "group-by", usageOf("group-by"))
 }
 
 // checkReward refuses a reward config given on the command line that the

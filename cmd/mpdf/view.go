@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/outfile"
 	"github.com/mpdf/mpdf/view"
 )
 
@@ -24,45 +21,9 @@ type viewFlags struct {
 	maxBytes int
 }
 
-var viewLong = fmt.Sprintf(`View writes one self-contained HTML page (no network, nothing to install:
-open it in any current browser, or mail it) to browse deliberations: per
-question the question and gold answer; per round and agent the answer,
-the action with the policy's probabilities (all three where view played
-the policy; the chosen one's, as recorded, for episodes read from files),
-the confidence (or "missing") and where it comes from, the tokens and the
-text on demand; the team answer per round, right or wrong; the policies
-side by side on the same question. Above the questions, each policy's
-accuracy, interval, tokens per task and action shares, the figures mpdf
-eval prints. The lists filter to the questions where the policies
-disagree, or where policy A won or lost against policy B, by model, kind,
-source or task, and sort by tokens; 50 questions a page.
-
-The page shows either the episodes of files (collected, simulated or
-imported; one column per policy named in the episodes), or policies played
-on an environment exactly as mpdf eval plays them (same flags, defaults,
-tasks and seeds: --env, --policy, --split, ...).
-
-Given a training run's directory (mpdf train --out), view writes its page
-instead, to RUN_DIR/index.html unless --out says otherwise: the curves of
-metrics.jsonl, the final evaluation and verdict, the checkpoint's
-provenance. mpdf train writes it at the end of every run.
-
-Texts longer than %d bytes are cut, marked "… [cut: N of M bytes shown]".
-A page over --max-bytes is not written: show fewer questions with --tasks N.
-Every question of the shared transcripts (2,450) under five policies
-fits the default budget.`, view.MaxTextBytes)
-
 func newViewCmd() *cobra.Command {
 	var fl viewFlags
-	cmd := &cobra.Command{
-		Use:   "view [EPISODES... | RUN_DIR] [--env sim|" + replaySyntax + " --policy SPEC,...] --out FILE.html",
-		Short: "Write deliberations and policies' decisions as one self-contained HTML page",
-		Long:  viewLong,
-		Example: `  mpdf view runs/episodes.jsonl --out runs/view.html
-  mpdf view --env 'replay:debates/gsm_*.json' --policy runs/mpdf/best.mpdf,gate,majority --tasks 200 --out runs/view.html
-  mpdf view runs/mpdf`,
-		RunE: func(cmd *cobra.Command, args []string) error { return runView(cmd, &fl, args) },
-	}
+	cmd := command("view [EPISODES... | RUN_DIR] [--env sim|"+replaySyntax+" --policy SPEC,...] --out FILE.html", nil, func(cmd *cobra.Command, args []string) error { return runView(cmd, &fl, args) })
 	fl.add(cmd)
 	return cmd
 }
@@ -72,13 +33,14 @@ func newViewCmd() *cobra.Command {
 func (fl *viewFlags) add(cmd *cobra.Command) {
 	fl.addPlay(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&fl.out, "out", "o", "", "the HTML file to write (required, but for a run directory: RUN_DIR/index.html)")
+	shared(f, &fl.out, "out", "o", ": the HTML file (required, but for a run directory: RUN_DIR/index.html)")
 	f.IntVar(&fl.maxBytes, "max-bytes", view.DefaultMaxBytes, "size budget of the page in bytes; a larger page is refused")
 }
 
 // runView reads or plays the episodes and writes the page.
 func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
-	played := cmd.Flags().Changed("env") || len(fl.policies) > 0
+	c := fl.cfg
+	played := cmd.Flags().Changed("env") || len(c.Policies) > 0
 	if len(args) == 1 && view.IsRunDir(args[0]) && !played {
 		path, err := view.WriteRunPage(args[0], fl.out)
 		if err == nil && !fl.quiet {
@@ -89,58 +51,38 @@ func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
 	if fl.out == "" {
 		return fmt.Errorf("--out is required: the HTML file to write")
 	}
-	if fl.tasks < 0 || fl.episodes < 1 || fl.rounds < 0 || fl.workers < 0 || fl.maxBytes < 1 {
+	if c.Tasks < 0 || fl.episodes < 1 || c.Rounds < 0 || fl.workers < 0 || fl.maxBytes < 1 {
 		return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d, --max-bytes %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 0, workers ≥ 0, max-bytes ≥ 1",
-			fl.tasks, fl.episodes, fl.rounds, fl.workers, fl.maxBytes)
+			c.Tasks, fl.episodes, c.Rounds, fl.workers, fl.maxBytes)
 	}
+	o := view.Options{MaxBytes: fl.maxBytes}
 	var runs []view.Run
-	var title, confidence string
 	switch {
 	case len(args) > 0 && played:
 		return fmt.Errorf("give episode files or --env/--policy to play, not both")
 	case len(args) > 0:
-		eps, err := view.Read(args, fl.tasks)
+		eps, err := view.Read(args, c.Tasks)
 		if err != nil {
 			return err
 		}
-		runs, title = view.Group(eps), fmt.Sprintf("%d episodes", len(eps))
+		runs, o.Title = view.Group(eps), fmt.Sprintf("%d episodes", len(eps))
 	case !played:
 		return fmt.Errorf("nothing to show: give episode files, or --env and --policy to play")
 	default:
-		e, pols, list, err := fl.open(cmd)
+		ev, err := fl.open(cmd)
 		if err != nil {
 			return err
 		}
-		if runs, err = fl.playAll(e, pols, list); err != nil {
+		err = fl.each(ev, "view", func(p metapolicy.Policy, opts env.RunOptions) error {
+			rs, err := view.Play(ev.Env, []metapolicy.Policy{p}, opts)
+			runs = append(runs, rs...)
+			return err
+		})
+		if err != nil {
 			return err
 		}
-		title = fmt.Sprintf("%s: %d tasks × %d episodes, %d rounds, seed %d", replay.Title(e), len(list), fl.episodes, fl.rounds, fl.seed)
-		if r, ok := e.(*replay.Env); ok {
-			confidence = "none (the transcripts record none; critic=on in --env reads one from each text)"
-			if r.Critic() {
-				confidence = "the text critic's read of each answer"
-			}
-		}
+		o.Title = fmt.Sprintf("%s: %d tasks × %d episodes, %d rounds, seed %d", replay.Title(ev.Env), len(ev.List), fl.episodes, ev.Rounds, fl.seed)
+		o.Confidence = ev.ConfidenceSource()
 	}
-	// Rendered first, so that a page over budget is refused before the
-	// file is touched, with the budget's own message.
-	var page bytes.Buffer
-	if err := view.Write(&page, runs, view.Options{Title: title, MaxBytes: fl.maxBytes, Confidence: confidence}); err != nil {
-		return err
-	}
-	return outfile.WriteFile(fl.out, func(w io.Writer) error {
-		_, err := w.Write(page.Bytes())
-		return err
-	})
-}
-
-// playAll plays each policy as evalFlags.play does, keeping the episodes.
-func (fl *viewFlags) playAll(e env.Env, pols []resolvedPolicy, list []int) ([]view.Run, error) {
-	var runs []view.Run
-	err := fl.each(pols, list, "view", func(p metapolicy.Policy, opts env.RunOptions) error {
-		rs, err := view.Play(e, []metapolicy.Policy{p}, opts)
-		runs = append(runs, rs...)
-		return err
-	})
-	return runs, err
+	return view.WriteFile(fl.out, runs, o)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Glob turns arguments into file paths: an argument naming an existing
@@ -43,4 +44,13 @@ func Glob(args []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Names lists the base names of paths, for a message.
+func Names(paths []string) string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = filepath.Base(p)
+	}
+	return strings.Join(out, ", ")
 }

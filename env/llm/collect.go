@@ -11,6 +11,7 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/outfile"
 )
@@ -257,7 +258,7 @@ func (p *collectPlan) open(cfg CollectConfig) (*data.Writer, data.Continued, err
 	out := cfg.Out
 	if !cfg.Resume {
 		if _, err := os.Lstat(out); err == nil && !cfg.Overwrite {
-			return nil, data.Continued{}, fmt.Errorf("%s exists: --resume continues its collection, --overwrite replaces it", out)
+			return nil, data.Continued{}, fmt.Errorf("%s %w", out, ErrExists)
 		}
 		w, err := data.Create(out)
 		if err != nil {
@@ -268,7 +269,7 @@ func (p *collectPlan) open(cfg CollectConfig) (*data.Writer, data.Continued, err
 	}
 	w, c, err := data.Continue(out, data.ReaderOptions{MaxLineBytes: cfg.MaxLineBytes}, p.keep(p.want()))
 	if err != nil {
-		return nil, c, fmt.Errorf("--resume: %w", err)
+		return nil, c, errmark.Mark(err, ErrResume)
 	}
 	if c.Torn != nil && cfg.Log != nil {
 		fmt.Fprintf(cfg.Log, "collect: dropped the torn last record of %s (%s)\n", out, c.Torn)
@@ -296,8 +297,8 @@ func (p *collectPlan) keep(want map[string]bool) func(data.Record) error {
 		case ep == nil:
 			return errors.New("a decision record: not a collection's output")
 		case !want[ep.ID]:
-			return fmt.Errorf("episode %q is not one of this collection's (policy %s, seed %d, %d tasks × %d episodes): resume with the first run's flags, or give another --out",
-				ep.ID, p.policy, p.seed, len(p.play), p.episodes)
+			return errmark.Mark(fmt.Errorf("episode %q is not one of this collection's (policy %s, seed %d, %d tasks × %d episodes)",
+				ep.ID, p.policy, p.seed, len(p.play), p.episodes), ErrForeign)
 		case p.done[ep.ID]:
 			return fmt.Errorf("episode %q appears twice", ep.ID)
 		case ep.Source != p.source:

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/internal/errmark"
 )
 
 // shard sets the tasks p plays: all of them, or with cfg.Shards those of
@@ -31,7 +32,7 @@ func (p *collectPlan) shard(cfg CollectConfig, client *Client, e *Env) error {
 		_, outErr := os.Lstat(cfg.Out)
 		switch {
 		case cfg.Resume && outErr == nil:
-			return fmt.Errorf("%s was collected as a shard (%s): resume it with the same --shard", cfg.Out, recPath)
+			return errmark.Mark(fmt.Errorf("%s was collected as a shard (%s)", cfg.Out, recPath), ErrShardOutput)
 		case cfg.Overwrite || outErr != nil:
 			return os.Remove(recPath) // a stale record must not describe this run's output
 		}
@@ -57,19 +58,19 @@ func (p *collectPlan) shard(cfg CollectConfig, client *Client, e *Env) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if _, serr := os.Lstat(cfg.Out); serr == nil {
-				return fmt.Errorf("%s has no shard record %s: it was not collected with --shard", cfg.Out, recPath)
+				return errmark.Mark(fmt.Errorf("%s has no shard record %s", cfg.Out, recPath), ErrNotShard)
 			}
 		case err != nil:
 			return err
 		case old.Shard != rec.Shard || old.Shards != rec.Shards:
-			return fmt.Errorf("%s is shard %d/%d, this run %d/%d: resume with the first run's --shard", cfg.Out, old.Shard, old.Shards, rec.Shard, rec.Shards)
+			return errmark.Mark(fmt.Errorf("%s is shard %d/%d, this run %d/%d", cfg.Out, old.Shard, old.Shards, rec.Shard, rec.Shards), ErrOtherShard)
 		default:
 			if d := old.Same(rec); d != "" {
 				return fmt.Errorf("%s: this run has %s: resume with the first run's flags", recPath, d)
 			}
 		}
 	} else if _, err := os.Lstat(cfg.Out); err == nil && !cfg.Overwrite {
-		return fmt.Errorf("%s exists: --resume continues its collection, --overwrite replaces it", cfg.Out)
+		return fmt.Errorf("%s %w", cfg.Out, ErrExists)
 	}
 	return data.WriteCollectShard(recPath, rec)
 }

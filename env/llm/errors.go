@@ -52,3 +52,21 @@ func (e *APIError) Temporary() bool {
 	}
 	return false
 }
+
+// The errors of a collection's output, which a caller words in terms of
+// its own settings (the command line's flags): errors.Is tells them.
+var (
+	// ErrExists: Out exists, and neither Resume nor Overwrite was asked.
+	ErrExists = errors.New("exists")
+	// ErrResume marks why Out cannot be resumed (its records, torn or
+	// foreign).
+	ErrResume = errors.New("cannot resume")
+	// ErrForeign: Out holds an episode this collection does not play.
+	ErrForeign = errors.New("not one of this collection's episodes")
+	// ErrShardOutput: Out is a shard's, resumed without its shard.
+	ErrShardOutput = errors.New("a shard's output")
+	// ErrNotShard: Out was not collected as a shard, resumed as one.
+	ErrNotShard = errors.New("not a shard's output")
+	// ErrOtherShard: Out is another shard's.
+	ErrOtherShard = errors.New("another shard's output")
+)

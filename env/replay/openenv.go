@@ -10,6 +10,7 @@ import (
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/internal/errmark"
 )
 
 // Syntax is the replay form of an environment spec, for help texts and
@@ -99,7 +100,7 @@ func OpenSplit(spec string, c EnvConfig, heldOut float64, splitSeed uint64) (tra
 	}
 	trainIdx, testIdx, err := re.Split(heldOut, splitSeed)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("--held-out: %w", err)
+		return nil, nil, 0, errmark.Mark(err, ErrHeldOut)
 	}
 	tr, err := re.Subset(trainIdx)
 	if err != nil {
@@ -137,13 +138,13 @@ func Tasks(e env.Env, side string, heldOut float64, seed uint64, n int) ([]int, 
 		if side != "" && side != "all" {
 			what = "the " + side + " side has"
 		}
-		return nil, fmt.Errorf("--tasks %d: %s %d tasks", n, what, len(list))
+		return nil, errmark.Mark(fmt.Errorf("%d: %s %d tasks", n, what, len(list)), ErrTasks)
 	}
 	if n > 0 {
 		list = list[:n]
 	}
 	if len(list) == 0 {
-		return nil, fmt.Errorf("no task to play (the %s side is empty: check --held-out)", side)
+		return nil, errmark.Mark(fmt.Errorf("no task to play (the %s side is empty)", side), ErrEmptySide)
 	}
 	return list, nil
 }
@@ -165,7 +166,7 @@ func sideOf(e env.Env, side string, heldOut float64, seed uint64) ([]int, error)
 		train, test, err = Split(e.NumTasks(), heldOut, seed)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--split: %w", err)
+		return nil, errmark.Mark(err, ErrSplit)
 	}
 	switch side {
 	case "train":
@@ -173,7 +174,7 @@ func sideOf(e env.Env, side string, heldOut float64, seed uint64) ([]int, error)
 	case "test":
 		return test, nil
 	}
-	return nil, fmt.Errorf("--split %q: want train or test (or all)", side)
+	return nil, errmark.Mark(fmt.Errorf("%q: want train or test (or all)", side), ErrSplit)
 }
 
 // Title names e in a report's heading: its Name, or for a replay of
@@ -184,4 +185,23 @@ func Title(e env.Env) string {
 		return fmt.Sprintf("replay of %d files (%d questions)", strings.Count(name, ",")+1, r.NumTasks())
 	}
 	return name
+}
+
+// OpenTraining is OpenSplit for a run of *rounds deliberation rounds: on
+// a replay they become the most its transcripts record. What it sets and
+// the split's sizes are said on log (nil: not said).
+func OpenTraining(spec string, c EnvConfig, heldOut float64, splitSeed uint64, rounds *int, log io.Writer) (train, held env.Env, err error) {
+	train, held, recorded, err := OpenSplit(spec, c, heldOut, splitSeed)
+	if err != nil || recorded == 0 {
+		return train, held, err
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	if *rounds != recorded {
+		fmt.Fprintf(log, "replay: %d deliberation rounds recorded; rl.rounds set to %d\n", recorded, recorded)
+		*rounds = recorded
+	}
+	fmt.Fprintf(log, "replay: %d questions for training, %d held out\n", train.NumTasks(), held.NumTasks())
+	return train, held, nil
 }

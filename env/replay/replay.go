@@ -3,7 +3,6 @@ package replay
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 
 	"github.com/mpdf/mpdf/data/transcript"
@@ -113,18 +112,10 @@ func Load(paths []string, topts transcript.Options, opts ...Option) (*Env, []tra
 		reps = append(reps, f.Report)
 	}
 	if len(qs) == 0 {
-		return nil, reps, fmt.Errorf("replay: no questions in %s", strings.Join(bases(paths), ", "))
+		return nil, reps, fmt.Errorf("replay: no questions in %s", transcript.Names(paths))
 	}
 	e, err := New(qs, opts...)
 	return e, reps, err
-}
-
-func bases(paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = filepath.Base(p)
-	}
-	return out
 }
 
 func (e *Env) Name() string { return e.name }

@@ -8,7 +8,6 @@ package run
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/mpdf/mpdf/outfile"
 )
@@ -32,13 +31,9 @@ type DirLock struct{ d *outfile.Dir }
 // when another process (or another LockDir of this one) holds it. Train
 // takes it for the whole run; tools that change a run directory take it too.
 func LockDir(dir string) (*DirLock, error) {
-	d, err := outfile.OpenDir(dir, LockName)
-	var held *outfile.HeldError
-	if errors.As(err, &held) {
-		return nil, fmt.Errorf("run: %s: %w by %s (one run writes a directory at a time; wait for it, or give another --out)", dir, ErrLocked, held.Holder)
-	}
+	d, err := outfile.OpenOwnedDir(dir, LockName, "run", ErrLocked)
 	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
+		return nil, err
 	}
 	return &DirLock{d: d}, nil
 }

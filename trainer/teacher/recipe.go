@@ -1,11 +1,14 @@
 package teacher
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/trainer"
+	"github.com/mpdf/mpdf/trainer/run"
 )
 
 // Fallback adapts cfg to what its teacher can label in e (the training
@@ -54,3 +57,28 @@ func Fallback(e env.Env, cfg trainer.Config) (trainer.Config, string, error) {
 	}
 	return cfg, note, nil
 }
+
+// Online sets up the supervised stage of an online run rc (its Env and
+// Train set): a fresh run falls back as Fallback says, the note (if any)
+// added to rc.Notes and returned; a teacher this package handles labels
+// the stage (RunTeacher). A resumed run keeps its config.
+func Online(rc *run.Config) (note string, err error) {
+	if rc.Resume == nil {
+		if rc.Train, note, err = Fallback(rc.Env, rc.Train); err != nil {
+			return "", err
+		}
+		if note != "" {
+			rc.Notes = append(rc.Notes, note)
+		}
+	}
+	if Handles(rc.Train.SFT.Labels) {
+		if rc.Teacher, err = RunTeacher(rc.Train); err != nil {
+			return note, errmark.Mark(err, ErrLabels)
+		}
+	}
+	return note, nil
+}
+
+// ErrLabels marks the error of the teacher the supervised labels name
+// (SFT.Labels), which cannot label the run.
+var ErrLabels = errors.New("sft labels")

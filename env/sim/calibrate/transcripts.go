@@ -1,12 +1,13 @@
 package calibrate
 
 import (
+	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
+	"io"
 
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/study/signals"
 )
 
@@ -51,16 +52,37 @@ func Transcripts(paths []string, topts transcript.Options, opts Options) (*Calib
 	}
 	c, err := FromStats(&stats, &sig, opts)
 	if err != nil {
-		return nil, reps, fmt.Errorf("replay: calibrate on %s: %w", strings.Join(bases(paths), ", "), err)
+		return nil, reps, fmt.Errorf("replay: calibrate on %s: %w", transcript.Names(paths), err)
 	}
 	return c, reps, nil
 }
 
-// bases returns the paths' file names, for messages.
-func bases(paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = filepath.Base(p)
+// ErrFiles marks the error of transcript globs that name no file.
+var ErrFiles = errors.New("no transcripts")
+
+// Fit fits the simulator to the transcripts the globs name (Transcripts),
+// each file's readability report on reports (nil drops them), and writes
+// the parameters to paramsOut unless it is "". opts.Source gets the count
+// of files after it.
+func Fit(globs []string, topts transcript.Options, opts Options, paramsOut string, reports io.Writer) (*Calibration, error) {
+	paths, err := transcript.Glob(globs)
+	if err != nil {
+		return nil, errmark.Mark(err, ErrFiles)
 	}
-	return out
+	opts.Source = fmt.Sprintf("%s (%d files)", opts.Source, len(paths))
+	c, reps, err := Transcripts(paths, topts, opts)
+	if err != nil {
+		return nil, err
+	}
+	if reports != nil {
+		if err := transcript.WriteReports(reports, reps); err != nil {
+			return nil, err
+		}
+	}
+	if paramsOut != "" {
+		if err := c.Params.WriteFile(paramsOut); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }

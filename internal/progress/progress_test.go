@@ -1,8 +1,7 @@
-package main
+package progress
 
 import (
 	"bytes"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -11,7 +10,7 @@ import (
 // carriage-return redraws of a bar.
 func TestBarPlainOffTerminal(t *testing.T) {
 	var buf bytes.Buffer
-	b := newBarTo(&buf, false, 10, "rl")
+	b := NewTo(&buf, false, 10, "rl")
 	for i := range 10 {
 		b.Describe("rl step")
 		if err := b.Set(i + 1); err != nil {
@@ -31,15 +30,5 @@ func TestBarPlainOffTerminal(t *testing.T) {
 	b.Finish()
 	if strings.Count(buf.String(), "\n") != 1 {
 		t.Error("a second Finish printed again")
-	}
-}
-
-func TestVersion(t *testing.T) {
-	out, err := runCmd(t, "--version")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(out, "mpdf ") || !strings.Contains(out, runtime.Version()) {
-		t.Errorf("--version: %q", out)
 	}
 }

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env/llm"
+	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/sim/calibrate"
+	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/trainer/run"
+	"github.com/mpdf/mpdf/trainer/teacher"
+)
+
+// A flagWord is a library error that a flag answers: the library says
+// what is wrong in its own words, the command line adds what to give.
+type flagWord struct {
+	cmd    string // the command whose errors it words ("mpdf train"), or "" for all
+	err    error  // the library's sentinel (errors.Is)
+	format string // the message, from the library's (%s)
+}
+
+// flagWords are the one place where library errors become flag words.
+var flagWords = []flagWord{
+	{"", data.ErrPackReward, "%s; drop the reward flags"},
+	{"", llm.ErrResume, "--resume: %s"},
+	{"", teacher.ErrLabels, "--sft-labels: %s"},
+	{"", calibrate.ErrFiles, "--calibrate: %s"},
+	{"", replay.ErrTasks, "--tasks %s"},
+	{"", replay.ErrSplit, "--split: %s"},
+	{"", replay.ErrEmptySide, "%s: check --held-out"},
+	{"", replay.ErrHeldOut, "--held-out: %s"},
+	{"", llm.ErrExists, "%s: --resume continues its collection, --overwrite replaces it"},
+	{"", llm.ErrForeign, "%s: resume with the first run's flags, or give another --out"},
+	{"", llm.ErrShardOutput, "%s: resume it with the same --shard"},
+	{"", llm.ErrNotShard, "%s: it was not collected with --shard"},
+	{"", llm.ErrOtherShard, "%s: resume with the first run's --shard"},
+	{"mpdf train", run.ErrNotEmpty, "--out: %s: --resume continues that run, a new --out starts another, --overwrite replaces it"},
+	{"mpdf train", run.ErrLocked, "%s, or give another --out"},
+	{"mpdf study", study.ErrLocked, "%s, or give another --out"},
+	{"mpdf study", study.ErrNotEmpty, "--out: %s: give a new --out, or --overwrite to replace that study's files"},
+}
+
+// inFlagWords words err, an error of the command path, as each flagWord
+// it is says, in the table's order: a hint after the message is the
+// library's innermost error's, which ends the message.
+func inFlagWords(path string, err error) error {
+	for _, w := range flagWords {
+		if (w.cmd == "" || w.cmd == path) && errors.Is(err, w.err) {
+			err = &worded{err, w.format}
+		}
+	}
+	return err
+}
+
+// worded is an error in flag words; it is still the error it was
+// (errors.Is, errors.As, an exitError's code).
+type worded struct {
+	error
+	format string
+}
+
+func (w *worded) Error() string { return fmt.Sprintf(w.format, w.error.Error()) }
+func (w *worded) Unwrap() error { return w.error }
+
+// addFlagWords puts every command's errors in flag words.
+func addFlagWords(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error { return inFlagWords(cmd.CommandPath(), run(cmd, args)) }
+	}
+	for _, s := range c.Commands() {
+		addFlagWords(s)
+	}
+}
