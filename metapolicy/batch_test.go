@@ -12,7 +12,6 @@ import (
 
 // batchRows returns observations as a runner batches them: whole teams
 // (every agent of a deliberation in order, sharing its states and history),
-//
 // lone rows, and teams cut short, in a random mix.
 func batchRows(rng *rand.Rand, n int) []Observation {
 	var out []Observation
