@@ -15,9 +15,18 @@ import "fmt"
 // shares each load and keeps eight sums in flight instead of waiting on one,
 // and nothing is allocated once buf is large enough.
 //
+// On amd64 the sums run on generated vector kernels (panelSums: a panel of
+// 4 or 8 rows in the lanes of a vector, each lane the scalar loop's own
+// multiply and add, no FMA); elsewhere on a portable loop.
+//
 // buf is scratch, grown when short; the (possibly new) buffer is returned for
 // the next call. Shape errors panic, as Logits does.
 func (m *MLP[T]) LogitsRows(dst, x []T, buf []float64) []float64 {
+	return m.logitsRows(panelSets()[0], dst, x, buf)
+}
+
+// logitsRows is LogitsRows on the kernels ps (nil: the portable loop).
+func (m *MLP[T]) logitsRows(ps *panelSet, dst, x []T, buf []float64) []float64 {
 	in, out := m.In(), m.Out()
 	if len(x)%in != 0 || len(dst)*in != len(x)*out {
 		panic(fmt.Sprintf("nn: LogitsRows: len(x)=%d len(dst)=%d, want rows of %d and %d", len(x), len(dst), in, out))
@@ -32,6 +41,9 @@ func (m *MLP[T]) LogitsRows(dst, x []T, buf []float64) []float64 {
 	wide := 0
 	for _, s := range m.Sizes {
 		wide = max(wide, s)
+	}
+	if ps != nil {
+		return m.logitsPanels(ps, dst, x, buf, rows, wide)
 	}
 	if need := len(m.Params) + 2*rows*wide; len(buf) < need {
 		buf = make([]float64, need)
@@ -59,6 +71,66 @@ func (m *MLP[T]) LogitsRows(dst, x []T, buf []float64) []float64 {
 	}
 	for i, v := range h {
 		dst[i] = T(v)
+	}
+	return buf
+}
+
+// logitsPanels is LogitsRows on vector kernels. The rows go in panels of
+// ps.lanes, transposed: panel g holds, for each input k, the lanes' values
+// side by side, so a kernel multiplies one vector of h by one broadcast
+// weight; a layer's output panels are the next layer's input panels. The
+// last panel's spare lanes compute zeros' outputs, which are dropped.
+func (m *MLP[T]) logitsPanels(ps *panelSet, dst, x []T, buf []float64, rows, wide int) []float64 {
+	l := ps.lanes
+	groups := (rows + l - 1) / l
+	span := groups * wide * l
+	if need := len(m.Params) + 2*span; len(buf) < need {
+		buf = make([]float64, need)
+	}
+	wT, act := buf[:len(m.Params)], buf[len(m.Params):]
+	for i := 0; i < m.Layers(); i++ { // weights transposed to [in][out], biases as they are
+		in, out := m.Sizes[i], m.Sizes[i+1]
+		w, dw := m.Weight(i), LayerWeight(m.Sizes, wT, i)
+		for o := range out {
+			for k, v := range w[o*in : (o+1)*in] {
+				dw[k*out+o] = float64(v)
+			}
+		}
+		for o, v := range m.Bias(i) {
+			LayerBias(m.Sizes, wT, i)[o] = float64(v)
+		}
+	}
+	in := m.In()
+	h := act[:groups*in*l]
+	clear(h[(groups-1)*in*l:]) // the last panel's spare lanes
+	for r := range rows {
+		p := h[(r/l)*in*l+r%l:]
+		for k, v := range x[r*in : (r+1)*in] {
+			p[k*l] = float64(v)
+		}
+	}
+	for i := 0; i < m.Layers(); i++ {
+		k, n := m.Sizes[i], m.Sizes[i+1]
+		next := act[((i+1)%2)*span:][:groups*n*l]
+		w, b := LayerWeight(m.Sizes, wT, i), LayerBias(m.Sizes, wT, i)
+		for g := range groups {
+			ps.sums(next[g*n*l:(g+1)*n*l], h[g*k*l:(g+1)*k*l], w, b, k, n)
+		}
+		hidden := i < m.Layers()-1
+		for j, s := range next { // activate and round as Logits does
+			if hidden {
+				s = activate(m.Act, s)
+			}
+			next[j] = float64(T(s))
+		}
+		h = next
+	}
+	out := m.Out()
+	for r := range rows {
+		p := h[(r/l)*out*l+r%l:]
+		for o := range out {
+			dst[r*out+o] = T(p[o*l])
+		}
 	}
 	return buf
 }

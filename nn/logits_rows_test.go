@@ -8,10 +8,11 @@ import (
 )
 
 // TestLogitsRowsIsLogits: the batched decision-time forward pass gives every
-// row's logits bit for bit as Logits does one row at a time, for both
-// activations and precisions, odd and even row counts, widths that are and
-// are not multiples of the 4-output block, a reused scratch buffer, and no
-// write outside dst.
+// row's logits bit for bit as Logits does one row at a time, on every
+// kernel set this CPU runs and the portable loop, for both activations and
+// precisions, row counts that fill panels and leave spare lanes, widths that
+// are and are not multiples of the output blocks, a reused scratch buffer,
+// and no write outside dst.
 func TestLogitsRowsIsLogits(t *testing.T) {
 	t.Run("float32", func(t *testing.T) { testLogitsRows[float32](t) })
 	t.Run("float64", func(t *testing.T) { testLogitsRows[float64](t) })
@@ -23,18 +24,28 @@ func testLogitsRows[T Float](t *testing.T) {
 	for range 12 {
 		shapes = append(shapes, randSizes(rng, 1+rng.IntN(40), 1+rng.IntN(6)))
 	}
+	for _, ps := range panelSets() {
+		name := "portable"
+		if ps != nil {
+			name = ps.name
+		}
+		t.Run(name, func(t *testing.T) { testLogitsRowsOn[T](t, ps, rng, shapes) })
+	}
+}
+
+func testLogitsRowsOn[T Float](t *testing.T, ps *panelSet, rng *rand.Rand, shapes [][]int) {
 	var buf []float64
 	for _, sizes := range shapes {
 		for _, act := range []Activation{Tanh, ReLU} {
 			m := randModel[T](rng, sizes, act)
-			for _, rows := range []int{0, 1, 3, 4, 5, 8, 64} {
+			for _, rows := range []int{0, 1, 3, 4, 5, 8, 9, 17, 64} {
 				name := fmt.Sprintf("%v/%v/rows=%d", sizes, act, rows)
 				x := make([]T, rows*m.In())
 				for i := range x {
 					x[i] = T(4 * (rng.Float64() - 0.5))
 				}
 				got, check := guarded[T](t, name, rows*m.Out())
-				buf = m.LogitsRows(got, x, buf)
+				buf = m.logitsRows(ps, got, x, buf)
 				check()
 				want := make([]T, m.Out())
 				for r := range rows {
@@ -65,9 +76,10 @@ func TestLogitsRowsShape(t *testing.T) {
 	}
 }
 
-// BenchmarkLogitsRows: decision-time forward passes of the default network
+// BenchmarkLogitsRows: decision-time forward passes of the v2 network
 // (38 features, 64×64 tanh, 3 actions), one call per decision (Logits) against
-// one call per batch of decisions (LogitsRows); ns/op is per decision.
+// one call per batch of decisions (LogitsRows) on each kernel set;
+// ns/decision is per decision.
 func BenchmarkLogitsRows(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	m := randModel[float32](rng, []int{38, 64, 64, 3}, Tanh)
@@ -83,14 +95,20 @@ func BenchmarkLogitsRows(b *testing.B) {
 			m.Logits(dst[r*m.Out():(r+1)*m.Out()], x[r*m.In():(r+1)*m.In()])
 		}
 	})
-	for _, batch := range []int{1, 8, 64, 256} {
-		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
-			var buf []float64
-			for i := 0; b.Loop(); i++ {
-				r := (i * batch) % rows
-				buf = m.LogitsRows(dst[r*m.Out():(r+batch)*m.Out()], x[r*m.In():(r+batch)*m.In()], buf)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/decision")
-		})
+	for _, ps := range panelSets() {
+		name := "portable"
+		if ps != nil {
+			name = ps.name
+		}
+		for _, batch := range []int{1, 8, 64, 256} {
+			b.Run(fmt.Sprintf("kernels=%s/batch=%d", name, batch), func(b *testing.B) {
+				var buf []float64
+				for i := 0; b.Loop(); i++ {
+					r := (i * batch) % rows
+					buf = m.logitsRows(ps, dst[r*m.Out():(r+batch)*m.Out()], x[r*m.In():(r+batch)*m.In()], buf)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/decision")
+			})
+		}
 	}
 }
