@@ -185,9 +185,12 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
+// defaultFeaturizer is the layout MLPPolicy reads.
+var defaultFeaturizer = Featurizers()[0]
+
 // ProbsBatch implements BatchPolicy: one forward pass for all rows.
 func (p *MLPPolicy) ProbsBatch(pr [][NumActions]float64, obs []Observation) error {
-	return netProbsBatch(p.Net, Featurizers()[0], pr, obs)
+	return netProbsBatch(p.Net, defaultFeaturizer, pr, obs)
 }
 
 // ProbsBatch implements BatchPolicy: one forward pass for all rows.
