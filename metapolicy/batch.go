@@ -103,12 +103,14 @@ type forwardScratch struct {
 
 var forwardPool = sync.Pool{New: func() any { return new(forwardScratch) }}
 
-// netProbsBatch is ProbsBatch of a softmax over net's logits of fz's
-// features: the features of every row (a whole team at once where the rows
-// are one deliberation's agents in order and fz has a Team form), one
-// LogitsRows pass, and per row the softmax Probs computes, in the same
-// arithmetic.
-func netProbsBatch(net *nn.MLP[float32], fz Featurizer, p [][NumActions]float64, obs []Observation) error {
+// NetProbsBatch is ProbsBatch of a softmax over net's logits of fz's
+// features, what the learned policies run: the features of every row (a
+// whole team at once where the rows are one deliberation's agents in order
+// and fz has a Team form), one nn.LogitsRows pass, and per row the softmax
+// Probs computes, in the same arithmetic. A policy with several networks
+// (one per agent slot or model, say) can call it once per network on the
+// rows that network decides.
+func NetProbsBatch(net *nn.MLP[float32], fz Featurizer, p [][NumActions]float64, obs []Observation) error {
 	if len(p) != len(obs) {
 		return fmt.Errorf("metapolicy: %d distributions for %d observations", len(p), len(obs))
 	}
@@ -190,12 +192,12 @@ var defaultFeaturizer = Featurizers()[0]
 
 // ProbsBatch implements BatchPolicy: one forward pass for all rows.
 func (p *MLPPolicy) ProbsBatch(pr [][NumActions]float64, obs []Observation) error {
-	return netProbsBatch(p.Net, defaultFeaturizer, pr, obs)
+	return NetProbsBatch(p.Net, defaultFeaturizer, pr, obs)
 }
 
 // ProbsBatch implements BatchPolicy: one forward pass for all rows.
 func (p *FeaturizedPolicy) ProbsBatch(pr [][NumActions]float64, obs []Observation) error {
-	return netProbsBatch(p.Net, p.Features, pr, obs)
+	return NetProbsBatch(p.Net, p.Features, pr, obs)
 }
 
 // ProbsBatch implements BatchPolicy: the wrapped policy's batch, each row's

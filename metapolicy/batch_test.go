@@ -164,3 +164,47 @@ func TestSampleFromIsSample(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkProbsBatch: a learned policy (v2 features, 64×64 tanh) deciding
+// the rounds of 64 three-agent deliberations, one Probs call per decision
+// against one ProbsBatch call for all 192; ns/decision is per decision.
+func BenchmarkProbsBatch(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	fz, _ := FeaturizerFor(FeatureVersionV2)
+	net, _ := nn.NewMLP[float32]([]int{fz.Width, 64, 64, NumActions}, nn.Tanh)
+	net.Init(1)
+	pol, _ := NewFeaturizedPolicy("v2", net, fz)
+	var obs []Observation
+	for len(obs) < 192 {
+		team := randomTeam(rng)
+		if len(team.Agents) < 3 {
+			continue
+		}
+		team.Agents = team.Agents[:3]
+		randomHistory(rng, team)
+		for s := range 3 {
+			o := *team
+			o.Self = s
+			obs = append(obs, o)
+		}
+	}
+	p := make([][NumActions]float64, len(obs))
+	b.Run("per-decision", func(b *testing.B) {
+		for b.Loop() {
+			for i := range obs {
+				if err := pol.Probs(&p[i], &obs[i]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(obs)), "ns/decision")
+	})
+	b.Run("batched", func(b *testing.B) {
+		for b.Loop() {
+			if err := pol.ProbsBatch(p, obs); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(obs)), "ns/decision")
+	})
+}
