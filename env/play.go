@@ -39,7 +39,7 @@ type RunOptions struct {
 	Greedy bool
 	// Workers is the number of episodes played at once; 0 means
 	// GOMAXPROCS. The output is the same for any value. With more than
-	// one, the Env's Start and the Policy's Probs are called concurrently.
+	// one, the Env's Start and the Policy's Probs (or ProbsBatch) are called concurrently.
 	Workers int
 	// Batch is the number of episodes a worker plays in lockstep, round by
 	// round, asking the policy for all their decisions of a round in one
