@@ -33,6 +33,12 @@ type Resolved struct {
 	Confidence string
 }
 
+// ProbsBatch implements metapolicy.BatchPolicy: the policy's own batch (one
+// forward pass of a learned policy), not Probs row by row.
+func (r Resolved) ProbsBatch(p [][metapolicy.NumActions]float64, obs []metapolicy.Observation) error {
+	return metapolicy.Batch(r.Policy).ProbsBatch(p, obs)
+}
+
 // ReplaySplit is the train/held-out split of an online replay run.
 type ReplaySplit struct {
 	Env       string // the run's replay spec

@@ -190,16 +190,16 @@ func Decisions(ep *Episode, cfg RewardConfig) ([]Decision, error) {
 	}
 	Returns(r, cfg.Gamma)
 	out := make([]Decision, 0, (len(ep.Rounds)-1)*ep.Agents)
+	fz := metapolicy.Featurizers()[0]
 	for t := 1; t < len(ep.Rounds); t++ {
 		group := GroupKey(ep, t, cfg.GroupBy)
+		rows, bad, err := RoundFeatures(ep, t, fz)
+		if err != nil {
+			return nil, fmt.Errorf("data: episode %q: %s: %w", ep.ID, turnPath(t, bad), err)
+		}
 		for i := range ep.Rounds[t].Turns {
 			turn := &ep.Rounds[t].Turns[i]
-			obs := ep.Observation(t, i)
-			f := make([]float64, metapolicy.FeatureWidth)
-			if err := metapolicy.Featurize(f, &obs); err != nil {
-				return nil, fmt.Errorf("data: episode %q: %s: %w", ep.ID, turnPath(t, i), err)
-			}
-			d := Decision{Kind: KindDecision, Group: group, Features: f, Action: *turn.Action, Reward: r[t][i]}
+			d := Decision{Kind: KindDecision, Group: group, Features: rows[i], Action: *turn.Action, Reward: r[t][i]}
 			if turn.LogProb != nil {
 				lp := *turn.LogProb
 				d.LogProb = &lp
@@ -221,3 +221,30 @@ func (g *GroupBy) String() string { return string(*g) }
 
 // Type names what a group key is, for a flag's help.
 func (g *GroupBy) Type() string { return "key" }
+
+// RoundFeatures returns the feature rows of every agent of round t ≥ 1 of ep
+// under fz: row i is, bit for bit, fz.Featurize of ep.Observation(t, i).
+// The observation is built once and, when fz has a Team form, the whole team
+// is featurized at once. On error it names the first agent that fails.
+func RoundFeatures(ep *Episode, t int, fz metapolicy.Featurizer) (rows [][]float64, agent int, err error) {
+	obs := ep.Observation(t, 0)
+	n := len(ep.Rounds[t].Turns)
+	flat := make([]float64, n*fz.Width)
+	rows = make([][]float64, n)
+	for i := range rows {
+		rows[i] = flat[i*fz.Width : (i+1)*fz.Width : (i+1)*fz.Width]
+	}
+	if fz.Team != nil && n == len(obs.Agents) {
+		if _, err := fz.Team(flat, make([]string, n), &obs); err == nil {
+			return rows, 0, nil
+		} // else agent by agent, which names the one that fails
+	}
+	clear(flat)
+	for i := range n {
+		obs.Self = i
+		if err := fz.Featurize(rows[i], &obs); err != nil {
+			return nil, i, err
+		}
+	}
+	return rows, 0, nil
+}

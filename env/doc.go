@@ -17,9 +17,12 @@
 //
 // Episode e of task k draws from two random streams seeded by (Seed, k, e):
 // one for the Env, one for the policy's sampling. Episodes therefore do not
-// depend on each other or on how many workers play them (RunOptions.Workers),
-// and [Play] delivers them in task order, then episode order: the same
-// options give the same episodes, byte for byte. Two policies that act
+// depend on each other, on how many workers play them (RunOptions.Workers)
+// or on how many each worker plays in lockstep (RunOptions.Batch: a round's
+// decisions of those episodes go to the policy in one
+// metapolicy.BatchPolicy call, a learned policy's one forward pass), and
+// [Play] delivers them in task order, then episode order: the same options
+// give the same episodes, byte for byte. Two policies that act
 // alike see the same environment draws, so [Evaluate] compares policies on
 // common random numbers.
 //

@@ -62,6 +62,24 @@ type PeersAlwaysSeen interface {
 	PeersAlwaysSeen() bool
 }
 
+// IOBound is implemented by an Env whose games wait on I/O (a live model
+// answering over the network). Play gains nothing from batching such an
+// Env's decisions and would hold finished episodes back until the slowest
+// of their batch ends, so it plays each worker's episodes one at a time
+// (RunOptions.Batch 1), delivering each as soon as it is done.
+type IOBound interface {
+	IOBound() bool
+}
+
+// ioBound reports whether e, or the Env a View of e plays, says it is IOBound.
+func ioBound(e Env) bool {
+	if e.NumTasks() > 0 {
+		e, _ = Source(e, 0)
+	}
+	b, ok := e.(IOBound)
+	return ok && b.IOBound()
+}
+
 // TaskRounder is implemented by an Env whose tasks each have their own
 // number of deliberation rounds, such as a replay of transcripts that
 // recorded one round for some questions and three for others. Beyond its

@@ -2,6 +2,7 @@ package env
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -38,8 +39,15 @@ type RunOptions struct {
 	Greedy bool
 	// Workers is the number of episodes played at once; 0 means
 	// GOMAXPROCS. The output is the same for any value. With more than
-	// one, the Env's Start and the Policy's Probs are called concurrently.
+	// one, the Env's Start and the Policy's Probs (or ProbsBatch) are called concurrently.
 	Workers int
+	// Batch is the number of episodes a worker plays in lockstep, round by
+	// round, asking the policy for all their decisions of a round in one
+	// metapolicy.BatchPolicy call (one forward pass of a learned policy);
+	// 0 means DefaultBatch, 1 plays one episode at a time. On an IOBound Env
+	// it is 1 whatever is asked. The output is the same for any value: each
+	// episode draws from its own streams in its own order.
+	Batch int
 	// Progress, when set, is called after each episode is delivered, from
 	// the goroutine that called Play.
 	Progress func(done, total int)
@@ -48,21 +56,28 @@ type RunOptions struct {
 	Context context.Context
 }
 
+// DefaultBatch is the number of episodes a worker plays in lockstep when
+// RunOptions.Batch is 0: enough rows for the batched forward pass to pay
+// (nn.LogitsRows gains little past a few dozen), few enough that a worker's
+// episodes stay small in memory and both workers get some.
+const DefaultBatch = 64
+
 // plan is RunOptions checked against an Env.
 type plan struct {
 	tasks    []int
 	episodes int
 	rounds   int
 	workers  int
+	batch    int
 }
 
 func (o *RunOptions) plan(e Env) (plan, error) {
-	p := plan{episodes: o.Episodes, rounds: o.Rounds, workers: o.Workers}
+	p := plan{episodes: o.Episodes, rounds: o.Rounds, workers: o.Workers, batch: o.Batch}
 	n := e.NumTasks()
 	switch {
-	case o.NumTasks < 0 || o.Episodes < 0 || o.Rounds < 0 || o.Workers < 0:
-		return p, fmt.Errorf("env: run options: negative count (tasks %d, episodes %d, rounds %d, workers %d)",
-			o.NumTasks, o.Episodes, o.Rounds, o.Workers)
+	case o.NumTasks < 0 || o.Episodes < 0 || o.Rounds < 0 || o.Workers < 0 || o.Batch < 0:
+		return p, fmt.Errorf("env: run options: negative count (tasks %d, episodes %d, rounds %d, workers %d, batch %d)",
+			o.NumTasks, o.Episodes, o.Rounds, o.Workers, o.Batch)
 	case o.Tasks != nil && o.NumTasks != 0:
 		return p, fmt.Errorf("env: run options: both a task list and a task count")
 	case o.NumTasks > n:
@@ -94,6 +109,15 @@ func (o *RunOptions) plan(e Env) (plan, error) {
 	if p.workers == 0 {
 		p.workers = runtime.GOMAXPROCS(0)
 	}
+	if p.batch == 0 {
+		p.batch = DefaultBatch
+	}
+	if ioBound(e) {
+		p.batch = 1
+	}
+	// Every worker gets a share: no batch larger than the episodes over the workers.
+	total := len(p.tasks) * p.episodes
+	p.batch = max(1, min(p.batch, (total+p.workers-1)/p.workers))
 	return p, nil
 }
 
@@ -120,36 +144,51 @@ func Play(e Env, pol metapolicy.Policy, opts RunOptions, emit func(*data.Episode
 			"and every refine of this environment reflects them (it would be a debate under another name)", e.Name(), pol.Name())
 	}
 	total := len(p.tasks) * p.episodes
-	play := func(k int) (*data.Episode, error) {
-		return playEpisode(e, pol, p.tasks[k/p.episodes], k%p.episodes, p.rounds, &opts)
+	chunks := (total + p.batch - 1) / p.batch
+	bp := metapolicy.Batch(pol)
+	play := func(j int) []played {
+		ks := make([]int, 0, p.batch)
+		for k := j * p.batch; k < min(total, (j+1)*p.batch); k++ {
+			ks = append(ks, k)
+		}
+		return playBatch(e, pol, bp, p, ks, &opts)
 	}
-	deliver := func(done int, ep *data.Episode) error {
-		if opts.Context != nil {
-			if err := opts.Context.Err(); err != nil {
-				return fmt.Errorf("env: stopped after %d of %d episodes: %w", done-1, total, err)
+	done := 0
+	deliver := func(_ int, eps []played) error {
+		for _, r := range eps {
+			if r.err != nil {
+				return r.err
 			}
-		}
-		if err := emit(ep); err != nil {
-			return err
-		}
-		if opts.Progress != nil {
-			opts.Progress(done, total)
+			done++
+			if opts.Context != nil {
+				if err := opts.Context.Err(); err != nil {
+					return fmt.Errorf("env: stopped after %d of %d episodes: %w", done-1, total, err)
+				}
+			}
+			if err := emit(r.ep); err != nil {
+				return err
+			}
+			if opts.Progress != nil {
+				opts.Progress(done, total)
+			}
 		}
 		return nil
 	}
-	if p.workers == 1 || total <= 1 {
-		for k := range total {
-			ep, err := play(k)
-			if err != nil {
-				return err
-			}
-			if err := deliver(k+1, ep); err != nil {
+	if p.workers == 1 || chunks <= 1 {
+		for j := range chunks {
+			if err := deliver(j+1, play(j)); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return runParallel(total, p.workers, play, deliver)
+	return runParallel(chunks, p.workers, play, deliver)
+}
+
+// played is one episode's outcome: the episode, or the error that ended it.
+type played struct {
+	ep  *data.Episode
+	err error
 }
 
 // Run is Play under its former name.
@@ -169,15 +208,13 @@ func Collect(e Env, pol metapolicy.Policy, opts RunOptions) ([]data.Episode, err
 	return eps, err
 }
 
-// runParallel plays episodes 0..total-1 on workers goroutines and delivers
-// them in order. At most a window of episodes is in flight or waiting, so
-// memory stays bounded.
-func runParallel(total, workers int, play func(int) (*data.Episode, error),
-	deliver func(int, *data.Episode) error) error {
+// runParallel plays items 0..total-1 (batches of episodes) on workers
+// goroutines and delivers them in order. At most a window of items is in
+// flight or waiting, so memory stays bounded.
+func runParallel[R any](total, workers int, play func(int) R, deliver func(int, R) error) error {
 	type result struct {
-		k   int
-		ep  *data.Episode
-		err error
+		k int
+		r R
 	}
 	window := 4 * workers
 	jobs := make(chan int)
@@ -203,9 +240,9 @@ func runParallel(total, workers int, play func(int) (*data.Episode, error),
 	for range workers {
 		wg.Go(func() {
 			for k := range jobs {
-				ep, err := play(k)
+				r := play(k)
 				select {
-				case results <- result{k, ep, err}:
+				case results <- result{k, r}:
 				case <-stop:
 					return
 				}
@@ -223,10 +260,7 @@ func runParallel(total, workers int, play func(int) (*data.Episode, error),
 					break
 				}
 				delete(pending, next)
-				if r.err != nil {
-					return r.err
-				}
-				if err := deliver(next+1, r.ep); err != nil {
+				if err := deliver(next+1, r.r); err != nil {
 					return err
 				}
 				next++
@@ -270,33 +304,123 @@ func EpisodeID(policy string, seed uint64, task string, ep int) string {
 	return fmt.Sprintf("%s/s%d/%s/%d", policy, seed, task, ep)
 }
 
-// playEpisode plays episode ep of task.
-func playEpisode(e Env, pol metapolicy.Policy, task, ep, rounds int, opts *RunOptions) (*data.Episode, error) {
+// playBatch plays episodes ks (numbers in task-then-episode order) in
+// lockstep: every round, the decisions of all the episodes still going go to
+// the policy in one ProbsBatch call; then each episode samples its agents'
+// actions from its own stream, in agent order, and steps its game. Each
+// episode sees exactly the calls and draws it would see played alone.
+func playBatch(e Env, pol metapolicy.Policy, bp metapolicy.BatchPolicy, p plan, ks []int, opts *RunOptions) []played {
+	out := make([]played, len(ks))
+	eps := make([]*episode, len(ks))
+	last := 0
+	for j, k := range ks {
+		ep, err := startEpisode(e, pol, p.tasks[k/p.episodes], k%p.episodes, p.rounds, opts)
+		if err != nil {
+			out[j].err = err
+			continue
+		}
+		eps[j] = ep
+		last = max(last, ep.rounds)
+	}
+	var obs []metapolicy.Observation
+	var who []int      // the episode (index into eps) of each row
+	var rowErr []error // the policy's error of each row, if any
+	var probs [][metapolicy.NumActions]float64
+	for t := 1; t <= last; t++ {
+		obs, who = obs[:0], who[:0]
+		for j, ep := range eps {
+			if ep == nil || t > ep.rounds {
+				continue
+			}
+			obs = ep.observe(t, obs)
+			for len(who) < len(obs) {
+				who = append(who, j)
+			}
+		}
+		if len(obs) == 0 {
+			break
+		}
+		if cap(probs) < len(obs) {
+			probs = make([][metapolicy.NumActions]float64, len(obs))
+		}
+		probs = probs[:len(obs)]
+		rowErr = append(rowErr[:0], make([]error, len(obs))...)
+		// Ask for every row; a failing row fails its episode only, and the
+		// batch goes on from the next row.
+		for from := 0; from < len(obs); {
+			err := bp.ProbsBatch(probs[from:], obs[from:])
+			if err == nil {
+				break
+			}
+			bad := len(obs) - from // an error without a row: every row left
+			var re *metapolicy.RowError
+			if errors.As(err, &re) && re.Row >= 0 && re.Row < len(obs)-from {
+				bad, err = 1, re.Err
+				from += re.Row
+			}
+			for r := from; r < from+bad; r++ {
+				rowErr[r] = eps[who[r]].policyError(t, obs[r].Self, err)
+			}
+			from += bad
+		}
+		for r := 0; r < len(obs); {
+			j := who[r]
+			n := eps[j].n
+			if out[j].err = eps[j].act(t, probs[r:r+n], rowErr[r:r+n], opts.Greedy); out[j].err != nil {
+				eps[j] = nil
+			}
+			r += n
+		}
+	}
+	for j, ep := range eps {
+		if ep != nil && out[j].err == nil {
+			out[j].ep = ep.out
+		}
+	}
+	return out
+}
+
+// episode is one episode in play.
+type episode struct {
+	e       Env
+	pol     metapolicy.Policy
+	g       Game
+	prng    *rand.Rand
+	id      string
+	ep      int
+	n       int
+	rounds  int
+	out     *data.Episode
+	states  []metapolicy.AgentState
+	actions []metapolicy.Action
+	logps   []float64
+	history [][]string
+}
+
+// startEpisode starts episode ep of task and plays its round 0.
+func startEpisode(e Env, pol metapolicy.Policy, task, ep, rounds int, opts *RunOptions) (*episode, error) {
 	rounds = RoundsOf(e, task, rounds)
 	g, err := e.Start(task, episodeRNG(opts.Seed, task, ep, streamEnv))
 	if err != nil {
 		return nil, fmt.Errorf("env: %s: task %d: %w", e.Name(), task, err)
 	}
-	prng := episodeRNG(opts.Seed, task, ep, streamPolicy)
 	id, question, gold := g.Task()
 	n := g.Agents()
-	where := func(round int) string {
-		return fmt.Sprintf("env: %s: task %s: episode %d: round %d", e.Name(), id, ep, round)
-	}
+	s := &episode{e: e, pol: pol, g: g, prng: episodeRNG(opts.Seed, task, ep, streamPolicy), id: id, ep: ep, n: n, rounds: rounds}
 	if n < 2 {
-		return nil, fmt.Errorf("%s: %d agents, want ≥ 2", where(0), n)
+		return nil, fmt.Errorf("%s: %d agents, want ≥ 2", s.where(0), n)
 	}
 	turns, err := g.Initial()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where(0), err)
+		return nil, fmt.Errorf("%s: %w", s.where(0), err)
 	}
 	if len(turns) != n {
-		return nil, fmt.Errorf("%s: %d turns, want %d", where(0), len(turns), n)
+		return nil, fmt.Errorf("%s: %d turns, want %d", s.where(0), len(turns), n)
 	}
 	for i := range turns {
 		turns[i].Action, turns[i].LogProb = nil, nil
 	}
-	out := &data.Episode{
+	s.out = &data.Episode{
 		Kind:     data.KindEpisode,
 		ID:       EpisodeID(pol.Name(), opts.Seed, id, ep),
 		Task:     id,
@@ -307,53 +431,76 @@ func playEpisode(e Env, pol metapolicy.Policy, task, ep, rounds int, opts *RunOp
 		Agents:   n,
 		Rounds:   make([]data.Round, 1, rounds+1),
 	}
-	out.Rounds[0].Turns = turns
-	states := make([]metapolicy.AgentState, n)
-	actions := make([]metapolicy.Action, n)
-	logps := make([]float64, n)
-	history := make([][]string, 0, rounds)
-	for t := 1; t <= rounds; t++ {
-		prev := out.Rounds[t-1].Turns
-		answers := make([]string, n)
-		for i := range prev {
-			states[i] = prev[i].State()
-			answers[i] = prev[i].Answer
-		}
-		history = append(history, answers)
-		for i := range n {
-			obs := metapolicy.Observation{Self: i, Round: t, Rounds: rounds, Agents: states, History: history}
-			var a metapolicy.Action
-			var lp float64
-			if opts.Greedy {
-				a, lp, err = metapolicy.Greedy(pol, &obs)
-			} else {
-				a, lp, err = metapolicy.Sample(pol, &obs, prng)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s: agent %d: policy %s: %w", where(t), i, pol.Name(), err)
-			}
-			if !a.Valid() || math.IsNaN(lp) || lp > 1e-9 || math.IsInf(lp, 0) {
-				return nil, fmt.Errorf("%s: agent %d: policy %s chose %v with log-probability %v",
-					where(t), i, pol.Name(), a, lp)
-			}
-			actions[i], logps[i] = a, min(lp, 0)
-		}
-		cur := make([]data.Turn, n)
-		for i := range n {
-			seen := prev
-			if selfRefines(pol) && actions[i] == metapolicy.Refine {
-				seen = alone(prev, i)
-			}
-			turn, err := g.Step(t, i, actions[i], seen)
-			if err != nil {
-				return nil, fmt.Errorf("%s: agent %d: %s: %w", where(t), i, actions[i], err)
-			}
-			turn.Action, turn.LogProb = ptr(actions[i]), ptr(logps[i])
-			cur[i] = turn
-		}
-		out.Rounds = append(out.Rounds, data.Round{Turns: cur})
+	s.out.Rounds[0].Turns = turns
+	s.states = make([]metapolicy.AgentState, n)
+	s.actions = make([]metapolicy.Action, n)
+	s.logps = make([]float64, n)
+	s.history = make([][]string, 0, rounds)
+	return s, nil
+}
+
+func (s *episode) where(round int) string {
+	return fmt.Sprintf("env: %s: task %s: episode %d: round %d", s.e.Name(), s.id, s.ep, round)
+}
+
+func (s *episode) policyError(t, agent int, err error) error {
+	return fmt.Errorf("%s: agent %d: policy %s: %w", s.where(t), agent, s.pol.Name(), err)
+}
+
+// observe appends every agent's observation of round t, which sees the
+// previous round's states and every earlier round's answers.
+func (s *episode) observe(t int, obs []metapolicy.Observation) []metapolicy.Observation {
+	prev := s.out.Rounds[t-1].Turns
+	answers := make([]string, s.n)
+	for i := range prev {
+		s.states[i] = prev[i].State()
+		answers[i] = prev[i].Answer
 	}
-	return out, nil
+	s.history = append(s.history, answers)
+	for i := range s.n {
+		obs = append(obs, metapolicy.Observation{Self: i, Round: t, Rounds: s.rounds, Agents: s.states, History: s.history})
+	}
+	return obs
+}
+
+// act chooses every agent's action of round t from its distribution (its
+// mode when greedy, else a draw of the episode's policy stream, in agent
+// order; errs[i] is the policy's error for agent i) and steps the game;
+// actions within a round are simultaneous.
+func (s *episode) act(t int, probs [][metapolicy.NumActions]float64, errs []error, greedy bool) error {
+	for i := range s.n {
+		if errs[i] != nil { // the policy failed on this agent: the episode stops here, as played alone
+			return errs[i]
+		}
+		var a metapolicy.Action
+		var lp float64
+		if greedy {
+			a, lp = metapolicy.GreedyFrom(&probs[i])
+		} else {
+			a, lp = metapolicy.SampleFrom(&probs[i], s.prng)
+		}
+		if !a.Valid() || math.IsNaN(lp) || lp > 1e-9 || math.IsInf(lp, 0) {
+			return fmt.Errorf("%s: agent %d: policy %s chose %v with log-probability %v",
+				s.where(t), i, s.pol.Name(), a, lp)
+		}
+		s.actions[i], s.logps[i] = a, min(lp, 0)
+	}
+	prev := s.out.Rounds[t-1].Turns
+	cur := make([]data.Turn, s.n)
+	for i := range s.n {
+		seen := prev
+		if selfRefines(s.pol) && s.actions[i] == metapolicy.Refine {
+			seen = alone(prev, i)
+		}
+		turn, err := s.g.Step(t, i, s.actions[i], seen)
+		if err != nil {
+			return fmt.Errorf("%s: agent %d: %s: %w", s.where(t), i, s.actions[i], err)
+		}
+		turn.Action, turn.LogProb = ptr(s.actions[i]), ptr(s.logps[i])
+		cur[i] = turn
+	}
+	s.out.Rounds = append(s.out.Rounds, data.Round{Turns: cur})
+	return nil
 }
 
 // selfRefines reports whether pol's agents refine without seeing the peers.

@@ -351,7 +351,8 @@ func (h historyCheck) Probs(p *[metapolicy.NumActions]float64, obs *metapolicy.O
 func TestRunFillsHistory(t *testing.T) {
 	s := newSim(t, sim.Config{})
 	var seen []metapolicy.Observation
-	eps, err := env.Collect(s, historyCheck{&seen}, env.RunOptions{NumTasks: 5, Seed: 3, Workers: 1})
+	// One episode at a time, so that the policy sees the episodes' observations in order.
+	eps, err := env.Collect(s, historyCheck{&seen}, env.RunOptions{NumTasks: 5, Seed: 3, Workers: 1, Batch: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,14 +13,17 @@ type Featurizer struct {
 	Version   string
 	Width     int
 	Featurize func(dst []float64, obs *Observation) error
+	// Team, when set, featurizes every agent of a deliberation at once, each
+	// row bit for bit Featurize's (FeaturizeTeam); batches of whole teams use it.
+	Team func(dst []float64, targets []string, obs *Observation) (string, error)
 }
 
 // Featurizers lists the known layouts, the build's default
 // (FeatureVersion) first.
 func Featurizers() []Featurizer {
 	return []Featurizer{
-		{FeatureVersion, FeatureWidth, Featurize},
-		{FeatureVersionV2, FeatureWidthV2, FeaturizeV2},
+		{Version: FeatureVersion, Width: FeatureWidth, Featurize: Featurize, Team: FeaturizeTeam},
+		{Version: FeatureVersionV2, Width: FeatureWidthV2, Featurize: FeaturizeV2, Team: FeaturizeTeamV2},
 	}
 }
 

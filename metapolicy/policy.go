@@ -25,20 +25,8 @@ func Sample(p Policy, obs *Observation, rng *rand.Rand) (Action, float64, error)
 	if err := p.Probs(&pr, obs); err != nil {
 		return 0, 0, err
 	}
-	u := rng.Float64()
-	a := Action(NumActions - 1)
-	acc := 0.0
-	for i, v := range pr {
-		acc += v
-		if u < acc {
-			a = Action(i)
-			break
-		}
-	}
-	for pr[a] == 0 && a > 0 { // rounding left u past the last non-zero mass
-		a--
-	}
-	return a, math.Log(pr[a]), nil
+	a, lp := SampleFrom(&pr, rng)
+	return a, lp, nil
 }
 
 // Greedy returns the most probable action (lowest index on ties) and its
@@ -48,8 +36,8 @@ func Greedy(p Policy, obs *Observation) (Action, float64, error) {
 	if err := p.Probs(&pr, obs); err != nil {
 		return 0, 0, err
 	}
-	best := argmax(&pr)
-	return best, math.Log(pr[best]), nil
+	a, lp := GreedyFrom(&pr)
+	return a, lp, nil
 }
 
 // argmax is the most probable action, the lowest index on ties.

@@ -94,6 +94,46 @@ func tanhRowsAVX2(h *float32, ld int, bias *float32, rows int, width int)
 //go:noescape
 func dotAVX2(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows int, width int)
 
+// panelSums1AVX2 is LogitsRows' sums for one panel of rows, r = 1 outputs, on AVX2.
+//
+//go:noescape
+func panelSums1AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+
+// panelSums2AVX2 is LogitsRows' sums for one panel of rows, r = 2 outputs, on AVX2.
+//
+//go:noescape
+func panelSums2AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+
+// panelSums3AVX2 is LogitsRows' sums for one panel of rows, r = 3 outputs, on AVX2.
+//
+//go:noescape
+func panelSums3AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+
+// panelSums4AVX2 is LogitsRows' sums for one panel of rows, r = 4 outputs, on AVX2.
+//
+//go:noescape
+func panelSums4AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+
+// panelSums5AVX2 is LogitsRows' sums for one panel of rows, r = 5 outputs, on AVX2.
+//
+//go:noescape
+func panelSums5AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+
+// panelSums6AVX2 is LogitsRows' sums for one panel of rows, r = 6 outputs, on AVX2.
+//
+//go:noescape
+func panelSums6AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+
+// panelSums7AVX2 is LogitsRows' sums for one panel of rows, r = 7 outputs, on AVX2.
+//
+//go:noescape
+func panelSums7AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+
+// panelSums8AVX2 is LogitsRows' sums for one panel of rows, r = 8 outputs, on AVX2.
+//
+//go:noescape
+func panelSums8AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+
 // gemm1x1AVX512 is the 1×1-vector micro-kernel of gemm on AVX512.
 //
 //go:noescape
@@ -223,6 +263,46 @@ func tanhRowsAVX512(h *float32, ld int, bias *float32, rows int, width int)
 //
 //go:noescape
 func dotAVX512(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows int, width int)
+
+// panelSums1AVX512 is LogitsRows' sums for one panel of rows, r = 1 outputs, on AVX512.
+//
+//go:noescape
+func panelSums1AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+
+// panelSums2AVX512 is LogitsRows' sums for one panel of rows, r = 2 outputs, on AVX512.
+//
+//go:noescape
+func panelSums2AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+
+// panelSums3AVX512 is LogitsRows' sums for one panel of rows, r = 3 outputs, on AVX512.
+//
+//go:noescape
+func panelSums3AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+
+// panelSums4AVX512 is LogitsRows' sums for one panel of rows, r = 4 outputs, on AVX512.
+//
+//go:noescape
+func panelSums4AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+
+// panelSums5AVX512 is LogitsRows' sums for one panel of rows, r = 5 outputs, on AVX512.
+//
+//go:noescape
+func panelSums5AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+
+// panelSums6AVX512 is LogitsRows' sums for one panel of rows, r = 6 outputs, on AVX512.
+//
+//go:noescape
+func panelSums6AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+
+// panelSums7AVX512 is LogitsRows' sums for one panel of rows, r = 7 outputs, on AVX512.
+//
+//go:noescape
+func panelSums7AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+
+// panelSums8AVX512 is LogitsRows' sums for one panel of rows, r = 8 outputs, on AVX512.
+//
+//go:noescape
+func panelSums8AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
 
 // biasRowsAVX2 is biasAct for the identity and ReLU.
 //

@@ -1212,6 +1212,338 @@ dotAVX2_done:
 	VZEROUPPER
 	RET
 
+// func panelSums1AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX
+TEXT ·panelSums1AVX2(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Y0
+
+panelSums1AVX2_k:
+	VMOVUPD      (CX), Y1
+	VBROADCASTSD (DX), Y2
+	VMULPD       Y1, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	ADDQ         $0x00000020, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums1AVX2_k
+	VMOVUPD      Y0, (AX)
+	VZEROUPPER
+	RET
+
+// func panelSums2AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX
+TEXT ·panelSums2AVX2(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Y0
+	VBROADCASTSD 8(SI), Y1
+
+panelSums2AVX2_k:
+	VMOVUPD      (CX), Y2
+	VBROADCASTSD (DX), Y3
+	VMULPD       Y2, Y3, Y3
+	VADDPD       Y3, Y0, Y0
+	VBROADCASTSD 8(DX), Y3
+	VMULPD       Y2, Y3, Y3
+	VADDPD       Y3, Y1, Y1
+	ADDQ         $0x00000020, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums2AVX2_k
+	VMOVUPD      Y0, (AX)
+	VMOVUPD      Y1, 32(AX)
+	VZEROUPPER
+	RET
+
+// func panelSums3AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX
+TEXT ·panelSums3AVX2(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Y0
+	VBROADCASTSD 8(SI), Y1
+	VBROADCASTSD 16(SI), Y2
+
+panelSums3AVX2_k:
+	VMOVUPD      (CX), Y3
+	VBROADCASTSD (DX), Y4
+	VMULPD       Y3, Y4, Y4
+	VADDPD       Y4, Y0, Y0
+	VBROADCASTSD 8(DX), Y4
+	VMULPD       Y3, Y4, Y4
+	VADDPD       Y4, Y1, Y1
+	VBROADCASTSD 16(DX), Y4
+	VMULPD       Y3, Y4, Y4
+	VADDPD       Y4, Y2, Y2
+	ADDQ         $0x00000020, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums3AVX2_k
+	VMOVUPD      Y0, (AX)
+	VMOVUPD      Y1, 32(AX)
+	VMOVUPD      Y2, 64(AX)
+	VZEROUPPER
+	RET
+
+// func panelSums4AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX
+TEXT ·panelSums4AVX2(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Y0
+	VBROADCASTSD 8(SI), Y1
+	VBROADCASTSD 16(SI), Y2
+	VBROADCASTSD 24(SI), Y3
+
+panelSums4AVX2_k:
+	VMOVUPD      (CX), Y4
+	VBROADCASTSD (DX), Y5
+	VMULPD       Y4, Y5, Y5
+	VADDPD       Y5, Y0, Y0
+	VBROADCASTSD 8(DX), Y5
+	VMULPD       Y4, Y5, Y5
+	VADDPD       Y5, Y1, Y1
+	VBROADCASTSD 16(DX), Y5
+	VMULPD       Y4, Y5, Y5
+	VADDPD       Y5, Y2, Y2
+	VBROADCASTSD 24(DX), Y5
+	VMULPD       Y4, Y5, Y5
+	VADDPD       Y5, Y3, Y3
+	ADDQ         $0x00000020, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums4AVX2_k
+	VMOVUPD      Y0, (AX)
+	VMOVUPD      Y1, 32(AX)
+	VMOVUPD      Y2, 64(AX)
+	VMOVUPD      Y3, 96(AX)
+	VZEROUPPER
+	RET
+
+// func panelSums5AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX
+TEXT ·panelSums5AVX2(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Y0
+	VBROADCASTSD 8(SI), Y1
+	VBROADCASTSD 16(SI), Y2
+	VBROADCASTSD 24(SI), Y3
+	VBROADCASTSD 32(SI), Y4
+
+panelSums5AVX2_k:
+	VMOVUPD      (CX), Y5
+	VBROADCASTSD (DX), Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       Y6, Y0, Y0
+	VBROADCASTSD 8(DX), Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       Y6, Y1, Y1
+	VBROADCASTSD 16(DX), Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       Y6, Y2, Y2
+	VBROADCASTSD 24(DX), Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       Y6, Y3, Y3
+	VBROADCASTSD 32(DX), Y6
+	VMULPD       Y5, Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	ADDQ         $0x00000020, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums5AVX2_k
+	VMOVUPD      Y0, (AX)
+	VMOVUPD      Y1, 32(AX)
+	VMOVUPD      Y2, 64(AX)
+	VMOVUPD      Y3, 96(AX)
+	VMOVUPD      Y4, 128(AX)
+	VZEROUPPER
+	RET
+
+// func panelSums6AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX
+TEXT ·panelSums6AVX2(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Y0
+	VBROADCASTSD 8(SI), Y1
+	VBROADCASTSD 16(SI), Y2
+	VBROADCASTSD 24(SI), Y3
+	VBROADCASTSD 32(SI), Y4
+	VBROADCASTSD 40(SI), Y5
+
+panelSums6AVX2_k:
+	VMOVUPD      (CX), Y6
+	VBROADCASTSD (DX), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y0, Y0
+	VBROADCASTSD 8(DX), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y1, Y1
+	VBROADCASTSD 16(DX), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y2, Y2
+	VBROADCASTSD 24(DX), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VBROADCASTSD 32(DX), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VBROADCASTSD 40(DX), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y5, Y5
+	ADDQ         $0x00000020, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums6AVX2_k
+	VMOVUPD      Y0, (AX)
+	VMOVUPD      Y1, 32(AX)
+	VMOVUPD      Y2, 64(AX)
+	VMOVUPD      Y3, 96(AX)
+	VMOVUPD      Y4, 128(AX)
+	VMOVUPD      Y5, 160(AX)
+	VZEROUPPER
+	RET
+
+// func panelSums7AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX
+TEXT ·panelSums7AVX2(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Y0
+	VBROADCASTSD 8(SI), Y1
+	VBROADCASTSD 16(SI), Y2
+	VBROADCASTSD 24(SI), Y3
+	VBROADCASTSD 32(SI), Y4
+	VBROADCASTSD 40(SI), Y5
+	VBROADCASTSD 48(SI), Y6
+
+panelSums7AVX2_k:
+	VMOVUPD      (CX), Y7
+	VBROADCASTSD (DX), Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       Y8, Y0, Y0
+	VBROADCASTSD 8(DX), Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       Y8, Y1, Y1
+	VBROADCASTSD 16(DX), Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       Y8, Y2, Y2
+	VBROADCASTSD 24(DX), Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       Y8, Y3, Y3
+	VBROADCASTSD 32(DX), Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       Y8, Y4, Y4
+	VBROADCASTSD 40(DX), Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       Y8, Y5, Y5
+	VBROADCASTSD 48(DX), Y8
+	VMULPD       Y7, Y8, Y8
+	VADDPD       Y8, Y6, Y6
+	ADDQ         $0x00000020, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums7AVX2_k
+	VMOVUPD      Y0, (AX)
+	VMOVUPD      Y1, 32(AX)
+	VMOVUPD      Y2, 64(AX)
+	VMOVUPD      Y3, 96(AX)
+	VMOVUPD      Y4, 128(AX)
+	VMOVUPD      Y5, 160(AX)
+	VMOVUPD      Y6, 192(AX)
+	VZEROUPPER
+	RET
+
+// func panelSums8AVX2(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX
+TEXT ·panelSums8AVX2(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Y0
+	VBROADCASTSD 8(SI), Y1
+	VBROADCASTSD 16(SI), Y2
+	VBROADCASTSD 24(SI), Y3
+	VBROADCASTSD 32(SI), Y4
+	VBROADCASTSD 40(SI), Y5
+	VBROADCASTSD 48(SI), Y6
+	VBROADCASTSD 56(SI), Y7
+
+panelSums8AVX2_k:
+	VMOVUPD      (CX), Y8
+	VBROADCASTSD (DX), Y9
+	VMULPD       Y8, Y9, Y9
+	VADDPD       Y9, Y0, Y0
+	VBROADCASTSD 8(DX), Y9
+	VMULPD       Y8, Y9, Y9
+	VADDPD       Y9, Y1, Y1
+	VBROADCASTSD 16(DX), Y9
+	VMULPD       Y8, Y9, Y9
+	VADDPD       Y9, Y2, Y2
+	VBROADCASTSD 24(DX), Y9
+	VMULPD       Y8, Y9, Y9
+	VADDPD       Y9, Y3, Y3
+	VBROADCASTSD 32(DX), Y9
+	VMULPD       Y8, Y9, Y9
+	VADDPD       Y9, Y4, Y4
+	VBROADCASTSD 40(DX), Y9
+	VMULPD       Y8, Y9, Y9
+	VADDPD       Y9, Y5, Y5
+	VBROADCASTSD 48(DX), Y9
+	VMULPD       Y8, Y9, Y9
+	VADDPD       Y9, Y6, Y6
+	VBROADCASTSD 56(DX), Y9
+	VMULPD       Y8, Y9, Y9
+	VADDPD       Y9, Y7, Y7
+	ADDQ         $0x00000020, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums8AVX2_k
+	VMOVUPD      Y0, (AX)
+	VMOVUPD      Y1, 32(AX)
+	VMOVUPD      Y2, 64(AX)
+	VMOVUPD      Y3, 96(AX)
+	VMOVUPD      Y4, 128(AX)
+	VMOVUPD      Y5, 160(AX)
+	VMOVUPD      Y6, 192(AX)
+	VMOVUPD      Y7, 224(AX)
+	VZEROUPPER
+	RET
+
 // func gemm1x1AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·gemm1x1AVX512(SB), NOSPLIT, $0-65
@@ -2998,6 +3330,338 @@ dotAVX512_k:
 	JNZ           dotAVX512_row
 
 dotAVX512_done:
+	VZEROUPPER
+	RET
+
+// func panelSums1AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX, AVX512F
+TEXT ·panelSums1AVX512(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Z0
+
+panelSums1AVX512_k:
+	VMOVUPD      (CX), Z1
+	VBROADCASTSD (DX), Z2
+	VMULPD       Z1, Z2, Z2
+	VADDPD       Z2, Z0, Z0
+	ADDQ         $0x00000040, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums1AVX512_k
+	VMOVUPD      Z0, (AX)
+	VZEROUPPER
+	RET
+
+// func panelSums2AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX, AVX512F
+TEXT ·panelSums2AVX512(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Z0
+	VBROADCASTSD 8(SI), Z1
+
+panelSums2AVX512_k:
+	VMOVUPD      (CX), Z2
+	VBROADCASTSD (DX), Z3
+	VMULPD       Z2, Z3, Z3
+	VADDPD       Z3, Z0, Z0
+	VBROADCASTSD 8(DX), Z3
+	VMULPD       Z2, Z3, Z3
+	VADDPD       Z3, Z1, Z1
+	ADDQ         $0x00000040, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums2AVX512_k
+	VMOVUPD      Z0, (AX)
+	VMOVUPD      Z1, 64(AX)
+	VZEROUPPER
+	RET
+
+// func panelSums3AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX, AVX512F
+TEXT ·panelSums3AVX512(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Z0
+	VBROADCASTSD 8(SI), Z1
+	VBROADCASTSD 16(SI), Z2
+
+panelSums3AVX512_k:
+	VMOVUPD      (CX), Z3
+	VBROADCASTSD (DX), Z4
+	VMULPD       Z3, Z4, Z4
+	VADDPD       Z4, Z0, Z0
+	VBROADCASTSD 8(DX), Z4
+	VMULPD       Z3, Z4, Z4
+	VADDPD       Z4, Z1, Z1
+	VBROADCASTSD 16(DX), Z4
+	VMULPD       Z3, Z4, Z4
+	VADDPD       Z4, Z2, Z2
+	ADDQ         $0x00000040, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums3AVX512_k
+	VMOVUPD      Z0, (AX)
+	VMOVUPD      Z1, 64(AX)
+	VMOVUPD      Z2, 128(AX)
+	VZEROUPPER
+	RET
+
+// func panelSums4AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX, AVX512F
+TEXT ·panelSums4AVX512(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Z0
+	VBROADCASTSD 8(SI), Z1
+	VBROADCASTSD 16(SI), Z2
+	VBROADCASTSD 24(SI), Z3
+
+panelSums4AVX512_k:
+	VMOVUPD      (CX), Z4
+	VBROADCASTSD (DX), Z5
+	VMULPD       Z4, Z5, Z5
+	VADDPD       Z5, Z0, Z0
+	VBROADCASTSD 8(DX), Z5
+	VMULPD       Z4, Z5, Z5
+	VADDPD       Z5, Z1, Z1
+	VBROADCASTSD 16(DX), Z5
+	VMULPD       Z4, Z5, Z5
+	VADDPD       Z5, Z2, Z2
+	VBROADCASTSD 24(DX), Z5
+	VMULPD       Z4, Z5, Z5
+	VADDPD       Z5, Z3, Z3
+	ADDQ         $0x00000040, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums4AVX512_k
+	VMOVUPD      Z0, (AX)
+	VMOVUPD      Z1, 64(AX)
+	VMOVUPD      Z2, 128(AX)
+	VMOVUPD      Z3, 192(AX)
+	VZEROUPPER
+	RET
+
+// func panelSums5AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX, AVX512F
+TEXT ·panelSums5AVX512(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Z0
+	VBROADCASTSD 8(SI), Z1
+	VBROADCASTSD 16(SI), Z2
+	VBROADCASTSD 24(SI), Z3
+	VBROADCASTSD 32(SI), Z4
+
+panelSums5AVX512_k:
+	VMOVUPD      (CX), Z5
+	VBROADCASTSD (DX), Z6
+	VMULPD       Z5, Z6, Z6
+	VADDPD       Z6, Z0, Z0
+	VBROADCASTSD 8(DX), Z6
+	VMULPD       Z5, Z6, Z6
+	VADDPD       Z6, Z1, Z1
+	VBROADCASTSD 16(DX), Z6
+	VMULPD       Z5, Z6, Z6
+	VADDPD       Z6, Z2, Z2
+	VBROADCASTSD 24(DX), Z6
+	VMULPD       Z5, Z6, Z6
+	VADDPD       Z6, Z3, Z3
+	VBROADCASTSD 32(DX), Z6
+	VMULPD       Z5, Z6, Z6
+	VADDPD       Z6, Z4, Z4
+	ADDQ         $0x00000040, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums5AVX512_k
+	VMOVUPD      Z0, (AX)
+	VMOVUPD      Z1, 64(AX)
+	VMOVUPD      Z2, 128(AX)
+	VMOVUPD      Z3, 192(AX)
+	VMOVUPD      Z4, 256(AX)
+	VZEROUPPER
+	RET
+
+// func panelSums6AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX, AVX512F
+TEXT ·panelSums6AVX512(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Z0
+	VBROADCASTSD 8(SI), Z1
+	VBROADCASTSD 16(SI), Z2
+	VBROADCASTSD 24(SI), Z3
+	VBROADCASTSD 32(SI), Z4
+	VBROADCASTSD 40(SI), Z5
+
+panelSums6AVX512_k:
+	VMOVUPD      (CX), Z6
+	VBROADCASTSD (DX), Z7
+	VMULPD       Z6, Z7, Z7
+	VADDPD       Z7, Z0, Z0
+	VBROADCASTSD 8(DX), Z7
+	VMULPD       Z6, Z7, Z7
+	VADDPD       Z7, Z1, Z1
+	VBROADCASTSD 16(DX), Z7
+	VMULPD       Z6, Z7, Z7
+	VADDPD       Z7, Z2, Z2
+	VBROADCASTSD 24(DX), Z7
+	VMULPD       Z6, Z7, Z7
+	VADDPD       Z7, Z3, Z3
+	VBROADCASTSD 32(DX), Z7
+	VMULPD       Z6, Z7, Z7
+	VADDPD       Z7, Z4, Z4
+	VBROADCASTSD 40(DX), Z7
+	VMULPD       Z6, Z7, Z7
+	VADDPD       Z7, Z5, Z5
+	ADDQ         $0x00000040, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums6AVX512_k
+	VMOVUPD      Z0, (AX)
+	VMOVUPD      Z1, 64(AX)
+	VMOVUPD      Z2, 128(AX)
+	VMOVUPD      Z3, 192(AX)
+	VMOVUPD      Z4, 256(AX)
+	VMOVUPD      Z5, 320(AX)
+	VZEROUPPER
+	RET
+
+// func panelSums7AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX, AVX512F
+TEXT ·panelSums7AVX512(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Z0
+	VBROADCASTSD 8(SI), Z1
+	VBROADCASTSD 16(SI), Z2
+	VBROADCASTSD 24(SI), Z3
+	VBROADCASTSD 32(SI), Z4
+	VBROADCASTSD 40(SI), Z5
+	VBROADCASTSD 48(SI), Z6
+
+panelSums7AVX512_k:
+	VMOVUPD      (CX), Z7
+	VBROADCASTSD (DX), Z8
+	VMULPD       Z7, Z8, Z8
+	VADDPD       Z8, Z0, Z0
+	VBROADCASTSD 8(DX), Z8
+	VMULPD       Z7, Z8, Z8
+	VADDPD       Z8, Z1, Z1
+	VBROADCASTSD 16(DX), Z8
+	VMULPD       Z7, Z8, Z8
+	VADDPD       Z8, Z2, Z2
+	VBROADCASTSD 24(DX), Z8
+	VMULPD       Z7, Z8, Z8
+	VADDPD       Z8, Z3, Z3
+	VBROADCASTSD 32(DX), Z8
+	VMULPD       Z7, Z8, Z8
+	VADDPD       Z8, Z4, Z4
+	VBROADCASTSD 40(DX), Z8
+	VMULPD       Z7, Z8, Z8
+	VADDPD       Z8, Z5, Z5
+	VBROADCASTSD 48(DX), Z8
+	VMULPD       Z7, Z8, Z8
+	VADDPD       Z8, Z6, Z6
+	ADDQ         $0x00000040, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums7AVX512_k
+	VMOVUPD      Z0, (AX)
+	VMOVUPD      Z1, 64(AX)
+	VMOVUPD      Z2, 128(AX)
+	VMOVUPD      Z3, 192(AX)
+	VMOVUPD      Z4, 256(AX)
+	VMOVUPD      Z5, 320(AX)
+	VMOVUPD      Z6, 384(AX)
+	VZEROUPPER
+	RET
+
+// func panelSums8AVX512(c *float64, h *float64, w *float64, ldw int, b *float64, width int)
+// Requires: AVX, AVX512F
+TEXT ·panelSums8AVX512(SB), NOSPLIT, $0-48
+	MOVQ         c+0(FP), AX
+	MOVQ         h+8(FP), CX
+	MOVQ         w+16(FP), DX
+	MOVQ         ldw+24(FP), BX
+	MOVQ         b+32(FP), SI
+	MOVQ         width+40(FP), DI
+	VBROADCASTSD (SI), Z0
+	VBROADCASTSD 8(SI), Z1
+	VBROADCASTSD 16(SI), Z2
+	VBROADCASTSD 24(SI), Z3
+	VBROADCASTSD 32(SI), Z4
+	VBROADCASTSD 40(SI), Z5
+	VBROADCASTSD 48(SI), Z6
+	VBROADCASTSD 56(SI), Z7
+
+panelSums8AVX512_k:
+	VMOVUPD      (CX), Z8
+	VBROADCASTSD (DX), Z9
+	VMULPD       Z8, Z9, Z9
+	VADDPD       Z9, Z0, Z0
+	VBROADCASTSD 8(DX), Z9
+	VMULPD       Z8, Z9, Z9
+	VADDPD       Z9, Z1, Z1
+	VBROADCASTSD 16(DX), Z9
+	VMULPD       Z8, Z9, Z9
+	VADDPD       Z9, Z2, Z2
+	VBROADCASTSD 24(DX), Z9
+	VMULPD       Z8, Z9, Z9
+	VADDPD       Z9, Z3, Z3
+	VBROADCASTSD 32(DX), Z9
+	VMULPD       Z8, Z9, Z9
+	VADDPD       Z9, Z4, Z4
+	VBROADCASTSD 40(DX), Z9
+	VMULPD       Z8, Z9, Z9
+	VADDPD       Z9, Z5, Z5
+	VBROADCASTSD 48(DX), Z9
+	VMULPD       Z8, Z9, Z9
+	VADDPD       Z9, Z6, Z6
+	VBROADCASTSD 56(DX), Z9
+	VMULPD       Z8, Z9, Z9
+	VADDPD       Z9, Z7, Z7
+	ADDQ         $0x00000040, CX
+	ADDQ         BX, DX
+	DECQ         DI
+	JNZ          panelSums8AVX512_k
+	VMOVUPD      Z0, (AX)
+	VMOVUPD      Z1, 64(AX)
+	VMOVUPD      Z2, 128(AX)
+	VMOVUPD      Z3, 192(AX)
+	VMOVUPD      Z4, 256(AX)
+	VMOVUPD      Z5, 320(AX)
+	VMOVUPD      Z6, 384(AX)
+	VMOVUPD      Z7, 448(AX)
 	VZEROUPPER
 	RET
 

@@ -191,12 +191,11 @@ func policyOver(net *nn.MLP[float32], fz metapolicy.Featurizer) (metapolicy.Poli
 func refeaturize(ds []data.Decision, ep *data.Episode, fz metapolicy.Featurizer) error {
 	k := 0
 	for t := 1; t < len(ep.Rounds); t++ {
-		for i := range ep.Rounds[t].Turns {
-			obs := ep.Observation(t, i)
-			f := make([]float64, fz.Width)
-			if err := fz.Featurize(f, &obs); err != nil {
-				return fmt.Errorf("trainer: episode %q: round %d agent %d: %w", ep.ID, t, i, err)
-			}
+		rows, bad, err := data.RoundFeatures(ep, t, fz)
+		if err != nil {
+			return fmt.Errorf("trainer: episode %q: round %d agent %d: %w", ep.ID, t, bad, err)
+		}
+		for _, f := range rows {
 			ds[k].Features = f
 			k++
 		}

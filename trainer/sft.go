@@ -96,21 +96,28 @@ func finite32(v []float32) bool {
 }
 
 // Agreement is the share of rows whose most probable action under m is the
-// label: how well the supervised stage cloned its teacher.
+// label: how well the supervised stage cloned its teacher. The rows go
+// through nn.LogitsRows in blocks (the logits of Logits, bit for bit).
 func Agreement(m *nn.MLP[float32], x []float32, actions []uint8) float64 {
+	const block = 256
 	f := m.In()
-	logits := make([]float32, nn.NumActions)
+	logits := make([]float32, block*nn.NumActions)
+	var buf []float64
 	hit := 0
-	for i, a := range actions {
-		m.Logits(logits, x[i*f:(i+1)*f])
-		best := 0
-		for k := 1; k < nn.NumActions; k++ {
-			if logits[k] > logits[best] {
-				best = k
+	for i0 := 0; i0 < len(actions); i0 += block {
+		n := min(block, len(actions)-i0)
+		buf = m.LogitsRows(logits[:n*nn.NumActions], x[i0*f:(i0+n)*f], buf)
+		for i, a := range actions[i0 : i0+n] {
+			z := logits[i*nn.NumActions : (i+1)*nn.NumActions]
+			best := 0
+			for k := 1; k < nn.NumActions; k++ {
+				if z[k] > z[best] {
+					best = k
+				}
 			}
-		}
-		if uint8(best) == a {
-			hit++
+			if uint8(best) == a {
+				hit++
+			}
 		}
 	}
 	return float64(hit) / float64(max(1, len(actions)))

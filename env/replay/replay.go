@@ -3,7 +3,10 @@ package replay
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
@@ -97,17 +100,44 @@ func New(qs []transcript.Question, opts ...Option) (*Env, error) {
 	return e, nil
 }
 
-// Load reads transcript files (transcript.ReadFile with topts, in the given
-// order) and replays all their questions. It returns the files' reports so
-// that the caller can show how much was readable.
+// Load reads transcript files (transcript.ReadFile with topts) and replays
+// all their questions, in the given order. It returns the files' reports so
+// that the caller can show how much was readable. The files are read on up
+// to GOMAXPROCS goroutines (reading is most of a study's start); the result,
+// and the error when files are bad (the first bad one in the given order),
+// are those of reading them one after another.
 func Load(paths []string, topts transcript.Options, opts ...Option) (*Env, []transcript.Report, error) {
+	files := make([]*transcript.File, len(paths))
+	var mu sync.Mutex // guards bad and err: the first bad file in order, its error
+	bad, err := len(paths), error(nil)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(paths)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				mu.Lock()
+				past := i >= bad // files past a bad one are not needed
+				mu.Unlock()
+				if past {
+					return
+				}
+				f, ferr := transcript.ReadFile(paths[i], topts)
+				mu.Lock()
+				if files[i] = f; ferr != nil && i < bad {
+					bad, err = i, ferr
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if err != nil {
+		return nil, nil, err
+	}
 	var qs []transcript.Question
 	var reps []transcript.Report
-	for _, p := range paths {
-		f, err := transcript.ReadFile(p, topts)
-		if err != nil {
-			return nil, nil, err
-		}
+	for _, f := range files {
 		qs = append(qs, f.Questions...)
 		reps = append(reps, f.Report)
 	}

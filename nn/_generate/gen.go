@@ -54,6 +54,9 @@ func main() {
 		}
 		tanhRows(k)
 		dot(k)
+		for r := 1; r <= panelOuts; r++ {
+			panelSums(k, r)
+		}
 	}
 	biasRows()
 	actGrad()
@@ -1041,6 +1044,53 @@ func sumSquares() {
 	VUNPCKHPD(hi, hi, lo)
 	VADDSD(lo, hi, hi)
 	Store(hi, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// panelOuts is the most outputs a panelSums kernel keeps in registers.
+const panelOuts = 8
+
+// panelSums is the float64 sums of nn.LogitsRows for a panel of rows (as
+// many as a vector holds float64 lanes) and r consecutive outputs: c[i] =
+// b[i] + Σₖ w[k][i]·h[k], lane by lane, each product rounded and then added
+// (VMULPD, VADDPD: no FMA), k from 0 up — the scalar loop's arithmetic in
+// each lane, so the sums are bit for bit Logits'. h is the panel's input,
+// width vectors; w the transposed weights from the block's first output,
+// ldw bytes from one input to the next; c receives r vectors.
+func panelSums(k isa, r int) {
+	name := fmt.Sprintf("panelSums%d%s", r, k.Suf)
+	TEXT(name, NOSPLIT, "func(c *float64, h *float64, w *float64, ldw int, b *float64, width int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s is LogitsRows' sums for one panel of rows, r = %d outputs, on %s.", name, r, k.Suf))
+	vb := k.Lanes * size // bytes of a vector, whatever it holds
+	c := Load(Param("c"), GP64())
+	h := Load(Param("h"), GP64())
+	w := Load(Param("w"), GP64())
+	ldw := Load(Param("ldw"), GP64())
+	b := Load(Param("b"), GP64())
+	width := Load(Param("width"), GP64())
+	acc := make([]VecVirtual, r)
+	for i := range acc {
+		acc[i] = k.Vec()
+		VBROADCASTSD(Mem{Base: b, Disp: 8 * i}, acc[i])
+	}
+	Label(name + "_k")
+	x := k.Vec()
+	VMOVUPD(Mem{Base: h}, x)
+	for i := range acc {
+		t := k.Vec()
+		VBROADCASTSD(Mem{Base: w, Disp: 8 * i}, t)
+		VMULPD(x, t, t)
+		VADDPD(t, acc[i], acc[i])
+	}
+	ADDQ(U32(vb), h)
+	ADDQ(ldw, w)
+	DECQ(width)
+	JNZ(LabelRef(name + "_k"))
+	for i := range acc {
+		VMOVUPD(acc[i], Mem{Base: c, Disp: i * vb})
+	}
 	VZEROUPPER()
 	RET()
 }
