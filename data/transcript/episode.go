@@ -50,7 +50,7 @@ func ToEpisode(q *Question, opts EpisodeOptions) data.Episode {
 		turns := make([]data.Turn, len(q.Agents))
 		for k := range turns {
 			a := q.At(k, t)
-			turns[k] = data.Turn{Answer: a.Answer, Profile: a.Profile, Tokens: a.Tokens()}
+			turns[k] = data.Turn{Answer: a.Answer, Profile: a.Profile, Tokens: a.Tokens(), Model: q.ModelOf(k)}
 			if opts.Text {
 				turns[k].Text = a.Text
 			}

@@ -48,6 +48,14 @@ type Question struct {
 	Models []string
 }
 
+// ModelOf is agent k's model when the file names one per agent, "" otherwise.
+func (q *Question) ModelOf(k int) string {
+	if k < len(q.Models) {
+		return q.Models[k]
+	}
+	return ""
+}
+
 // Ragged reports whether some agent recorded fewer answers than another.
 func (q *Question) Ragged() bool {
 	for _, a := range q.Agents {

@@ -35,7 +35,7 @@ func (g *game) Initial() ([]data.Turn, error) {
 // cost. t must be below len(q.Agents[k]).
 func (g *game) recorded(k, t int) data.Turn {
 	a := &g.q.Agents[k][t]
-	turn := data.Turn{Answer: a.Answer, Profile: a.Profile, Tokens: a.Tokens()}
+	turn := data.Turn{Answer: a.Answer, Profile: a.Profile, Tokens: a.Tokens(), Model: g.q.ModelOf(k)}
 	if g.e.text {
 		turn.Text = a.Text
 	}
@@ -76,6 +76,7 @@ func (g *game) Step(round, agent int, action metapolicy.Action, prev []data.Turn
 		t.Tokens = g.e.concede
 	}
 	t.Action, t.LogProb = &action, nil
+	t.Model = g.q.ModelOf(agent) // a concede copies a peer's turn, not its model
 	return t, nil
 }
 
