@@ -71,13 +71,14 @@ type DecoupledPolicy struct {
 }
 
 // NewDecoupledPolicy checks that keys and nets pair up, keys are distinct,
-// by is decoupled and fallback is set.
+// by is decoupled and fallback is set. No keys at all is a policy that is
+// its fallback for every agent (a run before its first iteration).
 func NewDecoupledPolicy(name string, by AgentPolicy, keys []string, nets []Policy, fallback Policy) (*DecoupledPolicy, error) {
 	switch {
 	case !by.Decoupled():
 		return nil, fmt.Errorf("metapolicy: decoupled policy by %q, want slot or model", by)
-	case len(keys) != len(nets) || len(keys) == 0:
-		return nil, fmt.Errorf("metapolicy: decoupled policy: %d keys for %d networks, want as many, ≥ 1", len(keys), len(nets))
+	case len(keys) != len(nets):
+		return nil, fmt.Errorf("metapolicy: decoupled policy: %d keys for %d networks, want as many", len(keys), len(nets))
 	case fallback == nil:
 		return nil, fmt.Errorf("metapolicy: decoupled policy: no fallback network")
 	}
@@ -103,4 +104,32 @@ func (d *DecoupledPolicy) For(obs *Observation) Policy {
 
 func (d *DecoupledPolicy) Probs(p *[NumActions]float64, obs *Observation) error {
 	return d.For(obs).Probs(p, obs)
+}
+
+// AgentPolicyOf tells from network keys (KeyOf's) which agent policy
+// made them: slot or model, the same for every key.
+func AgentPolicyOf(keys []string) (AgentPolicy, error) {
+	var by AgentPolicy
+	for _, k := range keys {
+		var a AgentPolicy
+		switch {
+		case len(k) > 5 && k[:5] == "slot:":
+			if i, err := strconv.Atoi(k[5:]); err != nil || i < 0 || strconv.Itoa(i) != k[5:] {
+				return "", fmt.Errorf("network %q: want slot:INDEX", k)
+			}
+			a = AgentSlot
+		case len(k) >= 6 && k[:6] == "model:":
+			a = AgentModel
+		default:
+			return "", fmt.Errorf("network %q: want slot:INDEX or model:NAME", k)
+		}
+		if by != "" && a != by {
+			return "", fmt.Errorf("networks %q: both slot and model keys", keys)
+		}
+		by = a
+	}
+	if by == "" {
+		return "", fmt.Errorf("no networks")
+	}
+	return by, nil
 }
