@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/stats"
 	"github.com/mpdf/mpdf/trainer"
 )
@@ -30,7 +31,7 @@ var ErrNotAvailable = errors.New("not available yet")
 
 // AblationNames lists the ablations Ablate runs.
 func AblationNames() []string {
-	return []string{AblateEstimator, AblateTau, AblateRewardScale, AblateGamma}
+	return []string{AblateEstimator, AblateTau, AblateRewardScale, AblateGamma, AblateAgentPolicy}
 }
 
 // TauGrid is the paper's grid of SoftRankPO temperatures (its best: 0.8).
@@ -102,7 +103,15 @@ func AblationSettings(kind string) ([]Setting, error) {
 		for _, g := range GammaGrid {
 			out = append(out, Setting{Name: "γ=" + strconv.FormatFloat(g, 'g', -1, 64), Apply: func(c *trainer.Config) { c.Reward.Gamma = g }})
 		}
-	case AblateAgentPolicy, AblateLoss, AblateTeamSize:
+	case AblateAgentPolicy:
+		for _, a := range []metapolicy.AgentPolicy{metapolicy.AgentShared, metapolicy.AgentSlot, metapolicy.AgentModel} {
+			out = append(out, Setting{Name: string(a), Apply: func(c *trainer.Config) {
+				if c.AgentPolicy = string(a); a == metapolicy.AgentShared {
+					c.AgentPolicy = "" // the default, as a shared run's config spells it
+				}
+			}})
+		}
+	case AblateLoss, AblateTeamSize:
 		return nil, fmt.Errorf("study: ablation %q: %w (the option it varies is not built; available: %v)", kind, ErrNotAvailable, AblationNames())
 	default:
 		return nil, fmt.Errorf("study: unknown ablation %q (want one of %v)", kind, AblationNames())

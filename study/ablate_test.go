@@ -15,7 +15,7 @@ import (
 )
 
 func TestAblationSettings(t *testing.T) {
-	for _, kind := range []string{AblateAgentPolicy, AblateLoss, AblateTeamSize} {
+	for _, kind := range []string{AblateLoss, AblateTeamSize} {
 		if _, err := AblationSettings(kind); !errors.Is(err, ErrNotAvailable) || !strings.Contains(err.Error(), "not available yet") {
 			t.Errorf("%s: %v, want ErrNotAvailable", kind, err)
 		}
@@ -27,6 +27,7 @@ func TestAblationSettings(t *testing.T) {
 		AblateEstimator:   {SFTOnlyName, "PPO-style (reinforce: raw reward, no critic)", "GRPO", "Dr.GRPO", "RLOO", "SoftRankPO"},
 		AblateTau:         {"τ=0.8", "τ=0.4", "τ=0.6", "τ=1", "τ=2", "τ=5"},
 		AblateGamma:       {"γ=0", "γ=0.5", "γ=0.9", "γ=1"},
+		AblateAgentPolicy: {"shared", "slot", "model"},
 		AblateRewardScale: {"softrank ×1", "softrank ×0.1", "softrank ×10", "softrank exp", "grpo ×1", "grpo ×0.1", "grpo ×10", "grpo exp", "drgrpo ×1", "drgrpo ×0.1", "drgrpo ×10", "drgrpo exp"},
 	}
 	for kind, names := range want {
