@@ -48,12 +48,21 @@ type Question struct {
 	Models []string
 }
 
-// ModelOf is agent k's model when the file names one per agent, "" otherwise.
-func (q *Question) ModelOf(k int) string {
-	if k < len(q.Models) {
-		return q.Models[k]
+// AgentModels is every agent's backbone model, agent k's k-th: the one
+// the file names for it (a mixed team, LLM-Agora), else the one the
+// file's name names for the whole team (ParseName: "gsm_Qwen3-14B_persona_..."
+// is Qwen3-14B's), else "" (Du et al.'s "gsm_3_2.json" names none).
+func (q *Question) AgentModels() []string {
+	out := make([]string, len(q.Agents))
+	if q.Models != nil {
+		copy(out, q.Models)
+		return out
 	}
-	return ""
+	m := ParseName(q.File).Model
+	for k := range out {
+		out[k] = m
+	}
+	return out
 }
 
 // Ragged reports whether some agent recorded fewer answers than another.
