@@ -22,6 +22,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
 )
 
@@ -33,6 +34,9 @@ type diskHeader struct {
 	Reference bool      `json:"reference"`
 	Adam      *diskAdam `json:"adam,omitempty"`
 	RNGBytes  int       `json:"rng_bytes"`
+	// Networks are Checkpoint.NetKeys; with them the policy array and
+	// Adam's hold every network, one after another. Absent: one network.
+	Networks []string `json:"networks,omitempty"`
 }
 
 type diskModel struct {
@@ -59,6 +63,7 @@ func encodeBody(c *Checkpoint) ([]byte, error) {
 		Model:     diskModel{Sizes: c.Policy.Sizes, Activation: c.Policy.Act.String()},
 		Reference: c.Reference != nil,
 		RNGBytes:  len(c.RNG),
+		Networks:  c.NetKeys,
 	}
 	if c.Adam != nil {
 		h.Adam = &diskAdam{Config: c.Adam.Config, Step: c.Adam.Step}
@@ -68,13 +73,23 @@ func encodeBody(c *Checkpoint) ([]byte, error) {
 		return nil, fmt.Errorf("header: %w", err)
 	}
 	arrays := [][]float32{c.Policy.Params}
+	if c.NetKeys != nil {
+		all := make([]float32, 0, len(c.Policy.Params)*len(c.Nets))
+		for _, m := range c.Nets {
+			all = append(all, m.Params...)
+		}
+		arrays[0] = all
+	}
 	if c.Reference != nil {
 		arrays = append(arrays, c.Reference.Params)
 	}
 	if c.Adam != nil {
 		arrays = append(arrays, c.Adam.M, c.Adam.V)
 	}
-	n := 4 + len(js) + 4*len(c.Policy.Params)*len(arrays) + len(c.RNG)
+	n := 4 + len(js) + len(c.RNG)
+	for _, a := range arrays {
+		n += 4 * len(a)
+	}
 	body := make([]byte, 0, n)
 	body = binary.LittleEndian.AppendUint32(body, uint32(len(js)))
 	body = append(body, js...)
@@ -129,18 +144,56 @@ func validate(c *Checkpoint) error {
 			return fmt.Errorf("reference: %w", err)
 		}
 	}
+	nets := 1
+	if c.NetKeys != nil {
+		if err := validateNets(c, n); err != nil {
+			return err
+		}
+		nets = len(c.Nets)
+	}
 	if a := c.Adam; a != nil {
 		if err := checkAdam(a.Config, a.Step); err != nil {
 			return err
 		}
-		if len(a.M) != n || len(a.V) != n {
-			return fmt.Errorf("adam: moments of length %d and %d, want %d", len(a.M), len(a.V), n)
+		if len(a.M) != n*nets || len(a.V) != n*nets {
+			return fmt.Errorf("adam: moments of length %d and %d, want %d", len(a.M), len(a.V), n*nets)
 		}
 		if err := checkFinite(a.M, false); err != nil {
 			return fmt.Errorf("adam: m: %w", err)
 		}
 		if err := checkFinite(a.V, true); err != nil {
 			return fmt.Errorf("adam: v: %w", err)
+		}
+	}
+	return nil
+}
+
+// validateNets checks the networks of a decoupled policy: keys that pair
+// with networks of the policy's shape (n parameters), Nets[0] the policy,
+// and a reference.
+func validateNets(c *Checkpoint, n int) error {
+	if _, err := metapolicy.AgentPolicyOf(c.NetKeys); err != nil {
+		return fmt.Errorf("networks: %w", err)
+	}
+	switch {
+	case len(c.NetKeys) != len(c.Nets):
+		return fmt.Errorf("networks: %d keys for %d networks", len(c.NetKeys), len(c.Nets))
+	case c.Nets[0] != c.Policy:
+		return errors.New("networks: the first network is not the policy")
+	case c.Reference == nil:
+		return errors.New("networks: no reference (the fallback and every network's start)")
+	}
+	seen := map[string]bool{}
+	for k, m := range c.Nets {
+		if seen[c.NetKeys[k]] {
+			return fmt.Errorf("networks: %q twice", c.NetKeys[k])
+		}
+		seen[c.NetKeys[k]] = true
+		if m == nil || !slices.Equal(m.Sizes, c.Policy.Sizes) || m.Act != c.Policy.Act || len(m.Params) != n {
+			return fmt.Errorf("networks: network %q is not of the policy's shape", c.NetKeys[k])
+		}
+		if err := checkFinite(m.Params, false); err != nil {
+			return fmt.Errorf("networks: %q: %w", c.NetKeys[k], err)
 		}
 	}
 	return nil
@@ -238,7 +291,22 @@ func layOut(h *diskHeader, data []byte) (*Checkpoint, error) {
 			return nil, fmt.Errorf("header: model %v needs more than the %d bytes that follow", h.Model.Sizes, len(data))
 		}
 	}
-	arrays := uint64(1)
+	// In units of one network's parameters: the policy and Adam's moments
+	// hold every network's.
+	nets := uint64(1)
+	if h.Networks != nil {
+		if _, err := metapolicy.AgentPolicyOf(h.Networks); err != nil {
+			return nil, fmt.Errorf("header: networks: %w", err)
+		}
+		if !h.Reference {
+			return nil, errors.New("header: networks without a reference")
+		}
+		nets = uint64(len(h.Networks))
+		if 4*params*nets > uint64(len(data)) {
+			return nil, fmt.Errorf("header: %d networks of %v need more than the %d bytes that follow", nets, h.Model.Sizes, len(data))
+		}
+	}
+	arrays := nets
 	if h.Reference {
 		arrays++
 	}
@@ -246,7 +314,7 @@ func layOut(h *diskHeader, data []byte) (*Checkpoint, error) {
 		if err := checkAdam(h.Adam.Config, h.Adam.Step); err != nil {
 			return nil, fmt.Errorf("header: %w", err)
 		}
-		arrays += 2
+		arrays += 2 * nets
 	}
 	if h.RNGBytes < 0 {
 		return nil, fmt.Errorf("header: rng_bytes %d", h.RNGBytes)
@@ -258,7 +326,8 @@ func layOut(h *diskHeader, data []byte) (*Checkpoint, error) {
 
 	n := int(params)
 	off := 0
-	next := func(what string, nonNeg bool) ([]float32, error) {
+	next := func(what string, nonNeg bool, times uint64) ([]float32, error) {
+		n := n * int(times)
 		a := make([]float32, n)
 		planesTo(a, data[off:off+4*n])
 		if err := checkFinite(a, nonNeg); err != nil {
@@ -271,24 +340,34 @@ func layOut(h *diskHeader, data []byte) (*Checkpoint, error) {
 		return &nn.MLP[float32]{Sizes: slices.Clone(h.Model.Sizes), Act: act, Params: params}
 	}
 	c := &Checkpoint{Header: h.Header}
-	p, err := next("policy", false)
+	p, err := next("policy", false, nets)
 	if err != nil {
 		return nil, err
 	}
+	if h.Networks != nil {
+		c.NetKeys = h.Networks
+		for k := range h.Networks {
+			c.Nets = append(c.Nets, mlp(p[k*n:(k+1)*n:(k+1)*n]))
+		}
+		p = p[:n:n]
+	}
 	c.Policy = mlp(p)
+	if c.Nets != nil {
+		c.Nets[0] = c.Policy
+	}
 	if h.Reference {
-		r, err := next("reference", false)
+		r, err := next("reference", false, 1)
 		if err != nil {
 			return nil, err
 		}
 		c.Reference = mlp(r)
 	}
 	if h.Adam != nil {
-		m, err := next("adam m", false)
+		m, err := next("adam m", false, nets)
 		if err != nil {
 			return nil, err
 		}
-		v, err := next("adam v", true)
+		v, err := next("adam v", true, nets)
 		if err != nil {
 			return nil, err
 		}
@@ -296,6 +375,11 @@ func layOut(h *diskHeader, data []byte) (*Checkpoint, error) {
 	}
 	if h.RNGBytes > 0 {
 		c.RNG = bytes.Clone(data[off:])
+	}
+	if c.NetKeys != nil {
+		if err := validateNets(c, n); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }

@@ -17,6 +17,13 @@ type Checkpoint struct {
 	// Adam is the optimiser state; nil when the file holds weights only
 	// (e.g. a supervised export). Its moments have the policy's length.
 	Adam *nn.Adam[float32]
+	// NetKeys and Nets are the networks of a decoupled policy (design §4:
+	// one per agent slot or model; networks.go), nil for one shared
+	// network. NetKeys[k] names Nets[k]; Policy is Nets[0]; all have the
+	// policy's shape; the Reference, required then, is every network's
+	// start and the fallback. Adam's moments cover every network, in order.
+	NetKeys []string
+	Nets    []*nn.MLP[float32]
 	// RNG is the state of the run's random source, opaque here (for
 	// instance the MarshalBinary of a math/rand/v2 PCG); nil when none.
 	RNG []byte

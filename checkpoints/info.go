@@ -68,6 +68,9 @@ type Info struct {
 	// ConfidenceSource is where the confidence of the training states
 	// came from ([ConfidenceSource]).
 	ConfidenceSource string `json:"confidence_source"`
+	// Networks name a decoupled policy's networks (Checkpoint.NetKeys),
+	// each of Policy's shape; absent for one shared network.
+	Networks []string `json:"networks,omitempty"`
 }
 
 // AdamInfo is a checkpoint's optimiser state, its moments left out.
@@ -82,6 +85,9 @@ type SafetensorsInfo struct {
 	Bytes    int64             `json:"bytes"`
 	Policy   NetInfo           `json:"policy"`
 	Metadata map[string]string `json:"metadata"`
+	// Networks name a decoupled policy's networks (MetaNetworks), each of
+	// Policy's shape, plus the fallback; absent for one network.
+	Networks []string `json:"networks,omitempty"`
 }
 
 // Inspect reads the checkpoint (.mpdf) or safetensors export
@@ -93,11 +99,16 @@ func Inspect(path string) (Description, error) {
 		return nil, err
 	}
 	if strings.EqualFold(filepath.Ext(path), ".safetensors") {
-		m, meta, err := LoadSafetensors(path, WithFeatureVersion(""))
+		m, nets, meta, err := LoadSafetensorsAny(path, WithFeatureVersion(""))
 		if err != nil {
 			return nil, err
 		}
-		return &SafetensorsInfo{File: path, Bytes: fi.Size(), Policy: DescribeNet(m), Metadata: meta}, nil
+		info := &SafetensorsInfo{File: path, Bytes: fi.Size(), Metadata: meta}
+		if nets != nil {
+			m, info.Networks = nets.Fallback, nets.Keys
+		}
+		info.Policy = DescribeNet(m)
+		return info, nil
 	}
 	ck, err := Load(path, WithFeatureVersion(""))
 	if err != nil {
@@ -114,7 +125,7 @@ func Describe(ck *Checkpoint, path string, size int64) *Info {
 		Usable: h.FeatureVersion == metapolicy.FeatureVersion, RunsHere: layoutRuns(h.FeatureVersion),
 		Step: h.Step, Seed: h.Seed, Policy: DescribeNet(ck.Policy), RNGBytes: len(ck.RNG),
 		Metrics: h.Metrics, Train: h.Train, DataPos: h.DataPos,
-		ConfidenceSource: ConfidenceSource(&h),
+		ConfidenceSource: ConfidenceSource(&h), Networks: ck.NetKeys,
 	}
 	if info.Metrics == nil {
 		info.Metrics = map[string]float64{}
@@ -139,6 +150,7 @@ func (c *Info) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "step\t%d\n", c.Step)
 	fmt.Fprintf(tw, "seed\t%d\n", c.Seed)
 	fmt.Fprintf(tw, "policy\t%s\n", c.Policy)
+	writeNetworks(tw, c.Networks)
 	if c.Reference != nil {
 		fmt.Fprintf(tw, "reference\tyes: %s\n", *c.Reference)
 	} else {
@@ -182,6 +194,19 @@ func (c *Info) WriteText(w io.Writer) error {
 	return err
 }
 
+// writeNetworks writes the line naming a decoupled policy's networks.
+func writeNetworks(w io.Writer, keys []string) {
+	if keys == nil {
+		return
+	}
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = strconv.Quote(k)
+	}
+	fmt.Fprintf(w, "networks\t%d, one per agent %s: %s; an agent none is named for gets the reference\n",
+		len(keys), strings.SplitN(keys[0], ":", 2)[0], strings.Join(q, ", "))
+}
+
 // confidenceNote explains a ConfidenceSource value.
 func confidenceNote(src string) string {
 	switch src {
@@ -201,6 +226,7 @@ func (s *SafetensorsInfo) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "file\t%s (%d bytes, safetensors)\n", s.File, s.Bytes)
 	fmt.Fprintf(tw, "policy\t%s\n", s.Policy)
+	writeNetworks(tw, s.Networks)
 	fmt.Fprintf(tw, "metadata\t\n")
 	for _, k := range slices.Sorted(maps.Keys(s.Metadata)) {
 		fmt.Fprintf(tw, "  %s\t%s\n", k, s.Metadata[k])
@@ -218,8 +244,9 @@ const (
 	MetaWeights = "mpdf.weights" // which network: "policy" or "reference"
 )
 
-// Export writes the policy network of the checkpoint at path (its frozen
-// KL reference policy when reference is set) to the safetensors file out,
+// Export writes the policy network of the checkpoint at path (every
+// network and the fallback of a decoupled policy; its frozen KL reference
+// policy when reference is set) to the safetensors file out,
 // atomically, with its provenance in the metadata: activation, feature
 // version, step, which network and the [ConfidenceSource]. It returns the
 // checkpoint read and the network written.
@@ -241,6 +268,13 @@ func Export(path, out string, reference bool) (*Checkpoint, *nn.MLP[float32], er
 		MetaStep:             strconv.FormatInt(ck.Header.Step, 10),
 		MetaWeights:          which,
 		MetaConfidenceSource: ConfidenceSource(&ck.Header),
+	}
+	nets, err := ck.Networks()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if nets != nil && !reference { // a decoupled policy: every network and the fallback
+		return ck, net, SaveSafetensorsNets(out, nets, meta)
 	}
 	if err := SaveSafetensors(out, net, meta); err != nil {
 		return nil, nil, err

@@ -20,27 +20,46 @@ func LoadNetwork(path string, opts ...Option) (*nn.MLP[float32], string, error) 
 
 // loadNetwork is LoadNetwork that also returns a checkpoint's header (nil
 // for a safetensors export) and a safetensors export's metadata (nil for a
-// checkpoint), from the one read of the file.
+// checkpoint), from the one read of the file. A file of several networks
+// (a decoupled policy) is refused: one network is asked for.
 func loadNetwork(path string, opts []Option) (*nn.MLP[float32], string, *Header, map[string]string, error) {
+	m, nets, version, h, meta, err := loadNetworks(path, opts)
+	if err == nil && nets != nil {
+		err = fmt.Errorf("checkpoints: %s: %d networks of a decoupled policy (agent policy %s), not one", path, len(nets.Nets), nets.By)
+	}
+	if err != nil {
+		return nil, "", nil, nil, err
+	}
+	return m, version, h, meta, nil
+}
+
+// loadNetworks reads a checkpoint or an export: its one network, or
+// (nets non-nil) its several, with the feature version, a checkpoint's
+// header and an export's metadata.
+func loadNetworks(path string, opts []Option) (m *nn.MLP[float32], nets *Networks, version string, h *Header, meta map[string]string, err error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".mpdf":
 		c, err := Load(path, opts...)
 		if err != nil {
-			return nil, "", nil, nil, err
+			return nil, nil, "", nil, nil, err
 		}
-		return c.Policy, c.Header.FeatureVersion, &c.Header, nil, nil
-	case ".safetensors":
-		m, meta, err := LoadSafetensors(path, opts...)
+		nets, err := c.Networks()
 		if err != nil {
-			return nil, "", nil, nil, err
+			return nil, nil, "", nil, nil, fmt.Errorf("checkpoints: %s: %w", path, err)
+		}
+		return c.Policy, nets, c.Header.FeatureVersion, &c.Header, nil, nil
+	case ".safetensors":
+		m, nets, meta, err := LoadSafetensorsAny(path, opts...)
+		if err != nil {
+			return nil, nil, "", nil, nil, err
 		}
 		v, ok := meta[MetaFeatureVersion]
 		if !ok {
-			return nil, "", nil, nil, errf(ErrFeatureSchema, "%s: %s.%s absent: the file does not say which features it reads", path, metadataKey, MetaFeatureVersion)
+			return nil, nil, "", nil, nil, errf(ErrFeatureSchema, "%s: %s.%s absent: the file does not say which features it reads", path, metadataKey, MetaFeatureVersion)
 		}
-		return m, v, nil, meta, nil
+		return m, nets, v, nil, meta, nil
 	}
-	return nil, "", nil, nil, fmt.Errorf("checkpoints: %s: want a .mpdf checkpoint or a .safetensors export", path)
+	return nil, nil, "", nil, nil, fmt.Errorf("checkpoints: %s: want a .mpdf checkpoint or a .safetensors export", path)
 }
 
 // LoadNetworkFor reads a policy network trained on the feature layout
@@ -80,7 +99,7 @@ func LoadPolicyHeader(path, name string) (metapolicy.Policy, *Header, error) {
 // loadPolicy is LoadPolicyHeader that also returns a safetensors export's
 // metadata.
 func loadPolicy(path, name string) (metapolicy.Policy, *Header, map[string]string, error) {
-	m, version, h, meta, err := loadNetwork(path, []Option{WithFeatureVersion("")})
+	m, nets, version, h, meta, err := loadNetworks(path, []Option{WithFeatureVersion("")})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -88,11 +107,16 @@ func loadPolicy(path, name string) (metapolicy.Policy, *Header, map[string]strin
 	if err != nil {
 		return nil, nil, nil, errf(ErrFeatureSchema, "%s: %v", path, err)
 	}
+	if nets != nil {
+		m = nets.Fallback // every network has its shape
+	}
 	if m.In() != fz.Width {
 		return nil, nil, nil, errf(ErrFeatureSchema, "%s: network reads %d features, %s has %d", path, m.In(), fz.Version, fz.Width)
 	}
 	var p metapolicy.Policy
-	if fz.Version == metapolicy.FeatureVersion {
+	if nets != nil {
+		p, err = nets.Policy(name, fz)
+	} else if fz.Version == metapolicy.FeatureVersion {
 		p, err = metapolicy.NewMLPPolicy(name, m)
 	} else {
 		p, err = metapolicy.NewFeaturizedPolicy(name, m, fz)

@@ -94,11 +94,14 @@ func SaveSafetensors(path string, m *nn.MLP[float32], meta map[string]string) er
 // ErrCorrupt (malformed header, wrong dtype, shapes that do not chain, holes
 // or overlaps in the data, non-finite values), ErrTooLarge, ErrFeatureSchema.
 func ImportSafetensors(r io.Reader, opts ...Option) (*nn.MLP[float32], map[string]string, error) {
-	m, meta, err := readSafetensors(r, -1, opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("checkpoints: safetensors: %w", err)
+	nets, meta, err := readSafetensors(r, -1, opts)
+	if err == nil {
+		var m *nn.MLP[float32]
+		if m, err = oneNetwork(nets, meta); err == nil {
+			return m, meta, nil
+		}
 	}
-	return m, meta, nil
+	return nil, nil, fmt.Errorf("checkpoints: safetensors: %w", err)
 }
 
 // LoadSafetensors reads the safetensors file at path (see ImportSafetensors);
@@ -113,28 +116,47 @@ func LoadSafetensors(path string, opts ...Option) (*nn.MLP[float32], map[string]
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkpoints: %w", err)
 	}
-	m, meta, err := readSafetensors(f, st.Size(), opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("checkpoints: %s: %w", path, err)
+	nets, meta, err := readSafetensors(f, st.Size(), opts)
+	if err == nil {
+		var m *nn.MLP[float32]
+		if m, err = oneNetwork(nets, meta); err == nil {
+			return m, meta, nil
+		}
 	}
-	return m, meta, nil
+	return nil, nil, fmt.Errorf("checkpoints: %s: %w", path, err)
 }
 
 func marshalSafetensors(m *nn.MLP[float32], meta map[string]string) ([]byte, error) {
+	return marshalGroups([]string{""}, []*nn.MLP[float32]{m}, meta)
+}
+
+// marshalGroups writes networks nets, network k's tensors prefixed
+// groups[k] + "." ("" for none); all have m = nets[0]'s shape.
+func marshalGroups(groups []string, nets []*nn.MLP[float32], meta map[string]string) ([]byte, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("checkpoints: safetensors: "+format, args...)
 	}
-	if m == nil {
-		return nil, fail("model is nil")
-	}
-	if err := checkModel(m.Sizes, m.Act); err != nil {
-		return nil, fail("model: %v", err)
-	}
-	if n, _ := nn.NumParams(m.Sizes); len(m.Params) != n {
-		return nil, fail("model: %d params, sizes %v need %d", len(m.Params), m.Sizes, n)
-	}
-	if err := checkFinite(m.Params, false); err != nil {
-		return nil, fail("model: params%v", err)
+	m := nets[0]
+	for k, m := range nets {
+		what := "model"
+		if groups[k] != "" {
+			what = "network " + groups[k]
+		}
+		if m == nil {
+			return nil, fail("%s is nil", what)
+		}
+		if err := checkModel(m.Sizes, m.Act); err != nil {
+			return nil, fail("%s: %v", what, err)
+		}
+		if n, _ := nn.NumParams(m.Sizes); len(m.Params) != n {
+			return nil, fail("%s: %d params, sizes %v need %d", what, len(m.Params), m.Sizes, n)
+		}
+		if !slices.Equal(m.Sizes, nets[0].Sizes) || m.Act != nets[0].Act {
+			return nil, fail("%s: %v %v, the first network's %v %v", what, m.Sizes, m.Act, nets[0].Sizes, nets[0].Act)
+		}
+		if err := checkFinite(m.Params, false); err != nil {
+			return nil, fail("%s: params%v", what, err)
+		}
 	}
 	md := map[string]string{MetaFeatureVersion: metapolicy.FeatureVersion}
 	for k, v := range meta {
@@ -159,10 +181,16 @@ func marshalSafetensors(m *nn.MLP[float32], meta map[string]string) ([]byte, err
 		data  []float32
 	}
 	var ts []tensor
-	for i := range m.Layers() {
-		ts = append(ts,
-			tensor{fmt.Sprintf("layers.%d.weight", i), []int{m.Sizes[i+1], m.Sizes[i]}, m.Weight(i)},
-			tensor{fmt.Sprintf("layers.%d.bias", i), []int{m.Sizes[i+1]}, m.Bias(i)})
+	for k, m := range nets {
+		prefix := ""
+		if groups[k] != "" {
+			prefix = groups[k] + "."
+		}
+		for i := range m.Layers() {
+			ts = append(ts,
+				tensor{fmt.Sprintf("%slayers.%d.weight", prefix, i), []int{m.Sizes[i+1], m.Sizes[i]}, m.Weight(i)},
+				tensor{fmt.Sprintf("%slayers.%d.bias", prefix, i), []int{m.Sizes[i+1]}, m.Bias(i)})
+		}
 	}
 	slices.SortFunc(ts, func(a, b tensor) int { return strings.Compare(a.name, b.name) })
 
@@ -249,6 +277,7 @@ type stEntry struct {
 
 type stTensor struct {
 	name       string
+	group      string // "" for layers.*, "fallback" or "nets.K" in a file of several networks
 	layer      int
 	weight     bool
 	shape      []uint64
@@ -257,7 +286,7 @@ type stTensor struct {
 
 // readSafetensors reads a safetensors file from r; size is its length when
 // known, -1 for a stream.
-func readSafetensors(r io.Reader, size int64, opts []Option) (*nn.MLP[float32], map[string]string, error) {
+func readSafetensors(r io.Reader, size int64, opts []Option) (map[string]*nn.MLP[float32], map[string]string, error) {
 	o, err := newOptions(opts)
 	if err != nil {
 		return nil, nil, err
@@ -320,12 +349,19 @@ func readSafetensors(r io.Reader, size int64, opts []Option) (*nn.MLP[float32], 
 			return nil, nil, errf(ErrCorrupt, "header: %s: %v", metadataKey, err)
 		}
 	}
-	m, err := nn.NewMLP[float32](sizes, act)
-	if err != nil {
-		return nil, nil, errf(ErrCorrupt, "header: %v", err)
+	nets := map[string]*nn.MLP[float32]{}
+	for _, t := range ts {
+		if nets[t.group] == nil {
+			m, err := nn.NewMLP[float32](sizes, act)
+			if err != nil {
+				return nil, nil, errf(ErrCorrupt, "header: %v", err)
+			}
+			nets[t.group] = m
+		}
 	}
 	base := 8 + hlen
 	for _, t := range ts {
+		m := nets[t.group]
 		dst := m.Bias(t.layer)
 		if t.weight {
 			dst = m.Weight(t.layer)
@@ -345,7 +381,7 @@ func readSafetensors(r io.Reader, size int64, opts []Option) (*nn.MLP[float32], 
 			return nil, nil, errf(ErrFeatureSchema, "%s.%s %q, want %q", metadataKey, MetaFeatureVersion, v, o.featureVersion)
 		}
 	}
-	return m, meta, nil
+	return nets, meta, nil
 }
 
 // checkTensors validates the tensor entries of a header: names, dtypes,
@@ -354,12 +390,15 @@ func readSafetensors(r io.Reader, size int64, opts []Option) (*nn.MLP[float32], 
 // sizes and the data length.
 func checkTensors(raw map[string]json.RawMessage, maxBytes uint64) ([]stTensor, []int, uint64, error) {
 	var ts []stTensor
-	layers := map[int]*[2]*stTensor{} // [weight, bias]
 	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		t := stTensor{name: name}
 		var ok bool
-		if t.layer, t.weight, ok = parseTensorName(name); !ok {
-			return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: want layers.{i}.weight or layers.{i}.bias", name)
+		var rest string
+		if t.group, rest, ok = cutGroup(name); ok {
+			t.layer, t.weight, ok = parseTensorName(rest)
+		}
+		if !ok {
+			return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: want layers.{i}.weight or layers.{i}.bias (prefixed nets.{k}. or fallback. in a file of several networks)", name)
 		}
 		var e stEntry
 		if err := json.Unmarshal(raw[name], &e); err != nil {
@@ -384,38 +423,25 @@ func checkTensors(raw map[string]json.RawMessage, maxBytes uint64) ([]stTensor, 
 		t.shape, t.begin, t.end = e.Shape, e.DataOffsets[0], e.DataOffsets[1]
 		ts = append(ts, t)
 	}
-	for i := range ts {
-		l := layers[ts[i].layer]
-		if l == nil {
-			l = new([2]*stTensor)
-			layers[ts[i].layer] = l
-		}
-		if ts[i].weight {
-			l[0] = &ts[i]
-		} else {
-			l[1] = &ts[i]
-		}
-	}
-	if len(layers) == 0 {
+	if len(ts) == 0 {
 		return nil, nil, 0, errf(ErrCorrupt, "header: no tensors")
 	}
-	sizes := make([]int, 0, len(layers)+1)
-	for i := range len(layers) {
-		l := layers[i]
-		if l == nil || l[0] == nil || l[1] == nil {
-			return nil, nil, 0, errf(ErrCorrupt, "header: layers.%d.weight or layers.%d.bias is missing (%d layers)", i, i, len(layers))
+	// Every network of the file has the same sizes (one shape, several
+	// weights); each is checked on its own.
+	var sizes []int
+	groups := map[string][]stTensor{}
+	for _, t := range ts {
+		groups[t.group] = append(groups[t.group], t)
+	}
+	for _, g := range slices.Sorted(maps.Keys(groups)) {
+		gs, err := groupSizes(g, groups[g])
+		if err != nil {
+			return nil, nil, 0, err
 		}
-		out, in := l[0].shape[0], l[0].shape[1]
-		if l[1].shape[0] != out {
-			return nil, nil, 0, errf(ErrCorrupt, "header: layers.%d.bias has shape %v, want [%d]", i, l[1].shape, out)
+		if sizes != nil && !slices.Equal(gs, sizes) {
+			return nil, nil, 0, errf(ErrCorrupt, "header: network %s has sizes %v, the others %v", g, gs, sizes)
 		}
-		if i == 0 {
-			sizes = append(sizes, int(in))
-		} else if uint64(sizes[i]) != in {
-			return nil, nil, 0, errf(ErrCorrupt, "header: layers.%d.weight has shape %v: its %d inputs do not match the %d outputs of layer %d",
-				i, l[0].shape, in, sizes[i], i-1)
-		}
-		sizes = append(sizes, int(out))
+		sizes = gs
 	}
 	slices.SortFunc(ts, func(a, b stTensor) int {
 		if a.begin != b.begin {
@@ -438,6 +464,70 @@ func checkTensors(raw map[string]json.RawMessage, maxBytes uint64) ([]stTensor, 
 		}
 	}
 	return ts, sizes, end, nil
+}
+
+// groupSizes checks that the tensors of one network (group g) chain into
+// an MLP and returns its sizes.
+func groupSizes(g string, ts []stTensor) ([]int, error) {
+	prefix := ""
+	if g != "" {
+		prefix = g + "."
+	}
+	layers := map[int]*[2]*stTensor{} // [weight, bias]
+	for i := range ts {
+		l := layers[ts[i].layer]
+		if l == nil {
+			l = new([2]*stTensor)
+			layers[ts[i].layer] = l
+		}
+		if ts[i].weight {
+			l[0] = &ts[i]
+		} else {
+			l[1] = &ts[i]
+		}
+	}
+	sizes := make([]int, 0, len(layers)+1)
+	for i := range len(layers) {
+		l := layers[i]
+		if l == nil || l[0] == nil || l[1] == nil {
+			return nil, errf(ErrCorrupt, "header: %slayers.%d.weight or %slayers.%d.bias is missing (%d layers)", prefix, i, prefix, i, len(layers))
+		}
+		out, in := l[0].shape[0], l[0].shape[1]
+		if l[1].shape[0] != out {
+			return nil, errf(ErrCorrupt, "header: %slayers.%d.bias has shape %v, want [%d]", prefix, i, l[1].shape, out)
+		}
+		if i == 0 {
+			sizes = append(sizes, int(in))
+		} else if uint64(sizes[i]) != in {
+			return nil, errf(ErrCorrupt, "header: %slayers.%d.weight has shape %v: its %d inputs do not match the %d outputs of layer %d",
+				prefix, i, l[0].shape, in, sizes[i], i-1)
+		}
+		sizes = append(sizes, int(out))
+	}
+	return sizes, nil
+}
+
+// cutGroup splits a tensor name into its network's group and the rest:
+// "layers.…" is the one network of a plain file (group ""), "nets.{k}.…"
+// (k canonical) network k and "fallback.…" the fallback of a file of
+// several networks (design §5).
+func cutGroup(name string) (group, rest string, ok bool) {
+	if strings.HasPrefix(name, "layers.") {
+		return "", name, true
+	}
+	if rest, ok := strings.CutPrefix(name, "fallback."); ok {
+		return "fallback", rest, true
+	}
+	rest, ok = strings.CutPrefix(name, "nets.")
+	if !ok {
+		return "", "", false
+	}
+	digits, rest, ok := strings.Cut(rest, ".")
+	k, err := strconv.Atoi(digits)
+	if !ok || err != nil || k < 0 || strconv.Itoa(k) != digits {
+		return "", "", false
+	}
+	return "nets." + digits, rest, true
 }
 
 func cmpU64(a, b uint64) int {

@@ -49,6 +49,10 @@ type Turn struct {
 	Tokens int `json:"tokens"`
 	// Text is the raw answer text, when the source keeps it.
 	Text string `json:"text,omitempty"`
+	// Model is the agent's backbone model in a mixed team (LLM-Agora's
+	// transcripts name one per agent); "" when unknown. A policy decoupled
+	// by model (metapolicy.AgentModel) reads it through State.
+	Model string `json:"model,omitempty"`
 	// Exchanges are the LLM calls made by this turn, when recorded.
 	Exchanges []Exchange `json:"exchanges,omitempty"`
 }
@@ -84,6 +88,7 @@ type Decision struct {
 func (t *Turn) State() metapolicy.AgentState {
 	s := metapolicy.AgentState{
 		Answer:     t.Answer,
+		Model:      t.Model,
 		Confidence: metapolicy.Missing,
 		Profile: metapolicy.Profile{
 			Steps: t.Profile.Steps, Tokens: t.Profile.Tokens, Hedges: t.Profile.Hedges,

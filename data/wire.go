@@ -46,6 +46,7 @@ type wireTurn struct {
 	Profile    *Profile        `json:"profile"`
 	Tokens     *int            `json:"tokens"`
 	Text       *string         `json:"text"`
+	Model      *string         `json:"model"`
 	Exchanges  *[]wireExchange `json:"exchanges"`
 }
 
@@ -304,7 +305,7 @@ func (w *wireTurn) turn(u *Turn, path string) *RecordError {
 	case w.Tokens == nil:
 		return missing(path + ".tokens")
 	}
-	*u = Turn{LogProb: w.LogProb, Answer: *w.Answer, Confidence: w.Confidence, Profile: *w.Profile, Tokens: *w.Tokens, Text: str(w.Text)}
+	*u = Turn{LogProb: w.LogProb, Answer: *w.Answer, Confidence: w.Confidence, Profile: *w.Profile, Tokens: *w.Tokens, Text: str(w.Text), Model: str(w.Model)}
 	if w.Action != nil {
 		a, err := parseAction(path+".action", *w.Action)
 		if err != nil {

@@ -329,6 +329,9 @@ func episodeUTF8(e *Episode) *RecordError {
 			if !utf8.ValidString(u.Text) {
 				return fieldErr(p+".text", "invalid UTF-8 (the Reader refuses it)")
 			}
+			if !utf8.ValidString(u.Model) {
+				return fieldErr(p+".model", "invalid UTF-8 (the Reader refuses it)")
+			}
 			for k := range u.Exchanges {
 				x := &u.Exchanges[k]
 				if !utf8.ValidString(x.Role) || !utf8.ValidString(x.Prompt) || !utf8.ValidString(x.Response) || !utf8.ValidString(x.Error) {

@@ -24,6 +24,10 @@ type AgentState struct {
 	// Confidence is the introspective confidence (an LLM judge's, the
 	// text critic's or a self score) in [0,1]; NaN when missing. Missing is a flag, not a zero.
 	Confidence float64
+	// Model is the agent's backbone model (a mixed team's, as an LLM-Agora
+	// transcript names it); "" when unknown. The featurizer does not read
+	// it; a policy decoupled by model (AgentModel) picks its network by it.
+	Model string
 }
 
 // Known reports whether a confidence value is present.

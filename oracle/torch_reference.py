@@ -11,6 +11,10 @@ Two uses:
              torch_reference.py step --init w0.safetensors --decisions d.jsonl --out w1.safetensors
          --loss rank-match takes the rank-matching loss instead of the clip loss (design section 4):
          the group-centred implicit reward beta*log(pi/pi_ref) regressed onto the advantages.
+         --nets: several networks (decoupled agents, design section 4): the weights file holds
+         nets.{k}.layers.* and fallback.layers.* (the reference), each decision record a "net"
+         index; each row's loss is computed by its network, the batch mean over all rows, one
+         Adam over every network's parameters.
 
 Needs Debian's python3-torch (apt-get install python3-torch libopenblas0-pthread), run with
 /usr/bin/python3. Tensor layout: layers.{i}.weight [out, in], layers.{i}.bias [out], float32.
@@ -62,14 +66,14 @@ def write_safetensors(path, tensors, meta):
             f.write(b)
 
 
-def layers_from(tensors):
+def layers_from(tensors, prefix=""):
     n = 0
-    while f"layers.{n}.weight" in tensors:
+    while f"{prefix}layers.{n}.weight" in tensors:
         n += 1
     if n == 0:
-        sys.exit("no layers.0.weight in the weights file")
-    return [(tensors[f"layers.{i}.weight"].requires_grad_(True),
-             tensors[f"layers.{i}.bias"].requires_grad_(True)) for i in range(n)]
+        sys.exit(f"no {prefix}layers.0.weight in the weights file")
+    return [(tensors[f"{prefix}layers.{i}.weight"].requires_grad_(True),
+             tensors[f"{prefix}layers.{i}.bias"].requires_grad_(True)) for i in range(n)]
 
 
 def logits_of(layers, x, act):
@@ -129,7 +133,77 @@ def rank_match_loss_of(layers, ref_logp_all, x, a, groups, adv, act, beta, c_h):
     return ((hc - adv) ** 2).mean() - c_h * ent.mean()
 
 
+def nets_loss_of(nets, ref_logp_all, x, a, net, blogp, adv, act, eps_low, eps_high, beta, c_h):
+    """The clip loss over several networks: row i's terms by network net[i], the mean over
+    every row of the batch (so network k's gradient is its rows' share of the whole)."""
+    total = torch.zeros((), dtype=torch.float32)
+    for k, layers in enumerate(nets):
+        idx = (net == k).nonzero(as_tuple=True)[0]
+        if idx.numel() == 0:
+            continue
+        part = loss_of(layers, ref_logp_all[idx], x[idx], a[idx], blogp[idx], adv[idx], act,
+                       eps_low, eps_high, beta, c_h)
+        total = total + part * (idx.numel() / x.shape[0])
+    return total
+
+
+def cmd_step_nets(args):
+    tensors, meta = read_safetensors(args.init)
+    nets = []
+    while f"nets.{len(nets)}.layers.0.weight" in tensors:
+        nets.append(layers_from(tensors, f"nets.{len(nets)}."))
+    if not nets:
+        sys.exit("--nets: no nets.0.layers.0.weight in the weights file")
+    ref_layers = layers_from(tensors, "fallback.")
+    feats, acts, rewards, groups, blogps, net, gid = [], [], [], [], [], [], {}
+    with open(args.decisions) as f:
+        for line in f:
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            feats.append(r["features"])
+            acts.append(ACTIONS[r["action"]])
+            rewards.append(float(r["reward"]))
+            groups.append(gid.setdefault(str(r.get("group", "")), len(gid)))
+            blogps.append(r.get("logprob"))
+            net.append(int(r["net"]))
+    x = torch.tensor(feats, dtype=torch.float32)
+    a = torch.tensor(acts)
+    net = torch.tensor(net)
+    adv = softrank_advantages(torch.tensor(rewards, dtype=torch.float64),
+                              torch.tensor(groups), args.tau).to(torch.float32)
+    with torch.no_grad():
+        ref = torch.log_softmax(logits_of(ref_layers, x, args.activation), dim=1)
+        start = torch.zeros(x.shape[0])
+        for k, layers in enumerate(nets):
+            idx = (net == k).nonzero(as_tuple=True)[0]
+            lp = torch.log_softmax(logits_of(layers, x[idx], args.activation), dim=1)
+            start[idx] = lp.gather(1, a[idx][:, None]).squeeze(1)
+    blogp = torch.tensor([start[i].item() if v is None else float(v)
+                          for i, v in enumerate(blogps)], dtype=torch.float32)
+    params = [p for layers in nets for wb in layers for p in wb]
+    opt = torch.optim.Adam(params, lr=args.lr, betas=(0.9, 0.999), eps=1e-8)
+    for _ in range(args.steps):
+        opt.zero_grad()
+        loss = nets_loss_of(nets, ref, x, a, net, blogp, adv, args.activation,
+                            args.eps_low, args.eps_high, args.beta, args.entropy)
+        loss.backward()
+        opt.step()
+        print(f"loss {loss.item():.9g}")
+    out = {}
+    for k, layers in enumerate(nets):
+        for i, (w, b) in enumerate(layers):
+            out[f"nets.{k}.layers.{i}.weight"], out[f"nets.{k}.layers.{i}.bias"] = w, b
+    for i, (w, b) in enumerate(ref_layers):
+        out[f"fallback.layers.{i}.weight"], out[f"fallback.layers.{i}.bias"] = w, b
+    write_safetensors(args.out, out, meta)
+
+
 def cmd_step(args):
+    if args.nets:
+        if args.loss != "clip":
+            sys.exit("--nets: the clip loss only (rank-match centres over groups that span the networks)")
+        return cmd_step_nets(args)
     tensors, meta = read_safetensors(args.init)
     layers = layers_from(tensors)
     feats, acts, rewards, groups, blogps, gid = [], [], [], [], [], {}
@@ -236,6 +310,7 @@ def main():
     s.add_argument("--eps-high", type=float, default=0.2)
     s.add_argument("--activation", default="tanh", choices=["tanh", "relu"])
     s.add_argument("--loss", default="clip", choices=["clip", "rank-match"])
+    s.add_argument("--nets", action="store_true", help="several networks: nets.{k}.* and fallback.* (the reference)")
     args = p.parse_args()
     cmd_bench(args) if args.cmd == "bench" else cmd_step(args)
 

@@ -65,7 +65,15 @@ type Agent struct {
 	// Profile is the reasoning profile of the answer, when the caller
 	// measured it; exclusive with Text.
 	Profile *Profile `json:"profile,omitempty"`
+	// Model is the agent's backbone model, at most MaxModelBytes bytes: a
+	// policy with a network per model (agent policy "model") decides for
+	// the agent with that model's network, or with its fallback when it
+	// has none or the model is absent. Other policies ignore it.
+	Model *string `json:"model,omitempty"`
 }
+
+// MaxModelBytes caps an agent's model name in a request.
+const MaxModelBytes = 256
 
 // Profile is an agent's reasoning profile (metapolicy.Profile). Zero counts
 // mean unknown or none.
@@ -158,6 +166,12 @@ type PolicyInfo struct {
 	// Warnings says where the two disagree: the policy would see a
 	// confidence unlike its training's.
 	Warnings []string `json:"warnings,omitempty"`
+	// AgentPolicy and Networks describe a decoupled policy (design §4): a
+	// network per agent "slot" (its index in the request's agents) or per
+	// "model" (the agent's model), named by Networks, and the fallback
+	// for an agent none is named for. Absent for one shared network.
+	AgentPolicy string   `json:"agent_policy,omitempty"`
+	Networks    []string `json:"networks,omitempty"`
 }
 
 // ErrorBody is the body of every 4xx and 5xx answer.

@@ -94,6 +94,7 @@ func (p *Policy) decide(st stopper, req *DecideRequest, ds []delib, a *arena) (*
 	defer sc.put()
 	x, logits, targets := sc.size(rows, in)
 	teams := sc.teams[:0]
+	sc.nets = sc.nets[:0]
 	r := 0
 	for i := range ds {
 		if i%stopEvery == 0 && st.stop() {
@@ -118,10 +119,19 @@ func (p *Policy) decide(st stopper, req *DecideRequest, ds []delib, a *arena) (*
 		for k, v := range f {
 			x[r*in+k] = float32(v)
 		}
+		if p.dec != nil {
+			for self := range d.agents {
+				sc.nets = append(sc.nets, p.dec.netOf(self, d.agents))
+			}
+		}
 		r += n
 	}
 	sc.teams = teams
-	p.forward(logits, x)
+	if p.dec != nil {
+		p.forwardNets(logits, x, sc.nets, sc)
+	} else {
+		p.forward(logits, x)
+	}
 
 	var results []Result
 	var decisions []Decision
@@ -213,6 +223,11 @@ type scratch struct {
 	teams     []string
 	obs       metapolicy.Observation // the deliberation being featurized or drawn
 	probs     fixedProbs
+	// A decoupled policy's: each row's network, and one network's rows.
+	nets      []int32
+	rows      []int
+	subX      []float32
+	subLogits []float32
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

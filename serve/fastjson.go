@@ -311,6 +311,13 @@ func (p *fastParser) agentMember(key []byte, a *Agent) bool {
 		pr := p.a.profiles.one(Profile{})
 		a.Profile = pr
 		ok = p.object(func(k []byte) bool { return p.profileMember(k, pr) })
+	case "model":
+		if !p.once(5) {
+			return false
+		}
+		var s string
+		s, ok = p.str()
+		a.Model = p.a.strs.one(s)
 	}
 	return ok
 }

@@ -23,6 +23,7 @@ type Policy struct {
 	fz   metapolicy.Featurizer // the layout the network reads
 	team teamFeaturizer        // fz's, for a deliberation at once
 	ws   sync.Pool             // *nn.Workspace[float32], one per concurrent forward pass
+	dec  *decoupled            // a decoupled policy's networks (nets.go); nil for one network
 }
 
 // chunkRows is the most rows one forward pass takes (the workspace's
@@ -37,6 +38,7 @@ func LoadPolicy(path string) (*Policy, error) {
 	opt := checkpoints.WithFeatureVersion("") // any; FeaturizerFor checks it below
 	info := PolicyInfo{Name: filepath.Base(path), Path: path}
 	var net *nn.MLP[float32]
+	var nets *checkpoints.Networks
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".mpdf":
 		ck, err := checkpoints.Load(path, opt)
@@ -51,10 +53,16 @@ func LoadPolicy(path string) (*Policy, error) {
 			info.TrainConfigHash = hex.EncodeToString(sum[:])
 		}
 		net, info.FeatureVersion = ck.Policy, h.FeatureVersion
+		if nets, err = ck.Networks(); err != nil {
+			return nil, fmt.Errorf("serve: policy %s: %w", path, err)
+		}
 	case ".safetensors":
-		m, meta, err := checkpoints.LoadSafetensors(path, opt)
+		m, ns, meta, err := checkpoints.LoadSafetensorsAny(path, opt)
 		if err != nil {
 			return nil, fmt.Errorf("serve: policy: %w", err)
+		}
+		if nets = ns; nets != nil {
+			m = nets.Fallback
 		}
 		v, ok := meta[checkpoints.MetaFeatureVersion]
 		if !ok {
@@ -65,7 +73,15 @@ func LoadPolicy(path string) (*Policy, error) {
 	default:
 		return nil, fmt.Errorf("serve: policy %s: want a .mpdf checkpoint or a .safetensors export", path)
 	}
-	return newPolicy(info, net)
+	p, err := newPolicy(info, net)
+	if err != nil || nets == nil {
+		return p, err
+	}
+	// Every network has the fallback's shape (checkpoints checks it), so
+	// the checks and the workspaces newPolicy made hold for all of them.
+	p.dec = newDecoupled(nets)
+	p.info.AgentPolicy, p.info.Networks = string(nets.By), nets.Keys
+	return p, nil
 }
 
 // NewPolicy serves net, a network trained on metapolicy.FeatureVersion,

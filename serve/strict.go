@@ -23,7 +23,7 @@ import (
 // (the documented null confidence).
 var requestRules = jsonscan.Rules{
 	Fields: []string{"deliberations", "mode", "seed", "id", "kind", "round", "rounds", "agents", "history",
-		"answer", "text", "completion_tokens", "confidence", "profile", "steps", "tokens", "hedges", "self_confidence"},
+		"answer", "text", "completion_tokens", "confidence", "profile", "steps", "tokens", "hedges", "self_confidence", "model"},
 	Containers:       []string{"deliberations", "agents", "history", "profile"},
 	NoNullContainers: true,
 	MaxDepth:         maxNesting,

@@ -219,6 +219,12 @@ func (d *Deliberation) checkHistory(path string, agents []metapolicy.AgentState)
 // relative to the agent, except "kind", the deliberation's.
 func (a *Agent) check(kind string, critic bool) (metapolicy.AgentState, *fieldError) {
 	s := metapolicy.AgentState{Confidence: metapolicy.Missing, Profile: metapolicy.Profile{SelfConfidence: metapolicy.Missing}}
+	if m := a.Model; m != nil {
+		if len(*m) > MaxModelBytes {
+			return s, ferr("model", "%d bytes, over the limit of %d", len(*m), MaxModelBytes)
+		}
+		s.Model = *m
+	}
 	if c := a.Confidence; c != nil {
 		if !(*c >= 0 && *c <= 1) {
 			return s, ferr("confidence", "%v outside [0,1]", *c)

@@ -2,21 +2,20 @@ package study
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/nn"
+	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/stats"
 	"github.com/mpdf/mpdf/trainer"
 )
 
-// Ablations (issue 22's list): Ablate runs all but team-size, which
-// AblateTeams runs (its settings are environments, not training
-// configurations); agent-policy is named so that asking for it gets
-// ErrNotAvailable rather than "unknown".
+// Ablations (issue 22's list), all run by Ablate (team-size through
+// AblateTeams: its settings are environments, not training
+// configurations).
 const (
 	AblateEstimator   = "estimator"
 	AblateTau         = "tau"
@@ -27,13 +26,9 @@ const (
 	AblateTeamSize    = "team-size"
 )
 
-// ErrNotAvailable is wrapped by AblationSettings' error for an ablation
-// whose option is not built yet.
-var ErrNotAvailable = errors.New("not available yet")
-
 // AblationNames lists the ablations Ablate and AblateTeams run.
 func AblationNames() []string {
-	return []string{AblateEstimator, AblateTau, AblateRewardScale, AblateGamma, AblateLoss, AblateTeamSize}
+	return []string{AblateEstimator, AblateTau, AblateRewardScale, AblateGamma, AblateLoss, AblateTeamSize, AblateAgentPolicy}
 }
 
 // TauGrid is the paper's grid of SoftRankPO temperatures (its best: 0.8).
@@ -114,7 +109,13 @@ func AblationSettings(kind string) ([]Setting, error) {
 	case AblateTeamSize:
 		out = append(out, Setting{Name: "mpdf", Apply: func(*trainer.Config) {}})
 	case AblateAgentPolicy:
-		return nil, fmt.Errorf("study: ablation %q: %w (the option it varies is not built; available: %v)", kind, ErrNotAvailable, AblationNames())
+		for _, a := range []metapolicy.AgentPolicy{metapolicy.AgentShared, metapolicy.AgentSlot, metapolicy.AgentModel} {
+			out = append(out, Setting{Name: string(a), Apply: func(c *trainer.Config) {
+				if c.AgentPolicy = string(a); a == metapolicy.AgentShared {
+					c.AgentPolicy = "" // the default, as a shared run's config spells it
+				}
+			}})
+		}
 	default:
 		return nil, fmt.Errorf("study: unknown ablation %q (want one of %v)", kind, AblationNames())
 	}

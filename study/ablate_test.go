@@ -2,7 +2,6 @@ package study
 
 import (
 	"bytes"
-	"errors"
 	"math"
 	"strings"
 	"sync"
@@ -15,12 +14,7 @@ import (
 )
 
 func TestAblationSettings(t *testing.T) {
-	for _, kind := range []string{AblateAgentPolicy} {
-		if _, err := AblationSettings(kind); !errors.Is(err, ErrNotAvailable) || !strings.Contains(err.Error(), "not available yet") {
-			t.Errorf("%s: %v, want ErrNotAvailable", kind, err)
-		}
-	}
-	if _, err := AblationSettings("lr"); err == nil || errors.Is(err, ErrNotAvailable) {
+	if _, err := AblationSettings("lr"); err == nil || !strings.Contains(err.Error(), "unknown ablation") {
 		t.Errorf("unknown ablation: %v", err)
 	}
 	want := map[string][]string{
@@ -29,6 +23,7 @@ func TestAblationSettings(t *testing.T) {
 		AblateGamma:       {"γ=0", "γ=0.5", "γ=0.9", "γ=1"},
 		AblateLoss:        {"clip", "rank-match"},
 		AblateTeamSize:    {"mpdf"},
+		AblateAgentPolicy: {"shared", "slot", "model"},
 		AblateRewardScale: {"softrank ×1", "softrank ×0.1", "softrank ×10", "softrank exp", "grpo ×1", "grpo ×0.1", "grpo ×10", "grpo exp", "drgrpo ×1", "drgrpo ×0.1", "drgrpo ×10", "drgrpo exp"},
 	}
 	for kind, names := range want {

@@ -38,8 +38,5 @@ func TrainInMemory(train env.Env, cfg trainer.Config) (metapolicy.Policy, error)
 	if err != nil {
 		return nil, fmt.Errorf("study: train: %w", err)
 	}
-	if fz.Version == metapolicy.FeatureVersion {
-		return metapolicy.NewMLPPolicy("mpdf", res.Policy)
-	}
-	return metapolicy.NewFeaturizedPolicy("mpdf", res.Policy, fz)
+	return res.PolicyOver("mpdf", fz)
 }

@@ -41,6 +41,12 @@ type Config struct {
 	// metapolicy.FeatureVersion. Only the trainers that say so read it
 	// (teacher.Train); the others use the default layout.
 	Features string `json:"features,omitempty"`
+
+	// AgentPolicy is which network acts for an agent
+	// (metapolicy.ParseAgentPolicy: shared, slot, model; design §4,
+	// decoupled agents). "" is shared, omitted from JSON, so a shared
+	// run's checkpoints keep their bytes.
+	AgentPolicy string `json:"agent_policy,omitempty"`
 }
 
 // SFTConfig configures the supervised stage.
@@ -163,7 +169,23 @@ func (c *Config) Validate() error {
 	if _, err := ParseSchedule(c.RL.Schedule); err != nil {
 		return fmt.Errorf("trainer: config: rl.schedule: %w", err)
 	}
+	ap, err := metapolicy.ParseAgentPolicy(c.AgentPolicy)
+	if err != nil {
+		return fmt.Errorf("trainer: config: agent_policy: %w", err)
+	}
+	if ap.Decoupled() && c.Loss.RankMatch() {
+		// Rank-match centres the implicit reward over a group's rows,
+		// which span the agents, hence the networks: not a per-network
+		// slice of the batch (step_nets.go).
+		return bad("agent_policy", c.AgentPolicy, "shared with loss rank-match (the group centring spans the networks)")
+	}
 	return nil
+}
+
+// Agents is the parsed AgentPolicy (Validate has checked it).
+func (c *Config) Agents() metapolicy.AgentPolicy {
+	a, _ := metapolicy.ParseAgentPolicy(c.AgentPolicy)
+	return a
 }
 
 // Sizes are the network's layer sizes for features inputs.

@@ -54,6 +54,7 @@ func gather(dst, src *Samples, rows []int32, features int) {
 	dst.LogProb = dst.LogProb[:0]
 	dst.RefLogProb = dst.RefLogProb[:0]
 	dst.Adv = dst.Adv[:0]
+	dst.Nets = dst.Nets[:0]
 	for i := 0; i < len(rows); {
 		lo := int(rows[i])
 		hi := lo + 1
@@ -70,6 +71,9 @@ func gather(dst, src *Samples, rows []int32, features int) {
 		if src.Adv != nil {
 			dst.Adv = append(dst.Adv, src.Adv[lo:hi]...)
 		}
+		if src.Nets != nil {
+			dst.Nets = append(dst.Nets, src.Nets[lo:hi]...)
+		}
 		if src.RefLogProb != nil {
 			dst.RefLogProb = append(dst.RefLogProb, src.RefLogProb[lo*nn.NumActions:hi*nn.NumActions]...)
 		}
@@ -82,5 +86,8 @@ func gather(dst, src *Samples, rows []int32, features int) {
 	}
 	if src.Adv == nil {
 		dst.Adv = nil
+	}
+	if src.Nets == nil {
+		dst.Nets = nil
 	}
 }

@@ -74,7 +74,7 @@ func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
 	if err != nil {
 		return IterResult{}, err
 	}
-	pol, err := policyOver(r.stepper.Policy(), fz)
+	pol, err := r.actingPolicy(fz)
 	if err != nil {
 		return IterResult{}, err
 	}
@@ -111,6 +111,11 @@ func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
 			}
 		}
 		res.Decisions += len(ds)
+		if r.cfg.Agents().Decoupled() {
+			if batch.Nets, err = r.appendNets(batch.Nets, ep); err != nil {
+				return err
+			}
+		}
 		return AppendDecisions(&batch, ds, r.stepper.Policy().In())
 	})
 	if err != nil {

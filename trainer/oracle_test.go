@@ -1,9 +1,11 @@
 package trainer
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -174,4 +176,113 @@ func compareParams(t *testing.T, got, want, init []float32) {
 		t.Errorf("%d of %d parameters differ from the PyTorch oracle", bad, len(got))
 	}
 	t.Logf("worst relative difference to the oracle: %.3g", worst)
+}
+
+// Several networks (decoupled agents) against the PyTorch oracle's
+// --nets mode: three networks and a reference, each row trained by its
+// network, the batch mean over all rows, one Adam over every network; K
+// steps on both backends match the oracle's weights.
+func TestNetsStepMatchesPyTorch(t *testing.T) {
+	py, torchReference := testenv.Oracle(t)
+	const steps, K = 3, 3
+	loss := nn.LossConfig{EpsLow: 0.2, EpsHigh: 0.28, Beta: 0.05, Entropy: 0.01}
+	dir := t.TempDir()
+	ref, err := nn.NewMLP[float32]([]int{metapolicy.FeatureWidth, 16, nn.NumActions}, nn.Tanh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref.Init(3)
+	// Networks near the reference (each moved its own way), so that the
+	// behaviour log-probabilities drawn around the reference's keep both
+	// clip sides active without clipping every row.
+	nets := make([]*nn.MLP[float32], K)
+	rng := rand.New(rand.NewPCG(5, uint64(K)))
+	for k := range nets {
+		nets[k] = ref.Clone()
+		for i := range nets[k].Params {
+			nets[k].Params[i] += float32(0.05 * rng.NormFloat64())
+		}
+	}
+	ds := oracleDecisions(ref, 240)
+	netOf := make([]int32, len(ds))
+	for i := range netOf {
+		netOf[i] = int32((i * 7 / 3) % K)
+	}
+	w0, dpath, w1 := filepath.Join(dir, "w0.safetensors"), filepath.Join(dir, "d.jsonl"), filepath.Join(dir, "w1.safetensors")
+	keys := []string{"slot:0", "slot:1", "slot:2"}
+	if err := checkpoints.SaveSafetensorsNets(w0, &checkpoints.Networks{By: metapolicy.AgentSlot, Keys: keys, Nets: nets, Fallback: ref},
+		map[string]string{"feature_version": metapolicy.FeatureVersion}); err != nil {
+		t.Fatal(err)
+	}
+	var lines []byte
+	for i, d := range ds {
+		rec := map[string]any{"features": d.Features, "action": d.Action.String(), "reward": d.Reward, "group": d.Group, "net": netOf[i]}
+		if d.LogProb != nil {
+			rec["logprob"] = *d.LogProb
+		}
+		b, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(append(lines, b...), '\n')
+	}
+	if err := os.WriteFile(dpath, lines, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, torchReference, "step", "--nets", "--init", w0, "--decisions", dpath, "--out", w1,
+		"--steps", fmt.Sprint(steps), "--beta", fmt.Sprint(loss.Beta), "--entropy", fmt.Sprint(loss.Entropy),
+		"--eps-low", fmt.Sprint(loss.EpsLow), "--eps-high", fmt.Sprint(loss.EpsHigh))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("torch_reference.py step --nets: %v\n%s", err, out)
+	}
+	_, want, _, err := checkpoints.LoadSafetensorsAny(w1)
+	if err != nil || want == nil {
+		t.Fatalf("oracle output: %v", err)
+	}
+	kernel, err := NewKernelBackend(ref.Sizes, ref.Act, loss, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kernel.Close()
+	graph, err := autodiff.New[float32](ref.Sizes, ref.Act, loss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer graph.Close()
+	for name, backend := range map[string]Backend{"kernel": kernel, "gorgonia": graph} {
+		t.Run(name, func(t *testing.T) {
+			st, err := NewStepper(backend, nets[0].Clone(), ref, DefaultStepConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := 1; k < K; k++ {
+				if _, err := st.AddNet(); err != nil {
+					t.Fatal(err)
+				}
+				copy(st.Nets()[k].Params, nets[k].Params)
+			}
+			var s Samples
+			if err := AppendDecisions(&s, ds, ref.In()); err != nil {
+				t.Fatal(err)
+			}
+			s.Nets = netOf
+			start := make([]float64, s.Len())
+			if err := st.NetsLogProbsTo(start, s.Features, s.Actions, s.Nets); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range s.LogProb {
+				if math.IsNaN(v) {
+					s.LogProb[i] = start[i]
+				}
+			}
+			for range steps {
+				if _, err := st.Step(&s, nn.DefaultAdam().LR); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for k := range K {
+				compareParams(t, st.Nets()[k].Params, want.Nets[k].Params, nets[k].Params)
+			}
+		})
+	}
 }

@@ -55,6 +55,10 @@ type RL struct {
 	// step's, with Skipped set).
 	OnStep func(StepInfo)
 
+	// keys name the networks of a decoupled policy (rl_nets.go).
+	keys  []string
+	index map[string]int32
+
 	// Buffers reused from one Update to the next.
 	mb        Samples
 	buf, logp []float64
@@ -124,6 +128,9 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 		return UpdateResult{}, err
 	}
 	n := batch.Len()
+	if err := r.stepper.checkNets(batch.Nets, n); err != nil {
+		return UpdateResult{}, err
+	}
 	full := *batch
 	r.logp = grow(r.logp, n)
 	full.LogProb = r.logp
@@ -132,7 +139,7 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 		missing = math.IsNaN(batch.LogProb[i])
 	}
 	if missing {
-		if err := r.stepper.PolicyLogProbsTo(full.LogProb, batch.Features, batch.Actions); err != nil {
+		if err := r.stepper.NetsLogProbsTo(full.LogProb, batch.Features, batch.Actions, batch.Nets); err != nil {
 			return UpdateResult{}, err
 		}
 	}
@@ -233,7 +240,7 @@ func (r *RL) approxKL(b *Samples) (float64, error) {
 		r.buf = make([]float64, b.Len())
 	}
 	lp := r.buf[:b.Len()]
-	if err := r.stepper.PolicyLogProbsTo(lp, b.Features, b.Actions); err != nil {
+	if err := r.stepper.NetsLogProbsTo(lp, b.Features, b.Actions, b.Nets); err != nil {
 		return 0, err
 	}
 	s := 0.0

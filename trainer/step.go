@@ -89,6 +89,15 @@ type Stepper struct {
 	groups grouping
 	fwd    forward
 	all    []float32 // B×NumActions log-probabilities of the policy
+
+	// nets are the networks (step_nets.go): nets[0] is policy; more after
+	// AddNet, their parameters then views of flat.
+	nets  []*nn.MLP[float32]
+	flat  []float32
+	sub   nn.Batch[float32] // one network's rows of batch
+	rows  []int
+	subX  []float32
+	subLp []float32
 }
 
 // NewStepper returns a Stepper that updates policy in place. ref is copied,
@@ -127,6 +136,7 @@ func NewStepper(backend Backend, policy, ref *nn.MLP[float32], cfg StepConfig) (
 		maxNorm:   cfg.MaxGradNorm,
 		adam:      nn.NewAdam[float32](cfg.Adam, len(policy.Params)),
 		grad:      make([]float32, len(policy.Params)),
+		nets:      []*nn.MLP[float32]{policy},
 	}, nil
 }
 
@@ -169,6 +179,9 @@ func (s *Stepper) Step(batch *Samples, lr float64) (Metrics, error) {
 	if err := batch.Check(s.policy.In()); err != nil {
 		return Metrics{}, err
 	}
+	if err := s.checkNets(batch.Nets, batch.Len()); err != nil {
+		return Metrics{}, err
+	}
 	return s.step(batch, lr, start, nil)
 }
 
@@ -201,7 +214,13 @@ func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSum
 	}
 
 	clear(s.grad)
-	st, err := s.backend.LossAndGrad(s.grad, s.policy, &s.batch)
+	var st nn.LossStats
+	var err error
+	if len(s.nets) == 1 {
+		st, err = s.backend.LossAndGrad(s.grad, s.policy, &s.batch)
+	} else {
+		st, err = s.netsLossAndGrad(batch.Nets)
+	}
 	if err != nil {
 		return mt, fmt.Errorf("trainer: step: backend: %w", err)
 	}
@@ -228,7 +247,7 @@ func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSum
 			s.grad[i] *= scale
 		}
 	}
-	s.adam.UpdateFast(s.policy.Params, s.grad, lr)
+	s.adam.UpdateFast(s.params(), s.grad, lr)
 
 	mt.Loss, mt.PolicyLoss, mt.KL, mt.Entropy = st.Loss, st.PolicyLoss, st.KL, st.Entropy
 	mt.ClipLow, mt.ClipHigh = st.ClipLow, st.ClipHigh
@@ -266,7 +285,7 @@ func (s *Stepper) fillBatch(b *Samples) error {
 	}
 	if missing {
 		s.all = grow(s.all, n*nn.NumActions)
-		if err := s.logProbsTo(s.all, s.policy, b.Features); err != nil {
+		if err := s.netLogProbsTo(s.all, b.Features, b.Nets); err != nil {
 			return err
 		}
 	}

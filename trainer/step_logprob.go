@@ -104,7 +104,16 @@ func (s *Stepper) logProbsTo(dst []float32, m *nn.MLP[float32], x []float32) err
 // of them (Samples.LogProb); a Step with absent ones uses the policy as it is
 // at the start of that step.
 func (s *Stepper) PolicyLogProbsTo(dst []float64, features []float32, actions []uint8) error {
+	return s.NetsLogProbsTo(dst, features, actions, nil)
+}
+
+// NetsLogProbsTo is PolicyLogProbsTo with each row read by its network
+// (nets as Samples.Nets).
+func (s *Stepper) NetsLogProbsTo(dst []float64, features []float32, actions []uint8, nets []int32) error {
 	n, F := len(actions), s.policy.In()
+	if err := s.checkNets(nets, n); err != nil {
+		return err
+	}
 	switch {
 	case len(dst) != n:
 		return fmt.Errorf("trainer: logprobs: len(dst)=%d for %d actions", len(dst), n)
@@ -120,7 +129,7 @@ func (s *Stepper) PolicyLogProbsTo(dst []float64, features []float32, actions []
 		return err
 	}
 	s.all = grow(s.all, n*nn.NumActions)
-	if err := s.logProbsTo(s.all, s.policy, features); err != nil {
+	if err := s.netLogProbsTo(s.all, features, nets); err != nil {
 		return err
 	}
 	for i, a := range actions {

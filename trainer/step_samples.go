@@ -21,6 +21,7 @@ import (
 //	          estimator over the groups of a batch these rows' groups are
 //	          whole in, computed once per rollout batch (RL.Update) instead
 //	          of per step
+//	Nets      nil, or B network indices (a decoupled policy's)
 //
 // Step reads Samples and never modifies or retains them.
 type Samples struct {
@@ -32,6 +33,11 @@ type Samples struct {
 
 	RefLogProb []float32
 	Adv        []float64
+
+	// Nets is nil, or B indices of the network each row trains and is
+	// read by (Stepper.AddNet; design §4, decoupled agents); nil means
+	// network 0, the only one of a shared policy.
+	Nets []int32
 }
 
 // Len is the number of rows B.

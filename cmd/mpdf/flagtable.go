@@ -31,7 +31,8 @@ var kindType = new(transcript.Task).Type()
 
 // sharedFlags are the flags of more than one command.
 var sharedFlags = []sharedFlag{
-	{Name: "agents", Type: "int", Default: "0", Meaning: "team size N ≥ 2", Says: []string{"team size"},
+	{Name: "agent-policy", Type: "string", Default: "shared", Meaning: "networks of the agents: shared (one for all), slot (one per agent position) or model (one per backbone model)", Says: []string{"one per agent position", "one per backbone model"}},
+	{Name: "agents", Type: "int", Default: "0", Meaning: "team size N ≥ 2 (0: the simulator's default, 3)", Says: []string{"team size"},
 		Except: map[string]flagException{"mpdf collect": {Default: "3", Why: "collect's team is live LLM agents, not the simulator's"}}},
 	{Name: "by", Type: "string", Default: "", Meaning: "break the rows down by a key of the rows (file, model, kind…)", Says: []string{"break the rows down by"}},
 	{Name: "critic", Type: "bool", Default: "false", Meaning: "fill a turn's missing confidence with the critic's read from its text: the deterministic arithmetic check, never an LLM (that is collect's judge)", Says: []string{"critic's read"}},

@@ -57,6 +57,25 @@ func (l lossValue) Set(v string) error {
 	return nil
 }
 
+// agentPolicyValue is a pflag.Value for metapolicy.ParseAgentPolicy:
+// "shared" is stored as "", so shared configs keep their bytes.
+type agentPolicyValue struct{ p *string }
+
+func (a agentPolicyValue) Type() string { return "string" }
+func (a agentPolicyValue) String() string {
+	if *a.p == "" {
+		return string(metapolicy.AgentShared)
+	}
+	return *a.p
+}
+func (a agentPolicyValue) Set(v string) error {
+	k, err := metapolicy.ParseAgentPolicy(v)
+	if err == nil {
+		*a.p = map[bool]string{true: string(k), false: ""}[k.Decoupled()]
+	}
+	return err
+}
+
 // bindConfig binds the training flags to the fields of c. It is called
 // twice: on the command's own config (whose defaults the help shows) and on
 // a config loaded from --config, onto which the changed flags are replayed,
@@ -69,6 +88,7 @@ func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.StringVar(&c.Estimator, "estimator", c.Estimator, "advantage estimator: softrank, grpo, drgrpo, rloo, reinforce")
 	fs.Float64Var(&c.Tau, "tau", c.Tau, "SoftRankPO temperature τ")
 	fs.Var(lossValue{&c.Loss.Kind}, "loss", usageOf("loss"))
+	fs.Var(agentPolicyValue{&c.AgentPolicy}, "agent-policy", usageOf("agent-policy")+"; each agent's network sees only its own observation; online only")
 	fs.Float64Var(&c.Loss.EpsLow, "eps-low", c.Loss.EpsLow, "ratio clip below, 1 − ε_low")
 	fs.Float64Var(&c.Loss.EpsHigh, "eps-high", c.Loss.EpsHigh, "ratio clip above, 1 + ε_high")
 	fs.Float64Var(&c.Loss.Beta, "beta", c.Loss.Beta, "KL penalty coefficient β (rank-match: the implicit reward's scale)")

@@ -46,11 +46,12 @@ func ToEpisode(q *Question, opts EpisodeOptions) data.Episode {
 	if opts.Text {
 		ep.Question = q.Text
 	}
+	models := q.AgentModels()
 	for t := range ep.Rounds {
 		turns := make([]data.Turn, len(q.Agents))
 		for k := range turns {
 			a := q.At(k, t)
-			turns[k] = data.Turn{Answer: a.Answer, Profile: a.Profile, Tokens: a.Tokens()}
+			turns[k] = data.Turn{Answer: a.Answer, Profile: a.Profile, Tokens: a.Tokens(), Model: models[k]}
 			if opts.Text {
 				turns[k].Text = a.Text
 			}

@@ -48,6 +48,23 @@ type Question struct {
 	Models []string
 }
 
+// AgentModels is every agent's backbone model, agent k's k-th: the one
+// the file names for it (a mixed team, LLM-Agora), else the one the
+// file's name names for the whole team (ParseName: "gsm_Qwen3-14B_persona_..."
+// is Qwen3-14B's), else "" (Du et al.'s "gsm_3_2.json" names none).
+func (q *Question) AgentModels() []string {
+	out := make([]string, len(q.Agents))
+	if q.Models != nil {
+		copy(out, q.Models)
+		return out
+	}
+	m := ParseName(q.File).Model
+	for k := range out {
+		out[k] = m
+	}
+	return out
+}
+
 // Ragged reports whether some agent recorded fewer answers than another.
 func (q *Question) Ragged() bool {
 	for _, a := range q.Agents {

@@ -17,6 +17,9 @@ type game struct {
 	e    *Env
 	q    *transcript.Question
 	used []int // used[k]: revisions agent k has taken so far
+	// models[k] is agent k's backbone model (Question.AgentModels), which
+	// its every turn records.
+	models []string
 }
 
 func (g *game) Task() (id, question, gold string) { return g.q.ID, g.q.Text, g.q.Gold }
@@ -35,7 +38,7 @@ func (g *game) Initial() ([]data.Turn, error) {
 // cost. t must be below len(q.Agents[k]).
 func (g *game) recorded(k, t int) data.Turn {
 	a := &g.q.Agents[k][t]
-	turn := data.Turn{Answer: a.Answer, Profile: a.Profile, Tokens: a.Tokens()}
+	turn := data.Turn{Answer: a.Answer, Profile: a.Profile, Tokens: a.Tokens(), Model: g.models[k]}
 	if g.e.text {
 		turn.Text = a.Text
 	}
@@ -76,6 +79,7 @@ func (g *game) Step(round, agent int, action metapolicy.Action, prev []data.Turn
 		t.Tokens = g.e.concede
 	}
 	t.Action, t.LogProb = &action, nil
+	t.Model = g.models[agent] // a concede copies a peer's turn, not its model
 	return t, nil
 }
 

@@ -186,7 +186,7 @@ func (e *Env) Start(task int, rng *rand.Rand) (env.Game, error) {
 		return nil, fmt.Errorf("replay: task %d outside [0, %d)", task, len(e.qs))
 	}
 	q := &e.qs[task]
-	return &game{e: e, q: q, used: make([]int, len(q.Agents))}, nil
+	return &game{e: e, q: q, used: make([]int, len(q.Agents)), models: q.AgentModels()}, nil
 }
 
 // Critic reports whether the text critic fills the missing confidences

@@ -16,12 +16,14 @@ class MpdfError(Exception):
         self.status, self.kind, self.field, self.message = status, kind, field, message
 
 
-def agent(answer=None, confidence=None, text=None, completion_tokens=None, profile=None):
+def agent(answer=None, confidence=None, text=None, completion_tokens=None, profile=None, model=None):
     """One agent's state for a decide request; None fields are left out
     (a missing confidence is not zero). Give ``answer`` (already normalised)
-    or ``text`` (the raw response, read by the server's answer reader)."""
+    or ``text`` (the raw response, read by the server's answer reader).
+    ``model`` is the agent's backbone model: a policy with a network per
+    model decides for the agent with that model's network."""
     a = {"answer": answer, "confidence": confidence, "text": text,
-         "completion_tokens": completion_tokens, "profile": profile}
+         "completion_tokens": completion_tokens, "profile": profile, "model": model}
     return {k: v for k, v in a.items() if v is not None}
 
 

@@ -46,6 +46,16 @@ A training run's ``policy.safetensors`` holds the weights of its
 file's name and SHA-256 (``mpdf.checkpoint``, ``mpdf.checkpoint_sha256``)
 and its step (``mpdf.step``); :func:`load` checks the SHA-256 when the
 checkpoint lies beside the file.
+
+Decoupled agents: a run trained with ``--agent-policy slot`` or ``model``
+has a network per agent position or per backbone model. Its file holds
+``nets.{k}.layers.*`` (one network each) and ``fallback.layers.*`` (the
+supervised policy every network started from), the keys in the
+``mpdf.networks`` metadata (``slot:0``, ``model:llama``, ...);
+:func:`load` returns a :class:`DecoupledPolicy`, whose :meth:`decide` runs
+each agent's network on that agent's own features: by its index (slot), or
+by the ``model`` of its :func:`mpdf.agent` (model); an agent no network is
+named for gets the fallback. ``mpdf serve`` decides the same way.
 """
 
 import array
@@ -62,6 +72,9 @@ ACTIONS = ("persist", "refine", "concede")
 # A header larger than this is refused before it is read (the Go reader's
 # limit, checkpoints.maxSafetensorsHeader).
 MAX_HEADER = 100 << 20
+
+# The longest agent model name a request may give (serve.MaxModelBytes).
+MAX_MODEL_BYTES = 256
 
 
 def _version_of_width(width):
@@ -250,6 +263,9 @@ def _check(agents, round, rounds, history):
         ans = f.get("answer")
         if ans is not None and not isinstance(ans, str):
             raise bad(path + ".answer", "%r, want a string" % (ans,))
+        model = f.get("model")
+        if model is not None and (not isinstance(model, str) or len(model.encode("utf-8")) > MAX_MODEL_BYTES):
+            raise bad(path + ".model", "%r, want a string of at most %d bytes" % (model, MAX_MODEL_BYTES))
         flat.append(f)
     if history is not None:
         if len(history) != round:
@@ -329,34 +345,121 @@ def load(path, check_checkpoint=True):
             raise fail("%s: non-finite value" % name)
         return shape, vals
 
-    layers = 0
-    while "layers.%d.weight" % layers in header:
-        layers += 1
-    if layers == 0:
-        raise fail("no layers.0.weight tensor")
-    weights, biases = [], []
-    prev = width
-    for i in range(layers):
-        name = "layers.%d.weight" % i
-        (out, inp), w = tensor(name, 2)
-        if inp != prev:
-            what = "%s reads %d features" % (version, width) if i == 0 else "layer %d has %d outputs" % (i - 1, prev)
-            raise fail("%s: shape [%d, %d], but %s" % (name, out, inp, what))
-        (bout,), b = tensor("layers.%d.bias" % i, 1)
-        if bout != out:
-            raise fail("layers.%d.bias: shape [%d], want [%d]" % (i, bout, out))
-        weights.append([w[r * inp:(r + 1) * inp] for r in range(out)])
-        biases.append(b)
-        prev = out
-    extra = sorted(k for k in header if not any(k == "layers.%d.%s" % (i, s) for i in range(layers) for s in ("weight", "bias")))
-    if extra:
-        raise fail("tensor %s: not a layers.{i}.weight or .bias of layers 0..%d" % (extra[0], layers - 1))
-    if prev != len(ACTIONS):
-        raise fail("layers.%d.weight: %d outputs, want %d actions" % (layers - 1, prev, len(ACTIONS)))
     activation = meta.get("activation", "tanh")
     if activation not in ("tanh", "relu"):
         raise fail("__metadata__.activation: %r, want tanh or relu" % (activation,))
-    return Policy(weights, biases, activation, meta, version)
+    used = set()
+
+    def net(prefix):
+        """The network of the tensors named prefix + layers.{i}.*."""
+        layers = 0
+        while "%slayers.%d.weight" % (prefix, layers) in header:
+            layers += 1
+        if layers == 0:
+            raise fail("no %slayers.0.weight tensor" % prefix)
+        weights, biases = [], []
+        prev = width
+        for i in range(layers):
+            name = "%slayers.%d.weight" % (prefix, i)
+            (out, inp), w = tensor(name, 2)
+            if inp != prev:
+                what = "%s reads %d features" % (version, width) if i == 0 else "layer %d has %d outputs" % (i - 1, prev)
+                raise fail("%s: shape [%d, %d], but %s" % (name, out, inp, what))
+            (bout,), b = tensor("%slayers.%d.bias" % (prefix, i), 1)
+            if bout != out:
+                raise fail("%slayers.%d.bias: shape [%d], want [%d]" % (prefix, i, bout, out))
+            weights.append([w[r * inp:(r + 1) * inp] for r in range(out)])
+            biases.append(b)
+            used.update(("%slayers.%d.weight" % (prefix, i), "%slayers.%d.bias" % (prefix, i)))
+            prev = out
+        if prev != len(ACTIONS):
+            raise fail("%slayers.%d.weight: %d outputs, want %d actions" % (prefix, layers - 1, prev, len(ACTIONS)))
+        return Policy(weights, biases, activation, meta, version)
+
+    def leftover(want):
+        extra = sorted(k for k in header if k not in used)
+        if extra:
+            raise fail("tensor %s: not %s" % (extra[0], want))
+
+    if "mpdf.networks" not in meta:
+        p = net("")
+        leftover("a layers.{i}.weight or .bias of layers 0..%d" % (len(p.weights) - 1))
+        return p
+    try:
+        keys = json.loads(meta["mpdf.networks"])
+    except ValueError:
+        keys = None
+    if not (isinstance(keys, list) and keys and all(isinstance(k, str) for k in keys) and len(set(keys)) == len(keys)):
+        raise fail("__metadata__.mpdf.networks: %r, want a JSON array of distinct network keys" % (meta["mpdf.networks"],))
+    by = meta.get("mpdf.agent_policy")
+    if by not in ("slot", "model") or not all(k.startswith(by + ":") for k in keys):
+        raise fail("__metadata__.mpdf.agent_policy: %r, but the networks are %s" % (by, ", ".join(keys)))
+    nets = [net("nets.%d." % k) for k in range(len(keys))]
+    fallback = net("fallback.")
+    if any(p.sizes != fallback.sizes for p in nets):
+        raise fail("the networks differ in shape from the fallback's %r" % (fallback.sizes,))
+    leftover("a tensor of nets.0..%d or the fallback" % (len(keys) - 1))
+    return DecoupledPolicy(by, keys, nets, fallback)
+
+
+class DecoupledPolicy(_Provenance):
+    """A policy with a network per agent slot or model (``mpdf train
+    --agent-policy slot|model``): ``nets[k]`` (a :class:`Policy`) is the
+    network of ``keys[k]`` (``"slot:0"``, ``"model:llama"``), ``fallback``
+    the network of an agent none is named for. Every network reads the
+    same layout; each agent is decided by its own network on its own
+    features, as ``mpdf serve`` decides it."""
+
+    def __init__(self, agent_policy, keys, nets, fallback):
+        if agent_policy not in ("slot", "model"):
+            raise ValueError("mpdf.policy: agent policy %r, want slot or model" % (agent_policy,))
+        if len(keys) != len(nets):
+            raise ValueError("mpdf.policy: %d keys for %d networks" % (len(keys), len(nets)))
+        self.agent_policy, self.keys, self.nets, self.fallback = agent_policy, list(keys), list(nets), fallback
+        self.metadata = fallback.metadata
+        self.feature_version, self.activation = fallback.feature_version, fallback.activation
+        self._index = {k: i for i, k in enumerate(self.keys)}
+
+    @property
+    def sizes(self):
+        """Layer widths of every network, input first."""
+        return self.fallback.sizes
+
+    def key(self, agents, i):
+        """The key of agent i's network: ``slot:I``, or ``model:`` and its
+        ``model`` (empty when it has none)."""
+        if self.agent_policy == "slot":
+            return "slot:%d" % i
+        a = agents[i]
+        return "model:" + ((a.get("model") if isinstance(a, dict) else None) or "")
+
+    def network(self, agents, i):
+        """The :class:`Policy` deciding for agent i of agents."""
+        k = self._index.get(self.key(agents, i))
+        return self.fallback if k is None else self.nets[k]
+
+    def features(self, agents, self_index, round, rounds, history=None):
+        """Agent ``self_index``'s feature vector (the layout every network reads)."""
+        return self.fallback.features(agents, self_index, round, rounds, history)
+
+    def decide(self, agents, round, rounds, history=None):
+        """Greedy decisions for every agent, each by its own network
+        (:meth:`Policy.decide`'s arguments and checks)."""
+        flat = _check(agents, round, rounds, history)
+        out = []
+        for i in range(len(flat)):
+            p = self.network(flat, i).probs(self.fallback._featurize(flat, i, round, rounds, history))
+            out.append((_greedy(p), p))
+        return out
+
+    def state_dict(self):
+        """The tensors by name as nested lists: ``nets.{k}.layers.*`` and
+        ``fallback.layers.*``."""
+        d = {}
+        for k, p in enumerate(self.nets):
+            d.update(("nets.%d.%s" % (k, n), v) for n, v in p.state_dict().items())
+        d.update(("fallback." + n, v) for n, v in self.fallback.state_dict().items())
+        return d
 
 
 def _check_checkpoint(path, meta, fail):

@@ -24,6 +24,14 @@ A run's ``policy.safetensors`` holds its ``best.mpdf``'s weights, the file
 (:attr:`Policy.step`) and the SHA-256 of ``best.mpdf``, which :func:`load`
 checks when ``best.mpdf`` is beside it.
 
+A run trained with ``--agent-policy slot`` or ``model`` (a network per
+agent position or backbone model) loads as a :class:`DecoupledPolicy`:
+``nets`` (a ``ModuleList`` of :class:`Policy`, its state_dict keys the
+file's ``nets.{k}.layers.*``) and ``fallback``; ``forward(x, net)`` runs
+row i by network ``net[i]`` (``len(nets)`` the fallback), and
+:meth:`DecoupledPolicy.decide` picks each agent's network as ``mpdf
+serve`` does.
+
 torch is no dependency of mpdf: this module needs it (``pip install
 './python[torch]'``, or Debian's ``python3-torch``), the rest of the package
 does not import it.
@@ -98,9 +106,71 @@ class Policy(torch.nn.Module, _policy._Provenance):
         return out
 
 
+class DecoupledPolicy(torch.nn.Module, _policy._Provenance):
+    """Networks per agent slot or model: ``nets[k]`` is the network of
+    ``keys[k]``, ``fallback`` that of an agent none is named for; all read
+    the layout ``feature_version``."""
+
+    def __init__(self, agent_policy, keys, nets, fallback):
+        super().__init__()
+        if len(keys) != len(nets):
+            raise ValueError("mpdf.torch: %d keys for %d networks" % (len(keys), len(nets)))
+        self.agent_policy, self.keys = agent_policy, list(keys)
+        self.nets = torch.nn.ModuleList(nets)
+        self.fallback = fallback
+        self.metadata = fallback.metadata
+        self.feature_version, self.activation = fallback.feature_version, fallback.activation
+        self._index = {k: i for i, k in enumerate(self.keys)}
+
+    @property
+    def sizes(self):
+        return self.fallback.sizes
+
+    def network_index(self, agents):
+        """The index of each agent's network (``len(nets)``: the fallback),
+        by its position (slot) or its ``model`` (model)."""
+        out = []
+        for i, a in enumerate(agents):
+            key = "slot:%d" % i if self.agent_policy == "slot" else "model:" + ((a.get("model") if isinstance(a, dict) else None) or "")
+            out.append(self._index.get(key, len(self.nets)))
+        return out
+
+    def forward(self, x, net):
+        """Logits [B, 3] of features x [B, width], row i by network net[i]
+        (``len(nets)``: the fallback)."""
+        net = torch.as_tensor(net, device=x.device)
+        out = torch.zeros(x.shape[0], len(ACTIONS), dtype=x.dtype, device=x.device)
+        for k, m in enumerate(list(self.nets) + [self.fallback]):
+            idx = (net == k).nonzero(as_tuple=True)[0]
+            if idx.numel():
+                out[idx] = m(x[idx])
+        return out
+
+    def probs(self, x, net):
+        return torch.softmax(self.forward(x, net), dim=-1)
+
+    def features(self, agents, round, rounds, history=None):
+        """Every agent's feature vector, [agents, width] float32."""
+        return self.fallback.features(agents, round, rounds, history)
+
+    def decide(self, agents, round, rounds, history=None):
+        """Greedy decisions for every agent, each by its own network."""
+        x = self.features(agents, round, rounds, history)
+        with torch.no_grad():
+            rows = self.probs(x, self.network_index(agents)).tolist()
+        out = []
+        for row in rows:
+            probs = dict(zip(ACTIONS, row))
+            out.append((_policy._greedy(probs), probs))
+        return out
+
+
 def from_policy(p):
     """The :class:`Policy` of an :class:`mpdf.policy.Policy` (its weights
-    as float32 tensors), in eval mode."""
+    as float32 tensors), in eval mode; a :class:`DecoupledPolicy` of an
+    :class:`mpdf.policy.DecoupledPolicy`."""
+    if isinstance(p, _policy.DecoupledPolicy):
+        return DecoupledPolicy(p.agent_policy, p.keys, [from_policy(n) for n in p.nets], from_policy(p.fallback)).eval()
     net = Policy(p.sizes, p.activation, p.feature_version, p.metadata)
     with torch.no_grad():
         for layer, w, b in zip(net.layers, p.weights, p.biases):

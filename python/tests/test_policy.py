@@ -229,3 +229,42 @@ class LoadRefuses(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DecoupledMatchesServe(unittest.TestCase):
+    """A run with a network per agent slot: its policy.safetensors loads
+    as a DecoupledPolicy (and as a torch module) that decides every agent
+    with its own network as the server does; the networks differ."""
+
+    setUpClass = MatchesServe.__dict__["setUpClass"]
+    served = MatchesServe.served
+    assert_matches = MatchesServe.assert_matches
+
+    def test_trained_slot(self):
+        run = support.trained_run(features.FEATURE_VERSION, "--iterations", "2", "--agent-policy", "slot")
+        path = os.path.join(run, "policy.safetensors")
+        p, _ = self.assert_matches(path, corpus(5, count=150))
+        self.assertIsInstance(p, policy.DecoupledPolicy)
+        self.assertEqual((p.agent_policy, p.keys), ("slot", ["slot:0", "slot:1", "slot:2"]))
+        self.assertNotEqual(p.nets[0].weights, p.nets[1].weights)
+        # Agent 3 has no network: the fallback decides for it.
+        d = corpus(6, count=40)
+        four = [x for x in d if len(x["agents"]) >= 4][0]
+        got = p.decide(four["agents"], four["round"], four["rounds"], four.get("history"))
+        want = p.fallback.probs(p.features(four["agents"], 3, four["round"], four["rounds"], four.get("history")))
+        self.assertEqual(got[3][1], want)
+        try:
+            import mpdf.torch as mtorch
+        except ImportError:
+            return
+        net = mtorch.load(path)
+        for x in d:
+            for (a, pr), (b, pt) in zip(p.decide(x["agents"], x["round"], x["rounds"], x.get("history")),
+                                        net.decide(x["agents"], x["round"], x["rounds"], x.get("history"))):
+                for k in policy.ACTIONS:
+                    self.assertLessEqual(abs(pr[k] - pt[k]), 1e-5)
+
+    def test_model_field_checked(self):
+        p = policy.random_policy([features.FEATURE_WIDTH, 8, 3], seed=1)
+        with self.assertRaisesRegex(ValueError, r"agents\[1\]\.model"):
+            p.decide([agent("1"), agent("2", model="x" * 257)], round=1, rounds=2)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
@@ -168,8 +169,12 @@ type Iteration struct {
 
 // Result is what a run leaves.
 type Result struct {
-	Mode       string
-	Policy     *nn.MLP[float32] // the trained network
+	Mode   string
+	Policy *nn.MLP[float32] // the trained network (a decoupled policy's first)
+	// Networks are a decoupled policy's networks (trainer.Config's
+	// agent_policy slot or model) once RL has made them; nil otherwise.
+	// PolicyOver reads whichever the run trained.
+	Networks   *checkpoints.Networks
 	SFT        SFTResult
 	Iterations int   // RL iterations completed, over the whole run
 	Steps      int64 // optimiser steps, over the whole run
@@ -250,6 +255,10 @@ func (c *Config) check() error {
 		return fmt.Errorf("run: teacher %q: %d DAgger rounds, want ≥ 0", c.Teacher.Name, c.Teacher.Again)
 	case c.Resume != nil && c.Dir == "":
 		return fmt.Errorf("run: resume needs the run directory")
+	case offline && c.Train.Agents().Decoupled():
+		// A decision row of a rollout file or a pack does not say which
+		// agent took it; online, the episode does.
+		return fmt.Errorf("run: agent policy %s trains online only (offline rows do not record the agent's slot or model)", c.Train.AgentPolicy)
 	}
 	if _, _, err := c.bestMetric(offline); err != nil {
 		return err

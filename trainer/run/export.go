@@ -64,7 +64,16 @@ func weightsMeta(name string, c *checkpoints.Checkpoint, data []byte) map[string
 // writeWeights writes dir's policy.safetensors from checkpoint c, held in
 // the file name (in dir) as the bytes data.
 func writeWeights(dir, name string, c *checkpoints.Checkpoint, data []byte) error {
-	if err := checkpoints.SaveSafetensors(filepath.Join(dir, WeightsName), c.Policy, weightsMeta(name, c, data)); err != nil {
+	nets, err := c.Networks()
+	if err != nil {
+		return fmt.Errorf("run: %s: %w", WeightsName, err)
+	}
+	if nets != nil {
+		err = checkpoints.SaveSafetensorsNets(filepath.Join(dir, WeightsName), nets, weightsMeta(name, c, data))
+	} else {
+		err = checkpoints.SaveSafetensors(filepath.Join(dir, WeightsName), c.Policy, weightsMeta(name, c, data))
+	}
+	if err != nil {
 		return fmt.Errorf("run: %s: %w", WeightsName, err)
 	}
 	return nil
@@ -93,7 +102,7 @@ func syncWeights(dir string) error {
 		return fmt.Errorf("run: %s: %w", WeightsName, err)
 	}
 	sum := sha256.Sum256(data)
-	_, meta, err := checkpoints.LoadSafetensors(filepath.Join(dir, WeightsName), checkpoints.WithFeatureVersion(""))
+	_, _, meta, err := checkpoints.LoadSafetensorsAny(filepath.Join(dir, WeightsName), checkpoints.WithFeatureVersion(""))
 	if err == nil && meta[MetaCheckpoint] == name && meta[MetaCheckpointSHA256] == hex.EncodeToString(sum[:]) {
 		return nil
 	}

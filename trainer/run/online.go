@@ -136,7 +136,11 @@ func (r *runner) evaluate(ctx context.Context, fz metapolicy.Featurizer) error {
 	if err := r.stopped(ctx); err != nil {
 		return err
 	}
-	learned, err := metapolicy.NewFeaturizedPolicy("mpdf", r.policy, fz)
+	nets, err := r.networks()
+	if err != nil {
+		return err
+	}
+	learned, err := (&Result{Policy: r.policy, Networks: nets}).PolicyOver("mpdf", fz)
 	if err != nil {
 		return err
 	}

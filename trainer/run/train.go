@@ -151,6 +151,9 @@ func Train(ctx context.Context, cfg Config, hooks Hooks) (res *Result, err error
 		return nil, err
 	}
 	r.res.Policy = r.policy
+	if r.res.Networks, err = r.networks(); err != nil {
+		return nil, err
+	}
 	return &r.res, nil
 }
 
@@ -305,6 +308,9 @@ func (r *runner) startRL() error {
 	}
 	if rs != nil {
 		ck := rs.Checkpoint
+		if err := restoreNets(rl, ck, r.cfg.Train.Agents()); err != nil {
+			return fmt.Errorf("run: resume: %s: %w", rs.Path, err)
+		}
 		rl.Steps = ck.Header.Step
 		if a := ck.Adam; a != nil {
 			st := rl.Stepper().Adam()
@@ -451,13 +457,17 @@ func (r *runner) save(metrics map[string]float64) error {
 		return err
 	}
 	st := r.rl.Stepper()
-	path, err := r.mgr.Save(&checkpoints.Checkpoint{
+	ck := &checkpoints.Checkpoint{
 		Header: checkpoints.Header{
 			FeatureVersion: r.cfg.featureVersion(), Step: r.rl.Steps, Seed: r.cfg.Train.Seed,
 			Metrics: metrics, Train: train, DataPos: pos, Run: r.id, ConfigSHA256: configSHA256(train),
 		},
 		Policy: st.Policy(), Reference: st.Reference(), Adam: st.Adam(), RNG: rng,
-	})
+	}
+	if keys := r.rl.NetKeys(); keys != nil {
+		ck.NetKeys, ck.Nets = keys, st.Nets()
+	}
+	path, err := r.mgr.Save(ck)
 	if path != "" {
 		r.saved = true // written, even if retention failed after
 	}

@@ -107,6 +107,9 @@ func Train(train env.Env, cfg trainer.Config) (metapolicy.Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("teacher: train: %w", err)
 	}
+	if res.Networks != nil { // a network per agent slot or model
+		return res.PolicyOver("mpdf", fz)
+	}
 	return metapolicy.NewFeaturizedPolicy("mpdf", res.Policy, fz)
 }
 

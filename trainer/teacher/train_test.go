@@ -199,3 +199,23 @@ func teacherPlan(ep *data.Episode) string {
 	}
 	return p.String()
 }
+
+// A run with a network per slot comes back as a policy that dispatches on
+// the slot (the study's trainer plays it so), not as its first network.
+func TestTrainDecoupled(t *testing.T) {
+	e := handBuilt(t)
+	cfg := trainer.DefaultConfig()
+	cfg.Features = metapolicy.FeatureVersionV2
+	cfg.SFT.Labels = PivotalName
+	cfg.SFT.Epochs, cfg.SFT.BatchSize = 3, 4
+	cfg.RL.Iterations, cfg.RL.Rounds, cfg.RL.TasksPerIter, cfg.RL.EpisodesPerTask = 2, 2, 1, 4
+	cfg.AgentPolicy = string(metapolicy.AgentSlot)
+	pol, err := Train(e, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := pol.(*metapolicy.DecoupledPolicy)
+	if !ok || d.By != metapolicy.AgentSlot || len(d.Keys) == 0 {
+		t.Fatalf("policy %T %+v, want one decoupled by slot", pol, pol)
+	}
+}

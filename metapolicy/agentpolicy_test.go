@@ -1,0 +1,60 @@
+package metapolicy
+
+import "testing"
+
+// only is a policy that puts all its mass on one action.
+type only Action
+
+func (f only) Name() string { return "fixed" }
+func (f only) Probs(p *[NumActions]float64, _ *Observation) error {
+	*p = [NumActions]float64{}
+	p[f] = 1
+	return nil
+}
+
+func TestDecoupledDispatch(t *testing.T) {
+	obs := func(self int, models ...string) *Observation {
+		o := &Observation{Self: self, Round: 1, Rounds: 1}
+		for _, m := range models {
+			o.Agents = append(o.Agents, AgentState{Model: m, Confidence: Missing})
+		}
+		return o
+	}
+	bySlot, err := NewDecoupledPolicy("p", AgentSlot, []string{"slot:0", "slot:1"}, []Policy{only(Refine), only(Concede)}, only(Persist))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byModel, err := NewDecoupledPolicy("p", AgentModel, []string{"model:b", "model:"}, []Policy{only(Refine), only(Concede)}, only(Persist))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		p    *DecoupledPolicy
+		obs  *Observation
+		want Action
+	}{
+		{bySlot, obs(0, "a", "b", "c"), Refine},
+		{bySlot, obs(1, "a", "b", "c"), Concede},
+		{bySlot, obs(2, "a", "b", "c"), Persist}, // unseen slot: the fallback
+		{byModel, obs(0, "a", "b", ""), Persist}, // unseen model
+		{byModel, obs(1, "a", "b", ""), Refine},
+		{byModel, obs(2, "a", "b", ""), Concede}, // unknown model has its own key
+	} {
+		var p [NumActions]float64
+		if err := c.p.Probs(&p, c.obs); err != nil {
+			t.Fatal(err)
+		}
+		if p[c.want] != 1 {
+			t.Errorf("%s self %d: probs %v, want all on %v", c.p.By, c.obs.Self, p, c.want)
+		}
+	}
+	if _, err := NewDecoupledPolicy("p", AgentShared, []string{"x"}, []Policy{only(0)}, only(0)); err == nil {
+		t.Error("a shared decoupled policy was accepted")
+	}
+	if _, err := NewDecoupledPolicy("p", AgentSlot, []string{"x", "x"}, []Policy{only(0), only(0)}, only(0)); err == nil {
+		t.Error("a repeated key was accepted")
+	}
+	if _, err := ParseAgentPolicy("team"); err == nil {
+		t.Error("agent policy team was accepted")
+	}
+}
