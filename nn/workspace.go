@@ -15,15 +15,22 @@ import (
 //
 // The calling goroutine copies the weights into the layouts the kernels read
 // (Wᵀ for the forward products, W with padded rows for the backward ones),
-// then splits the batch into one contiguous block of rows per worker, itself
-// being worker 0; a block has at least one tile. Each worker walks its block
-// in tiles of up to 64 rows and, for each tile, runs the forward pass, the
-// loss and the backward pass while the tile's activations are in cache,
-// accumulating the gradient into its own partial. The caller then adds the
-// partials in worker order and writes them, in the flat layout, to grad.
-// Row blocks, tiles and the order of every sum depend only on the batch
-// size and the thread count: results are reproducible bit for bit for a
-// given build, CPU feature level and thread count.
+// then splits the batch into one contiguous block of rows per thread (the
+// Workspace's thread count); a block has at least one tile. Each block is
+// walked in tiles of up to 64 rows and, for each tile, the forward pass, the
+// loss and the backward pass run while the tile's activations are in cache,
+// accumulating the gradient into the block's own partial. The caller then
+// adds the partials in block order and writes them, in the flat layout, to
+// grad. Row blocks, tiles and the order of every sum depend only on the
+// batch size and the thread count: results are reproducible bit for bit for
+// a given build, CPU feature level and thread count.
+//
+// How many goroutines run the blocks is a rule of the batch alone
+// (stepGoroutines): one per threadRows rows, at most one per block, the
+// caller's being the first; a goroutine runs blocks id, id+g, id+2g, ….
+// Below 2·threadRows rows the caller runs every block itself: waking a
+// second goroutine costs more than it saves there. Whether blocks run in
+// parallel changes no sum, so the rule changes no result.
 //
 // # Kernels
 //
@@ -63,6 +70,18 @@ type Workspace[T Float] struct {
 	s *wsState[T]
 }
 
+// threadRows is the fewest rows of a step worth a goroutine of their own.
+// Measured (BenchmarkStepThreads, 2 cores, 2026-12-01, docs/performance.md):
+// two threads lose 18–33 % against one at 128–512 rows, break even at 1024
+// and gain 23 % at 2048 and 63–67 % at 16384–65536.
+const threadRows = 1024
+
+// stepGoroutines is the rule: the goroutines a step of rows rows split into
+// blocks blocks runs on.
+func stepGoroutines(rows, blocks, perThread int) int {
+	return max(1, min(blocks, rows/max(1, perThread)))
+}
+
 // tileRows is the number of rows a worker carries through the whole network
 // at once: enough to amortise the weight loads of the products, few enough
 // that a tile's activations stay in the L2 cache.
@@ -100,15 +119,21 @@ type wsState[T Float] struct {
 	closed  bool
 
 	// The job being run, set by the caller before it wakes the workers.
-	job     jobKind
-	rows    int // batch rows
-	nw      int // workers taking part
-	x       []T
-	batch   *Batch[T]
-	cfg     LossConfig
-	actions []uint8
-	logits  []T
-	logp    bool // jobForward: log-softmax of each row of logits
+	job  jobKind
+	rows int // batch rows
+	nw   int // row blocks, each with its worker buffers
+	run  int // goroutines running the blocks (stepGoroutines)
+
+	// threadRows is the rule's rows per goroutine: the package's
+	// threadRows, which tests and benchmarks may override (1: a goroutine
+	// per block whatever the batch).
+	threadRows int
+	x          []T
+	batch      *Batch[T]
+	cfg        LossConfig
+	actions    []uint8
+	logits     []T
+	logp       bool // jobForward: log-softmax of each row of logits
 
 	// The rank-matching loss: coef is each row's ∂(B·loss)/∂lp[a], set
 	// for a jobLoss that runs rankRows instead of the kernel set's loss;
@@ -157,17 +182,18 @@ func newWorkspace[T Float](sizes []int, act Activation, maxBatch, threads int, k
 	threads = min(threads, (maxBatch+tileRows-1)/tileRows)
 	L := len(sizes) - 1
 	s := &wsState[T]{
-		sizes:    append([]int(nil), sizes...),
-		act:      act,
-		maxBatch: maxBatch,
-		threads:  threads,
-		tile:     min(tileRows, maxBatch),
-		k:        k,
-		pad:      make([]int, len(sizes)),
-		vecIn:    make([]bool, L),
-		wt:       make([][]T, L),
-		wp:       make([][]T, L),
-		bias:     make([][]T, L),
+		sizes:      append([]int(nil), sizes...),
+		act:        act,
+		maxBatch:   maxBatch,
+		threads:    threads,
+		tile:       min(tileRows, maxBatch),
+		threadRows: threadRows,
+		k:          k,
+		pad:        make([]int, len(sizes)),
+		vecIn:      make([]bool, L),
+		wt:         make([][]T, L),
+		wp:         make([][]T, L),
+		bias:       make([][]T, L),
 	}
 	for i, n := range sizes {
 		s.pad[i] = (n + k.lanes - 1) / k.lanes * k.lanes
@@ -216,7 +242,9 @@ func (w *Workspace[T]) Close() {
 	w.s.pool.stop()
 }
 
-// Threads is the number of goroutines the Workspace runs a step on.
+// Threads is the number of row blocks a step's batch is split into, and the
+// most goroutines it runs on: steps of fewer than 2048 rows (twice
+// threadRows) run on the caller's goroutine alone, with the same result.
 func (w *Workspace[T]) Threads() int { return w.s.threads }
 
 // alignedSlice returns n zeros starting on a 64-byte boundary (a cache line,
@@ -242,7 +270,7 @@ func (w *Workspace[T]) LossAndGrad(grad []T, m *MLP[T], b *Batch[T], cfg LossCon
 	s.begin("LossAndGrad", m, b.Len())
 	s.job, s.x, s.batch, s.cfg = jobLoss, b.X, b, cfg
 	s.loadWeights(m, true)
-	s.pool.run(s.nw)
+	s.pool.run(s.run)
 	s.reduceGrad(grad)
 	sum := s.sumStats()
 	s.end()
@@ -288,7 +316,7 @@ func (w *Workspace[T]) rankMatch(grad []T, m *MLP[T], b *Batch[T], cfg LossConfi
 	s.begin("LossAndGrad", m, n)
 	s.job, s.x, s.batch, s.cfg, s.coef = jobLoss, b.X, b, cfg, coef
 	s.loadWeights(m, true)
-	s.pool.run(s.nw)
+	s.pool.run(s.run)
 	s.reduceGrad(grad)
 	sum := s.sumStats()
 	s.coef = nil
@@ -308,7 +336,7 @@ func (w *Workspace[T]) SFTLossAndGrad(grad []T, m *MLP[T], x []T, actions []uint
 	s.begin("SFTLossAndGrad", m, len(actions))
 	s.job, s.x, s.actions = jobSFT, x, actions
 	s.loadWeights(m, true)
-	s.pool.run(s.nw)
+	s.pool.run(s.run)
 	s.reduceGrad(grad)
 	sum := s.sumStats()
 	s.end()
@@ -344,7 +372,7 @@ func (w *Workspace[T]) forward(op string, logits []T, m *MLP[T], x []T, logp boo
 	s.begin(op, m, n)
 	s.job, s.x, s.logits, s.logp = jobForward, x, logits, logp
 	s.loadWeights(m, false)
-	s.pool.run(s.nw)
+	s.pool.run(s.run)
 	s.end()
 }
 
@@ -367,6 +395,7 @@ func (s *wsState[T]) begin(op string, m *MLP[T], n int) {
 	}
 	s.rows = n
 	s.nw = min(s.threads, (n+s.tile-1)/s.tile)
+	s.run = stepGoroutines(n, s.nw, s.threadRows)
 }
 
 // end drops the references to the caller's data.
@@ -396,10 +425,17 @@ func (s *wsState[T]) loadWeights(m *MLP[T], backward bool) {
 	}
 }
 
-// runWorker runs worker id's block of rows of the current job.
+// runWorker runs goroutine id's blocks of the current job: id, id+run, ….
 func (s *wsState[T]) runWorker(id int) {
-	wk := s.workers[id]
-	r0, r1 := id*s.rows/s.nw, (id+1)*s.rows/s.nw
+	for blk := id; blk < s.nw; blk += s.run {
+		s.runBlock(blk)
+	}
+}
+
+// runBlock runs block blk of the current job with its worker's buffers.
+func (s *wsState[T]) runBlock(blk int) {
+	wk := s.workers[blk]
+	r0, r1 := blk*s.rows/s.nw, (blk+1)*s.rows/s.nw
 	in, L := s.sizes[0], len(s.sizes)-1
 	if s.job == jobForward {
 		out, ld := s.sizes[L], s.pad[L]
