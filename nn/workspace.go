@@ -26,10 +26,11 @@ import (
 // a given build, CPU feature level and thread count.
 //
 // How many goroutines run the blocks is a rule of the batch alone
-// (stepGoroutines): one per threadRows rows, at most one per block, the
-// caller's being the first; a goroutine runs blocks id, id+g, id+2g, ….
-// Below 2·threadRows rows the caller runs every block itself: waking a
-// second goroutine costs more than it saves there. Whether blocks run in
+// (stepGoroutines): one per threadRows rows of a step (forwardRows of a
+// forward pass), at most one per block, the caller's being the first; a
+// goroutine runs blocks id, id+g, id+2g, …. Below 2·threadRows rows (a
+// step) or 2·forwardRows (a forward pass) the caller runs every block
+// itself: a second goroutine costs more than it saves there. Whether blocks run in
 // parallel changes no sum, so the rule changes no result.
 //
 // # Kernels
@@ -76,8 +77,15 @@ type Workspace[T Float] struct {
 // and gain 23 % at 2048 and 63–67 % at 16384–65536.
 const threadRows = 1024
 
-// stepGoroutines is the rule: the goroutines a step of rows rows split into
-// blocks blocks runs on.
+// forwardRows is the fewest rows of a forward pass (ForwardTo, LogProbsTo)
+// worth a goroutine of their own: a row's forward pass is 2.3× cheaper than
+// its step (8.3 M against 3.7 M rows/s on one thread), and two threads lose
+// 24 % at 1024 rows and 8 % at 2048, break even at 4096 and gain from 8192
+// (72 % at 16384; same machine and day as threadRows).
+const forwardRows = 4 * threadRows
+
+// stepGoroutines is the rule: the goroutines a job of rows rows split into
+// blocks blocks runs on, given the rows worth a goroutine.
 func stepGoroutines(rows, blocks, perThread int) int {
 	return max(1, min(blocks, rows/max(1, perThread)))
 }
@@ -129,9 +137,10 @@ type wsState[T Float] struct {
 	nw   int // row blocks, each with its worker buffers
 	run  int // goroutines running the blocks (stepGoroutines)
 
-	// threadRows is the rule's rows per goroutine: the package's
-	// threadRows, which tests and benchmarks may override (1: a goroutine
-	// per block whatever the batch).
+	// threadRows is the rule's rows per goroutine of a step: the
+	// package's threadRows, which tests and benchmarks may override (1: a
+	// goroutine per block whatever the batch); a forward pass takes
+	// forwardRows/threadRows times as many.
 	threadRows int
 	x          []T
 	batch      *Batch[T]
@@ -261,7 +270,8 @@ func (w *Workspace[T]) Freeze(m *MLP[T]) {
 
 // Threads is the number of row blocks a step's batch is split into, and the
 // most goroutines it runs on: steps of fewer than 2048 rows (twice
-// threadRows) run on the caller's goroutine alone, with the same result.
+// threadRows), and forward passes of fewer than 8192, run on the caller's
+// goroutine alone, with the same result.
 func (w *Workspace[T]) Threads() int { return w.s.threads }
 
 // alignedSlice returns n zeros starting on a 64-byte boundary (a cache line,
@@ -284,7 +294,7 @@ func (w *Workspace[T]) LossAndGrad(grad []T, m *MLP[T], b *Batch[T], cfg LossCon
 	if cfg.RankMatch() {
 		return w.rankMatch(grad, m, b, cfg)
 	}
-	s.begin("LossAndGrad", m, b.Len())
+	s.begin("LossAndGrad", m, b.Len(), s.threadRows)
 	s.job, s.x, s.batch, s.cfg = jobLoss, b.X, b, cfg
 	s.loadWeights(m, true)
 	s.pool.run(s.run)
@@ -330,7 +340,7 @@ func (w *Workspace[T]) rankMatch(grad []T, m *MLP[T], b *Batch[T], cfg LossConfi
 	coef := s.rankC[:n]
 	sq := rankMatchCoef(coef, lpa, b, cfg.Beta, &s.rank)
 
-	s.begin("LossAndGrad", m, n)
+	s.begin("LossAndGrad", m, n, s.threadRows)
 	s.job, s.x, s.batch, s.cfg, s.coef = jobLoss, b.X, b, cfg, coef
 	s.loadWeights(m, true)
 	s.pool.run(s.run)
@@ -350,7 +360,7 @@ func (w *Workspace[T]) rankMatch(grad []T, m *MLP[T], b *Batch[T], cfg LossConfi
 func (w *Workspace[T]) SFTLossAndGrad(grad []T, m *MLP[T], x []T, actions []uint8) float64 {
 	s := w.s
 	checkSFTArgs("Workspace.SFTLossAndGrad", grad, m, x, actions)
-	s.begin("SFTLossAndGrad", m, len(actions))
+	s.begin("SFTLossAndGrad", m, len(actions), s.threadRows)
 	s.job, s.x, s.actions = jobSFT, x, actions
 	s.loadWeights(m, true)
 	s.pool.run(s.run)
@@ -386,7 +396,7 @@ func (w *Workspace[T]) forward(op string, logits []T, m *MLP[T], x []T, logp boo
 	if n == 0 {
 		return
 	}
-	s.begin(op, m, n)
+	s.begin(op, m, n, forwardRows/threadRows*s.threadRows)
 	s.job, s.x, s.logits, s.logp = jobForward, x, logits, logp
 	if !s.fresh || m != s.frozen {
 		s.loadWeights(m, false)
@@ -395,9 +405,10 @@ func (w *Workspace[T]) forward(op string, logits []T, m *MLP[T], x []T, logp boo
 	s.end()
 }
 
-// begin checks that m and n rows fit the workspace and splits the rows
-// between the workers: at least a tile each.
-func (s *wsState[T]) begin(op string, m *MLP[T], n int) {
+// begin checks that m and n rows fit the workspace, splits the rows into
+// blocks (at least a tile each) and picks the goroutines that run them, a
+// goroutine for every perThread rows.
+func (s *wsState[T]) begin(op string, m *MLP[T], n, perThread int) {
 	if s.closed {
 		panic("nn: Workspace." + op + ": the workspace is closed")
 	}
@@ -414,7 +425,7 @@ func (s *wsState[T]) begin(op string, m *MLP[T], n int) {
 	}
 	s.rows = n
 	s.nw = min(s.threads, (n+s.tile-1)/s.tile)
-	s.run = stepGoroutines(n, s.nw, s.threadRows)
+	s.run = stepGoroutines(n, s.nw, perThread)
 }
 
 // end drops the references to the caller's data.

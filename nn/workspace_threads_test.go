@@ -17,8 +17,8 @@ func spreadBlocks[T Float](ws *Workspace[T], trial int) {
 	}
 }
 
-// The rule: one goroutine per 1024 rows, at most one per block, at least
-// the caller's.
+// The rule: one goroutine per 1024 rows of a step (4096 of a forward
+// pass), at most one per block, at least the caller's.
 func TestStepGoroutinesRule(t *testing.T) {
 	for _, c := range []struct{ rows, blocks, want int }{
 		{1, 1, 1},
@@ -37,7 +37,7 @@ func TestStepGoroutinesRule(t *testing.T) {
 			t.Errorf("stepGoroutines(%d rows, %d blocks) = %d, want %d", c.rows, c.blocks, got, c.want)
 		}
 	}
-	ws, err := NewWorkspace[float32]([]int{4, 8, NumActions}, Tanh, 4096, 2)
+	ws, err := NewWorkspace[float32]([]int{4, 8, NumActions}, Tanh, 8192, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +45,15 @@ func TestStepGoroutinesRule(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	m := randModel[float32](rng, ws.s.sizes, Tanh)
 	grad := make([]float32, len(m.Params))
-	for _, c := range []struct{ rows, blocks, run int }{{512, 2, 1}, {2048, 2, 2}, {4096, 2, 2}} {
-		ws.LossAndGrad(grad, m, randBatch(rng, m, c.rows), DefaultLoss())
+	for _, c := range []struct{ rows, blocks, run, fwdRun int }{{512, 2, 1, 1}, {2048, 2, 2, 1}, {8191, 2, 2, 1}, {8192, 2, 2, 2}} {
+		b := randBatch(rng, m, c.rows)
+		ws.LossAndGrad(grad, m, b, DefaultLoss())
 		if ws.s.nw != c.blocks || ws.s.run != c.run {
-			t.Errorf("%d rows: %d blocks on %d goroutines, want %d on %d", c.rows, ws.s.nw, ws.s.run, c.blocks, c.run)
+			t.Errorf("step of %d rows: %d blocks on %d goroutines, want %d on %d", c.rows, ws.s.nw, ws.s.run, c.blocks, c.run)
+		}
+		ws.LogProbsTo(make([]float32, c.rows*NumActions), m, b.X)
+		if ws.s.nw != c.blocks || ws.s.run != c.fwdRun {
+			t.Errorf("forward pass of %d rows: %d blocks on %d goroutines, want %d on %d", c.rows, ws.s.nw, ws.s.run, c.blocks, c.fwdRun)
 		}
 	}
 }
@@ -74,7 +79,7 @@ func testBlocksSameBits[T Float](t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			serial.s.threadRows, parallel.s.threadRows = math.MaxInt, 1
+			serial.s.threadRows, parallel.s.threadRows = 1<<40, 1
 			for _, n := range []int{700, 2500} {
 				b := randBatch(rng, m, n)
 				b.Group = make([]int32, n)
