@@ -97,24 +97,24 @@ func finite32(v []float32) bool {
 }
 
 // Agreement is the share of rows whose most probable action under m is the
-// label: how well the supervised stage cloned its teacher. It runs m row
-// by row; SFT.Agreement batches the rows through the backend.
+// label: how well the supervised stage cloned its teacher.
 func Agreement(m *nn.MLP[float32], x []float32, actions []uint8) float64 {
-	return float64(rowAgreement(m, x, actions)) / float64(max(1, len(actions)))
-}
-
-// rowAgreement is Agreement's count of rows.
-func rowAgreement(m *nn.MLP[float32], x []float32, actions []uint8) int {
 	f := m.In()
 	logits := make([]float32, nn.NumActions)
 	hit := 0
 	for i, a := range actions {
 		m.Logits(logits, x[i*f:(i+1)*f])
-		if argmax(logits) == a {
+		best := 0
+		for k := 1; k < nn.NumActions; k++ {
+			if logits[k] > logits[best] {
+				best = k
+			}
+		}
+		if uint8(best) == a {
 			hit++
 		}
 	}
-	return hit
+	return float64(hit) / float64(max(1, len(actions)))
 }
 
 // agreementRows bounds the logits SFT.Agreement holds at once.
@@ -123,8 +123,8 @@ const agreementRows = 8192
 // Agreement counts the rows of x (B×F) whose most probable action under the
 // policy is the label (lowest index on ties). The logits come from the
 // backend's batched forward pass when it is a Forwarder (the kernels: a
-// whole chunk of rows costs what a few row-by-row passes did), else from
-// nn.MLP.Logits row by row.
+// chunk of rows costs what a few row-by-row passes did), else from the
+// package's Agreement.
 func (s *SFT) Agreement(x []float32, actions []uint8) (int, error) {
 	f := s.policy.In()
 	if len(x) != len(actions)*f {
@@ -132,7 +132,7 @@ func (s *SFT) Agreement(x []float32, actions []uint8) (int, error) {
 	}
 	fw, ok := s.backend.(Forwarder)
 	if !ok {
-		return rowAgreement(s.policy, x, actions), nil
+		return int(math.Round(Agreement(s.policy, x, actions) * float64(len(actions)))), nil
 	}
 	hit := 0
 	for lo := 0; lo < len(actions); lo += agreementRows {
@@ -142,21 +142,17 @@ func (s *SFT) Agreement(x []float32, actions []uint8) (int, error) {
 			return 0, fmt.Errorf("trainer: sft agreement: %w", err)
 		}
 		for i, a := range actions[lo:hi] {
-			if argmax(s.logits[i*nn.NumActions:(i+1)*nn.NumActions]) == a {
+			z := s.logits[i*nn.NumActions : (i+1)*nn.NumActions]
+			best := 0
+			for k := 1; k < nn.NumActions; k++ {
+				if z[k] > z[best] {
+					best = k
+				}
+			}
+			if uint8(best) == a {
 				hit++
 			}
 		}
 	}
 	return hit, nil
-}
-
-// argmax is the index of the largest logit, the lowest on ties.
-func argmax(logits []float32) uint8 {
-	best := 0
-	for k := 1; k < len(logits); k++ {
-		if logits[k] > logits[best] {
-			best = k
-		}
-	}
-	return uint8(best)
 }

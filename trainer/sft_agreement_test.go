@@ -1,6 +1,7 @@
 package trainer
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -31,7 +32,7 @@ func TestSFTAgreementMatchesRowByRow(t *testing.T) {
 	for i := range y {
 		y[i] = uint8(rng.IntN(nn.NumActions))
 	}
-	want := rowAgreement(policy, x, y)
+	want := int(math.Round(Agreement(policy, x, y) * float64(n)))
 	if want == 0 || want == n {
 		t.Fatalf("row-by-row agreement %d of %d: the test needs both hits and misses", want, n)
 	}
