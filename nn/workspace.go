@@ -30,8 +30,8 @@ import (
 // forward pass), at most one per block, the caller's being the first; a
 // goroutine runs blocks id, id+g, id+2g, …. Below 2·threadRows rows (a
 // step) or 2·forwardRows (a forward pass) the caller runs every block
-// itself: a second goroutine costs more than it saves there. Whether blocks run in
-// parallel changes no sum, so the rule changes no result.
+// itself: a second goroutine costs more than it saves there. Whether
+// blocks run in parallel changes no sum, so the rule changes no result.
 //
 // # Kernels
 //
@@ -73,8 +73,8 @@ type Workspace[T Float] struct {
 
 // threadRows is the fewest rows of a step worth a goroutine of their own.
 // Measured (BenchmarkStepThreads, 2 cores, 2026-12-01, docs/performance.md):
-// two threads lose 18–33 % against one at 128–512 rows, break even at 1024
-// and gain 23 % at 2048 and 63–67 % at 16384–65536.
+// two threads lose 16–31 % against one at 128–512 rows, break even at 1024
+// and gain from 2048 (64 % at 65536).
 const threadRows = 1024
 
 // forwardRows is the fewest rows of a forward pass (ForwardTo, LogProbsTo)
