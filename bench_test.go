@@ -103,6 +103,36 @@ func BenchmarkStep(b *testing.B) {
 		benchImpl{"gorgonia", gorgoniaStep[float32], gorgoniaStep[float64]})
 }
 
+// BenchmarkStepThreads is the kernels' step and Stepper.Step by thread
+// count and batch, float32: threads is the workspace's (its row blocks and
+// most goroutines; nn runs steps under 2048 rows on one):
+//
+//	go test -run XXX -bench 'StepThreads' -count 6 . | benchstat -col /threads -
+func BenchmarkStepThreads(b *testing.B) {
+	fwd, bwd := benchFLOPs()
+	for _, impl := range []string{"kernel", "stepper"} {
+		for _, n := range []int{64, 128, 256, 512, 1024, 2048, 4096, 16384, 65536} {
+			for _, th := range []int{1, 2} {
+				b.Run(fmt.Sprintf("impl=%s/batch=%d/threads=%d", impl, n, th), func(b *testing.B) {
+					mk := kernelStepThreads[float32](th)
+					if impl == "stepper" {
+						mk = stepperStepThreads(true, th)
+					}
+					op := mk(b, benchModel[float32](), benchBatch[float32](n))
+					op()
+					b.ReportAllocs()
+					for b.Loop() {
+						op()
+					}
+					sps := float64(n) * float64(b.N) / b.Elapsed().Seconds()
+					b.ReportMetric(sps, "samples/s")
+					b.ReportMetric(sps*(fwd+bwd)/1e9, "GFLOP/s")
+				})
+			}
+		}
+	}
+}
+
 // BenchmarkBackward is the loss and its gradient, without Adam (the kernels
 // fuse the forward pass into the backward one: it is not separable).
 func BenchmarkBackward(b *testing.B) {
@@ -146,7 +176,11 @@ func BenchmarkAdvantages(b *testing.B) {
 }
 
 func kernelWorkspace[T nn.Float](b *testing.B, rows int) *nn.Workspace[T] {
-	ws, err := nn.NewWorkspace[T](benchSizes, nn.Tanh, rows, 0)
+	return kernelWorkspaceThreads[T](b, rows, 0)
+}
+
+func kernelWorkspaceThreads[T nn.Float](b *testing.B, rows, threads int) *nn.Workspace[T] {
+	ws, err := nn.NewWorkspace[T](benchSizes, nn.Tanh, rows, threads)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -164,12 +198,18 @@ func gorgoniaEngine[T nn.Float](b *testing.B) *autodiff.Engine[T] {
 }
 
 func kernelStep[T nn.Float](b *testing.B, m *nn.MLP[T], batch *nn.Batch[T]) func() {
-	ws := kernelWorkspace[T](b, batch.Len())
-	grad := make([]T, len(m.Params))
-	opt := nn.NewAdam[T](nn.DefaultAdam(), len(m.Params))
-	return func() {
-		ws.LossAndGrad(grad, m, batch, nn.DefaultLoss())
-		opt.UpdateFast(m.Params, grad, 1e-5)
+	return kernelStepThreads[T](0)(b, m, batch)
+}
+
+func kernelStepThreads[T nn.Float](threads int) func(*testing.B, *nn.MLP[T], *nn.Batch[T]) func() {
+	return func(b *testing.B, m *nn.MLP[T], batch *nn.Batch[T]) func() {
+		ws := kernelWorkspaceThreads[T](b, batch.Len(), threads)
+		grad := make([]T, len(m.Params))
+		opt := nn.NewAdam[T](nn.DefaultAdam(), len(m.Params))
+		return func() {
+			ws.LossAndGrad(grad, m, batch, nn.DefaultLoss())
+			opt.UpdateFast(m.Params, grad, 1e-5)
+		}
 	}
 }
 
@@ -179,8 +219,12 @@ func kernelStep[T nn.Float](b *testing.B, m *nn.MLP[T], batch *nn.Batch[T]) func
 // to ≤ 0, as Samples requires) and reference log-probabilities, and the
 // advantages of the Stepper's estimator.
 func stepperStep(given bool) func(*testing.B, *nn.MLP[float32], *nn.Batch[float32]) func() {
+	return stepperStepThreads(given, 0)
+}
+
+func stepperStepThreads(given bool, threads int) func(*testing.B, *nn.MLP[float32], *nn.Batch[float32]) func() {
 	return func(b *testing.B, m *nn.MLP[float32], batch *nn.Batch[float32]) func() {
-		backend, err := trainer.NewKernelBackend(m.Sizes, m.Act, nn.DefaultLoss(), 0)
+		backend, err := trainer.NewKernelBackend(m.Sizes, m.Act, nn.DefaultLoss(), threads)
 		if err != nil {
 			b.Fatal(err)
 		}

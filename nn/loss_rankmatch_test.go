@@ -42,6 +42,7 @@ func testRankMatch[T Float](t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			spreadBlocks(ws, trial)
 			cfg := rankCfg(0.05+0.5*float64(trial), 0.01*float64(trial%2))
 			for _, n := range batchSizes {
 				name := fmt.Sprintf("sizes=%v/%v/threads=%d/batch=%d", sizes, act, threads, n)

@@ -15,15 +15,23 @@ import (
 //
 // The calling goroutine copies the weights into the layouts the kernels read
 // (Wᵀ for the forward products, W with padded rows for the backward ones),
-// then splits the batch into one contiguous block of rows per worker, itself
-// being worker 0; a block has at least one tile. Each worker walks its block
-// in tiles of up to 64 rows and, for each tile, runs the forward pass, the
-// loss and the backward pass while the tile's activations are in cache,
-// accumulating the gradient into its own partial. The caller then adds the
-// partials in worker order and writes them, in the flat layout, to grad.
-// Row blocks, tiles and the order of every sum depend only on the batch
-// size and the thread count: results are reproducible bit for bit for a
-// given build, CPU feature level and thread count.
+// then splits the batch into one contiguous block of rows per thread (the
+// Workspace's thread count); a block has at least one tile. Each block is
+// walked in tiles of up to 64 rows and, for each tile, the forward pass, the
+// loss and the backward pass run while the tile's activations are in cache,
+// accumulating the gradient into the block's own partial. The caller then
+// adds the partials in block order and writes them, in the flat layout, to
+// grad. Row blocks, tiles and the order of every sum depend only on the
+// batch size and the thread count: results are reproducible bit for bit for
+// a given build, CPU feature level and thread count.
+//
+// How many goroutines run the blocks is a rule of the batch alone
+// (stepGoroutines): one per threadRows rows of a step (forwardRows of a
+// forward pass), at most one per block, the caller's being the first; a
+// goroutine runs blocks id, id+g, id+2g, …. Below 2·threadRows rows (a
+// step) or 2·forwardRows (a forward pass) the caller runs every block
+// itself: a second goroutine costs more than it saves there. Whether
+// blocks run in parallel changes no sum, so the rule changes no result.
 //
 // # Kernels
 //
@@ -63,6 +71,25 @@ type Workspace[T Float] struct {
 	s *wsState[T]
 }
 
+// threadRows is the fewest rows of a step worth a goroutine of their own.
+// Measured (BenchmarkStepThreads, 2 cores, 2026-12-01, docs/performance.md):
+// two threads lose 16–31 % against one at 128–512 rows, break even at 1024
+// and gain from 2048 (64 % at 65536).
+const threadRows = 1024
+
+// forwardRows is the fewest rows of a forward pass (ForwardTo, LogProbsTo)
+// worth a goroutine of their own: a row's forward pass is 2.3× cheaper than
+// its step (8.3 M against 3.7 M rows/s on one thread), and two threads lose
+// 24 % at 1024 rows and 8 % at 2048, break even at 4096 and gain from 8192
+// (72 % at 16384; same machine and day as threadRows).
+const forwardRows = 4 * threadRows
+
+// stepGoroutines is the rule: the goroutines a job of rows rows split into
+// blocks blocks runs on, given the rows worth a goroutine.
+func stepGoroutines(rows, blocks, perThread int) int {
+	return max(1, min(blocks, rows/max(1, perThread)))
+}
+
 // tileRows is the number of rows a worker carries through the whole network
 // at once: enough to amortise the weight loads of the products, few enough
 // that a tile's activations stay in the L2 cache.
@@ -99,16 +126,28 @@ type wsState[T Float] struct {
 	pool    *pool
 	closed  bool
 
+	// frozen is the MLP Freeze named; fresh reports that wt, wp and bias
+	// hold its weights (set by loading them, cleared by loading another's).
+	frozen *MLP[T]
+	fresh  bool
+
 	// The job being run, set by the caller before it wakes the workers.
-	job     jobKind
-	rows    int // batch rows
-	nw      int // workers taking part
-	x       []T
-	batch   *Batch[T]
-	cfg     LossConfig
-	actions []uint8
-	logits  []T
-	logp    bool // jobForward: log-softmax of each row of logits
+	job  jobKind
+	rows int // batch rows
+	nw   int // row blocks, each with its worker buffers
+	run  int // goroutines running the blocks (stepGoroutines)
+
+	// threadRows is the rule's rows per goroutine of a step: the
+	// package's threadRows, which tests and benchmarks may override (1: a
+	// goroutine per block whatever the batch); a forward pass takes
+	// forwardRows/threadRows times as many.
+	threadRows int
+	x          []T
+	batch      *Batch[T]
+	cfg        LossConfig
+	actions    []uint8
+	logits     []T
+	logp       bool // jobForward: log-softmax of each row of logits
 
 	// The rank-matching loss: coef is each row's ∂(B·loss)/∂lp[a], set
 	// for a jobLoss that runs rankRows instead of the kernel set's loss;
@@ -157,17 +196,18 @@ func newWorkspace[T Float](sizes []int, act Activation, maxBatch, threads int, k
 	threads = min(threads, (maxBatch+tileRows-1)/tileRows)
 	L := len(sizes) - 1
 	s := &wsState[T]{
-		sizes:    append([]int(nil), sizes...),
-		act:      act,
-		maxBatch: maxBatch,
-		threads:  threads,
-		tile:     min(tileRows, maxBatch),
-		k:        k,
-		pad:      make([]int, len(sizes)),
-		vecIn:    make([]bool, L),
-		wt:       make([][]T, L),
-		wp:       make([][]T, L),
-		bias:     make([][]T, L),
+		sizes:      append([]int(nil), sizes...),
+		act:        act,
+		maxBatch:   maxBatch,
+		threads:    threads,
+		tile:       min(tileRows, maxBatch),
+		threadRows: threadRows,
+		k:          k,
+		pad:        make([]int, len(sizes)),
+		vecIn:      make([]bool, L),
+		wt:         make([][]T, L),
+		wp:         make([][]T, L),
+		bias:       make([][]T, L),
 	}
 	for i, n := range sizes {
 		s.pad[i] = (n + k.lanes - 1) / k.lanes * k.lanes
@@ -216,7 +256,22 @@ func (w *Workspace[T]) Close() {
 	w.s.pool.stop()
 }
 
-// Threads is the number of goroutines the Workspace runs a step on.
+// Freeze promises that m's parameters no longer change: forward passes of m
+// (ForwardTo, LogProbsTo) then copy its weights into the kernels' layouts
+// once, not at every call — for a server, whose requests run a few rows
+// through a fixed network, the copy costs more than the rows (about 30 % of
+// a single-deliberation request). A step or forward pass of another MLP
+// replaces the copy; m's next forward pass makes it again. Changing m's
+// parameters after Freeze is a caller bug: forward passes would keep
+// computing with the old ones. Freeze(nil) ends the promise.
+func (w *Workspace[T]) Freeze(m *MLP[T]) {
+	w.s.frozen, w.s.fresh = m, false
+}
+
+// Threads is the number of row blocks a step's batch is split into, and the
+// most goroutines it runs on: steps of fewer than 2048 rows (twice
+// threadRows), and forward passes of fewer than 8192, run on the caller's
+// goroutine alone, with the same result.
 func (w *Workspace[T]) Threads() int { return w.s.threads }
 
 // alignedSlice returns n zeros starting on a 64-byte boundary (a cache line,
@@ -239,10 +294,10 @@ func (w *Workspace[T]) LossAndGrad(grad []T, m *MLP[T], b *Batch[T], cfg LossCon
 	if cfg.RankMatch() {
 		return w.rankMatch(grad, m, b, cfg)
 	}
-	s.begin("LossAndGrad", m, b.Len())
+	s.begin("LossAndGrad", m, b.Len(), s.threadRows)
 	s.job, s.x, s.batch, s.cfg = jobLoss, b.X, b, cfg
 	s.loadWeights(m, true)
-	s.pool.run(s.nw)
+	s.pool.run(s.run)
 	s.reduceGrad(grad)
 	sum := s.sumStats()
 	s.end()
@@ -285,10 +340,10 @@ func (w *Workspace[T]) rankMatch(grad []T, m *MLP[T], b *Batch[T], cfg LossConfi
 	coef := s.rankC[:n]
 	sq := rankMatchCoef(coef, lpa, b, cfg.Beta, &s.rank)
 
-	s.begin("LossAndGrad", m, n)
+	s.begin("LossAndGrad", m, n, s.threadRows)
 	s.job, s.x, s.batch, s.cfg, s.coef = jobLoss, b.X, b, cfg, coef
 	s.loadWeights(m, true)
-	s.pool.run(s.nw)
+	s.pool.run(s.run)
 	s.reduceGrad(grad)
 	sum := s.sumStats()
 	s.coef = nil
@@ -305,10 +360,10 @@ func (w *Workspace[T]) rankMatch(grad []T, m *MLP[T], b *Batch[T], cfg LossConfi
 func (w *Workspace[T]) SFTLossAndGrad(grad []T, m *MLP[T], x []T, actions []uint8) float64 {
 	s := w.s
 	checkSFTArgs("Workspace.SFTLossAndGrad", grad, m, x, actions)
-	s.begin("SFTLossAndGrad", m, len(actions))
+	s.begin("SFTLossAndGrad", m, len(actions), s.threadRows)
 	s.job, s.x, s.actions = jobSFT, x, actions
 	s.loadWeights(m, true)
-	s.pool.run(s.nw)
+	s.pool.run(s.run)
 	s.reduceGrad(grad)
 	sum := s.sumStats()
 	s.end()
@@ -341,16 +396,19 @@ func (w *Workspace[T]) forward(op string, logits []T, m *MLP[T], x []T, logp boo
 	if n == 0 {
 		return
 	}
-	s.begin(op, m, n)
+	s.begin(op, m, n, forwardRows/threadRows*s.threadRows)
 	s.job, s.x, s.logits, s.logp = jobForward, x, logits, logp
-	s.loadWeights(m, false)
-	s.pool.run(s.nw)
+	if !s.fresh || m != s.frozen {
+		s.loadWeights(m, false)
+	}
+	s.pool.run(s.run)
 	s.end()
 }
 
-// begin checks that m and n rows fit the workspace and splits the rows
-// between the workers: at least a tile each.
-func (s *wsState[T]) begin(op string, m *MLP[T], n int) {
+// begin checks that m and n rows fit the workspace, splits the rows into
+// blocks (at least a tile each) and picks the goroutines that run them, a
+// goroutine for every perThread rows.
+func (s *wsState[T]) begin(op string, m *MLP[T], n, perThread int) {
 	if s.closed {
 		panic("nn: Workspace." + op + ": the workspace is closed")
 	}
@@ -367,6 +425,7 @@ func (s *wsState[T]) begin(op string, m *MLP[T], n int) {
 	}
 	s.rows = n
 	s.nw = min(s.threads, (n+s.tile-1)/s.tile)
+	s.run = stepGoroutines(n, s.nw, perThread)
 }
 
 // end drops the references to the caller's data.
@@ -377,6 +436,7 @@ func (s *wsState[T]) end() {
 // loadWeights copies m's weights into the padded layouts the kernels read;
 // the transposed-back copy wp only when a backward pass follows.
 func (s *wsState[T]) loadWeights(m *MLP[T], backward bool) {
+	s.fresh = m == s.frozen
 	for l := 0; l < len(s.sizes)-1; l++ {
 		in, out, po := s.sizes[l], s.sizes[l+1], s.pad[l+1]
 		w, wt := m.Weight(l), s.wt[l]
@@ -396,10 +456,17 @@ func (s *wsState[T]) loadWeights(m *MLP[T], backward bool) {
 	}
 }
 
-// runWorker runs worker id's block of rows of the current job.
+// runWorker runs goroutine id's blocks of the current job: id, id+run, ….
 func (s *wsState[T]) runWorker(id int) {
-	wk := s.workers[id]
-	r0, r1 := id*s.rows/s.nw, (id+1)*s.rows/s.nw
+	for blk := id; blk < s.nw; blk += s.run {
+		s.runBlock(blk)
+	}
+}
+
+// runBlock runs block blk of the current job with its worker's buffers.
+func (s *wsState[T]) runBlock(blk int) {
+	wk := s.workers[blk]
+	r0, r1 := blk*s.rows/s.nw, (blk+1)*s.rows/s.nw
 	in, L := s.sizes[0], len(s.sizes)-1
 	if s.job == jobForward {
 		out, ld := s.sizes[L], s.pad[L]

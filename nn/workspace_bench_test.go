@@ -79,3 +79,57 @@ func BenchmarkRankMatchStep(b *testing.B) {
 		})
 	}
 }
+
+// nopRunner is a job that does nothing: BenchmarkPoolRun times waking the
+// workers and waiting for them alone, the fixed price of running a step's
+// blocks on more than one goroutine.
+type nopRunner struct{}
+
+func (nopRunner) runWorker(int) {}
+
+func BenchmarkPoolRun(b *testing.B) {
+	for _, n := range []int{1, 2} {
+		b.Run(fmt.Sprintf("goroutines=%d", n), func(b *testing.B) {
+			p := startPool(n, nopRunner{})
+			defer p.stop()
+			for b.Loop() {
+				p.run(n)
+			}
+		})
+	}
+}
+
+// BenchmarkStepParts is the target model's step at the training minibatch
+// by part: the weights' copy into the kernels' layouts, the reduction of
+// two blocks' partial gradients, and Adam, beside the whole step on one
+// goroutine, so that the price of a call apart from its rows shows.
+func BenchmarkStepParts(b *testing.B) {
+	sizes := []int{32, 64, 64, NumActions}
+	k := kernelSetsFor[float32]()[0]
+	rng := rand.New(rand.NewPCG(1, 1))
+	m := randModel[float32](rng, sizes, Tanh)
+	batch := randBatch(rng, m, 512)
+	ws, err := newWorkspace(sizes, Tanh, 512, 2, k)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.Close()
+	grad := make([]float32, len(m.Params))
+	opt := NewAdam[float32](DefaultAdam(), len(m.Params))
+	ws.LossAndGrad(grad, m, batch, DefaultLoss())
+	for _, part := range []struct {
+		name string
+		f    func()
+	}{
+		{"step", func() { ws.LossAndGrad(grad, m, batch, DefaultLoss()); opt.UpdateFast(m.Params, grad, 1e-6) }},
+		{"load-weights", func() { ws.s.loadWeights(m, true) }},
+		{"reduce", func() { ws.s.reduceGrad(grad) }},
+		{"adam", func() { opt.UpdateFast(m.Params, grad, 1e-6) }},
+	} {
+		b.Run("part="+part.name+"/batch=512", func(b *testing.B) {
+			for b.Loop() {
+				part.f()
+			}
+		})
+	}
+}

@@ -42,6 +42,7 @@ func testLossAndGrad[T Float](t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			spreadBlocks(ws, trial)
 			cfg := LossConfig{EpsLow: 0.2, EpsHigh: 0.28, Beta: 0.05 * float64(trial%3), Entropy: 0.01 * float64(trial%2)}
 			for _, n := range batchSizes {
 				name := fmt.Sprintf("sizes=%v/%v/threads=%d/batch=%d", sizes, act, threads, n)
@@ -89,6 +90,7 @@ func testSFT[T Float](t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			spreadBlocks(ws, trial)
 			for _, n := range batchSizes {
 				name := fmt.Sprintf("sizes=%v/%v/batch=%d", sizes, act, n)
 				x := make([]T, n*sizes[0])
@@ -134,6 +136,7 @@ func testForward[T Float](t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			spreadBlocks(ws, trial)
 			for _, n := range batchSizes {
 				name := fmt.Sprintf("sizes=%v/%v/batch=%d", sizes, act, n)
 				x := make([]T, n*sizes[0])

@@ -115,6 +115,7 @@ func newPolicy(info PolicyInfo, net *nn.MLP[float32]) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("serve: policy %s: %w", info.Name, err)
 	}
+	ws.Freeze(net) // a policy's network never changes: a reload is a new Policy
 	info.Sizes = append([]int(nil), net.Sizes...)
 	info.Activation = net.Act.String()
 	info.LoadedAt = time.Now().UTC().Format(time.RFC3339)
@@ -124,6 +125,7 @@ func newPolicy(info PolicyInfo, net *nn.MLP[float32]) (*Policy, error) {
 		if err != nil {
 			panic(err) // the same arguments succeeded above
 		}
+		w.Freeze(net)
 		return w
 	}
 	p.ws.Put(ws)

@@ -22,6 +22,7 @@ type SFT struct {
 	rng     *rand.Rand
 	bx      []float32
 	ba      []uint8
+	logits  []float32 // Agreement's
 	// Steps counts the Adam updates.
 	Steps int
 }
@@ -121,4 +122,44 @@ func Agreement(m *nn.MLP[float32], x []float32, actions []uint8) float64 {
 		}
 	}
 	return float64(hit) / float64(max(1, len(actions)))
+}
+
+// agreementRows bounds the logits SFT.Agreement holds at once.
+const agreementRows = 8192
+
+// Agreement counts the rows of x (B×F) whose most probable action under the
+// policy is the label (lowest index on ties). The logits come from the
+// backend's batched forward pass when it is a Forwarder (the kernels: a
+// chunk of rows costs what a few row-by-row passes did), else from the
+// package's Agreement.
+func (s *SFT) Agreement(x []float32, actions []uint8) (int, error) {
+	f := s.policy.In()
+	if len(x) != len(actions)*f {
+		return 0, fmt.Errorf("trainer: sft agreement: %d feature values for %d rows of width %d", len(x), len(actions), f)
+	}
+	fw, ok := s.backend.(Forwarder)
+	if !ok {
+		return int(math.Round(Agreement(s.policy, x, actions) * float64(len(actions)))), nil
+	}
+	hit := 0
+	for lo := 0; lo < len(actions); lo += agreementRows {
+		hi := min(len(actions), lo+agreementRows)
+		s.logits = grow(s.logits, (hi-lo)*nn.NumActions)
+		if err := fw.Forward(s.logits, s.policy, x[lo*f:hi*f]); err != nil {
+			return 0, fmt.Errorf("trainer: sft agreement: %w", err)
+		}
+		for i, a := range actions[lo:hi] {
+			z := s.logits[i*nn.NumActions : (i+1)*nn.NumActions]
+			best := 0
+			for k := 1; k < nn.NumActions; k++ {
+				if z[k] > z[best] {
+					best = k
+				}
+			}
+			if uint8(best) == a {
+				hit++
+			}
+		}
+	}
+	return hit, nil
 }

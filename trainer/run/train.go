@@ -260,18 +260,23 @@ func (r *runner) sft(ctx context.Context, what string, pass func(each func(x []f
 		if err := r.stopped(ctx); err != nil {
 			return err
 		}
-		sum, n := 0.0, 0
+		sum, n, hits := 0.0, 0, 0
 		err := pass(func(x []float32, actions []uint8) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			loss, err := s.Epoch(x, actions)
+			if err != nil {
+				return err
+			}
 			sum += loss * float64(len(actions))
 			n += len(actions)
-			if ep == cfg.Epochs-1 {
-				res.Agreement = trainer.Agreement(r.policy, x, actions)
+			if ep == cfg.Epochs-1 { // every chunk's rows, each after its chunk's epoch
+				h, err := s.Agreement(x, actions)
+				hits += h
+				return err
 			}
-			return err
+			return nil
 		})
 		if err != nil {
 			return err
@@ -280,6 +285,9 @@ func (r *runner) sft(ctx context.Context, what string, pass func(each func(x []f
 			return ErrNoData
 		}
 		res.Loss, res.Rows = sum/float64(n), n
+		if ep == cfg.Epochs-1 {
+			res.Agreement = float64(hits) / float64(n)
+		}
 		if ep == 0 {
 			res.FirstLoss = res.Loss
 		}
