@@ -7,8 +7,8 @@ import (
 	"strconv"
 
 	"github.com/mpdf/mpdf/env"
-	"github.com/mpdf/mpdf/nn"
 	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/nn"
 	"github.com/mpdf/mpdf/stats"
 	"github.com/mpdf/mpdf/trainer"
 )
