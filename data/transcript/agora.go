@@ -25,7 +25,7 @@ type agoraItem struct {
 // An agent's prompt is estimated as the question plus its own previous
 // answers (the summary of the others' answers it was also sent is not
 // counted: it is shared text the file records once per round).
-func eachAgora(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(q *Question) error) error {
+func eachAgora(dec *json.Decoder, name string, meta Meta, critic bool, rep *Report, fn func(q *Question) error) error {
 	if tok, err := dec.Token(); err != nil {
 		return fmt.Errorf("transcript: %s: %w", name, err)
 	} else if tok != json.Delim('[') {
@@ -60,7 +60,7 @@ func eachAgora(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(q
 			Text: text, GoldRaw: gold, Gold: answer.Gold(meta.Task, gold),
 			Agents: make([][]Answer, len(answers)), Models: models,
 		}
-		opts := readOptions(meta.Task, text)
+		opts := readOptions(meta.Task, text, critic)
 		skip := ""
 		for k, rs := range answers {
 			prompt := answer.EstimateTokens(text)

@@ -1,0 +1,59 @@
+package transcript
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mpdf/mpdf/internal/testenv"
+)
+
+// sharedFiles lists every shared transcript file (as mpdf import
+// ../shared/data/debates/*/*/*.json reads them) and their total size.
+func sharedFiles(b *testing.B) ([]string, int64) {
+	paths := testenv.Debates(b, "*/*/*.json")
+	var n int64
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += fi.Size()
+	}
+	return paths, n
+}
+
+// BenchmarkImportShared imports every shared transcript into one
+// .jsonl.zst, as mpdf import does: MB/s of transcript read.
+func BenchmarkImportShared(b *testing.B) {
+	paths, size := sharedFiles(b)
+	out := filepath.Join(b.TempDir(), "all.jsonl.zst")
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Import(out, paths, ImportOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEachShared reads every shared transcript with Each, as mpdf data
+// corpus does, and keeps nothing: MB/s of transcript read.
+func BenchmarkEachShared(b *testing.B) {
+	paths, size := sharedFiles(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, p := range paths {
+			f, err := os.Open(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, err = Each(f, p, Options{SkipCritic: true}, func(*Question) error { return nil })
+			f.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
