@@ -78,7 +78,12 @@ func FuzzScanners(f *testing.F) {
 	textCmd := regexp.MustCompile(`\\(?:text|textbf|textit|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}`)
 	command := regexp.MustCompile(`\\[A-Za-z]+`)
 	number := regexp.MustCompile(`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+`)
+	for _, s := range statedSeeds {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
+		checkStated(t, s)
+		checkSentences(t, s)
 		want := -1
 		if ms := placeholder.FindAllStringIndex(s, -1); len(ms) > 0 {
 			want = ms[len(ms)-1][1]
@@ -112,4 +117,80 @@ func FuzzScanners(f *testing.F) {
 			t.Errorf("numbers of %q: %v, want %v", s, ends, want2)
 		}
 	})
+}
+
+// statedRe is the expression lastStated scans for (stated.go).
+var statedRe = regexp.MustCompile(
+	`\(([A-D])\)` +
+		`|(?i:answer)(?:\s+(?i:is|would be|should be|remains))?[*_]*\s*[:：]?\s*[*_]*\s*(?:(?i:option)\s+)?\(?([A-D])\b` +
+		`|\([Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])\b` +
+		`|(?:^|[\s:*])[Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])(?:[).:]|\s*$)`)
+
+// sentenceEndRe is the split lastSentences reads from the end.
+var sentenceEndRe = regexp.MustCompile(`[.!?]\s+|\n+`)
+
+// statedSeeds exercise every alternative of statedRe and its folds.
+var statedSeeds = []string{
+	"(B)", "answer is (B)", "Answer: **B**", "ANSWER WOULD BE option C.", "anſwer ſhould be D", "answer remains\t(A)x",
+	"answer is:B", "answer：  __ B", "answer is is B", "(X) **: option (C) and", "(x)B", "X) A) text", " x) D  ", ":X)C.", "*X) option  B:",
+	"answer isB", "answer is option", "answer optionB", "the answer (A) or answer B_", "X)A", "X) A  \n", "answer\n\nis\n*\n: _ D!",
+	"Answer: **B**. So the answer is (C).\n\nX) D", "answer  would  be B", "answer would beB", "answer: option\n(D)",
+}
+
+// checkStated holds lastStated and the matches statedAt finds to statedRe.
+func checkStated(t *testing.T, s string) {
+	t.Helper()
+	var got [][3]int
+	for p := 0; p < len(s); {
+		if end, l, ok := statedAt(s, p); ok {
+			got = append(got, [3]int{p, end, int(l)})
+			p = end
+			continue
+		}
+		p++
+	}
+	var want [][3]int
+	for _, m := range statedRe.FindAllStringSubmatchIndex(s, -1) {
+		l := 0
+		for g := 2; g < len(m); g += 2 {
+			if m[g] >= 0 {
+				l = int(s[m[g]])
+			}
+		}
+		want = append(want, [3]int{m[0], m[1], l})
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("stated answers of %q: %v, want %v", s, got, want)
+	}
+	wantLast := ""
+	if len(want) > 0 {
+		wantLast = string(rune(want[len(want)-1][2]))
+	}
+	if l := lastStated(s); l != wantLast {
+		t.Errorf("lastStated(%q) = %q, want %q", s, l, wantLast)
+	}
+}
+
+// checkSentences holds lastSentences to the last pieces of
+// sentenceEndRe.Split, for every number of pieces asked.
+func checkSentences(t *testing.T, s string) {
+	t.Helper()
+	all := sentenceEndRe.Split(s, -1)
+	for k := 1; k <= 6; k++ {
+		got := lastSentences(s, make([]string, 0, k))
+		var want []string
+		for i := len(all) - 1; i >= max(0, len(all)-k); i-- {
+			want = append(want, all[i])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("last %d sentences of %q: %q, want %q", k, s, got, want)
+		}
+	}
+}
+
+func TestStatedSeeds(t *testing.T) {
+	for _, s := range append(statedSeeds, "a. b\n\nc! \n d", ". x", "", "\n", "a \n \n b", "x.\n", "a\n. b?  c", "no end") {
+		checkStated(t, s)
+		checkSentences(t, s)
+	}
 }

@@ -19,17 +19,8 @@ import (
 var (
 	// boxLetterRe finds a standalone letter inside a box's de-LaTeXed text.
 	boxLetterRe = regexp.MustCompile(`(?:^|[^A-Za-z])([A-D])(?:[^A-Za-z]|$)`)
-	// statedRe finds the stated answers anywhere in a response, each with
-	// the letter as submatch 1, 2 or 3:
-	//   "(B)"                                  the asked-for form
-	//   "answer is (B)", "Answer: **B**", "answer: B)"
-	//   "(X) B", "(X) Option B)"               the form's placeholder, then the letter
-	//   "X) A) text"                            the placeholder without "(", then a label
-	statedRe = regexp.MustCompile(
-		`\(([A-D])\)` +
-			`|(?i:answer)(?:\s+(?i:is|would be|should be|remains))?[*_]*\s*[:：]?\s*[*_]*\s*(?:(?i:option)\s+)?\(?([A-D])\b` +
-			`|\([Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])\b` +
-			`|(?:^|[\s:*])[Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])(?:[).:]|\s*$)`)
+	// The stated answers — "(B)", "answer is (B)", "Answer: **B**",
+	// "(X) B", "X) A) text" — are found by lastStated (stated.go).
 	// lastLineRe reads a last line that is an option label: "B", "B)", "B. text".
 	lastLineRe = regexp.MustCompile(`^\(?([A-D])(?:$|[).:][*_]*(?:\s|$))`)
 )
@@ -63,15 +54,10 @@ func ExtractLetter(text string) string {
 			return m[1]
 		}
 	}
-	work(2 * len(s)) // statedRe, the last line
-	if ms := statedRe.FindAllStringSubmatch(s, -1); len(ms) > 0 {
-		m := ms[len(ms)-1]
-		for _, g := range m[1:] {
-			if g != "" {
-				return g
-			}
-		}
+	if l := lastStated(s); l != "" {
+		return l
 	}
+	work(len(s)) // the last line
 	last := strings.TrimSpace(s)
 	if i := strings.LastIndexByte(last, '\n'); i >= 0 {
 		last = last[i+1:]
@@ -202,9 +188,8 @@ var (
 	declareRe = regexp.MustCompile(`(?i)\b(?:correct answer|the answer|best answer|correct option|right answer)\b`)
 	// optionRefRe finds a reference to an option: "option D", "D)".
 	optionRefRe = regexp.MustCompile(`\b(?:[Oo]ption|[Cc]hoice)\s+\(?([A-D])\b|(?:^|[\s(])([A-D])\)`)
-	// sentenceEndRe splits sentences: a period, "!" or "?" before white
-	// space, or a line break.
-	sentenceEndRe = regexp.MustCompile(`[.!?]\s+|\n+`)
+	// Sentences end at a period, "!" or "?" before white space, or at a
+	// line break: lastSentences.
 )
 
 // closing is how many final sentences rule 4 looks at.
@@ -224,16 +209,59 @@ func concluded(s string) string {
 		}
 	}
 	// Only the closing sentences: earlier ones may report a peer's answer.
-	work(2 * len(s))
-	sents := sentenceEndRe.Split(strings.TrimSpace(s), -1)
-	for i := len(sents) - 1; i >= max(0, len(sents)-closing); i-- {
-		if declareRe.MatchString(sents[i]) {
-			if l := oneOption(sents[i]); l != "" {
+	var sents [closing]string
+	for _, sent := range lastSentences(strings.TrimSpace(s), sents[:0]) {
+		work(len(sent))
+		if declareRe.MatchString(sent) {
+			if l := oneOption(sent); l != "" {
 				return l
 			}
 		}
 	}
 	return ""
+}
+
+// lastSentences appends to dst (up to its capacity) the last pieces of
+// sentenceEndRe.Split(s, -1), last first, scanning s from its end: only
+// the closing sentences are read, not the whole text. The separators do
+// not depend on the direction of the scan: a run of white space after
+// ".", "!" or "?" is one with the mark; any other run holds one per run of
+// line breaks in it.
+func lastSentences(s string, dst []string) []string {
+	end := len(s) // the end of the piece being collected
+	i := len(s) - 1
+	for i >= 0 && len(dst) < cap(dst) {
+		if !isSpaceRe(s[i]) {
+			i--
+			continue
+		}
+		hi := i + 1 // the run of white space is s[lo:hi]
+		for i >= 0 && isSpaceRe(s[i]) {
+			i--
+		}
+		lo := i + 1
+		if lo > 0 && (s[lo-1] == '.' || s[lo-1] == '!' || s[lo-1] == '?') {
+			dst = append(dst, s[hi:end])
+			end = lo - 1
+			i = lo - 2
+			continue
+		}
+		for j := hi - 1; j >= lo && len(dst) < cap(dst); j-- { // the runs of line breaks, last first
+			if s[j] != '\n' {
+				continue
+			}
+			e := j + 1
+			for j >= lo && s[j] == '\n' {
+				j--
+			}
+			dst = append(dst, s[e:end])
+			end = j + 1
+		}
+	}
+	if i < 0 && len(dst) < cap(dst) {
+		dst = append(dst, s[:end])
+	}
+	return dst
 }
 
 // enumRe finds letters listed together ("(A, B, & C)", "A or B"): a
