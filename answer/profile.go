@@ -31,6 +31,24 @@ var hedgeSet = func() map[string]bool {
 // maxHedge bounds the words worth looking up: longer ones are no hedge.
 const maxHedge = 16
 
+// hedgeFirst[len][c] marks the lengths and first letters of the words of
+// HedgeWords (phrases: of their words), so that most words are passed over
+// without a map lookup; leadWords are the first words of the phrases.
+var hedgeFirst, leadFirst = func() (h, l [maxHedge + 1][256]bool) {
+	for _, w := range HedgeWords {
+		first, rest, phrase := strings.Cut(w, " ")
+		for _, x := range []string{first, rest} {
+			if x != "" && len(x) <= maxHedge {
+				h[len(x)][x[0]] = true
+			}
+		}
+		if phrase && len(first) <= maxHedge {
+			l[len(first)][first[0]] = true
+		}
+	}
+	return h, l
+}()
+
 // selfConfRe reads a stated confidence on a line of its own:
 // "Confidence: 0.8", "**Confidence:** 80%", "confidence = 8/10".
 var selfConfRe = regexp.MustCompile(`(?im)^[\s*_#>-]*confidence(?:\s+(?:level|score))?[*_]*\s*[:=][*_]*\s*[*_]*\s*(\d+(?:\.\d+)?)\s*(%|/\s*10\b|/\s*100\b)?`)
@@ -84,35 +102,54 @@ func countHedges(text string) int {
 	buf[maxHedge] = ' '
 	n, prevLen := 0, -1 // -1: no previous word to pair with
 	for i := 0; i < len(text); {
-		if !isWordByte(text[i]) {
+		if !wordBytes[text[i]] {
 			i++
 			continue
 		}
 		start := i
-		for i < len(text) && isWordByte(text[i]) {
+		for i < len(text) && wordBytes[text[i]] {
 			i++
 		}
 		w := text[start:i]
-		before, _ := utf8.DecodeLastRuneInString(text[:start])
-		after, _ := utf8.DecodeRuneInString(text[i:])
-		if len(w) > maxHedge || isWordRune(before) || isWordRune(after) {
-			prevLen = -1
+		if len(w) > maxHedge || !hedgeFirst[len(w)][lower(w[0])] && !leadFirst[len(w)][lower(w[0])] || gluedWord(text, start, i) {
+			prevLen = -1 // no hedge, in no phrase: the common case, no lookup
 			continue
 		}
 		cur := buf[maxHedge+1 : maxHedge+1+len(w)]
 		for k := range len(w) {
 			cur[k] = lower(w[k])
 		}
-		if hedgeSet[string(cur)] {
-			n++
+		if hedgeFirst[len(w)][cur[0]] {
+			if hedgeSet[string(cur)] {
+				n++
+			}
+			if prevLen >= 0 && hedgeSet[string(buf[maxHedge-prevLen:maxHedge+1+len(w)])] {
+				n++
+			}
 		}
-		if prevLen >= 0 && hedgeSet[string(buf[maxHedge-prevLen:maxHedge+1+len(w)])] {
-			n++
+		prevLen = -1
+		if leadFirst[len(w)][cur[0]] { // it may lead a phrase
+			copy(buf[maxHedge-len(w):maxHedge], cur)
+			prevLen = len(w)
 		}
-		copy(buf[maxHedge-len(w):maxHedge], cur)
-		prevLen = len(w)
 	}
 	return n
+}
+
+// gluedWord reports a word text[start:end] glued to a non-ASCII letter or
+// digit on either side: part of a longer word, and no hedge.
+func gluedWord(text string, start, end int) bool {
+	if start > 0 && text[start-1] >= utf8.RuneSelf {
+		if r, _ := utf8.DecodeLastRuneInString(text[:start]); isWordRune(r) {
+			return true
+		}
+	}
+	if end < len(text) && text[end] >= utf8.RuneSelf {
+		if r, _ := utf8.DecodeRuneInString(text[end:]); isWordRune(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // isWordRune reports a non-ASCII letter or digit (ASCII ones are word bytes
@@ -120,6 +157,14 @@ func countHedges(text string) int {
 func isWordRune(r rune) bool {
 	return r >= utf8.RuneSelf && r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
 }
+
+// wordBytes marks the bytes isWordByte reports.
+var wordBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isWordByte(byte(c))
+	}
+	return t
+}()
 
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'

@@ -134,8 +134,32 @@ func Each(r io.Reader, name string, opts Options, fn func(q *Question) error) (*
 	return each(r, name, meta, opts, fn)
 }
 
-// each is Each with the file name already read into meta.
+// each is Each with the file name already read into meta. A debate-layout
+// file that can be read again from its start (an io.ReadSeeker: a file) is
+// read by the fast path (fast.go), and by eachSlow only when the fast path
+// gives up.
 func each(r io.Reader, name string, meta Meta, opts Options, fn func(q *Question) error) (*Report, error) {
+	if rs, ok := r.(io.ReadSeeker); ok && opts.Layout != LayoutAgora && !slowOnly {
+		if start, err := rs.Seek(0, io.SeekCurrent); err == nil {
+			delivered := 0
+			rep, err := eachFast(rs, name, meta, opts, fn, &delivered)
+			if err != errFallback {
+				return rep, err
+			}
+			if _, err := rs.Seek(start, io.SeekStart); err != nil {
+				return nil, fmt.Errorf("transcript: %s: %w", name, err)
+			}
+			fn = skipFirst(delivered, fn)
+		}
+	}
+	return eachSlow(r, name, meta, opts, fn)
+}
+
+// slowOnly, set by tests, reads every file by eachSlow.
+var slowOnly bool
+
+// eachSlow reads by encoding/json, through a Guard: the reference reading.
+func eachSlow(r io.Reader, name string, meta Meta, opts Options, fn func(q *Question) error) (*Report, error) {
 	layout := opts.Layout
 	dr, err := data.Decompress(r, name)
 	if err != nil {
