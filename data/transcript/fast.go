@@ -36,8 +36,8 @@ const fastSlack = 64
 type fastReader struct {
 	r    io.Reader
 	buf  []byte
-	i, n int   // unread bytes are buf[i:n]
-	base int64 // stream offset of buf[0]
+	i, n int    // unread bytes are buf[i:n]
+	base int64  // stream offset of buf[0]
 	eof  bool   // the stream ended (or failed)
 	bad  bool   // it failed: the slow path reports how
 	tmp  []byte // an escaped string's decoded bytes
