@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -84,6 +85,7 @@ func FuzzScanners(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		checkStated(t, s)
 		checkSentences(t, s)
+		checkTails(t, s)
 		want := -1
 		if ms := placeholder.FindAllStringIndex(s, -1); len(ms) > 0 {
 			want = ms[len(ms)-1][1]
@@ -132,7 +134,8 @@ var sentenceEndRe = regexp.MustCompile(`[.!?]\s+|\n+`)
 // statedSeeds exercise every alternative of statedRe and its folds.
 var statedSeeds = []string{
 	"(B)", "answer is (B)", "Answer: **B**", "ANSWER WOULD BE option C.", "anſwer ſhould be D", "answer remains\t(A)x",
-	"answer is:B", "answer：  __ B", "answer is is B", "(X) **: option (C) and", "(x)B", "X) A) text", " x) D  ", ":X)C.", "*X) option  B:",
+	"answer is:B", "answer：  __ B", "the answer is: $x$\nanswer  IS \\frac12", "answer\nis\n\n", "so x is $1$ and y is $2$.", "a_is 3 cm .",
+	"x\n  * Confidence: 0.9\n> confidence = 8/10", "-- \nCONFIDENCE: 5", "a confidence\n\tconfidence level: 70 %", "The correct ANSWER is b", "best option", "answer is is B", "(X) **: option (C) and", "(x)B", "X) A) text", " x) D  ", ":X)C.", "*X) option  B:",
 	"answer isB", "answer is option", "answer optionB", "the answer (A) or answer B_", "X)A", "X) A  \n", "answer\n\nis\n*\n: _ D!",
 	"Answer: **B**. So the answer is (C).\n\nX) D", "answer  would  be B", "answer would beB", "answer: option\n(D)",
 }
@@ -192,5 +195,39 @@ func TestStatedSeeds(t *testing.T) {
 	for _, s := range append(statedSeeds, "a. b\n\nc! \n d", ". x", "", "\n", "a \n \n b", "x.\n", "a\n. b?  c", "no end") {
 		checkStated(t, s)
 		checkSentences(t, s)
+		checkTails(t, s)
+	}
+}
+
+// The regexps the scanners stand in for, or read a tail for.
+var (
+	answerIsRe = regexp.MustCompile(`(?i)answer\s+is\s*:?\s*([^\n]*)`)
+)
+
+// checkTails holds lastAnswerIs to answerIsRe, the end-of-text regexps to
+// their reading of the tails they are given, selfConfRe to its reading from
+// confidenceStart, and the "answer"/"option" filter to declareRe.
+func checkTails(t *testing.T, s string) {
+	t.Helper()
+	want, wantOK := "", false
+	if ms := answerIsRe.FindAllStringSubmatch(s, -1); len(ms) > 0 {
+		want, wantOK = ms[len(ms)-1][1], true
+	}
+	if got, ok := lastAnswerIs(s); got != want || ok != wantOK {
+		t.Errorf("lastAnswerIs(%q) = %q %v, want %q %v", s, got, ok, want, wantOK)
+	}
+	for _, c := range []struct {
+		re   *regexp.Regexp
+		tail func(string) string
+	}{{endIsMathRe, endIsMathTail}, {endIsNumberRe, endIsNumberTail}} {
+		if got, want := c.re.FindStringSubmatch(c.tail(s)), c.re.FindStringSubmatch(s); !slices.Equal(got, want) {
+			t.Errorf("%v on the tail of %q: %q, want %q", c.re, s, got, want)
+		}
+	}
+	if got, want := selfConfRe.FindAllStringSubmatch(s[confidenceStart(s):], -1), selfConfRe.FindAllStringSubmatch(s, -1); !reflect.DeepEqual(got, want) {
+		t.Errorf("selfConfRe from confidenceStart of %q: %q, want %q", s, got, want)
+	}
+	if declareRe.MatchString(s) && !containsFold(s, "answer") && !containsFold(s, "option") {
+		t.Errorf("%q declares with neither answer nor option", s)
 	}
 }

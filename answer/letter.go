@@ -212,7 +212,7 @@ func concluded(s string) string {
 	var sents [closing]string
 	for _, sent := range lastSentences(strings.TrimSpace(s), sents[:0]) {
 		work(len(sent))
-		if declareRe.MatchString(sent) {
+		if (containsFold(sent, "answer") || containsFold(sent, "option")) && declareRe.MatchString(sent) {
 			if l := oneOption(sent); l != "" {
 				return l
 			}
@@ -262,6 +262,20 @@ func lastSentences(s string, dst []string) []string {
 		dst = append(dst, s[:end])
 	}
 	return dst
+}
+
+// containsFold reports whether s holds w (lower-case ASCII) as (?i)
+// matches it: every declareRe phrase holds "answer" or "option", so a
+// sentence with neither is passed over without the regexp.
+func containsFold(s, w string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i]|0x20 == w[0] {
+			if _, ok := foldPrefix(s, i, w); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // enumRe finds letters listed together ("(A, B, & C)", "A or B"): a

@@ -197,13 +197,48 @@ func steps(line string) int {
 	return n
 }
 
+// confidenceStart is a line start before which selfConfRe matches
+// nothing: a match holds "confidence" (any case), and starts at a line
+// start from which only [\s*_#>-] lead to it. So the regexp reads from the
+// first "confidence" on, not the whole text, and reads the same matches.
+func confidenceStart(text string) int {
+	f := -1
+	for i := 0; i < len(text); i++ {
+		if text[i]|0x20 == 'c' {
+			if _, ok := foldPrefix(text, i, "confidence"); ok {
+				f = i
+				break
+			}
+		}
+	}
+	if f < 0 {
+		return len(text)
+	}
+	q := f // the run of [\s*_#>-] before it is text[q:f]
+	for q > 0 && confLead(text[q-1]) {
+		q--
+	}
+	if q == 0 {
+		return 0
+	}
+	if k := strings.IndexByte(text[q:f], '\n'); k >= 0 {
+		return q + k + 1 // the run's first line start
+	}
+	return strings.LastIndexByte(text[:f], '\n') + 1 // f's line start (0 on the first)
+}
+
+// confLead reports a byte of selfConfRe's [\s*_#>-].
+func confLead(c byte) bool {
+	return isSpaceRe(c) || c == '*' || c == '_' || c == '#' || c == '>' || c == '-'
+}
+
 // selfConfidence returns the last confidence stated in text, scaled to
 // [0,1]: a plain number ≤ 1 is a probability, one in (1, 100] a percentage.
 func selfConfidence(text string) (float64, bool) {
 	if !strings.Contains(text, "onfidence") && !strings.Contains(text, "ONFIDENCE") {
 		return 0, false // the regexp is slow; most texts state nothing
 	}
-	ms := selfConfRe.FindAllStringSubmatch(text, -1)
+	ms := selfConfRe.FindAllStringSubmatch(text[confidenceStart(text):], -1)
 	if len(ms) == 0 {
 		return 0, false
 	}
