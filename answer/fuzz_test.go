@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // fuzzQuestion is an MMLU question in LLM-Debate's template, so that the
@@ -86,6 +87,9 @@ func FuzzScanners(f *testing.F) {
 		checkStated(t, s)
 		checkSentences(t, s)
 		checkTails(t, s)
+		if got, want := runeCount(s), utf8.RuneCountInString(s); got != want {
+			t.Errorf("runeCount(%q) = %d, want %d", s, got, want)
+		}
 		want := -1
 		if ms := placeholder.FindAllStringIndex(s, -1); len(ms) > 0 {
 			want = ms[len(ms)-1][1]
@@ -134,7 +138,7 @@ var sentenceEndRe = regexp.MustCompile(`[.!?]\s+|\n+`)
 // statedSeeds exercise every alternative of statedRe and its folds.
 var statedSeeds = []string{
 	"(B)", "answer is (B)", "Answer: **B**", "ANSWER WOULD BE option C.", "anſwer ſhould be D", "answer remains\t(A)x",
-	"answer is:B", "answer：  __ B", "the answer is: $x$\nanswer  IS \\frac12", "answer\nis\n\n", "so x is $1$ and y is $2$.", "a_is 3 cm .",
+	"answer is:B", "answer：  __ B", "the answer is: $x$\nanswer  IS \\frac12", "answer\nis\n\n", "so x is $1$ and y is $2$.", "a_is 3 cm .", "so (45,X).", "(a)(b) ._", "(a)b)", "()", "x (\xff) \n", "(a)(b)c",
 	"x\n  * Confidence: 0.9\n> confidence = 8/10", "-- \nCONFIDENCE: 5", "a confidence\n\tconfidence level: 70 %", "The correct ANSWER is b", "best option", "answer is is B", "(X) **: option (C) and", "(x)B", "X) A) text", " x) D  ", ":X)C.", "*X) option  B:",
 	"answer isB", "answer is option", "answer optionB", "the answer (A) or answer B_", "X)A", "X) A  \n", "answer\n\nis\n*\n: _ D!",
 	"Answer: **B**. So the answer is (C).\n\nX) D", "answer  would  be B", "answer would beB", "answer: option\n(D)",
@@ -196,12 +200,16 @@ func TestStatedSeeds(t *testing.T) {
 		checkStated(t, s)
 		checkSentences(t, s)
 		checkTails(t, s)
+		if got, want := runeCount(s), utf8.RuneCountInString(s); got != want {
+			t.Errorf("runeCount(%q) = %d, want %d", s, got, want)
+		}
 	}
 }
 
 // The regexps the scanners stand in for, or read a tail for.
 var (
 	answerIsRe = regexp.MustCompile(`(?i)answer\s+is\s*:?\s*([^\n]*)`)
+	endParenRe = regexp.MustCompile(`\(([^()]+)\)[\s.!*_]*$`)
 )
 
 // checkTails holds lastAnswerIs to answerIsRe, the end-of-text regexps to
@@ -226,6 +234,13 @@ func checkTails(t *testing.T, s string) {
 	}
 	if got, want := selfConfRe.FindAllStringSubmatch(s[confidenceStart(s):], -1), selfConfRe.FindAllStringSubmatch(s, -1); !reflect.DeepEqual(got, want) {
 		t.Errorf("selfConfRe from confidenceStart of %q: %q, want %q", s, got, want)
+	}
+	want, wantOK = "", false
+	if m := endParenRe.FindStringSubmatch(s); m != nil {
+		want, wantOK = m[1], true
+	}
+	if got, ok := endParen(s); got != want || ok != wantOK {
+		t.Errorf("endParen(%q) = %q %v, want %q %v", s, got, ok, want, wantOK)
 	}
 	if declareRe.MatchString(s) && !containsFold(s, "answer") && !containsFold(s, "option") {
 		t.Errorf("%q declares with neither answer nor option", s)

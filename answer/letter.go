@@ -86,8 +86,6 @@ func Choices(question string) []string {
 	return ms[len(ms)-1][1:5]
 }
 
-// endParenRe finds a parenthesised group that ends the text.
-var endParenRe = regexp.MustCompile(`\(([^()]+)\)[\s.!*_]*$`)
 
 // ExtractLetterIn is ExtractLetter with one more rule, used only when the
 // response states no letter at all: the text it gives as the answer is
@@ -115,10 +113,30 @@ func ExtractLetterIn(text string, choices []string) string {
 		}
 	}
 	work(len(s))
-	if m := endParenRe.FindStringSubmatch(s); m != nil {
-		return matchChoice(fold(m[1]), choices, false)
+	if g, ok := endParen(s); ok {
+		return matchChoice(fold(g), choices, false)
 	}
 	return ""
+}
+
+// endParen returns the group of endParenRe, \(([^()]+)\)[\s.!*_]*$, read
+// from the end of s: the match ends the text, so its ")" is the last one,
+// with only [\s.!*_] after it, and its "(" the last before that.
+func endParen(s string) (string, bool) {
+	e := strings.LastIndexByte(s, ')')
+	if e < 0 {
+		return "", false
+	}
+	for i := e + 1; i < len(s); i++ {
+		if c := s[i]; !isSpaceRe(c) && c != '.' && c != '!' && c != '*' && c != '_' {
+			return "", false
+		}
+	}
+	k := strings.LastIndexByte(s[:e], '(')
+	if k < 0 || k+1 == e || strings.IndexByte(s[k+1:e], ')') >= 0 {
+		return "", false
+	}
+	return s[k+1 : e], true
 }
 
 // matchChoice returns the letter of the longest choice that the folded

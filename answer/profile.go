@@ -70,7 +70,26 @@ type Profile struct {
 // is the usual rate of English under BPE tokenizers. It is an estimate for
 // costs and profiles, not a count.
 func EstimateTokens(s string) int {
-	return (utf8.RuneCountInString(s) + 3) / 4
+	return (runeCount(s) + 3) / 4
+}
+
+// runeCount is utf8.RuneCountInString, eight ASCII bytes at a time. The
+// text is cut only before a byte that starts a rune (or is invalid), where
+// no rune the decoder reads can straddle the cut, so the counts add up.
+func runeCount(s string) int {
+	n := 0
+	for len(s) >= 8 {
+		if s[0]|s[1]|s[2]|s[3]|s[4]|s[5]|s[6]|s[7] < utf8.RuneSelf {
+			n, s = n+8, s[8:]
+			continue
+		}
+		k := 8
+		for k < len(s) && !utf8.RuneStart(s[k]) {
+			k++
+		}
+		n, s = n+utf8.RuneCountInString(s[:k]), s[k:]
+	}
+	return n + utf8.RuneCountInString(s)
 }
 
 // ProfileOf computes the reasoning profile of a response text: Steps is the

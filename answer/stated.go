@@ -23,6 +23,10 @@ func lastStated(s string) string {
 	work(len(s))
 	letter := byte(0)
 	for p := 0; p < len(s); {
+		if !statedStart[s[p]] && p > 0 {
+			p++
+			continue
+		}
 		if end, l, ok := statedAt(s, p); ok {
 			letter, p = l, end
 			continue
@@ -34,6 +38,15 @@ func lastStated(s string) string {
 	}
 	return letters[letter-'A']
 }
+
+// statedStart marks the bytes a match can start with (past the text's
+// first byte, where "X)" may too).
+var statedStart = func() (t [256]bool) {
+	for _, c := range "(aA \t\n\f\r:*" {
+		t[c] = true
+	}
+	return t
+}()
 
 // letters are the option letters as strings, so that returning one does
 // not allocate.

@@ -65,8 +65,9 @@ func eachAgora(dec *json.Decoder, name string, meta Meta, critic bool, rep *Repo
 		for k, rs := range answers {
 			prompt := answer.EstimateTokens(text)
 			for _, r := range rs {
-				q.Agents[k] = append(q.Agents[k], newAnswer(meta.Task, r, opts, prompt))
-				prompt += answer.EstimateTokens(r)
+				a := newAnswer(meta.Task, r, opts, prompt)
+				q.Agents[k] = append(q.Agents[k], a)
+				prompt += a.Profile.Tokens // EstimateTokens(r), counted once
 			}
 			if len(rs) == 0 && skip == "" {
 				skip = fmt.Sprintf("agent %d (%s) has no answer", k, models[k])

@@ -355,7 +355,10 @@ func buildQuestion(task Task, file string, index int, text string, ctxs [][]mess
 		prompt := 0
 		for i, m := range chat {
 			if m.Role == "assistant" || m.plain && i > 0 {
-				q.Agents[k] = append(q.Agents[k], newAnswer(task, m.Content, opts, prompt))
+				a := newAnswer(task, m.Content, opts, prompt)
+				q.Agents[k] = append(q.Agents[k], a)
+				prompt += a.Profile.Tokens // EstimateTokens(m.Content), counted once
+				continue
 			}
 			prompt += answer.EstimateTokens(m.Content)
 		}
