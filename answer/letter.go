@@ -86,7 +86,6 @@ func Choices(question string) []string {
 	return ms[len(ms)-1][1:5]
 }
 
-
 // ExtractLetterIn is ExtractLetter with one more rule, used only when the
 // response states no letter at all: the text it gives as the answer is
 // compared with the question's choices (Choices). Two places count as
