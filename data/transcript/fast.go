@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"strings"
@@ -364,7 +365,8 @@ func (f *fastReader) skip(depth int) bool {
 	return false
 }
 
-// eachDebateFast reads the debate layout as eachDebate does, calling fn
+// eachDebateFast reads the debate layout as eachDebate does (the agora
+// layout as eachAgora does: fastReader.agora), calling fn
 // with each question and counting them in delivered; errFallback when it
 // cannot be sure to read as eachDebate would.
 func eachDebateFast(r io.Reader, meta Meta, critic bool, rep *Report, fn func(q *Question) error, delivered *int) error {
@@ -374,7 +376,10 @@ func eachDebateFast(r io.Reader, meta Meta, critic bool, rep *Report, fn func(q 
 	if f.n-f.i >= 3 && string(f.buf[:3]) == jsonscan.BOM {
 		f.i = 3
 	}
-	if !f.byte_('{') {
+	if c, _ := f.peek(); c == '[' && rep.Layout == LayoutAgora {
+		return f.agora(meta, critic, rep, fn, delivered)
+	}
+	if rep.Layout != LayoutDebate || !f.byte_('{') {
 		return errFallback
 	}
 	seen := questionSet{}
@@ -418,7 +423,20 @@ func eachFast(r io.Reader, name string, meta Meta, opts Options, fn func(q *Ques
 		return nil, errFallback
 	}
 	defer dr.Close()
-	rep := &Report{File: meta.File, Task: meta.Task, Model: meta.Model, Layout: LayoutDebate}
+	layout := opts.Layout
+	if layout == LayoutAuto {
+		br := bufio.NewReader(dr) // to peek at the layout's first byte
+		first, err := firstByte(br)
+		if err != nil || first != '{' && first != '[' {
+			return nil, errFallback
+		}
+		layout = map[byte]Layout{'{': LayoutDebate, '[': LayoutAgora}[first]
+		dr = struct {
+			io.Reader
+			io.Closer
+		}{br, dr}
+	}
+	rep := &Report{File: meta.File, Task: meta.Task, Model: meta.Model, Layout: layout}
 	if err := eachDebateFast(dr, meta, !opts.SkipCritic, rep, fn, delivered); err != nil {
 		if err == errFallback {
 			return nil, err
@@ -483,15 +501,7 @@ func (f *fastReader) value(ctxs *[][]message, elem int64) (gold string, extra in
 	if !f.byte_(',') {
 		return "", 0, false
 	}
-	switch c, _ := f.peek(); {
-	case c == '"':
-		gold, ok = f.str()
-	case c == '-' || c >= '0' && c <= '9':
-		gold, ok = f.number()
-	case c == 'n':
-		ok = f.literal("null")
-	}
-	if !ok {
+	if gold, ok = f.gold(); !ok {
 		return "", 0, false
 	}
 	for f.byte_(',') {
@@ -547,4 +557,132 @@ func (f *fastReader) message() (message, bool) {
 			return m, false
 		}
 	}
+}
+
+// agora reads LLM-Agora's layout as eachAgora does: an array of
+// {question_id, question, agent_response: {model: [answers]}, answer}.
+func (f *fastReader) agora(meta Meta, critic bool, rep *Report, fn func(q *Question) error, delivered *int) error {
+	if !f.byte_('[') {
+		return errFallback
+	}
+	seen := questionSet{}
+	for index := 0; !f.byte_(']'); index++ {
+		if index > 0 && !f.byte_(',') {
+			return errFallback
+		}
+		elem := f.off()
+		text, gold, models, answers, ok := f.agoraItem()
+		if !ok || f.off()-elem >= MaxQuestionBytes-fastSlack || seen.check(meta.Task, text, index) != nil {
+			return errFallback
+		}
+		q, skip := buildAgora(meta, critic, index, text, gold, models, answers)
+		rep.Variants = addOnce(rep.Variants, "heterogeneous team")
+		if err := rep.take(q, skip, index, fn); err != nil {
+			return err
+		}
+		if skip == "" {
+			*delivered++
+		}
+	}
+	if _, ok := f.peek(); ok || f.bad {
+		return errFallback
+	}
+	return nil
+}
+
+// agoraItem reads one question of the agora layout; it gives up on a
+// question, agent_response or answer missing, null or given twice, a key
+// that matches one only regardless of case, and an answer list holding
+// anything but strings.
+func (f *fastReader) agoraItem() (text, gold string, models []string, answers [][]string, ok bool) {
+	if !f.byte_('{') {
+		return
+	}
+	var haveQ, haveA, haveGold bool
+	for first := true; !f.byte_('}'); first = false {
+		if !first && !f.byte_(',') {
+			return
+		}
+		k, kok := f.str()
+		if !kok || !f.byte_(':') {
+			return
+		}
+		switch k {
+		case "question":
+			if haveQ {
+				return
+			}
+			text, haveQ = f.str()
+			if !haveQ {
+				return
+			}
+		case "agent_response":
+			if haveA {
+				return
+			}
+			if models, answers, haveA = f.agents(); !haveA {
+				return
+			}
+		case "answer":
+			if haveGold {
+				return
+			}
+			if gold, haveGold = f.gold(); !haveGold {
+				return
+			}
+		default:
+			for _, name := range []string{"question", "agent_response", "answer", "question_id"} {
+				if k != name && strings.EqualFold(k, name) {
+					return // encoding/json would match it regardless of case
+				}
+			}
+			if !f.skip(0) {
+				return
+			}
+		}
+	}
+	return text, gold, models, answers, haveQ && haveA
+}
+
+// agents reads agent_response: {model: [answer strings]}, keys in order.
+func (f *fastReader) agents() (models []string, answers [][]string, ok bool) {
+	if !f.byte_('{') {
+		return nil, nil, false
+	}
+	for first := true; !f.byte_('}'); first = false {
+		if !first && !f.byte_(',') {
+			return nil, nil, false
+		}
+		m, ok := f.str()
+		if !ok || !f.byte_(':') || !f.byte_('[') {
+			return nil, nil, false // null answers: the slow path
+		}
+		rs := []string{}
+		for i := 0; !f.byte_(']'); i++ {
+			if i > 0 && !f.byte_(',') {
+				return nil, nil, false
+			}
+			r, ok := f.str()
+			if !ok {
+				return nil, nil, false
+			}
+			rs = append(rs, r)
+		}
+		models, answers = append(models, m), append(answers, rs)
+	}
+	return models, answers, true
+}
+
+// gold reads a gold answer as goldText does: a string, a number as
+// written, or null ("").
+func (f *fastReader) gold() (string, bool) {
+	switch c, _ := f.peek(); {
+	case c == '"':
+		return f.str()
+	case c == '-' || c >= '0' && c <= '9':
+		return f.number()
+	case c == 'n':
+		return "", f.literal("null")
+	}
+	return "", false
 }

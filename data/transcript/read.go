@@ -134,12 +134,12 @@ func Each(r io.Reader, name string, opts Options, fn func(q *Question) error) (*
 	return each(r, name, meta, opts, fn)
 }
 
-// each is Each with the file name already read into meta. A debate-layout
-// file that can be read again from its start (an io.ReadSeeker: a file) is
+// each is Each with the file name already read into meta. A file that can
+// be read again from its start (an io.ReadSeeker: a file) is
 // read by the fast path (fast.go), and by eachSlow only when the fast path
 // gives up.
 func each(r io.Reader, name string, meta Meta, opts Options, fn func(q *Question) error) (*Report, error) {
-	if rs, ok := r.(io.ReadSeeker); ok && opts.Layout != LayoutAgora && !slowOnly {
+	if rs, ok := r.(io.ReadSeeker); ok && !slowOnly {
 		if start, err := rs.Seek(0, io.SeekCurrent); err == nil {
 			delivered := 0
 			rep, err := eachFast(rs, name, meta, opts, fn, &delivered)
