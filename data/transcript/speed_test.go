@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -52,6 +53,26 @@ func BenchmarkEachShared(b *testing.B) {
 			_, err = Each(f, p, Options{SkipCritic: true}, func(*Question) error { return nil })
 			f.Close()
 			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkPlainJSONShared is the peer of the two above: encoding/json
+// decoding every shared file into an empty interface, reading no answer.
+func BenchmarkPlainJSONShared(b *testing.B) {
+	paths, size := sharedFiles(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, p := range paths {
+			raw, err := os.ReadFile(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
 				b.Fatal(err)
 			}
 		}
