@@ -39,23 +39,34 @@ func BenchmarkImportShared(b *testing.B) {
 }
 
 // BenchmarkEachShared reads every shared transcript with Each, as mpdf data
-// corpus does, and keeps nothing: MB/s of transcript read.
+// corpus does, and keeps nothing: MB/s of transcript read, by the fast
+// path and by the encoding/json path alone (the choice of decoder).
 func BenchmarkEachShared(b *testing.B) {
 	paths, size := sharedFiles(b)
-	b.SetBytes(size)
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, p := range paths {
-			f, err := os.Open(p)
-			if err != nil {
-				b.Fatal(err)
-			}
-			_, err = Each(f, p, Options{SkipCritic: true}, func(*Question) error { return nil })
-			f.Close()
-			if err != nil {
-				b.Fatal(err)
-			}
+	for _, slow := range []bool{false, true} {
+		name := "path=fast"
+		if slow {
+			name = "path=encoding-json"
 		}
+		b.Run(name, func(b *testing.B) {
+			slowOnly = slow
+			defer func() { slowOnly = false }()
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, p := range paths {
+					f, err := os.Open(p)
+					if err != nil {
+						b.Fatal(err)
+					}
+					_, err = Each(f, p, Options{SkipCritic: true}, func(*Question) error { return nil })
+					f.Close()
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
 	}
 }
 
