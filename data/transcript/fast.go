@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -42,6 +43,27 @@ type fastReader struct {
 	eof  bool   // the stream ended (or failed)
 	bad  bool   // it failed: the slow path reports how
 	tmp  []byte // an escaped string's decoded bytes
+	// limit is the stream offset the current question must end before
+	// (MaxQuestionBytes from its start, less fastSlack): every string and
+	// skipped value checks it, so a question's memory stays bounded.
+	limit int64
+	// strs counts the current question's strings, at most maxFastStrings.
+	strs int
+}
+
+// maxFastStrings bounds the strings of a question the fast path builds:
+// many short ones (8 M of them in 32 MiB) would take 40 times their bytes
+// as decoded messages before the question limit is reached. The shared
+// questions hold at most a few hundred; past the bound the encoding/json
+// path reads the file (and buffers the question before decoding it).
+const maxFastStrings = 1 << 14
+
+// within starts a question at the next byte: its limit.
+func (f *fastReader) within() int64 {
+	elem := f.off()
+	f.limit = elem + MaxQuestionBytes - fastSlack
+	f.strs = 0
+	return elem
 }
 
 // fill reads more, keeping buf[keep:n] (keep ≤ i); it reports false at the
@@ -110,7 +132,7 @@ var stringEnd = func() (t [256]bool) {
 // str reads a string: valid UTF-8, escapes decoded, at most
 // data.MaxTextBytes - fastSlack bytes as written.
 func (f *fastReader) str() (string, bool) {
-	if !f.byte_('"') {
+	if f.strs++; f.strs > maxFastStrings || !f.byte_('"') {
 		return "", false
 	}
 	start := f.i
@@ -138,7 +160,7 @@ func (f *fastReader) str() (string, bool) {
 			return "", false // encoding/json writes U+FFFD for each bad byte
 		}
 		f.i = j + 1
-		return string(b), true
+		return string(b), f.off() < f.limit
 	}
 	if f.buf[j] != '\\' {
 		return "", false // a control character
@@ -169,7 +191,7 @@ func (f *fastReader) escaped(start int) (string, bool) {
 		case c == '"':
 			f.i = j + 1
 			f.tmp = out
-			if !utf8.Valid(out) {
+			if !utf8.Valid(out) || f.off() >= f.limit {
 				return "", false
 			}
 			return string(out), true
@@ -313,7 +335,7 @@ func (f *fastReader) literal(w string) bool {
 // skip reads any JSON value (an extra element of a question's value).
 func (f *fastReader) skip(depth int) bool {
 	c, ok := f.peek()
-	if !ok || depth > 64 {
+	if !ok || depth > 64 || f.off() >= f.limit {
 		return false
 	}
 	switch {
@@ -370,7 +392,7 @@ func (f *fastReader) skip(depth int) bool {
 // with each question and counting them in delivered; errFallback when it
 // cannot be sure to read as eachDebate would.
 func eachDebateFast(r io.Reader, meta Meta, critic bool, rep *Report, fn func(q *Question) error, delivered *int) error {
-	f := &fastReader{r: r, buf: make([]byte, 64<<10)}
+	f := &fastReader{r: r, buf: make([]byte, 64<<10), limit: math.MaxInt64}
 	for f.n-f.i < 3 && f.fill(f.i) {
 	}
 	if f.n-f.i >= 3 && string(f.buf[:3]) == jsonscan.BOM {
@@ -388,7 +410,8 @@ func eachDebateFast(r io.Reader, meta Meta, critic bool, rep *Report, fn func(q 
 		if index > 0 && !f.byte_(',') {
 			return errFallback
 		}
-		elem := f.off()
+		f.peek()
+		elem := f.within()
 		text, ok := f.str()
 		if !ok || !f.byte_(':') {
 			return errFallback
@@ -570,7 +593,8 @@ func (f *fastReader) agora(meta Meta, critic bool, rep *Report, fn func(q *Quest
 		if index > 0 && !f.byte_(',') {
 			return errFallback
 		}
-		elem := f.off()
+		f.peek()
+		elem := f.within()
 		text, gold, models, answers, ok := f.agoraItem()
 		if !ok || f.off()-elem >= MaxQuestionBytes-fastSlack || seen.check(meta.Task, text, index) != nil {
 			return errFallback
