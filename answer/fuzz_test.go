@@ -139,7 +139,7 @@ var sentenceEndRe = regexp.MustCompile(`[.!?]\s+|\n+`)
 var statedSeeds = []string{
 	"(B)", "answer is (B)", "Answer: **B**", "ANSWER WOULD BE option C.", "anſwer ſhould be D", "answer remains\t(A)x",
 	"answer is:B", "answer：  __ B", "the answer is: $x$\nanswer  IS \\frac12", "answer\nis\n\n", "so x is $1$ and y is $2$.", "a_is 3 cm .", "so (45,X).", "(a)(b) ._", "(a)b)", "()", "x (\xff) \n", "(a)(b)c",
-	"x\n  * Confidence: 0.9\n> confidence = 8/10", "-- \nCONFIDENCE: 5", "a confidence\n\tconfidence level: 70 %", "The correct ANSWER is b", "best option", "answer is is B", "(X) **: option (C) and", "(x)B", "X) A) text", " x) D  ", ":X)C.", "*X) option  B:",
+	"x\n  * Confidence: 0.9\n> confidence = 8/10", "Confidence: 5\nConfidence: 6 / 100x", "confidence score ** = **\n 7.5/ 10\nconfidence: 3%", "Confidence:\n\nConfidence: 1/100", "ConfidenceLevel: 3", "confidence ſcore: 4/10_", "-- \nCONFIDENCE: 5", "a confidence\n\tconfidence level: 70 %", "The correct ANSWER is b", "best option", "answer is is B", "(X) **: option (C) and", "(x)B", "X) A) text", " x) D  ", ":X)C.", "*X) option  B:",
 	"answer isB", "answer is option", "answer optionB", "the answer (A) or answer B_", "X)A", "X) A  \n", "answer\n\nis\n*\n: _ D!",
 	"Answer: **B**. So the answer is (C).\n\nX) D", "answer  would  be B", "answer would beB", "answer: option\n(D)",
 }
@@ -210,6 +210,7 @@ func TestStatedSeeds(t *testing.T) {
 var (
 	answerIsRe = regexp.MustCompile(`(?i)answer\s+is\s*:?\s*([^\n]*)`)
 	endParenRe = regexp.MustCompile(`\(([^()]+)\)[\s.!*_]*$`)
+	selfConfRe = regexp.MustCompile(`(?im)^[\s*_#>-]*confidence(?:\s+(?:level|score))?[*_]*\s*[:=][*_]*\s*[*_]*\s*(\d+(?:\.\d+)?)\s*(%|/\s*10\b|/\s*100\b)?`)
 )
 
 // checkTails holds lastAnswerIs to answerIsRe, the end-of-text regexps to
@@ -232,8 +233,38 @@ func checkTails(t *testing.T, s string) {
 			t.Errorf("%v on the tail of %q: %q, want %q", c.re, s, got, want)
 		}
 	}
+	all := selfConfRe.FindAllStringSubmatchIndex(s, -1)
 	if got, want := selfConfRe.FindAllStringSubmatch(s[confidenceStart(s):], -1), selfConfRe.FindAllStringSubmatch(s, -1); !reflect.DeepEqual(got, want) {
 		t.Errorf("selfConfRe from confidenceStart of %q: %q, want %q", s, got, want)
+	}
+	var gotAll [][]int
+	for p := 0; p < len(s); p++ {
+		if p > 0 && s[p-1] != '\n' {
+			continue
+		}
+		if m, ok := selfConfAt(s, p); ok && (len(gotAll) == 0 || p >= gotAll[len(gotAll)-1][1]) {
+			gotAll = append(gotAll, []int{p, m.end})
+		}
+	}
+	var wantAll [][]int
+	for _, m := range all {
+		wantAll = append(wantAll, m[:2])
+	}
+	if !reflect.DeepEqual(gotAll, wantAll) {
+		t.Errorf("confidence matches of %q: %v, want %v", s, gotAll, wantAll)
+	}
+	n, u, ok := lastSelfConf(s)
+	if len(all) > 0 {
+		m := all[len(all)-1]
+		wn, wu := s[m[2]:m[3]], ""
+		if m[4] >= 0 {
+			wu = s[m[4]:m[5]]
+		}
+		if !ok || n != wn || u != wu {
+			t.Errorf("lastSelfConf(%q) = %q %q %v, want %q %q", s, n, u, ok, wn, wu)
+		}
+	} else if ok {
+		t.Errorf("lastSelfConf(%q) = %q %q, want none", s, n, u)
 	}
 	want, wantOK = "", false
 	if m := endParenRe.FindStringSubmatch(s); m != nil {

@@ -1,7 +1,6 @@
 package answer
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -49,9 +48,9 @@ var hedgeFirst, leadFirst = func() (h, l [maxHedge + 1][256]bool) {
 	return h, l
 }()
 
-// selfConfRe reads a stated confidence on a line of its own:
-// "Confidence: 0.8", "**Confidence:** 80%", "confidence = 8/10".
-var selfConfRe = regexp.MustCompile(`(?im)^[\s*_#>-]*confidence(?:\s+(?:level|score))?[*_]*\s*[:=][*_]*\s*[*_]*\s*(\d+(?:\.\d+)?)\s*(%|/\s*10\b|/\s*100\b)?`)
+// A stated confidence on a line of its own — "Confidence: 0.8",
+// "**Confidence:** 80%", "confidence = 8/10" — is found by lastSelfConf
+// (confidence.go).
 
 // Profile is the reasoning profile of an answer text, as ProfileOf
 // measures it; the rollout format records it with each turn (data.Profile
@@ -257,16 +256,15 @@ func selfConfidence(text string) (float64, bool) {
 	if !strings.Contains(text, "onfidence") && !strings.Contains(text, "ONFIDENCE") {
 		return 0, false // the regexp is slow; most texts state nothing
 	}
-	ms := selfConfRe.FindAllStringSubmatch(text[confidenceStart(text):], -1)
-	if len(ms) == 0 {
+	number, unit, ok := lastSelfConf(text[confidenceStart(text):])
+	if !ok {
 		return 0, false
 	}
-	m := ms[len(ms)-1]
-	v, err := strconv.ParseFloat(m[1], 64)
+	v, err := strconv.ParseFloat(number, 64)
 	if err != nil {
 		return 0, false
 	}
-	switch scale := strings.ReplaceAll(m[2], " ", ""); {
+	switch scale := strings.ReplaceAll(unit, " ", ""); {
 	case scale == "%":
 		v /= 100
 	case scale == "/10":
