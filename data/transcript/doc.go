@@ -55,7 +55,7 @@
 // critic's read from the text (answer.Critic), which ToEpisode writes as
 // the turns' confidence only with EpisodeOptions.Critic. Options.SkipCritic
 // leaves it out for readers that never use it (Import without
-// EpisodeOptions.Critic, data corpus): the critic is a third of reading.
+// EpisodeOptions.Critic, data corpus): the critic is most of reading.
 //
 // # Episodes
 //

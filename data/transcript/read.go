@@ -54,8 +54,8 @@ type Options struct {
 	Task   Task   // answer rules; needed when the name does not say
 	Model  string // model label for reports
 	Layout Layout // file layout; LayoutAuto detects it
-	// SkipCritic leaves every Answer.Critic nil: the text critic, about a
-	// third of reading an answer, is not run. Readers that never use its
+	// SkipCritic leaves every Answer.Critic nil: the text critic, about
+	// two thirds of reading an answer, is not run. Readers that never use its
 	// confidence set it (Import unless EpisodeOptions.Critic; data corpus);
 	// a replay, which may play with the critic, reads it.
 	SkipCritic bool
