@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mpdf/mpdf/data"
-	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // The fast path of Each for the debate layout: one pass over the bytes
@@ -395,7 +394,7 @@ func eachDebateFast(r io.Reader, meta Meta, critic bool, rep *Report, fn func(q 
 	f := &fastReader{r: r, buf: make([]byte, 64<<10), limit: math.MaxInt64}
 	for f.n-f.i < 3 && f.fill(f.i) {
 	}
-	if f.n-f.i >= 3 && string(f.buf[:3]) == jsonscan.BOM {
+	if f.n-f.i >= 3 && len(data.TrimBOM(f.buf[:3])) == 0 {
 		f.i = 3
 	}
 	if c, _ := f.peek(); c == '[' && rep.Layout == LayoutAgora {
