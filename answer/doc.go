@@ -43,8 +43,11 @@
 // Every text is untrusted — a model can emit anything, and the server
 // faces the network — so Read runs in time linear in the text with bounded
 // extra memory, whatever its shape: one pass finds the boxes (not one scan
-// per box), numbers are scanned without regular expressions and written
-// from their text, and what is read is capped by these constants:
+// per box), numbers, stated answers ("answer is (B)", "The answer is"),
+// stated confidences and the closing sentences are scanned without
+// regular expressions (Go's backtracker clears a bitmap of the rest of the
+// text at each match), numbers are written from their text, and what is
+// read is capped by these constants:
 //
 //	MaxAnswerBytes   64 KiB  the answer is read from the last 64 KiB of the answer part
 //	MaxBoxes         16      boxes looked in, from the last (a nested box is one more)

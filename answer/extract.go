@@ -14,9 +14,9 @@ type Options struct {
 	Question string
 	// Choices are the MMLU option texts A–D; nil means Choices(Question).
 	Choices []string
-	// Critic also runs the critic (Result.Critic), which costs about half
-	// as much again as the rest of Read: readers that never use its
-	// confidence leave it off.
+	// Critic also runs the critic (Result.Critic), which costs about twice
+	// as much as the rest of Read (BenchmarkReadShared): readers that never
+	// use its confidence leave it off.
 	Critic bool
 }
 

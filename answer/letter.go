@@ -19,17 +19,8 @@ import (
 var (
 	// boxLetterRe finds a standalone letter inside a box's de-LaTeXed text.
 	boxLetterRe = regexp.MustCompile(`(?:^|[^A-Za-z])([A-D])(?:[^A-Za-z]|$)`)
-	// statedRe finds the stated answers anywhere in a response, each with
-	// the letter as submatch 1, 2 or 3:
-	//   "(B)"                                  the asked-for form
-	//   "answer is (B)", "Answer: **B**", "answer: B)"
-	//   "(X) B", "(X) Option B)"               the form's placeholder, then the letter
-	//   "X) A) text"                            the placeholder without "(", then a label
-	statedRe = regexp.MustCompile(
-		`\(([A-D])\)` +
-			`|(?i:answer)(?:\s+(?i:is|would be|should be|remains))?[*_]*\s*[:：]?\s*[*_]*\s*(?:(?i:option)\s+)?\(?([A-D])\b` +
-			`|\([Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])\b` +
-			`|(?:^|[\s:*])[Xx]\)\s*[*_:]*\s*(?:(?i:option)\s+)?\(?([A-D])(?:[).:]|\s*$)`)
+	// The stated answers — "(B)", "answer is (B)", "Answer: **B**",
+	// "(X) B", "X) A) text" — are found by lastStated (stated.go).
 	// lastLineRe reads a last line that is an option label: "B", "B)", "B. text".
 	lastLineRe = regexp.MustCompile(`^\(?([A-D])(?:$|[).:][*_]*(?:\s|$))`)
 )
@@ -63,15 +54,10 @@ func ExtractLetter(text string) string {
 			return m[1]
 		}
 	}
-	work(2 * len(s)) // statedRe, the last line
-	if ms := statedRe.FindAllStringSubmatch(s, -1); len(ms) > 0 {
-		m := ms[len(ms)-1]
-		for _, g := range m[1:] {
-			if g != "" {
-				return g
-			}
-		}
+	if l := lastStated(s); l != "" {
+		return l
 	}
+	work(len(s)) // the last line
 	last := strings.TrimSpace(s)
 	if i := strings.LastIndexByte(last, '\n'); i >= 0 {
 		last = last[i+1:]
@@ -100,9 +86,6 @@ func Choices(question string) []string {
 	return ms[len(ms)-1][1:5]
 }
 
-// endParenRe finds a parenthesised group that ends the text.
-var endParenRe = regexp.MustCompile(`\(([^()]+)\)[\s.!*_]*$`)
-
 // ExtractLetterIn is ExtractLetter with one more rule, used only when the
 // response states no letter at all: the text it gives as the answer is
 // compared with the question's choices (Choices). Two places count as
@@ -129,10 +112,30 @@ func ExtractLetterIn(text string, choices []string) string {
 		}
 	}
 	work(len(s))
-	if m := endParenRe.FindStringSubmatch(s); m != nil {
-		return matchChoice(fold(m[1]), choices, false)
+	if g, ok := endParen(s); ok {
+		return matchChoice(fold(g), choices, false)
 	}
 	return ""
+}
+
+// endParen returns the group of endParenRe, \(([^()]+)\)[\s.!*_]*$, read
+// from the end of s: the match ends the text, so its ")" is the last one,
+// with only [\s.!*_] after it, and its "(" the last before that.
+func endParen(s string) (string, bool) {
+	e := strings.LastIndexByte(s, ')')
+	if e < 0 {
+		return "", false
+	}
+	for i := e + 1; i < len(s); i++ {
+		if c := s[i]; !isSpaceRe(c) && c != '.' && c != '!' && c != '*' && c != '_' {
+			return "", false
+		}
+	}
+	k := strings.LastIndexByte(s[:e], '(')
+	if k < 0 || k+1 == e || strings.IndexByte(s[k+1:e], ')') >= 0 {
+		return "", false
+	}
+	return s[k+1 : e], true
 }
 
 // matchChoice returns the letter of the longest choice that the folded
@@ -202,9 +205,8 @@ var (
 	declareRe = regexp.MustCompile(`(?i)\b(?:correct answer|the answer|best answer|correct option|right answer)\b`)
 	// optionRefRe finds a reference to an option: "option D", "D)".
 	optionRefRe = regexp.MustCompile(`\b(?:[Oo]ption|[Cc]hoice)\s+\(?([A-D])\b|(?:^|[\s(])([A-D])\)`)
-	// sentenceEndRe splits sentences: a period, "!" or "?" before white
-	// space, or a line break.
-	sentenceEndRe = regexp.MustCompile(`[.!?]\s+|\n+`)
+	// Sentences end at a period, "!" or "?" before white space, or at a
+	// line break: lastSentences.
 )
 
 // closing is how many final sentences rule 4 looks at.
@@ -224,16 +226,73 @@ func concluded(s string) string {
 		}
 	}
 	// Only the closing sentences: earlier ones may report a peer's answer.
-	work(2 * len(s))
-	sents := sentenceEndRe.Split(strings.TrimSpace(s), -1)
-	for i := len(sents) - 1; i >= max(0, len(sents)-closing); i-- {
-		if declareRe.MatchString(sents[i]) {
-			if l := oneOption(sents[i]); l != "" {
+	var sents [closing]string
+	for _, sent := range lastSentences(strings.TrimSpace(s), sents[:0]) {
+		work(len(sent))
+		if (containsFold(sent, "answer") || containsFold(sent, "option")) && declareRe.MatchString(sent) {
+			if l := oneOption(sent); l != "" {
 				return l
 			}
 		}
 	}
 	return ""
+}
+
+// lastSentences appends to dst (up to its capacity) the last pieces of
+// sentenceEndRe.Split(s, -1), last first, scanning s from its end: only
+// the closing sentences are read, not the whole text. The separators do
+// not depend on the direction of the scan: a run of white space after
+// ".", "!" or "?" is one with the mark; any other run holds one per run of
+// line breaks in it.
+func lastSentences(s string, dst []string) []string {
+	end := len(s) // the end of the piece being collected
+	i := len(s) - 1
+	for i >= 0 && len(dst) < cap(dst) {
+		if !isSpaceRe(s[i]) {
+			i--
+			continue
+		}
+		hi := i + 1 // the run of white space is s[lo:hi]
+		for i >= 0 && isSpaceRe(s[i]) {
+			i--
+		}
+		lo := i + 1
+		if lo > 0 && (s[lo-1] == '.' || s[lo-1] == '!' || s[lo-1] == '?') {
+			dst = append(dst, s[hi:end])
+			end = lo - 1
+			i = lo - 2
+			continue
+		}
+		for j := hi - 1; j >= lo && len(dst) < cap(dst); j-- { // the runs of line breaks, last first
+			if s[j] != '\n' {
+				continue
+			}
+			e := j + 1
+			for j >= lo && s[j] == '\n' {
+				j--
+			}
+			dst = append(dst, s[e:end])
+			end = j + 1
+		}
+	}
+	if i < 0 && len(dst) < cap(dst) {
+		dst = append(dst, s[:end])
+	}
+	return dst
+}
+
+// containsFold reports whether s holds w (lower-case ASCII) as (?i)
+// matches it: every declareRe phrase holds "answer" or "option", so a
+// sentence with neither is passed over without the regexp.
+func containsFold(s, w string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i]|0x20 == w[0] {
+			if _, ok := foldPrefix(s, i, w); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // enumRe finds letters listed together ("(A, B, & C)", "A or B"): a

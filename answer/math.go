@@ -36,9 +36,67 @@ func ExtractInteger(text string) string {
 	return lastNumber(delatex(s))
 }
 
+// lastAnswerIs returns the group of the last match of
+// (?i)answer\s+is\s*:?\s*([^\n]*) in s — what follows "The answer is" on its
+// line — found in one pass without the regexp, which had no literal to
+// skip to (FuzzScanners holds it to the expression).
+func lastAnswerIs(s string) (string, bool) {
+	group, found := "", false
+	for p := 0; p < len(s); {
+		if c := s[p]; c != 'a' && c != 'A' {
+			p++
+			continue
+		}
+		q, ok := foldPrefix(s, p, "answer")
+		r := spaces(s, q)
+		if ok && r > q {
+			if e, ok := foldPrefix(s, r, "is"); ok {
+				e = spaces(s, e)
+				if e < len(s) && s[e] == ':' {
+					e++
+				}
+				e = spaces(s, e)
+				end := len(s)
+				if k := strings.IndexByte(s[e:], '\n'); k >= 0 {
+					end = e + k
+				}
+				group, found, p = s[e:end], true, end
+				continue
+			}
+		}
+		p++
+	}
+	return group, found
+}
+
+// endIsMathTail is the part of t endIsMathRe can match in, from the third
+// last "$" (its match holds two, and ends the text): the regexp then
+// reads a tail, not the whole text, and reads it alike.
+func endIsMathTail(t string) string {
+	p := len(t)
+	for range 3 {
+		if p = strings.LastIndexByte(t[:p], '$'); p < 0 {
+			return t
+		}
+	}
+	return t[p:]
+}
+
+// endIsNumberTail is the part of t endIsNumberRe can match in: from the
+// last byte none of its match can hold (white space, digits, letters,
+// ",", "." and "-" only), which keeps \b's reading at the match's start.
+func endIsNumberTail(t string) string {
+	for p := len(t) - 1; p >= 0; p-- {
+		switch c := t[p]; {
+		case isSpaceRe(c), isDigit(c), isLetter(c), c == ',', c == '.', c == '-':
+		default:
+			return t[p:]
+		}
+	}
+	return t
+}
+
 var (
-	// answerIsRe finds "The answer is" and what follows on its line.
-	answerIsRe = regexp.MustCompile(`(?i)answer\s+is\s*:?\s*([^\n]*)`)
 	// dollarRe takes the first inline $...$ of a statement.
 	dollarRe = regexp.MustCompile(`^\$+([^$]+)\$+`)
 	// endIsMathRe and endIsNumberRe read a text whose last sentence ends
@@ -67,19 +125,19 @@ func ExtractMath(text string) string {
 		return NormalizeMath(bs[len(bs)-1])
 	}
 	work(4 * len(s)) // answerIsRe, the trim, endIsMathRe, endIsNumberRe
-	ms := answerIsRe.FindAllStringSubmatch(s, -1)
-	if len(ms) == 0 {
+	stated, ok := lastAnswerIs(s)
+	if !ok {
 		// The closing sentence "..., the value of $n$ is $11$." states it too.
 		t := strings.TrimSpace(s)
-		if m := endIsMathRe.FindStringSubmatch(t); m != nil {
+		if m := endIsMathRe.FindStringSubmatch(endIsMathTail(t)); m != nil {
 			return NormalizeMath(m[1])
 		}
-		if m := endIsNumberRe.FindStringSubmatch(t); m != nil {
+		if m := endIsNumberRe.FindStringSubmatch(endIsNumberTail(t)); m != nil {
 			return NormalizeMath(m[1])
 		}
 		return ""
 	}
-	c := strings.TrimSpace(ms[len(ms)-1][1])
+	c := strings.TrimSpace(stated)
 	if m := dollarRe.FindStringSubmatch(c); m != nil {
 		return NormalizeMath(m[1])
 	}

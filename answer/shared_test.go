@@ -172,14 +172,21 @@ func BenchmarkReadShared(b *testing.B) {
 	for _, s := range ts {
 		bytes += int64(len(s.text))
 	}
-	b.Run("read", func(b *testing.B) {
-		b.SetBytes(bytes)
-		for range b.N {
-			for _, s := range ts {
-				Read(s.kind, s.text, Options{Question: s.question, Critic: true})
-			}
+	for _, critic := range []bool{true, false} {
+		name := "read" // critic on: the name the benchmark had before the critic was optional
+		if !critic {
+			name = "read-no-critic" // as mpdf import and data corpus read now
 		}
-	})
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(bytes)
+			b.ReportAllocs()
+			for range b.N {
+				for _, s := range ts {
+					Read(s.kind, s.text, Options{Question: s.question, Critic: critic})
+				}
+			}
+		})
+	}
 	b.Run("reference", func(b *testing.B) {
 		b.SetBytes(bytes)
 		for range b.N {

@@ -66,6 +66,7 @@ func Read(paths []string, opts transcript.Options) (*Table, error) {
 	ids := make([][]string, len(paths))
 	pool := &c.Pooled
 	pool.Task = ""
+	opts.SkipCritic = true // the table reads no confidence
 	for i, p := range paths {
 		var row FileRow
 		f, err := os.Open(p)

@@ -25,7 +25,7 @@ type agoraItem struct {
 // An agent's prompt is estimated as the question plus its own previous
 // answers (the summary of the others' answers it was also sent is not
 // counted: it is shared text the file records once per round).
-func eachAgora(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(q *Question) error) error {
+func eachAgora(dec *json.Decoder, name string, meta Meta, critic bool, rep *Report, fn func(q *Question) error) error {
 	if tok, err := dec.Token(); err != nil {
 		return fmt.Errorf("transcript: %s: %w", name, err)
 	} else if tok != json.Delim('[') {
@@ -55,29 +55,7 @@ func eachAgora(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(q
 		if err := seen.check(meta.Task, text, index); err != nil {
 			return fmt.Errorf("transcript: %s: offset %d: question %d: %w", name, off, index, err)
 		}
-		q := &Question{
-			ID: QuestionID(meta.Task, text), File: meta.File, Index: index, Task: meta.Task,
-			Text: text, GoldRaw: gold, Gold: answer.Gold(meta.Task, gold),
-			Agents: make([][]Answer, len(answers)), Models: models,
-		}
-		opts := readOptions(meta.Task, text)
-		skip := ""
-		for k, rs := range answers {
-			prompt := answer.EstimateTokens(text)
-			for _, r := range rs {
-				q.Agents[k] = append(q.Agents[k], newAnswer(meta.Task, r, opts, prompt))
-				prompt += answer.EstimateTokens(r)
-			}
-			if len(rs) == 0 && skip == "" {
-				skip = fmt.Sprintf("agent %d (%s) has no answer", k, models[k])
-			}
-		}
-		if len(answers) < 2 && skip == "" {
-			skip = fmt.Sprintf("%d agents, want ≥ 2", len(answers))
-		}
-		if skip != "" {
-			q = nil
-		}
+		q, skip := buildAgora(meta, critic, index, text, gold, models, answers)
 		rep.Variants = addOnce(rep.Variants, "heterogeneous team")
 		if err := rep.take(q, skip, index, fn); err != nil {
 			return err
@@ -117,4 +95,34 @@ func addOnce(s []string, v string) []string {
 		}
 	}
 	return append(s, v)
+}
+
+// buildAgora turns one agora question's decoded parts into a Question, or
+// names why it cannot be used.
+func buildAgora(meta Meta, critic bool, index int, text, gold string, models []string, answers [][]string) (q *Question, skip string) {
+	q = &Question{
+		ID: QuestionID(meta.Task, text), File: meta.File, Index: index, Task: meta.Task,
+		Text: text, GoldRaw: gold, Gold: answer.Gold(meta.Task, gold),
+		Agents: make([][]Answer, len(answers)), Models: models,
+	}
+	opts := readOptions(meta.Task, text, critic)
+	asked := answer.EstimateTokens(text)
+	for k, rs := range answers {
+		prompt := asked
+		for _, r := range rs {
+			a := newAnswer(meta.Task, r, opts, prompt)
+			q.Agents[k] = append(q.Agents[k], a)
+			prompt += a.Profile.Tokens // EstimateTokens(r), counted once
+		}
+		if len(rs) == 0 && skip == "" {
+			skip = fmt.Sprintf("agent %d (%s) has no answer", k, models[k])
+		}
+	}
+	if len(answers) < 2 && skip == "" {
+		skip = fmt.Sprintf("%d agents, want ≥ 2", len(answers))
+	}
+	if skip != "" {
+		q = nil
+	}
+	return q, skip
 }

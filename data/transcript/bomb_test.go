@@ -20,7 +20,8 @@ const bombLimitMiB = 200
 
 // TestBombsBoundedMemory reads, each in its own process, small gzip files
 // that decompress to one enormous string: a 1 GiB assistant message and a
-// 256 MiB question in transcripts, a 1 GiB text in a rollout line; and a
+// 256 MiB question in transcripts (and 256 MiB of short strings in one
+// question), a 1 GiB text in a rollout line; and a
 // rollout line of 1 GiB of numbers. Each
 // read must fail, naming the file and the limit, with a peak RSS (VmHWM)
 // under bombLimitMiB (issue 20, item 4: 3 GB and 1.3 GB before).
@@ -48,6 +49,12 @@ func TestBombsBoundedMemory(t *testing.T) {
 			[]string{fmt.Sprintf("offset %d:", len(message)-1), "question 0", "4194304 bytes, the limit per text"}},
 		{"transcript", "gsm_bombkey.json.gz", key, "a", `": [[], "1"]}`, 256 << 20,
 			[]string{"offset 1:", "question 0", "4194304 bytes, the limit per text"}},
+		// Many short strings in one question: the question limit holds,
+		// on the fast path (which gives up) as on encoding/json's.
+		{"transcript", "gsm_bombmany.json.gz", `{"What is 1?": [[[`, `"a",`, `"a"]], "1"]}`, 256 << 20,
+			[]string{"offset 1:", "question 0 is longer than 33554432 bytes"}},
+		{"transcript", "agora_gsm_bombmany.json.gz", `[{"question": "q", "agent_response": {"m": [`, `"a",`, `"a"]}}]`, 256 << 20,
+			[]string{"offset 1:", "question 0 is longer than 33554432 bytes"}},
 		{"rollout", "bomb.jsonl.gz", text, "a", `"},{"answer":"1","profile":{},"tokens":1}]}]}` + "\n", 1 << 30,
 			[]string{"bomb.jsonl.gz:1", fmt.Sprintf("starts at byte %d of the line", len(text)), "more than 4194304 bytes"}},
 		// No long string, one long line: the line limit (64 MiB) holds.

@@ -53,7 +53,9 @@
 // Answer.Tokens() is prompt plus response, the cost of the turn. The
 // transcripts carry no introspective confidence; Answer.Critic is the
 // critic's read from the text (answer.Critic), which ToEpisode writes as
-// the turns' confidence only with EpisodeOptions.Critic.
+// the turns' confidence only with EpisodeOptions.Critic. Options.SkipCritic
+// leaves it out for readers that never use it (Import without
+// EpisodeOptions.Critic, data corpus): the critic is most of reading.
 //
 // # Episodes
 //

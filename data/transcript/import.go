@@ -92,7 +92,9 @@ func importFile(w *data.Writer, p string, opts ImportOptions, im *Imported) (*Re
 		return nil, err
 	}
 	defer f.Close()
-	return Each(f, p, opts.Options, func(q *Question) error {
+	ro := opts.Options
+	ro.SkipCritic = ro.SkipCritic || !opts.Episode.Critic // no confidence asked for: no critic
+	return Each(f, p, ro, func(q *Question) error {
 		ep := ToEpisode(q, opts.Episode)
 		if ep.Gold == "" {
 			im.NoGold++

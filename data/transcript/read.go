@@ -54,6 +54,11 @@ type Options struct {
 	Task   Task   // answer rules; needed when the name does not say
 	Model  string // model label for reports
 	Layout Layout // file layout; LayoutAuto detects it
+	// SkipCritic leaves every Answer.Critic nil: the text critic, about
+	// two thirds of reading an answer, is not run. Readers that never use its
+	// confidence set it (Import unless EpisodeOptions.Critic; data corpus);
+	// a replay, which may play with the critic, reads it.
+	SkipCritic bool
 }
 
 // File is a whole transcript file in memory.
@@ -98,7 +103,7 @@ func ReadFile(path string, opts Options) (*File, error) {
 		return nil, err
 	}
 	tf := &File{Path: path, Meta: meta}
-	rep, err := each(f, path, meta, opts.Layout, func(q *Question) error {
+	rep, err := each(f, path, meta, opts, func(q *Question) error {
 		tf.Questions = append(tf.Questions, *q)
 		return nil
 	})
@@ -126,11 +131,36 @@ func Each(r io.Reader, name string, opts Options, fn func(q *Question) error) (*
 	if err != nil {
 		return nil, err
 	}
-	return each(r, name, meta, opts.Layout, fn)
+	return each(r, name, meta, opts, fn)
 }
 
-// each is Each with the file name already read into meta.
-func each(r io.Reader, name string, meta Meta, layout Layout, fn func(q *Question) error) (*Report, error) {
+// each is Each with the file name already read into meta. A file that can
+// be read again from its start (an io.ReadSeeker: a file) is
+// read by the fast path (fast.go), and by eachSlow only when the fast path
+// gives up.
+func each(r io.Reader, name string, meta Meta, opts Options, fn func(q *Question) error) (*Report, error) {
+	if rs, ok := r.(io.ReadSeeker); ok && !slowOnly {
+		if start, err := rs.Seek(0, io.SeekCurrent); err == nil {
+			delivered := 0
+			rep, err := eachFast(rs, name, meta, opts, fn, &delivered)
+			if err != errFallback {
+				return rep, err
+			}
+			if _, err := rs.Seek(start, io.SeekStart); err != nil {
+				return nil, fmt.Errorf("transcript: %s: %w", name, err)
+			}
+			fn = skipFirst(delivered, fn)
+		}
+	}
+	return eachSlow(r, name, meta, opts, fn)
+}
+
+// slowOnly, set by tests, reads every file by eachSlow.
+var slowOnly bool
+
+// eachSlow reads by encoding/json, through a Guard: the reference reading.
+func eachSlow(r io.Reader, name string, meta Meta, opts Options, fn func(q *Question) error) (*Report, error) {
+	layout := opts.Layout
 	dr, err := data.Decompress(r, name)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
@@ -158,9 +188,9 @@ func each(r io.Reader, name string, meta Meta, layout Layout, fn func(q *Questio
 	dec := json.NewDecoder(br)
 	switch layout {
 	case LayoutDebate:
-		err = eachDebate(dec, name, meta, rep, fn)
+		err = eachDebate(dec, name, meta, !opts.SkipCritic, rep, fn)
 	case LayoutAgora:
-		err = eachAgora(dec, name, meta, rep, fn)
+		err = eachAgora(dec, name, meta, !opts.SkipCritic, rep, fn)
 	default:
 		err = fmt.Errorf("transcript: %s: unknown layout %q", name, layout)
 	}
@@ -221,7 +251,7 @@ func firstByte(br *bufio.Reader) (byte, error) {
 
 // eachDebate reads the LLM-Debate layout: an object mapping each question
 // text to [agent_contexts, gold, extra...].
-func eachDebate(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(q *Question) error) error {
+func eachDebate(dec *json.Decoder, name string, meta Meta, critic bool, rep *Report, fn func(q *Question) error) error {
 	if tok, err := dec.Token(); err != nil {
 		return fmt.Errorf("transcript: %s: %w", name, err)
 	} else if tok != json.Delim('{') {
@@ -243,7 +273,7 @@ func eachDebate(dec *json.Decoder, name string, meta Meta, rep *Report, fn func(
 			return fmt.Errorf("transcript: %s: offset %d: question %d: %w", name, off, index, err)
 		}
 		rep.noteValue(ctxs, extra)
-		q, skip := buildQuestion(meta.Task, meta.File, index, text, ctxs, gold)
+		q, skip := buildQuestion(meta.Task, meta.File, index, text, ctxs, gold, critic)
 		if err := rep.take(q, skip, index, fn); err != nil {
 			return err
 		}
@@ -314,18 +344,21 @@ func decodeValue(dec *json.Decoder) (ctxs [][]message, gold string, extra int, e
 // buildQuestion turns one question's decoded value into a Question. skip
 // names why a well-formed question cannot be used. In a context, a plain
 // string is the prompt when it comes first and an answer otherwise.
-func buildQuestion(task Task, file string, index int, text string, ctxs [][]message, gold string) (q *Question, skip string) {
+func buildQuestion(task Task, file string, index int, text string, ctxs [][]message, gold string, critic bool) (q *Question, skip string) {
 	q = &Question{
 		ID: QuestionID(task, text), File: file, Index: index, Task: task,
 		Text: text, GoldRaw: gold, Gold: answer.Gold(task, gold),
 		Agents: make([][]Answer, len(ctxs)),
 	}
-	opts := readOptions(task, text)
+	opts := readOptions(task, text, critic)
 	for k, chat := range ctxs {
 		prompt := 0
 		for i, m := range chat {
 			if m.Role == "assistant" || m.plain && i > 0 {
-				q.Agents[k] = append(q.Agents[k], newAnswer(task, m.Content, opts, prompt))
+				a := newAnswer(task, m.Content, opts, prompt)
+				q.Agents[k] = append(q.Agents[k], a)
+				prompt += a.Profile.Tokens // EstimateTokens(m.Content), counted once
+				continue
 			}
 			prompt += answer.EstimateTokens(m.Content)
 		}
@@ -339,9 +372,10 @@ func buildQuestion(task Task, file string, index int, text string, ctxs [][]mess
 	return q, ""
 }
 
-// newAnswer reads one response with answer.Read.
+// newAnswer reads one response with answer.Read (the critic too unless
+// Options.SkipCritic: kept on the Answer, the replay or episode decides
+// later whether to use it).
 func newAnswer(task Task, text string, opts answer.Options, prompt int) Answer {
-	opts.Critic = true // kept on the Answer: the replay or episode decides later whether to use it
 	r := answer.Read(task, text, opts)
 	return Answer{Text: text, Answer: r.Answer, Profile: r.Profile, Critic: r.Critic, PromptTokens: prompt}
 }
@@ -375,12 +409,12 @@ func baseName(name string) string {
 }
 
 // readOptions gives answer.Read a question's choices, parsed once for all
-// its answers.
-func readOptions(task Task, question string) answer.Options {
+// its answers, and whether to run the critic.
+func readOptions(task Task, question string, critic bool) answer.Options {
 	if task != MMLU {
-		return answer.Options{}
+		return answer.Options{Critic: critic}
 	}
-	return answer.Options{Choices: answer.Choices(question)}
+	return answer.Options{Choices: answer.Choices(question), Critic: critic}
 }
 
 // questionSet finds a question text given twice in one file (a debate
