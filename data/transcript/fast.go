@@ -485,8 +485,10 @@ func skipFirst(n int, fn func(q *Question) error) func(q *Question) error {
 // *ctxs (reused), giving up past the question limit from elem.
 func (f *fastReader) value(ctxs *[][]message, elem int64) (gold string, extra int, ok bool) {
 	over := func() bool { return f.off()-elem >= MaxQuestionBytes-fastSlack }
-	if !f.byte_('[') || !f.byte_('[') {
-		return "", 0, false
+	for range 2 { // "[[": the value's list, then the agents' contexts
+		if !f.byte_('[') {
+			return "", 0, false
+		}
 	}
 	cs := (*ctxs)[:0]
 	if !f.byte_(']') {
