@@ -26,6 +26,10 @@ import (
 // BestName is the file Manager keeps the best checkpoint in.
 const BestName = "best.mpdf"
 
+// BestLast is the BestMetric that keeps the latest checkpoint as best.mpdf:
+// its "metric" is the step, higher better.
+const BestLast = "last"
+
 // StepName is the file name of the checkpoint at step: ckpt-%08d.mpdf.
 func StepName(step int64) string { return fmt.Sprintf("ckpt-%08d.mpdf", step) }
 
@@ -103,12 +107,21 @@ func (m *Manager) Save(c *Checkpoint) (string, error) {
 	return path, m.prune(path)
 }
 
+// metric is h's value of BestMetric (its step for BestLast).
+func (m *Manager) metric(h *Header) (float64, bool) {
+	if m.BestMetric == BestLast {
+		return float64(h.Step), true
+	}
+	v, ok := h.Metrics[m.BestMetric]
+	return v, ok
+}
+
 // updateBest writes b as best.mpdf when c's metric beats the best so far.
 func (m *Manager) updateBest(c *Checkpoint, b []byte) error {
 	if m.BestMetric == "" {
 		return nil
 	}
-	v, ok := c.Header.Metrics[m.BestMetric]
+	v, ok := m.metric(&c.Header)
 	if !ok {
 		return nil
 	}
@@ -123,7 +136,7 @@ func (m *Manager) updateBest(c *Checkpoint, b []byte) error {
 		case m.Run != "" && old.Header.Run != "" && old.Header.Run != m.Run:
 			return &ForeignError{Path: bestPath, Run: old.Header.Run, Want: m.Run}
 		default:
-			m.best, m.haveBest = old.Header.Metrics[m.BestMetric]
+			m.best, m.haveBest = m.metric(&old.Header)
 		}
 		m.bestKnown = true
 	}

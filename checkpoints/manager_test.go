@@ -207,3 +207,29 @@ func TestManagerOnBest(t *testing.T) {
 		t.Errorf("Save with a failing OnBest: %v", err)
 	}
 }
+
+// BestLast keeps the latest checkpoint as best.mpdf, whatever its metrics,
+// and a fresh Manager (a resumed run) goes on from it.
+func TestManagerBestLast(t *testing.T) {
+	dir := t.TempDir()
+	s := newTrainState(t, []int{4, 5, 3}, nn.Tanh, 4)
+	save := func(m *Manager, reward float64) int64 {
+		s.run(1)
+		c := s.checkpoint(t)
+		c.Header.Metrics = map[string]float64{"reward": reward}
+		if _, err := m.Save(c); err != nil {
+			t.Fatal(err)
+		}
+		return c.Header.Step
+	}
+	m := &Manager{Dir: dir, BestMetric: BestLast, HigherIsBetter: true}
+	save(m, 0.9)
+	last := save(m, 0.1)
+	if b, _ := Load(filepath.Join(dir, BestName)); b.Header.Step != last {
+		t.Fatalf("best.mpdf holds step %d, want the latest, %d", b.Header.Step, last)
+	}
+	last = save(&Manager{Dir: dir, BestMetric: BestLast, HigherIsBetter: true}, 0.0)
+	if b, _ := Load(filepath.Join(dir, BestName)); b.Header.Step != last {
+		t.Fatalf("after a resume best.mpdf holds step %d, want the latest, %d", b.Header.Step, last)
+	}
+}

@@ -98,7 +98,11 @@ func WriteRun(w io.Writer, dir string) error {
 			return fmt.Errorf("view: %s: %w", filepath.Join(dir, run.EvalName), err)
 		}
 		var t bytes.Buffer
-		fmt.Fprintf(&t, "evaluation on %d held-out tasks of %s, %d episodes each, seed %d:\n", ef.Tasks, ef.Env, ef.Episodes, ef.Seed)
+		played := ""
+		if ef.Checkpoint != "" {
+			played = fmt.Sprintf(", %s (step %d)", ef.Checkpoint, ef.Step)
+		}
+		fmt.Fprintf(&t, "evaluation on %d held-out tasks of %s, %d episodes each, seed %d%s:\n", ef.Tasks, ef.Env, ef.Episodes, ef.Seed, played)
 		if err := ef.Results.WriteTable(&t); err != nil {
 			return err
 		}

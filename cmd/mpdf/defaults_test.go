@@ -75,6 +75,10 @@ func TestTrainReplayDefaultsAndVerdict(t *testing.T) {
 		len(ev.Results) == 0 || len(ev.Notes) == 0 || ev.Env != spec {
 		t.Errorf("eval.json %s: want results, a verdict on mpdf/greedy with 5 rows, notes and the env", b)
 	}
+	// The verdict is about the file a user ships: best.mpdf, at its step.
+	if ev.Checkpoint != "best.mpdf" || ev.Step != c.Header.Step || !strings.Contains(stdout, fmt.Sprintf("best.mpdf (step %d)", c.Header.Step)) {
+		t.Errorf("eval.json played %q at step %d, best.mpdf is step %d; stdout:\n%s", ev.Checkpoint, ev.Step, c.Header.Step, stdout)
+	}
 
 	// eval without --env plays the replay the checkpoint trained on.
 	stdout, stderr, err = execute("eval", "-q", "--greedy", "--policy", filepath.Join(out, "best.mpdf"))

@@ -51,7 +51,7 @@ func (fl *trainFlags) add(cmd *cobra.Command) {
 	f.BoolVar(&fl.otherData, "allow-other-data", false, "--resume an offline run on data other than it trained on")
 	f.StringVar(&fl.init, "init", "", "start from these weights (.safetensors or .mpdf) instead of a fresh network")
 	f.IntVar(&fl.set.Keep, "keep", 3, "step checkpoints to keep besides best.mpdf (0: all)")
-	f.StringVar(&fl.set.BestMetric, "best-metric", "", "metric that picks best.mpdf: a metrics.jsonl name, or team_accuracy/tokens_per_episode (online); prefix - for lower is better (default team_accuracy online, -loss offline)")
+	f.StringVar(&fl.set.BestMetric, "best-metric", "", "metric that picks best.mpdf: a metrics.jsonl name, or team_accuracy/tokens_per_episode (online), prefix - for lower is better; or last, the latest checkpoint (default team_accuracy online, -loss offline)")
 	shared(f, &fl.quiet, "quiet", "q")
 	f.IntVar(&fl.set.EvalTasks, "eval-tasks", 500, "held-out tasks in the final evaluation (0 skips it)")
 	shared(f, &fl.set.SkipInvalid, "skip-invalid", "")

@@ -184,7 +184,12 @@ type Result struct {
 	Eval       env.Results  // the final evaluation, when it ran
 	Verdict    *env.Verdict // the learned policy against the fixed protocols, with Eval
 	EvalTasks  int
-	Files      []string // what was written to Dir
+	// EvalCheckpoint is the file the evaluation played (best.mpdf) and
+	// EvalStep its step; empty when it played the policy as training left
+	// it (no best kept).
+	EvalCheckpoint string
+	EvalStep       int64
+	Files          []string // what was written to Dir
 }
 
 // Shares are the action shares of the sampled decisions (persist, refine,
@@ -206,6 +211,9 @@ func ParseBestMetric(best string, offline bool) (name string, higher bool, err e
 		best = "-loss" // offline rewards are the data's, the same every pass
 	default:
 		best = "team_accuracy"
+	}
+	if best == checkpoints.BestLast {
+		return best, true, nil // the latest checkpoint: its step, higher better
 	}
 	metric := strings.TrimPrefix(best, "-")
 	known := slices.Contains(trainer.MetricNames(), metric) || metric == "sft_loss" || metric == "sft_agreement" ||

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"path/filepath"
 	"slices"
@@ -136,14 +137,11 @@ func (r *runner) evaluate(ctx context.Context, fz metapolicy.Featurizer) error {
 	if err := r.stopped(ctx); err != nil {
 		return err
 	}
-	nets, err := r.networks()
+	learned, ckpt, step, err := r.evaluated(fz)
 	if err != nil {
 		return err
 	}
-	learned, err := (&Result{Policy: r.policy, Networks: nets}).PolicyOver("mpdf", fz)
-	if err != nil {
-		return err
-	}
+	r.res.EvalCheckpoint, r.res.EvalStep = ckpt, step
 	policies := []metapolicy.Policy{learned, metapolicy.GreedyPolicy{Policy: learned}}
 	for _, name := range env.Baselines(held) {
 		p, err := metapolicy.NewHeuristic(name)
@@ -184,12 +182,40 @@ func (r *runner) evaluate(ctx context.Context, fz metapolicy.Featurizer) error {
 	if r.cfg.Dir == "" {
 		return nil
 	}
-	doc := EvalFile{Env: r.cfg.EnvName, Tasks: n, Episodes: episodes, Seed: r.cfg.Train.Seed + 7, Results: res, Verdict: v, Notes: notes}
+	doc := EvalFile{Env: r.cfg.EnvName, Tasks: n, Episodes: episodes, Seed: r.cfg.Train.Seed + 7, Checkpoint: ckpt, Step: step,
+		Results: res, Verdict: v, Notes: notes}
 	if err := outfile.WriteFile(filepath.Join(r.cfg.Dir, EvalName), doc.write); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	r.res.Files = append(r.res.Files, EvalName)
 	return nil
+}
+
+// evaluated is the policy the final evaluation plays: best.mpdf's — what
+// mpdf serve, policy.safetensors and a user ship, so that the verdict is
+// about the file they use — when the run has one, else the policy as
+// training left it; with the checkpoint's name and step.
+func (r *runner) evaluated(fz metapolicy.Featurizer) (metapolicy.Policy, string, int64, error) {
+	if r.cfg.Dir != "" {
+		c, err := checkpoints.Load(filepath.Join(r.cfg.Dir, checkpoints.BestName), checkpoints.WithFeatureVersion(""))
+		switch {
+		case err == nil:
+			nets, err := c.Networks()
+			if err != nil {
+				return nil, "", 0, fmt.Errorf("run: %s: %w", checkpoints.BestName, err)
+			}
+			p, err := (&Result{Policy: c.Policy, Networks: nets}).PolicyOver("mpdf", fz)
+			return p, checkpoints.BestName, c.Header.Step, err
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, "", 0, fmt.Errorf("run: %w", err)
+		}
+	}
+	nets, err := r.networks()
+	if err != nil {
+		return nil, "", 0, err
+	}
+	p, err := (&Result{Policy: r.policy, Networks: nets}).PolicyOver("mpdf", fz)
+	return p, "", 0, err
 }
 
 // EvalFile is what eval.json holds: the final evaluation of an online run
@@ -202,6 +228,11 @@ type EvalFile struct {
 	Tasks    int    `json:"tasks"`
 	Episodes int    `json:"episodes"`
 	Seed     uint64 `json:"seed"`
+	// Checkpoint is the file whose policy was played ("best.mpdf", the
+	// one mpdf serve and policy.safetensors hold), Step its step; empty
+	// when the run kept no best (the policy as training left it).
+	Checkpoint string `json:"checkpoint,omitempty"`
+	Step       int64  `json:"step,omitempty"`
 	// Results is one row per policy: the learned policy sampled ("mpdf")
 	// and greedy ("mpdf/greedy"), then the heuristic baselines.
 	Results env.Results `json:"results"`

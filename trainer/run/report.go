@@ -38,7 +38,11 @@ func (r *Result) WriteText(w io.Writer, dir, envName string, seed uint64) error 
 	if _, err := fmt.Fprintf(w, "wrote %s: %s\n", dir, strings.Join(r.Files, ", ")); err != nil || r.Eval == nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nevaluation on %d held-out tasks of %s (seed %d):\n", r.EvalTasks, envName, seed)
+	played := ""
+	if r.EvalCheckpoint != "" {
+		played = fmt.Sprintf(", %s (step %d)", r.EvalCheckpoint, r.EvalStep)
+	}
+	fmt.Fprintf(w, "\nevaluation on %d held-out tasks of %s (seed %d)%s:\n", r.EvalTasks, envName, seed, played)
 	if err := r.Eval.WriteTable(w); err != nil || r.Verdict == nil {
 		return err
 	}
