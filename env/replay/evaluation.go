@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/errmark"
 )
 
 // EvalConfig says what an evaluation plays (mpdf eval, mpdf view): the
@@ -138,7 +140,7 @@ func withBaselines(given []checkpoints.Resolved, baselines []string, noBaselines
 	}
 	pols = append(pols, given...)
 	if len(pols) == 0 {
-		return nil, fmt.Errorf("no policy to evaluate: give --policy, or drop --no-baselines")
+		return nil, errmark.Mark(errors.New("no policy to evaluate: none given, and the baselines left out"), ErrNoPolicy)
 	}
 	seen := map[string]bool{}
 	for _, p := range pols {
@@ -173,7 +175,7 @@ func trainedEnv(log io.Writer, pols []checkpoints.Resolved, def string) (string,
 func trainedCritic(log io.Writer, r *Env, spec string, pols []checkpoints.Resolved) (env.Env, error) {
 	sp, err := ParseSpec(spec)
 	if err != nil {
-		return nil, fmt.Errorf("--env: %w", err)
+		return nil, errmark.Mark(err, ErrSpec)
 	}
 	if sp.CriticSet {
 		warn := "eval: warning: %s trained with the text critic (critic=on), but --env %s plays critic=off: the policy loses the confidence it learned from\n"
