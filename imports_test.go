@@ -42,7 +42,7 @@ var layers = []layer{
 	{"metapolicy", "actions, meta-cognitive state, consensus rules, featurizer, policies, baselines", []string{"nn"}},
 	{"answer", "one reader of model text: answers (gsm8k, mmlu, arithmetic, math) and profiles", nil},
 	{"data", "rollout formats (JSONL episodes/decisions), reader/writer, reward, packed shards", []string{"answer", "internal/jsonscan", "metapolicy", "outfile"}},
-	{"checkpoints", "compressed checkpoint format, retention, safetensors interop", []string{"metapolicy", "nn", "outfile"}},
+	{"checkpoints", "compressed checkpoint format, retention, safetensors interop", []string{"internal/errmark", "metapolicy", "nn", "outfile"}},
 	{"data/transcript", "reader of debate transcripts (LLM-Debate, DyLAN, LLM-Agora) into questions and episodes", []string{"answer", "data", "metapolicy"}},
 	{"data/corpus", "what a set of transcripts holds: the corpus table, the persist and debate baselines", []string{"data/transcript", "metapolicy"}},
 	{"env", "the environment interface, the episode runner, evaluation and verdict", []string{"data", "metapolicy", "stats"}},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env/llm"
 	"github.com/mpdf/mpdf/env/replay"
@@ -36,6 +37,9 @@ var flagWords = []flagWord{
 	{"", replay.ErrSpec, "--env: %s"},
 	{"", replay.ErrEnvConfig, "--%s"},
 	{"", replay.ErrNoPolicy, "%s: give --policy, or drop --no-baselines"},
+	{"", checkpoints.ErrTrainedEnvs, "%s: give --env"},
+	{"", checkpoints.ErrTrainedCritics, "%s: add critic=on or critic=off to --env"},
+	{"", checkpoints.ErrTrainedSplits, "%s: give --split with --held-out and --split-seed, or --split all"},
 	{"", llm.ErrExists, "%s: --resume continues its collection, --overwrite replaces it"},
 	{"", llm.ErrForeign, "%s: resume with the first run's flags, or give another --out"},
 	{"", llm.ErrShardOutput, "%s: resume it with the same --shard"},
