@@ -14,6 +14,7 @@ import (
 	"github.com/mpdf/mpdf/study"
 	"github.com/mpdf/mpdf/trainer/run"
 	"github.com/mpdf/mpdf/trainer/teacher"
+	"github.com/mpdf/mpdf/view"
 )
 
 // A flagWord is a library error that a flag answers: the library says
@@ -27,6 +28,8 @@ type flagWord struct {
 // flagWords are the one place where library errors become flag words.
 var flagWords = []flagWord{
 	{"", data.ErrPackReward, "%s; drop the reward flags"},
+	{"", data.ErrNoShardRecord, "%s: not the output of collect --shard"},
+	{"", data.ErrExists, "%s: --overwrite replaces it"},
 	{"", llm.ErrResume, "--resume: %s"},
 	{"", teacher.ErrLabels, "--sft-labels: %s"},
 	{"", calibrate.ErrFiles, "--calibrate: %s"},
@@ -47,6 +50,7 @@ var flagWords = []flagWord{
 	{"", llm.ErrOtherShard, "%s: resume with the first run's --shard"},
 	{"mpdf train", run.ErrNotEmpty, "--out: %s: --resume continues that run, a new --out starts another, --overwrite replaces it"},
 	{"mpdf train", run.ErrLocked, "%s, or give another --out"},
+	{"mpdf view", view.ErrOverBudget, "%s: give --tasks N"},
 	{"mpdf study", study.ErrLocked, "%s, or give another --out"},
 	{"mpdf study", study.ErrNotEmpty, "--out: %s: give a new --out, or --overwrite to replace that study's files"},
 }
