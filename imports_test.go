@@ -50,7 +50,7 @@ var layers = []layer{
 	{"env/replay", "recorded transcripts replayed as an environment; an --env spec (sim or replay) opened, an evaluation set up", []string{"checkpoints", "data", "data/transcript", "env", "env/sim", "internal/errmark", "metapolicy"}},
 	{"env/llm", "live deliberations through an OpenAI-compatible chat-completions backend", []string{"answer", "data", "env", "internal/errmark", "internal/jsonscan", "metapolicy", "outfile"}},
 	{"trainer", "advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops", []string{"data", "env", "metapolicy", "nn"}},
-	{"trainer/run", "a training run: stages, checkpoints and resume, run directory, metrics log, curve", []string{"autodiff", "checkpoints", "data", "env", "internal/progress", "metapolicy", "nn", "outfile", "plots", "trainer"}},
+	{"trainer/run", "a training run: stages, checkpoints and resume, run directory, metrics log, curve", []string{"autodiff", "checkpoints", "data", "env", "internal/errmark", "internal/progress", "metapolicy", "nn", "outfile", "plots", "trainer"}},
 	{"trainer/teacher", "hindsight search of the best joint plan per task; hindsight and pivotal labels", []string{"data", "env", "internal/errmark", "metapolicy", "trainer", "trainer/run"}},
 	{"view", "deliberations and policies' decisions, a training run and a study's report, as self-contained HTML pages", []string{"checkpoints", "data", "data/transcript", "env", "env/replay", "internal/errmark", "metapolicy", "outfile", "plots", "trainer/run"}},
 	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "env/sim", "internal/jsonscan", "metapolicy", "nn", "outfile", "plots", "stats", "trainer", "trainer/run", "view"}},

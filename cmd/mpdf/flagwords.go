@@ -49,6 +49,7 @@ var flagWords = []flagWord{
 	{"", llm.ErrNotShard, "%s: it was not collected with --shard"},
 	{"", llm.ErrOtherShard, "%s: resume with the first run's --shard"},
 	{"mpdf train", run.ErrNotEmpty, "--out: %s: --resume continues that run, a new --out starts another, --overwrite replaces it"},
+	{"mpdf train", run.ErrContinue, "--resume: %s"},
 	{"mpdf train", run.ErrLocked, "%s, or give another --out"},
 	{"mpdf view", view.ErrOverBudget, "%s: give --tasks N"},
 	{"mpdf study", study.ErrLocked, "%s, or give another --out"},

@@ -1,6 +1,14 @@
 package run
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mpdf/mpdf/internal/errmark"
+)
+
+// ErrContinue: a resumed run cannot go on in the setting given.
+var ErrContinue = errors.New("the run cannot go on so")
 
 // Setting is what starts a run besides its training config: the online
 // environment (its spec and replay split) or the offline data, and the
@@ -19,13 +27,14 @@ type Setting struct {
 // anew (by the names of mpdf train's flags: env, held-out, split-seed,
 // eval-tasks, keep, best-metric, skip-invalid, feature-width, metrics-every; data given
 // in s.Data). An online run cannot go on offline, and an offline run of an
-// older build that did not record its data needs it given again.
+// older build that did not record its data needs it given again: both are
+// ErrContinue.
 func (rs *Resumable) Continue(s Setting, given func(name string) bool) (Setting, error) {
 	pos := rs.Position
 	keep := func(name string) bool { return !given(name) }
 	if pos.Mode == "online" {
 		if len(s.Data) > 0 {
-			return s, fmt.Errorf("--resume: %s is an online run (%s); it cannot go on offline on %v", rs.Path, pos.Env, s.Data)
+			return s, errmark.Mark(fmt.Errorf("%s is an online run (%s); it cannot go on offline on %v", rs.Path, pos.Env, s.Data), ErrContinue)
 		}
 		if pos.Env != "" && keep("env") {
 			s.Env = pos.Env
@@ -39,7 +48,7 @@ func (rs *Resumable) Continue(s Setting, given func(name string) bool) (Setting,
 	}
 	if pos.Mode == "offline" && len(s.Data) == 0 {
 		if pos.Data == nil {
-			return s, fmt.Errorf("--resume: %s is an offline run of an older build that did not record its data: give the rollouts again", rs.Path)
+			return s, errmark.Mark(fmt.Errorf("%s is an offline run of an older build that did not record its data: give the rollouts again", rs.Path), ErrContinue)
 		}
 		s.Data = pos.Data.Paths
 	}
