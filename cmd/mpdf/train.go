@@ -235,7 +235,12 @@ func (fl *trainFlags) online(cmd *cobra.Command, rc *run.Config) error {
 // fresh run on transcripts starts from their recipe, naming the flags
 // given that it sets.
 func recipeNote(stderr io.Writer, f *pflag.FlagSet, recipe trainer.Recipe) string {
-	note := "defaults for transcripts (the recipe that holds up in mpdf study and on held-out models): " + recipe.Summary
+	c := recipe.Train
+	note := fmt.Sprintf("defaults for transcripts (the recipe that holds up in mpdf study and on held-out models): --sft-labels %s --sft-epochs %d --features %s",
+		c.SFT.Labels, c.SFT.Epochs, c.Features)
+	if recipe.Greedy {
+		note += ", judged greedy"
+	}
 	var given []string
 	for _, name := range []string{"config", "sft-labels", "sft-epochs", "features"} {
 		if f.Changed(name) {
