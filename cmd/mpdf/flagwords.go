@@ -11,6 +11,7 @@ import (
 	"github.com/mpdf/mpdf/env/llm"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim/calibrate"
+	"github.com/mpdf/mpdf/serve"
 	"github.com/mpdf/mpdf/study"
 	"github.com/mpdf/mpdf/trainer/run"
 	"github.com/mpdf/mpdf/trainer/teacher"
@@ -65,8 +66,47 @@ func inFlagWords(path string, err error) error {
 			err = &worded{err, w.format}
 		}
 	}
+	var se *serve.SettingError
+	if errors.As(err, &se) {
+		err = &rewritten{err, se.Words(serveFlag)}
+	}
 	return err
 }
+
+// serveSettingFlags are the mpdf serve flags of serve.Config's fields, each with
+// its unit: 2^shift bytes.
+var serveSettingFlags = map[string]struct {
+	name  string
+	shift uint
+}{
+	"MaxBodyBytes": {"max-body-kib", 10}, "MaxMemory": {"max-memory-mib", 20}, "MaxInflight": {"max-inflight", 0},
+	"ReadTimeout": {"read-timeout", 0}, "WriteTimeout": {"write-timeout", 0}, "ShutdownTimeout": {"shutdown-timeout", 0},
+	"RequestTimeout": {"request-timeout", 0}, "GOGC": {"gogc", 0},
+}
+
+// serveFlag words a serve.Config setting as its flag and value ("--max-body-kib
+// -1"); a field no flag sets keeps its name.
+func serveFlag(s serve.Setting) string {
+	f, ok := serveSettingFlags[s.Field]
+	if !ok {
+		return fmt.Sprintf("%s %v", s.Field, s.Value)
+	}
+	if n, ok := s.Value.(int64); ok && n%(1<<f.shift) != 0 {
+		return fmt.Sprintf("--%s (%d bytes)", f.name, n)
+	} else if ok {
+		return fmt.Sprintf("--%s %d", f.name, n>>f.shift)
+	}
+	return fmt.Sprintf("--%s %v", f.name, s.Value)
+}
+
+// rewritten is an error written anew in flag words.
+type rewritten struct {
+	error
+	msg string
+}
+
+func (r *rewritten) Error() string { return r.msg }
+func (r *rewritten) Unwrap() error { return r.error }
 
 // worded is an error in flag words; it is still the error it was
 // (errors.Is, errors.As, an exitError's code).
