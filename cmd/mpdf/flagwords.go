@@ -32,6 +32,8 @@ var flagWords = []flagWord{
 	{"", data.ErrNoShardRecord, "%s: not the output of collect --shard"},
 	{"", data.ErrExists, "%s: --overwrite replaces it"},
 	{"", llm.ErrResume, "--resume: %s"},
+	{"", llm.ErrNoModel, "%s (set --model or " + llm.EnvModel[0] + ")"},
+	{"", llm.ErrNoBaseURL, "%s (set --base-url or " + llm.EnvBaseURL[0] + ")"},
 	{"", teacher.ErrLabels, "--sft-labels: %s"},
 	{"", calibrate.ErrFiles, "--calibrate: %s"},
 	{"", replay.ErrTasks, "--tasks %s"},
