@@ -43,6 +43,7 @@ var flagWords = []flagWord{
 	{"", replay.ErrSpec, "--env: %s"},
 	{"", replay.ErrEnvConfig, "--%s"},
 	{"", replay.ErrNoPolicy, "%s: give --policy, or drop --no-baselines"},
+	{"", checkpoints.ErrForeign, "%s or start a new --out"},
 	{"", checkpoints.ErrTrainedEnvs, "%s: give --env"},
 	{"", checkpoints.ErrTrainedCritics, "%s: add critic=on or critic=off to --env"},
 	{"", checkpoints.ErrTrainedSplits, "%s: give --split with --held-out and --split-seed, or --split all"},
