@@ -56,6 +56,8 @@ var flagWords = []flagWord{
 	{"mpdf train", run.ErrContinue, "--resume: %s"},
 	{"mpdf train", run.ErrLocked, "%s, or give another --out"},
 	{"mpdf view", view.ErrOverBudget, "%s: give --tasks N"},
+	{"", study.ErrNoShardRecord, "%s: not the output of mpdf study --shard"},
+	{"", study.ErrShardUnfinished, "%s (mpdf study with its --shard, --resume and the same flags)"},
 	{"mpdf study", study.ErrLocked, "%s, or give another --out"},
 	{"mpdf study", study.ErrNotEmpty, "--out: %s: give a new --out, or --overwrite to replace that study's files"},
 }
