@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -70,6 +71,10 @@ func inFlagWords(path string, err error) error {
 		if (w.cmd == "" || w.cmd == path) && errors.Is(err, w.err) {
 			err = &worded{err, w.format}
 		}
+	}
+	var re *run.SettingError
+	if path == "mpdf train" && errors.As(err, &re) {
+		err = &rewritten{err, fmt.Sprintf("--%s %s: %s", strings.ReplaceAll(re.Key, "_", "-"), re.Value, re.Want)}
 	}
 	var se *serve.SettingError
 	if errors.As(err, &se) {

@@ -101,16 +101,9 @@ func runTrain(cmd *cobra.Command, fl *trainFlags, args []string) error {
 	return res.WriteText(cmd.OutOrStdout(), fl.out, fl.set.Env, rc.Train.Seed)
 }
 
-// check refuses flag values out of range or at odds.
+// check refuses flags at odds (run.Config's check refuses values out
+// of range).
 func (fl *trainFlags) check() error {
-	for _, c := range []struct {
-		name string
-		v    int
-	}{{"keep", fl.set.Keep}, {"threads", fl.threads}, {"eval-tasks", fl.set.EvalTasks}, {"feature-width", fl.set.FeatureWidth}} {
-		if c.v < 0 {
-			return fmt.Errorf("--%s %d: want ≥ 0", c.name, c.v)
-		}
-	}
 	if fl.overwrite && fl.resume {
 		return fmt.Errorf("--overwrite and --resume: give one or the other")
 	}
@@ -165,12 +158,6 @@ func (fl *trainFlags) config(cmd *cobra.Command) (run.Config, error) {
 		notes = append(notes, recipeNote(stderr, f, recipe))
 	}
 	s := fl.set
-	if e := s.MetricsEvery; e != "" && e != run.MetricsEveryStep && e != run.MetricsEveryIteration {
-		return run.Config{}, fmt.Errorf("--metrics-every %q: want step or iteration", e)
-	}
-	if _, _, err := run.ParseBestMetric(s.BestMetric, len(s.Data) > 0); err != nil {
-		return run.Config{}, fmt.Errorf("--best-metric: %w", err)
-	}
 	rc := run.Config{
 		Train: c, Dir: fl.out, Resume: rs, Overwrite: fl.overwrite, Keep: s.Keep, BestMetric: s.BestMetric,
 		Threads: fl.threads, EvalTasks: s.EvalTasks, SkipInvalid: s.SkipInvalid, AllowOtherData: fl.otherData,
