@@ -110,45 +110,19 @@ func (fl *trainFlags) check() error {
 	return nil
 }
 
-// recipe is the recipe of the environment trained in (trainer.DefaultRecipe):
-// on a replay, trainer.DefaultRecipe(RecipeReplay) (docs/results.md, 2026-12-01); on
-// the simulator and offline, trainer's defaults. Flags given still win.
-func (fl *trainFlags) recipe() (trainer.Recipe, error) {
-	kind := trainer.RecipeSim
-	if len(fl.set.Data) == 0 && strings.HasPrefix(fl.set.Env, replay.SpecPrefix) {
-		kind = trainer.RecipeReplay
-	}
-	return trainer.DefaultRecipe(kind)
-}
-
-// config resolves the run's config: the recipe's, or the resumed run's
-// with its setting (run.Resumable.Continue), then --config, then the
-// flags.
+// config resolves the run's config: its base (run.BaseOf: the recipe's,
+// or the resumed run's with its setting), then --config, then the flags.
 func (fl *trainFlags) config(cmd *cobra.Command) (run.Config, error) {
 	f, stderr := cmd.Flags(), cmd.ErrOrStderr()
-	recipe, err := fl.recipe()
+	b, err := run.BaseOf(fl.out, fl.resume, fl.set, f.Changed)
 	if err != nil {
 		return run.Config{}, err
 	}
-	base := recipe.Train
-	var rs *run.Resumable
-	if fl.resume {
-		if rs, err = run.Latest(fl.out); err != nil {
-			return run.Config{}, fmt.Errorf("--resume: %w", err)
-		}
-		// The run goes on with its own config and setting; flags given
-		// now still win, except that the run refuses another replay
-		// split or other tasks (run.Config's check).
-		base = rs.Config
-		if fl.set, err = rs.Continue(fl.set, f.Changed); err != nil {
-			return run.Config{}, err
-		}
+	rs, recipe := b.Resume, b.Recipe
+	if fl.set = b.Setting; rs != nil {
 		fmt.Fprintf(cmd.OutOrStdout(), "resuming from %s (step %d)\n", rs.Path, rs.Checkpoint.Header.Step)
-		if recipe, err = fl.recipe(); err != nil { // the run's own env, now known
-			return run.Config{}, err
-		}
 	}
-	c, err := resolveConfig(base, fl.configFile, f)
+	c, err := resolveConfig(b.Config, fl.configFile, f)
 	if err != nil {
 		return run.Config{}, err
 	}
