@@ -150,7 +150,7 @@ type Progress struct {
 // SFTResult summarises the supervised stage.
 type SFTResult struct {
 	Skipped         bool
-	Reason          string // why it was skipped, when not --sft-epochs 0
+	Reason          string // why it was skipped, when not sft.epochs 0
 	What            string // the labels cloned
 	Rows            int    // decisions per epoch
 	Epochs, Steps   int
