@@ -31,7 +31,7 @@ var layers = []layer{
 	{".", "the module's doc; the architecture test and the update-step benchmarks", nil},
 	{"internal/testenv", "what tests need beyond Go (PyTorch oracle, shared transcripts, Chromium): skip locally, fail under CI", nil},
 	{"internal/browser", "headless Chromium for the HTML pages' tests, over the DevTools protocol's pipe", nil},
-	{"internal/buildinfo", "which build of mpdf runs: its module version and VCS revision", nil},
+	{"internal/version", "which build of mpdf runs: its module version and VCS revision", nil},
 	{"internal/errmark", "an error marked with a sentinel, its message unchanged: a library's errors a caller words", nil},
 	{"internal/progress", "progress of long work on stderr: a bar on a terminal, plain lines elsewhere", nil},
 	{"internal/jsonscan", "the byte-level JSON scanner of the two fast paths (data's decision lines, serve's requests)", nil},
@@ -42,7 +42,7 @@ var layers = []layer{
 	{"autodiff", "the same model and loss as a Gorgonia graph: the reference for the kernels", []string{"nn"}},
 	{"metapolicy", "actions, meta-cognitive state, consensus rules, featurizer, policies, baselines", []string{"nn"}},
 	{"answer", "one reader of model text: answers (gsm8k, mmlu, arithmetic, math) and profiles", nil},
-	{"data", "rollout formats (JSONL episodes/decisions), reader/writer, reward, packed shards", []string{"answer", "internal/buildinfo", "internal/errmark", "internal/jsonscan", "metapolicy", "outfile"}},
+	{"data", "rollout formats (JSONL episodes/decisions), reader/writer, reward, packed shards", []string{"answer", "internal/errmark", "internal/jsonscan", "internal/version", "metapolicy", "outfile"}},
 	{"checkpoints", "compressed checkpoint format, retention, safetensors interop", []string{"internal/errmark", "metapolicy", "nn", "outfile"}},
 	{"data/transcript", "reader of debate transcripts (LLM-Debate, DyLAN, LLM-Agora) into questions and episodes", []string{"answer", "data", "metapolicy"}},
 	{"data/corpus", "what a set of transcripts holds: the corpus table, the persist and debate baselines", []string{"data/transcript", "metapolicy"}},
@@ -58,7 +58,7 @@ var layers = []layer{
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "trainer/teacher"}},
 	{"env/sim/calibrate", "the simulator fitted to transcripts and checked against them, statistics and feature signals", []string{"data", "data/transcript", "env", "env/sim", "internal/errmark", "metapolicy", "study/signals"}},
 	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
-	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "internal/buildinfo", "internal/progress", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
+	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "internal/progress", "internal/version", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
 }
 
 // owners lists, for each third-party import prefix, the directories of

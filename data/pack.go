@@ -21,7 +21,7 @@ import (
 	"path/filepath"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/mpdf/mpdf/internal/buildinfo"
+	"github.com/mpdf/mpdf/internal/version"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -200,7 +200,7 @@ func WritePack(dir string, r *Reader, opts PackOptions) (m *Manifest, err error)
 
 // toolVersion is "mpdf" and the version of this module in the build.
 func toolVersion() string {
-	if i, ok := buildinfo.Read(); ok {
+	if i, ok := version.Read(); ok {
 		return "mpdf " + i.Version
 	}
 	return "mpdf (unknown version)"

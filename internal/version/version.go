@@ -1,7 +1,7 @@
-// Package buildinfo says which build of mpdf runs, from the binary's build
+// Package version says which build of mpdf runs, from the binary's build
 // information: the mpdf module's version and, when mpdf is the main module
 // built from a checkout, its VCS revision.
-package buildinfo
+package version
 
 import (
 	"fmt"
