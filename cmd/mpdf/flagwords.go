@@ -74,17 +74,23 @@ func inFlagWords(path string, err error) error {
 	}
 	var re *run.SettingError
 	if path == "mpdf train" && errors.As(err, &re) {
-		err = &rewritten{err, fmt.Sprintf("--%s %s: %s", strings.ReplaceAll(re.Key, "_", "-"), re.Value, re.Want)}
+		err = rewrite(err, re, fmt.Sprintf("--%s %s: %s", strings.ReplaceAll(re.Key, "_", "-"), re.Value, re.Want))
 	}
 	var se *serve.SettingError
 	if errors.As(err, &se) {
-		err = &rewritten{err, se.Words(serveFlag)}
+		err = rewrite(err, se, se.Words(serveFlag))
 	}
 	return err
 }
 
-// serveSettingFlags are the mpdf serve flags of serve.Config's fields, each with
-// its unit: 2^shift bytes.
+// rewrite is err with the message of its part, a library's setting error,
+// written as words, the flag's.
+func rewrite(err, part error, words string) error {
+	return &rewritten{err, strings.Replace(err.Error(), part.Error(), words, 1)}
+}
+
+// serveSettingFlags are the mpdf serve flags of serve.Config's fields,
+// each with its unit: 2^shift bytes.
 var serveSettingFlags = map[string]struct {
 	name  string
 	shift uint
@@ -94,8 +100,8 @@ var serveSettingFlags = map[string]struct {
 	"RequestTimeout": {"request-timeout", 0}, "GOGC": {"gogc", 0},
 }
 
-// serveFlag words a serve.Config setting as its flag and value ("--max-body-kib
-// -1"); a field no flag sets keeps its name.
+// serveFlag words a serve.Config setting as its flag and value
+// ("--max-body-kib -1"); a field no flag sets keeps its name.
 func serveFlag(s serve.Setting) string {
 	f, ok := serveSettingFlags[s.Field]
 	if !ok {
@@ -109,7 +115,8 @@ func serveFlag(s serve.Setting) string {
 	return fmt.Sprintf("--%s %v", f.name, s.Value)
 }
 
-// rewritten is an error written anew in flag words.
+// rewritten is an error whose setting error is written in flag words; it
+// is still the error it was.
 type rewritten struct {
 	error
 	msg string
