@@ -114,7 +114,8 @@ func (fl *trainFlags) check() error {
 // or the resumed run's with its setting), then --config, then the flags.
 func (fl *trainFlags) config(cmd *cobra.Command) (run.Config, error) {
 	f, stderr := cmd.Flags(), cmd.ErrOrStderr()
-	b, err := run.BaseOf(fl.out, fl.resume, fl.set, f.Changed)
+	given := func(key string) bool { return f.Changed(strings.ReplaceAll(key, "_", "-")) } // held_out: --held-out
+	b, err := run.BaseOf(fl.out, fl.resume, fl.set, given)
 	if err != nil {
 		return run.Config{}, err
 	}

@@ -25,7 +25,7 @@ type Base struct {
 
 // BaseOf resolves where a run into dir begins: resumed, from the latest
 // checkpoint there with the run's config and setting, except what given
-// says was set anew (by name, as Continue takes them); else from the
+// says was set anew (by key, as Continue takes them); else from the
 // recipe of s's environment. Why the run cannot resume is ErrContinue.
 func BaseOf(dir string, resume bool, s Setting, given func(name string) bool) (Base, error) {
 	b := Base{Setting: s}

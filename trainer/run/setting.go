@@ -24,11 +24,11 @@ type Setting struct {
 
 // Continue is the setting a resume of rs goes on with: the run's own
 // environment, split, data and options, except those given says were set
-// anew (by the names of mpdf train's flags: env, held-out, split-seed,
-// eval-tasks, keep, best-metric, skip-invalid, feature-width, metrics-every; data given
-// in s.Data). An online run cannot go on offline, and an offline run of an
-// older build that did not record its data needs it given again: both are
-// ErrContinue.
+// anew, by their keys in the run's position (env, held_out, split_seed;
+// Options' eval_tasks, keep, best_metric, skip_invalid, feature_width,
+// metrics_every; data given in s.Data). An online run cannot go on
+// offline, and an offline run of an older build that did not record its
+// data needs it given again: both are ErrContinue.
 func (rs *Resumable) Continue(s Setting, given func(name string) bool) (Setting, error) {
 	pos := rs.Position
 	keep := func(name string) bool { return !given(name) }
@@ -39,10 +39,10 @@ func (rs *Resumable) Continue(s Setting, given func(name string) bool) (Setting,
 		if pos.Env != "" && keep("env") {
 			s.Env = pos.Env
 		}
-		if pos.Env != "" && keep("held-out") {
+		if pos.Env != "" && keep("held_out") {
 			s.HeldOut = pos.HeldOut
 		}
-		if pos.Env != "" && keep("split-seed") {
+		if pos.Env != "" && keep("split_seed") {
 			s.SplitSeed = pos.SplitSeed
 		}
 	}
@@ -53,22 +53,22 @@ func (rs *Resumable) Continue(s Setting, given func(name string) bool) (Setting,
 		s.Data = pos.Data.Paths
 	}
 	if p := pos.Options; p != nil {
-		if keep("eval-tasks") {
+		if keep("eval_tasks") {
 			s.EvalTasks = p.EvalTasks
 		}
 		if keep("keep") {
 			s.Keep = p.Keep
 		}
-		if keep("best-metric") {
+		if keep("best_metric") {
 			s.BestMetric = p.BestMetric
 		}
-		if keep("skip-invalid") {
+		if keep("skip_invalid") {
 			s.SkipInvalid = p.SkipInvalid
 		}
-		if keep("feature-width") && pos.Mode == "offline" {
+		if keep("feature_width") && pos.Mode == "offline" {
 			s.FeatureWidth = p.FeatureWidth
 		}
-		if keep("metrics-every") {
+		if keep("metrics_every") {
 			s.MetricsEvery = p.MetricsEvery
 		}
 	}

@@ -18,7 +18,7 @@ func TestContinue(t *testing.T) {
 	if err != nil || s.Env != want.Env || s.HeldOut != want.HeldOut || s.SplitSeed != want.SplitSeed || s.Options != want.Options {
 		t.Errorf("online resume: %+v, %v; want %+v", s, err, want)
 	}
-	s, _ = online.Continue(Setting{HeldOut: 0.2, Options: Options{Keep: 5}}, func(n string) bool { return n == "held-out" || n == "keep" })
+	s, _ = online.Continue(Setting{HeldOut: 0.2, Options: Options{Keep: 5}}, func(n string) bool { return n == "held_out" || n == "keep" })
 	if s.HeldOut != 0.2 || s.Keep != 5 || s.Env != "replay:x.json" {
 		t.Errorf("flags given win: %+v", s)
 	}
