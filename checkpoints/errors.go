@@ -32,3 +32,15 @@ var (
 func errf(kind error, format string, args ...any) error {
 	return fmt.Errorf("%w: %s", kind, fmt.Sprintf(format, args...))
 }
+
+// The disagreements of the learned policies of one evaluation about where
+// they trained (TrainedReplay, TextCritic, HeldOutSplit): the evaluation
+// must say, and errors.Is tells its caller which setting to ask for.
+var (
+	// ErrTrainedEnvs: policies trained on different replays.
+	ErrTrainedEnvs = errors.New("policies trained on different replays")
+	// ErrTrainedCritics: policies trained with the text critic and without.
+	ErrTrainedCritics = errors.New("policies trained with and without the text critic")
+	// ErrTrainedSplits: policies trained on different replay splits.
+	ErrTrainedSplits = errors.New("policies trained on different replay splits")
+)

@@ -211,7 +211,7 @@ func writeNetworks(w io.Writer, keys []string) {
 func confidenceNote(src string) string {
 	switch src {
 	case ConfidenceTextCritic:
-		return src + " (a replay with critic=on: run it where the confidence is the text critic's, e.g. mpdf serve --critic)"
+		return src + " (a replay with critic=on: run it where the confidence is the text critic's, e.g. a server with its critic on)"
 	case ConfidenceNone:
 		return src + " (a replay without the critic: the confidence was always missing)"
 	case ConfidenceGiven:
@@ -295,7 +295,7 @@ func layoutNote(v string) string {
 	case v == metapolicy.FeatureVersion:
 		return "matches this build"
 	case layoutRuns(v):
-		return fmt.Sprintf("a layout this build runs, not its default %s (train --init from it with --features %s)", metapolicy.FeatureVersion, v)
+		return fmt.Sprintf("a layout this build runs, not its default %s (a run starts from it with features %s)", metapolicy.FeatureVersion, v)
 	}
 	var known []string
 	for _, f := range metapolicy.Featurizers() {

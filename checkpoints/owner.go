@@ -22,7 +22,8 @@ import (
 )
 
 // ErrForeign is wrapped by the error for a checkpoint of another run found
-// in a run's directory (ForeignError).
+// in a run's directory (ForeignError): its message asks to move it out, and
+// a caller may add its own way to start the run elsewhere.
 var ErrForeign = errors.New("checkpoint of another run")
 
 // ForeignError names a checkpoint whose header says another run than the
@@ -34,7 +35,7 @@ type ForeignError struct {
 }
 
 func (e *ForeignError) Error() string {
-	return fmt.Sprintf("%s belongs to another run (run %s, this directory's is %s): move it out or start a new --out",
+	return fmt.Sprintf("%s belongs to another run (run %s, this directory's is %s): move it out",
 		e.Path, e.Run, e.Want)
 }
 
@@ -147,7 +148,7 @@ func CheckRun(dir, run string) (string, error) {
 			names = append(names, fmt.Sprintf("%s (run %s)", filepath.Base(p), r))
 		}
 		slices.Sort(names)
-		return "", fmt.Errorf("checkpoints: %s: %w: checkpoints of %d runs: %s: move the other runs' out or start a new --out",
+		return "", fmt.Errorf("checkpoints: %s: %w: checkpoints of %d runs: %s: move the other runs' out",
 			dir, ErrForeign, len(seen), strings.Join(names, ", "))
 	}
 	for r := range seen {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -131,14 +132,14 @@ func CriticMismatch(src string, critic bool) bool {
 // TrainedReplay is the replay spec the learned policies among pols trained
 // on (their TrainedEnv), from the first of them, so that a policy trained on
 // transcripts is evaluated on them rather than elsewhere: "" when none
-// trained on a replay, an error naming two that trained on different ones.
+// trained on a replay, an error naming two that trained on different ones (ErrTrainedEnvs).
 func TrainedReplay(pols []Resolved) (spec, from string, err error) {
 	for _, p := range pols {
 		if p.TrainedEnv == "" {
 			continue
 		}
 		if spec != "" && p.TrainedEnv != spec {
-			return "", "", fmt.Errorf("%s trained on %s and %s on %s: give --env", from, spec, p.Path, p.TrainedEnv)
+			return "", "", errmark.Mark(fmt.Errorf("%s trained on %s and %s on %s", from, spec, p.Path, p.TrainedEnv), ErrTrainedEnvs)
 		}
 		spec, from = p.TrainedEnv, p.Path
 	}
@@ -150,7 +151,7 @@ func TrainedReplay(pols []Resolved) (spec, from string, err error) {
 // those whose confidence came from a replay trained with it (their names
 // are with), since a policy that learned to read the critic's confidence
 // would otherwise be scored without it. Policies trained with it and
-// without it (the confidence missing) need the replay to say: an error.
+// without it (the confidence missing) need the replay to say: an error (ErrTrainedCritics).
 func TextCritic(pols []Resolved) (on bool, with []string, err error) {
 	var without []string
 	for _, p := range pols {
@@ -162,7 +163,7 @@ func TextCritic(pols []Resolved) (on bool, with []string, err error) {
 		}
 	}
 	if len(with) > 0 && len(without) > 0 {
-		return false, nil, fmt.Errorf("%s trained with the text critic (critic=on) and %s without: add critic=on or critic=off to --env", with[0], without[0])
+		return false, nil, errmark.Mark(fmt.Errorf("%s trained with the text critic (critic=on) and %s without", with[0], without[0]), ErrTrainedCritics)
 	}
 	return len(with) > 0, with, nil
 }
@@ -170,15 +171,15 @@ func TextCritic(pols []Resolved) (on bool, with []string, err error) {
 // HeldOutSplit is the replay split the learned policies among pols trained
 // on, with the name of the last that says: nil when none does. Policies of
 // different splits are an error unless given (the evaluation's own split
-// given), when the last one's is returned.
+// given), when the last one's is returned (ErrTrainedSplits).
 func HeldOutSplit(pols []Resolved, given bool) (sp *ReplaySplit, from string, err error) {
 	for _, p := range pols {
 		if p.Split == nil {
 			continue
 		}
 		if sp != nil && *p.Split != *sp && !given {
-			return nil, "", fmt.Errorf("%s and %s trained on different replay splits (held out %g, seed %d; held out %g, seed %d): give --split with --held-out and --split-seed, or --split all",
-				from, p.Name(), sp.HeldOut, sp.SplitSeed, p.Split.HeldOut, p.Split.SplitSeed)
+			return nil, "", errmark.Mark(fmt.Errorf("%s and %s trained on different replay splits (held out %g, seed %d; held out %g, seed %d)",
+				from, p.Name(), sp.HeldOut, sp.SplitSeed, p.Split.HeldOut, p.Split.SplitSeed), ErrTrainedSplits)
 		}
 		sp, from = p.Split, p.Name()
 	}

@@ -1,6 +1,7 @@
 package checkpoints
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -104,14 +105,14 @@ func TestPoliciesAgree(t *testing.T) {
 	if spec, from, err := TrainedReplay([]Resolved{h, a, a}); err != nil || spec != "replay:a" || from != "a.mpdf" {
 		t.Errorf("TrainedReplay: %q %q %v", spec, from, err)
 	}
-	if _, _, err := TrainedReplay([]Resolved{a, b}); err == nil || !strings.Contains(err.Error(), "a.mpdf trained on replay:a and b.mpdf on replay:b") {
+	if _, _, err := TrainedReplay([]Resolved{a, b}); err == nil || !strings.Contains(err.Error(), "a.mpdf trained on replay:a and b.mpdf on replay:b") || !errors.Is(err, ErrTrainedEnvs) {
 		t.Errorf("TrainedReplay of two replays: %v", err)
 	}
 	if sp, _, err := HeldOutSplit([]Resolved{h}, false); sp != nil || err != nil {
 		t.Errorf("HeldOutSplit of a heuristic: %v %v", sp, err)
 	}
-	if _, _, err := HeldOutSplit([]Resolved{a, b}, false); err == nil {
-		t.Error("HeldOutSplit of two splits: no error")
+	if _, _, err := HeldOutSplit([]Resolved{a, b}, false); err == nil || !errors.Is(err, ErrTrainedSplits) {
+		t.Errorf("HeldOutSplit of two splits: %v, want ErrTrainedSplits", err)
 	}
 	if sp, _, err := HeldOutSplit([]Resolved{a, b}, true); err != nil || *sp != *b.Split {
 		t.Errorf("HeldOutSplit given: %v %v, want the last", sp, err)
@@ -122,7 +123,7 @@ func TestPoliciesAgree(t *testing.T) {
 	if on, _, err := TextCritic([]Resolved{h, b}); on || err != nil {
 		t.Errorf("TextCritic without: %v %v", on, err)
 	}
-	if _, _, err := TextCritic([]Resolved{a, b}); err == nil || !strings.Contains(err.Error(), "gate trained with the text critic (critic=on) and debate without") {
+	if _, _, err := TextCritic([]Resolved{a, b}); err == nil || !strings.Contains(err.Error(), "gate trained with the text critic (critic=on) and debate without") || !errors.Is(err, ErrTrainedCritics) {
 		t.Errorf("TextCritic of both: %v", err)
 	}
 }

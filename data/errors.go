@@ -61,3 +61,12 @@ func asError(e *RecordError) error {
 	}
 	return e
 }
+
+// The refusals of MergeShards that its caller words in its own terms.
+var (
+	// ErrNoShardRecord: an input has no shard record beside it, so it is
+	// not the output of a sharded collection.
+	ErrNoShardRecord = errors.New("no shard record")
+	// ErrExists: the output exists and MergeOptions.Overwrite is not set.
+	ErrExists = errors.New("output exists")
+)

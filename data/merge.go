@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/mpdf/mpdf/internal/errmark"
 )
 
 // MergeOptions configures MergeShards.
@@ -44,7 +46,7 @@ func MergeShards(shards []string, out string, opts MergeOptions) (Merged, error)
 		}
 		r, err := ReadCollectShard(ShardRecordPath(path))
 		if errors.Is(err, fs.ErrNotExist) {
-			return m, fmt.Errorf("%s: no shard record %s beside it: not the output of collect --shard", path, ShardRecordPath(path))
+			return m, errmark.Mark(fmt.Errorf("%s: no shard record %s beside it", path, ShardRecordPath(path)), ErrNoShardRecord)
 		}
 		if err != nil {
 			return m, err
@@ -88,7 +90,7 @@ func MergeShards(shards []string, out string, opts MergeOptions) (Merged, error)
 	}
 	if !opts.Overwrite {
 		if _, err := os.Lstat(out); err == nil {
-			return m, fmt.Errorf("%s exists: --overwrite replaces it", out)
+			return m, errmark.Mark(fmt.Errorf("%s exists", out), ErrExists)
 		}
 	}
 	readers := make([]*Reader, len(shards))
@@ -140,7 +142,7 @@ func MergeShards(shards []string, out string, opts MergeOptions) (Merged, error)
 		if _, err := r.Next(); err != io.EOF {
 			w.Abort()
 			if err == nil {
-				return m, fmt.Errorf("%s holds more episodes than its %d tasks × %d: not what collect --shard wrote", shards[i], len(recs[i].Tasks), eps)
+				return m, fmt.Errorf("%s holds more episodes than its %d tasks × %d: not what a shard's collection writes", shards[i], len(recs[i].Tasks), eps)
 			}
 			return m, fmt.Errorf("%s: %w", shards[i], err)
 		}

@@ -19,9 +19,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/mpdf/mpdf/internal/version"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -200,16 +200,8 @@ func WritePack(dir string, r *Reader, opts PackOptions) (m *Manifest, err error)
 
 // toolVersion is "mpdf" and the version of this module in the build.
 func toolVersion() string {
-	const module = "github.com/mpdf/mpdf"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Path == module {
-			return "mpdf " + bi.Main.Version
-		}
-		for _, d := range bi.Deps {
-			if d.Path == module {
-				return "mpdf " + d.Version
-			}
-		}
+	if i, ok := version.Read(); ok {
+		return "mpdf " + i.Version
 	}
 	return "mpdf (unknown version)"
 }

@@ -11,60 +11,51 @@ import (
 // a negative size, count, timeout or memory budget (zero means the
 // default; a negative value used to fall back to it silently), a GOGC
 // below zero, or a memory budget too small for one request of the
-// largest body. The error names the mpdf serve flag that sets the field.
+// largest body. The error is a *SettingError naming the fields.
 func (c *Config) Validate() error {
-	neg := func(flag string, v int64, what string) error {
-		if v < 0 {
-			return fmt.Errorf("serve: --%s %s: negative; want 0 (the default) or more", flag, what)
-		}
-		return nil
-	}
-	dur := func(flag string, d time.Duration) error {
-		if d < 0 {
-			return fmt.Errorf("serve: --%s %v: negative; want 0 (the default) or more", flag, d)
-		}
-		return nil
-	}
-	durNoFlag := func(what string, d time.Duration) error { // no flag sets it
-		if d < 0 {
-			return fmt.Errorf("serve: %s %v: negative; want 0 (the default) or more", what, d)
-		}
-		return nil
-	}
-	for _, err := range []error{
-		neg("max-body-kib", c.MaxBodyBytes, inUnit(c.MaxBodyBytes, 10)),
-		neg("max-inflight", int64(c.MaxInflight), fmt.Sprint(c.MaxInflight)),
-		neg("max-memory-mib", c.MaxMemory, inUnit(c.MaxMemory, 20)),
-		durNoFlag("read-header timeout", c.ReadHeaderTimeout),
-		dur("read-timeout", c.ReadTimeout),
-		dur("write-timeout", c.WriteTimeout),
-		durNoFlag("idle timeout", c.IdleTimeout),
-		dur("shutdown-timeout", c.ShutdownTimeout),
-		dur("request-timeout", c.RequestTimeout),
+	const negative = "%s: negative; want 0 (the default) or more"
+	for _, s := range []Setting{
+		{"MaxBodyBytes", c.MaxBodyBytes}, {"MaxInflight", c.MaxInflight}, {"MaxMemory", c.MaxMemory},
+		{"ReadHeaderTimeout", c.ReadHeaderTimeout}, {"ReadTimeout", c.ReadTimeout}, {"WriteTimeout", c.WriteTimeout},
+		{"IdleTimeout", c.IdleTimeout}, {"ShutdownTimeout", c.ShutdownTimeout}, {"RequestTimeout", c.RequestTimeout},
 	} {
-		if err != nil {
-			return err
+		if isNegative(s.Value) {
+			return settingErr(negative, []Setting{s})
 		}
 	}
 	if c.GOGC < 0 {
-		return fmt.Errorf("serve: --gogc %d: negative; want a percentage above 0, or 0 for the GOGC environment variable's", c.GOGC)
+		return settingErr("%s: negative; want a percentage above 0, or 0 for the GOGC environment variable's", one("GOGC", c.GOGC))
 	}
 	d := *c
 	d.defaults()
 	if d.MaxBodyBytes > maxBodyLimit {
-		return fmt.Errorf("serve: --max-body-kib %s: more than the %s a request may have", inUnit(d.MaxBodyBytes, 10), sizeString(maxBodyLimit))
+		return settingErr("%s: more than the %s a request may have", one("MaxBodyBytes", d.MaxBodyBytes), sizeString(maxBodyLimit))
 	}
 	if d.MaxMemory < minMemory {
-		return fmt.Errorf("serve: --max-memory-mib %s: less than the %s the server needs", inUnit(d.MaxMemory, 20), sizeString(minMemory))
+		return settingErr("%s: less than the %s the server needs", one("MaxMemory", d.MaxMemory), sizeString(minMemory))
 	}
 	if need, pool := bodyCost(d.MaxBodyBytes), admitPool(d.MaxMemory); need > pool {
-		return fmt.Errorf("serve: --max-memory-mib %s cannot take in one body of the largest size (--max-body-kib %s needs %s; the budget leaves %s to requests): raise it or lower --max-body-kib",
-			inUnit(d.MaxMemory, 20), inUnit(d.MaxBodyBytes, 10), sizeString(need), sizeString(pool))
+		return settingErr("%s cannot take in one body of the largest size (%s needs %s; the budget leaves %s to requests): raise the first or lower the second",
+			[]Setting{{"MaxMemory", d.MaxMemory}, {"MaxBodyBytes", d.MaxBodyBytes}}, sizeString(need), sizeString(pool))
 	}
 	if d.RequestTimeout >= d.WriteTimeout {
-		return fmt.Errorf("serve: --request-timeout %v: not shorter than --write-timeout %v; the server could not write its 503 in time", d.RequestTimeout, d.WriteTimeout)
+		return settingErr("%s: not shorter than %s; the server could not write its 503 in time",
+			[]Setting{{"RequestTimeout", d.RequestTimeout}, {"WriteTimeout", d.WriteTimeout}})
 	}
 	return nil
+}
+
+// isNegative reports whether a setting's value is below zero.
+func isNegative(v any) bool {
+	switch v := v.(type) {
+	case int64:
+		return v < 0
+	case int:
+		return v < 0
+	case time.Duration:
+		return v < 0
+	}
+	return false
 }
 
 // maxBodyLimit is the largest body a server accepts to be configured for.
@@ -80,15 +71,6 @@ func sizeString(n int64) string {
 		return fmt.Sprintf("%dKiB", n>>10)
 	}
 	return fmt.Sprintf("%dB", n)
-}
-
-// inUnit writes n bytes in the unit of 2^shift bytes of its flag ("-1" for
-// --max-body-kib -1), or as bytes when it does not divide.
-func inUnit(n int64, shift uint) string {
-	if n%(1<<shift) == 0 {
-		return fmt.Sprint(n >> shift)
-	}
-	return fmt.Sprintf("(%d bytes)", n)
 }
 
 // TuneRuntime sets the process's garbage collector for c: GOGC when c.GOGC

@@ -33,6 +33,15 @@ var ErrNotEmpty = outfile.ErrNotEmpty
 // directory.
 var ErrLocked = errors.New("study directory in use")
 
+// The refusals of MergeShards that its caller words in its own terms.
+var (
+	// ErrNoShardRecord: a directory has no shard record (ShardName), so
+	// it is not a shard's output.
+	ErrNoShardRecord = errors.New("no shard record")
+	// ErrShardUnfinished: a shard stopped before all its cells were done.
+	ErrShardUnfinished = errors.New("shard not finished")
+)
+
 // isStudyFile reports whether name is a file a study writes (or a
 // temporary file of one): what overwrite may remove.
 func isStudyFile(name string) bool {

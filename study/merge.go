@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/mpdf/mpdf/internal/errmark"
 )
 
 // MergeShards joins the records of a study's N shards (RunShard; each
@@ -34,7 +36,7 @@ func MergeShards(paths []string, out string) (*Study, error) {
 		}
 		r, err := ReadShard(path)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("study: %s: no %s: not the output of mpdf study --shard", path, ShardName)
+			return nil, errmark.Mark(fmt.Errorf("study: %s: no %s", path, ShardName), ErrNoShardRecord)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("study: %w", err)
@@ -66,8 +68,8 @@ func MergeShards(paths []string, out string) (*Study, error) {
 			return nil, fmt.Errorf("study: %s and %s are both shard %d/%d", paths[j], path, r.Shard, r.Shards)
 		}
 		if n := r.todo(); n > 0 {
-			return nil, fmt.Errorf("study: %s: shard %d/%d has %d of its cells not done (stopped early): resume it first (mpdf study --shard %d/%d --resume with the same flags)",
-				path, r.Shard, r.Shards, n, r.Shard, r.Shards)
+			return nil, errmark.Mark(fmt.Errorf("study: %s: shard %d/%d has %d of its cells not done (stopped early): resume it first",
+				path, r.Shard, r.Shards, n), ErrShardUnfinished)
 		}
 		byShard[r.Shard] = i
 		recs[i] = r

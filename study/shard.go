@@ -281,13 +281,13 @@ func diffInputs(s, o map[string]string) string {
 	return "other " + strings.Join(diff, ", ") + " (" + inputWords(diff) + ")"
 }
 
-// inputWords says what differing inputs mean, in the words of the flags.
+// inputWords says what differing inputs mean.
 func inputWords(keys []string) string {
 	words := map[string]string{
 		"mpdf":    "another mpdf build",
 		"config":  "other study flags",
 		"trainer": "another trainer",
-		"env":     "another --env",
+		"env":     "another environment",
 		"tasks":   "other tasks",
 		"data":    "other transcripts",
 		"play":    "the environment plays otherwise",

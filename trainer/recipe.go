@@ -18,7 +18,8 @@ type Recipe struct {
 	// most probable action when evaluated (the verdict, a study's test side).
 	Train  Config `json:"train"`
 	Greedy bool   `json:"greedy"`
-	// Summary is the recipe as flags, for the line a command prints.
+	// Summary is what the recipe sets, in the config's keys (sft.labels,
+	// sft.epochs, features), for a line a caller prints.
 	Summary string `json:"summary"`
 }
 
@@ -65,11 +66,20 @@ func DefaultRecipe(kind string) (Recipe, error) {
 	c := DefaultConfig()
 	switch kind {
 	case RecipeSim:
-		return Recipe{Env: kind, Train: c, Summary: "--sft-labels " + c.SFT.Labels + fmt.Sprintf(" --sft-epochs %d", c.SFT.Epochs) + " --features " + metapolicy.FeatureVersion}, nil
+		return Recipe{Env: kind, Train: c, Summary: summary(c, false)}, nil
 	case RecipeReplay:
 		c.SFT.Labels, c.SFT.Epochs, c.Features = ReplayLabels, ReplaySFTEpochs, metapolicy.FeatureVersionV2
 		return Recipe{Env: kind, Train: c, Greedy: true,
-			Summary: fmt.Sprintf("--sft-labels %s --sft-epochs %d --features %s, judged greedy", ReplayLabels, ReplaySFTEpochs, metapolicy.FeatureVersionV2)}, nil
+			Summary: summary(c, true)}, nil
 	}
 	return Recipe{}, fmt.Errorf("trainer: recipe: environment kind %q, want %s or %s", kind, RecipeSim, RecipeReplay)
+}
+
+// summary is a recipe's Summary.
+func summary(c Config, greedy bool) string {
+	s := fmt.Sprintf("sft.labels %s, sft.epochs %d, features %s", c.SFT.Labels, c.SFT.Epochs, c.Features)
+	if greedy {
+		s += ", judged greedy"
+	}
+	return s
 }

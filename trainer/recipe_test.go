@@ -23,6 +23,9 @@ func TestDefaultRecipe(t *testing.T) {
 		rep.Train.Features != metapolicy.FeatureVersionV2 {
 		t.Errorf("replay recipe %+v: want pivotal:gate, %d epochs, v2, greedy", rep, ReplaySFTEpochs)
 	}
+	if want := "sft.labels pivotal:gate, sft.epochs 20, features mpdf-features/v2, judged greedy"; rep.Summary != want {
+		t.Errorf("replay recipe's summary %q, want %q (the config's keys, no flag)", rep.Summary, want)
+	}
 	if err := rep.Train.Validate(); err != nil {
 		t.Error(err)
 	}

@@ -3,6 +3,7 @@ package view
 import (
 	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -129,8 +131,12 @@ type Summary struct {
 	Actions        env.ActionShares `json:"actions"`
 }
 
+// ErrOverBudget: a page over its size budget (Options.MaxBytes), which
+// Write refuses, saying which share of its tasks would fit.
+var ErrOverBudget = errors.New("page over its size budget")
+
 // Write renders runs as one HTML page to w. It writes nothing when an
-// episode is malformed or the page is over the size budget.
+// episode is malformed or the page is over the size budget (ErrOverBudget).
 func Write(w io.Writer, runs []Run, o Options) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("view: no episodes")
@@ -152,8 +158,8 @@ func Write(w io.Writer, runs []Run, o Options) error {
 		return fmt.Errorf("view: render: %w", err)
 	}
 	if buf.Len() > budget {
-		return fmt.Errorf("view: the page would be %.1f MB, over its budget of %.1f MB: show fewer tasks (--tasks N; about %d%% of these fit)",
-			float64(buf.Len())/1e6, float64(budget)/1e6, int64(budget)*100/int64(buf.Len()))
+		return errmark.Mark(fmt.Errorf("view: the page would be %.1f MB, over its budget of %.1f MB: show fewer tasks (about %d%% of these fit)",
+			float64(buf.Len())/1e6, float64(budget)/1e6, int64(budget)*100/int64(buf.Len())), ErrOverBudget)
 	}
 	_, err = w.Write(buf.Bytes())
 	return err

@@ -3,6 +3,7 @@ package view_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"html"
 	"math"
 	"regexp"
@@ -226,7 +227,8 @@ func TestCutsLongText(t *testing.T) {
 }
 
 // TestBudget: a page over its budget is refused, nothing written, and the
-// error says how to shrink it.
+// error says how to shrink it (marked ErrOverBudget, for a caller to
+// name its setting).
 func TestBudget(t *testing.T) {
 	var eps []*data.Episode
 	for i := range 50 {
@@ -240,8 +242,8 @@ func TestBudget(t *testing.T) {
 	full := page.Len()
 	page.Reset()
 	err := view.Write(&page, view.Group(eps), view.Options{MaxBytes: full - 1})
-	if err == nil || !strings.Contains(err.Error(), "--tasks") {
-		t.Fatalf("over budget: err %v, want one suggesting --tasks", err)
+	if !errors.Is(err, view.ErrOverBudget) || !strings.Contains(err.Error(), "show fewer tasks") || strings.Contains(err.Error(), "--") {
+		t.Fatalf("over budget: err %v, want ErrOverBudget asking for fewer tasks, in library words", err)
 	}
 	if page.Len() != 0 {
 		t.Errorf("%d bytes written over budget", page.Len())

@@ -142,6 +142,7 @@ func TestShardedCollectMergesToTheUnshardedBytes(t *testing.T) {
 			refused("shards of different N", other+" is not a shard of the collection of "+shards[0]+": 4 shards, not 3", shards[0], other, shards[2])
 			// An unsharded output has no record.
 			refused("an unsharded output", single+": no shard record", single)
+			refused("an unsharded output", "not the output of collect --shard", single)
 
 			if ext != ".jsonl" {
 				return
@@ -172,7 +173,7 @@ func TestShardedCollectMergesToTheUnshardedBytes(t *testing.T) {
 			// An existing output is refused without --overwrite, and an
 			// output that is one of the shards always.
 			if b, err := exec.Command(bin, "data", "merge", shards[0], shards[1], shards[2], "--out", merged).CombinedOutput(); err == nil ||
-				!strings.Contains(string(b), merged+" exists") {
+				!strings.Contains(string(b), merged+" exists: --overwrite replaces it") {
 				t.Errorf("merge over an existing output: %v\n%s", err, b)
 			}
 			if b, err := exec.Command(bin, "data", "merge", shards[0], shards[1], shards[2], "--out", shards[1], "--overwrite").CombinedOutput(); err == nil ||

@@ -40,7 +40,7 @@ func TestTrainReplayDefaultsAndVerdict(t *testing.T) {
 		t.Fatalf("train: %v\n%s", err, stderr)
 	}
 	rep, _ := trainer.DefaultRecipe(trainer.RecipeReplay)
-	if !strings.Contains(stderr, "defaults for transcripts") || !strings.Contains(stderr, rep.Summary) {
+	if !strings.Contains(stderr, "defaults for transcripts") || !strings.Contains(stderr, "--sft-labels pivotal:gate --sft-epochs 20 --features mpdf-features/v2, judged greedy") {
 		t.Errorf("stderr %q: want the recipe named", stderr)
 	}
 	c, err := checkpoints.Load(filepath.Join(out, "best.mpdf"), checkpoints.WithFeatureVersion(rep.Train.Features))

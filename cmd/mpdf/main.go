@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/internal/version"
 )
 
 // commands lists the constructors of the subcommands; each command's file
@@ -30,7 +31,7 @@ func newRoot() *cobra.Command {
 		Short:         "Learn how a team of LLM agents should deliberate (SoftRankPO meta-policies)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version(),
+		Version:       version.Describe(),
 	}
 	root.SetVersionTemplate("mpdf {{.Version}}\n")
 	root.SetFlagErrorFunc(flagError) // inherited by every subcommand

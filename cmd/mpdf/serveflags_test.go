@@ -15,6 +15,8 @@ func TestServeRejectsBadFlags(t *testing.T) {
 		{"--gogc", "-7", "--gogc -7: negative"},
 		{"--max-memory-mib", "-1", "--max-memory-mib -1: negative"},
 		{"--request-timeout", "20s", "--request-timeout 20s: not shorter than --write-timeout 10s"},
+		{"--max-body-kib", "2097152", "serve: --max-body-kib 2097152: more than the 1024MiB a request may have"},
+		{"--max-body-kib", "524288", "serve: --max-memory-mib 512 cannot take in one body of the largest size (--max-body-kib 524288 needs"},
 	} {
 		_, err := runCmd(t, "serve", "--policy", "missing.mpdf", c.flag, c.value)
 		if err == nil || !strings.Contains(err.Error(), c.says) {

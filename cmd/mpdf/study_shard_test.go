@@ -209,7 +209,7 @@ func TestStudyShardKilledResumes(t *testing.T) {
 	}
 	merged := filepath.Join(dir, "merged")
 	b, err := exec.Command(bin, "study", "merge", shards[0], shards[1], "--out", merged).CombinedOutput()
-	if err == nil || !strings.Contains(string(b), shards[1]+": shard 1/2 has") || !strings.Contains(string(b), "resume it first") {
+	if err == nil || !strings.Contains(string(b), shards[1]+": shard 1/2 has") || !strings.Contains(string(b), "resume it first (mpdf study with its --shard, --resume and the same flags)") {
 		t.Errorf("merge with a killed shard: %v\n%s", err, b)
 	}
 	say := runBin(t, bin, append(append([]string{"study"}, args...), "--shard", "1/2", "--resume", "--out", shards[1])...)

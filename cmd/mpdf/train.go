@@ -101,61 +101,29 @@ func runTrain(cmd *cobra.Command, fl *trainFlags, args []string) error {
 	return res.WriteText(cmd.OutOrStdout(), fl.out, fl.set.Env, rc.Train.Seed)
 }
 
-// check refuses flag values out of range or at odds.
+// check refuses flags at odds (run.Config's check refuses values out
+// of range).
 func (fl *trainFlags) check() error {
-	for _, c := range []struct {
-		name string
-		v    int
-	}{{"keep", fl.set.Keep}, {"threads", fl.threads}, {"eval-tasks", fl.set.EvalTasks}, {"feature-width", fl.set.FeatureWidth}} {
-		if c.v < 0 {
-			return fmt.Errorf("--%s %d: want ≥ 0", c.name, c.v)
-		}
-	}
 	if fl.overwrite && fl.resume {
 		return fmt.Errorf("--overwrite and --resume: give one or the other")
 	}
 	return nil
 }
 
-// recipe is the recipe of the environment trained in (trainer.DefaultRecipe):
-// on a replay, trainer.DefaultRecipe(RecipeReplay) (docs/results.md, 2026-12-01); on
-// the simulator and offline, trainer's defaults. Flags given still win.
-func (fl *trainFlags) recipe() (trainer.Recipe, error) {
-	kind := trainer.RecipeSim
-	if len(fl.set.Data) == 0 && strings.HasPrefix(fl.set.Env, replay.SpecPrefix) {
-		kind = trainer.RecipeReplay
-	}
-	return trainer.DefaultRecipe(kind)
-}
-
-// config resolves the run's config: the recipe's, or the resumed run's
-// with its setting (run.Resumable.Continue), then --config, then the
-// flags.
+// config resolves the run's config: its base (run.BaseOf: the recipe's,
+// or the resumed run's with its setting), then --config, then the flags.
 func (fl *trainFlags) config(cmd *cobra.Command) (run.Config, error) {
 	f, stderr := cmd.Flags(), cmd.ErrOrStderr()
-	recipe, err := fl.recipe()
+	given := func(key string) bool { return f.Changed(strings.ReplaceAll(key, "_", "-")) } // held_out: --held-out
+	b, err := run.BaseOf(fl.out, fl.resume, fl.set, given)
 	if err != nil {
 		return run.Config{}, err
 	}
-	base := recipe.Train
-	var rs *run.Resumable
-	if fl.resume {
-		if rs, err = run.Latest(fl.out); err != nil {
-			return run.Config{}, fmt.Errorf("--resume: %w", err)
-		}
-		// The run goes on with its own config and setting; flags given
-		// now still win, except that the run refuses another replay
-		// split or other tasks (run.Config's check).
-		base = rs.Config
-		if fl.set, err = rs.Continue(fl.set, f.Changed); err != nil {
-			return run.Config{}, err
-		}
+	rs, recipe := b.Resume, b.Recipe
+	if fl.set = b.Setting; rs != nil {
 		fmt.Fprintf(cmd.OutOrStdout(), "resuming from %s (step %d)\n", rs.Path, rs.Checkpoint.Header.Step)
-		if recipe, err = fl.recipe(); err != nil { // the run's own env, now known
-			return run.Config{}, err
-		}
 	}
-	c, err := resolveConfig(base, fl.configFile, f)
+	c, err := resolveConfig(b.Config, fl.configFile, f)
 	if err != nil {
 		return run.Config{}, err
 	}
@@ -165,12 +133,6 @@ func (fl *trainFlags) config(cmd *cobra.Command) (run.Config, error) {
 		notes = append(notes, recipeNote(stderr, f, recipe))
 	}
 	s := fl.set
-	if e := s.MetricsEvery; e != "" && e != run.MetricsEveryStep && e != run.MetricsEveryIteration {
-		return run.Config{}, fmt.Errorf("--metrics-every %q: want step or iteration", e)
-	}
-	if _, _, err := run.ParseBestMetric(s.BestMetric, len(s.Data) > 0); err != nil {
-		return run.Config{}, fmt.Errorf("--best-metric: %w", err)
-	}
 	rc := run.Config{
 		Train: c, Dir: fl.out, Resume: rs, Overwrite: fl.overwrite, Keep: s.Keep, BestMetric: s.BestMetric,
 		Threads: fl.threads, EvalTasks: s.EvalTasks, SkipInvalid: s.SkipInvalid, AllowOtherData: fl.otherData,
@@ -235,7 +197,12 @@ func (fl *trainFlags) online(cmd *cobra.Command, rc *run.Config) error {
 // fresh run on transcripts starts from their recipe, naming the flags
 // given that it sets.
 func recipeNote(stderr io.Writer, f *pflag.FlagSet, recipe trainer.Recipe) string {
-	note := "defaults for transcripts (the recipe that holds up in mpdf study and on held-out models): " + recipe.Summary
+	c := recipe.Train
+	note := fmt.Sprintf("defaults for transcripts (the recipe that holds up in mpdf study and on held-out models): --sft-labels %s --sft-epochs %d --features %s",
+		c.SFT.Labels, c.SFT.Epochs, c.Features)
+	if recipe.Greedy {
+		note += ", judged greedy"
+	}
 	var given []string
 	for _, name := range []string{"config", "sft-labels", "sft-epochs", "features"} {
 		if f.Changed(name) {

@@ -232,8 +232,8 @@ func TestTrainOfflineResumeKeepsItsData(t *testing.T) {
 
 	online := filepath.Join(dir, "online")
 	train(t, online, "--iterations", "1")
-	if _, err := resume(t, online, path); err == nil {
-		t.Error("an online run resumed offline")
+	if _, err := resume(t, online, path); err == nil || !strings.Contains(err.Error(), "--resume: ") || !strings.Contains(err.Error(), "cannot go on offline") {
+		t.Errorf("an online run resumed offline: %v, want --resume refused", err)
 	}
 }
 

@@ -27,7 +27,8 @@ func TestTrainResumeRefusesForeignCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := resume(t, mine, "--iterations", "5")
-	if err == nil || !strings.Contains(err.Error(), "ckpt-00099999.mpdf belongs to another run") {
+	if err == nil || !strings.Contains(err.Error(), "ckpt-00099999.mpdf belongs to another run") ||
+		!strings.HasSuffix(err.Error(), ": move it out or start a new --out") {
 		t.Fatalf("--resume with another run's checkpoint: err = %v, want a refusal naming it\n%s", err, out)
 	}
 	for p, b := range before {

@@ -490,6 +490,12 @@ func TestConfig(t *testing.T) {
 			t.Errorf("%+v: error %v, want one about %q", tc.cfg, err, tc.want)
 		}
 	}
+	if _, err := NewClient(Config{Model: "m"}); !errors.Is(err, ErrNoBaseURL) || strings.Contains(err.Error(), "--") {
+		t.Errorf("no base URL: %v, want ErrNoBaseURL in library words", err)
+	}
+	if _, err := NewClient(Config{BaseURL: "http://h/v1"}); !errors.Is(err, ErrNoModel) || strings.Contains(err.Error(), "--") {
+		t.Errorf("no model: %v, want ErrNoModel in library words", err)
+	}
 	c, _ := NewClient(Config{BaseURL: "http://h:1/v1/", Model: "m"})
 	if c.Endpoint() != "http://h:1/v1/chat/completions" {
 		t.Errorf("endpoint %q", c.Endpoint())

@@ -21,6 +21,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/mpdf/mpdf/internal/errmark"
 )
 
 // Config configures a Client. Zero fields take the defaults below; a field
@@ -151,7 +153,7 @@ func (c *Config) withDefaults() ([]string, error) {
 		endpoints = append(endpoints, ep)
 	}
 	if c.Model == "" {
-		return nil, fmt.Errorf("llm: config: model: empty (set --model or %s)", EnvModel[0])
+		return nil, errmark.Mark(errors.New("llm: config: model: empty"), ErrNoModel)
 	}
 	switch {
 	case c.Timeout < 0:
@@ -204,7 +206,7 @@ func (c *Config) withDefaults() ([]string, error) {
 // endpointURL checks a base URL and returns the URL requests are posted to.
 func endpointURL(base string) (string, error) {
 	if base == "" {
-		return "", fmt.Errorf("llm: config: base URL: empty (set --base-url or %s)", EnvBaseURL[0])
+		return "", errmark.Mark(errors.New("llm: config: base URL: empty"), ErrNoBaseURL)
 	}
 	u, err := url.Parse(base)
 	if err != nil {

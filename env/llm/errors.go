@@ -70,3 +70,12 @@ var (
 	// ErrOtherShard: Out is another shard's.
 	ErrOtherShard = errors.New("another shard's output")
 )
+
+// The settings a Config cannot go without, which a caller words in terms
+// of where it takes them from (ConfigFromEnv's variables, flags).
+var (
+	// ErrNoModel: no model is named.
+	ErrNoModel = errors.New("no model")
+	// ErrNoBaseURL: no base URL is given.
+	ErrNoBaseURL = errors.New("no base URL")
+)

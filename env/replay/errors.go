@@ -2,8 +2,8 @@ package replay
 
 import "errors"
 
-// The errors of choosing the tasks an evaluation plays (Tasks) and of a
-// training split (OpenSplit), which a caller words in terms of its own
+// The errors of opening an environment (OpenEnv), of choosing the tasks
+// an evaluation plays (Tasks) and of a training split (OpenSplit), which a caller words in terms of its own
 // settings (the command line's flags): errors.Is tells them.
 var (
 	// ErrTasks: more tasks asked than the environment or side has.
@@ -14,4 +14,14 @@ var (
 	ErrEmptySide = errors.New("empty side")
 	// ErrHeldOut: the held-out share cannot split the tasks.
 	ErrHeldOut = errors.New("bad held-out share")
+	// ErrSpec: the environment spec is not one that opens (OpenEnv,
+	// Evaluate): not sim or a replay spec, or a replay spec whose globs
+	// match no file of recorded rounds.
+	ErrSpec = errors.New("bad environment spec")
+	// ErrEnvConfig: an EnvConfig field contradicts the spec (a kind or a
+	// critic the spec says otherwise, a critic on the simulator); the
+	// message starts with the field's name.
+	ErrEnvConfig = errors.New("environment config contradicts the spec")
+	// ErrNoPolicy: an evaluation given no policy and no baselines.
+	ErrNoPolicy = errors.New("no policy to evaluate")
 )

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/errmark"
 )
 
 // EvalConfig says what an evaluation plays (mpdf eval, mpdf view): the
@@ -138,7 +140,7 @@ func withBaselines(given []checkpoints.Resolved, baselines []string, noBaselines
 	}
 	pols = append(pols, given...)
 	if len(pols) == 0 {
-		return nil, fmt.Errorf("no policy to evaluate: give --policy, or drop --no-baselines")
+		return nil, errmark.Mark(errors.New("no policy to evaluate: none given, and the baselines left out"), ErrNoPolicy)
 	}
 	seen := map[string]bool{}
 	for _, p := range pols {
@@ -159,7 +161,7 @@ func trainedEnv(log io.Writer, pols []checkpoints.Resolved, def string) (string,
 	if err != nil || found == "" {
 		return def, err
 	}
-	note(log, "eval: %s trained on %s: evaluating on that replay (--env sim plays the simulator)\n", from, found)
+	note(log, "eval: %s trained on %s: evaluating on that replay (the env spec sim plays the simulator)\n", from, found)
 	return found, nil
 }
 
@@ -173,12 +175,12 @@ func trainedEnv(log io.Writer, pols []checkpoints.Resolved, def string) (string,
 func trainedCritic(log io.Writer, r *Env, spec string, pols []checkpoints.Resolved) (env.Env, error) {
 	sp, err := ParseSpec(spec)
 	if err != nil {
-		return nil, fmt.Errorf("--env: %w", err)
+		return nil, errmark.Mark(err, ErrSpec)
 	}
 	if sp.CriticSet {
-		warn := "eval: warning: %s trained with the text critic (critic=on), but --env %s plays critic=off: the policy loses the confidence it learned from\n"
+		warn := "eval: warning: %s trained with the text critic (critic=on), but the env spec %s plays critic=off: the policy loses the confidence it learned from\n"
 		if sp.Critic {
-			warn = "eval: warning: %s trained without the text critic (its confidence was missing), but --env %s plays critic=on: the policy sees an input it never trained on\n"
+			warn = "eval: warning: %s trained without the text critic (its confidence was missing), but the env spec %s plays critic=on: the policy sees an input it never trained on\n"
 		}
 		for _, p := range pols {
 			known := p.Confidence == checkpoints.ConfidenceTextCritic || p.Confidence == checkpoints.ConfidenceNone
@@ -192,7 +194,7 @@ func trainedCritic(log io.Writer, r *Env, spec string, pols []checkpoints.Resolv
 	if err != nil || !on {
 		return r, err
 	}
-	note(log, "eval: %s trained with the text critic (critic=on in its --env): playing the replay with it (critic=off in --env plays without)\n", strings.Join(with, ", "))
+	note(log, "eval: %s trained with the text critic (critic=on in its env spec): playing the replay with it (critic=off in the spec plays without)\n", strings.Join(with, ", "))
 	return r.With(WithCritic(true))
 }
 
@@ -218,10 +220,10 @@ func (c *EvalConfig) trainedSplit(pols []checkpoints.Resolved) error {
 		return nil
 	}
 	c.Split = "test"
-	note(c.Notes, "eval: %s trained on %s with %.2f of the questions held out (split seed %d): evaluating on the held-out side (--split all plays every question)\n",
+	note(c.Notes, "eval: %s trained on %s with %.2f of the questions held out (split seed %d): evaluating on the held-out side (split all plays every question)\n",
 		from, sp.Env, c.HeldOut, c.SplitSeed)
 	if !SameFiles(sp.Env, c.Env) {
-		note(c.Notes, "eval: warning: --env %s is not the run's %s: the split holds out the same questions only on the same files\n", c.Env, sp.Env)
+		note(c.Notes, "eval: warning: the env spec %s is not the run's %s: the split holds out the same questions only on the same files\n", c.Env, sp.Env)
 	}
 	return nil
 }
@@ -242,5 +244,5 @@ func (ev *Evaluation) ConfidenceSource() string {
 	case r.Critic():
 		return "the text critic's read of each answer"
 	}
-	return "none (the transcripts record none; critic=on in --env reads one from each text)"
+	return "none (the transcripts record none; critic=on in the env spec reads one from each text)"
 }

@@ -20,59 +20,58 @@ const Syntax = "replay:GLOB[,GLOB...][,kind=K][,layout=L][,critic=on|off]"
 // IsSim reports whether an environment spec names the simulator.
 func IsSim(spec string) bool { return spec == "sim" || spec == "simulator" }
 
-// EnvConfig is what opens an environment (OpenEnv) beside its spec, in the
-// words of the mpdf flags that give it.
+// EnvConfig is what opens an environment (OpenEnv) beside its spec.
 type EnvConfig struct {
 	// Sim configures the simulator.
 	Sim sim.Config
-	// Kind is the task of replayed transcripts (--kind) when the spec has
-	// no kind= part; it may repeat the part, not contradict it.
+	// Kind is the task of replayed transcripts when the spec has no kind=
+	// part; it may repeat the part, not contradict it.
 	Kind transcript.Task
-	// Critic plays a replay with the text critic (--critic, critic=on);
-	// it may repeat the spec's critic= part, not contradict it.
+	// Critic plays a replay with the text critic (as critic=on does); it
+	// may repeat the spec's critic= part, not contradict it.
 	Critic bool
 	// Log takes each transcript's readability report; nil drops them.
 	Log io.Writer
 }
 
-// OpenEnv opens the environment an --env spec names, the simulator
-// ("sim") or a replay (a Syntax spec, Open), and returns it with its
-// default number of rounds: env.DefaultRounds, or the most a replay's
-// transcripts record.
+// OpenEnv opens the environment a spec names, the simulator ("sim") or a
+// replay (a Syntax spec, Open), and returns it with its default number of
+// rounds: env.DefaultRounds, or the most a replay's transcripts record. A
+// spec that does not open is ErrSpec; c contradicting it, ErrEnvConfig.
 func OpenEnv(spec string, c EnvConfig) (env.Env, int, error) {
 	switch {
 	case IsSim(spec):
 		if c.Critic {
-			return nil, 0, fmt.Errorf("--critic: only a replay has texts to read (--env replay:...)")
+			return nil, 0, errmark.Mark(errors.New("critic: only a replay has texts to read, not the simulator"), ErrEnvConfig)
 		}
 		sim, err := sim.New(c.Sim)
 		return sim, env.DefaultRounds, err
 	case strings.HasPrefix(spec, SpecPrefix):
 		sp, err := ParseSpec(spec)
 		if err != nil {
-			return nil, 0, fmt.Errorf("--env: %w", err)
+			return nil, 0, errmark.Mark(err, ErrSpec)
 		}
 		if c.Kind != "" && sp.Options.Task != "" && c.Kind != sp.Options.Task {
-			return nil, 0, fmt.Errorf("--kind %s and --env %s: two tasks; give one", c.Kind, spec)
+			return nil, 0, errmark.Mark(fmt.Errorf("kind %s and %s: two tasks; give one", c.Kind, spec), ErrEnvConfig)
 		}
 		if sp.Options.Task == "" {
 			sp.Options.Task = c.Kind
 		}
 		if c.Critic && sp.CriticSet && !sp.Critic {
-			return nil, 0, fmt.Errorf("--critic and --env %s (critic=off): give one", spec)
+			return nil, 0, errmark.Mark(fmt.Errorf("critic and %s (critic=off): give one", spec), ErrEnvConfig)
 		}
 		sp.Critic = sp.Critic || c.Critic
 		e, err := Open(sp, c.Log)
 		var ge globError
 		if errors.As(err, &ge) || errors.Is(err, ErrNoRounds) {
-			return nil, 0, fmt.Errorf("--env %s: %w", spec, err)
+			return nil, 0, errmark.Mark(fmt.Errorf("%s: %w", spec, err), ErrSpec)
 		}
 		if err != nil {
 			return nil, 0, err
 		}
 		return e, e.Rounds(), nil
 	}
-	return nil, 0, fmt.Errorf("--env %q: want sim or %s", spec, Syntax)
+	return nil, 0, errmark.Mark(fmt.Errorf("%q: want sim or %s", spec, Syntax), ErrSpec)
 }
 
 // OpenSplit opens the environments of an online training run on spec:
@@ -96,7 +95,7 @@ func OpenSplit(spec string, c EnvConfig, heldOut float64, splitSeed uint64) (tra
 	}
 	re, ok := e.(*Env)
 	if !ok {
-		return nil, nil, 0, fmt.Errorf("--env %s: want sim or %s", spec, Syntax)
+		return nil, nil, 0, errmark.Mark(fmt.Errorf("%q: want sim or %s", spec, Syntax), ErrSpec)
 	}
 	trainIdx, testIdx, err := re.Split(heldOut, splitSeed)
 	if err != nil {

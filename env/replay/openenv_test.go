@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -12,9 +13,9 @@ import (
 	"github.com/mpdf/mpdf/env/sim"
 )
 
-// OpenEnv opens the simulator or a replay by its spec, with a --kind and a
-// --critic that may repeat the spec, not contradict it; its errors say
-// which flag and spec.
+// OpenEnv opens the simulator or a replay by its spec, with a kind and a
+// critic that may repeat the spec, not contradict it; its errors say which
+// field and spec, marked ErrSpec or ErrEnvConfig.
 func TestOpenEnv(t *testing.T) {
 	src := filepath.Join("..", "..", "data", "transcript", "testdata")
 	spec := "replay:" + filepath.Join(src, "gsm_*.json")
@@ -34,16 +35,21 @@ func TestOpenEnv(t *testing.T) {
 		spec string
 		cfg  EnvConfig
 		want string
+		mark error
 	}{
-		{"sim", EnvConfig{Critic: true}, "--critic: only a replay"},
-		{"replay:", EnvConfig{}, "--env: replay: spec"},
-		{spec + ",kind=gsm8k", EnvConfig{Kind: transcript.Task("mmlu")}, "two tasks"},
-		{spec + ",critic=off", EnvConfig{Critic: true}, "(critic=off): give one"},
-		{"replay:" + filepath.Join(src, "none_*.json"), EnvConfig{}, "--env replay:" + filepath.Join(src, "none_*.json") + ": "},
-		{"bogus", EnvConfig{}, `--env "bogus": want sim or replay:`},
+		{"sim", EnvConfig{Critic: true}, "critic: only a replay", ErrEnvConfig},
+		{"replay:", EnvConfig{}, "replay: spec", ErrSpec},
+		{spec + ",kind=gsm8k", EnvConfig{Kind: transcript.Task("mmlu")}, "kind mmlu and " + spec + ",kind=gsm8k: two tasks", ErrEnvConfig},
+		{spec + ",critic=off", EnvConfig{Critic: true}, "critic and " + spec + ",critic=off (critic=off): give one", ErrEnvConfig},
+		{"replay:" + filepath.Join(src, "none_*.json"), EnvConfig{}, "replay:" + filepath.Join(src, "none_*.json") + ": ", ErrSpec},
+		{"bogus", EnvConfig{}, `"bogus": want sim or replay:`, ErrSpec},
 	} {
-		if _, _, err := OpenEnv(c.spec, c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("OpenEnv(%q, %+v): %v, want %q", c.spec, c.cfg, err, c.want)
+		_, _, err := OpenEnv(c.spec, c.cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, c.mark) {
+			t.Errorf("OpenEnv(%q, %+v): %v, want %q marked %v", c.spec, c.cfg, err, c.want, c.mark)
+		}
+		if strings.Contains(err.Error(), "--") {
+			t.Errorf("OpenEnv(%q, %+v): %v names a flag", c.spec, c.cfg, err)
 		}
 	}
 	if got := Title(e); got != e.Name() {

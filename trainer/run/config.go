@@ -150,7 +150,7 @@ type Progress struct {
 // SFTResult summarises the supervised stage.
 type SFTResult struct {
 	Skipped         bool
-	Reason          string // why it was skipped, when not --sft-epochs 0
+	Reason          string // why it was skipped, when not sft.epochs 0
 	What            string // the labels cloned
 	Rows            int    // decisions per epoch
 	Epochs, Steps   int
@@ -203,7 +203,8 @@ func (c *Config) bestMetric(offline bool) (name string, higher bool, err error) 
 }
 
 // ParseBestMetric resolves a best-metric name ("" for the mode's default;
-// "-" prefixed when lower is better) for an offline or online run.
+// "-" prefixed when lower is better) for an offline or online run; an
+// unknown one is a *SettingError.
 func ParseBestMetric(best string, offline bool) (name string, higher bool, err error) {
 	switch {
 	case best != "":
@@ -219,13 +220,16 @@ func ParseBestMetric(best string, offline bool) (name string, higher bool, err e
 	known := slices.Contains(trainer.MetricNames(), metric) || metric == "sft_loss" || metric == "sft_agreement" ||
 		(!offline && (metric == "team_accuracy" || metric == "tokens_per_episode"))
 	if !known || metric == "step_time" {
-		return "", false, fmt.Errorf("run: best metric %q: not a metric this run records", best)
+		return "", false, &SettingError{"best_metric", fmt.Sprintf("%q", best), "not a metric this run records"}
 	}
 	return metric, !strings.HasPrefix(best, "-"), nil
 }
 
 // check validates c before anything is written.
 func (c *Config) check() error {
+	if err := c.checkOptions(); err != nil {
+		return err
+	}
 	if err := c.Train.Validate(); err != nil {
 		return err
 	}
@@ -235,16 +239,6 @@ func (c *Config) check() error {
 		return err
 	}
 	switch {
-	case c.Keep < 0:
-		return fmt.Errorf("run: keep %d: want ≥ 0 (0 keeps every checkpoint)", c.Keep)
-	case c.Threads < 0:
-		return fmt.Errorf("run: threads %d: want ≥ 0 (0 uses every core)", c.Threads)
-	case c.MetricsEvery != "" && c.MetricsEvery != MetricsEveryStep && c.MetricsEvery != MetricsEveryIteration:
-		return fmt.Errorf("run: metrics every %q: want %s or %s", c.MetricsEvery, MetricsEveryStep, MetricsEveryIteration)
-	case c.EvalTasks < 0:
-		return fmt.Errorf("run: eval tasks %d: want ≥ 0 (0 skips the evaluation)", c.EvalTasks)
-	case c.FeatureWidth < 0:
-		return fmt.Errorf("run: feature width %d: want ≥ 1 (0: %d)", c.FeatureWidth, metapolicy.FeatureWidth)
 	case offline && c.Env != nil:
 		return fmt.Errorf("run: both offline data and an online environment given")
 	case !offline && c.Env == nil:

@@ -14,7 +14,7 @@ func (r SFTResult) WriteText(w io.Writer) error {
 	case r.Skipped && r.Reason != "":
 		_, err = fmt.Fprintln(w, "supervised stage: skipped: "+r.Reason)
 	case r.Skipped:
-		_, err = fmt.Fprintln(w, "supervised stage: skipped (--sft-epochs 0)")
+		_, err = fmt.Fprintln(w, "supervised stage: skipped (sft.epochs 0)")
 	default:
 		_, err = fmt.Fprintf(w, "supervised stage: %d decisions (%s), %d epochs, %d steps, cross-entropy %.4f → %.4f, agreement %.1f%%\n",
 			r.Rows, r.What, r.Epochs, r.Steps, r.FirstLoss, r.Loss, 100*r.Agreement)

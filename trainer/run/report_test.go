@@ -14,7 +14,7 @@ func TestReportWriteText(t *testing.T) {
 		want string
 	}{
 		{SFTResult{Skipped: true, Reason: "no gold"}, "supervised stage: skipped: no gold\n"},
-		{SFTResult{Skipped: true}, "supervised stage: skipped (--sft-epochs 0)\n"},
+		{SFTResult{Skipped: true}, "supervised stage: skipped (sft.epochs 0)\n"},
 		{SFTResult{Rows: 10, What: "threshold", Epochs: 2, Steps: 4, FirstLoss: 1, Loss: 0.5, Agreement: 0.25},
 			"supervised stage: 10 decisions (threshold), 2 epochs, 4 steps, cross-entropy 1.0000 → 0.5000, agreement 25.0%\n"},
 	} {

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -17,11 +18,11 @@ func TestContinue(t *testing.T) {
 	if err != nil || s.Env != want.Env || s.HeldOut != want.HeldOut || s.SplitSeed != want.SplitSeed || s.Options != want.Options {
 		t.Errorf("online resume: %+v, %v; want %+v", s, err, want)
 	}
-	s, _ = online.Continue(Setting{HeldOut: 0.2, Options: Options{Keep: 5}}, func(n string) bool { return n == "held-out" || n == "keep" })
+	s, _ = online.Continue(Setting{HeldOut: 0.2, Options: Options{Keep: 5}}, func(n string) bool { return n == "held_out" || n == "keep" })
 	if s.HeldOut != 0.2 || s.Keep != 5 || s.Env != "replay:x.json" {
 		t.Errorf("flags given win: %+v", s)
 	}
-	if _, err := online.Continue(Setting{Data: []string{"a.jsonl"}}, none); err == nil || !strings.Contains(err.Error(), "cannot go on offline") {
+	if _, err := online.Continue(Setting{Data: []string{"a.jsonl"}}, none); !errors.Is(err, ErrContinue) || !strings.Contains(err.Error(), "ckpt-1.mpdf is an online run (replay:x.json); it cannot go on offline") {
 		t.Errorf("online run on data: %v", err)
 	}
 
@@ -31,7 +32,7 @@ func TestContinue(t *testing.T) {
 		t.Errorf("offline resume: %+v, %v", s, err)
 	}
 	older := &Resumable{Path: "ckpt-3.mpdf", Position: Position{Mode: "offline"}}
-	if _, err := older.Continue(Setting{}, none); err == nil || !strings.Contains(err.Error(), "give the rollouts again") {
+	if _, err := older.Continue(Setting{}, none); !errors.Is(err, ErrContinue) || !strings.Contains(err.Error(), "give the rollouts again") {
 		t.Errorf("older offline run: %v", err)
 	}
 }

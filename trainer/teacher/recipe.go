@@ -50,7 +50,7 @@ func Fallback(e env.Env, cfg trainer.Config) (trainer.Config, string, error) {
 	if noGold == 0 {
 		why = "records a deliberation round"
 	}
-	note := fmt.Sprintf("the %s teacher has nothing to label (none of the %d training questions %s): supervised stage skipped, training online only (--sft-epochs 0)",
+	note := fmt.Sprintf("the %s teacher has nothing to label (none of the %d training questions %s): supervised stage skipped, training online only (sft.epochs 0)",
 		cfg.SFT.Labels, n, why)
 	if noGold == n {
 		note += "; without gold answers the reward has no correctness to score either"

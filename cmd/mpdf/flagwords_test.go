@@ -1,0 +1,36 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/serve"
+	"github.com/mpdf/mpdf/trainer/run"
+)
+
+// TestFlagWords: a library error marked with a sentinel, or a setting
+// error, reaches the user in flag words, its context kept, and is still
+// the error it was.
+func TestFlagWords(t *testing.T) {
+	cfg := serve.Config{MaxBodyBytes: -1 << 10}
+	serr := cfg.Validate()
+	_, _, rerr := run.ParseBestMetric("bogus", false)
+	_, _, eerr := replay.OpenEnv("bogus", replay.EnvConfig{})
+	for _, c := range []struct {
+		path string
+		err  error
+		want string
+	}{
+		{"mpdf serve", fmt.Errorf("start: %w", serr), "start: serve: --max-body-kib -1: negative; want 0 (the default) or more"},
+		{"mpdf train", rerr, `--best-metric "bogus": not a metric this run records`},
+		{"mpdf study", rerr, `run: best metric "bogus": not a metric this run records`}, // not train's flag there
+		{"mpdf eval", eerr, `--env: "bogus": want sim or ` + replay.Syntax},
+	} {
+		got := inFlagWords(c.path, c.err)
+		if got.Error() != c.want || !errors.Is(got, c.err) {
+			t.Errorf("%s: %q, want %q (still the library's error)", c.path, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+// Package version says which build of mpdf runs, from the binary's build
+// information: the mpdf module's version and, when mpdf is the main module
+// built from a checkout, its VCS revision.
+package version
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+)
+
+// Module is mpdf's module path.
+const Module = "github.com/mpdf/mpdf"
+
+// Info is a build of mpdf.
+type Info struct {
+	// Version is the module's: a tag when installed with go install
+	// ...@vX, "(devel)" from a checkout.
+	Version string
+	// Revision, Time and Modified are the VCS revision, its time and
+	// whether the checkout had changes; set only when mpdf is the main
+	// module built from a checkout.
+	Revision, Time string
+	Modified       bool
+}
+
+// Read reads this binary's build of mpdf: as its main module, or as a
+// dependency of another program (no VCS then). ok is false when the
+// binary has no build information or does not hold mpdf.
+func Read() (i Info, ok bool) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return i, false
+	}
+	if bi.Main.Path != Module {
+		for _, d := range bi.Deps {
+			if d.Path == Module {
+				return Info{Version: d.Version}, true
+			}
+		}
+		return i, false
+	}
+	i.Version = bi.Main.Version
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			i.Revision = s.Value
+		case "vcs.time":
+			i.Time = s.Value
+		case "vcs.modified":
+			i.Modified = s.Value == "true"
+		}
+	}
+	return i, true
+}
+
+// Describe is this build for a person (mpdf --version): the version, the
+// revision when known, the Go version and the platform, as in
+// "(devel) (revision 0123abc, 2026-12-01T10:00:00Z, modified) go1.26 linux/amd64".
+func Describe() string {
+	v, rev := "(unknown)", ""
+	if i, ok := Read(); ok {
+		if i.Version != "" {
+			v = i.Version
+		}
+		if i.Revision != "" {
+			dirty := ""
+			if i.Modified {
+				dirty = ", modified"
+			}
+			rev = fmt.Sprintf(" (revision %s, %s%s)", i.Revision, i.Time, dirty)
+		}
+	}
+	return fmt.Sprintf("%s%s %s %s/%s", v, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}

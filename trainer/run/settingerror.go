@@ -1,0 +1,40 @@
+package run
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mpdf/mpdf/metapolicy"
+)
+
+// A SettingError is a run option out of range (Config's Keep, Threads,
+// EvalTasks, FeatureWidth, MetricsEvery, BestMetric): Key names it as
+// Options' JSON keys do ("keep", "eval_tasks", ...; "threads"), for a
+// caller to word as its own setting (mpdf train's flags).
+type SettingError struct {
+	Key   string // "eval_tasks"
+	Value string // as given
+	Want  string // what it may be
+}
+
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("run: %s %s: %s", strings.ReplaceAll(e.Key, "_", " "), e.Value, e.Want)
+}
+
+// checkOptions refuses an option out of range.
+func (c *Config) checkOptions() error {
+	bad := func(key string, v any, want string) error { return &SettingError{key, fmt.Sprint(v), want} }
+	switch {
+	case c.Keep < 0:
+		return bad("keep", c.Keep, "want ≥ 0 (0 keeps every checkpoint)")
+	case c.Threads < 0:
+		return bad("threads", c.Threads, "want ≥ 0 (0 uses every core)")
+	case c.MetricsEvery != "" && c.MetricsEvery != MetricsEveryStep && c.MetricsEvery != MetricsEveryIteration:
+		return bad("metrics_every", fmt.Sprintf("%q", c.MetricsEvery), "want "+MetricsEveryStep+" or "+MetricsEveryIteration)
+	case c.EvalTasks < 0:
+		return bad("eval_tasks", c.EvalTasks, "want ≥ 0 (0 skips the evaluation)")
+	case c.FeatureWidth < 0:
+		return bad("feature_width", c.FeatureWidth, fmt.Sprintf("want ≥ 0 (0: a pack's width, else %d)", metapolicy.FeatureWidth))
+	}
+	return nil
+}
