@@ -100,12 +100,7 @@ func (n *Networks) meta(meta map[string]string) (map[string]string, error) {
 // ExportSafetensorsNets writes n to w as one safetensors file (see the
 // file comment); meta as ExportSafetensors's.
 func ExportSafetensorsNets(w io.Writer, n *Networks, meta map[string]string) error {
-	md, err := n.meta(meta)
-	if err != nil {
-		return err
-	}
-	gs, nets := n.groups()
-	b, err := marshalGroups(gs, nets, md)
+	b, err := n.safetensors(meta)
 	if err != nil {
 		return err
 	}
@@ -117,16 +112,21 @@ func ExportSafetensorsNets(w io.Writer, n *Networks, meta map[string]string) err
 
 // SaveSafetensorsNets writes the export of n to path atomically.
 func SaveSafetensorsNets(path string, n *Networks, meta map[string]string) error {
-	md, err := n.meta(meta)
-	if err != nil {
-		return err
-	}
-	gs, nets := n.groups()
-	b, err := marshalGroups(gs, nets, md)
+	b, err := n.safetensors(meta)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return writeFileAtomic(path, bytesWriter(b))
+}
+
+// safetensors is the safetensors file of n with meta's entries.
+func (n *Networks) safetensors(meta map[string]string) ([]byte, error) {
+	md, err := n.meta(meta)
+	if err != nil {
+		return nil, err
+	}
+	gs, nets := n.groups()
+	return marshalGroups(gs, nets, md)
 }
 
 // oneNetwork is the network of a plain export, and an error naming what a

@@ -93,10 +93,7 @@ func WriteCollectShard(path string, s *CollectShard) error {
 	if err != nil {
 		return err
 	}
-	return outfile.WriteFile(path, func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	})
+	return outfile.WriteLine(path, b)
 }
 
 // ReadCollectShard reads and checks the shard record at path.

@@ -173,6 +173,15 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	return f.Close()
 }
 
+// WriteLine writes b and a newline to path atomically (WriteFile): a JSON
+// record, say.
+func WriteLine(path string, b []byte) error {
+	return WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(append(b[:len(b):len(b)], '\n'))
+		return err
+	})
+}
+
 // syncDir makes a rename in dir durable. Windows cannot sync a directory
 // (and its renames are durable without it).
 func syncDir(dir string) error {

@@ -309,10 +309,7 @@ func writeRecord(path string, r *ShardRecord) error {
 	if err != nil {
 		return err
 	}
-	return outfile.WriteFile(path, func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	})
+	return outfile.WriteLine(path, b)
 }
 
 // ReadShard reads and checks the shard record at path: a study shard's

@@ -108,20 +108,28 @@ func Agreement(m *nn.MLP[float32], x []float32, actions []uint8) float64 {
 	for i0 := 0; i0 < len(actions); i0 += block {
 		n := min(block, len(actions)-i0)
 		buf = m.LogitsRows(logits[:n*nn.NumActions], x[i0*f:(i0+n)*f], buf)
-		for i, a := range actions[i0 : i0+n] {
-			z := logits[i*nn.NumActions : (i+1)*nn.NumActions]
-			best := 0
-			for k := 1; k < nn.NumActions; k++ {
-				if z[k] > z[best] {
-					best = k
-				}
-			}
-			if uint8(best) == a {
-				hit++
-			}
-		}
+		hit += hits(logits, actions[i0:i0+n])
 	}
 	return float64(hit) / float64(max(1, len(actions)))
+}
+
+// hits counts the rows whose most probable action under logits (row-major,
+// nn.NumActions a row; lowest index on ties) is the row's label.
+func hits(logits []float32, actions []uint8) int {
+	hit := 0
+	for i, a := range actions {
+		z := logits[i*nn.NumActions : (i+1)*nn.NumActions]
+		best := 0
+		for k := 1; k < nn.NumActions; k++ {
+			if z[k] > z[best] {
+				best = k
+			}
+		}
+		if uint8(best) == a {
+			hit++
+		}
+	}
+	return hit
 }
 
 // agreementRows bounds the logits SFT.Agreement holds at once.
@@ -148,18 +156,7 @@ func (s *SFT) Agreement(x []float32, actions []uint8) (int, error) {
 		if err := fw.Forward(s.logits, s.policy, x[lo*f:hi*f]); err != nil {
 			return 0, fmt.Errorf("trainer: sft agreement: %w", err)
 		}
-		for i, a := range actions[lo:hi] {
-			z := s.logits[i*nn.NumActions : (i+1)*nn.NumActions]
-			best := 0
-			for k := 1; k < nn.NumActions; k++ {
-				if z[k] > z[best] {
-					best = k
-				}
-			}
-			if uint8(best) == a {
-				hit++
-			}
-		}
+		hit += hits(s.logits, actions[lo:hi])
 	}
 	return hit, nil
 }
