@@ -309,22 +309,12 @@ func (s *Study) pairedDelta(a, b string) (*stats.Interval, float64, error) {
 		seed uint64
 		task int
 	}
-	unit := map[string]int{}
-	for _, t := range s.Tasks {
-		if _, ok := unit[t.Unit]; !ok {
-			unit[t.Unit] = len(unit)
-		}
-	}
 	bRows := map[key]*Row{}
 	for i := range s.Rows {
 		if r := &s.Rows[i]; r.Policy == b {
 			bRows[key{r.Seed, r.Index}] = r
 		}
 	}
-	var x, y []float64
-	var cl []int
-	var dt float64
-	n := 0
 	// Rows in task then seed order, as Summarise numbers its clusters.
 	var pairs [][2]*Row
 	for i := range s.Rows {
@@ -339,23 +329,5 @@ func (s *Study) pairedDelta(a, b string) (*stats.Interval, float64, error) {
 	slices.SortStableFunc(pairs, func(p, q [2]*Row) int {
 		return cmp.Or(cmp.Compare(p[0].Index, q[0].Index), cmp.Compare(p[0].Seed, q[0].Seed))
 	})
-	for _, p := range pairs {
-		ra, rb := p[0], p[1]
-		dt += float64(ra.Tokens)/float64(max(1, ra.Episodes)) - float64(rb.Tokens)/float64(max(1, rb.Episodes))
-		n++
-		if ra.Scored == 0 || rb.Scored == 0 {
-			continue
-		}
-		x = append(x, float64(ra.Correct)/float64(ra.Scored))
-		y = append(y, float64(rb.Correct)/float64(rb.Scored))
-		cl = append(cl, unit[s.Tasks[ra.Index].Unit])
-	}
-	if len(x) == 0 {
-		return nil, 0, nil
-	}
-	iv, err := s.Config.Bootstrap.PairedDiff(x, y, cl)
-	if err != nil {
-		return nil, 0, err
-	}
-	return &iv, dt / float64(n), nil
+	return s.pairedDiff(pairs, s.units())
 }

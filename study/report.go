@@ -68,12 +68,9 @@ type Summary struct {
 // are several), each with every policy's stats and every learned policy's
 // paired difference with each baseline and the oracle.
 func (s *Study) Summarise() (*Summary, error) {
-	unit := map[string]int{}
+	unit := s.units()
 	var models []string
 	for _, t := range s.Tasks {
-		if _, ok := unit[t.Unit]; !ok {
-			unit[t.Unit] = len(unit)
-		}
 		if !slices.Contains(models, t.Model) {
 			models = append(models, t.Model)
 		}
@@ -101,6 +98,18 @@ func (s *Study) Summarise() (*Summary, error) {
 		sum.Scopes = append(sum.Scopes, sc)
 	}
 	return sum, nil
+}
+
+// units numbers the questions (TaskInfo.Unit) by first appearance in the
+// tasks: the bootstrap's clusters.
+func (s *Study) units() map[string]int {
+	unit := map[string]int{}
+	for _, t := range s.Tasks {
+		if _, ok := unit[t.Unit]; !ok {
+			unit[t.Unit] = len(unit)
+		}
+	}
+	return unit
 }
 
 // policies lists the policy names in table order: baselines, oracle,
@@ -177,36 +186,54 @@ func (s *Study) scope(model string, all bool, unit map[string]int) (Scope, error
 	}
 	for _, l := range s.Learned {
 		for _, o := range slices.Concat(s.Fixed, []string{OracleName}) {
-			var x, y []float64
-			var cl []int
-			var dt float64
-			n := 0
+			var pairs [][2]*ResultRow
 			for _, k := range keys {
 				a, okA := by[l][k]
 				b, okB := by[o][k]
-				if !okA || !okB {
-					continue
+				if okA && okB {
+					pairs = append(pairs, [2]*ResultRow{a, b})
 				}
-				dt += float64(a.Tokens)/float64(a.Episodes) - float64(b.Tokens)/float64(b.Episodes)
-				n++
-				if a.Scored == 0 || b.Scored == 0 {
-					continue
-				}
-				x = append(x, float64(a.Correct)/float64(a.Scored))
-				y = append(y, float64(b.Correct)/float64(b.Scored))
-				cl = append(cl, unit[s.Tasks[a.Index].Unit])
 			}
-			if len(x) == 0 {
-				continue
-			}
-			iv, err := s.Config.Bootstrap.PairedDiff(x, y, cl)
+			iv, dt, err := s.pairedDiff(pairs, unit)
 			if err != nil {
 				return sc, fmt.Errorf("study: %s: %s − %s: %w", sc.Name, l, o, err)
 			}
-			sc.Diffs = append(sc.Diffs, Diff{Learned: l, Other: o, Accuracy: iv, Tokens: dt / float64(n)})
+			if iv == nil {
+				continue
+			}
+			sc.Diffs = append(sc.Diffs, Diff{Learned: l, Other: o, Accuracy: *iv, Tokens: dt})
 		}
 	}
 	return sc, nil
+}
+
+// pairedDiff is "a − b" over pairs of rows of one task and seed, in the
+// order given (the bootstrap numbers clusters by first appearance): the
+// accuracy difference with the study's bootstrap of questions (unit
+// numbers each question), nil when no pair is scored on both sides, and
+// the mean difference of tokens per task over every pair.
+func (s *Study) pairedDiff(pairs [][2]*ResultRow, unit map[string]int) (*stats.Interval, float64, error) {
+	var x, y []float64
+	var cl []int
+	var dt float64
+	for _, p := range pairs {
+		a, b := p[0], p[1]
+		dt += float64(a.Tokens)/float64(max(1, a.Episodes)) - float64(b.Tokens)/float64(max(1, b.Episodes))
+		if a.Scored == 0 || b.Scored == 0 {
+			continue
+		}
+		x = append(x, float64(a.Correct)/float64(a.Scored))
+		y = append(y, float64(b.Correct)/float64(b.Scored))
+		cl = append(cl, unit[s.Tasks[a.Index].Unit])
+	}
+	if len(x) == 0 {
+		return nil, 0, nil
+	}
+	iv, err := s.Config.Bootstrap.PairedDiff(x, y, cl)
+	if err != nil {
+		return nil, 0, err
+	}
+	return &iv, dt / float64(len(pairs)), nil
 }
 
 // WriteResults writes the rows as a JSON array, one row per line.
