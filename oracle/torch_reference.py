@@ -147,16 +147,12 @@ def nets_loss_of(nets, ref_logp_all, x, a, net, blogp, adv, act, eps_low, eps_hi
     return total
 
 
-def cmd_step_nets(args):
-    tensors, meta = read_safetensors(args.init)
-    nets = []
-    while f"nets.{len(nets)}.layers.0.weight" in tensors:
-        nets.append(layers_from(tensors, f"nets.{len(nets)}."))
-    if not nets:
-        sys.exit("--nets: no nets.0.layers.0.weight in the weights file")
-    ref_layers = layers_from(tensors, "fallback.")
+def read_decisions(path, nets=False):
+    """The decision records of a JSONL file: features, action ids, rewards,
+    group numbers (by first appearance), behaviour log-probs (None when
+    absent) and, with nets, each row's network number (else None)."""
     feats, acts, rewards, groups, blogps, net, gid = [], [], [], [], [], [], {}
-    with open(args.decisions) as f:
+    with open(path) as f:
         for line in f:
             if not line.strip():
                 continue
@@ -166,7 +162,20 @@ def cmd_step_nets(args):
             rewards.append(float(r["reward"]))
             groups.append(gid.setdefault(str(r.get("group", "")), len(gid)))
             blogps.append(r.get("logprob"))
-            net.append(int(r["net"]))
+            if nets:
+                net.append(int(r["net"]))
+    return feats, acts, rewards, groups, blogps, (net if nets else None)
+
+
+def cmd_step_nets(args):
+    tensors, meta = read_safetensors(args.init)
+    nets = []
+    while f"nets.{len(nets)}.layers.0.weight" in tensors:
+        nets.append(layers_from(tensors, f"nets.{len(nets)}."))
+    if not nets:
+        sys.exit("--nets: no nets.0.layers.0.weight in the weights file")
+    ref_layers = layers_from(tensors, "fallback.")
+    feats, acts, rewards, groups, blogps, net = read_decisions(args.decisions, nets=True)
     x = torch.tensor(feats, dtype=torch.float32)
     a = torch.tensor(acts)
     net = torch.tensor(net)
@@ -206,17 +215,7 @@ def cmd_step(args):
         return cmd_step_nets(args)
     tensors, meta = read_safetensors(args.init)
     layers = layers_from(tensors)
-    feats, acts, rewards, groups, blogps, gid = [], [], [], [], [], {}
-    with open(args.decisions) as f:
-        for line in f:
-            if not line.strip():
-                continue
-            r = json.loads(line)
-            feats.append(r["features"])
-            acts.append(ACTIONS[r["action"]])
-            rewards.append(float(r["reward"]))
-            groups.append(gid.setdefault(str(r.get("group", "")), len(gid)))
-            blogps.append(r.get("logprob"))
+    feats, acts, rewards, groups, blogps, _ = read_decisions(args.decisions)
     x = torch.tensor(feats, dtype=torch.float32)
     a = torch.tensor(acts)
     adv = softrank_advantages(torch.tensor(rewards, dtype=torch.float64),
