@@ -402,6 +402,15 @@ def load(path, check_checkpoint=True):
     return DecoupledPolicy(by, keys, nets, fallback)
 
 
+def network_key(agent_policy, agents, i):
+    """The key of agent i's network under agent_policy: ``slot:I``, or
+    ``model:`` and the agent's ``model`` (empty when it has none)."""
+    if agent_policy == "slot":
+        return "slot:%d" % i
+    a = agents[i]
+    return "model:" + ((a.get("model") if isinstance(a, dict) else None) or "")
+
+
 class DecoupledPolicy(_Provenance):
     """A policy with a network per agent slot or model (``mpdf train
     --agent-policy slot|model``): ``nets[k]`` (a :class:`Policy`) is the
@@ -428,10 +437,7 @@ class DecoupledPolicy(_Provenance):
     def key(self, agents, i):
         """The key of agent i's network: ``slot:I``, or ``model:`` and its
         ``model`` (empty when it has none)."""
-        if self.agent_policy == "slot":
-            return "slot:%d" % i
-        a = agents[i]
-        return "model:" + ((a.get("model") if isinstance(a, dict) else None) or "")
+        return network_key(self.agent_policy, agents, i)
 
     def network(self, agents, i):
         """The :class:`Policy` deciding for agent i of agents."""

@@ -130,9 +130,8 @@ class DecoupledPolicy(torch.nn.Module, _policy._Provenance):
         """The index of each agent's network (``len(nets)``: the fallback),
         by its position (slot) or its ``model`` (model)."""
         out = []
-        for i, a in enumerate(agents):
-            key = "slot:%d" % i if self.agent_policy == "slot" else "model:" + ((a.get("model") if isinstance(a, dict) else None) or "")
-            out.append(self._index.get(key, len(self.nets)))
+        for i in range(len(agents)):
+            out.append(self._index.get(_policy.network_key(self.agent_policy, agents, i), len(self.nets)))
         return out
 
     def forward(self, x, net):
