@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/internal/version"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/outfile"
 )
@@ -124,7 +124,7 @@ func policyOf(j job) string {
 
 // ShardInputs returns what shapes a study's rows, for a shard's record:
 // the mpdf build ("mpdf", named: module version, VCS revision and Go
-// version, or the executable's SHA-256, as buildVersion says), the
+// version, or the executable's SHA-256, as version.Build says), the
 // training function ("trainer", named), and SHA-256 hashes (hex) of the
 // resolved configuration ("config": every setting of Config), the
 // environment's name ("env": for a replay its files' base names), the
@@ -142,7 +142,7 @@ func ShardInputs(e env.Env, cfg Config) (map[string]string, error) {
 }
 
 func shardInputs(e env.Env, s *Study, cfg *Config) (map[string]string, error) {
-	in := map[string]string{"mpdf": buildVersion(), "trainer": funcName(cfg.Trainer)}
+	in := map[string]string{"mpdf": version.Build(), "trainer": funcName(cfg.Trainer)}
 	var err error
 	if in["config"], err = hashJSON(cfg); err != nil {
 		return nil, err
@@ -158,50 +158,6 @@ func shardInputs(e env.Env, s *Study, cfg *Config) (map[string]string, error) {
 		return nil, err
 	}
 	return in, nil
-}
-
-// buildVersion is the build of mpdf that runs: what a merge requires all
-// shards to share, since another build may compute other rows. A release
-// or a checkout names itself (module version, VCS revision); a build that
-// names neither, or from a modified checkout, is its executable's SHA-256,
-// so that two such builds of other code never pass for one.
-func buildVersion() string {
-	v, rev, dirty := "(unknown)", "", false
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v = bi.Main.Version
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = " " + s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-	}
-	id := fmt.Sprintf("mpdf %s%s %s", v, rev, runtime.Version())
-	if (v == "(devel)" || v == "(unknown)" || v == "") && rev == "" || dirty {
-		id += " executable " + executableHash()
-	}
-	return id
-}
-
-// executableHash is the SHA-256 of the running executable ("unknown" when
-// it cannot be read).
-func executableHash() string {
-	path, err := os.Executable()
-	if err != nil {
-		return "unknown"
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "unknown"
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 func funcName(f Trainer) string {

@@ -136,6 +136,20 @@ func TestShardedCollectMergesToTheUnshardedBytes(t *testing.T) {
 			foreign := filepath.Join(dir, "foreign"+ext)
 			runBin(t, bin, shardArgs(srv, tasks, foreign, "--shard", "1/3", "--seed", "9")...)
 			refused("a foreign shard", foreign+" is not a shard of the collection of "+shards[0]+`: seed "9", not "1"`, shards[0], foreign, shards[2])
+			// A shard of another mpdf build: its record names the build.
+			build := filepath.Join(dir, "build"+ext)
+			if b, err := os.ReadFile(shards[2]); err != nil || os.WriteFile(build, b, 0o644) != nil {
+				t.Fatal(err)
+			}
+			rec, err := data.ReadCollectShard(data.ShardRecordPath(shards[2]))
+			if err != nil || rec.Inputs["mpdf"] == "" {
+				t.Fatalf("shard record without the mpdf build: %v %v", err, rec)
+			}
+			rec.Inputs["mpdf"] = "mpdf v9.9.9 go1.99"
+			if err := data.WriteCollectShard(data.ShardRecordPath(build), rec); err != nil {
+				t.Fatal(err)
+			}
+			refused("a shard of another build", build+" is not a shard of the collection of "+shards[0]+`: mpdf "mpdf v9.9.9 go1.99"`, shards[0], shards[1], build)
 			// Shards of another N.
 			other := filepath.Join(dir, "other"+ext)
 			runBin(t, bin, shardArgs(srv, tasks, other, "--shard", "1/4")...)

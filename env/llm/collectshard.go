@@ -13,6 +13,7 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/internal/errmark"
+	"github.com/mpdf/mpdf/internal/version"
 )
 
 // shard sets the tasks p plays: all of them, or with cfg.Shards those of
@@ -96,6 +97,7 @@ func (p *collectPlan) inputs(cfg CollectConfig, client *Client, e *Env) (map[str
 		temp = strconv.FormatFloat(*t, 'g', -1, 64)
 	}
 	in := map[string]string{
+		"mpdf":           version.Build(),
 		"tasks_sha256":   hex.EncodeToString(h.Sum(nil)),
 		"policy":         p.policy,
 		"seed":           strconv.FormatUint(p.seed, 10),

@@ -4,7 +4,11 @@
 package version
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
 )
@@ -72,4 +76,47 @@ func Describe() string {
 		}
 	}
 	return fmt.Sprintf("%s%s %s %s/%s", v, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// Build names the running build for records that must only be combined
+// with records of the same build (study and collection shards): module
+// version, VCS revision and Go version. A build that names neither
+// version nor revision, or was built from a modified checkout, is also
+// named by its executable's SHA-256, so that two such builds of other
+// code never pass for one.
+func Build() string {
+	v, rev, dirty := "(unknown)", "", false
+	if i, ok := Read(); ok {
+		if i.Version != "" {
+			v = i.Version
+		}
+		if i.Revision != "" {
+			rev = " " + i.Revision
+		}
+		dirty = i.Modified
+	}
+	id := fmt.Sprintf("mpdf %s%s %s", v, rev, runtime.Version())
+	if (v == "(devel)" || v == "(unknown)") && rev == "" || dirty {
+		id += " executable " + executableHash()
+	}
+	return id
+}
+
+// executableHash is the SHA-256 of the running executable ("unknown" when
+// it cannot be read).
+func executableHash() string {
+	path, err := os.Executable()
+	if err != nil {
+		return "unknown"
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "unknown"
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "unknown"
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
