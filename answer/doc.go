@@ -2,10 +2,10 @@
 // equal answers are equal strings, and its reasoning profile. Call [Read]
 // with the question's [Kind]:
 //
-//	r := answer.Read(answer.MMLU, text, answer.Options{Question: q})
-//	r.Answer  // "B", or "" when the text states no answer that can be read without guessing
+//	r := answer.Read(answer.GSM8K, text, answer.Options{Question: q, Critic: true})
+//	r.Answer  // "18", or "" when the text states no answer that can be read without guessing
 //	r.Profile // steps, tokens, hedges, stated confidence
-//	r.Critic  // the text critic's confidence, when it found arithmetic to check
+//	r.Critic  // the text critic's confidence (Options.Critic), nil when it found nothing to check
 //
 // It is the one reader every path uses — the transcript importer (and the
 // replay built on it), the live backend (env/llm) and the server (serve) —
