@@ -4,7 +4,7 @@
 // every baseline on the same tasks and episode seeds, with intervals that
 // resample questions. `mpdf study` is its command line.
 //
-//	cfg := study.DefaultConfig()           // or DefaultConfigFor("gsm8k")
+//	cfg := study.DefaultConfig()           // or DefaultConfigFor("replay") on transcripts
 //	s, err := study.CrossValidate(e, cfg)  // e: a replay of transcripts, or the simulator
 //	sum, err := s.Summarise()
 //	err = sum.WriteMarkdown(os.Stdout)     // report.md
