@@ -8,7 +8,7 @@
 //	tasks, err := llm.ReadTasks("gsm.jsonl")
 //	cfg := llm.ConfigFromEnv() // MPDF_OPENAI_BASE_URL, MPDF_OPENAI_MODEL, MPDF_OPENAI_API_KEY
 //	c, err := llm.Collect(llm.CollectConfig{Client: cfg, Tasks: tasks,
-//		Rounds: 3, Policy: pol, Out: "episodes.jsonl"})
+//		Episodes: 1, Rounds: 3, Policy: pol, Out: "episodes.jsonl"})
 //
 // It has two layers: a [Client] for POST {base}/chat/completions with
 // timeouts, retries and a concurrency limit, configured by [Config]
