@@ -63,8 +63,9 @@ fuzz:
 	done
 
 ## golden: rewrite the golden files from the code: python/tests/testdata's
-##   feature files (serve) and README.md's Architecture block with doc.go's
-##   layer list (the layer table in imports_test.go). Review the diff. The
+##   feature files of each feature layout (serve), and docs/architecture.md's
+##   layer block with doc.go's layer list (from the layer table in
+##   imports_test.go). Review the diff. The
 ##   checkpoint format's files (checkpoints/testdata) are left alone: they
 ##   prove files of format v1 still load; rewrite them only with a format
 ##   change (go test ./checkpoints -run GoldenUpdate -update).
@@ -73,7 +74,9 @@ golden:
 	$(GO) test . -run '^TestArchitectureDocs$$' -update
 
 ## ci: everything CI runs (.ci/run): check, the tests in both kernel builds,
-##   the race detector, the Python client, benchmarks once. Installs the
-##   PyTorch oracle with apt-get when missing.
+##   the HTML pages in headless Chromium (screenshots in .ci/artifacts), the
+##   race detector, the Python package installed and tested against served
+##   policies, benchmarks once. Installs the PyTorch oracle and Chromium with
+##   apt-get when missing.
 ci:
 	./.ci/run

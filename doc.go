@@ -14,7 +14,7 @@
 //	internal/version  which build of mpdf runs: its module version and VCS revision
 //	internal/errmark  an error marked with a sentinel, its message unchanged: a library's errors a caller words
 //	internal/progress progress of long work on stderr: a bar on a terminal, plain lines elsewhere
-//	internal/jsonscan the byte-level JSON scanner of the two fast paths (data's decision lines, serve's requests)
+//	internal/jsonscan the byte-level JSON scanner of the fast paths (data's decision lines, serve's requests; transcripts' numbers)
 //	nn                MLP parameters, Adam, fast batched CPU kernels of the update step
 //	stats             cluster-bootstrap confidence intervals and the AUC, plain Go
 //	outfile           output files replaced whole (temp file, sync, rename) and run-directory locks

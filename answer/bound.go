@@ -2,12 +2,18 @@ package answer
 
 import "unicode/utf8"
 
-// The caps on what Read reads (package doc, "Bounds"). Every text is
-// untrusted — a model can emit anything and the server faces the network —
-// so reading is linear in the text with these constants, whatever its
-// shape. None of them changes how a shared transcript reads
-// (TestReadSharedUnchanged), but for the critic on two peer-solution
-// prompts of 74 KiB, which are no answer.
+// The caps on what Read reads. Every text is untrusted — a model can emit
+// anything and the server faces the network — so reading is linear in the
+// text with these constants, whatever its shape: one pass finds the boxes
+// (not one scan per box); numbers, stated answers ("answer is (B)", "The
+// answer is"), stated confidences and the closing sentences are scanned
+// without regular expressions (Go's backtracker clears a bitmap of the
+// rest of the text at each match); numbers are written from their text;
+// the profile reads the whole text, in one pass per measure. None of the
+// caps changes how a shared transcript reads (TestReadSharedUnchanged),
+// but for the critic on two peer-solution prompts of 74 KiB, which are no
+// answer; BenchmarkReadAdversarial, TestReadWorkLinear and FuzzRead hold
+// the rest to linear work.
 const (
 	// MaxAnswerBytes is how much of a text's answer part (the text after
 	// its reasoning block) the answer is read from: its last 64 KiB.

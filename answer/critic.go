@@ -28,7 +28,15 @@ type Arith struct {
 // result of a failing equation; ok is false when the text states no
 // checkable equation, and for mmlu, where a text holds no evidence of this
 // kind. It is the confidence replays and imports fill a missing
-// AgentState.Confidence with when asked (replay.WithCritic).
+// AgentState.Confidence with when asked (replay.WithCritic). On
+// arithmetic questions, whose text usually restates the expression, it
+// amounts to a calculator of the question.
+//
+// Its cost is bounded whatever the text: it checks the last
+// MaxCriticBytes, fails an expression whose value passes maxPowerBits
+// (4,096 bits, or a number of more than 1,228 characters), so that a
+// chain "7/7/7/…" costs a bounded amount per step, and its tokens take 32
+// bytes each: 1 MB of "1=" allocates under 5 MB.
 func Critic(kind Kind, text string) (conf float64, ok bool) {
 	switch kind {
 	case GSM8K, Arithmetic, Math:

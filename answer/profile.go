@@ -67,7 +67,10 @@ type Profile struct {
 // EstimateTokens estimates the tokens of a text as ⌈runes/4⌉: the
 // transcripts record no token counts, and about four characters per token
 // is the usual rate of English under BPE tokenizers. It is an estimate for
-// costs and profiles, not a count.
+// costs and profiles, not a count. It is one rule for every source, even
+// when a server counted the tokens, so that the profile's Tokens means the
+// same in transcripts and live; costs (data.Turn.Tokens) may use a
+// server's counts, the profile does not.
 func EstimateTokens(s string) int {
 	return (runeCount(s) + 3) / 4
 }

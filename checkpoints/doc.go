@@ -31,34 +31,20 @@
 // run trained on and its confidence source; [CriticMismatch] is the one rule
 // by which eval and serve compare that source with the confidence they feed.
 //
-// # Reading untrusted files
+// # Untrusted files and PyTorch
 //
-// [Load], [Unmarshal] and [Decode] check a file before they trust any length
-// in it, allocate nothing from an unchecked length, and stop at the first
-// damage: every error names the file, the byte offset and what was expected,
-// and wraps exactly one of [ErrNotCheckpoint], [ErrVersion], [ErrTruncated],
-// [ErrTooLarge], [ErrCorrupt] or [ErrFeatureSchema], for errors.Is. A file
-// larger than 1 GiB decompressed is refused unless [WithMaxBytes] says
-// otherwise; a policy of another feature layout unless [WithFeatureVersion]
-// says otherwise. Writers refuse a checkpoint a reader would reject, so every
-// file written reads back.
+// [Load] trusts no length in a file before checking it and stops at the
+// first damage; every error names the file and byte offset and wraps one
+// of the sentinel errors ([ErrCorrupt], [ErrTruncated], ...). Every file
+// written reads back. [ExportSafetensors] and [SaveSafetensors] write a
+// network as the state_dict of a torch.nn.ModuleList of nn.Linear named
+// "layers", loaded in PyTorch with load_state_dict(strict=True);
+// [ImportSafetensors] and [LoadSafetensors] read such a file from any
+// writer, checked as Load checks a checkpoint. [ConfidenceSource] says
+// where the confidence of the policy's training states came from
+// ("text-critic", "none", "given" or "unknown"), which evaluation and
+// serving compare with the confidence they will feed the policy.
 //
-// # Safetensors
-//
-// [ExportSafetensors] and [SaveSafetensors] write a network as the
-// state_dict of a torch.nn.ModuleList of nn.Linear named "layers"
-// ("layers.{i}.weight" [out, in] and "layers.{i}.bias", float32), which a
-// PyTorch user loads with load_state_dict(strict=True); [ImportSafetensors]
-// and [LoadSafetensors] read such a file from any writer, checked as Load
-// checks a checkpoint.
-//
-// [ConfidenceSource] says, from a header, where the confidence of the
-// policy's training states came from ("text-critic", "none", "given" or
-// "unknown"); [ConfidenceSourceOfMeta] says it of a safetensors file.
-// Evaluation and serving compare it with the confidence they will feed the
-// policy.
-//
-// The file layouts, the checks in order, the atomic write and the retention
-// rules are documented beside their code: format.go, body.go, file.go,
-// manager.go, owner.go, safetensors.go.
+// The file layouts, the checks in order, the atomic write and the
+// retention rules are documented beside their code.
 package checkpoints

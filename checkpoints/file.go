@@ -29,8 +29,15 @@ func Save(path string, c *Checkpoint) error {
 }
 
 // Load reads the checkpoint at path. The prefix is checked against the file
-// size and the limits before anything is allocated from it; see the package
-// doc for the errors.
+// size and the limits before anything is allocated from it. Load, Unmarshal
+// and Decode trust no length in a file before checking it, allocate nothing
+// from an unchecked length, and stop at the first damage: every error names
+// the file, the byte offset and what was expected, and wraps exactly one of
+// ErrNotCheckpoint, ErrVersion, ErrTruncated, ErrTooLarge, ErrCorrupt or
+// ErrFeatureSchema, for errors.Is. A file larger than 1 GiB decompressed is
+// refused unless WithMaxBytes says otherwise; a policy of another feature
+// layout unless WithFeatureVersion says otherwise. Writers refuse a
+// checkpoint a reader would reject, so every file written reads back.
 func Load(path string, opts ...Option) (*Checkpoint, error) {
 	f, err := os.Open(path)
 	if err != nil {

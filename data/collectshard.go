@@ -27,6 +27,31 @@ const ShardRule = "fnv1a64(task id) mod shards"
 // grows with the tasks: ~30 bytes a task).
 const maxShardRecordBytes = 256 << 20
 
+// ShardHead is the head every shard record starts with, a collection's
+// (CollectShard) or a study's: its format and version, the rule that
+// deals the work, and which shard of how many it is.
+type ShardHead struct {
+	Format        string
+	Version       int
+	Rule          string
+	Shard, Shards int
+}
+
+// Check returns the first way h is not the head of a record of the given
+// format, version and rule, or not shard K of N with 0 ≤ K < N; the error
+// names the field.
+func (h ShardHead) Check(format string, version int, rule string) error {
+	switch {
+	case h.Format != format || h.Version != version:
+		return fmt.Errorf("format %q version %d: want %s version %d", h.Format, h.Version, format, version)
+	case h.Rule != rule:
+		return fmt.Errorf("rule %q: want %q", h.Rule, rule)
+	case h.Shards < 1 || h.Shard < 0 || h.Shard >= h.Shards:
+		return fmt.Errorf("shard %d/%d: want 0 ≤ shard < shards", h.Shard, h.Shards)
+	}
+	return nil
+}
+
 // ShardOf is the shard, of n, that plays the task whose id is id: the
 // FNV-1a 64 hash of the id's bytes mod n. It depends on the id alone, not
 // on the task's place in the file, so adding tasks moves no other task.
@@ -122,14 +147,10 @@ func ReadCollectShard(path string) (*CollectShard, error) {
 
 // check refuses a record that is not one collect writes.
 func (s *CollectShard) check() error {
-	switch {
-	case s.Format != shardRecordFormat || s.Version != shardRecordVersion:
-		return fmt.Errorf("format %q version %d: want %s version %d", s.Format, s.Version, shardRecordFormat, shardRecordVersion)
-	case s.Rule != ShardRule:
-		return fmt.Errorf("rule %q: want %q", s.Rule, ShardRule)
-	case s.Shards < 1 || s.Shard < 0 || s.Shard >= s.Shards:
-		return fmt.Errorf("shard %d/%d: want 0 ≤ shard < shards", s.Shard, s.Shards)
-	case s.Episodes < 1 || s.TotalTasks < 0:
+	if err := (ShardHead{Format: s.Format, Version: s.Version, Rule: s.Rule, Shard: s.Shard, Shards: s.Shards}).Check(shardRecordFormat, shardRecordVersion, ShardRule); err != nil {
+		return err
+	}
+	if s.Episodes < 1 || s.TotalTasks < 0 {
 		return fmt.Errorf("episodes %d, total_tasks %d: want ≥ 1 and ≥ 0", s.Episodes, s.TotalTasks)
 	}
 	last := -1

@@ -1,9 +1,8 @@
 // Package data reads and writes rollouts, the episode and decision records
 // (told apart by their "kind" field) that policies are trained on (design
 // §5), and turns episodes into training decisions with the differential
-// consensus reward of design §2.
-// docs/rollouts.md is the user's page for the formats; the JSON Schemas are
-// docs/schema/{episode,decision}.schema.json.
+// consensus reward of design §2. docs/rollouts.md is the user's page for
+// the formats, docs/schema/ holds their JSON Schemas.
 //
 // # Reading rollouts
 //

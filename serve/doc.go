@@ -47,16 +47,12 @@
 // # Limits
 //
 // Nothing is kept between requests but the policy, so replicas scale out
-// behind any load balancer. Reload swaps the policy atomically: a request
-// runs on the policy it loaded when it started, and a file that fails to
-// load leaves the previous policy serving. Every error is a JSON [ErrorBody]
-// naming the field ("agents[2].confidence: 1.4 outside [0,1]"). A body over
-// [Config].MaxBodyBytes gets 413, a team over [MaxAgents] or a batch over
-// [MaxDeliberations] 400, more than [Config].MaxInflight decide requests at
-// once 429 (health checks and metrics are not limited), a body slower than
-// [Config].ReadTimeout 408, a request whose estimated memory does not fit
-// in [Config].MaxMemory 503 with Retry-After (413 when it alone could not
-// fit), one not decided within [Config].RequestTimeout 503 (kind timeout).
-// [Config.Validate] refuses a negative limit or timeout, naming its flag,
-// rather than take the default.
+// behind any load balancer. [Server.Reload] swaps the policy atomically: a
+// request runs on the policy it started with, and a file that fails to
+// load leaves the previous one serving. Every error is a JSON [ErrorBody]
+// naming the field ("agents[2].confidence: 1.4 outside [0,1]"). Each limit
+// — body size, team ([MaxAgents]) and batch ([MaxDeliberations]), requests
+// in flight, read and request timeouts, memory budget — says its status
+// code beside its [Config] field; [Config.Validate] refuses a negative
+// one, naming its flag, rather than take the default.
 package serve

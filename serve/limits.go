@@ -1,6 +1,6 @@
 package serve
 
-// Limits, beside the package doc's list: a body slower than
+// Limits, beside Config's fields: a body slower than
 // Config.ReadTimeout holds its slot until then. The decoder stops at the
 // first array past MaxAgents or MaxDeliberations, so a body of bare "{}"
 // cannot decode to a hundred times its size (TestDecodeStopsAtLimits).

@@ -43,7 +43,8 @@ type Config struct {
 	// 10⁴ decisions); a longer one gets 413.
 	MaxBodyBytes int64
 	// MaxInflight bounds the decide requests served at once (default 64);
-	// one more gets 429 at once. With MaxBodyBytes it bounds memory.
+	// one more gets 429 at once (health checks and metrics are not
+	// limited). With MaxBodyBytes it bounds memory.
 	MaxInflight int
 	// Timeouts of the HTTP server: reading the headers (default 5 s), the
 	// whole request (10 s; a client sending its body slower is cut off),

@@ -13,10 +13,10 @@ import (
 // as maxItems): they bound the work and memory of one request beyond what
 // the body size limit does.
 const (
-	// MaxAgents is the largest team of one deliberation. Features cost
-	// O(agents²) per deliberation.
+	// MaxAgents is the largest team of one deliberation (a larger one gets
+	// 400). Features cost O(agents²) per deliberation.
 	MaxAgents = 64
-	// MaxDeliberations is the largest batch.
+	// MaxDeliberations is the largest batch (a larger one gets 400).
 	MaxDeliberations = 4096
 )
 

@@ -50,13 +50,16 @@ type CompareConfig struct {
 	// and seed; nil is every fixed protocol (no λ, not the oracle).
 	Against []string
 	// Pair, when set, is another study whose rows pair with the compared
-	// rows by transcript file, task and seed (ComparePair).
+	// rows by transcript file, task and seed (ComparePair) — not by task
+	// index, which another set of files numbers otherwise; a row without a
+	// partner is an error.
 	Pair *Results
 	// PairAgainst are the policies of Pair that Policy is compared with;
 	// nil pairs every policy the two have in common with itself.
 	PairAgainst []string
 	// Ceilings are the groups of the hindsight ceilings: per group the
-	// fixed protocol of Among with the best accuracy on these very rows.
+	// fixed protocol of Among with the best accuracy on these very rows,
+	// an upper bound of a policy that picks one protocol per group.
 	Ceilings []CompareBy
 	// Among are the fixed protocols a ceiling chooses from; nil is every
 	// fixed protocol of the rows.

@@ -67,7 +67,9 @@ type Dir struct{ d *outfile.Dir }
 // another, is refused with an error wrapping ErrLocked that names the
 // holder); a directory that holds files (another study's results, say) is
 // refused with an error wrapping ErrNotEmpty, unless overwrite, which
-// removes only the files a study writes. Close releases it.
+// removes only the files a study writes (results.json, report.md,
+// pareto.png, report.html and their temporary files). Close releases it.
+// Call Check first, so that a bad config never touches the directory.
 func OpenDir(dir string, overwrite bool) (*Dir, error) {
 	d, err := outfile.OpenOwnedDir(dir, LockName, "study", ErrLocked)
 	if err != nil {

@@ -66,7 +66,13 @@ type Summary struct {
 
 // Summarise pools the rows: over all tasks, then per model (when there
 // are several), each with every policy's stats and every learned policy's
-// paired difference with each baseline and the oracle.
+// paired difference with each baseline and the oracle. Accuracy has a
+// percentile bootstrap interval resampled by question (package stats; a
+// question's rows over files and seeds are drawn together); a difference
+// "learned − baseline" pairs rows of the same task and seed. The Summary
+// writes report.md (WriteMarkdown) or JSON; Dir.Write adds report.html,
+// the same tables for a browser (view.WriteReport). The same Config and
+// Env give the same bytes.
 func (s *Study) Summarise() (*Summary, error) {
 	unit := s.units()
 	var models []string

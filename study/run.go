@@ -7,18 +7,22 @@ import (
 	"github.com/mpdf/mpdf/env"
 )
 
-// A Report is a study run into its directory (Dir.Run): the study, its
-// summary and report.md's bytes.
+// A Report is a study run into its directory (Dir.CrossValidate): the
+// study, its summary and report.md's bytes.
 type Report struct {
 	Study    *Study
 	Summary  *Summary
 	Markdown []byte
 }
 
-// Run runs the study of cfg on e (CrossValidate) into d: results.json,
-// report.md and pareto.png. A study that fails leaves d as it found it
-// (Abandon).
-func (d *Dir) Run(e env.Env, cfg Config) (*Report, error) {
+// Run is CrossValidate under its former name; new code calls
+// Dir.CrossValidate, the verb that says what it does.
+func (d *Dir) Run(e env.Env, cfg Config) (*Report, error) { return d.CrossValidate(e, cfg) }
+
+// CrossValidate runs the study of cfg on e (CrossValidate) into d:
+// results.json, report.md, pareto.png and report.html. A study that fails
+// leaves d as it found it (Abandon).
+func (d *Dir) CrossValidate(e env.Env, cfg Config) (*Report, error) {
 	s, err := CrossValidate(e, cfg)
 	if err != nil {
 		return nil, errors.Join(err, d.Abandon())

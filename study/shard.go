@@ -299,14 +299,10 @@ func ShardPath(dir string) string { return filepath.Join(dir, ShardName) }
 // check refuses a record that is not one RunShard writes: its shard, its
 // cells' numbers and their rows' tasks.
 func (r *ShardRecord) check() error {
-	switch {
-	case r.Format != shardFormat || r.Version != shardVersion:
-		return fmt.Errorf("format %q version %d: want %s version %d", r.Format, r.Version, shardFormat, shardVersion)
-	case r.Rule != ShardRule:
-		return fmt.Errorf("rule %q: want %q", r.Rule, ShardRule)
-	case r.Shards < 1 || r.Shard < 0 || r.Shard >= r.Shards:
-		return fmt.Errorf("shard %d/%d: want 0 ≤ shard < shards", r.Shard, r.Shards)
-	case r.Cells < 0:
+	if err := (data.ShardHead{Format: r.Format, Version: r.Version, Rule: r.Rule, Shard: r.Shard, Shards: r.Shards}).Check(shardFormat, shardVersion, ShardRule); err != nil {
+		return err
+	}
+	if r.Cells < 0 {
 		return fmt.Errorf("cells %d: want ≥ 0", r.Cells)
 	}
 	last := -1

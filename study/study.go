@@ -124,8 +124,10 @@ func SFTEpochs(given int, answers, replay bool) int {
 	return DefaultSFTEpochs
 }
 
-// OracleName names the hindsight oracle's rows: per task, the best of the
-// fixed protocols chosen knowing the answer. A ceiling, not a policy.
+// OracleName names the hindsight oracle's rows: per task, the fixed
+// protocol (random excluded) with the most correct episodes, fewest tokens
+// on a tie, chosen knowing the answer. A ceiling of "pick the protocol per
+// question", not a policy.
 const OracleName = "oracle (hindsight)"
 
 // LearnedName is the name of the learned policy trained with token cost λ.
@@ -250,6 +252,11 @@ func Run(e env.Env, cfg Config) (*Study, error) { return CrossValidate(e, cfg) }
 // same episode seeds (common random numbers). It then adds the hindsight
 // oracle's rows. The same configuration and Env give the same rows,
 // whatever cfg.Workers.
+//
+// A replayed task is played, in training and on the test side, for the
+// rounds its transcript recorded (env.TaskRounder): in a corpus that mixes
+// one- and three-round files, a one-round task's agents do not refine
+// again and pay their last answer's tokens twice.
 func CrossValidate(e env.Env, cfg Config) (*Study, error) {
 	s, cfg, bases, jobs, err := plan(e, cfg)
 	if err != nil {

@@ -28,8 +28,9 @@ type TaskInfo struct {
 
 // Describe returns the TaskInfo of every task of e. A *replay.Env is
 // described by its questions (Unit from the question text, Model from the
-// file name, transcript.ParseName); any other Env has one unit per task
-// and one model, its name.
+// file name, transcript.ParseName: DyLAN's files, whose names say none,
+// are GPT-3.5-turbo's); any other Env has one unit per task and one model,
+// its name.
 func Describe(e env.Env) []TaskInfo {
 	info := make([]TaskInfo, e.NumTasks())
 	r, ok := e.(*replay.Env)
@@ -69,7 +70,11 @@ const foldStream = 0x666f6c64 // "fold"
 // of first appearance shuffled by seed, round-robin into k folds, so that
 // fold sizes differ by at most one question and no question is in two
 // folds. ByModel ignores k and seed: one fold per distinct model, sorted by
-// name; it needs two or more models.
+// name; it needs two or more models. It leaves one model out, a test on a
+// model never trained on; the same question text may then appear in
+// training under another model — the policy sees features of the debate,
+// never the text — so it tests transfer across models, not across
+// questions.
 func Folds(info []TaskInfo, k int, by GroupBy, seed uint64) (folds [][]int, names []string, err error) {
 	switch by {
 	case ByQuestion, "":

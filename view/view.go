@@ -21,7 +21,7 @@ const MaxTextBytes = 4000
 
 // DefaultMaxBytes is the default size budget of a page: small enough to
 // mail (most mail servers take 10 MB; base64 inflates by a third). The
-// largest case the package is measured on (doc.go) fits it.
+// largest case the package is measured on (pack.go) fits it.
 const DefaultMaxBytes = 5 << 20
 
 // Run is the episodes of one policy, in task order.

@@ -73,8 +73,10 @@ func ToEpisode(q *Question, opts EpisodeOptions) data.Episode {
 }
 
 // source is the episode's Source: "llm-debate:FILE", or for a heterogeneous
-// team "llm-agora:FILE models=M0,M1,..." (agent k's model k-th: the episode
-// format has no per-agent field for it).
+// team "llm-agora:FILE models=M0,M1,..." (agent k's model k-th). Each turn
+// also records its agent's model (data.Turn.Model, from AgentModels); the
+// models in the Source stay so that a reader of the episode line alone, or
+// of files written before turns had the field, still sees the team.
 func source(q *Question) string {
 	if q.Models == nil {
 		return "llm-debate:" + q.File

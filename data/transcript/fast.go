@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // The fast path of Each for the debate layout: one pass over the bytes
@@ -276,38 +277,10 @@ func (f *fastReader) number() (string, bool) {
 	}
 	for f.n-f.i < 64 && f.fill(f.i) {
 	}
-	j := f.i
 	b := f.buf[:f.n]
-	digits := func() bool {
-		s := j
-		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-			j++
-		}
-		return j > s
-	}
-	if j < len(b) && b[j] == '-' {
-		j++
-	}
-	switch {
-	case j < len(b) && b[j] == '0':
-		j++
-	case !digits():
+	j, ok := jsonscan.NumberEnd(b, f.i)
+	if !ok {
 		return "", false
-	}
-	if j < len(b) && b[j] == '.' {
-		j++
-		if !digits() {
-			return "", false
-		}
-	}
-	if j < len(b) && (b[j] == 'e' || b[j] == 'E') {
-		j++
-		if j < len(b) && (b[j] == '+' || b[j] == '-') {
-			j++
-		}
-		if !digits() {
-			return "", false
-		}
 	}
 	if j == len(b) || j-f.i > 48 {
 		return "", false // too long to be sure it ended

@@ -18,7 +18,8 @@ type Answer struct {
 	Critic *float64
 	// PromptTokens estimates the context the agent was sent for this
 	// answer: every message of its chat before it (LLM-Debate sends the
-	// whole chat each round). Profile.Tokens estimates the response.
+	// whole chat each round; for LLM-Agora, the question and the agent's
+	// own earlier answers). Profile.Tokens estimates the response.
 	PromptTokens int
 }
 

@@ -24,7 +24,21 @@ import (
 // written (escapes included). Both bound the memory of a read.
 const MaxQuestionBytes = 32 << 20
 
-// Layout names a transcript file layout (see the package documentation).
+// Layout names a transcript file layout:
+//
+//   - debate: one JSON object mapping each question's text to
+//     [agent_contexts, gold, extra...]. agent_contexts[k] is agent k's
+//     chat: {"role", "content"} messages, whose t-th "assistant" message
+//     is its round-t answer, or plain strings (the first the prompt, each
+//     later one a reply). "system" messages count only towards the prompt.
+//     Elements after gold (Diverse_Minds' correct flag, DyLAN's index and
+//     subject) are skipped. DyLAN's teams vary by question (2–4 agents,
+//     1–3 answers); a question where agents recorded different numbers of
+//     answers is ragged: the one that stopped keeps its last answer.
+//   - agora: LLM-Agora's JSON array of {question_id, question,
+//     agent_response: {model: [answer per round]}, summarization, answer}.
+//     Each agent is a different model; Question.Models keeps them, in file
+//     order, and the episode's Source names them.
 type Layout string
 
 // The layouts Each reads. LayoutAuto detects the layout from the first
@@ -120,12 +134,23 @@ func ReadFile(path string, opts Options) (*File, error) {
 // largest question, not the file. name is the file's path: it gives the
 // task and model unless opts does, and it prefixes errors.
 //
-// A question that is not in the layout is an error naming the byte offset
-// (in the decompressed stream), the question's index and what was
-// expected. A well-formed question that cannot be replayed — fewer than
-// two agents, or an agent without any answer — is skipped and listed in
-// the report. fn's error stops the read and is returned as is. The report
-// counts answers and unreadable ones per round.
+// A file in neither layout, or a question that departs from its layout,
+// is an error naming the file, the byte offset (in the decompressed
+// stream), the question's index and what was expected. So is a question
+// text given twice in one file (its two episodes would share a task id), a
+// text longer than data.MaxTextBytes or a question longer than
+// MaxQuestionBytes, both counted as written: the read stops there, before
+// the decoder holds the over-long value, so a small compressed file cannot
+// take more memory than the caps. A leading UTF-8 byte order mark is
+// skipped; a compressed file cut short is said to be truncated. A
+// well-formed question that cannot be replayed — fewer than two agents, or
+// an agent without any answer — is skipped and listed in the report. fn's
+// error stops the read and is returned as is.
+//
+// Every answer is read by answer.Read with its question (so an MMLU answer
+// given as an option's text can be matched to the options): normalised,
+// "" when unreadable — counted, per round and per file, in the Report,
+// never guessed.
 func Each(r io.Reader, name string, opts Options, fn func(q *Question) error) (*Report, error) {
 	meta, err := resolveMeta(name, opts)
 	if err != nil {

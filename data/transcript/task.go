@@ -9,11 +9,14 @@ import (
 	"strings"
 )
 
-// Task is the kind of question a transcript holds; it picks the answer
-// reading rules (answer.Kind).
+// Task is answer.Kind under the name this package first gave it: the kind
+// of question a transcript holds, which picks the answer reading rules.
+// There is one kind type and one spelling; new code names answer.Kind,
+// answer.GSM8K and answer.ParseKind (Task, these constants and ParseTask
+// are kept for existing callers).
 type Task = answer.Kind
 
-// The tasks, answer's kinds.
+// The tasks, answer's kinds under their former names.
 const (
 	GSM8K      = answer.GSM8K
 	MMLU       = answer.MMLU

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mpdf/mpdf/answer"
 )
 
 // BenchmarkChat measures the client's own overhead against a loopback
@@ -22,7 +24,7 @@ func BenchmarkChat(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			req := userMsg(SolvePrompt(KindGSM, strings.Repeat("How many apples? ", 20)))
+			req := userMsg(SolvePrompt(answer.GSM8K, strings.Repeat("How many apples? ", 20)))
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
@@ -63,7 +65,7 @@ func BenchmarkChatReplicas(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			req := userMsg(SolvePrompt(KindGSM, "How many apples?"))
+			req := userMsg(SolvePrompt(answer.GSM8K, "How many apples?"))
 			k := 0
 			for b.Loop() {
 				var wg sync.WaitGroup

@@ -45,7 +45,8 @@ type Config struct {
 	// Model is the "model" field of every request. Required: OpenAI,
 	// vLLM and Ollama route by it; llama.cpp's server accepts any name.
 	Model string
-	// APIKey is sent as "Authorization: Bearer KEY" when not empty.
+	// APIKey is sent as "Authorization: Bearer KEY" when not empty; it
+	// appears in no record or error.
 	APIKey string
 
 	// Timeout bounds one attempt (connect, wait, read the whole body);

@@ -21,7 +21,7 @@ import (
 var personas = []string{"agent 0", "agent 1", "agent 2"}
 
 func gsmTask() Task {
-	return Task{ID: "t1", Question: "What is 6 times 7?", Gold: "#### 42", Kind: KindGSM}
+	return Task{ID: "t1", Question: "What is 6 times 7?", Gold: "#### 42", Kind: answer.GSM8K}
 }
 
 func newTestEnv(t *testing.T, s *fakeServer, opts Options, edit func(*Config)) *Env {
@@ -128,7 +128,7 @@ func TestGameInitial(t *testing.T) {
 		}) {
 			t.Errorf("judge seed %d is not derived from \"critic\"", *r.Seed)
 		}
-		if strings.HasPrefix(lastUser(r), "Can you solve") && lastUser(r) != SolvePrompt(KindGSM, "What is 6 times 7?") {
+		if strings.HasPrefix(lastUser(r), "Can you solve") && lastUser(r) != SolvePrompt(answer.GSM8K, "What is 6 times 7?") {
 			t.Errorf("solve prompt %q", lastUser(r))
 		}
 	}
@@ -175,9 +175,9 @@ func TestGameStepEachAction(t *testing.T) {
 	checkTokens(t, "refine", r)
 	var msgs []Message
 	json.Unmarshal([]byte(r.Exchanges[0].Prompt), &msgs)
-	if len(msgs) != 4 || msgs[0] != (Message{"system", "agent 0"}) || msgs[1].Content != SolvePrompt(KindGSM, "What is 6 times 7?") ||
+	if len(msgs) != 4 || msgs[0] != (Message{"system", "agent 0"}) || msgs[1].Content != SolvePrompt(answer.GSM8K, "What is 6 times 7?") ||
 		msgs[2] != (Message{"assistant", prev[0].Text}) ||
-		msgs[3].Content != RefinePrompt(KindGSM, "What is 6 times 7?", []string{prev[1].Text, prev[2].Text}) {
+		msgs[3].Content != RefinePrompt(answer.GSM8K, "What is 6 times 7?", []string{prev[1].Text, prev[2].Text}) {
 		t.Errorf("refine conversation %q", msgs)
 	}
 	if strings.Count(msgs[3].Content, "One agent solution") != 2 || strings.Contains(msgs[3].Content, "Agent 0 adds") {
@@ -221,7 +221,7 @@ func TestGameConcedeCall(t *testing.T) {
 	checkTokens(t, "concede", c)
 	var msgs []Message
 	json.Unmarshal([]byte(c.Exchanges[0].Prompt), &msgs)
-	if last := msgs[len(msgs)-1].Content; last != ConcedePrompt(KindGSM, prev[1].Text, "41") || !strings.Contains(last, "must be 41") {
+	if last := msgs[len(msgs)-1].Content; last != ConcedePrompt(answer.GSM8K, prev[1].Text, "41") || !strings.Contains(last, "must be 41") {
 		t.Errorf("concede prompt %q", last)
 	}
 	// The judge read "\boxed{7}": no score, and the exchange says so.
@@ -436,7 +436,7 @@ func TestNewEnvChecks(t *testing.T) {
 		{nil, Options{}, "no tasks"},
 		{[]Task{gsmTask()}, Options{Agents: 1}, "1 agents"},
 		{[]Task{{ID: "a", Question: "q", Kind: "physics"}}, Options{}, `task 0: kind: "physics" is not a task kind (want gsm8k, mmlu, arithmetic, math`},
-		{[]Task{{ID: "a", Question: " ", Kind: KindGSM}}, Options{}, "question: empty"},
+		{[]Task{{ID: "a", Question: " ", Kind: answer.GSM8K}}, Options{}, "question: empty"},
 		{[]Task{gsmTask(), gsmTask()}, Options{}, `task 1: id: "t1" repeats task 0`},
 	} {
 		if _, err := NewEnv(c, tc.tasks, tc.opts); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -12,11 +12,11 @@ func TestNormalizeGold(t *testing.T) {
 		kind       answer.Kind
 		gold, want string
 	}{
-		{KindGSM, "Natalia sold 48/2 = <<48/2=24>>24 clips.\n#### 72", "72"},
-		{KindGSM, "1,250.50", "1250.5"},
-		{KindMMLU, "(c)", "C"},
-		{KindMMLU, "B", "B"},
-		{KindGSM, "no number here", "no number here"},
+		{answer.GSM8K, "Natalia sold 48/2 = <<48/2=24>>24 clips.\n#### 72", "72"},
+		{answer.GSM8K, "1,250.50", "1250.5"},
+		{answer.MMLU, "(c)", "C"},
+		{answer.MMLU, "B", "B"},
+		{answer.GSM8K, "no number here", "no number here"},
 	} {
 		if got := NormalizeGold(tc.kind, tc.gold); got != tc.want {
 			t.Errorf("NormalizeGold(%s, %q) = %q, want %q", tc.kind, tc.gold, got, tc.want)
@@ -61,11 +61,11 @@ func abs(x float64) float64 {
 
 func TestPrompts(t *testing.T) {
 	// The LLM-Debate texts, as the public transcripts show them.
-	if got := SolvePrompt(KindGSM, "Q?"); got != `Can you solve the following math problem? Q? Explain your reasoning. Your final answer should be a single numerical number, in the form \boxed{answer}, at the end of your response.` {
+	if got := SolvePrompt(answer.GSM8K, "Q?"); got != `Can you solve the following math problem? Q? Explain your reasoning. Your final answer should be a single numerical number, in the form \boxed{answer}, at the end of your response.` {
 		t.Errorf("gsm solve: %q", got)
 	}
 	want := "These are the solutions to the problem from other agents: \n\n One agent solution: ```A```\n\n One agent solution: ```(no answer)```\n\n Using the reasoning from other agents as additional advice, can you give an updated answer? Examine your solution and that other agents step by step. Put your answer in the form (X) at the end of your response."
-	if got := RefinePrompt(KindMMLU, "Q?", []string{"A", " "}); got != want {
+	if got := RefinePrompt(answer.MMLU, "Q?", []string{"A", " "}); got != want {
 		t.Errorf("mmlu refine:\n%q\nwant\n%q", got, want)
 	}
 	// One substitution pass: placeholders inside the question stay.

@@ -74,10 +74,10 @@ func TestLiveKinds(t *testing.T) {
 		solve     string
 		refineEnd string
 	}{
-		{KindArithmetic, "482", []string{"482", "542", "542"},
+		{answer.Arithmetic, "482", []string{"482", "542", "542"},
 			"What is the result of 6+19*28+14-10*7? Make sure to state your answer at the end of the response.",
 			"can you provide an updated answer? Make sure to state your answer at the end of the response."},
-		{KindMath, "0.5", []string{"0.5", "2", "2"},
+		{answer.Math, "0.5", []string{"0.5", "2", "2"},
 			`Can you solve the following math problem? Solve 2x = 1 for x. Explain your reasoning. Your final answer should be a simplified LaTeX expression, in the form \boxed{answer}, at the end of your response.`,
 			`The original math problem is Solve 2x = 1 for x.. Your final answer should be a simplified LaTeX expression, in the form \boxed{answer}, at the end of your response.`},
 	} {
@@ -134,7 +134,7 @@ func TestLiveKinds(t *testing.T) {
 		}
 	}
 	// Concede with a call asks for the adopted answer in the kind's form.
-	if p := ConcedePrompt(KindArithmetic, "It is 482.", "482"); !strings.HasSuffix(p, "Your final answer must be 482. Make sure to state your answer at the end of the response.") {
+	if p := ConcedePrompt(answer.Arithmetic, "It is 482.", "482"); !strings.HasSuffix(p, "Your final answer must be 482. Make sure to state your answer at the end of the response.") {
 		t.Errorf("arithmetic concede prompt %q", p)
 	}
 	if p := ConcedePrompt("math", "x = 1/2", "0.5"); !strings.HasSuffix(p, `Your final answer must be 0.5, in the form \boxed{answer}, at the end of your response.`) {
@@ -166,7 +166,7 @@ func TestArithmeticPromptsMatchTranscript(t *testing.T) {
 		if !ok {
 			t.Fatalf("recorded solve prompt %q", solve)
 		}
-		if got := SolvePrompt(KindArithmetic, question); got != solve {
+		if got := SolvePrompt(answer.Arithmetic, question); got != solve {
 			t.Errorf("solve prompt %q, recorded %q", got, solve)
 		}
 		for k, ctx := range agents {
@@ -176,7 +176,7 @@ func TestArithmeticPromptsMatchTranscript(t *testing.T) {
 					peers = append(peers, other[1].Content) // round-0 answer
 				}
 			}
-			if got, rec := RefinePrompt(KindArithmetic, question, peers), ctx[2].Content; got != rec {
+			if got, rec := RefinePrompt(answer.Arithmetic, question, peers), ctx[2].Content; got != rec {
 				t.Errorf("agent %d: refine prompt\n%q\nrecorded\n%q", k, got, rec)
 			}
 			checked++

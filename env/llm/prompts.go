@@ -30,18 +30,25 @@ import (
 	"github.com/mpdf/mpdf/answer"
 )
 
-// Task kinds: what the question asks for and how its answer is written.
-// They are the answer package's kinds, one type and one spelling
-// (Task.Kind accepts any name answer.ParseKind reads: "gsm" is gsm8k).
+// Task kinds under their former names: they are the answer package's
+// kinds, one type and one spelling (Task.Kind accepts any name
+// answer.ParseKind reads: "gsm" is gsm8k). What each asks for and how its
+// answer is written: gsm8k a number, written \boxed{N} (GSM8K and other
+// math word problems); mmlu a letter among the options, written (X);
+// arithmetic an integer, stated at the end (LLM-Debate's arithmetic task);
+// math a LaTeX expression, written \boxed{...} (MATH competition problems).
+//
+// Deprecated: use answer.GSM8K, answer.MMLU, answer.Arithmetic and
+// answer.Math.
 const (
-	KindGSM        = answer.GSM8K      // a number, written \boxed{N} (GSM8K and other math word problems)
-	KindMMLU       = answer.MMLU       // a letter among the options, written (X)
-	KindArithmetic = answer.Arithmetic // an integer, stated at the end (LLM-Debate's arithmetic task)
-	KindMath       = answer.Math       // a LaTeX expression, written \boxed{...} (MATH competition problems)
+	KindGSM        = answer.GSM8K
+	KindMMLU       = answer.MMLU
+	KindArithmetic = answer.Arithmetic
+	KindMath       = answer.Math
 )
 
 // Kinds names the task kinds, in the order help texts name them.
-var Kinds = []string{string(KindGSM), string(KindMMLU), string(KindArithmetic), string(KindMath)}
+var Kinds = []string{string(answer.GSM8K), string(answer.MMLU), string(answer.Arithmetic), string(answer.Math)}
 
 // prompts are the words of one task kind: %Q stands for the question, %S
 // for a solution, %A for an answer. The refine prompt is prefix, then
@@ -57,28 +64,28 @@ type prompts struct {
 // answer.ExtractMath reads first. Concede has no LLM-Debate counterpart
 // (Options.ConcedeCall).
 var kindPrompts = map[answer.Kind]prompts{
-	KindGSM: {
+	answer.GSM8K: {
 		solve:   `Can you solve the following math problem? %Q Explain your reasoning. Your final answer should be a single numerical number, in the form \boxed{answer}, at the end of your response.`,
 		prefix:  solutionsPrefix,
 		peer:    solutionPeer,
 		refine:  "\n\n Using the solutions from other agents as additional information, can you provide your answer to the math problem? \n The original math problem is %Q. Your final answer should be a single numerical number, in the form \\boxed{answer}, at the end of your response.",
 		concede: concedePrefix + "Your final answer must be %A, in the form \\boxed{answer}, at the end of your response.",
 	},
-	KindMMLU: {
+	answer.MMLU: {
 		solve:   `Can you answer the following question as accurately as possible? %Q Explain your answer, putting the answer in the form (X) at the end of your response.`,
 		prefix:  solutionsPrefix,
 		peer:    solutionPeer,
 		refine:  "\n\n Using the reasoning from other agents as additional advice, can you give an updated answer? Examine your solution and that other agents step by step. Put your answer in the form (X) at the end of your response.",
 		concede: concedePrefix + "Your final answer must be (%A), in the form (X) at the end of your response.",
 	},
-	KindArithmetic: {
+	answer.Arithmetic: {
 		solve:   `%Q Make sure to state your answer at the end of the response.`,
 		prefix:  `These are the recent/updated opinions from other agents: `,
 		peer:    "\n\n One agent response: ```%S```",
 		refine:  "\n\n Use these opinions carefully as additional advice, can you provide an updated answer? Make sure to state your answer at the end of the response.",
 		concede: concedePrefix + "Your final answer must be %A. Make sure to state your answer at the end of the response.",
 	},
-	KindMath: {
+	answer.Math: {
 		solve:   `Can you solve the following math problem? %Q Explain your reasoning. Your final answer should be a simplified LaTeX expression, in the form \boxed{answer}, at the end of your response.`,
 		prefix:  solutionsPrefix,
 		peer:    solutionPeer,
@@ -109,7 +116,7 @@ func promptsOf(kind answer.Kind) prompts {
 	if p, ok := kindPrompts[kind]; ok {
 		return p
 	}
-	return kindPrompts[KindGSM]
+	return kindPrompts[answer.GSM8K]
 }
 
 // SolvePrompt is the round-0 prompt for a task.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -34,7 +35,7 @@ func TestImportAndLiveFeaturesAgree(t *testing.T) {
 		completion(w, req, texts[k])
 	})
 	c, _ := testClient(t, s, nil)
-	e, err := NewEnv(c, []Task{{ID: "q", Question: question, Gold: "B", Kind: KindMMLU}},
+	e, err := NewEnv(c, []Task{{ID: "q", Question: question, Gold: "B", Kind: answer.MMLU}},
 		Options{Agents: 3, Personas: personas, NoJudge: true})
 	if err != nil {
 		t.Fatal(err)

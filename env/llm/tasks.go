@@ -73,11 +73,11 @@ func (t *Task) check() error {
 	// A gold that no answer of the kind can equal would make every
 	// episode of the task wrong.
 	switch _, err := strconv.ParseFloat(t.Gold, 64); {
-	case t.Kind == KindGSM && err != nil:
+	case t.Kind == answer.GSM8K && err != nil:
 		return fmt.Errorf("gold: %s is not a number (a gsm8k gold is the final number, or a solution ending \"#### N\")", quote([]byte(raw)))
-	case t.Kind == KindArithmetic && err != nil:
+	case t.Kind == answer.Arithmetic && err != nil:
 		return fmt.Errorf("gold: %s is not a number (an arithmetic gold is the integer result)", quote([]byte(raw)))
-	case t.Kind == KindMMLU && (len(t.Gold) != 1 || !strings.Contains("ABCD", t.Gold)):
+	case t.Kind == answer.MMLU && (len(t.Gold) != 1 || !strings.Contains("ABCD", t.Gold)):
 		return fmt.Errorf("gold: %s is not a letter A–D (an mmlu gold names the right option)", quote([]byte(raw)))
 	}
 	return nil
@@ -86,7 +86,12 @@ func (t *Task) check() error {
 // ReadTasks reads a tasks file: JSON Lines, one Task per line, blank lines
 // skipped, unknown fields rejected (a misspelt "answer" for "gold" would
 // otherwise pass silently), ids unique. Errors read "FILE:LINE: FIELD:
-// reason".
+// reason". A file of the four kinds:
+//
+//	{"id": "gsm-0", "question": "Janet's ducks lay 16 eggs ...", "gold": "18", "kind": "gsm8k"}
+//	{"id": "mmlu-0", "question": "Which of the following is an example of monosomy?: A) 46,XX, B) 47,XXX, C) 69,XYY, D) 45,X", "gold": "D", "kind": "mmlu"}
+//	{"id": "ar-0", "question": "What is the result of 6+19*28+14-10*7?", "gold": "482", "kind": "arithmetic"}
+//	{"id": "math-0", "question": "If $\frac{n+5}{n-3} = 2$, what is $n$?", "gold": "11", "kind": "math"}
 func ReadTasks(path string) ([]Task, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mpdf/mpdf/answer"
 )
 
 func TestReadTasks(t *testing.T) {
@@ -27,14 +29,14 @@ func TestReadTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Task{
-		{"g1", "What is 2+2?", "4", KindGSM},
-		{"g2", "Jared types ...", "1052", KindGSM},
-		{"m1", "Which is monosomy?: A) 46,XX, B) 47,XXX, C) 69,XYY, D) 45,X", "D", KindMMLU},
-		{"u1", "No gold here", "", KindGSM},
-		{"g3", "What is 3+4?", "7", KindGSM},
-		{"a1", "What is the result of 6+19*28+14-10*7?", "482", KindArithmetic},
-		{"x1", "Solve 2x = 1.", "0.5", KindMath},
-		{"x2", "Simplify x+x.", "2x", KindMath},
+		{"g1", "What is 2+2?", "4", answer.GSM8K},
+		{"g2", "Jared types ...", "1052", answer.GSM8K},
+		{"m1", "Which is monosomy?: A) 46,XX, B) 47,XXX, C) 69,XYY, D) 45,X", "D", answer.MMLU},
+		{"u1", "No gold here", "", answer.GSM8K},
+		{"g3", "What is 3+4?", "7", answer.GSM8K},
+		{"a1", "What is the result of 6+19*28+14-10*7?", "482", answer.Arithmetic},
+		{"x1", "Solve 2x = 1.", "0.5", answer.Math},
+		{"x2", "Simplify x+x.", "2x", answer.Math},
 	}
 	if len(tasks) != len(want) {
 		t.Fatalf("%d tasks, want %d", len(tasks), len(want))

@@ -56,7 +56,9 @@ func (g *game) recorded(k, t int) data.Turn {
 //     with that answer's estimated tokens. An agent that has used every
 //     recorded revision keeps its previous turn and pays the tokens of its
 //     last recorded answer (the call was made; the recording has no
-//     answer for it).
+//     answer for it). Refining is never a way to skip ahead to a later
+//     round's answer: an agent that persists twice and refines in round 3
+//     gets its round-1 revision.
 //   - persist: its previous turn unchanged, at no cost;
 //   - concede: metapolicy.ConcedeTarget of prev, with the reasoning profile
 //     (and text) of the lowest-index peer holding it, at the concede cost;

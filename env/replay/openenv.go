@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mpdf/mpdf/data/transcript"
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/errmark"
@@ -26,7 +26,7 @@ type EnvConfig struct {
 	Sim sim.Config
 	// Kind is the task of replayed transcripts when the spec has no kind=
 	// part; it may repeat the part, not contradict it.
-	Kind transcript.Task
+	Kind answer.Kind
 	// Critic plays a replay with the text critic (as critic=on does); it
 	// may repeat the spec's critic= part, not contradict it.
 	Critic bool

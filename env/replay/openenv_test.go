@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mpdf/mpdf/data/transcript"
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
 )
@@ -24,7 +24,7 @@ func TestOpenEnv(t *testing.T) {
 		t.Errorf("sim: %T, %d rounds, %v", e, rounds, err)
 	}
 	var log strings.Builder
-	e, rounds, err = OpenEnv(spec, EnvConfig{Kind: transcript.Task("gsm8k"), Critic: true, Log: &log})
+	e, rounds, err = OpenEnv(spec, EnvConfig{Kind: answer.GSM8K, Critic: true, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestOpenEnv(t *testing.T) {
 	}{
 		{"sim", EnvConfig{Critic: true}, "critic: only a replay", ErrEnvConfig},
 		{"replay:", EnvConfig{}, "replay: spec", ErrSpec},
-		{spec + ",kind=gsm8k", EnvConfig{Kind: transcript.Task("mmlu")}, "kind mmlu and " + spec + ",kind=gsm8k: two tasks", ErrEnvConfig},
+		{spec + ",kind=gsm8k", EnvConfig{Kind: answer.MMLU}, "kind mmlu and " + spec + ",kind=gsm8k: two tasks", ErrEnvConfig},
 		{spec + ",critic=off", EnvConfig{Critic: true}, "critic and " + spec + ",critic=off (critic=off): give one", ErrEnvConfig},
 		{"replay:" + filepath.Join(src, "none_*.json"), EnvConfig{}, "replay:" + filepath.Join(src, "none_*.json") + ": ", ErrSpec},
 		{"bogus", EnvConfig{}, `"bogus": want sim or replay:`, ErrSpec},

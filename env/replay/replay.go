@@ -16,7 +16,37 @@ import (
 // says otherwise: a short message naming the adopted answer, no reasoning.
 const DefaultConcedeTokens = 20
 
-// Env replays imported transcripts: task i is question i, in the order given.
+// Env replays imported transcripts: task i is question i, in the order
+// given; round 0 is the recorded round 0, and each later round plays what
+// the policy chose from the recording (the game's Step says how). Every
+// agent refining every round reproduces the recorded debate exactly, and
+// every agent persisting reproduces round 0; the package tests check both
+// on the shared transcripts against corpus.Baselines (package data/corpus).
+// An Env is read-only after New and each Start makes a fresh game holding
+// the episode's state (how many revisions each agent has used), so
+// episodes may run concurrently; one game's Steps may not.
+//
+// Baselines: Self-Refine (the refine heuristic) cannot be replayed, as
+// every recorded revision was written after seeing the peers — it would be
+// the debate under another name — so the Env is env.PeersAlwaysSeen:
+// env.Play refuses a Self-Refine policy on it and env.Baselines leaves
+// refine out. majority, debate, gate and until-consensus replay without
+// approximation: in each the whole team refines in the same rounds, from
+// the first, so every revision meets the peers it was written after (gate
+// is round 0 or the recorded debate; until-consensus is a prefix of it).
+//
+// The approximation: a recorded revision was written after seeing the
+// recorded peers of the round before it — who all refined in the
+// recording — not the peers this replay shows it. When a policy makes some
+// agents persist or concede, or delays a refine, a refining agent still
+// gives the revision it gave after seeing the recorded peers of that
+// revision's round: the replay ignores how other peers would have changed
+// that answer. An agent's k-th revision also saw the recorded peers'
+// (k−1)-th answers, which need not be what the replayed peers hold. And it
+// cannot produce an answer nobody recorded. Results on replay therefore
+// measure how well a policy chooses among recorded behaviours (keep, take
+// the next revision, follow the peers), a model-free proxy for, not an
+// equal of, running the policy with a live model (env/llm).
 type Env struct {
 	name    string
 	qs      []transcript.Question
@@ -66,7 +96,8 @@ func WithText(on bool) Option {
 // answer.Critic), when the text gives the critic something to check
 // (default off: confidence is missing everywhere, as the transcripts have
 // none). A conceding agent wrote no reasoning of its own: its confidence
-// stays missing.
+// stays missing. The team answer's and the concede target's ties then go
+// to the answer the critic trusts more.
 func WithCritic(on bool) Option {
 	return func(e *Env) error { e.critic = on; return nil }
 }

@@ -14,7 +14,7 @@ const SpecPrefix = "replay:"
 // command line: "replay:" then comma-separated parts, each a file or a
 // glob, or one of
 //
-//	kind=K     the task of every file (transcript.ParseTask: gsm8k, mmlu,
+//	kind=K     the task of every file (answer.ParseKind: gsm8k, mmlu,
 //	           arithmetic, math), when the file names do not say
 //	layout=L   the layout of every file (transcript.ParseLayout: auto,
 //	           debate, agora), when detection misreads one

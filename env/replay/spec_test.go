@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data/transcript"
 )
@@ -15,14 +16,14 @@ func TestParseSpec(t *testing.T) {
 	for _, c := range []struct {
 		in     string
 		globs  []string
-		task   transcript.Task
+		task   answer.Kind
 		layout transcript.Layout
 	}{
 		{"replay:a.json", []string{"a.json"}, "", transcript.LayoutAuto},
 		{"replay:d/*.json,b.json", []string{"d/*.json", "b.json"}, "", transcript.LayoutAuto},
 		{"replay:x.json,layout=agora", []string{"x.json"}, "", transcript.LayoutAgora},
-		{"replay:kind=GSM,x.json,layout=debate,y.json", []string{"x.json", "y.json"}, transcript.GSM8K, transcript.LayoutDebate},
-		{"replay:x.json,kind=math,layout=auto", []string{"x.json"}, transcript.Math, transcript.LayoutAuto},
+		{"replay:kind=GSM,x.json,layout=debate,y.json", []string{"x.json", "y.json"}, answer.GSM8K, transcript.LayoutDebate},
+		{"replay:x.json,kind=math,layout=auto", []string{"x.json"}, answer.Math, transcript.LayoutAuto},
 		{"replay:./kind=1.json", []string{"./kind=1.json"}, "", transcript.LayoutAuto},
 	} {
 		sp, err := ParseSpec(c.in)

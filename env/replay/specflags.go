@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mpdf/mpdf/data/transcript"
+	"github.com/mpdf/mpdf/answer"
 )
 
 // SpecWithKind returns spec with a kind= part saying k, for a --kind flag
@@ -12,7 +12,7 @@ import (
 // that a resume or an evaluation reopens the transcripts read the same way.
 // An empty k leaves spec as it is; a spec that is not a replay's, or that
 // says another kind, is refused.
-func SpecWithKind(spec string, k transcript.Task) (string, error) {
+func SpecWithKind(spec string, k answer.Kind) (string, error) {
 	if k == "" {
 		return spec, nil
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mpdf/mpdf/data/transcript"
+	"github.com/mpdf/mpdf/answer"
 )
 
 func TestSpecWithKind(t *testing.T) {
@@ -17,7 +17,7 @@ func TestSpecWithKind(t *testing.T) {
 		{"replay:a/*.json,kind=mmlu", "math", "", "kind=mmlu, not math"},
 		{"sim", "math", "", "not a replay"},
 	} {
-		got, err := SpecWithKind(c.spec, transcript.Task(c.kind))
+		got, err := SpecWithKind(c.spec, answer.Kind(c.kind))
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("SpecWithKind(%q, %q): error %v, want one containing %q", c.spec, c.kind, err, c.err)

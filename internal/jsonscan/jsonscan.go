@@ -87,7 +87,20 @@ func (s *Scanner) RawString() ([]byte, bool) {
 // (which strconv parses; strconv alone would also take "+1", ".5", "1.").
 func (s *Scanner) Number() ([]byte, bool) {
 	s.Space()
-	b, i := s.B, s.I
+	i, ok := NumberEnd(s.B, s.I)
+	if !ok {
+		return nil, false
+	}
+	lit := s.B[s.I:i]
+	s.I = i
+	return lit, true
+}
+
+// NumberEnd returns the end of the number in JSON's grammar that starts at
+// b[i] (see Number), or false when none starts there. A number that runs
+// to the end of b may go on past it: a reader of a stream with more to
+// come checks that end < len(b).
+func NumberEnd(b []byte, i int) (end int, ok bool) {
 	digits := func() bool {
 		start := i
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
@@ -102,12 +115,12 @@ func (s *Scanner) Number() ([]byte, bool) {
 	case i < len(b) && b[i] == '0':
 		i++
 	case !digits():
-		return nil, false
+		return 0, false
 	}
 	if i < len(b) && b[i] == '.' {
 		i++
 		if !digits() {
-			return nil, false
+			return 0, false
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
@@ -116,12 +129,10 @@ func (s *Scanner) Number() ([]byte, bool) {
 			i++
 		}
 		if !digits() {
-			return nil, false
+			return 0, false
 		}
 	}
-	lit := b[s.I:i]
-	s.I = i
-	return lit, true
+	return i, true
 }
 
 // BOM is the UTF-8 byte order mark. JSON forbids it, but editors on

@@ -9,12 +9,12 @@ import (
 	"github.com/mpdf/mpdf/trainer/run"
 )
 
-// Run trains in memory when no directory is given: a small online run on
+// Train trains in memory when no directory is given: a small online run on
 // the built-in simulator, the supervised stage cloning the threshold
 // heuristic, then SoftRankPO; the trained network comes back in the
 // Result. With Config.Dir set, the same call writes checkpoints, the
 // metrics log, the curve and the exported weights, and can be resumed.
-func ExampleRun() {
+func ExampleTrain() {
 	cfg := trainer.DefaultConfig()
 	cfg.Hidden = []int{16}
 	cfg.SFT.Epochs = 2

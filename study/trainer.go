@@ -14,7 +14,9 @@ import (
 // side) with cfg, whose Seed, Reward.Lambda and RL.Rounds the study has
 // set for this fold, seed and λ. It must be deterministic in its inputs
 // and safe to call from several goroutines at once. It is the seam where
-// a study can use another training run (a library Run, an offline stage).
+// a study can use another training run (a library Train, an offline
+// stage): TrainInMemory is the default, teacher.Train the same run with a
+// hindsight or pivotal supervised stage.
 type Trainer func(train env.Env, cfg trainer.Config) (metapolicy.Policy, error)
 
 // TrainInMemory is the default Trainer: the online run of `mpdf train`
