@@ -58,7 +58,8 @@ var layers = []layer{
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "trainer/teacher"}},
 	{"env/sim/calibrate", "the simulator fitted to transcripts and checked against them, statistics and feature signals", []string{"data", "data/transcript", "env", "env/sim", "internal/errmark", "metapolicy", "study/signals"}},
 	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
-	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "internal/progress", "internal/version", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
+	{"internal/cliflag", "the command line's flag machinery: the shared-flag table, binding, renames, value adapters, errors in flag words", []string{"answer", "data"}},
+	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "internal/cliflag", "internal/progress", "internal/version", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
 }
 
 // owners lists, for each third-party import prefix, the directories of
@@ -67,7 +68,7 @@ var layers = []layer{
 var owners = map[string][]string{
 	"gorgonia.org/":                  {"autodiff"},
 	"github.com/klauspost/compress":  {"data", "checkpoints"},
-	"github.com/spf13/":              {"cmd"},
+	"github.com/spf13/":              {"cmd", "internal/cliflag"},
 	"github.com/schollz/progressbar": {"internal/progress"},
 	"golang.org/x/term":              {"internal/progress"},
 	"gonum.org/v1/plot":              {"plots"},
