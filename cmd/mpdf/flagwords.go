@@ -3,7 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data"
@@ -54,14 +55,11 @@ var flagWords = []cliflag.Word{
 	{Cmd: "mpdf study", Err: study.ErrNotEmpty, Format: "--out: %s: give a new --out, or --overwrite to replace that study's files"},
 }
 
-// inFlagWords words err, an error of the command path, in flag words:
-// flagWords' sentinels, then the setting errors of run and serve.
-func inFlagWords(path string, err error) error {
-	err = cliflag.InWords(flagWords, path, err)
-	var re *run.SettingError
-	if path == "mpdf train" && errors.As(err, &re) {
-		err = cliflag.Rewrite(err, re, fmt.Sprintf("--%s %s: %s", strings.ReplaceAll(re.Key, "_", "-"), re.Value, re.Want))
-	}
+// inFlagWords words err, an error of cmd, in flag words: flagWords'
+// sentinels, then a library's setting out of range as the flag that sets
+// it, and serve's settings.
+func inFlagWords(cmd *cobra.Command, err error) error {
+	err = cliflag.SettingInFlags(cmd, cliflag.InWords(flagWords, cmd.CommandPath(), err))
 	var se *serve.SettingError
 	if errors.As(err, &se) {
 		err = cliflag.Rewrite(err, se, se.Words(serveFlag))

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/mpdf/mpdf/env/replay"
@@ -28,7 +29,11 @@ func TestFlagWords(t *testing.T) {
 		{"mpdf study", rerr, `run: best metric "bogus": not a metric this run records`}, // not train's flag there
 		{"mpdf eval", eerr, `--env: "bogus": want sim or ` + replay.Syntax},
 	} {
-		got := inFlagWords(c.path, c.err)
+		cmd, _, err := newRoot().Find(strings.Fields(c.path)[1:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := inFlagWords(cmd, c.err)
 		if got.Error() != c.want || !errors.Is(got, c.err) {
 			t.Errorf("%s: %q, want %q (still the library's error)", c.path, got, c.want)
 		}

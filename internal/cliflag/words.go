@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mpdf/mpdf/internal/errmark"
 )
 
 // A Word is a library error that a flag answers: the library says what is
@@ -52,11 +54,27 @@ type rewritten struct {
 func (r *rewritten) Error() string { return r.msg }
 func (r *rewritten) Unwrap() error { return r.error }
 
+// SettingInFlags words a library's setting out of range
+// (*errmark.Setting) as the flag of cmd named by its key ("eval_tasks":
+// --eval-tasks 3: want ≥ 0); a setting no flag of cmd sets keeps the
+// library's words.
+func SettingInFlags(cmd *cobra.Command, err error) error {
+	var s *errmark.Setting
+	if !errors.As(err, &s) {
+		return err
+	}
+	name := strings.ReplaceAll(s.Key, "_", "-")
+	if cmd.Flags().Lookup(name) == nil {
+		return err
+	}
+	return Rewrite(err, s, fmt.Sprintf("--%s %s: %s", name, s.Value, s.Want))
+}
+
 // WordErrors passes the error of every command under c, and of c, through
-// word with the command's path.
-func WordErrors(c *cobra.Command, word func(path string, err error) error) {
+// word.
+func WordErrors(c *cobra.Command, word func(cmd *cobra.Command, err error) error) {
 	if run := c.RunE; run != nil {
-		c.RunE = func(cmd *cobra.Command, args []string) error { return word(cmd.CommandPath(), run(cmd, args)) }
+		c.RunE = func(cmd *cobra.Command, args []string) error { return word(cmd, run(cmd, args)) }
 	}
 	for _, s := range c.Commands() {
 		WordErrors(s, word)
