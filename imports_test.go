@@ -46,7 +46,7 @@ var layers = []layer{
 	{"checkpoints", "compressed checkpoint format, retention, safetensors interop", []string{"internal/errmark", "metapolicy", "nn", "outfile"}},
 	{"data/transcript", "reader of debate transcripts (LLM-Debate, DyLAN, LLM-Agora) into questions and episodes", []string{"answer", "data", "metapolicy"}},
 	{"data/corpus", "what a set of transcripts holds: the corpus table, the persist and debate baselines", []string{"data/transcript", "metapolicy"}},
-	{"env", "the environment interface, the episode runner, evaluation and verdict", []string{"data", "metapolicy", "stats"}},
+	{"env", "the environment interface, the episode runner, evaluation and verdict", []string{"data", "internal/errmark", "metapolicy", "stats"}},
 	{"env/sim", "the calibrated simulator: the default environment, its parameters and their fit", []string{"data", "env", "metapolicy"}},
 	{"env/replay", "recorded transcripts replayed as an environment; an --env spec (sim or replay) opened, an evaluation set up", []string{"checkpoints", "data", "data/transcript", "env", "env/sim", "internal/errmark", "metapolicy"}},
 	{"env/llm", "live deliberations through an OpenAI-compatible chat-completions backend", []string{"answer", "data", "env", "internal/errmark", "internal/jsonscan", "metapolicy", "outfile"}},

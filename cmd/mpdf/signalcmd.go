@@ -1,12 +1,12 @@
 package main
 
 import (
-	"io"
-
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/internal/cliflag"
@@ -37,7 +37,7 @@ func newSignalCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		pol, err := resolvePolicy(policy)
+		pol, err := checkpoints.ResolvePolicy(policy)
 		if err != nil {
 			return fmt.Errorf("--policy: %w", err)
 		}

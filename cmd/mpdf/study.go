@@ -35,7 +35,7 @@ type studyFlags struct {
 func newStudyCmd() *cobra.Command {
 	fl := studyFlags{cfg: study.DefaultConfig()}
 	fl.cfg.Baselines = nil
-	cmd := command("study [--env sim|"+replaySyntax+"] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runStudy(cmd, &fl) })
+	cmd := command("study [--env sim|"+replay.Syntax+"] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runStudy(cmd, &fl) })
 	fl.add(cmd)
 	cmd.AddCommand(newStudyCompareCmd()) // studycompare.go
 	cmd.AddCommand(newStudyMergeCmd())   // studymerge.go

@@ -117,3 +117,18 @@ func TestInWords(t *testing.T) {
 		t.Errorf("Rewrite: %v", got)
 	}
 }
+
+// A Count refuses a negative value when parsed, in the flag's words, and
+// takes 0.
+func TestCount(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	var n int
+	fs.Var(Count(&n, 5), "shard-rows", "")
+	err := NumberError(nil, fs.Parse([]string{"--shard-rows", "-1"}))
+	if err == nil || err.Error() != "--shard-rows -1: want ≥ 0" || n != 5 {
+		t.Errorf("-1: %v, n %d", err, n)
+	}
+	if err := fs.Parse([]string{"--shard-rows", "0"}); err != nil || n != 0 {
+		t.Errorf("0: %v, n %d", err, n)
+	}
+}

@@ -24,6 +24,9 @@ func NumberError(_ *cobra.Command, err error) error {
 	if !ok {
 		return err
 	}
+	if errors.Is(err, errNegative) {
+		return fmt.Errorf("--%s %s: %s", iv.GetFlag().Name, iv.GetValue(), errNegative)
+	}
 	msg := data.NumberMismatch(iv.GetValue(), kind)
 	if msg == "" {
 		return err

@@ -72,3 +72,19 @@ func (v *Floats) Set(s string) error {
 	*v.p = append(*v.p, fs...)
 	return nil
 }
+
+// Count is an int flag set to def that refuses a negative value when
+// parsed, for a count (NumberError words the error).
+func Count(p *int, def int) pflag.Value {
+	*p = def
+	return Parsed(p, "int", func(s string) (int, error) {
+		n, err := strconv.Atoi(s)
+		if err == nil && n < 0 {
+			err = errNegative
+		}
+		return n, err
+	}, strconv.Itoa)
+}
+
+// errNegative is a Count's error for a negative value.
+var errNegative = fmt.Errorf("want ≥ 0")

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/mpdf/mpdf/checkpoints"
-	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
 	"github.com/mpdf/mpdf/trainer"
