@@ -53,6 +53,7 @@ var flagWords = []cliflag.Word{
 	{Err: study.ErrShardUnfinished, Format: "%s (mpdf study with its --shard, --resume and the same flags)"},
 	{Cmd: "mpdf study", Err: study.ErrLocked, Format: "%s, or give another --out"},
 	{Cmd: "mpdf study", Err: study.ErrNotEmpty, Format: "--out: %s: give a new --out, or --overwrite to replace that study's files"},
+	{Cmd: "mpdf study", Err: study.ErrShardNotEmpty, Format: "--out: %s: give a new --out, --resume to continue this shard, or --overwrite to replace it"},
 }
 
 // inFlagWords words err, an error of cmd, in flag words: flagWords'
