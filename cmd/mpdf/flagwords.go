@@ -58,9 +58,13 @@ var flagWords = []cliflag.Word{
 
 // inFlagWords words err, an error of cmd, in flag words: flagWords'
 // sentinels, then a library's setting out of range as the flag that sets
-// it, and serve's settings.
+// it, a transcript given as rollouts, and serve's settings.
 func inFlagWords(cmd *cobra.Command, err error) error {
 	err = cliflag.SettingInFlags(cmd, cliflag.InWords(flagWords, cmd.CommandPath(), err))
+	var te *data.TranscriptError
+	if errors.As(err, &te) {
+		err = cliflag.Rewrite(err, te, te.What()+": replay it with --env 'replay:"+te.File+"', or convert it with mpdf import")
+	}
 	var se *serve.SettingError
 	if errors.As(err, &se) {
 		err = cliflag.Rewrite(err, se, se.Words(serveFlag))
