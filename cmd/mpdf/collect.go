@@ -93,15 +93,9 @@ func (fl *collectFlags) check() error {
 // client is the server's configuration: the flags', the environment's
 // where the server, model or key is not given.
 func (fl *collectFlags) client(f *pflag.FlagSet) (llm.Config, error) {
-	cfg, env := fl.cc.Client, llm.ConfigFromEnv()
-	cfg.BaseURL = env.BaseURL
+	cfg := fl.cc.Client.WithEnv(f.Changed("model"), f.Changed("api-key"))
 	if err := cfg.SetBaseURLs(fl.baseURLs, fl.urlsFile); err != nil {
 		return cfg, fmt.Errorf("--base-urls-file: %w", err)
-	}
-	for name, v := range map[string][2]*string{"model": {&cfg.Model, &env.Model}, "api-key": {&cfg.APIKey, &env.APIKey}} {
-		if !f.Changed(name) {
-			*v[0] = *v[1]
-		}
 	}
 	cfg.MaxRetries = &fl.retries
 	cfg.Backoff = llm.Backoff{Jitter: 0.2, Seed: fl.cc.Seed}

@@ -123,6 +123,21 @@ func ConfigFromEnv() Config {
 	}
 }
 
+// WithEnv is c with the environment's server (ConfigFromEnv's BaseURL),
+// and its model and key unless c's own are given (a command line's flags,
+// even empty).
+func (c Config) WithEnv(modelGiven, keyGiven bool) Config {
+	env := ConfigFromEnv()
+	c.BaseURL = env.BaseURL
+	if !modelGiven {
+		c.Model = env.Model
+	}
+	if !keyGiven {
+		c.APIKey = env.APIKey
+	}
+	return c
+}
+
 func firstEnv(names []string) string {
 	for _, n := range names {
 		if v := strings.TrimSpace(os.Getenv(n)); v != "" {
