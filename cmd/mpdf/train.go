@@ -119,27 +119,20 @@ func (fl *trainFlags) config(cmd *cobra.Command) (run.Config, error) {
 	if err != nil {
 		return run.Config{}, err
 	}
-	rs, recipe := b.Resume, b.Recipe
-	if fl.set = b.Setting; rs != nil {
-		fmt.Fprintf(cmd.OutOrStdout(), "resuming from %s (step %d)\n", rs.Path, rs.Checkpoint.Header.Step)
+	if fl.set = b.Setting; b.Resume != nil {
+		fmt.Fprintf(cmd.OutOrStdout(), "resuming from %s (step %d)\n", b.Resume.Path, b.Resume.Checkpoint.Header.Step)
 	}
 	c, err := resolveConfig(b.Config, fl.configFile, f)
 	if err != nil {
 		return run.Config{}, err
 	}
-	replayRecipe := recipe.Env == trainer.RecipeReplay
-	var notes []string
-	if rs == nil && replayRecipe {
-		notes = append(notes, recipeNote(stderr, f, recipe))
-	}
-	s := fl.set
-	rc := run.Config{
-		Train: c, Dir: fl.out, Resume: rs, Overwrite: fl.overwrite, Keep: s.Keep, BestMetric: s.BestMetric,
-		Threads: fl.threads, EvalTasks: s.EvalTasks, SkipInvalid: s.SkipInvalid, AllowOtherData: fl.otherData,
-		FeatureWidth: s.FeatureWidth, Greedy: replayRecipe && recipe.Greedy, Notes: notes, MetricsEvery: s.MetricsEvery,
+	rc := b.RunConfig(c, fl.out)
+	rc.Overwrite, rc.Threads, rc.AllowOtherData = fl.overwrite, fl.threads, fl.otherData
+	if b.Resume == nil && b.Recipe.Env == trainer.RecipeReplay {
+		rc.Notes = append(rc.Notes, recipeNote(stderr, f, b.Recipe))
 	}
 	if fl.init != "" {
-		if rs != nil {
+		if rc.Resume != nil {
 			return rc, fmt.Errorf("--init and --resume: a resumed run goes on from its checkpoint")
 		}
 		if rc.Init, err = checkpoints.LoadNetworkFor(fl.init, c.Features); err != nil {
