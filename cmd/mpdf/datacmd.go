@@ -34,12 +34,7 @@ func (r *rewardFlags) add(cmd *cobra.Command) {
 
 // changed reports whether any reward flag was given.
 func (r *rewardFlags) changed(cmd *cobra.Command) bool {
-	for _, n := range []string{"w-local", "w-global", "lambda", "group-by"} {
-		if cmd.Flags().Changed(n) {
-			return true
-		}
-	}
-	return false
+	return len(cliflag.Given(cmd.Flags(), "w-local", "w-global", "lambda", "group-by")) > 0
 }
 
 func (r *rewardFlags) config() (data.RewardConfig, error) { return r.c, checkReward(r.c) }

@@ -14,6 +14,7 @@ import (
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/run"
 	"github.com/mpdf/mpdf/trainer/teacher"
@@ -155,7 +156,7 @@ func (fl *trainFlags) offline(cmd *cobra.Command, rc *run.Config) error {
 	}
 	if rc.Resume == nil && !fl.single {
 		if err := run.CheckBehaviour(s.Data); err != nil {
-			return fmt.Errorf("%w. Train on the transcripts online instead, with --env 'replay:FILES' (the replay plays every action), or give --allow-single-behaviour to train on these rollouts anyway", err)
+			return err
 		}
 	}
 	rc.Data = &trainer.Dataset{Paths: s.Data, Skip: s.SkipInvalid, Reward: rc.Train.Reward, Log: cmd.ErrOrStderr(), Width: d.Width}
@@ -196,13 +197,7 @@ func recipeNote(stderr io.Writer, f *pflag.FlagSet, recipe trainer.Recipe) strin
 	if recipe.Greedy {
 		note += ", judged greedy"
 	}
-	var given []string
-	for _, name := range []string{"config", "sft-labels", "sft-epochs", "features"} {
-		if f.Changed(name) {
-			given = append(given, name)
-		}
-	}
-	if len(given) > 0 {
+	if given := cliflag.Given(f, "config", "sft-labels", "sft-epochs", "features"); len(given) > 0 {
 		note += "; given: --" + strings.Join(given, ", --")
 	}
 	fmt.Fprintln(stderr, "train: "+note)

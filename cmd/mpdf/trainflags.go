@@ -92,15 +92,7 @@ func resolveConfig(base trainer.Config, path string, fs *pflag.FlagSet) (trainer
 			return cfg, err
 		}
 	}
-	file := pflag.NewFlagSet("config", pflag.ContinueOnError)
-	bindConfig(file, &cfg)
-	var err error
-	fs.Visit(func(f *pflag.Flag) {
-		if g := file.Lookup(f.Name); g != nil && err == nil {
-			err = g.Value.Set(f.Value.String())
-		}
-	})
-	if err != nil {
+	if err := cliflag.Overlay(fs, func(onto *pflag.FlagSet) { bindConfig(onto, &cfg) }); err != nil {
 		return cfg, err
 	}
 	if err := checkReward(cfg.Reward); err != nil {

@@ -98,3 +98,29 @@ func BeforeRun(cmd *cobra.Command, f func() error) {
 		return f()
 	}
 }
+
+// Given lists the flags of names that the user gave on fs, in that order.
+func Given(fs *pflag.FlagSet, names ...string) []string {
+	var given []string
+	for _, n := range names {
+		if fs.Changed(n) {
+			given = append(given, n)
+		}
+	}
+	return given
+}
+
+// Overlay sets the flags the user gave on fs onto the flag set bind
+// defines (those it has): flags win over what that set was bound to, a
+// config read from a file, say. A flag's value must print as it parses.
+func Overlay(fs *pflag.FlagSet, bind func(*pflag.FlagSet)) error {
+	onto := pflag.NewFlagSet("overlay", pflag.ContinueOnError)
+	bind(onto)
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		if g := onto.Lookup(f.Name); g != nil && err == nil {
+			err = g.Value.Set(f.Value.String())
+		}
+	})
+	return err
+}

@@ -132,3 +132,31 @@ func TestCount(t *testing.T) {
 		t.Errorf("0: %v, n %d", err, n)
 	}
 }
+
+// Given lists the flags given, in the order asked; Overlay sets what was
+// given onto another binding, and only that.
+func TestGivenOverlay(t *testing.T) {
+	type cfg struct {
+		Seed  uint64
+		Iters int
+	}
+	var c cfg
+	bind := func(c *cfg) func(*pflag.FlagSet) {
+		return func(fs *pflag.FlagSet) {
+			fs.Uint64Var(&c.Seed, "seed", c.Seed, "")
+			fs.IntVar(&c.Iters, "iterations", c.Iters, "")
+		}
+	}
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	bind(&c)(fs)
+	if err := fs.Parse([]string{"--iterations", "9"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := Given(fs, "seed", "iterations", "lr"); len(got) != 1 || got[0] != "iterations" {
+		t.Errorf("Given: %v", got)
+	}
+	file := cfg{Seed: 7, Iters: 3}
+	if err := Overlay(fs, bind(&file)); err != nil || file != (cfg{Seed: 7, Iters: 9}) {
+		t.Errorf("Overlay: %+v, %v", file, err)
+	}
+}
