@@ -1,7 +1,9 @@
 // Package errmark marks an error with a sentinel that errors.Is finds,
 // leaving its message as it is: a library says what is wrong in its own
 // words, and its caller tells by the mark what the user can do about it
-// (the command line, which flag).
+// (the command line, which flag). A Setting is the other such error: a
+// value out of range named by its key, which the caller words as its own
+// setting.
 package errmark
 
 import (
