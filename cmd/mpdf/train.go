@@ -144,23 +144,18 @@ func (fl *trainFlags) config(cmd *cobra.Command) (run.Config, error) {
 }
 
 // offline sets rc to train on the rollout files, checked first
-// (run.CheckData, run.CheckBehaviour).
+// (run.Config.UseData; run.CheckBehaviour for a fresh run).
 func (fl *trainFlags) offline(cmd *cobra.Command, rc *run.Config) error {
 	s := fl.set
 	if s.Env != "sim" || cmd.Flags().Changed("env") {
 		return fmt.Errorf("--env %s: rollout files train offline; --env chooses the online environment (give one or the other)", s.Env)
 	}
-	d, err := run.CheckData(s.Data, s.FeatureWidth)
-	if err != nil {
+	if err := rc.UseData(s.Data, cmd.ErrOrStderr()); err != nil {
 		return err
 	}
 	if rc.Resume == nil && !fl.single {
-		if err := run.CheckBehaviour(s.Data); err != nil {
-			return err
-		}
+		return run.CheckBehaviour(s.Data)
 	}
-	rc.Data = &trainer.Dataset{Paths: s.Data, Skip: s.SkipInvalid, Reward: rc.Train.Reward, Log: cmd.ErrOrStderr(), Width: d.Width}
-	rc.DataID, rc.FeatureWidth, rc.FeatureVersion = d.ID, d.Width, d.FeatureVersion
 	return nil
 }
 
