@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/mpdf/mpdf/internal/errmark"
 )
 
 // A bound flag takes the table's default, or its command's exception, and
@@ -158,5 +160,24 @@ func TestGivenOverlay(t *testing.T) {
 	file := cfg{Seed: 7, Iters: 3}
 	if err := Overlay(fs, bind(&file)); err != nil || file != (cfg{Seed: 7, Iters: 9}) {
 		t.Errorf("Overlay: %+v, %v", file, err)
+	}
+}
+
+// A library's setting is worded as the command's flag of its key, and
+// only where the command has that flag under that name now.
+func TestSettingInFlags(t *testing.T) {
+	cmd := &cobra.Command{Use: "eval"}
+	cmd.Flags().Int("tasks", 0, "")
+	cmd.Flags().Int("episodes", 0, "")
+	Renamed(cmd.Flags(), "rounds", "episodes") // an old spelling only
+	for key, want := range map[string]string{
+		"tasks":  "play: --tasks -1: want ≥ 0",
+		"rounds": "play: env: rounds -1: want ≥ 0",
+		"seed":   "play: env: seed -1: want ≥ 0",
+	} {
+		err := fmt.Errorf("play: %w", errmark.Bad("env", key, -1, "want ≥ 0"))
+		if got := SettingInFlags(cmd, err); got.Error() != want || !errors.Is(got, errors.Unwrap(err)) {
+			t.Errorf("%s: %q, want %q", key, got, want)
+		}
 	}
 }

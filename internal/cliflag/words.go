@@ -56,15 +56,15 @@ func (r *rewritten) Unwrap() error { return r.error }
 
 // SettingInFlags words a library's setting out of range
 // (*errmark.Setting) as the flag of cmd named by its key ("eval_tasks":
-// --eval-tasks 3: want ≥ 0); a setting no flag of cmd sets keeps the
-// library's words.
+// --eval-tasks 3: want ≥ 0); a setting no flag of cmd sets (or only an
+// old, renamed spelling) keeps the library's words.
 func SettingInFlags(cmd *cobra.Command, err error) error {
 	var s *errmark.Setting
 	if !errors.As(err, &s) {
 		return err
 	}
 	name := strings.ReplaceAll(s.Key, "_", "-")
-	if cmd.Flags().Lookup(name) == nil {
+	if f := cmd.Flags().Lookup(name); f == nil || f.Deprecated != "" { // an old spelling means another thing now
 		return err
 	}
 	return Rewrite(err, s, fmt.Sprintf("--%s %s: %s", name, s.Value, s.Want))
