@@ -32,7 +32,7 @@ var layers = []layer{
 	{"internal/testenv", "what tests need beyond Go (PyTorch oracle, shared transcripts, Chromium): skip locally, fail under CI", nil},
 	{"internal/browser", "headless Chromium for the HTML pages' tests, over the DevTools protocol's pipe", nil},
 	{"internal/version", "which build of mpdf runs: its module version and VCS revision", nil},
-	{"internal/errmark", "an error marked with a sentinel, its message unchanged: a library's errors a caller words", nil},
+	{"internal/errmark", "an error marked with a sentinel, its message unchanged, or a setting out of range named by its key: a library's errors a caller words", nil},
 	{"internal/progress", "progress of long work on stderr: a bar on a terminal, plain lines elsewhere", nil},
 	{"internal/jsonscan", "the byte-level JSON scanner of the fast paths (data's decision lines, serve's requests; transcripts' numbers)", nil},
 	{"nn", "MLP parameters, Adam, fast batched CPU kernels of the update step", nil},
@@ -46,7 +46,7 @@ var layers = []layer{
 	{"checkpoints", "compressed checkpoint format, retention, safetensors interop", []string{"internal/errmark", "metapolicy", "nn", "outfile"}},
 	{"data/transcript", "reader of debate transcripts (LLM-Debate, DyLAN, LLM-Agora) into questions and episodes", []string{"answer", "data", "internal/jsonscan", "metapolicy"}},
 	{"data/corpus", "what a set of transcripts holds: the corpus table, the persist and debate baselines", []string{"data/transcript", "metapolicy"}},
-	{"env", "the environment interface, the episode runner, evaluation and verdict", []string{"data", "metapolicy", "stats"}},
+	{"env", "the environment interface, the episode runner, evaluation and verdict", []string{"data", "internal/errmark", "metapolicy", "stats"}},
 	{"env/sim", "the calibrated simulator: the default environment, its parameters and their fit", []string{"data", "env", "metapolicy"}},
 	{"env/replay", "recorded transcripts replayed as an environment; an --env spec (sim or replay) opened, an evaluation set up", []string{"answer", "checkpoints", "data", "data/transcript", "env", "env/sim", "internal/errmark", "metapolicy"}},
 	{"env/llm", "live deliberations through an OpenAI-compatible chat-completions backend", []string{"answer", "data", "env", "internal/errmark", "internal/jsonscan", "internal/version", "metapolicy", "outfile"}},
@@ -58,7 +58,8 @@ var layers = []layer{
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "trainer/teacher"}},
 	{"env/sim/calibrate", "the simulator fitted to transcripts and checked against them, statistics and feature signals", []string{"data", "data/transcript", "env", "env/sim", "internal/errmark", "metapolicy", "study/signals"}},
 	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
-	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "internal/progress", "internal/version", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
+	{"internal/cliflag", "the command line's flag machinery: the shared-flag table, binding, renames, value adapters, errors in flag words", []string{"answer", "data", "internal/errmark"}},
+	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "internal/cliflag", "internal/progress", "internal/version", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
 }
 
 // owners lists, for each third-party import prefix, the directories of
@@ -67,7 +68,7 @@ var layers = []layer{
 var owners = map[string][]string{
 	"gorgonia.org/":                  {"autodiff"},
 	"github.com/klauspost/compress":  {"data", "checkpoints"},
-	"github.com/spf13/":              {"cmd"},
+	"github.com/spf13/":              {"cmd", "internal/cliflag"},
 	"github.com/schollz/progressbar": {"internal/progress"},
 	"golang.org/x/term":              {"internal/progress"},
 	"gonum.org/v1/plot":              {"plots"},

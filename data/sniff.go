@@ -17,12 +17,17 @@ type TranscriptError struct {
 }
 
 func (e *TranscriptError) Error() string {
+	return e.What() + ": replay it (package env/replay), or import it into episodes (package data/transcript)"
+}
+
+// What says what the file is, without what to do with it: a caller adds
+// that in its own words (mpdf: --env 'replay:FILE', or mpdf import).
+func (e *TranscriptError) What() string {
 	what := "LLM-Debate layout: question → [agent_contexts, gold]"
 	if e.Layout == "agora" {
 		what = "LLM-Agora layout: [{question, agent_response, answer}]"
 	}
-	return fmt.Sprintf("data: %s: this is a debate transcript (%s), not rollout records (episodes or decisions, one JSON object a line): replay it with --env 'replay:%s', or convert it with mpdf import",
-		e.File, what, e.File)
+	return fmt.Sprintf("data: %s: this is a debate transcript (%s), not rollout records (episodes or decisions, one JSON object a line)", e.File, what)
 }
 
 // sniffTranscript tells from the first bytes of a decompressed input

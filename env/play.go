@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -71,17 +72,28 @@ type plan struct {
 	batch    int
 }
 
+// runOptions is the scope of RunOptions' settings out of range
+// (*errmark.Setting, keyed tasks, episodes, rounds, workers, batch).
+const runOptions = "env: run options"
+
 func (o *RunOptions) plan(e Env) (plan, error) {
 	p := plan{episodes: o.Episodes, rounds: o.Rounds, workers: o.Workers, batch: o.Batch}
 	n := e.NumTasks()
 	switch {
-	case o.NumTasks < 0 || o.Episodes < 0 || o.Rounds < 0 || o.Workers < 0 || o.Batch < 0:
-		return p, fmt.Errorf("env: run options: negative count (tasks %d, episodes %d, rounds %d, workers %d, batch %d)",
-			o.NumTasks, o.Episodes, o.Rounds, o.Workers, o.Batch)
+	case o.NumTasks < 0:
+		return p, errmark.Bad(runOptions, "tasks", o.NumTasks, "want ≥ 0 (0: all)")
+	case o.Episodes < 0:
+		return p, errmark.Bad(runOptions, "episodes", o.Episodes, "want ≥ 0 (0: 1)")
+	case o.Rounds < 0:
+		return p, errmark.Bad(runOptions, "rounds", o.Rounds, fmt.Sprintf("want ≥ 0 (0: %d)", DefaultRounds))
+	case o.Workers < 0:
+		return p, errmark.Bad(runOptions, "workers", o.Workers, "want ≥ 0 (0: one per CPU)")
+	case o.Batch < 0:
+		return p, errmark.Bad(runOptions, "batch", o.Batch, fmt.Sprintf("want ≥ 0 (0: %d)", DefaultBatch))
 	case o.Tasks != nil && o.NumTasks != 0:
 		return p, fmt.Errorf("env: run options: both a task list and a task count")
 	case o.NumTasks > n:
-		return p, fmt.Errorf("env: run options: %d tasks asked, %s has %d", o.NumTasks, e.Name(), n)
+		return p, errmark.Bad(runOptions, "tasks", o.NumTasks, fmt.Sprintf("%s has %d tasks", e.Name(), n))
 	}
 	if o.Tasks != nil {
 		for i, t := range o.Tasks {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -456,4 +457,26 @@ func newSim(t testing.TB, cfg sim.Config) *sim.Simulator {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// A run option out of range is a setting named by its key, for a caller
+// to word as its own (mpdf's flags); 0 is each one's default.
+func TestRunOptionsOutOfRange(t *testing.T) {
+	s := newSim(t, sim.Config{Tasks: 4})
+	for _, c := range []struct {
+		opts      env.RunOptions
+		key, want string
+	}{
+		{env.RunOptions{NumTasks: -1}, "tasks", "env: run options: tasks -1: want ≥ 0 (0: all)"},
+		{env.RunOptions{Episodes: -1}, "episodes", "env: run options: episodes -1: want ≥ 0 (0: 1)"},
+		{env.RunOptions{Rounds: -1}, "rounds", "env: run options: rounds -1: want ≥ 0 (0: 3)"},
+		{env.RunOptions{Workers: -1}, "workers", "env: run options: workers -1: want ≥ 0 (0: one per CPU)"},
+		{env.RunOptions{NumTasks: 5}, "tasks", "env: run options: tasks 5: " + s.Name() + " has 4 tasks"},
+	} {
+		err := env.Play(s, heuristic(t, "persist"), c.opts, func(*data.Episode) error { return nil })
+		var se *errmark.Setting
+		if !errors.As(err, &se) || se.Key != c.key || err.Error() != c.want {
+			t.Errorf("%+v: %v, want a setting %s: %q", c.opts, err, c.key, c.want)
+		}
+	}
 }

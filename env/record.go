@@ -25,16 +25,17 @@ type Recording struct {
 // whole when the play succeeds; a failed play leaves path as it was),
 // records of at most maxLine bytes, tallying the policy's result.
 func Record(e Env, pol metapolicy.Policy, opts RunOptions, path string, maxLine int) (*Recording, error) {
+	p, err := opts.plan(e) // options out of range refused before path is touched; 0s as played
+	if err != nil {
+		return nil, err
+	}
 	w, err := data.Create(path)
 	if err != nil {
 		return nil, err
 	}
 	w.SetMaxLineBytes(maxLine)
 	tally := &Tally{Policy: pol.Name()}
-	rec := &Recording{Out: path, Rounds: opts.Rounds, Tasks: opts.NumTasks, PerTask: opts.Episodes}
-	if rec.Tasks == 0 {
-		rec.Tasks = e.NumTasks()
-	}
+	rec := &Recording{Out: path, Rounds: p.rounds, Tasks: len(p.tasks), PerTask: p.episodes}
 	err = Play(e, pol, opts, func(ep *data.Episode) error {
 		if err := w.WriteEpisode(ep); err != nil {
 			return err

@@ -133,3 +133,24 @@ func AgentPolicyOf(keys []string) (AgentPolicy, error) {
 	}
 	return by, nil
 }
+
+// ParseAgentPolicyField maps an agent policy's name to the config field
+// that stores it (trainer.Config.AgentPolicy): "shared" to "" (the
+// default, written as before the field existed), "slot" and "model" to
+// themselves.
+func ParseAgentPolicyField(s string) (string, error) {
+	a, err := ParseAgentPolicy(s)
+	if err != nil || !a.Decoupled() {
+		return "", err
+	}
+	return string(a), nil
+}
+
+// AgentPolicyName is the name of a stored agent policy field: "shared"
+// for "".
+func AgentPolicyName(field string) string {
+	if field == "" {
+		return string(AgentShared)
+	}
+	return field
+}

@@ -58,3 +58,20 @@ func TestDecoupledDispatch(t *testing.T) {
 		t.Error("agent policy team was accepted")
 	}
 }
+
+// The stored field of an agent policy reads back as its name; shared is
+// stored as "", so shared configs keep their bytes.
+func TestAgentPolicyField(t *testing.T) {
+	for name, field := range map[string]string{"shared": "", "": "", "slot": "slot", "model": "model"} {
+		got, err := ParseAgentPolicyField(name)
+		if err != nil || got != field {
+			t.Errorf("%q: %q, %v; want %q", name, got, err, field)
+		}
+		if name != "" && AgentPolicyName(got) != name {
+			t.Errorf("%q: name of its field %q is %q", name, got, AgentPolicyName(got))
+		}
+	}
+	if _, err := ParseAgentPolicyField("team"); err == nil {
+		t.Error("team: no error")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/outfile"
 )
 
@@ -31,6 +32,11 @@ type ShardRun struct {
 	Kept, Ran  int    // cells kept from a resumed record, cells run now
 	ShardCells int    // the shard's cells (the study has Record.Cells)
 }
+
+// ErrShardNotEmpty is RunShard's error for a directory that holds other
+// files than a study's, without Resume or Overwrite: where OpenDir's would
+// be ErrNotEmpty, a shard can also go on (Resume).
+var ErrShardNotEmpty = errors.New("a shard's directory is not empty")
 
 // RunShard runs shard o.Shard of o.Shards of the study CrossValidate(e,
 // cfg) would run: its cells (ShardRule), into dir's record (ShardName),
@@ -80,7 +86,10 @@ func RunShard(e env.Env, cfg Config, dir string, o ShardOptions) (*ShardRun, err
 			rec.Done = old.Done
 			run.Kept = len(old.Done)
 		}
-	} else if err := d.Fresh(o.Overwrite, isStudyFile); err != nil {
+	} else if err := d.Fresh(o.Overwrite, isStudyFile); errors.Is(err, ErrNotEmpty) {
+		// a shard's own remedy: not ErrNotEmpty's, whose callers word it for a study
+		return nil, errmark.Mark(fmt.Errorf("study: %v", err), ErrShardNotEmpty)
+	} else if err != nil {
 		return nil, fmt.Errorf("study: %w", err)
 	}
 	done := map[int]bool{}

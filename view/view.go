@@ -142,7 +142,9 @@ func Write(w io.Writer, runs []Run, o Options) error {
 		return fmt.Errorf("view: no episodes")
 	}
 	budget := o.MaxBytes
-	if budget <= 0 {
+	if budget < 0 {
+		return errmark.Bad("view", "max_bytes", budget, fmt.Sprintf("want ≥ 0 (0: %d)", DefaultMaxBytes))
+	} else if budget == 0 {
 		budget = DefaultMaxBytes
 	}
 	m, sum, err := build(runs, o.Confidence)

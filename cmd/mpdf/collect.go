@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env/llm"
 	"github.com/mpdf/mpdf/internal/progress"
@@ -24,7 +25,7 @@ type collectFlags struct {
 	cc                               llm.CollectConfig
 	backend, policy, shard, urlsFile string
 	baseURLs                         []string
-	limit, retries                   int
+	retries                          int
 	temperature                      float64
 	greedy, quiet, asJSON            bool
 }
@@ -42,18 +43,9 @@ func runCollect(cmd *cobra.Command, fl *collectFlags) error {
 	if err := fl.check(); err != nil {
 		return err
 	}
-	pol, err := resolvePolicy(fl.policy)
+	pol, err := checkpoints.ResolvePolicy(fl.policy)
 	if err != nil {
 		return err
-	}
-	if cc.Tasks, err = llm.ReadTasks(cc.TasksFile); err != nil {
-		return err
-	}
-	if fl.limit > len(cc.Tasks) {
-		return fmt.Errorf("--limit %d: %s has %d tasks", fl.limit, cc.TasksFile, len(cc.Tasks))
-	}
-	if fl.limit > 0 {
-		cc.Tasks = cc.Tasks[:fl.limit]
 	}
 	if fl.shard != "" {
 		if cc.Shard, cc.Shards, err = data.ParseShard(fl.shard); err != nil {
@@ -95,27 +87,15 @@ func (fl *collectFlags) check() error {
 	if c.Resume && c.Overwrite {
 		return errors.New("--resume keeps --out's episodes, --overwrite replaces them: give one")
 	}
-	if err := checkMaxLine(c.MaxLineBytes); err != nil {
-		return err
-	}
-	if c.Rounds < 1 || c.Episodes < 1 || fl.limit < 0 || c.Client.Concurrency < 1 || c.Client.PerEndpoint < 0 || c.Client.Timeout <= 0 || fl.retries < 0 || c.Client.MaxTokens < 0 {
-		return fmt.Errorf("want --rounds ≥ 1, --episodes ≥ 1, --limit ≥ 0, --concurrency ≥ 1, --per-endpoint ≥ 0, --timeout > 0, --retries ≥ 0, --max-tokens ≥ 0")
-	}
 	return nil
 }
 
 // client is the server's configuration: the flags', the environment's
 // where the server, model or key is not given.
 func (fl *collectFlags) client(f *pflag.FlagSet) (llm.Config, error) {
-	cfg, env := fl.cc.Client, llm.ConfigFromEnv()
-	cfg.BaseURL = env.BaseURL
+	cfg := fl.cc.Client.WithEnv(f.Changed("model"), f.Changed("api-key"))
 	if err := cfg.SetBaseURLs(fl.baseURLs, fl.urlsFile); err != nil {
 		return cfg, fmt.Errorf("--base-urls-file: %w", err)
-	}
-	for name, v := range map[string][2]*string{"model": {&cfg.Model, &env.Model}, "api-key": {&cfg.APIKey, &env.APIKey}} {
-		if !f.Changed(name) {
-			*v[0] = *v[1]
-		}
 	}
 	cfg.MaxRetries = &fl.retries
 	cfg.Backoff = llm.Backoff{Jitter: 0.2, Seed: fl.cc.Seed}
@@ -141,7 +121,7 @@ func (fl *collectFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.cc.Episodes, "episodes", "")
 	shared(f, &fl.cc.Options.Agents, "agents", "")
 	f.StringVar(&fl.shard, "shard", "", "play only shard K/N of the tasks (0 ≤ K < N; task id's FNV-1a 64 hash mod N) and record it beside --out for mpdf data merge")
-	f.IntVar(&fl.limit, "limit", 0, "play only the first N tasks of the file (0 = all)")
+	f.IntVar(&fl.cc.Limit, "limit", 0, "play only the first N tasks of the file (0 = all)")
 	shared(f, &fl.cc.Seed, "seed", "", ": the action sampling and the per-call seeds sent to the server"+seedWas0)
 	shared(f, &fl.greedy, "greedy", "")
 	f.IntVar(&fl.cc.Client.Concurrency, "concurrency", llm.DefaultConcurrency, "most requests in flight at once (also the episodes played at once)")

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/internal/cliflag"
 )
 
 func init() { register(newDataCmd) }
@@ -33,12 +34,7 @@ func (r *rewardFlags) add(cmd *cobra.Command) {
 
 // changed reports whether any reward flag was given.
 func (r *rewardFlags) changed(cmd *cobra.Command) bool {
-	for _, n := range []string{"w-local", "w-global", "lambda", "group-by"} {
-		if cmd.Flags().Changed(n) {
-			return true
-		}
-	}
-	return false
+	return len(cliflag.Given(cmd.Flags(), "w-local", "w-global", "lambda", "group-by")) > 0
 }
 
 func (r *rewardFlags) config() (data.RewardConfig, error) { return r.c, checkReward(r.c) }
@@ -55,15 +51,6 @@ func newValidateCmd() *cobra.Command {
 		asJSON                   bool
 	)
 	cmd := command("validate FILES...", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
-		if maxShown < 0 {
-			return fmt.Errorf("--max-errors %d: want ≥ 0 (0 lists none; all are counted)", maxShown)
-		}
-		if width < 0 {
-			return fmt.Errorf("--feature-width %d: want ≥ 0", width)
-		}
-		if err := checkMaxLine(maxLine); err != nil {
-			return err
-		}
 		v, err := data.ValidateFiles(args, data.ValidateOptions{MaxListed: maxShown, FeatureWidth: width, MaxLineBytes: maxLine})
 		if err != nil {
 			return err
@@ -74,8 +61,8 @@ func newValidateCmd() *cobra.Command {
 		return validateExit(v.Counts)
 	})
 	f := cmd.Flags()
-	f.IntVar(&maxShown, "max-errors", 50, "most rejected records and repeated ids to list, ≥ 0 (all are counted)")
-	shared(f, &width, "feature-width", "")
+	f.Var(cliflag.Count(&maxShown, 50), "max-errors", "most rejected records and repeated ids to list, ≥ 0 (all are counted)")
+	shared(f, cliflag.Count(&width, 0), "feature-width", "")
 	shared(f, &asJSON, "json", "")
 	addMaxLineFlag(cmd, &maxLine)
 	return cmd
@@ -115,9 +102,9 @@ func newPackCmd() *cobra.Command {
 	cmd := command("pack FILES... --out DIR [--shard-rows N]", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error { return runPack(cmd, args, &fl) })
 	f := cmd.Flags()
 	shared(f, &fl.out, "out", "o", ": the pack's directory, empty or new (required)")
-	f.IntVar(&fl.shardRows, "shard-rows", data.DefaultRowsPerShard, "most decisions per shard (bounds a reader's memory)")
+	f.Var(cliflag.Count(&fl.shardRows, data.DefaultRowsPerShard), "shard-rows", "most decisions per shard (bounds a reader's memory)")
 	shared(f, &fl.skipInvalid, "skip-invalid", "")
-	shared(f, &fl.featureWidth, "feature-width", "")
+	shared(f, cliflag.Count(&fl.featureWidth, 0), "feature-width", "")
 	shared(f, &fl.asJSON, "json", "")
 	addMaxLineFlag(cmd, &fl.maxLn)
 	fl.rf.add(cmd)
@@ -129,15 +116,6 @@ func newPackCmd() *cobra.Command {
 func runPack(cmd *cobra.Command, args []string, fl *packFlags) error {
 	cfg, err := fl.rf.config()
 	if err != nil {
-		return err
-	}
-	if fl.shardRows < 0 {
-		return fmt.Errorf("--shard-rows %d: want ≥ 0", fl.shardRows)
-	}
-	if fl.featureWidth < 0 {
-		return fmt.Errorf("--feature-width %d: want ≥ 0", fl.featureWidth)
-	}
-	if err := checkMaxLine(fl.maxLn); err != nil {
 		return err
 	}
 	r, err := data.Open(args, data.ReaderOptions{Hash: true, Skip: fl.skipInvalid, FeatureWidth: fl.featureWidth, MaxLineBytes: fl.maxLn})
@@ -160,9 +138,6 @@ func newStatsCmd() *cobra.Command {
 	)
 	cmd := command("stats FILES...|DIR", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
 		cfg, err := rf.config()
-		if err == nil {
-			err = checkMaxLine(maxLine)
-		}
 		if err != nil {
 			return err
 		}

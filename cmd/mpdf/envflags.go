@@ -7,6 +7,7 @@ import (
 
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/internal/cliflag"
 )
 
 // addEnvKindFlag adds --kind to a command whose --env (bound to envSpec)
@@ -16,7 +17,7 @@ import (
 func addEnvKindFlag(cmd *cobra.Command, envSpec *string) {
 	var kind transcript.Task
 	addKindFlag(cmd.Flags(), &kind, "task of replayed transcripts (as a kind= part of --env)")
-	beforeRun(cmd, func() error {
+	cliflag.BeforeRun(cmd, func() error {
 		spec, err := replay.SpecWithKind(*envSpec, kind)
 		if err != nil {
 			return fmt.Errorf("--kind %s and --env: %w", kind, err)
@@ -34,7 +35,7 @@ func addEnvKindFlag(cmd *cobra.Command, envSpec *string) {
 func addEnvCriticFlag(cmd *cobra.Command, envSpec *string) {
 	var on bool
 	cmd.Flags().BoolVar(&on, "critic", false, "replay: fill the missing confidence with the critic's read from each answer's text; shorthand for critic=on in --env")
-	beforeRun(cmd, func() error {
+	cliflag.BeforeRun(cmd, func() error {
 		spec, err := replay.SpecWithCritic(*envSpec, on)
 		if err != nil {
 			return fmt.Errorf("--critic and --env: %w", err)
@@ -42,18 +43,4 @@ func addEnvCriticFlag(cmd *cobra.Command, envSpec *string) {
 		*envSpec = spec
 		return nil
 	})
-}
-
-// beforeRun runs f after the flags are parsed and before cmd runs, after
-// any PreRunE cmd had.
-func beforeRun(cmd *cobra.Command, f func() error) {
-	pre := cmd.PreRunE
-	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
-		if pre != nil {
-			if err := pre(cmd, args); err != nil {
-				return err
-			}
-		}
-		return f()
-	}
 }

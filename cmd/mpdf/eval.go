@@ -16,15 +16,13 @@ func init() { register(newEvalCmd) }
 
 // evalFlags are eval's flags: what is played (replay.EvalConfig) and how.
 type evalFlags struct {
-	cfg                   replay.EvalConfig
-	episodes, workers     int
-	seed                  uint64
-	greedy, quiet, asJSON bool
+	cfg           replay.EvalConfig
+	quiet, asJSON bool
 }
 
 func newEvalCmd() *cobra.Command {
 	var fl evalFlags
-	cmd := command("eval [--env sim|"+replaySyntax+"] [--policy SPEC,...] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runEval(cmd, &fl) })
+	cmd := command("eval [--env sim|"+replay.Syntax+"] [--policy SPEC,...] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runEval(cmd, &fl) })
 	fl.addPlay(cmd)
 	addKindFlag(cmd.Flags(), &fl.cfg.Kind, "task of replayed transcripts (as a kind= part of --env)")
 	shared(cmd.Flags(), &fl.asJSON, "json", "", ": an array of results")
@@ -39,14 +37,14 @@ func (fl *evalFlags) addPlay(cmd *cobra.Command) {
 	shared(f, &c.Policies, "policy", "p", "; several: repeat it or separate them by commas")
 	shared(f, &c.NoBaselines, "no-baselines", "")
 	shared(f, &c.Tasks, "tasks", "", "; the first of the environment or of the --split side")
-	shared(f, &fl.episodes, "episodes", "")
+	shared(f, &c.Episodes, "episodes", "")
 	shared(f, &c.Rounds, "rounds", "", " (0 = 3 in the simulator, the most recorded in a replay)")
-	shared(f, &fl.seed, "seed", "", ": the episodes"+seedWas0)
+	shared(f, &c.Seed, "seed", "", ": the episodes"+seedWas0)
 	shared(f, &c.Split, "split", "", " (default: all, but test for a checkpoint trained on a replay split)")
 	shared(f, &c.HeldOut, "held-out", "", " by --split")
 	shared(f, &c.SplitSeed, "split-seed", "")
-	shared(f, &fl.greedy, "greedy", "", " (heuristics unaffected)")
-	shared(f, &fl.workers, "workers", "")
+	shared(f, &c.Greedy, "greedy", "", " (heuristics unaffected)")
+	shared(f, &c.Workers, "workers", "")
 	shared(f, &fl.quiet, "quiet", "q")
 	addSimFlags(cmd, &c.Sim)
 	addEnvCriticFlag(cmd, &c.Env) // envflags.go
@@ -54,10 +52,6 @@ func (fl *evalFlags) addPlay(cmd *cobra.Command) {
 
 // runEval opens the evaluation, plays it and prints.
 func runEval(cmd *cobra.Command, fl *evalFlags) error {
-	if fl.cfg.Tasks < 0 || fl.episodes < 1 || fl.cfg.Rounds < 0 || fl.workers < 0 {
-		return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 0, workers ≥ 0",
-			fl.cfg.Tasks, fl.episodes, fl.cfg.Rounds, fl.workers)
-	}
 	ev, err := fl.open(cmd)
 	if err != nil {
 		return err
@@ -75,7 +69,7 @@ func runEval(cmd *cobra.Command, fl *evalFlags) error {
 	if fl.asJSON {
 		return results.WriteJSON(o)
 	}
-	fmt.Fprintln(o, ev.Heading(fl.episodes, fl.seed))
+	fmt.Fprintln(o, ev.Heading())
 	if err := results.WriteTable(o); err != nil {
 		return err
 	}
@@ -99,22 +93,15 @@ func logUnless(quiet bool, w io.Writer) io.Writer {
 	return w
 }
 
-// each calls play for each policy of ev with the options of the flags
-// (greedy only for learned policies), on one progress bar labelled label.
+// each plays ev (replay.Evaluation.Each) on one progress bar labelled
+// label, left where it stands on an error.
 func (fl *evalFlags) each(ev *replay.Evaluation, label string, play func(metapolicy.Policy, env.RunOptions) error) error {
-	per := len(ev.List) * fl.episodes
-	bar := progress.New(per*len(ev.Policies), label, fl.quiet)
-	for i, p := range ev.Policies {
-		opts := env.RunOptions{
-			Tasks: ev.List, Episodes: fl.episodes, Rounds: ev.Rounds, Seed: fl.seed,
-			Greedy: fl.greedy && p.Learned, Workers: fl.workers, Progress: bar.Func(i * per),
-		}
-		if err := play(p.Policy, opts); err != nil {
-			return err
-		}
+	bar, done := progress.Lazy(label, fl.quiet)
+	err := ev.Each(bar, play)
+	if err == nil {
+		done()
 	}
-	_ = bar.Finish()
-	return nil
+	return err
 }
 
 // lazyBar makes progress bars for work whose total its callee knows

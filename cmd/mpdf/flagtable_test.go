@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/internal/testenv"
 )
 
@@ -36,30 +37,30 @@ func flagUses(root *cobra.Command) map[string][]flagUse {
 	return uses
 }
 
-// Every flag that two commands have is in sharedFlags, and each command's
+// Every flag that two commands have is in cliflag.Table, and each command's
 // has the table's type and default (or the exception the table gives, with
 // its reason) and says the table's words in its usage text; no entry of
 // the table is stale.
 func TestFlagsMeanOneThing(t *testing.T) {
 	uses := flagUses(newRoot())
-	table := map[string]sharedFlag{}
-	for _, s := range sharedFlags {
+	table := map[string]cliflag.Shared{}
+	for _, s := range cliflag.Table {
 		if _, dup := table[s.Name]; dup {
-			t.Errorf("sharedFlags: --%s twice", s.Name)
+			t.Errorf("cliflag.Table: --%s twice", s.Name)
 		}
 		table[s.Name] = s
 		if strings.TrimSpace(s.Meaning) == "" {
-			t.Errorf("sharedFlags: --%s has no meaning", s.Name)
+			t.Errorf("cliflag.Table: --%s has no meaning", s.Name)
 		}
 		if n := len(uses[s.Name]); n < 2 {
-			t.Errorf("sharedFlags: --%s is in %d command(s): a flag of one command needs no entry", s.Name, n)
+			t.Errorf("cliflag.Table: --%s is in %d command(s): a flag of one command needs no entry", s.Name, n)
 		}
 		for path, ex := range s.Except {
 			if ex.Why == "" {
-				t.Errorf("sharedFlags: --%s in %s: an exception without its reason", s.Name, path)
+				t.Errorf("cliflag.Table: --%s in %s: an exception without its reason", s.Name, path)
 			}
 			if !slices.ContainsFunc(uses[s.Name], func(u flagUse) bool { return u.cmd.CommandPath() == path }) {
-				t.Errorf("sharedFlags: --%s: exception for %s, which has no such flag", s.Name, path)
+				t.Errorf("cliflag.Table: --%s: exception for %s, which has no such flag", s.Name, path)
 			}
 		}
 	}
@@ -73,7 +74,7 @@ func TestFlagsMeanOneThing(t *testing.T) {
 			for _, u := range us {
 				paths = append(paths, u.cmd.CommandPath())
 			}
-			t.Errorf("--%s is a flag of %s but not in sharedFlags (flagtable.go): give its one meaning there, or another name", name, strings.Join(paths, ", "))
+			t.Errorf("--%s is a flag of %s but not in cliflag.Table (internal/cliflag): give its one meaning there, or another name", name, strings.Join(paths, ", "))
 			continue
 		}
 		for _, u := range us {
@@ -107,44 +108,44 @@ func TestFlagsMeanOneThing(t *testing.T) {
 // the new; the new one gives no warning. Both are parsed as the command
 // line is, by cobra, on the command that has them.
 func TestFlagRenames(t *testing.T) {
-	parse := func(r flagRename, name string) (*pflag.FlagSet, string) {
+	parse := func(r cliflag.Rename, name string) (*pflag.FlagSet, string) {
 		root := newRoot()
 		var out, errb bytes.Buffer
 		root.SetOut(&out)
 		root.SetErr(&errb)
-		c, _, err := root.Find(strings.Fields(r.cmd)[1:])
+		c, _, err := root.Find(strings.Fields(r.Cmd)[1:])
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := c.ParseFlags([]string{"--" + name + "=" + r.example}); err != nil {
-			t.Fatalf("%s --%s=%s: %v", r.cmd, name, r.example, err)
+		if err := c.ParseFlags([]string{"--" + name + "=" + r.Example}); err != nil {
+			t.Fatalf("%s --%s=%s: %v", r.Cmd, name, r.Example, err)
 		}
 		if out.Len() > 0 {
-			t.Errorf("%s --%s: %q on stdout", r.cmd, name, out.String())
+			t.Errorf("%s --%s: %q on stdout", r.Cmd, name, out.String())
 		}
 		return c.Flags(), errb.String()
 	}
-	for _, r := range flagRenames {
-		newFS, newErr := parse(r, r.name)
-		oldFS, oldErr := parse(r, r.old)
+	for _, r := range cliflag.Renames {
+		newFS, newErr := parse(r, r.Name)
+		oldFS, oldErr := parse(r, r.Old)
 		if newErr != "" {
-			t.Errorf("%s --%s: warns %q", r.cmd, r.name, newErr)
+			t.Errorf("%s --%s: warns %q", r.Cmd, r.Name, newErr)
 		}
-		if want := "--" + r.old + " has been deprecated, use --" + r.name; !strings.Contains(oldErr, want) {
-			t.Errorf("%s --%s: stderr %q, want it to say %q", r.cmd, r.old, oldErr, want)
+		if want := "--" + r.Old + " has been deprecated, use --" + r.Name; !strings.Contains(oldErr, want) {
+			t.Errorf("%s --%s: stderr %q, want it to say %q", r.Cmd, r.Old, oldErr, want)
 		}
-		if !oldFS.Changed(r.name) {
-			t.Errorf("%s --%s: --%s not marked given", r.cmd, r.old, r.name)
+		if !oldFS.Changed(r.Name) {
+			t.Errorf("%s --%s: --%s not marked given", r.Cmd, r.Old, r.Name)
 		}
-		got, want := oldFS.Lookup(r.name).Value.String(), newFS.Lookup(r.name).Value.String()
-		if want == newFS.Lookup(r.name).DefValue {
-			t.Errorf("%s --%s: example %q is the default: the test cannot tell it was set", r.cmd, r.name, r.example)
+		got, want := oldFS.Lookup(r.Name).Value.String(), newFS.Lookup(r.Name).Value.String()
+		if want == newFS.Lookup(r.Name).DefValue {
+			t.Errorf("%s --%s: example %q is the default: the test cannot tell it was set", r.Cmd, r.Name, r.Example)
 		}
 		if got != want {
-			t.Errorf("%s: --%s=%s sets --%s to %q, --%s=%s to %q", r.cmd, r.old, r.example, r.name, got, r.name, r.example, want)
+			t.Errorf("%s: --%s=%s sets --%s to %q, --%s=%s to %q", r.Cmd, r.Old, r.Example, r.Name, got, r.Name, r.Example, want)
 		}
-		if f := oldFS.Lookup(r.old); !f.Hidden {
-			t.Errorf("%s --%s: shown in the help", r.cmd, r.old)
+		if f := oldFS.Lookup(r.Old); !f.Hidden {
+			t.Errorf("%s --%s: shown in the help", r.Cmd, r.Old)
 		}
 	}
 }

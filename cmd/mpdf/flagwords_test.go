@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/serve"
 	"github.com/mpdf/mpdf/trainer/run"
@@ -18,6 +20,7 @@ func TestFlagWords(t *testing.T) {
 	serr := cfg.Validate()
 	_, _, rerr := run.ParseBestMetric("bogus", false)
 	_, _, eerr := replay.OpenEnv("bogus", replay.EnvConfig{})
+	_, terr := replay.Tasks(nil, "", 0, 0, -1)
 	for _, c := range []struct {
 		path string
 		err  error
@@ -27,8 +30,16 @@ func TestFlagWords(t *testing.T) {
 		{"mpdf train", rerr, `--best-metric "bogus": not a metric this run records`},
 		{"mpdf study", rerr, `run: best metric "bogus": not a metric this run records`}, // not train's flag there
 		{"mpdf eval", eerr, `--env: "bogus": want sim or ` + replay.Syntax},
+		{"mpdf data validate", fmt.Errorf("read: %w", &data.TranscriptError{File: "g.json", Layout: "debate"}),
+			"read: data: g.json: this is a debate transcript (LLM-Debate layout: question → [agent_contexts, gold]), not rollout records (episodes or decisions, one JSON object a line): replay it with --env 'replay:g.json', or convert it with mpdf import"},
+		{"mpdf eval", terr, "--tasks -1: want ≥ 0 (0: all)"},
+		{"mpdf serve", terr, "replay: tasks -1: want ≥ 0 (0: all)"}, // no --tasks there
 	} {
-		got := inFlagWords(c.path, c.err)
+		cmd, _, err := newRoot().Find(strings.Fields(c.path)[1:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := inFlagWords(cmd, c.err)
 		if got.Error() != c.want || !errors.Is(got, c.err) {
 			t.Errorf("%s: %q, want %q (still the library's error)", c.path, got, c.want)
 		}

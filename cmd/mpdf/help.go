@@ -47,3 +47,10 @@ func addHelp(c *cobra.Command) {
 		addHelp(s)
 	}
 }
+
+// policySpecHelp describes what a --policy value may be, for help texts.
+const policySpecHelp = `A policy is a heuristic baseline — persist, refine, debate,
+threshold (or threshold:HIGH:LOW, e.g. threshold:0.9:0.3), random — or a
+learned policy: a checkpoint (*.mpdf, written by mpdf train) or a
+safetensors export (*.safetensors). A learned policy reads the feature
+layout its file records (` + metapolicy.FeatureVersion + ` or ` + metapolicy.FeatureVersionV2 + `).`

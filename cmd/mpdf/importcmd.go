@@ -51,9 +51,6 @@ func newImportCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if err := checkMaxLine(maxLine); err != nil {
-			return err
-		}
 		im, err := transcript.Import(out, paths, transcript.ImportOptions{Options: opts,
 			Episode: transcript.EpisodeOptions{Text: text, Critic: critic}, MaxLineBytes: maxLine})
 		if err != nil {

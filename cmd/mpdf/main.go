@@ -10,12 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
-	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/internal/version"
 )
 
@@ -34,14 +32,14 @@ func newRoot() *cobra.Command {
 		Version:       version.Describe(),
 	}
 	root.SetVersionTemplate("mpdf {{.Version}}\n")
-	root.SetFlagErrorFunc(flagError) // inherited by every subcommand
+	root.SetFlagErrorFunc(cliflag.NumberError) // inherited by every subcommand
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
-	addRenamedFlags(root)   // flagrenames.go
-	addHelp(root)           // help.go
-	setSharedDefaults(root) // flagbind.go
-	addFlagWords(root)      // flagwords.go
+	cliflag.AddRenames(root)
+	addHelp(root) // help.go
+	cliflag.SetDefaults(root)
+	cliflag.WordErrors(root, inFlagWords) // flagwords.go
 	return root
 }
 
@@ -65,31 +63,14 @@ func main() {
 	}
 }
 
-// flagError words a numeric flag's bad value for a user ("--seed "-5": -5
-// is negative: want a non-negative integer") instead of the parser's
-// message, which names Go functions (strconv.ParseUint).
-func flagError(_ *cobra.Command, err error) error {
-	var iv *pflag.InvalidValueError
-	if !errors.As(err, &iv) {
-		return err
-	}
-	kind, ok := flagKinds[iv.GetFlag().Value.Type()]
-	if !ok {
-		return err
-	}
-	msg := data.NumberMismatch(iv.GetValue(), kind)
-	if msg == "" {
-		return err
-	}
-	return fmt.Errorf("--%s %q: %s", iv.GetFlag().Name, iv.GetValue(), msg)
-}
+// shared binds a flag of the shared-flag table (cliflag.Bind); usageOf is
+// that flag's one meaning, for a flag a command binds itself.
+var shared, usageOf = cliflag.Bind, cliflag.Usage
 
-// flagKinds maps pflag's numeric value types to the kinds they hold.
-var flagKinds = map[string]reflect.Kind{
-	"int": reflect.Int, "int8": reflect.Int8, "int16": reflect.Int16, "int32": reflect.Int32, "int64": reflect.Int64,
-	"uint": reflect.Uint, "uint8": reflect.Uint8, "uint16": reflect.Uint16, "uint32": reflect.Uint32, "uint64": reflect.Uint64,
-	"float32": reflect.Float32, "float64": reflect.Float64,
-}
+// seedWas0 tells users of a command whose --seed defaulted to 0 that it
+// now defaults to 1, as every --seed does (issue 21): the same command
+// without --seed draws other episodes than before.
+const seedWas0 = "; 1 by default as in every command, it was 0 before December 2026 (--seed 0 plays the old episodes)"
 
 // command makes a command from its use line, the arguments it takes (nil:
 // any) and what it runs; its help comes from help/NAME.txt (help.go).

@@ -15,9 +15,6 @@ func newMergeCmd() *cobra.Command {
 		maxLine   int
 	)
 	cmd := command("merge SHARDS... --out FILE", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
-		if err := checkMaxLine(maxLine); err != nil {
-			return err
-		}
 		m, err := data.MergeShards(args, out, data.MergeOptions{Overwrite: overwrite, MaxLineBytes: maxLine})
 		if err != nil {
 			return err

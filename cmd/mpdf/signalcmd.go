@@ -1,14 +1,15 @@
 package main
 
 import (
-	"io"
-
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/study/signals"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
@@ -36,7 +37,7 @@ func newSignalCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		pol, err := resolvePolicy(policy)
+		pol, err := checkpoints.ResolvePolicy(policy)
 		if err != nil {
 			return fmt.Errorf("--policy: %w", err)
 		}
@@ -84,7 +85,7 @@ func newHindsightCmd() *cobra.Command {
 		return show(cmd, asJSON, all, func(w io.Writer) error { return teacher.WriteSummaries(w, all) })
 	})
 	f := cmd.Flags()
-	f.Var(newFloats(&lambdas), "lambdas", usageOf("lambdas")+": one search with each")
+	f.Var(cliflag.NewFloats(&lambdas), "lambdas", usageOf("lambdas")+": one search with each")
 	addKindFlag(f, &kind, "task of the transcripts")
 	f.IntVar(&maxExh, "max-exhaustive", teacher.DefaultMaxExhaustive, "most plans tried one by one per question")
 	shared(f, &groupBy, "by", "", ": file or model (default: pooled only)")

@@ -6,11 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/env/sim/calibrate"
+	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/internal/progress"
 )
 
@@ -68,9 +69,6 @@ func (fl *simulateFlags) add(cmd *cobra.Command) {
 
 // runSimulate plays, calibrates or measures, as the flags ask.
 func runSimulate(cmd *cobra.Command, fl *simulateFlags) error {
-	if err := checkMaxLine(fl.maxLine); err != nil {
-		return err
-	}
 	switch {
 	case len(fl.calibrate) > 0:
 		return runCalibrate(cmd, fl)
@@ -85,7 +83,7 @@ func runSimulate(cmd *cobra.Command, fl *simulateFlags) error {
 	case fl.out == "":
 		return fmt.Errorf("--out is required (unless --calibrate or --signals)")
 	}
-	pol, err := resolvePolicy(fl.policy)
+	pol, err := checkpoints.ResolvePolicy(fl.policy)
 	if err != nil {
 		return err
 	}
@@ -93,28 +91,12 @@ func runSimulate(cmd *cobra.Command, fl *simulateFlags) error {
 	if err != nil {
 		return err
 	}
-	if fl.tasks < 0 || fl.episodes < 1 || fl.rounds < 1 || fl.workers < 0 {
-		return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 1, workers ≥ 0",
-			fl.tasks, fl.episodes, fl.rounds, fl.workers)
-	}
-	if fl.tasks > sim.NumTasks() {
-		return fmt.Errorf("--tasks %d: the simulator's pool has %d tasks (raise --sim-tasks)", fl.tasks, sim.NumTasks())
-	}
-	return playSimulator(cmd, fl, sim, pol)
-}
-
-// playSimulator writes the episodes of pol in sim to --out (env.Record).
-func playSimulator(cmd *cobra.Command, fl *simulateFlags, sim *sim.Simulator, pol resolvedPolicy) error {
-	n := fl.tasks
-	if n == 0 {
-		n = sim.NumTasks()
-	}
-	bar := progress.New(n*fl.episodes, "simulate", fl.quiet)
+	bar, done := progress.Lazy("simulate", fl.quiet)
 	rec, err := env.Record(sim, pol, env.RunOptions{
 		NumTasks: fl.tasks, Episodes: fl.episodes, Rounds: fl.rounds, Seed: fl.seed,
-		Greedy: fl.greedy && pol.Learned, Workers: fl.workers, Progress: bar.Func(0),
+		Greedy: fl.greedy && pol.Learned, Workers: fl.workers, Progress: bar,
 	}, fl.out, fl.maxLine)
-	_ = bar.Finish()
+	done()
 	if err != nil {
 		return err
 	}
@@ -143,16 +125,7 @@ func runCalibrate(cmd *cobra.Command, fl *simulateFlags) error {
 }
 
 // addMaxLineFlag adds --max-line-bytes, the longest record line written or
-// read (data.DefaultMaxLineBytes by default).
+// read (0: data.DefaultMaxLineBytes, the default).
 func addMaxLineFlag(cmd *cobra.Command, n *int) {
-	cmd.Flags().IntVar(n, "max-line-bytes", data.DefaultMaxLineBytes,
-		"longest record (one JSON line) written or read, in bytes; writers and readers of one file need the same")
-}
-
-// checkMaxLine refuses a --max-line-bytes below 1.
-func checkMaxLine(n int) error {
-	if n < 1 {
-		return fmt.Errorf("--max-line-bytes %d: want ≥ 1", n)
-	}
-	return nil
+	shared(cmd.Flags(), cliflag.Count(n, 0), "max-line-bytes", "", "; writers and readers of one file need the same")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/internal/progress"
 	"github.com/mpdf/mpdf/study"
 	"github.com/mpdf/mpdf/trainer/teacher"
@@ -34,7 +35,7 @@ type studyFlags struct {
 func newStudyCmd() *cobra.Command {
 	fl := studyFlags{cfg: study.DefaultConfig()}
 	fl.cfg.Baselines = nil
-	cmd := command("study [--env sim|"+replaySyntax+"] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runStudy(cmd, &fl) })
+	cmd := command("study [--env sim|"+replay.Syntax+"] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runStudy(cmd, &fl) })
 	fl.add(cmd)
 	cmd.AddCommand(newStudyCompareCmd()) // studycompare.go
 	cmd.AddCommand(newStudyMergeCmd())   // studymerge.go
@@ -53,7 +54,7 @@ func (fl *studyFlags) add(cmd *cobra.Command) {
 	f.IntVar(&fl.cfg.Seeds, "seeds", def.Seeds, "repetitions of the cross-validation, seeds --seed, --seed+1, …")
 	shared(f, &fl.cfg.Seed, "seed", "", ": the first (folds, training, episodes); --seeds repeats with the next")
 	f.StringVar(&fl.groupBy, "fold-by", string(study.ByQuestion), "folds by question (K-fold) or by model (leave one model out)")
-	f.Var(newFloats(&fl.cfg.Lambdas), "lambdas", usageOf("lambdas")+": one learned policy trained with each")
+	f.Var(cliflag.NewFloats(&fl.cfg.Lambdas), "lambdas", usageOf("lambdas")+": one learned policy trained with each")
 	shared(f, &fl.cfg.Episodes, "episodes", "", " on the test side, per policy")
 	shared(f, &fl.cfg.Rounds, "rounds", "", " (0 = the most a replay recorded, 3 in the simulator)")
 	f.StringSliceVar(&fl.cfg.Baselines, "baselines", nil, "baselines to compare (default: every heuristic baseline)")
@@ -64,12 +65,12 @@ func (fl *studyFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.cfg.Train.Adam.LR, "lr", "")
 	shared(f, &fl.cfg.Train.Reward.Gamma, "gamma", "")
 	f.StringVar(&fl.ablate, "ablate", "", "run an ablation instead of the study: estimator, tau, reward-scale, gamma, loss, team-size (the simulator at 3, 5 and 7 agents, or a replay's files by team size) or agent-policy, each setting with the study's folds, seeds and paired intervals, at the first --lambdas (writes ablation.md, ablation.json, results.json)")
-	f.Var(hiddenValue{&fl.cfg.Train.Hidden}, "hidden", usageOf("hidden")+", e.g. 64,64")
+	f.Var(hidden(&fl.cfg.Train.Hidden), "hidden", usageOf("hidden")+", e.g. 64,64")
 	shared(f, &fl.sftEpochs, "sft-epochs", "", " (-1 = 5; on a replay 20 with the default pivotal teacher, 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
 	shared(f, &fl.cfg.Train.SFT.Labels, "sft-labels", "", ": a heuristic, hindsight, pivotal[:K] or pivotal:P (see mpdf train -h; default pivotal:gate on a replay)")
 	shared(f, &fl.cfg.Train.Features, "features", "", " (default: v1 on the simulator, v2 on a replay)")
-	f.Var(agentPolicyValue{&fl.cfg.Train.AgentPolicy}, "agent-policy", usageOf("agent-policy")+" of the learned policies")
-	f.Var(lossValue{&fl.cfg.Train.Loss.Kind}, "loss", usageOf("loss")+" of the learned policies (see mpdf train -h)")
+	f.Var(agentPolicy(&fl.cfg.Train.AgentPolicy), "agent-policy", usageOf("agent-policy")+" of the learned policies")
+	f.Var(loss(&fl.cfg.Train.Loss.Kind), "loss", usageOf("loss")+" of the learned policies (see mpdf train -h)")
 	shared(f, &fl.cfg.Bootstrap.Resamples, "resamples", "")
 	shared(f, &fl.cfg.Workers, "workers", "")
 	shared(f, &fl.quiet, "quiet", "q")

@@ -8,15 +8,14 @@ import (
 
 // compareFlags are study compare's flags.
 type compareFlags struct {
-	by, pair                              string
-	cfg                                   study.CompareConfig
-	ceilings, against, among, pairAgainst []string
-	asJSON                                bool
-	resamples                             int
+	by, pair string
+	cfg      study.CompareConfig
+	ceilings []string
+	asJSON   bool
 }
 
 func newStudyCompareCmd() *cobra.Command {
-	var fl compareFlags
+	fl := compareFlags{cfg: study.CompareConfig{Bootstrap: study.DefaultConfig().Bootstrap}}
 	cmd := command("compare RESULTS.json [RESULTS.json...] [flags]", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error { return runCompare(cmd, &fl, args) })
 	fl.add(cmd)
 	return cmd
@@ -27,12 +26,12 @@ func (fl *compareFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	shared(f, &fl.by, "by", "", ": kind, model or model-kind (after all rows)")
 	shared(f, &fl.cfg.Policy, "policy", "", "; here the name of the one compared, as results.json has it (default: the first learned policy)")
-	f.StringSliceVar(&fl.against, "against", nil, "policies --policy is compared with, paired by task and seed (default: every fixed protocol)")
+	f.StringSliceVar(&fl.cfg.Against, "against", nil, "policies --policy is compared with, paired by task and seed (default: every fixed protocol)")
 	f.StringVar(&fl.pair, "pair", "", "another study's results.json to pair with, by transcript file, task and seed")
-	f.StringSliceVar(&fl.pairAgainst, "pair-against", nil, "policies of --pair that --policy is compared with (default: every common policy with itself)")
+	f.StringSliceVar(&fl.cfg.PairAgainst, "pair-against", nil, "policies of --pair that --policy is compared with (default: every common policy with itself)")
 	f.StringSliceVar(&fl.ceilings, "ceiling", nil, "hindsight ceilings: one fixed protocol per model, kind or model-kind")
-	f.StringSliceVar(&fl.among, "among", nil, "fixed protocols a --ceiling chooses from (default: every fixed protocol)")
-	shared(f, &fl.resamples, "resamples", "", ": the study's --resamples, for its report.md's intervals")
+	f.StringSliceVar(&fl.cfg.Among, "among", nil, "fixed protocols a --ceiling chooses from (default: every fixed protocol)")
+	shared(f, &fl.cfg.Bootstrap.Resamples, "resamples", "", ": the study's --resamples, for its report.md's intervals")
 	shared(f, &fl.asJSON, "json", "")
 }
 
@@ -51,15 +50,6 @@ func runCompare(cmd *cobra.Command, fl *compareFlags, args []string) error {
 		}
 		cfg.Ceilings = append(cfg.Ceilings, c)
 	}
-	if cmd.Flags().Changed("against") {
-		cfg.Against = append([]string{}, fl.against...)
-	}
-	if cmd.Flags().Changed("among") {
-		cfg.Among = append([]string{}, fl.among...)
-	}
-	cfg.PairAgainst = fl.pairAgainst
-	cfg.Bootstrap = study.DefaultConfig().Bootstrap
-	cfg.Bootstrap.Resamples = fl.resamples
 	var inputs []*study.Results
 	for _, path := range args {
 		r, err := study.ReadResultsFile(path)

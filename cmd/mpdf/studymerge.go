@@ -29,10 +29,6 @@ func runStudyShard(cmd *cobra.Command, e env.Env, fl *studyFlags) error {
 	cfg.Progress = bar.Grow()
 	r, err := study.RunShard(e, cfg, fl.out, study.ShardOptions{Shard: k, Shards: n, Resume: fl.resume, Overwrite: fl.overwrite})
 	bar.Done(err)
-	if errors.Is(err, study.ErrNotEmpty) {
-		// %v: worded here for a shard (mpdf study's flag words would say it again without --resume)
-		return fmt.Errorf("--out: %v: give a new --out, --resume to continue this shard, or --overwrite to replace it", err)
-	}
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/run"
 	"github.com/mpdf/mpdf/trainer/teacher"
@@ -119,27 +120,20 @@ func (fl *trainFlags) config(cmd *cobra.Command) (run.Config, error) {
 	if err != nil {
 		return run.Config{}, err
 	}
-	rs, recipe := b.Resume, b.Recipe
-	if fl.set = b.Setting; rs != nil {
-		fmt.Fprintf(cmd.OutOrStdout(), "resuming from %s (step %d)\n", rs.Path, rs.Checkpoint.Header.Step)
+	if fl.set = b.Setting; b.Resume != nil {
+		fmt.Fprintf(cmd.OutOrStdout(), "resuming from %s (step %d)\n", b.Resume.Path, b.Resume.Checkpoint.Header.Step)
 	}
 	c, err := resolveConfig(b.Config, fl.configFile, f)
 	if err != nil {
 		return run.Config{}, err
 	}
-	replayRecipe := recipe.Env == trainer.RecipeReplay
-	var notes []string
-	if rs == nil && replayRecipe {
-		notes = append(notes, recipeNote(stderr, f, recipe))
-	}
-	s := fl.set
-	rc := run.Config{
-		Train: c, Dir: fl.out, Resume: rs, Overwrite: fl.overwrite, Keep: s.Keep, BestMetric: s.BestMetric,
-		Threads: fl.threads, EvalTasks: s.EvalTasks, SkipInvalid: s.SkipInvalid, AllowOtherData: fl.otherData,
-		FeatureWidth: s.FeatureWidth, Greedy: replayRecipe && recipe.Greedy, Notes: notes, MetricsEvery: s.MetricsEvery,
+	rc := b.RunConfig(c, fl.out)
+	rc.Overwrite, rc.Threads, rc.AllowOtherData = fl.overwrite, fl.threads, fl.otherData
+	if b.Resume == nil && b.Recipe.Env == trainer.RecipeReplay {
+		rc.Notes = append(rc.Notes, recipeNote(stderr, f, b.Recipe))
 	}
 	if fl.init != "" {
-		if rs != nil {
+		if rc.Resume != nil {
 			return rc, fmt.Errorf("--init and --resume: a resumed run goes on from its checkpoint")
 		}
 		if rc.Init, err = checkpoints.LoadNetworkFor(fl.init, c.Features); err != nil {
@@ -150,23 +144,18 @@ func (fl *trainFlags) config(cmd *cobra.Command) (run.Config, error) {
 }
 
 // offline sets rc to train on the rollout files, checked first
-// (run.CheckData, run.CheckBehaviour).
+// (run.Config.UseData; run.CheckBehaviour for a fresh run).
 func (fl *trainFlags) offline(cmd *cobra.Command, rc *run.Config) error {
 	s := fl.set
 	if s.Env != "sim" || cmd.Flags().Changed("env") {
 		return fmt.Errorf("--env %s: rollout files train offline; --env chooses the online environment (give one or the other)", s.Env)
 	}
-	d, err := run.CheckData(s.Data, s.FeatureWidth)
-	if err != nil {
+	if err := rc.UseData(s.Data, cmd.ErrOrStderr()); err != nil {
 		return err
 	}
 	if rc.Resume == nil && !fl.single {
-		if err := run.CheckBehaviour(s.Data); err != nil {
-			return fmt.Errorf("%w. Train on the transcripts online instead, with --env 'replay:FILES' (the replay plays every action), or give --allow-single-behaviour to train on these rollouts anyway", err)
-		}
+		return run.CheckBehaviour(s.Data)
 	}
-	rc.Data = &trainer.Dataset{Paths: s.Data, Skip: s.SkipInvalid, Reward: rc.Train.Reward, Log: cmd.ErrOrStderr(), Width: d.Width}
-	rc.DataID, rc.FeatureWidth, rc.FeatureVersion = d.ID, d.Width, d.FeatureVersion
 	return nil
 }
 
@@ -203,13 +192,7 @@ func recipeNote(stderr io.Writer, f *pflag.FlagSet, recipe trainer.Recipe) strin
 	if recipe.Greedy {
 		note += ", judged greedy"
 	}
-	var given []string
-	for _, name := range []string{"config", "sft-labels", "sft-epochs", "features"} {
-		if f.Changed(name) {
-			given = append(given, name)
-		}
-	}
-	if len(given) > 0 {
+	if given := cliflag.Given(f, "config", "sft-labels", "sft-epochs", "features"); len(given) > 0 {
 		note += "; given: --" + strings.Join(given, ", --")
 	}
 	fmt.Fprintln(stderr, "train: "+note)

@@ -3,77 +3,22 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
 	"github.com/mpdf/mpdf/trainer"
 )
 
-// hiddenValue is a pflag.Value for the hidden sizes ("64,64"), whose
-// String is parseable by Set, so that changed flags can be replayed.
-type hiddenValue struct{ p *[]int }
-
-func (h hiddenValue) Type() string { return "sizes" }
-func (h hiddenValue) String() string {
-	if h.p == nil {
-		return ""
-	}
-	s := make([]string, len(*h.p))
-	for i, v := range *h.p {
-		s[i] = strconv.Itoa(v)
-	}
-	return strings.Join(s, ",")
-}
-func (h hiddenValue) Set(v string) error {
-	var out []int
-	for _, f := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n <= 0 {
-			return fmt.Errorf("hidden sizes %q: want positive integers separated by commas", v)
-		}
-		out = append(out, n)
-	}
-	*h.p = out
-	return nil
-}
-
-// lossValue is a pflag.Value for the loss form (nn.ParseLossKind): "clip"
-// is stored as the empty kind, so clip configs keep their bytes.
-type lossValue struct{ p *string }
-
-func (l lossValue) Type() string   { return "loss" }
-func (l lossValue) String() string { return nn.LossName(*l.p) }
-func (l lossValue) Set(v string) error {
-	k, err := nn.ParseLossKind(v)
-	if err != nil {
-		return err
-	}
-	*l.p = k
-	return nil
-}
-
-// agentPolicyValue is a pflag.Value for metapolicy.ParseAgentPolicy:
-// "shared" is stored as "", so shared configs keep their bytes.
-type agentPolicyValue struct{ p *string }
-
-func (a agentPolicyValue) Type() string { return "string" }
-func (a agentPolicyValue) String() string {
-	if *a.p == "" {
-		return string(metapolicy.AgentShared)
-	}
-	return *a.p
-}
-func (a agentPolicyValue) Set(v string) error {
-	k, err := metapolicy.ParseAgentPolicy(v)
-	if err == nil {
-		*a.p = map[bool]string{true: string(k), false: ""}[k.Decoupled()]
-	}
-	return err
+// hidden, loss and agentPolicy are the flags of the config fields whose
+// values their library parses and prints.
+func hidden(p *[]int) pflag.Value { return cliflag.Parsed(p, "sizes", nn.ParseHidden, nn.FormatHidden) }
+func loss(p *string) pflag.Value  { return cliflag.Parsed(p, "loss", nn.ParseLossKind, nn.LossName) }
+func agentPolicy(p *string) pflag.Value {
+	return cliflag.Parsed(p, "string", metapolicy.ParseAgentPolicyField, metapolicy.AgentPolicyName)
 }
 
 // bindConfig binds the training flags to the fields of c. It is called
@@ -82,13 +27,13 @@ func (a agentPolicyValue) Set(v string) error {
 // so that flags win over the file and the file over the defaults.
 func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, usageOf("seed")+": initialisation, sampling, shuffling")
-	fs.Var(hiddenValue{&c.Hidden}, "hidden", usageOf("hidden")+", comma-separated")
+	fs.Var(hidden(&c.Hidden), "hidden", usageOf("hidden")+", comma-separated")
 	fs.StringVar(&c.Activation, "activation", c.Activation, "hidden activation: tanh or relu")
 	fs.StringVar(&c.Backend, "backend", c.Backend, "loss and gradients: kernel (fast CPU kernels) or gorgonia (autodiff graph)")
 	fs.StringVar(&c.Estimator, "estimator", c.Estimator, "advantage estimator: softrank, grpo, drgrpo, rloo, reinforce")
 	fs.Float64Var(&c.Tau, "tau", c.Tau, "SoftRankPO temperature τ")
-	fs.Var(lossValue{&c.Loss.Kind}, "loss", usageOf("loss"))
-	fs.Var(agentPolicyValue{&c.AgentPolicy}, "agent-policy", usageOf("agent-policy")+"; each agent's network sees only its own observation; online only")
+	fs.Var(loss(&c.Loss.Kind), "loss", usageOf("loss"))
+	fs.Var(agentPolicy(&c.AgentPolicy), "agent-policy", usageOf("agent-policy")+"; each agent's network sees only its own observation; online only")
 	fs.Float64Var(&c.Loss.EpsLow, "eps-low", c.Loss.EpsLow, "ratio clip below, 1 − ε_low")
 	fs.Float64Var(&c.Loss.EpsHigh, "eps-high", c.Loss.EpsHigh, "ratio clip above, 1 + ε_high")
 	fs.Float64Var(&c.Loss.Beta, "beta", c.Loss.Beta, "KL penalty coefficient β (rank-match: the implicit reward's scale)")
@@ -147,15 +92,7 @@ func resolveConfig(base trainer.Config, path string, fs *pflag.FlagSet) (trainer
 			return cfg, err
 		}
 	}
-	file := pflag.NewFlagSet("config", pflag.ContinueOnError)
-	bindConfig(file, &cfg)
-	var err error
-	fs.Visit(func(f *pflag.Flag) {
-		if g := file.Lookup(f.Name); g != nil && err == nil {
-			err = g.Value.Set(f.Value.String())
-		}
-	})
-	if err != nil {
+	if err := cliflag.Overlay(fs, func(onto *pflag.FlagSet) { bindConfig(onto, &cfg) }); err != nil {
 		return cfg, err
 	}
 	if err := checkReward(cfg.Reward); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/view"
 )
@@ -23,7 +24,7 @@ type viewFlags struct {
 
 func newViewCmd() *cobra.Command {
 	var fl viewFlags
-	cmd := command("view [EPISODES... | RUN_DIR] [--env sim|"+replaySyntax+" --policy SPEC,...] --out FILE.html", nil, func(cmd *cobra.Command, args []string) error { return runView(cmd, &fl, args) })
+	cmd := command("view [EPISODES... | RUN_DIR] [--env sim|"+replay.Syntax+" --policy SPEC,...] --out FILE.html", nil, func(cmd *cobra.Command, args []string) error { return runView(cmd, &fl, args) })
 	fl.add(cmd)
 	return cmd
 }
@@ -34,7 +35,7 @@ func (fl *viewFlags) add(cmd *cobra.Command) {
 	fl.addPlay(cmd)
 	f := cmd.Flags()
 	shared(f, &fl.out, "out", "o", ": the HTML file (required, but for a run directory: RUN_DIR/index.html)")
-	f.IntVar(&fl.maxBytes, "max-bytes", view.DefaultMaxBytes, "size budget of the page in bytes; a larger page is refused")
+	f.Var(cliflag.Count(&fl.maxBytes, view.DefaultMaxBytes), "max-bytes", "size budget of the page in bytes; a larger page is refused")
 }
 
 // runView reads or plays the episodes and writes the page.
@@ -50,10 +51,6 @@ func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
 	}
 	if fl.out == "" {
 		return fmt.Errorf("--out is required: the HTML file to write")
-	}
-	if c.Tasks < 0 || fl.episodes < 1 || c.Rounds < 0 || fl.workers < 0 || fl.maxBytes < 1 {
-		return fmt.Errorf("--tasks %d, --episodes %d, --rounds %d, --workers %d, --max-bytes %d: want tasks ≥ 0, episodes ≥ 1, rounds ≥ 0, workers ≥ 0, max-bytes ≥ 1",
-			c.Tasks, fl.episodes, c.Rounds, fl.workers, fl.maxBytes)
 	}
 	o := view.Options{MaxBytes: fl.maxBytes}
 	var runs []view.Run
@@ -81,7 +78,7 @@ func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
 		if err != nil {
 			return err
 		}
-		o.Title = fmt.Sprintf("%s: %d tasks × %d episodes, %d rounds, seed %d", replay.Title(ev.Env), len(ev.List), fl.episodes, ev.Rounds, fl.seed)
+		o.Title = fmt.Sprintf("%s: %d tasks × %d episodes, %d rounds, seed %d", replay.Title(ev.Env), len(ev.List), ev.Episodes, ev.Rounds, ev.Seed)
 		o.Confidence = ev.ConfidenceSource()
 	}
 	return view.WriteFile(fl.out, runs, o)

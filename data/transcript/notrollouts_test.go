@@ -77,7 +77,7 @@ func checkRecognised(t *testing.T, path, layout string) {
 	if !errors.As(err, &te) || layout != "" && te.Layout != layout {
 		t.Fatalf("%s: %v, want a transcript (%s layout) recognised", filepath.Base(path), err, layout)
 	}
-	for _, want := range []string{path, "debate transcript", "--env 'replay:" + path + "'", "mpdf import"} {
+	for _, want := range []string{path, "debate transcript", "replay it", "import it into episodes"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%v\nwant it to say %q", err, want)
 		}

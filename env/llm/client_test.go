@@ -527,4 +527,13 @@ func TestConfigFromEnv(t *testing.T) {
 	if c.BaseURL != "http://first/v1" || c.APIKey != "sk-mpdf" {
 		t.Errorf("MPDF_ variables do not take precedence: %+v", c)
 	}
+	// What a caller gives wins, even empty; the server is the environment's.
+	c = Config{BaseURL: "http://mine/v1", Model: "mine", APIKey: ""}.WithEnv(true, true)
+	if c.BaseURL != "http://first/v1" || c.Model != "mine" || c.APIKey != "" {
+		t.Errorf("WithEnv(given, given): %+v", c)
+	}
+	c = Config{Model: "mine"}.WithEnv(false, false)
+	if c.Model != "qwen" || c.APIKey != "sk-mpdf" {
+		t.Errorf("WithEnv(not given, not given): %+v", c)
+	}
 }

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,10 +23,13 @@ import (
 type CollectConfig struct {
 	Client  Config  // the server; Client.Concurrency is also the episodes played at once
 	Options Options // the team; Options.Context stops the collection
-	// Tasks are the tasks to play, each Episodes times with Rounds
-	// deliberation rounds after round 0.
+	// Tasks are the tasks to play, each Episodes times (0: once) with
+	// Rounds deliberation rounds after round 0 (0: env.DefaultRounds); nil
+	// reads them from TasksFile (ReadTasks) when it is set. Limit > 0 plays only the
+	// first Limit of them.
 	Tasks            []Task
 	Episodes, Rounds int
+	Limit            int
 	Policy           metapolicy.Policy
 	Seed             uint64 // of the action sampling and the per-call seeds
 	Greedy           bool   // a learned policy takes its most probable action
@@ -55,6 +59,38 @@ type CollectConfig struct {
 	// Endpoints, when set and the client has several endpoints, is called
 	// after Progress with their state (Client.Health) when it changed.
 	Endpoints func(health string)
+}
+
+// collectScope is the scope of CollectConfig's settings out of range
+// (*errmark.Setting, keyed episodes, rounds, limit).
+const collectScope = "llm: collect"
+
+// resolve reads the tasks if cfg has none, keeps the first Limit, and
+// gives Episodes and Rounds their defaults: a collection records and
+// resumes them as played.
+func (cfg *CollectConfig) resolve() error {
+	switch {
+	case cfg.Episodes < 0:
+		return errmark.Bad(collectScope, "episodes", cfg.Episodes, "want ≥ 0 (0: 1)")
+	case cfg.Rounds < 0:
+		return errmark.Bad(collectScope, "rounds", cfg.Rounds, fmt.Sprintf("want ≥ 0 (0: %d)", env.DefaultRounds))
+	case cfg.Limit < 0:
+		return errmark.Bad(collectScope, "limit", cfg.Limit, "want ≥ 0 (0: all)")
+	}
+	cfg.Episodes, cfg.Rounds = cmp.Or(cfg.Episodes, 1), cmp.Or(cfg.Rounds, env.DefaultRounds)
+	var err error
+	if cfg.Tasks == nil && cfg.TasksFile != "" {
+		if cfg.Tasks, err = ReadTasks(cfg.TasksFile); err != nil {
+			return err
+		}
+	}
+	if cfg.Limit > len(cfg.Tasks) {
+		return errmark.Bad(collectScope, "limit", cfg.Limit, fmt.Sprintf("%s has %d tasks", cfg.TasksFile, len(cfg.Tasks)))
+	}
+	if cfg.Limit > 0 {
+		cfg.Tasks = cfg.Tasks[:cfg.Limit]
+	}
+	return nil
 }
 
 // Collection is what a collection did.
@@ -137,6 +173,9 @@ func writeEndpoints(w io.Writer, eps []EndpointStats, moved int64) {
 func Collect(cfg CollectConfig) (*Collection, error) {
 	if cfg.Resume && cfg.Overwrite {
 		return nil, errors.New("llm: collect: Resume keeps Out's episodes, Overwrite replaces them: give one")
+	}
+	if err := cfg.resolve(); err != nil {
+		return nil, err
 	}
 	client, err := NewClient(cfg.Client)
 	if err != nil {

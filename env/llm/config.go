@@ -124,6 +124,21 @@ func ConfigFromEnv() Config {
 	}
 }
 
+// WithEnv is c with the environment's server (ConfigFromEnv's BaseURL),
+// and its model and key unless c's own are given (a command line's flags,
+// even empty).
+func (c Config) WithEnv(modelGiven, keyGiven bool) Config {
+	env := ConfigFromEnv()
+	c.BaseURL = env.BaseURL
+	if !modelGiven {
+		c.Model = env.Model
+	}
+	if !keyGiven {
+		c.APIKey = env.APIKey
+	}
+	return c
+}
+
 func firstEnv(names []string) string {
 	for _, n := range names {
 		if v := strings.TrimSpace(os.Getenv(n)); v != "" {
@@ -132,6 +147,11 @@ func firstEnv(names []string) string {
 	}
 	return ""
 }
+
+// configScope is the scope of Config's settings out of range
+// (*errmark.Setting, keyed timeout, concurrency, per_endpoint, max_tokens,
+// max_retries); 0 is each one's default.
+const configScope = "llm: config"
 
 // withDefaults checks c and fills its zero fields. It returns the
 // endpoint URLs, BaseURL's first.
@@ -158,19 +178,19 @@ func (c *Config) withDefaults() ([]string, error) {
 	}
 	switch {
 	case c.Timeout < 0:
-		return nil, fmt.Errorf("llm: config: timeout %v: negative", c.Timeout)
+		return nil, errmark.Bad(configScope, "timeout", c.Timeout, "negative; want ≥ 0 (0: "+DefaultTimeout.String()+")")
 	case c.Concurrency < 0:
-		return nil, fmt.Errorf("llm: config: concurrency %d: negative", c.Concurrency)
+		return nil, errmark.Bad(configScope, "concurrency", c.Concurrency, fmt.Sprintf("negative; want ≥ 0 (0: %d)", DefaultConcurrency))
 	case c.PerEndpoint < 0:
-		return nil, fmt.Errorf("llm: config: per-endpoint concurrency %d: negative", c.PerEndpoint)
+		return nil, errmark.Bad(configScope, "per_endpoint", c.PerEndpoint, "negative; want ≥ 0 (0: the concurrency over the endpoints)")
 	case c.MaxTokens < 0:
-		return nil, fmt.Errorf("llm: config: max tokens %d: negative", c.MaxTokens)
+		return nil, errmark.Bad(configScope, "max_tokens", c.MaxTokens, "negative; want ≥ 0 (0: the server's)")
 	case c.Backoff.Initial < 0 || c.Backoff.Max < 0 || c.MaxRetryAfter < 0:
 		return nil, fmt.Errorf("llm: config: backoff: negative duration")
 	case !(c.Backoff.Jitter >= 0 && c.Backoff.Jitter <= 1):
 		return nil, fmt.Errorf("llm: config: backoff jitter %v: outside [0,1]", c.Backoff.Jitter)
 	case c.MaxRetries != nil && *c.MaxRetries < 0:
-		return nil, fmt.Errorf("llm: config: max retries %d: negative (0 means none)", *c.MaxRetries)
+		return nil, errmark.Bad(configScope, "max_retries", *c.MaxRetries, "negative; want ≥ 0 (0: none)")
 	case c.Temperature != nil && !(*c.Temperature >= 0 && !math.IsInf(*c.Temperature, 1)):
 		return nil, fmt.Errorf("llm: config: temperature %v: want a finite value ≥ 0", *c.Temperature)
 	}

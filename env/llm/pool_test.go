@@ -265,7 +265,7 @@ func TestEndpointConfig(t *testing.T) {
 		{cfg: Config{BaseURL: "http://a/v1"}, want: []string{"http://a/v1/chat/completions"}, per: DefaultConcurrency},
 		{cfg: Config{BaseURL: "http://a/v1", BaseURLs: []string{"http://a/v1/chat/completions"}}, wantErr: `"http://a/v1/chat/completions": the same server as "http://a/v1"`},
 		{cfg: Config{BaseURLs: []string{"http://a/v1", "ftp://b"}}, wantErr: `base URL "ftp://b": want http://`},
-		{cfg: Config{BaseURL: "http://a/v1", PerEndpoint: -1}, wantErr: "per-endpoint concurrency -1: negative"},
+		{cfg: Config{BaseURL: "http://a/v1", PerEndpoint: -1}, wantErr: "per endpoint -1: negative"},
 		{cfg: Config{}, wantErr: "base URL: empty"},
 	} {
 		tc.cfg.Model = "m"

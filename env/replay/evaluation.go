@@ -10,6 +10,7 @@ import (
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/internal/errmark"
+	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // EvalConfig says what an evaluation plays (mpdf eval, mpdf view): the
@@ -24,6 +25,12 @@ type EvalConfig struct {
 	NoBaselines bool     // play only Policies, without the heuristic baselines
 	Rounds      int      // 0: the environment's default
 	Tasks       int      // the first Tasks of the side played (0: all)
+	// Episodes per task (0: 1) under Seed, Workers at once (0: one per
+	// CPU); Greedy: a learned policy takes its most probable action.
+	Episodes int
+	Seed     uint64
+	Workers  int
+	Greedy   bool
 	// Split is the side played ("train", "test", "all" or "": all, or
 	// test for a checkpoint trained on a replay split), HeldOut and
 	// SplitSeed the split's; the Given flags say which the user gave.
@@ -50,6 +57,9 @@ type Evaluation struct {
 // tasks, defaulting the environment, critic and split to the learned
 // checkpoints' as mpdf eval's help says.
 func OpenEvaluation(c EvalConfig) (*Evaluation, error) {
+	if c.Episodes < 0 {
+		return nil, errmark.Bad("replay: evaluation", "episodes", c.Episodes, "want ≥ 0 (0: 1)")
+	}
 	given, err := resolveAll(c.Policies)
 	if err != nil {
 		return nil, err
@@ -70,6 +80,7 @@ func OpenEvaluation(c EvalConfig) (*Evaluation, error) {
 	if c.Rounds == 0 {
 		c.Rounds = defRounds
 	}
+	c.Episodes = max(c.Episodes, 1)
 	if r, ok := e.(*Env); ok {
 		if e, err = trainedCritic(c.Notes, r, c.Env, pols); err != nil {
 			return nil, err
@@ -105,13 +116,31 @@ func (ev *Evaluation) Confidence() bool {
 
 // Heading is the line above an evaluation's table: the environment, the
 // tasks and side played, episodes, rounds and seed.
-func (ev *Evaluation) Heading(episodes int, seed uint64) string {
+func (ev *Evaluation) Heading() string {
 	side := ""
 	if ev.Split != "" && ev.Split != "all" {
 		side = fmt.Sprintf(", %s split (held out %.2f, seed %d)", ev.Split, ev.HeldOut, ev.SplitSeed)
 	}
 	return fmt.Sprintf("env %s: %d tasks%s × %d episodes, %d rounds, seed %d",
-		Title(ev.Env), len(ev.List), side, episodes, ev.Rounds, seed)
+		Title(ev.Env), len(ev.List), side, ev.Episodes, ev.Rounds, ev.Seed)
+}
+
+// Each calls play with each policy of ev in turn, baselines first, and the
+// options it is played with (greedy only where it is learned); progress,
+// when set, is told the episodes done and to do over all the policies.
+func (ev *Evaluation) Each(progress func(done, total int), play func(metapolicy.Policy, env.RunOptions) error) error {
+	per := len(ev.List) * ev.Episodes
+	for i, p := range ev.Policies {
+		opts := env.RunOptions{Tasks: ev.List, Episodes: ev.Episodes, Rounds: ev.Rounds, Seed: ev.Seed,
+			Greedy: ev.Greedy && p.Learned, Workers: ev.Workers}
+		if progress != nil {
+			opts.Progress = func(done, _ int) { progress(i*per+done, per*len(ev.Policies)) }
+		}
+		if err := play(p.Policy, opts); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // resolveAll resolves policy specs, each file read once.

@@ -128,6 +128,9 @@ func SameFiles(a, b string) bool {
 // on one side, else Split) or all ("" or "all"), then the first n of them
 // (0 = all).
 func Tasks(e env.Env, side string, heldOut float64, seed uint64, n int) ([]int, error) {
+	if n < 0 {
+		return nil, errmark.Bad("replay", "tasks", n, "want ≥ 0 (0: all)")
+	}
 	list, err := sideOf(e, side, heldOut, seed)
 	if err != nil {
 		return nil, err

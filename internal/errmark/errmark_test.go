@@ -20,3 +20,12 @@ func TestMark(t *testing.T) {
 		t.Error("another mark is found")
 	}
 }
+
+// A Setting says its scope, key (words parted by spaces), value and want.
+func TestSetting(t *testing.T) {
+	err := fmt.Errorf("open: %w", Bad("env: run options", "max_tokens", -1, "want ≥ 0"))
+	var s *Setting
+	if !errors.As(err, &s) || s.Key != "max_tokens" || err.Error() != "open: env: run options: max tokens -1: want ≥ 0" {
+		t.Errorf("%v (%+v)", err, s)
+	}
+}

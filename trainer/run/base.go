@@ -50,6 +50,16 @@ func BaseOf(dir string, resume bool, s Setting, given func(name string) bool) (B
 	return b, nil
 }
 
+// RunConfig is the run of b into dir with the training config c (b.Config
+// with the caller's file and settings over it): resumed if b is, with b's
+// setting's options, and judged greedy where the recipe is.
+func (b Base) RunConfig(c trainer.Config, dir string) Config {
+	o := b.Setting.Options
+	return Config{Train: c, Dir: dir, Resume: b.Resume, Keep: o.Keep, BestMetric: o.BestMetric,
+		EvalTasks: o.EvalTasks, SkipInvalid: o.SkipInvalid, FeatureWidth: o.FeatureWidth, MetricsEvery: o.MetricsEvery,
+		Greedy: b.Recipe.Env == trainer.RecipeReplay && b.Recipe.Greedy}
+}
+
 // replayPrefix starts the spec of a replay environment (env/replay's
 // SpecPrefix, which a test holds it to).
 const replayPrefix = "replay:"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
 	"github.com/mpdf/mpdf/trainer"
@@ -220,7 +221,7 @@ func ParseBestMetric(best string, offline bool) (name string, higher bool, err e
 	known := slices.Contains(trainer.MetricNames(), metric) || metric == "sft_loss" || metric == "sft_agreement" ||
 		(!offline && (metric == "team_accuracy" || metric == "tokens_per_episode"))
 	if !known || metric == "step_time" {
-		return "", false, &SettingError{"best_metric", fmt.Sprintf("%q", best), "not a metric this run records"}
+		return "", false, errmark.Bad("run", "best_metric", fmt.Sprintf("%q", best), "not a metric this run records")
 	}
 	return metric, !strings.HasPrefix(best, "-"), nil
 }

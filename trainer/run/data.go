@@ -7,10 +7,12 @@ package run
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/trainer"
 )
 
 // Data describes offline data checked before a run.
@@ -57,4 +59,18 @@ func CheckData(paths []string, width int) (*Data, error) {
 		d.Width = metapolicy.FeatureWidth
 	}
 	return d, nil
+}
+
+// UseData sets c to train offline on the rollout files (or pack) paths,
+// checked first (CheckData, at c.FeatureWidth): the data read as c says
+// (skipping rejected records if c.SkipInvalid, rewarded by c.Train.Reward,
+// their notes to log), what it is and its width and feature version.
+func (c *Config) UseData(paths []string, log io.Writer) error {
+	d, err := CheckData(paths, c.FeatureWidth)
+	if err != nil {
+		return err
+	}
+	c.Data = &trainer.Dataset{Paths: paths, Skip: c.SkipInvalid, Reward: c.Train.Reward, Log: log, Width: d.Width}
+	c.DataID, c.FeatureWidth, c.FeatureVersion = d.ID, d.Width, d.FeatureVersion
+	return nil
 }

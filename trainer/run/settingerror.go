@@ -2,7 +2,7 @@ package run
 
 import (
 	"fmt"
-	"strings"
+	"github.com/mpdf/mpdf/internal/errmark"
 
 	"github.com/mpdf/mpdf/metapolicy"
 )
@@ -10,20 +10,13 @@ import (
 // A SettingError is a run option out of range (Config's Keep, Threads,
 // EvalTasks, FeatureWidth, MetricsEvery, BestMetric): Key names it as
 // Options' JSON keys do ("keep", "eval_tasks", ...; "threads"), for a
-// caller to word as its own setting (mpdf train's flags).
-type SettingError struct {
-	Key   string // "eval_tasks"
-	Value string // as given
-	Want  string // what it may be
-}
-
-func (e *SettingError) Error() string {
-	return fmt.Sprintf("run: %s %s: %s", strings.ReplaceAll(e.Key, "_", " "), e.Value, e.Want)
-}
+// caller to word as its own setting (mpdf train's flags). Its Scope is
+// "run".
+type SettingError = errmark.Setting
 
 // checkOptions refuses an option out of range.
 func (c *Config) checkOptions() error {
-	bad := func(key string, v any, want string) error { return &SettingError{key, fmt.Sprint(v), want} }
+	bad := func(key string, v any, want string) error { return errmark.Bad("run", key, v, want) }
 	switch {
 	case c.Keep < 0:
 		return bad("keep", c.Keep, "want ≥ 0 (0 keeps every checkpoint)")

@@ -1,0 +1,90 @@
+package cliflag
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Parsed is a flag of a value that its library parses and prints: parse
+// reads what the user gave into *p, format prints *p as parse reads it (so
+// that a changed flag can be replayed onto another config) and typ is the
+// name the help shows for its argument.
+func Parsed[T any](p *T, typ string, parse func(string) (T, error), format func(T) string) pflag.Value {
+	return parsed[T]{p, typ, parse, format}
+}
+
+type parsed[T any] struct {
+	p      *T
+	typ    string
+	parse  func(string) (T, error)
+	format func(T) string
+}
+
+func (v parsed[T]) Type() string   { return v.typ }
+func (v parsed[T]) String() string { return v.format(*v.p) }
+func (v parsed[T]) Set(s string) error {
+	x, err := v.parse(s)
+	if err == nil {
+		*v.p = x
+	}
+	return err
+}
+
+// Floats is a comma-separated list of finite numbers (--lambdas): shown as
+// given ("0,0.1,0.5"), not as pflag's float64Slice shows it
+// ("[0.000000,0.100000,0.500000]"). The first use replaces the default;
+// later uses append, so that --lambdas 0 --lambdas 0.5 is 0,0.5.
+type Floats struct {
+	p   *[]float64
+	set bool
+}
+
+// NewFloats is a Floats flag that sets *p.
+func NewFloats(p *[]float64) *Floats { return &Floats{p: p} }
+
+func (v *Floats) Type() string { return "numbers" }
+
+func (v *Floats) String() string {
+	s := make([]string, len(*v.p))
+	for i, f := range *v.p {
+		s[i] = strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
+}
+
+func (v *Floats) Set(s string) error {
+	var fs []float64
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		f, err := strconv.ParseFloat(part, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("%q is not a finite number (want numbers separated by commas, e.g. 0,0.1,0.5)", part)
+		}
+		fs = append(fs, f)
+	}
+	if !v.set {
+		*v.p, v.set = nil, true
+	}
+	*v.p = append(*v.p, fs...)
+	return nil
+}
+
+// Count is an int flag set to def that refuses a negative value when
+// parsed, for a count (NumberError words the error).
+func Count(p *int, def int) pflag.Value {
+	*p = def
+	return Parsed(p, "int", func(s string) (int, error) {
+		n, err := strconv.Atoi(s)
+		if err == nil && n < 0 {
+			err = errNegative
+		}
+		return n, err
+	}, strconv.Itoa)
+}
+
+// errNegative is a Count's error for a negative value.
+var errNegative = fmt.Errorf("want ≥ 0")

@@ -1,0 +1,82 @@
+package cliflag
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mpdf/mpdf/internal/errmark"
+)
+
+// A Word is a library error that a flag answers: the library says what is
+// wrong in its own words, the command line adds what to give.
+type Word struct {
+	Cmd    string // the command whose errors it words ("mpdf train"), or "" for all
+	Err    error  // the library's sentinel (errors.Is)
+	Format string // the message, from the library's (%s)
+}
+
+// InWords words err, an error of the command path, as each Word it is
+// says, in the order of words: a hint after the message is the library's
+// innermost error's, which ends the message. The result is still the error
+// it was (errors.Is, errors.As).
+func InWords(words []Word, path string, err error) error {
+	for _, w := range words {
+		if (w.Cmd == "" || w.Cmd == path) && errors.Is(err, w.Err) {
+			err = &worded{err, w.Format}
+		}
+	}
+	return err
+}
+
+// worded is an error in flag words; it is still the error it was.
+type worded struct {
+	error
+	format string
+}
+
+func (w *worded) Error() string { return fmt.Sprintf(w.format, w.error.Error()) }
+func (w *worded) Unwrap() error { return w.error }
+
+// Rewrite is err with the message of its part, a library's setting
+// error, written as words, the flag's; it is still the error it was.
+func Rewrite(err, part error, words string) error {
+	return &rewritten{err, strings.Replace(err.Error(), part.Error(), words, 1)}
+}
+
+type rewritten struct {
+	error
+	msg string
+}
+
+func (r *rewritten) Error() string { return r.msg }
+func (r *rewritten) Unwrap() error { return r.error }
+
+// SettingInFlags words a library's setting out of range
+// (*errmark.Setting) as the flag of cmd named by its key ("eval_tasks":
+// --eval-tasks 3: want ≥ 0); a setting no flag of cmd sets (or only an
+// old, renamed spelling) keeps the library's words.
+func SettingInFlags(cmd *cobra.Command, err error) error {
+	var s *errmark.Setting
+	if !errors.As(err, &s) {
+		return err
+	}
+	name := strings.ReplaceAll(s.Key, "_", "-")
+	if f := cmd.Flags().Lookup(name); f == nil || f.Deprecated != "" { // an old spelling means another thing now
+		return err
+	}
+	return Rewrite(err, s, fmt.Sprintf("--%s %s: %s", name, s.Value, s.Want))
+}
+
+// WordErrors passes the error of every command under c, and of c, through
+// word.
+func WordErrors(c *cobra.Command, word func(cmd *cobra.Command, err error) error) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error { return word(cmd, run(cmd, args)) }
+	}
+	for _, s := range c.Commands() {
+		WordErrors(s, word)
+	}
+}
