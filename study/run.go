@@ -15,8 +15,9 @@ type Report struct {
 	Markdown []byte
 }
 
-// Run is CrossValidate under its former name; new code calls
-// Dir.CrossValidate, the verb that says what it does.
+// Run is CrossValidate under its former name.
+//
+// Deprecated: call Dir.CrossValidate, the verb that says what it does.
 func (d *Dir) Run(e env.Env, cfg Config) (*Report, error) { return d.CrossValidate(e, cfg) }
 
 // CrossValidate runs the study of cfg on e (CrossValidate) into d:

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mpdf/mpdf/data/transcript"
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/internal/cliflag"
 )
@@ -15,7 +15,7 @@ import (
 // the spec's kind= part before the command runs, so that a resume or an
 // evaluation of the run reopens the transcripts read the same way.
 func addEnvKindFlag(cmd *cobra.Command, envSpec *string) {
-	var kind transcript.Task
+	var kind answer.Kind
 	addKindFlag(cmd.Flags(), &kind, "task of replayed transcripts (as a kind= part of --env)")
 	cliflag.BeforeRun(cmd, func() error {
 		spec, err := replay.SpecWithKind(*envSpec, kind)

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data/transcript"
 )
 
@@ -14,7 +15,7 @@ func init() { register(newImportCmd) }
 // transcriptFlags say how to read transcripts whose names do not: the
 // flags of import and data corpus.
 type transcriptFlags struct {
-	kind          transcript.Task
+	kind          answer.Kind
 	model, layout string
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/replay"
@@ -16,14 +17,14 @@ import (
 
 // openReplay loads transcript files (globs allowed) as a replay, with its
 // readability reports on cmd's stderr unless quiet.
-func openReplay(cmd *cobra.Command, args []string, kind transcript.Task, quiet bool, opts ...replay.Option) (*replay.Env, error) {
+func openReplay(cmd *cobra.Command, args []string, kind answer.Kind, quiet bool, opts ...replay.Option) (*replay.Env, error) {
 	return replay.Open(replay.Spec{Globs: args, Options: transcript.Options{Task: kind}}, logUnless(quiet, cmd.ErrOrStderr()), opts...)
 }
 
 func newSignalCmd() *cobra.Command {
 	var (
 		policy   string
-		kind     transcript.Task
+		kind     answer.Kind
 		episodes int
 		seed     uint64
 		asJSON   bool
@@ -61,7 +62,7 @@ func newSignalCmd() *cobra.Command {
 func newHindsightCmd() *cobra.Command {
 	var (
 		lambdas = []float64{0}
-		kind    transcript.Task
+		kind    answer.Kind
 		maxExh  int
 		groupBy string
 		workers int

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
@@ -36,7 +37,7 @@ type simulateFlags struct {
 	seed                             uint64
 	greedy, quiet, asJSON, signals   bool
 	calibrate                        []string
-	kind                             transcript.Task
+	kind                             answer.Kind
 }
 
 func newSimulateCmd() *cobra.Command {

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mpdf/mpdf/data/transcript"
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
@@ -24,7 +24,7 @@ type studyFlags struct {
 	cfg                              study.Config
 	sim                              sim.Config
 	env, out, groupBy                string
-	kind                             transcript.Task
+	kind                             answer.Kind
 	sftEpochs                        int
 	critic, quiet, asJSON, overwrite bool
 	ablate                           string
@@ -112,7 +112,7 @@ func runStudy(cmd *cobra.Command, fl *studyFlags) error {
 	cfg := fl.cfg
 	cfg.Progress = bar.Grow()
 	start := time.Now()
-	r, err := dir.Run(e, cfg)
+	r, err := dir.CrossValidate(e, cfg)
 	bar.Done(err)
 	if err != nil {
 		return err
