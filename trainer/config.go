@@ -275,6 +275,9 @@ func (c *Config) Validate() error {
 		return bad("attn_dim", c.AttnDim, "0 unless arch is "+ArchAttention)
 	case c.Arch == ArchAttention && c.FeatureLayout() != metapolicy.FeatureVersionPeers:
 		return bad("features", c.Features, metapolicy.FeatureVersionPeers+" (or empty): the attention network reads peer slots")
+	case c.Arch == ArchAttention && c.AgentPolicy != "":
+		// Not built: serve and the exports of several networks take MLPs.
+		return bad("agent_policy", c.AgentPolicy, "shared with arch "+ArchAttention+" (decoupled attention networks are not supported)")
 	}
 	if _, err := ParseSchedule(c.RL.Schedule); err != nil {
 		return fmt.Errorf("trainer: config: rl.schedule: %w", err)

@@ -156,7 +156,7 @@ func (fl *trainFlags) offline(cmd *cobra.Command, rc *run.Config) error {
 	if s.Env != "sim" || cmd.Flags().Changed("env") {
 		return fmt.Errorf("--env %s: rollout files train offline; --env chooses the online environment (give one or the other)", s.Env)
 	}
-	d, err := run.CheckData(s.Data, s.FeatureWidth)
+	d, err := run.CheckDataIn(s.Data, s.FeatureWidth, rc.Train.FeatureLayout())
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func (fl *trainFlags) offline(cmd *cobra.Command, rc *run.Config) error {
 			return fmt.Errorf("%w. Train on the transcripts online instead, with --env 'replay:FILES' (the replay plays every action), or give --allow-single-behaviour to train on these rollouts anyway", err)
 		}
 	}
-	rc.Data = &trainer.Dataset{Paths: s.Data, Skip: s.SkipInvalid, Reward: rc.Train.Reward, Log: cmd.ErrOrStderr(), Width: d.Width}
+	rc.Data = &trainer.Dataset{Paths: s.Data, Skip: s.SkipInvalid, Reward: rc.Train.Reward, Log: cmd.ErrOrStderr(), Width: d.Width, Layout: d.Layout}
 	rc.DataID, rc.FeatureWidth, rc.FeatureVersion = d.ID, d.Width, d.FeatureVersion
 	return nil
 }
