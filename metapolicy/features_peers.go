@@ -1,6 +1,10 @@
 package metapolicy
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mpdf/mpdf/nn"
+)
 
 // FeatureVersionPeers names the layout of FeaturizePeers, the input of the
 // attention network (nn.Attention): FeatureVersion's 26 features of the
@@ -37,6 +41,9 @@ const (
 )
 
 var _ = [1]struct{}{}[numPeerFeatures-PeerWidth] // PeerWidth matches the slot layout
+
+// The attention network (nn.AttnIn, nn.AttnPeer, nn.AttnSlots) reads this layout.
+var _ = [1][1][1][1]struct{}{}[FeatureWidthPeers-nn.AttnIn][PeerWidth-nn.AttnPeer][PeerSlots-nn.AttnSlots][FeatureWidth-nn.AttnSelf]
 
 // FeaturizePeers writes the FeatureVersionPeers vector of obs into dst (len
 // FeatureWidthPeers): Featurize's features first, then the peer slots.

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 )
 
-// The attention front (ATTENTION.md §2; design §3). An MLP with Attn = d > 0
+// The attention front (design §4, attention over peers). An MLP with Attn = d > 0
 // reads rows of AttnIn features, the peers-v1 layout of package metapolicy:
 // the agent's own AttnSelf features x_s, then AttnSlots peer slots p_j of
 // AttnPeer features whose first, present, is 1 for a slot holding a peer

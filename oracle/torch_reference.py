@@ -15,7 +15,7 @@ Two uses:
          nets.{k}.layers.* and fallback.layers.* (the reference), each decision record a "net"
          index; each row's loss is computed by its network, the batch mean over all rows, one
          Adam over every network's parameters.
-         --arch attention --attn-dim d: the attention network (ATTENTION.md section 2): the
+         --arch attention --attn-dim d: the attention network (docs/design.md section 4): the
          weights file holds attn.{q,k,v}.{weight,bias} beside layers.*, the feature rows are
          the peers-v1 layout (26 own features, 7 peer slots of 12, slot feature 0 = present);
          Adam runs over the front's parameters too.
@@ -84,7 +84,7 @@ SELF, PEER, SLOTS = 26, 12, 7
 
 
 def attn_from(tensors, d, prefix=""):
-    """The attention front's tensors (ATTENTION.md section 3), as leaves that need a gradient."""
+    """The attention front's tensors (docs/design.md section 5), as leaves that need a gradient."""
     out = {}
     for part, fan in (("q", SELF), ("k", PEER), ("v", PEER)):
         w, b = tensors.get(f"{prefix}attn.{part}.weight"), tensors.get(f"{prefix}attn.{part}.bias")

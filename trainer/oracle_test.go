@@ -295,7 +295,7 @@ func TestNetsStepMatchesPyTorch(t *testing.T) {
 }
 
 // TestAttentionStepMatchesPyTorch is TestStepMatchesPyTorch for the
-// attention network (ATTENTION.md §2): peers-v1 rows of teams of 2..8
+// attention network (design §4): peers-v1 rows of teams of 2..8
 // (real featurizer output), both losses, both backends, K steps of Adam over
 // every parameter, compared with oracle/torch_reference.py step --arch
 // attention.
