@@ -107,31 +107,56 @@ func (m *MLP[T]) initAttn(rng *rand.Rand) {
 	}
 }
 
-// attnRow is the front's scratch for one row, in float64.
+// attnRow is one row's state in float64: the front's (filled by
+// attnFront) and the layers' activations (attnNet.forward), in slices of
+// one block that a batch keeps per row for the gradient pass.
 type attnRow struct {
 	d       int
 	q       []float64 // d
 	k, v    []float64 // AttnSlots×d
 	alpha   []float64 // AttnSlots
 	present [AttnSlots]bool
-	h0      []float64 // AttnSelf+d: [x_s, c]
-	dq, dc  []float64
+	h0      []float64   // AttnSelf+d: [x_s, c]
+	acts    [][]float64 // acts[0] = h0, acts[l+1] = layer l's output
 }
 
-func newAttnRow(d int) *attnRow {
-	return &attnRow{d: d, q: make([]float64, d), k: make([]float64, AttnSlots*d), v: make([]float64, AttnSlots*d),
-		alpha: make([]float64, AttnSlots), h0: make([]float64, AttnSelf+d), dq: make([]float64, d), dc: make([]float64, d)}
+// attnRowLen is the float64s of one row's block for layer sizes and width d.
+func attnRowLen(sizes []int, d int) int {
+	n := d + 2*AttnSlots*d + AttnSlots
+	for _, w := range sizes {
+		n += w // sizes[0] = AttnSelf+d is h0
+	}
+	return n
 }
 
-// attnFront computes the front of row x (AttnIn values) into s.h0.
-func attnFront[T Float](s *attnRow, p *[6][]T, x []float64) {
+// bind points r's slices into block (attnRowLen values).
+func (r *attnRow) bind(block []float64, sizes []int) {
+	d := r.d
+	take := func(n int) []float64 {
+		out := block[:n:n]
+		block = block[n:]
+		return out
+	}
+	r.q, r.k, r.v, r.alpha = take(d), take(AttnSlots*d), take(AttnSlots*d), take(AttnSlots)
+	if r.acts == nil {
+		r.acts = make([][]float64, len(sizes))
+	}
+	for l, w := range sizes {
+		r.acts[l] = take(w)
+	}
+	r.h0 = r.acts[0]
+}
+
+// attnFront computes the front of row x (AttnIn values) into s.h0, from
+// the front's weights p (widened to float64).
+func attnFront(s *attnRow, p *[6][]float64, x []float64) {
 	d := s.d
 	xs := x[:AttnSelf]
 	for i := range d {
-		acc := float64(p[1][i])
+		acc := p[1][i]
 		w := p[0][i*AttnSelf : (i+1)*AttnSelf]
 		for k, xv := range xs {
-			acc += float64(w[k]) * xv
+			acc += w[k] * xv
 		}
 		s.q[i] = acc
 	}
@@ -150,11 +175,11 @@ func attnFront[T Float](s *attnRow, p *[6][]T, x []float64) {
 		kj, vj := s.k[j*d:(j+1)*d], s.v[j*d:(j+1)*d]
 		dot := 0.0
 		for i := range d {
-			ka, va := float64(p[3][i]), float64(p[5][i])
+			ka, va := p[3][i], p[5][i]
 			wk, wv := p[2][i*AttnPeer:(i+1)*AttnPeer], p[4][i*AttnPeer:(i+1)*AttnPeer]
 			for k, pv := range pj {
-				ka += float64(wk[k]) * pv
-				va += float64(wv[k]) * pv
+				ka += wk[k] * pv
+				va += wv[k] * pv
 			}
 			kj[i], vj[i] = ka, va
 			dot += s.q[i] * ka
@@ -181,8 +206,9 @@ func attnFront[T Float](s *attnRow, p *[6][]T, x []float64) {
 }
 
 // attnFrontBack adds to g (the front's six gradient tensors) the gradient of
-// row x given dh0 = ∂loss/∂[x_s, c], after forward on the same row.
-func attnFrontBack(s *attnRow, g *[6][]float64, x []float64, dh0 []float64) {
+// row x given dh0 = ∂loss/∂[x_s, c], after attnFront on the same row; dq
+// is scratch (d values).
+func attnFrontBack(s *attnRow, g *[6][]float64, x, dh0, dq []float64) {
 	d := s.d
 	dc := dh0[AttnSelf:]
 	// ∂α_j = dc·v_j; ∂s_j = α_j(∂α_j − Σ_l α_l ∂α_l); ∂v_j = α_j dc.
@@ -198,7 +224,7 @@ func attnFrontBack(s *attnRow, g *[6][]float64, x []float64, dh0 []float64) {
 		mean += s.alpha[j] * da[j]
 	}
 	scale := 1 / math.Sqrt(float64(d))
-	clear(s.dq)
+	clear(dq)
 	for j := range AttnSlots {
 		if !s.present[j] {
 			continue
@@ -207,7 +233,7 @@ func attnFrontBack(s *attnRow, g *[6][]float64, x []float64, dh0 []float64) {
 		ds := s.alpha[j] * (da[j] - mean) * scale
 		kj := s.k[j*d : (j+1)*d]
 		for i := range d {
-			s.dq[i] += ds * kj[i]
+			dq[i] += ds * kj[i]
 			dk, dv := ds*s.q[i], s.alpha[j]*dc[i]
 			g[3][i] += dk
 			g[5][i] += dv
@@ -218,60 +244,97 @@ func attnFrontBack(s *attnRow, g *[6][]float64, x []float64, dh0 []float64) {
 			}
 		}
 	}
-	for i, dq := range s.dq {
-		g[1][i] += dq
+	for i, dqi := range dq {
+		g[1][i] += dqi
 		gw := g[0][i*AttnSelf : (i+1)*AttnSelf]
 		for k, xv := range x[:AttnSelf] {
-			gw[k] += dq * xv
+			gw[k] += dqi * xv
 		}
 	}
 }
 
-// attnNet runs one row at a time through an attention network, in float64
-// whatever T is, reusing its scratch: the one implementation of decision
-// time (Logits), of the batched forward pass and of the gradient.
+// attnCacheRows is the most rows whose state a gradient pass keeps from
+// its forward pass (~3.4 KB a row at the default shape); a larger batch
+// runs the forward pass again, row by row, for the gradient.
+const attnCacheRows = 4096
+
+// attnNet runs rows through an attention network in float64 whatever T is,
+// its parameters widened once (exactly: a float32 is a float64): the one
+// implementation of decision time (Logits), of the batched forward pass
+// and of the gradient.
 type attnNet[T Float] struct {
-	m     *MLP[T]
-	p     [6][]T
-	row   *attnRow
-	x     []float64   // AttnIn
-	acts  [][]float64 // acts[0] = row.h0, acts[l+1] = layer l's output
-	delta []float64
-	prev  []float64
-	dh0   []float64
-	gp    [6][]float64 // the front's part of a float64 gradient
+	m      *MLP[T]
+	w      []float64    // Params, widened
+	p      [6][]float64 // the front's tensors of w
+	lw, lb [][]float64  // each layer's weights and biases of w
+	row    attnRow
+	x      []float64 // AttnIn
+	blocks []float64 // the rows' state, when kept (cache)
+	rowLen int
+	delta  []float64
+	prev   []float64
+	dh0    []float64
+	dq     []float64
 }
 
 func newAttnNet[T Float](m *MLP[T]) *attnNet[T] {
-	a := &attnNet[T]{m: m, p: attnParts(m.Attn, m.Params), row: newAttnRow(m.Attn), x: make([]float64, AttnIn)}
-	a.acts = make([][]float64, m.Layers()+1)
-	a.acts[0] = a.row.h0
-	widest := 0
-	for l, n := range m.Sizes {
-		widest = max(widest, n)
-		if l > 0 {
-			a.acts[l] = make([]float64, n)
-		}
+	a := &attnNet[T]{m: m, w: make([]float64, len(m.Params)), x: make([]float64, AttnIn)}
+	for i, v := range m.Params {
+		a.w[i] = float64(v)
 	}
-	a.delta, a.prev, a.dh0 = make([]float64, widest), make([]float64, widest), make([]float64, m.Sizes[0])
+	a.p = attnParts(m.Attn, a.w)
+	head := a.w[AttnParams(m.Attn):]
+	for l := range m.Layers() {
+		a.lw = append(a.lw, LayerWeight(m.Sizes, head, l))
+		a.lb = append(a.lb, LayerBias(m.Sizes, head, l))
+	}
+	a.row.d, a.rowLen = m.Attn, attnRowLen(m.Sizes, m.Attn)
+	widest := slicesMax(m.Sizes)
+	a.delta, a.prev, a.dh0, a.dq = make([]float64, widest), make([]float64, widest), make([]float64, m.Sizes[0]), make([]float64, m.Attn)
 	return a
 }
 
-// forward returns the logits of row x (float64, aliasing the scratch).
+func slicesMax(s []int) int {
+	m := s[0]
+	for _, v := range s[1:] {
+		m = max(m, v)
+	}
+	return m
+}
+
+// keep makes the next rows' state stay, rows of it, for backward.
+func (a *attnNet[T]) keep(rows int) {
+	if rows <= attnCacheRows {
+		a.blocks = make([]float64, rows*a.rowLen)
+	}
+}
+
+// at binds the row state to row r's block (kept), or to a scratch block.
+func (a *attnNet[T]) at(r int) {
+	if a.blocks != nil {
+		a.row.bind(a.blocks[r*a.rowLen:(r+1)*a.rowLen], a.m.Sizes)
+	} else if a.row.q == nil {
+		a.row.bind(make([]float64, a.rowLen), a.m.Sizes)
+	}
+}
+
+// forward returns the logits of row x (float64, aliasing the row state)
+// into the state bound by at.
 func (a *attnNet[T]) forward(x []T) []float64 {
 	for k, v := range x {
 		a.x[k] = float64(v)
 	}
-	attnFront(a.row, &a.p, a.x)
+	attnFront(&a.row, &a.p, a.x)
 	m := a.m
+	acts := a.row.acts
 	for l := 0; l < m.Layers(); l++ {
-		w, b := m.Weight(l), m.Bias(l)
+		w, b := a.lw[l], a.lb[l]
 		in := m.Sizes[l]
-		h, next := a.acts[l], a.acts[l+1]
+		h, next := acts[l], acts[l+1]
 		for o := range next {
-			s := float64(b[o])
+			s := b[o]
 			for k, wv := range w[o*in : (o+1)*in] {
-				s += float64(wv) * h[k]
+				s += wv * h[k]
 			}
 			if l < m.Layers()-1 {
 				s = activate(m.Act, s)
@@ -279,19 +342,25 @@ func (a *attnNet[T]) forward(x []T) []float64 {
 			next[o] = s
 		}
 	}
-	return a.acts[m.Layers()]
+	return acts[m.Layers()]
 }
 
-// backward adds to g (float64, laid out as Params) the gradient of the row
-// last run through forward, given dz = ∂loss/∂logits.
-func (a *attnNet[T]) backward(g []float64, dz []float64) {
+// backward adds to g (float64, laid out as Params) the gradient of row x,
+// whose state is bound (at) and filled (forward), given dz = ∂loss/∂logits.
+func (a *attnNet[T]) backward(g []float64, x []T, dz []float64) {
 	m := a.m
+	for k, v := range x {
+		a.x[k] = float64(v)
+	}
+	for j := range AttnSlots { // the one part of the state not in the block
+		a.row.present[j] = a.x[AttnSelf+j*AttnPeer] != 0
+	}
 	gh := g[AttnParams(m.Attn):]
 	delta := append(a.delta[:0], dz...)
 	for l := m.Layers() - 1; l >= 0; l-- {
 		in, out := m.Sizes[l], m.Sizes[l+1]
 		gw, gb := LayerWeight(m.Sizes, gh, l), LayerBias(m.Sizes, gh, l)
-		h, w := a.acts[l], m.Weight(l)
+		h, w := a.row.acts[l], a.lw[l]
 		prev := a.prev[:in]
 		clear(prev)
 		for o := 0; o < out; o++ {
@@ -302,7 +371,7 @@ func (a *attnNet[T]) backward(g []float64, dz []float64) {
 				row[k] += dv * hv
 			}
 			for k, wv := range w[o*in : (o+1)*in] {
-				prev[k] += float64(wv) * dv
+				prev[k] += wv * dv
 			}
 		}
 		if l == 0 {
@@ -321,27 +390,30 @@ func (a *attnNet[T]) backward(g []float64, dz []float64) {
 		}
 		delta = append(delta[:0], prev...)
 	}
-	a.gp = attnParts(m.Attn, g)
-	attnFrontBack(a.row, &a.gp, a.x, a.dh0)
+	gp := attnParts(m.Attn, g)
+	attnFrontBack(&a.row, &gp, a.x, a.dh0, a.dq)
 }
 
 // attnLogits is Logits for an attention network.
 func (m *MLP[T]) attnLogits(dst, x []T) {
-	z := newAttnNet(m).forward(x)
-	for i, v := range z {
+	a := newAttnNet(m)
+	a.at(0)
+	for i, v := range a.forward(x) {
 		dst[i] = T(v)
 	}
 }
 
 // attnForwardTo writes the logits of the rows of x (B×AttnIn) into logits
-// (B×Out): Logits row by row, bit for bit.
-func attnForwardTo[T Float](logits []T, m *MLP[T], x []T) {
+// (B×Out): Logits row by row, bit for bit. With a.keep, the rows' state
+// stays for attnBackward.
+func attnForwardTo[T Float](logits []T, a *attnNet[T], x []T) {
+	m := a.m
 	in, out := m.In(), m.Out()
 	if len(x)%in != 0 || len(logits) != len(x)/in*out {
 		panic(fmt.Sprintf("nn: attention forward: len(x)=%d len(logits)=%d for widths %d→%d", len(x), len(logits), in, out))
 	}
-	a := newAttnNet(m)
 	for r := range len(x) / in {
+		a.at(r)
 		for i, v := range a.forward(x[r*in : (r+1)*in]) {
 			logits[r*out+i] = T(v)
 		}
@@ -351,14 +423,16 @@ func attnForwardTo[T Float](logits []T, m *MLP[T], x []T) {
 // AttnLossAndGrad is Workspace.LossAndGrad (and LossAndGradRef) for an
 // attention network: the same loss, from the same loss kernels (lossRows,
 // or rankMatchCoef and rankRows), on logits computed row by row by the
-// plain Go loops above, then a second pass per row for the gradient. It
+// plain Go loops above, then each row's gradient, summed in row order. It
 // runs on the calling goroutine.
 func AttnLossAndGrad[T Float](grad []T, m *MLP[T], b *Batch[T], cfg LossConfig) LossStats {
 	checkLossArgs("AttnLossAndGrad", grad, m, b)
 	n := b.Len()
 	z := make([]T, n*NumActions)
 	dz := make([]T, n*NumActions)
-	attnForwardTo(z, m, b.X)
+	a := newAttnNet(m)
+	a.keep(n)
+	attnForwardTo(z, a, b.X)
 	invB := 1 / float64(n)
 	var sums lossSums
 	var sq float64
@@ -375,7 +449,7 @@ func AttnLossAndGrad[T Float](grad []T, m *MLP[T], b *Batch[T], cfg LossConfig) 
 	} else {
 		lossRows(dz, z, NumActions, b, 0, n, cfg, invB, &sums)
 	}
-	attnBackward(grad, m, b.X, dz)
+	attnBackward(grad, a, b.X, dz)
 	fn := float64(n)
 	if cfg.RankMatch() {
 		st := LossStats{PolicyLoss: sq / fn, KL: sums.kl / fn, Entropy: sums.ent / fn}
@@ -392,26 +466,32 @@ func AttnSFTLossAndGrad[T Float](grad []T, m *MLP[T], x []T, actions []uint8) fl
 	n := len(actions)
 	z := make([]T, n*NumActions)
 	dz := make([]T, n*NumActions)
-	attnForwardTo(z, m, x)
+	a := newAttnNet(m)
+	a.keep(n)
+	attnForwardTo(z, a, x)
 	var sums lossSums
 	sftRows(dz, z, NumActions, NumActions, actions, 0, n, 1/float64(n), &sums)
-	attnBackward(grad, m, x, dz)
+	attnBackward(grad, a, x, dz)
 	return sums.loss / float64(n)
 }
 
 // attnBackward writes into grad the gradient of the rows of x given their
-// ∂loss/∂logits dz, summed in row order in float64.
-func attnBackward[T Float](grad []T, m *MLP[T], x, dz []T) {
-	a := newAttnNet(m)
+// ∂loss/∂logits dz, summed in row order in float64; the rows' state is
+// a's kept one, or computed again row by row.
+func attnBackward[T Float](grad []T, a *attnNet[T], x, dz []T) {
 	g := make([]float64, len(grad))
 	d := make([]float64, NumActions)
-	in := m.In()
+	in := a.m.In()
 	for r := range len(x) / in {
-		a.forward(x[r*in : (r+1)*in])
+		a.at(r)
+		row := x[r*in : (r+1)*in]
+		if a.blocks == nil {
+			a.forward(row)
+		}
 		for i := range d {
 			d[i] = float64(dz[r*NumActions+i])
 		}
-		a.backward(g, d)
+		a.backward(g, row, d)
 	}
 	for i, v := range g {
 		grad[i] = T(v)

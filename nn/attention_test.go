@@ -201,3 +201,34 @@ func TestAttentionFiniteDifference(t *testing.T) {
 		}
 	}
 }
+
+// The gradient pass gives the same bits whether it kept the rows' state
+// from the forward pass (batches up to attnCacheRows) or runs the forward
+// pass again row by row (larger ones).
+func TestAttentionCacheSameBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	m := randAttnModel[float32](t, rng, 8, []int{13}, Tanh)
+	x := randAttnRows[float32](rng, 40)
+	dz := make([]float32, 40*NumActions)
+	for i := range dz {
+		dz[i] = float32(rng.NormFloat64())
+	}
+	kept, again := make([]float32, len(m.Params)), make([]float32, len(m.Params))
+	a := newAttnNet(m)
+	a.keep(40)
+	attnForwardTo(make([]float32, 40*NumActions), a, x)
+	attnBackward(kept, a, x, dz)
+	attnBackward(again, newAttnNet(m), x, dz)
+	nonzero := 0
+	for i := range kept {
+		if math.Float32bits(kept[i]) != math.Float32bits(again[i]) {
+			t.Fatalf("parameter %d: kept state %v, recomputed %v", i, kept[i], again[i])
+		}
+		if kept[i] != 0 {
+			nonzero++
+		}
+	}
+	if nonzero < len(kept)/2 {
+		t.Errorf("only %d of %d gradients are non-zero", nonzero, len(kept))
+	}
+}

@@ -17,7 +17,7 @@ func ForwardRef[T Float](logits []T, m *MLP[T], x []T) {
 		panic(fmt.Sprintf("nn: ForwardRef: len(x)=%d len(logits)=%d for widths %d→%d", len(x), len(logits), in, out))
 	}
 	if m.Attn > 0 {
-		attnForwardTo(logits, m, x)
+		attnForwardTo(logits, newAttnNet(m), x)
 		return
 	}
 	for r := 0; r < len(x)/in; r++ {
