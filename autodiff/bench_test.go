@@ -88,7 +88,7 @@ func BenchmarkCompile(b *testing.B) {
 	b.Run("kind=loss/batch=256", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			gr, err := build(kindLoss, benchSizes, nn.Tanh, nn.DefaultLoss(), tensor.Float32, 256)
+			gr, err := build(kindLoss, benchSizes, 0, nn.Tanh, nn.DefaultLoss(), tensor.Float32, 256)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -38,6 +38,7 @@ var ErrClosed = errors.New("autodiff: engine is closed")
 type Engine[T nn.Float] struct {
 	mu     sync.Mutex
 	sizes  []int
+	attn   int // attention width (nn.MLP.Attn), 0 for a plain MLP
 	act    nn.Activation
 	cfg    nn.LossConfig
 	dt     tensor.Dtype
@@ -49,7 +50,15 @@ type Engine[T nn.Float] struct {
 // New returns an engine for MLPs of the given sizes and activation and for
 // the loss cfg. The output width must be nn.NumActions.
 func New[T nn.Float](sizes []int, act nn.Activation, loss nn.LossConfig) (*Engine[T], error) {
-	n, err := nn.NumParams(sizes)
+	return NewAttention[T](0, sizes, act, loss)
+}
+
+// NewAttention returns an engine for networks with an attention front of
+// width attn (nn.NewAttention; 0: a plain MLP, as New) over the layers
+// sizes: the graph computes the front (graph.go's attention), the layers
+// and the loss, and the gradient of every parameter.
+func NewAttention[T nn.Float](attn int, sizes []int, act nn.Activation, loss nn.LossConfig) (*Engine[T], error) {
+	n, err := nn.ParamCount(sizes, attn)
 	if err != nil {
 		return nil, fmt.Errorf("autodiff: %w", err)
 	}
@@ -68,6 +77,7 @@ func New[T nn.Float](sizes []int, act nn.Activation, loss nn.LossConfig) (*Engin
 	}
 	return &Engine[T]{
 		sizes:  slices.Clone(sizes),
+		attn:   attn,
 		act:    act,
 		cfg:    loss,
 		dt:     dt,
@@ -92,7 +102,7 @@ func (e *Engine[T]) LossAndGrad(grad []T, m *nn.MLP[T], b *nn.Batch[T]) (nn.Loss
 	if b == nil {
 		return nn.LossStats{}, errors.New("autodiff: nil batch")
 	}
-	if err := b.Check(e.sizes[0]); err != nil {
+	if err := b.Check(e.in()); err != nil {
 		return nn.LossStats{}, fmt.Errorf("autodiff: %w", err)
 	}
 	B := b.Len()
@@ -101,7 +111,7 @@ func (e *Engine[T]) LossAndGrad(grad []T, m *nn.MLP[T], b *nn.Batch[T]) (nn.Loss
 		return nn.LossStats{}, err
 	}
 	e.loadParams(gr, m)
-	loadT(gr.x, b.X, B, e.sizes[0], gr.batch)
+	loadT(gr.x, b.X, B, e.in(), gr.batch)
 	loadActions(gr, b.Actions)
 	loadRows(gr.adv, b.Adv)
 	if e.cfg.RankMatch() {
@@ -171,7 +181,7 @@ func (e *Engine[T]) SFTLossAndGrad(grad []T, m *nn.MLP[T], x []T, actions []uint
 		return 0, err
 	}
 	e.loadParams(gr, m)
-	loadT(gr.x, x, B, e.sizes[0], gr.batch)
+	loadT(gr.x, x, B, e.in(), gr.batch)
 	loadActions(gr, actions)
 	if err := gr.run(); err != nil {
 		return 0, err
@@ -191,7 +201,7 @@ func (e *Engine[T]) Forward(logits []T, m *nn.MLP[T], x []T) error {
 	if err := e.check(m, nil, false); err != nil {
 		return err
 	}
-	in := e.sizes[0]
+	in := e.in()
 	if len(x) == 0 || len(x)%in != 0 {
 		return fmt.Errorf("autodiff: forward: %d feature values, want a positive multiple of width %d", len(x), in)
 	}
@@ -244,7 +254,7 @@ func (e *Engine[T]) graph(k kind, batch int) (*graph, error) {
 	if gr, ok := e.graphs[key{k, batch}]; ok {
 		return gr, nil
 	}
-	gr, err := build(k, e.sizes, e.act, e.cfg, e.dt, batch)
+	gr, err := build(k, e.sizes, e.attn, e.act, e.cfg, e.dt, batch)
 	if err != nil {
 		return nil, err
 	}
@@ -261,6 +271,8 @@ func (e *Engine[T]) check(m *nn.MLP[T], grad []T, withGrad bool) error {
 		return errors.New("autodiff: nil model")
 	case !slices.Equal(m.Sizes, e.sizes):
 		return fmt.Errorf("autodiff: model sizes %v, engine built for %v", m.Sizes, e.sizes)
+	case m.Attn != e.attn:
+		return fmt.Errorf("autodiff: model attention width %d, engine built for %d", m.Attn, e.attn)
 	case m.Act != e.act:
 		return fmt.Errorf("autodiff: model activation %v, engine built for %v", m.Act, e.act)
 	case len(m.Params) != e.nparam:
@@ -279,8 +291,8 @@ func (e *Engine[T]) checkX(x []T, B int) error {
 	if B == 0 {
 		return errors.New("autodiff: empty batch")
 	}
-	if len(x) != B*e.sizes[0] {
-		return fmt.Errorf("autodiff: %d feature values for %d rows of width %d", len(x), B, e.sizes[0])
+	if len(x) != B*e.in() {
+		return fmt.Errorf("autodiff: %d feature values for %d rows of width %d", len(x), B, e.in())
 	}
 	if i := finite(x); i >= 0 {
 		return fmt.Errorf("autodiff: features[%d] is %v", i, x[i])
@@ -288,7 +300,18 @@ func (e *Engine[T]) checkX(x []T, B int) error {
 	return nil
 }
 
+// in is the width of a feature row.
+func (e *Engine[T]) in() int {
+	if e.attn > 0 {
+		return nn.AttnIn
+	}
+	return e.sizes[0]
+}
+
 func (e *Engine[T]) loadParams(gr *graph, m *nn.MLP[T]) {
+	for i := range gr.attn {
+		load(gr.attn[i], m.AttnTensor(i))
+	}
 	for l := range gr.w {
 		load(gr.w[l], m.Weight(l))
 		load(gr.b[l], m.Bias(l))
@@ -297,9 +320,15 @@ func (e *Engine[T]) loadParams(gr *graph, m *nn.MLP[T]) {
 
 // storeGrad copies the gradient buffers into grad, refusing non-finite ones.
 func (e *Engine[T]) storeGrad(grad []T, gr *graph) error {
+	front := grad[:nn.AttnParams(e.attn)]
+	for _, g := range gr.gattn {
+		store(front[:g.len()], g)
+		front = front[g.len():]
+	}
+	head := grad[nn.AttnParams(e.attn):]
 	for l := range gr.gw {
-		store(nn.LayerWeight(e.sizes, grad, l), gr.gw[l])
-		store(nn.LayerBias(e.sizes, grad, l), gr.gb[l])
+		store(nn.LayerWeight(e.sizes, head, l), gr.gw[l])
+		store(nn.LayerBias(e.sizes, head, l), gr.gb[l])
 	}
 	if i := finite(grad); i >= 0 {
 		return fmt.Errorf("autodiff: gradient %d is %v", i, grad[i])

@@ -21,6 +21,7 @@ package autodiff
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/mpdf/mpdf/nn"
 	G "gorgonia.org/gorgonia"
@@ -78,6 +79,7 @@ type graph struct {
 	// inputs
 	x        buffer   // in × B: the features, transposed
 	w, b     []buffer // layer weights [out, in] and biases [out]
+	attn     []buffer // the attention front's Wq, bq, Wk, bk, Wv, bv (attention.go)
 	onehot   [nn.NumActions]buffer
 	ref      [nn.NumActions]buffer // log π_ref(k|x), one buffer per action
 	adv, beh buffer
@@ -87,6 +89,7 @@ type graph struct {
 	logits buffer   // NumActions × B (kindForward)
 	ratio  buffer   // B: ρ (kindLoss)
 	gw, gb []buffer // dLoss/dW_l, dLoss/db_l
+	gattn  []buffer // dLoss/d of the front's six tensors
 	// scalars (kindLoss: all four; kindSFT: loss)
 	loss, policy, kl, entropy G.Value
 }
@@ -100,7 +103,7 @@ type builder struct {
 
 // build constructs and compiles the graph of kind k for batch rows. Gorgonia
 // reports many graph errors by panicking; they come back as an error.
-func build(k kind, sizes []int, act nn.Activation, cfg nn.LossConfig, dt tensor.Dtype, batch int) (gr *graph, err error) {
+func build(k kind, sizes []int, attn int, act nn.Activation, cfg nn.LossConfig, dt tensor.Dtype, batch int) (gr *graph, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			gr, err = nil, fmt.Errorf("autodiff: building %s graph for batch %d: gorgonia panicked: %v", k, batch, r)
@@ -109,7 +112,7 @@ func build(k kind, sizes []int, act nn.Activation, cfg nn.LossConfig, dt tensor.
 	bl := &builder{g: G.NewGraph(), dt: dt, batch: batch}
 	gr = &graph{g: bl.g, batch: batch}
 
-	logits, params := bl.mlp(gr, sizes, act)
+	logits, params := bl.mlp(gr, sizes, attn, act)
 	if k == kindForward {
 		gr.logits = newBuffer(dt, nn.NumActions*batch)
 		bl.readInto(logits, gr.logits, nn.NumActions, batch)
@@ -150,6 +153,12 @@ func build(k kind, sizes []int, act nn.Activation, cfg nn.LossConfig, dt tensor.
 	if err != nil {
 		return nil, fmt.Errorf("autodiff: gradient of %s graph: %w", k, err)
 	}
+	for i, buf := range gr.attn {
+		shape := nn.AttnTensorShape(attn, i)
+		gr.gattn = append(gr.gattn, newBuffer(dt, buf.len()))
+		bl.readInto(grads[i], gr.gattn[i], shape...)
+	}
+	grads = grads[len(gr.attn):]
 	for l := range gr.w {
 		in, out := sizes[l], sizes[l+1]
 		gr.gw = append(gr.gw, newBuffer(dt, out*in))
@@ -160,12 +169,20 @@ func build(k kind, sizes []int, act nn.Activation, cfg nn.LossConfig, dt tensor.
 	return gr, gr.compile()
 }
 
-// mlp adds the inputs x, W_l, b_l and the forward pass; it returns the
-// (NumActions × B) logits and the parameter nodes in flat-layout order.
-func (bl *builder) mlp(gr *graph, sizes []int, act nn.Activation) (*G.Node, G.Nodes) {
-	gr.x = newBuffer(bl.dt, sizes[0]*bl.batch)
-	h := bl.input(gr.x, "x", sizes[0], bl.batch)
+// mlp adds the inputs x, W_l, b_l and the forward pass (after the
+// attention front when attn > 0); it returns the (NumActions × B) logits
+// and the parameter nodes in flat-layout order.
+func (bl *builder) mlp(gr *graph, sizes []int, attn int, act nn.Activation) (*G.Node, G.Nodes) {
+	var h *G.Node
 	var params G.Nodes
+	if attn > 0 {
+		gr.x = newBuffer(bl.dt, nn.AttnIn*bl.batch)
+		x := bl.input(gr.x, "x", nn.AttnIn, bl.batch)
+		h, params = bl.attention(gr, x, attn)
+	} else {
+		gr.x = newBuffer(bl.dt, sizes[0]*bl.batch)
+		h = bl.input(gr.x, "x", sizes[0], bl.batch)
+	}
 	for l := 0; l+1 < len(sizes); l++ {
 		in, out := sizes[l], sizes[l+1]
 		gr.w = append(gr.w, newBuffer(bl.dt, out*in))
@@ -186,6 +203,62 @@ func (bl *builder) mlp(gr *graph, sizes []int, act nn.Activation) (*G.Node, G.No
 		}
 	}
 	return h, params
+}
+
+// attention adds the front of nn's attention network (nn/attention.go) on
+// the feature-major rows x (AttnIn × B): it returns h0 = [x_s; c]
+// ((AttnSelf+d) × B) and the six front parameter nodes. The masked softmax
+// is written as α_j = m_j·e^{s_j} / (Σ_l m_l·e^{s_l} + Π_l (1 − m_l)), m_j
+// the slot's present flag (0 or 1): absent slots weigh 0, and a row with no
+// peer divides 0 by 1 (c = 0). It exponentiates the scores without
+// subtracting their maximum, which nn does: the same function for scores
+// below ~80 (float32), which a reference on test networks can afford.
+func (bl *builder) attention(gr *graph, x *G.Node, d int) (*G.Node, G.Nodes) {
+	var p G.Nodes
+	for i, name := range []string{"wq", "bq", "wk", "bk", "wv", "bv"} {
+		shape := nn.AttnTensorShape(d, i)
+		n := 1
+		for _, v := range shape {
+			n *= v
+		}
+		gr.attn = append(gr.attn, newBuffer(bl.dt, n))
+		p = append(p, bl.input(gr.attn[i], name, shape...))
+	}
+	linear := func(w, b, in *G.Node) *G.Node {
+		return G.Must(G.BroadcastAdd(G.Must(G.Mul(w, in)), b, nil, []byte{1}))
+	}
+	xs := G.Must(G.Slice(x, G.S(0, nn.AttnSelf)))
+	q := linear(p[0], p[1], xs)
+	var sum, none, c *G.Node
+	es := make([]*G.Node, nn.AttnSlots)
+	vs := make([]*G.Node, nn.AttnSlots)
+	one := bl.scalar(1)
+	for j := range nn.AttnSlots {
+		at := nn.AttnSelf + j*nn.AttnPeer
+		pj := G.Must(G.Slice(x, G.S(at, at+nn.AttnPeer)))
+		mj := G.Must(G.Slice(x, G.S(at)))
+		kj := linear(p[2], p[3], pj)
+		vs[j] = linear(p[4], p[5], pj)
+		sj := bl.scale(G.Must(G.Sum(bl.mul(q, kj), 0)), 1/math.Sqrt(float64(d)))
+		es[j] = bl.mul(mj, G.Must(G.Exp(sj)))
+		absent := G.Must(G.Sub(one, mj))
+		if j == 0 {
+			sum, none = es[j], absent
+		} else {
+			sum, none = bl.add(sum, es[j]), bl.mul(none, absent)
+		}
+	}
+	den := bl.add(sum, none)
+	for j := range nn.AttnSlots {
+		alpha := G.Must(G.HadamardDiv(es[j], den))
+		term := G.Must(G.BroadcastHadamardProd(vs[j], alpha, nil, []byte{0}))
+		if c == nil {
+			c = term
+		} else {
+			c = bl.add(c, term)
+		}
+	}
+	return G.Must(G.Concat(0, xs, c)), p
 }
 
 // softRankPO adds the loss of design §4 and the reads of its parts; it returns

@@ -42,6 +42,9 @@ type diskHeader struct {
 type diskModel struct {
 	Sizes      []int  `json:"sizes"`
 	Activation string `json:"activation"`
+	// Attn is nn.MLP.Attn, the attention front's width; omitted for an
+	// MLP, so MLP checkpoints keep their bytes.
+	Attn int `json:"attn,omitempty"`
 }
 
 type diskAdam struct {
@@ -60,7 +63,7 @@ func encodeBody(c *Checkpoint) ([]byte, error) {
 	}
 	h := diskHeader{
 		Header:    c.Header,
-		Model:     diskModel{Sizes: c.Policy.Sizes, Activation: c.Policy.Act.String()},
+		Model:     diskModel{Sizes: c.Policy.Sizes, Activation: c.Policy.Act.String(), Attn: c.Policy.Attn},
 		Reference: c.Reference != nil,
 		RNGBytes:  len(c.RNG),
 		Networks:  c.NetKeys,
@@ -126,15 +129,18 @@ func validate(c *Checkpoint) error {
 	if err := checkModel(p.Sizes, p.Act); err != nil {
 		return fmt.Errorf("policy: %w", err)
 	}
-	n, _ := nn.NumParams(p.Sizes)
+	n, err := nn.ParamCount(p.Sizes, p.Attn)
+	if err != nil {
+		return fmt.Errorf("policy: %w", err)
+	}
 	if len(p.Params) != n {
-		return fmt.Errorf("policy: %d params, sizes %v need %d", len(p.Params), p.Sizes, n)
+		return fmt.Errorf("policy: %d params, sizes %v (attention width %d) need %d", len(p.Params), p.Sizes, p.Attn, n)
 	}
 	if err := checkFinite(p.Params, false); err != nil {
 		return fmt.Errorf("policy: %w", err)
 	}
 	if r := c.Reference; r != nil {
-		if !slices.Equal(r.Sizes, p.Sizes) || r.Act != p.Act {
+		if !slices.Equal(r.Sizes, p.Sizes) || r.Act != p.Act || r.Attn != p.Attn {
 			return fmt.Errorf("reference: sizes %v %v, want the policy's %v %v", r.Sizes, r.Act, p.Sizes, p.Act)
 		}
 		if len(r.Params) != n {
@@ -189,7 +195,7 @@ func validateNets(c *Checkpoint, n int) error {
 			return fmt.Errorf("networks: %q twice", c.NetKeys[k])
 		}
 		seen[c.NetKeys[k]] = true
-		if m == nil || !slices.Equal(m.Sizes, c.Policy.Sizes) || m.Act != c.Policy.Act || len(m.Params) != n {
+		if m == nil || !slices.Equal(m.Sizes, c.Policy.Sizes) || m.Act != c.Policy.Act || m.Attn != c.Policy.Attn || len(m.Params) != n {
 			return fmt.Errorf("networks: network %q is not of the policy's shape", c.NetKeys[k])
 		}
 		if err := checkFinite(m.Params, false); err != nil {
@@ -281,9 +287,17 @@ func layOut(h *diskHeader, data []byte) (*Checkpoint, error) {
 	if err := checkModel(h.Model.Sizes, act); err != nil {
 		return nil, fmt.Errorf("header: model: %w", err)
 	}
+	if a := h.Model.Attn; a != 0 {
+		if a < 0 || a > maxLayerWidth {
+			return nil, fmt.Errorf("header: model: attention width %d", a)
+		}
+		if _, err := nn.ParamCount(h.Model.Sizes, a); err != nil {
+			return nil, fmt.Errorf("header: model: %w", err)
+		}
+	}
 	// Count parameters, giving up as soon as they outgrow the data, so that
 	// the sizes cannot ask for an allocation the body does not back.
-	params := uint64(0)
+	params := uint64(nn.AttnParams(h.Model.Attn))
 	for i := 1; i < len(h.Model.Sizes); i++ {
 		in, out := uint64(h.Model.Sizes[i-1]), uint64(h.Model.Sizes[i])
 		params += in*out + out
@@ -337,7 +351,7 @@ func layOut(h *diskHeader, data []byte) (*Checkpoint, error) {
 		return a, nil
 	}
 	mlp := func(params []float32) *nn.MLP[float32] {
-		return &nn.MLP[float32]{Sizes: slices.Clone(h.Model.Sizes), Act: act, Params: params}
+		return &nn.MLP[float32]{Sizes: slices.Clone(h.Model.Sizes), Act: act, Params: params, Attn: h.Model.Attn}
 	}
 	c := &Checkpoint{Header: h.Header}
 	p, err := next("policy", false, nets)

@@ -29,20 +29,28 @@ type NetInfo struct {
 	Sizes      []int  `json:"sizes"`
 	Activation string `json:"activation"`
 	Params     int    `json:"params"`
+	// Attn is the attention front's width d (nn.MLP.Attn), omitted for
+	// an MLP.
+	Attn int `json:"attn_dim,omitempty"`
 }
 
 // DescribeNet is m's shape.
 func DescribeNet(m *nn.MLP[float32]) NetInfo {
-	return NetInfo{Sizes: m.Sizes, Activation: m.Act.String(), Params: len(m.Params)}
+	return NetInfo{Sizes: m.Sizes, Activation: m.Act.String(), Params: len(m.Params), Attn: m.Attn}
 }
 
-// String is "MLP 26 → 8 → 3, tanh, 243 parameters".
+// String is "MLP 26 → 8 → 3, tanh, 243 parameters", or for an attention
+// network "attention d=16 over 7 peer slots, then MLP 42 → 64 → 3, ...".
 func (n NetInfo) String() string {
 	s := make([]string, len(n.Sizes))
 	for i, v := range n.Sizes {
 		s[i] = strconv.Itoa(v)
 	}
-	return fmt.Sprintf("MLP %s, %s, %d parameters", strings.Join(s, " → "), n.Activation, n.Params)
+	arch := ""
+	if n.Attn > 0 {
+		arch = fmt.Sprintf("attention d=%d over %d peer slots (%d features), then ", n.Attn, nn.AttnSlots, nn.AttnIn)
+	}
+	return fmt.Sprintf("%sMLP %s, %s, %d parameters", arch, strings.Join(s, " → "), n.Activation, n.Params)
 }
 
 // Info is what a checkpoint holds, as mpdf inspect prints it.

@@ -57,7 +57,18 @@ const (
 	MetaActivation     = "activation"      // "tanh" or "relu"; absent on import = tanh
 	MetaFeatureVersion = "feature_version" // metapolicy.FeatureVersion of the features
 	MetaFormat         = "format"          // "pt", what PyTorch tooling expects
+	// An attention network (nn.MLP.Attn > 0) adds attn.{q,k,v}.{weight,bias}
+	// beside the layers and these two; a file without MetaArch is an MLP.
+	MetaArch    = "arch"     // "attention"; absent (or "mlp") for an MLP
+	MetaAttnDim = "attn_dim" // the attention width d, decimal
 )
+
+// ArchAttention is MetaArch's value for an attention network.
+const ArchAttention = "attention"
+
+// attnNames are the tensor names of the attention front, in nn's order
+// (nn.MLP.AttnTensor).
+var attnNames = [6]string{"attn.q.weight", "attn.q.bias", "attn.k.weight", "attn.k.bias", "attn.v.weight", "attn.v.bias"}
 
 const metadataKey = "__metadata__"
 
@@ -148,10 +159,10 @@ func marshalGroups(groups []string, nets []*nn.MLP[float32], meta map[string]str
 		if err := checkModel(m.Sizes, m.Act); err != nil {
 			return nil, fail("%s: %v", what, err)
 		}
-		if n, _ := nn.NumParams(m.Sizes); len(m.Params) != n {
-			return nil, fail("%s: %d params, sizes %v need %d", what, len(m.Params), m.Sizes, n)
+		if n, err := nn.ParamCount(m.Sizes, m.Attn); err != nil || len(m.Params) != n {
+			return nil, fail("%s: %d params, sizes %v (attention width %d) need %d", what, len(m.Params), m.Sizes, m.Attn, n)
 		}
-		if !slices.Equal(m.Sizes, nets[0].Sizes) || m.Act != nets[0].Act {
+		if !slices.Equal(m.Sizes, nets[0].Sizes) || m.Act != nets[0].Act || m.Attn != nets[0].Attn {
 			return nil, fail("%s: %v %v, the first network's %v %v", what, m.Sizes, m.Act, nets[0].Sizes, nets[0].Act)
 		}
 		if err := checkFinite(m.Params, false); err != nil {
@@ -162,7 +173,13 @@ func marshalGroups(groups []string, nets []*nn.MLP[float32], meta map[string]str
 	for k, v := range meta {
 		md[k] = v
 	}
-	for k, want := range map[string]string{MetaActivation: m.Act.String(), MetaFormat: "pt"} {
+	own := map[string]string{MetaActivation: m.Act.String(), MetaFormat: "pt"}
+	if m.Attn > 0 {
+		own[MetaArch], own[MetaAttnDim] = ArchAttention, strconv.Itoa(m.Attn)
+	} else if v, ok := md[MetaArch]; ok && v != "mlp" {
+		return nil, fail("metadata %s=%q contradicts the model's %q", MetaArch, v, "mlp")
+	}
+	for k, want := range own {
 		if v, ok := md[k]; ok && v != want {
 			return nil, fail("metadata %s=%q contradicts the model's %q", k, v, want)
 		}
@@ -185,6 +202,9 @@ func marshalGroups(groups []string, nets []*nn.MLP[float32], meta map[string]str
 		prefix := ""
 		if groups[k] != "" {
 			prefix = groups[k] + "."
+		}
+		for i, name := range attnNames[:min(m.Attn, 1)*len(attnNames)] {
+			ts = append(ts, tensor{prefix + name, nn.AttnTensorShape(m.Attn, i), m.AttnTensor(i)})
 		}
 		for i := range m.Layers() {
 			ts = append(ts,
@@ -280,6 +300,7 @@ type stTensor struct {
 	group      string // "" for layers.*, "fallback" or "nets.K" in a file of several networks
 	layer      int
 	weight     bool
+	part       int // 0 for a layer's tensor, i+1 for the attention front's tensor i
 	shape      []uint64
 	begin, end uint64
 }
@@ -325,7 +346,7 @@ func readSafetensors(r io.Reader, size int64, opts []Option) (map[string]*nn.MLP
 		}
 		delete(raw, metadataKey)
 	}
-	ts, sizes, total, err := checkTensors(raw, uint64(o.maxBytes))
+	ts, sizes, attn, total, err := checkTensors(raw, uint64(o.maxBytes))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -349,10 +370,16 @@ func readSafetensors(r io.Reader, size int64, opts []Option) (map[string]*nn.MLP
 			return nil, nil, errf(ErrCorrupt, "header: %s: %v", metadataKey, err)
 		}
 	}
+	if err := checkArch(meta, attn); err != nil {
+		return nil, nil, err
+	}
 	nets := map[string]*nn.MLP[float32]{}
 	for _, t := range ts {
 		if nets[t.group] == nil {
 			m, err := nn.NewMLP[float32](sizes, act)
+			if attn > 0 && err == nil {
+				m, err = nn.NewAttention[float32](attn, sizes, act)
+			}
 			if err != nil {
 				return nil, nil, errf(ErrCorrupt, "header: %v", err)
 			}
@@ -363,7 +390,10 @@ func readSafetensors(r io.Reader, size int64, opts []Option) (map[string]*nn.MLP
 	for _, t := range ts {
 		m := nets[t.group]
 		dst := m.Bias(t.layer)
-		if t.weight {
+		switch {
+		case t.part > 0:
+			dst = m.AttnTensor(t.part - 1)
+		case t.weight:
 			dst = m.Weight(t.layer)
 		}
 		for i := range dst {
@@ -384,64 +414,88 @@ func readSafetensors(r io.Reader, size int64, opts []Option) (map[string]*nn.MLP
 	return nets, meta, nil
 }
 
+// checkArch checks the metadata's MetaArch and MetaAttnDim against the
+// tensors' attention width attn (0: none): a front needs "arch":
+// "attention" and its width; a file without one may say "mlp" or nothing.
+func checkArch(meta map[string]string, attn int) error {
+	arch, ok := meta[MetaArch]
+	switch {
+	case attn > 0 && arch != ArchAttention:
+		if !ok {
+			arch = "(absent)"
+		}
+		return errf(ErrCorrupt, "header: attn.* tensors, but %s.%s is %q, want %q", metadataKey, MetaArch, arch, ArchAttention)
+	case attn > 0 && meta[MetaAttnDim] != strconv.Itoa(attn):
+		return errf(ErrCorrupt, "header: %s.%s %q, the attn.* tensors have width %d", metadataKey, MetaAttnDim, meta[MetaAttnDim], attn)
+	case attn == 0 && ok && arch != "mlp":
+		return errf(ErrCorrupt, "header: %s.%s %q without attn.* tensors", metadataKey, MetaArch, arch)
+	}
+	return nil
+}
+
 // checkTensors validates the tensor entries of a header: names, dtypes,
 // shapes that chain into an MLP, and data offsets that tile [0, total)
 // without holes or overlaps. It returns the tensors by offset, the MLP's
 // sizes and the data length.
-func checkTensors(raw map[string]json.RawMessage, maxBytes uint64) ([]stTensor, []int, uint64, error) {
+func checkTensors(raw map[string]json.RawMessage, maxBytes uint64) ([]stTensor, []int, int, uint64, error) {
 	var ts []stTensor
 	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		t := stTensor{name: name}
 		var ok bool
 		var rest string
 		if t.group, rest, ok = cutGroup(name); ok {
-			t.layer, t.weight, ok = parseTensorName(rest)
+			if i := slices.Index(attnNames[:], rest); i >= 0 {
+				t.part, t.weight = i+1, i%2 == 0
+			} else {
+				t.layer, t.weight, ok = parseTensorName(rest)
+			}
 		}
 		if !ok {
-			return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: want layers.{i}.weight or layers.{i}.bias (prefixed nets.{k}. or fallback. in a file of several networks)", name)
+			return nil, nil, 0, 0, errf(ErrCorrupt, "header: tensor %q: want layers.{i}.weight or layers.{i}.bias, or attn.{q,k,v}.{weight,bias} (prefixed nets.{k}. or fallback. in a file of several networks)", name)
 		}
 		var e stEntry
 		if err := json.Unmarshal(raw[name], &e); err != nil {
-			return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: %v", name, err)
+			return nil, nil, 0, 0, errf(ErrCorrupt, "header: tensor %q: %v", name, err)
 		}
 		if e.Dtype != "F32" {
-			return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: dtype %q, want F32 (convert with .float())", name, e.Dtype)
+			return nil, nil, 0, 0, errf(ErrCorrupt, "header: tensor %q: dtype %q, want F32 (convert with .float())", name, e.Dtype)
 		}
 		if want := map[bool]int{true: 2, false: 1}[t.weight]; len(e.Shape) != want {
-			return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: shape %v, want %d dimensions", name, e.Shape, want)
+			return nil, nil, 0, 0, errf(ErrCorrupt, "header: tensor %q: shape %v, want %d dimensions", name, e.Shape, want)
 		}
 		numel := uint64(1)
 		for _, d := range e.Shape {
 			if d == 0 || d > maxLayerWidth {
-				return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: shape %v, want sizes in [1, %d]", name, e.Shape, maxLayerWidth)
+				return nil, nil, 0, 0, errf(ErrCorrupt, "header: tensor %q: shape %v, want sizes in [1, %d]", name, e.Shape, maxLayerWidth)
 			}
 			numel *= d // ≤ 2^60: no overflow
 		}
 		if len(e.DataOffsets) != 2 || e.DataOffsets[0] > e.DataOffsets[1] || e.DataOffsets[1]-e.DataOffsets[0] != 4*numel {
-			return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: data_offsets %v do not hold %d float32", name, e.DataOffsets, numel)
+			return nil, nil, 0, 0, errf(ErrCorrupt, "header: tensor %q: data_offsets %v do not hold %d float32", name, e.DataOffsets, numel)
 		}
 		t.shape, t.begin, t.end = e.Shape, e.DataOffsets[0], e.DataOffsets[1]
 		ts = append(ts, t)
 	}
 	if len(ts) == 0 {
-		return nil, nil, 0, errf(ErrCorrupt, "header: no tensors")
+		return nil, nil, 0, 0, errf(ErrCorrupt, "header: no tensors")
 	}
 	// Every network of the file has the same sizes (one shape, several
 	// weights); each is checked on its own.
 	var sizes []int
+	attn := -1
 	groups := map[string][]stTensor{}
 	for _, t := range ts {
 		groups[t.group] = append(groups[t.group], t)
 	}
 	for _, g := range slices.Sorted(maps.Keys(groups)) {
-		gs, err := groupSizes(g, groups[g])
+		gs, d, err := groupSizes(g, groups[g])
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, 0, 0, err
 		}
-		if sizes != nil && !slices.Equal(gs, sizes) {
-			return nil, nil, 0, errf(ErrCorrupt, "header: network %s has sizes %v, the others %v", g, gs, sizes)
+		if sizes != nil && (!slices.Equal(gs, sizes) || d != attn) {
+			return nil, nil, 0, 0, errf(ErrCorrupt, "header: network %s has sizes %v (attention width %d), the others %v (%d)", g, gs, d, sizes, attn)
 		}
-		sizes = gs
+		sizes, attn = gs, d
 	}
 	slices.SortFunc(ts, func(a, b stTensor) int {
 		if a.begin != b.begin {
@@ -456,25 +510,33 @@ func checkTensors(raw map[string]json.RawMessage, maxBytes uint64) ([]stTensor, 
 			if t.begin > end {
 				what = fmt.Sprintf("leaves a hole [%d,%d)", end, t.begin)
 			}
-			return nil, nil, 0, errf(ErrCorrupt, "header: tensor %q: data_offsets [%d,%d] %s", t.name, t.begin, t.end, what)
+			return nil, nil, 0, 0, errf(ErrCorrupt, "header: tensor %q: data_offsets [%d,%d] %s", t.name, t.begin, t.end, what)
 		}
 		end = t.end
 		if end > maxBytes {
-			return nil, nil, 0, errf(ErrTooLarge, "header: tensor data of more than %d bytes, limit %d (WithMaxBytes)", end, maxBytes)
+			return nil, nil, 0, 0, errf(ErrTooLarge, "header: tensor data of more than %d bytes, limit %d (WithMaxBytes)", end, maxBytes)
 		}
 	}
-	return ts, sizes, end, nil
+	return ts, sizes, attn, end, nil
 }
 
 // groupSizes checks that the tensors of one network (group g) chain into
-// an MLP and returns its sizes.
-func groupSizes(g string, ts []stTensor) ([]int, error) {
+// an MLP, after an attention front when it has one, and returns its sizes
+// and the front's width (0 for none).
+func groupSizes(g string, ts []stTensor) ([]int, int, error) {
 	prefix := ""
 	if g != "" {
 		prefix = g + "."
 	}
 	layers := map[int]*[2]*stTensor{} // [weight, bias]
+	var front [6]*stTensor
+	nfront := 0
 	for i := range ts {
+		if ts[i].part > 0 {
+			front[ts[i].part-1] = &ts[i]
+			nfront++
+			continue
+		}
 		l := layers[ts[i].layer]
 		if l == nil {
 			l = new([2]*stTensor)
@@ -490,21 +552,47 @@ func groupSizes(g string, ts []stTensor) ([]int, error) {
 	for i := range len(layers) {
 		l := layers[i]
 		if l == nil || l[0] == nil || l[1] == nil {
-			return nil, errf(ErrCorrupt, "header: %slayers.%d.weight or %slayers.%d.bias is missing (%d layers)", prefix, i, prefix, i, len(layers))
+			return nil, 0, errf(ErrCorrupt, "header: %slayers.%d.weight or %slayers.%d.bias is missing (%d layers)", prefix, i, prefix, i, len(layers))
 		}
 		out, in := l[0].shape[0], l[0].shape[1]
 		if l[1].shape[0] != out {
-			return nil, errf(ErrCorrupt, "header: %slayers.%d.bias has shape %v, want [%d]", prefix, i, l[1].shape, out)
+			return nil, 0, errf(ErrCorrupt, "header: %slayers.%d.bias has shape %v, want [%d]", prefix, i, l[1].shape, out)
 		}
 		if i == 0 {
 			sizes = append(sizes, int(in))
 		} else if uint64(sizes[i]) != in {
-			return nil, errf(ErrCorrupt, "header: %slayers.%d.weight has shape %v: its %d inputs do not match the %d outputs of layer %d",
+			return nil, 0, errf(ErrCorrupt, "header: %slayers.%d.weight has shape %v: its %d inputs do not match the %d outputs of layer %d",
 				prefix, i, l[0].shape, in, sizes[i], i-1)
 		}
 		sizes = append(sizes, int(out))
 	}
-	return sizes, nil
+	if nfront == 0 {
+		return sizes, 0, nil
+	}
+	d := 0
+	for i, t := range front {
+		if t == nil {
+			return nil, 0, errf(ErrCorrupt, "header: %s%s is missing (an attention network has all of %v)", prefix, attnNames[i], attnNames)
+		}
+		if i == 0 {
+			d = int(t.shape[0])
+		}
+		if want := nn.AttnTensorShape(d, i); !slices.Equal(u64s(t.shape), want) {
+			return nil, 0, errf(ErrCorrupt, "header: %s%s has shape %v, want %v", prefix, attnNames[i], t.shape, want)
+		}
+	}
+	if len(sizes) == 0 || sizes[0] != nn.AttnSelf+d {
+		return nil, 0, errf(ErrCorrupt, "header: %slayers.0.weight reads %v inputs, an attention front of width %d gives %d", prefix, sizes[:min(len(sizes), 1)], d, nn.AttnSelf+d)
+	}
+	return sizes, d, nil
+}
+
+func u64s(s []uint64) []int {
+	out := make([]int, len(s))
+	for i, v := range s {
+		out[i] = int(v)
+	}
+	return out
 }
 
 // cutGroup splits a tensor name into its network's group and the rest:
@@ -512,7 +600,7 @@ func groupSizes(g string, ts []stTensor) ([]int, error) {
 // (k canonical) network k and "fallback.…" the fallback of a file of
 // several networks (design §5).
 func cutGroup(name string) (group, rest string, ok bool) {
-	if strings.HasPrefix(name, "layers.") {
+	if strings.HasPrefix(name, "layers.") || strings.HasPrefix(name, "attn.") {
 		return "", name, true
 	}
 	if rest, ok := strings.CutPrefix(name, "fallback."); ok {

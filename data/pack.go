@@ -45,9 +45,10 @@ type PackOptions struct {
 	BlockRows int
 	// Reward is the reward and grouping of decisions made from episodes.
 	Reward RewardConfig
-	// FeatureVersion names the feature encoding. Empty: the
-	// metapolicy.FeatureVersion when every decision comes from an episode,
-	// else unknown ("").
+	// FeatureVersion names the feature encoding, a layout this build
+	// knows (metapolicy.FeaturizerFor), in which the episodes' decisions
+	// are featurized. Empty: the metapolicy.FeatureVersion when every
+	// decision comes from an episode, else unknown ("").
 	FeatureVersion string
 	// Tool names the program that packs, recorded in the manifest. Empty:
 	// "mpdf" and the module version of this build.
@@ -118,6 +119,15 @@ func WritePack(dir string, r *Reader, opts PackOptions) (m *Manifest, err error)
 		return nil, err
 	}
 	stream.BatchRows = opts.RowsPerShard
+	if opts.FeatureVersion != "" {
+		// The layout the episodes are featurized in (peers-v1 for the
+		// attention network, say), recorded in the manifest.
+		fz, err := metapolicy.FeaturizerFor(opts.FeatureVersion)
+		if err != nil {
+			return nil, fmt.Errorf("data: pack: %w", err)
+		}
+		stream.Layout = fz
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("data: pack: %w", err)
 	}

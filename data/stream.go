@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // DefaultBatchRows is the default number of rows DecisionStream.ReadColumns
@@ -27,6 +29,9 @@ type DecisionStream struct {
 	BatchRows int
 	// OnNoGold, when set, is called with each episode that has no gold.
 	OnNoGold func(Pos, *Episode)
+	// Layout featurizes the episodes' decisions (the zero Featurizer:
+	// metapolicy.FeatureVersion); decision records keep their features.
+	Layout metapolicy.Featurizer
 
 	r       *Reader
 	cfg     RewardConfig
@@ -84,7 +89,7 @@ func (s *DecisionStream) Next() (*Decision, Pos, error) {
 			s.counts.FromRecords++
 			return rec.Decision, rec.Pos, nil
 		}
-		ds, err := Decisions(rec.Episode, s.cfg)
+		ds, err := DecisionsIn(rec.Episode, s.cfg, s.Layout)
 		if errors.Is(err, ErrNoGold) {
 			s.counts.NoGold++
 			if s.OnNoGold != nil {

@@ -24,6 +24,7 @@ func Featurizers() []Featurizer {
 	return []Featurizer{
 		{Version: FeatureVersion, Width: FeatureWidth, Featurize: Featurize, Team: FeaturizeTeam},
 		{Version: FeatureVersionV2, Width: FeatureWidthV2, Featurize: FeaturizeV2, Team: FeaturizeTeamV2},
+		{Version: FeatureVersionPeers, Width: FeatureWidthPeers, Featurize: FeaturizePeers, Team: FeaturizeTeamPeers},
 	}
 }
 

@@ -16,6 +16,10 @@ func ForwardRef[T Float](logits []T, m *MLP[T], x []T) {
 	if len(x)%in != 0 || len(logits) != len(x)/in*out {
 		panic(fmt.Sprintf("nn: ForwardRef: len(x)=%d len(logits)=%d for widths %d→%d", len(x), len(logits), in, out))
 	}
+	if m.Attn > 0 {
+		attnForwardTo(logits, newAttnNet(m), x)
+		return
+	}
 	for r := 0; r < len(x)/in; r++ {
 		acts := forwardRow(m, x[r*in:(r+1)*in])
 		for j, v := range acts[len(acts)-1] {
@@ -109,6 +113,9 @@ func backwardRow[T Float](g []float64, m *MLP[T], acts [][]float64, dz []float64
 // (loss_rankmatch.go), which needs b.Group.
 func LossAndGradRef[T Float](grad []T, m *MLP[T], b *Batch[T], cfg LossConfig) LossStats {
 	checkLossArgs("LossAndGradRef", grad, m, b)
+	if m.Attn > 0 { // one implementation of the attention network (attention.go)
+		return AttnLossAndGrad(grad, m, b, cfg)
+	}
 	if cfg.RankMatch() {
 		return rankMatchRef(grad, m, b, cfg)
 	}
@@ -198,6 +205,9 @@ func LossAndGradRef[T Float](grad []T, m *MLP[T], b *Batch[T], cfg LossConfig) L
 // cross-entropy −log π(a|x) over the rows of x, its gradient written to grad.
 func SFTLossAndGradRef[T Float](grad []T, m *MLP[T], x []T, actions []uint8) float64 {
 	checkSFTArgs("SFTLossAndGradRef", grad, m, x, actions)
+	if m.Attn > 0 {
+		return AttnSFTLossAndGrad(grad, m, x, actions)
+	}
 	n := len(actions)
 	g := make([]float64, len(grad))
 	loss := 0.0

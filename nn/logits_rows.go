@@ -32,6 +32,10 @@ func (m *MLP[T]) logitsRows(ps *panelSet, dst, x []T, buf []float64) []float64 {
 		panic(fmt.Sprintf("nn: LogitsRows: len(x)=%d len(dst)=%d, want rows of %d and %d", len(x), len(dst), in, out))
 	}
 	rows := len(x) / in
+	if m.Attn > 0 { // Logits row by row, the weights widened once (attention.go)
+		attnForwardTo(dst, newAttnNet(m), x)
+		return buf
+	}
 	if rows < minRows { // widening every weight would cost more than it saves
 		for r := range rows {
 			m.Logits(dst[r*out:(r+1)*out], x[r*in:(r+1)*in])

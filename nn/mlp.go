@@ -62,6 +62,10 @@ type MLP[T Float] struct {
 	Sizes  []int
 	Act    Activation
 	Params []T
+	// Attn is the width d of an attention front over peer slots
+	// (attention.go), 0 for a plain MLP: with it the network reads AttnIn
+	// features and Sizes[0] = AttnSelf + d.
+	Attn int
 }
 
 // NewMLP returns an MLP with the given sizes and zero parameters. It needs at
@@ -98,14 +102,19 @@ func NumParams(sizes []int) (int, error) {
 func (m *MLP[T]) Layers() int { return len(m.Sizes) - 1 }
 
 // In and Out are the input and output widths.
-func (m *MLP[T]) In() int  { return m.Sizes[0] }
+func (m *MLP[T]) In() int {
+	if m.Attn > 0 {
+		return AttnIn
+	}
+	return m.Sizes[0]
+}
 func (m *MLP[T]) Out() int { return m.Sizes[len(m.Sizes)-1] }
 
 // Weight returns layer i's [out, in] row-major weight matrix, aliasing Params.
-func (m *MLP[T]) Weight(i int) []T { return LayerWeight(m.Sizes, m.Params, i) }
+func (m *MLP[T]) Weight(i int) []T { return LayerWeight(m.Sizes, m.head(m.Params), i) }
 
 // Bias returns layer i's bias vector, aliasing Params.
-func (m *MLP[T]) Bias(i int) []T { return LayerBias(m.Sizes, m.Params, i) }
+func (m *MLP[T]) Bias(i int) []T { return LayerBias(m.Sizes, m.head(m.Params), i) }
 
 // LayerWeight returns the slice of flat (laid out like MLP.Params) holding
 // layer i's weights; it serves gradients and Adam moments too.
@@ -130,7 +139,7 @@ func layerOffset(sizes []int, i int) int {
 
 // Clone returns a deep copy.
 func (m *MLP[T]) Clone() *MLP[T] {
-	return &MLP[T]{Sizes: append([]int(nil), m.Sizes...), Act: m.Act, Params: append([]T(nil), m.Params...)}
+	return &MLP[T]{Sizes: append([]int(nil), m.Sizes...), Act: m.Act, Params: append([]T(nil), m.Params...), Attn: m.Attn}
 }
 
 // Init draws the parameters as PyTorch's nn.Linear does by default:
@@ -147,11 +156,14 @@ func (m *MLP[T]) Init(seed uint64) {
 			b[j] = T((2*rng.Float64() - 1) * bound)
 		}
 	}
+	if m.Attn > 0 {
+		m.initAttn(rng)
+	}
 }
 
 // Convert returns a copy of m with parameters of another precision.
 func Convert[U, T Float](m *MLP[T]) *MLP[U] {
-	out := &MLP[U]{Sizes: append([]int(nil), m.Sizes...), Act: m.Act, Params: make([]U, len(m.Params))}
+	out := &MLP[U]{Sizes: append([]int(nil), m.Sizes...), Act: m.Act, Params: make([]U, len(m.Params)), Attn: m.Attn}
 	for i, v := range m.Params {
 		out.Params[i] = U(v)
 	}
@@ -164,6 +176,10 @@ func Convert[U, T Float](m *MLP[T]) *MLP[U] {
 func (m *MLP[T]) Logits(dst, x []T) {
 	if len(x) != m.In() || len(dst) != m.Out() {
 		panic(fmt.Sprintf("nn: Logits: len(x)=%d len(dst)=%d, want %d and %d", len(x), len(dst), m.In(), m.Out()))
+	}
+	if m.Attn > 0 {
+		m.attnLogits(dst, x)
+		return
 	}
 	h := append([]T(nil), x...)
 	for i := 0; i < m.Layers(); i++ {

@@ -15,6 +15,10 @@ Two uses:
          nets.{k}.layers.* and fallback.layers.* (the reference), each decision record a "net"
          index; each row's loss is computed by its network, the batch mean over all rows, one
          Adam over every network's parameters.
+         --arch attention --attn-dim d: the attention network (docs/design.md section 4): the
+         weights file holds attn.{q,k,v}.{weight,bias} beside layers.*, the feature rows are
+         the peers-v1 layout (26 own features, 7 peer slots of 12, slot feature 0 = present);
+         Adam runs over the front's parameters too.
 
 Needs Debian's python3-torch (apt-get install python3-torch libopenblas0-pthread), run with
 /usr/bin/python3. Tensor layout: layers.{i}.weight [out, in], layers.{i}.bias [out], float32.
@@ -76,8 +80,42 @@ def layers_from(tensors, prefix=""):
              tensors[f"{prefix}layers.{i}.bias"].requires_grad_(True)) for i in range(n)]
 
 
-def logits_of(layers, x, act):
-    h = x
+SELF, PEER, SLOTS = 26, 12, 7
+
+
+def attn_from(tensors, d, prefix=""):
+    """The attention front's tensors (docs/design.md section 5), as leaves that need a gradient."""
+    out = {}
+    for part, fan in (("q", SELF), ("k", PEER), ("v", PEER)):
+        w, b = tensors.get(f"{prefix}attn.{part}.weight"), tensors.get(f"{prefix}attn.{part}.bias")
+        if w is None or b is None:
+            sys.exit(f"--arch attention: no {prefix}attn.{part}.weight/bias in the weights file")
+        if list(w.shape) != [d, fan]:
+            sys.exit(f"{prefix}attn.{part}.weight has shape {list(w.shape)}, want [{d}, {fan}]")
+        out[part] = (w.requires_grad_(True), b.requires_grad_(True))
+    return out
+
+
+def attend(attn, x):
+    """h0 = [x_s, c]: softmax over the present slots of q.k_j/sqrt(d), c = sum alpha_j v_j,
+    absent slots weighing exactly 0, c = 0 with no peer."""
+    xs = x[:, :SELF]
+    p = x[:, SELF:SELF + SLOTS * PEER].reshape(x.shape[0], SLOTS, PEER)
+    present = p[:, :, 0] != 0
+    (wq, bq), (wk, bk), (wv, bv) = attn["q"], attn["k"], attn["v"]
+    q = xs @ wq.T + bq                      # B x d
+    k = p @ wk.T + bk                       # B x 7 x d
+    v = p @ wv.T + bv
+    s = (k @ q[:, :, None]).squeeze(2) / math.sqrt(q.shape[1])
+    s = s.masked_fill(~present, -1e30)  # finite: a row with no peer stays finite, then weighs 0
+    alpha = torch.softmax(s, dim=1)
+    alpha = torch.where(present, alpha, torch.zeros_like(alpha))
+    c = (alpha[:, :, None] * v).sum(dim=1)
+    return torch.cat([xs, c], dim=1)
+
+
+def logits_of(layers, x, act, attn=None):
+    h = x if attn is None else attend(attn, x)
     for i, (w, b) in enumerate(layers):
         h = h @ w.T + b
         if i < len(layers) - 1:
@@ -105,8 +143,8 @@ def softrank_advantages(rewards, groups, tau):
     return adv
 
 
-def loss_of(layers, ref_logp_all, x, a, blogp, adv, act, eps_low, eps_high, beta, c_h):
-    logp_all = torch.log_softmax(logits_of(layers, x, act), dim=1)
+def loss_of(layers, ref_logp_all, x, a, blogp, adv, act, eps_low, eps_high, beta, c_h, attn=None):
+    logp_all = torch.log_softmax(logits_of(layers, x, act, attn), dim=1)
     logp = logp_all.gather(1, a[:, None]).squeeze(1)
     ratio = torch.exp(torch.clamp(logp - blogp, -20, 20))
     surr = -torch.minimum(ratio * adv, torch.clamp(ratio, 1 - eps_low, 1 + eps_high) * adv)
@@ -116,11 +154,11 @@ def loss_of(layers, ref_logp_all, x, a, blogp, adv, act, eps_low, eps_high, beta
     return (surr + beta * kl - c_h * ent).mean()
 
 
-def rank_match_loss_of(layers, ref_logp_all, x, a, groups, adv, act, beta, c_h):
+def rank_match_loss_of(layers, ref_logp_all, x, a, groups, adv, act, beta, c_h, attn=None):
     """design section 4, the rank-matching loss: h = beta*(log pi(a|x) - log pi_ref(a|x)),
     centred by the mean over the rows of its group, mean (h_c - A)^2 - c_H*mean H.
     No separate KL term: beta already ties h to pi_ref."""
-    logp_all = torch.log_softmax(logits_of(layers, x, act), dim=1)
+    logp_all = torch.log_softmax(logits_of(layers, x, act, attn), dim=1)
     logp = logp_all.gather(1, a[:, None]).squeeze(1)
     ref = ref_logp_all.gather(1, a[:, None]).squeeze(1)
     h = beta * (logp - ref)
@@ -212,36 +250,43 @@ def cmd_step(args):
     if args.nets:
         if args.loss != "clip":
             sys.exit("--nets: the clip loss only (rank-match centres over groups that span the networks)")
+        if args.arch != "mlp":
+            sys.exit("--nets: the mlp only")
         return cmd_step_nets(args)
     tensors, meta = read_safetensors(args.init)
     layers = layers_from(tensors)
+    attn = attn_from(tensors, args.attn_dim) if args.arch == "attention" else None
     feats, acts, rewards, groups, blogps, _ = read_decisions(args.decisions)
     x = torch.tensor(feats, dtype=torch.float32)
     a = torch.tensor(acts)
     adv = softrank_advantages(torch.tensor(rewards, dtype=torch.float64),
                               torch.tensor(groups), args.tau).to(torch.float32)
     with torch.no_grad():
-        start_logp_all = torch.log_softmax(logits_of(layers, x, args.activation), dim=1)
+        start_logp_all = torch.log_softmax(logits_of(layers, x, args.activation, attn), dim=1)
         start_logp = start_logp_all.gather(1, a[:, None]).squeeze(1)
     blogp = torch.tensor([start_logp[i].item() if v is None else float(v)
                           for i, v in enumerate(blogps)], dtype=torch.float32)
     ref = start_logp_all  # the initial policy is the reference
     params = [p for wb in layers for p in wb]
+    if attn is not None:
+        params += [p for part in ("q", "k", "v") for p in attn[part]]
     opt = torch.optim.Adam(params, lr=args.lr, betas=(0.9, 0.999), eps=1e-8)
     for _ in range(args.steps):
         opt.zero_grad()
         if args.loss == "rank-match":
             loss = rank_match_loss_of(layers, ref, x, a, torch.tensor(groups), adv,
-                                      args.activation, args.beta, args.entropy)
+                                      args.activation, args.beta, args.entropy, attn)
         else:
             loss = loss_of(layers, ref, x, a, blogp, adv, args.activation,
-                           args.eps_low, args.eps_high, args.beta, args.entropy)
+                           args.eps_low, args.eps_high, args.beta, args.entropy, attn)
         loss.backward()
         opt.step()
         print(f"loss {loss.item():.9g}")
     out = {}
     for i, (w, b) in enumerate(layers):
         out[f"layers.{i}.weight"], out[f"layers.{i}.bias"] = w, b
+    for part, (w, b) in (attn or {}).items():
+        out[f"attn.{part}.weight"], out[f"attn.{part}.bias"] = w, b
     write_safetensors(args.out, out, meta)
 
 
@@ -309,6 +354,8 @@ def main():
     s.add_argument("--eps-high", type=float, default=0.2)
     s.add_argument("--activation", default="tanh", choices=["tanh", "relu"])
     s.add_argument("--loss", default="clip", choices=["clip", "rank-match"])
+    s.add_argument("--arch", default="mlp", choices=["mlp", "attention"])
+    s.add_argument("--attn-dim", type=int, default=16)
     s.add_argument("--nets", action="store_true", help="several networks: nets.{k}.* and fallback.* (the reference)")
     args = p.parse_args()
     cmd_bench(args) if args.cmd == "bench" else cmd_step(args)

@@ -151,6 +151,10 @@ type PolicyInfo struct {
 	Metrics         map[string]float64 `json:"metrics,omitempty"`
 	Sizes           []int              `json:"sizes"`
 	Activation      string             `json:"activation"`
+	// AttnDim is the attention width d of an attention network
+	// (mpdf-features/peers-v1; Sizes are then its layers after the
+	// front), absent for an MLP.
+	AttnDim int `json:"attn_dim,omitempty"`
 	// LoadedAt is when this policy was loaded (RFC 3339).
 	LoadedAt string `json:"loaded_at"`
 	// ConfidenceSource is where the confidence of the policy's training

@@ -47,6 +47,9 @@ type DecideOptions struct {
 // server configured as o says.
 func (p *Policy) DecideWith(req *DecideRequest, o DecideOptions) (*DecideResponse, error) {
 	ds, ferr := req.checkIn(stopper{}, nil, o.Critic)
+	if ferr == nil {
+		ferr = p.fits(ds, req.Deliberations == nil)
+	}
 	if ferr != nil {
 		return nil, fmt.Errorf("serve: %w", ferr)
 	}
@@ -210,6 +213,8 @@ func teamFeaturizerFor(version string) teamFeaturizer {
 		return metapolicy.FeaturizeTeam
 	case metapolicy.FeatureVersionV2:
 		return metapolicy.FeaturizeTeamV2
+	case metapolicy.FeatureVersionPeers:
+		return metapolicy.FeaturizeTeamPeers
 	}
 	return nil
 }

@@ -17,8 +17,9 @@ var update = flag.Bool("update", false, "rewrite the feature golden files python
 // The golden files hold Go's features of a corpus of states, per layout,
 // for the pure-Python featurizer's test (python/tests/test_features.py).
 const (
-	goldenPath   = "../python/tests/testdata/features_v1.json"
-	goldenPathV2 = "../python/tests/testdata/features_v2.json"
+	goldenPath      = "../python/tests/testdata/features_v1.json"
+	goldenPathV2    = "../python/tests/testdata/features_v2.json"
+	goldenPathPeers = "../python/tests/testdata/features_peers_v1.json"
 )
 
 type goldenAgent struct {
@@ -97,6 +98,31 @@ func goldenStatesV2() []Deliberation {
 	)
 }
 
+// goldenStatesPeers is goldenStates' teams of 2..8 agents (peers-v1 refuses
+// larger ones) and an 8-agent team with every kind of peer.
+func goldenStatesPeers() []Deliberation {
+	var ds []Deliberation
+	for _, d := range goldenStates() {
+		if len(d.Agents) <= metapolicy.MaxPeersTeam {
+			ds = append(ds, d)
+		}
+	}
+	str := func(s string) *string { return &s }
+	f := func(v float64) *float64 { return &v }
+	eight := Deliberation{Round: 1, Rounds: 2}
+	for i := range 8 {
+		a := Agent{Answer: str([]string{"a", "b", "", "a", "c", "b", "a", ""}[i])}
+		if i%3 != 1 {
+			a.Confidence = f(float64(i) / 8)
+		}
+		if i%2 == 0 {
+			a.Profile = &Profile{Steps: i, Tokens: 50 * i, Hedges: i % 4, SelfConfidence: f(float64(7-i) / 7)}
+		}
+		eight.Agents = append(eight.Agents, a)
+	}
+	return append(ds, eight)
+}
+
 // withHistoryAnswers is withHistory for agents whose answers may be unset.
 func withHistoryAnswers(rng *rand.Rand, d Deliberation) Deliberation {
 	for i := range d.Agents {
@@ -163,6 +189,7 @@ func TestFeatureGoldenCurrent(t *testing.T) {
 	}{
 		{goldenPath, buildGolden(t)},
 		{goldenPathV2, buildGoldenFor(t, metapolicy.FeatureVersionV2, goldenStatesV2())},
+		{goldenPathPeers, buildGoldenFor(t, metapolicy.FeatureVersionPeers, goldenStatesPeers())},
 	} {
 		if *update {
 			if err := os.MkdirAll(filepath.Dir(g.path), 0o755); err != nil {

@@ -77,6 +77,9 @@ func LoadPolicy(path string) (*Policy, error) {
 	if err != nil || nets == nil {
 		return p, err
 	}
+	if net.Attn > 0 {
+		return nil, fmt.Errorf("serve: policy %s: attention networks of decoupled agents are not served (train them shared)", path)
+	}
 	// Every network has the fallback's shape (checkpoints checks it), so
 	// the checks and the workspaces newPolicy made hold for all of them.
 	p.dec = newDecoupled(nets)
@@ -109,6 +112,13 @@ func newPolicy(info PolicyInfo, net *nn.MLP[float32]) (*Policy, error) {
 	if _, err := metapolicy.NewFeaturizedPolicy(info.Name, net, fz); err != nil {
 		return nil, fmt.Errorf("serve: policy %s: %w", info.Name, err)
 	}
+	info.Sizes = append([]int(nil), net.Sizes...)
+	info.Activation = net.Act.String()
+	info.LoadedAt = time.Now().UTC().Format(time.RFC3339)
+	if net.Attn > 0 { // nn's attention loops, no workspace (forward)
+		info.AttnDim = net.Attn
+		return &Policy{info: info, net: net, fz: fz, team: team}, nil
+	}
 	// A workspace now, so that a network the kernels refuse fails the load
 	// rather than the first request.
 	ws, err := nn.NewWorkspace[float32](net.Sizes, net.Act, chunkRows, 1)
@@ -116,9 +126,6 @@ func newPolicy(info PolicyInfo, net *nn.MLP[float32]) (*Policy, error) {
 		return nil, fmt.Errorf("serve: policy %s: %w", info.Name, err)
 	}
 	ws.Freeze(net) // a policy's network never changes: a reload is a new Policy
-	info.Sizes = append([]int(nil), net.Sizes...)
-	info.Activation = net.Act.String()
-	info.LoadedAt = time.Now().UTC().Format(time.RFC3339)
 	p := &Policy{info: info, net: net, fz: fz, team: team}
 	p.ws.New = func() any {
 		w, err := nn.NewWorkspace[float32](net.Sizes, net.Act, chunkRows, 1)
@@ -138,6 +145,10 @@ func (p *Policy) Info() PolicyInfo { return p.info }
 // forward writes the logits of the feature rows x into logits, in chunks
 // of at most chunkRows rows on a pooled workspace.
 func (p *Policy) forward(logits, x []float32) {
+	if p.net.Attn > 0 {
+		nn.ForwardRef(logits, p.net, x) // Logits row by row, bit for bit
+		return
+	}
 	ws := p.ws.Get().(*nn.Workspace[float32])
 	defer p.ws.Put(ws)
 	in, out := p.fz.Width, metapolicy.NumActions
@@ -145,4 +156,23 @@ func (p *Policy) forward(logits, x []float32) {
 		n := min(chunkRows, len(x)/in-r)
 		ws.ForwardTo(logits[r*out:(r+n)*out], p.net, x[r*in:(r+n)*in])
 	}
+}
+
+// fits refuses, as a request error naming the deliberation, a team the
+// policy's layout cannot encode: mpdf-features/peers-v1 holds at most
+// metapolicy.MaxPeersTeam agents.
+func (p *Policy) fits(ds []delib, single bool) *fieldError {
+	if p.fz.Version != metapolicy.FeatureVersionPeers {
+		return nil
+	}
+	for i := range ds {
+		if n := len(ds[i].agents); n > metapolicy.MaxPeersTeam {
+			field := "agents"
+			if !single {
+				field = fmt.Sprintf("deliberations[%d].agents", i)
+			}
+			return ferr(field, "%d agents: the policy reads %s, which holds at most %d", n, metapolicy.FeatureVersionPeers, metapolicy.MaxPeersTeam)
+		}
+	}
+	return nil
 }

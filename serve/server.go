@@ -615,6 +615,8 @@ func (j *decideJob) work() {
 		j.stopped = true
 	} else if fe != nil {
 		j.eb, j.code = &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field}, http.StatusBadRequest
+	} else if fe := j.p.fits(ds, req.Deliberations == nil); fe != nil {
+		j.eb, j.code = &ErrorBody{Kind: "invalid", Error: fe.Error(), Field: fe.field}, http.StatusBadRequest
 	} else if n := responseBound(ds); n > MaxResponseBytes {
 		j.eb, j.code = &ErrorBody{Kind: "too_large", Error: fmt.Sprintf("response: could be %d MiB, more than the %d MiB a response may be (long answers repeat as concede targets and team answer); split the batch or shorten the answers", n>>20, MaxResponseBytes>>20)}, http.StatusRequestEntityTooLarge
 	} else if resp, err := j.p.decide(j.st, req, ds, j.a); err == errStopped {

@@ -24,11 +24,12 @@ const (
 	AblateAgentPolicy = "agent-policy"
 	AblateLoss        = "loss"
 	AblateTeamSize    = "team-size"
+	AblateArch        = "arch"
 )
 
 // AblationNames lists the ablations Ablate and AblateTeams run.
 func AblationNames() []string {
-	return []string{AblateEstimator, AblateTau, AblateRewardScale, AblateGamma, AblateLoss, AblateTeamSize, AblateAgentPolicy}
+	return []string{AblateEstimator, AblateTau, AblateRewardScale, AblateGamma, AblateLoss, AblateTeamSize, AblateAgentPolicy, AblateArch}
 }
 
 // TauGrid is the paper's grid of SoftRankPO temperatures (its best: 0.8).
@@ -58,7 +59,19 @@ type Setting struct {
 	// Ref is the index of the setting this one is compared with (0, the
 	// first, unless a group of rows has its own reference).
 	Ref int
+	// Also are further settings this one is compared with, a row each
+	// after its own.
+	Also []int
 }
+
+// Arch ablation's settings: the MLP on the recipe's features (the
+// default), the MLP on the attention network's features (the control:
+// the same information without attention), and the attention network.
+const (
+	ArchMLP      = "mlp"
+	ArchMLPPeers = "mlp, peers-v1 features"
+	ArchAttn     = "attention"
+)
 
 // AblationSettings returns the settings of ablation kind, the reference
 // first: estimator — SFT only (no RL iteration), then each estimator of
@@ -68,7 +81,9 @@ type Setting struct {
 // RewardScaleEstimators its rewards as they are (each group's reference),
 // ×0.1, ×10 and exp; gamma — GammaGrid, 0 (the default) first; loss —
 // the clip surrogate (the default) then rank-match; team-size — one
-// setting, the recipe as it is (AblateTeams plays it per team size).
+// setting, the recipe as it is (AblateTeams plays it per team size);
+// arch — ArchMLP, ArchMLPPeers and ArchAttn, each against the MLP and the
+// attention network also against the control.
 func AblationSettings(kind string) ([]Setting, error) {
 	var out []Setting
 	switch kind {
@@ -108,6 +123,15 @@ func AblationSettings(kind string) ([]Setting, error) {
 		}
 	case AblateTeamSize:
 		out = append(out, Setting{Name: "mpdf", Apply: func(*trainer.Config) {}})
+	case AblateArch:
+		out = append(out,
+			Setting{Name: ArchMLP, Apply: func(c *trainer.Config) { c.Arch, c.AttnDim = "", 0 }},
+			Setting{Name: ArchMLPPeers, Apply: func(c *trainer.Config) {
+				c.Arch, c.AttnDim, c.Features = "", 0, metapolicy.FeatureVersionPeers
+			}},
+			Setting{Name: ArchAttn, Also: []int{1}, Apply: func(c *trainer.Config) {
+				c.Arch, c.Features = trainer.ArchAttention, "" // reads peers-v1; AttnDim as configured
+			}})
 	case AblateAgentPolicy:
 		for _, a := range []metapolicy.AgentPolicy{metapolicy.AgentShared, metapolicy.AgentSlot, metapolicy.AgentModel} {
 			out = append(out, Setting{Name: string(a), Apply: func(c *trainer.Config) {
@@ -291,6 +315,16 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 			row.Ref, row.Delta, row.DeltaTokens = ref, d, dt
 		}
 		a.Rows = append(a.Rows, row)
+		for _, j := range st.Also {
+			ref := settings[j].Name
+			d, dt, err := merged.pairedDelta(st.Name, ref)
+			if err != nil {
+				return nil, fmt.Errorf("study: ablation %s: %s − %s: %w", kind, st.Name, ref, err)
+			}
+			also := row
+			also.Ref, also.Delta, also.DeltaTokens = ref, d, dt
+			a.Rows = append(a.Rows, also)
+		}
 	}
 	if kind == AblateRewardScale {
 		if a.Moves, err = AdvantageMoves(e, cfg.Train, lambda, merged.Rounds, cfg.Seed); err != nil {

@@ -59,8 +59,12 @@ func (a *Ablation) WriteMarkdown(w io.Writer) error {
 		c.Seeds, c.Seed, c.Seed+uint64(c.Seeds)-1, c.Episodes, map[bool]string{true: "greedy", false: "sampled"}[c.Greedy])
 	fmt.Fprintf(&b, "- training per fold, unless the setting says otherwise: λ = %g, estimator %s, τ = %g, γ = %g, %d SFT epochs (labels %s), %d RL iterations × %d tasks × %d episodes, hidden %v, lr %g\n",
 		a.Lambda, t.Estimator, t.Tau, t.Reward.Gamma, t.SFT.Epochs, t.SFT.Labels, t.RL.Iterations, t.RL.TasksPerIter, t.RL.EpisodesPerTask, t.Hidden, t.Adam.LR)
-	fmt.Fprintf(&b, "- Δ: paired by task and seed against the setting named, %s percentile bootstrap of questions (%d resamples); persist shares are of the test-side decisions, \"after SFT\" the supervised stage alone (the same for every setting)\n\n",
-		lv, c.Bootstrap.Resamples)
+	same := "the same for every setting"
+	if a.Kind == AblateArch {
+		same = "the recipe's MLP, for every row" // the settings' own networks are not trained alone
+	}
+	fmt.Fprintf(&b, "- Δ: paired by task and seed against the setting named, %s percentile bootstrap of questions (%d resamples); persist shares are of the test-side decisions, \"after SFT\" the supervised stage alone (%s)\n\n",
+		lv, c.Bootstrap.Resamples, same)
 	fmt.Fprintf(&b, "| setting | accuracy [%s CI] | tokens/task | Δ accuracy (points) [%s CI] | Δ tokens/task | persist after SFT | persist after RL |\n", lv, lv)
 	fmt.Fprintf(&b, "|---|---|---:|---|---:|---:|---:|\n")
 	for _, r := range a.Rows {

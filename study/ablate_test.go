@@ -24,6 +24,7 @@ func TestAblationSettings(t *testing.T) {
 		AblateLoss:        {"clip", "rank-match"},
 		AblateTeamSize:    {"mpdf"},
 		AblateAgentPolicy: {"shared", "slot", "model"},
+		AblateArch:        {ArchMLP, ArchMLPPeers, ArchAttn},
 		AblateRewardScale: {"softrank ×1", "softrank ×0.1", "softrank ×10", "softrank exp", "grpo ×1", "grpo ×0.1", "grpo ×10", "grpo exp", "drgrpo ×1", "drgrpo ×0.1", "drgrpo ×10", "drgrpo exp"},
 	}
 	for kind, names := range want {
@@ -43,6 +44,21 @@ func TestAblationSettings(t *testing.T) {
 			if wantRef := map[bool]int{true: i / 4 * 4, false: 0}[kind == AblateRewardScale]; s.Ref != wantRef {
 				t.Errorf("%s: %s: ref %d, want %d", kind, s.Name, s.Ref, wantRef)
 			}
+		}
+	}
+	arch, _ := AblationSettings(AblateArch)
+	for i, want := range []struct {
+		layout string
+		attn   int
+	}{{"", 0}, {metapolicy.FeatureVersionPeers, 0}, {metapolicy.FeatureVersionPeers, trainer.DefaultAttnDim}} {
+		c := trainer.DefaultConfig()
+		c.Features = metapolicy.FeatureVersionV2 // a replay recipe's: the attention setting must drop it
+		arch[i].Apply(&c)
+		if i == 0 {
+			c.Features = ""
+		}
+		if c.FeatureLayout() != want.layout || c.Attention() != want.attn || c.Validate() != nil {
+			t.Errorf("arch %s: layout %q, attention %d, %v", arch[i].Name, c.FeatureLayout(), c.Attention(), c.Validate())
 		}
 	}
 	ss, _ := AblationSettings(AblateEstimator)
@@ -176,5 +192,48 @@ func TestAblateRewardScaleDeterministic(t *testing.T) {
 	}
 	if !bytes.Contains(a, []byte("| drgrpo exp |")) || !bytes.Contains(a, []byte("vs drgrpo ×1:")) {
 		t.Errorf("report lacks the Dr.GRPO rows:\n%s", a)
+	}
+}
+
+// The arch ablation with a stub trainer that tells the settings apart by
+// their config: its attention row comes twice, against the MLP and against
+// the control, with the Δ of each by hand.
+func TestAblateArchStub(t *testing.T) {
+	sim, err := sim.New(sim.Config{Tasks: 24, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stub := func(train env.Env, cfg trainer.Config) (metapolicy.Policy, error) {
+		switch {
+		case cfg.Attention() > 0:
+			return metapolicy.ParseHeuristic("random")
+		case cfg.FeatureLayout() == metapolicy.FeatureVersionPeers:
+			return metapolicy.ParseHeuristic("majority")
+		}
+		return metapolicy.ParseHeuristic("debate")
+	}
+	a, err := Ablate(sim, Config{Folds: 2, Seeds: 2, Episodes: 1, Baselines: []string{"debate"}, Trainer: stub, Workers: 2}, AblateArch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Rows) != 4 {
+		t.Fatalf("%d rows, want mlp, control, attention twice", len(a.Rows))
+	}
+	refs := []string{"", ArchMLP, ArchMLP, ArchMLPPeers}
+	acc := map[string]float64{}
+	for _, r := range a.Study.Rows {
+		acc[r.Policy] += float64(r.Correct) / float64(r.Scored)
+	}
+	for i, r := range a.Rows {
+		if r.Ref != refs[i] {
+			t.Errorf("row %d (%s): ref %q, want %q", i, r.Setting, r.Ref, refs[i])
+		}
+		if r.Ref == "" {
+			continue
+		}
+		n := float64(r.Rows)
+		if want := (acc[r.Setting] - acc[r.Ref]) / n; r.Delta == nil || math.Abs(r.Delta.Estimate-want) > 1e-12 {
+			t.Errorf("%s vs %s: Δ %+v, want %v", r.Setting, r.Ref, r.Delta, want)
+		}
 	}
 }

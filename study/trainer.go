@@ -21,7 +21,7 @@ type Trainer func(train env.Env, cfg trainer.Config) (metapolicy.Policy, error)
 
 // TrainInMemory is the default Trainer: the online run of `mpdf train`
 // in memory (trainer/run.Train without a directory): a fresh policy over the
-// layout cfg.Features, a supervised stage cloning cfg.SFT.Labels's
+// layout cfg.FeatureLayout(), a supervised stage cloning cfg.SFT.Labels's
 // actions on every training task when cfg.SFT.Epochs > 0, then
 // cfg.RL.Iterations SoftRankPO iterations against the supervised policy
 // as reference. It uses the kernel backend on one thread whatever
@@ -31,7 +31,7 @@ func TrainInMemory(train env.Env, cfg trainer.Config) (metapolicy.Policy, error)
 	if train.NumTasks() == 0 {
 		return nil, fmt.Errorf("study: train: no training task")
 	}
-	fz, err := metapolicy.FeaturizerFor(cfg.Features)
+	fz, err := metapolicy.FeaturizerFor(cfg.FeatureLayout())
 	if err != nil {
 		return nil, fmt.Errorf("study: train: %w", err)
 	}

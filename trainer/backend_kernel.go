@@ -15,6 +15,7 @@ import (
 // weights once).
 type KernelBackend struct {
 	loss    nn.LossConfig
+	attn    int // attention width (nn.MLP.Attn); 0 for an MLP
 	sizes   []int
 	act     nn.Activation
 	threads int
@@ -25,13 +26,32 @@ type KernelBackend struct {
 // NewKernelBackend returns a Backend for networks of the given shape, on
 // threads goroutines (GOMAXPROCS when ≤ 0).
 func NewKernelBackend(sizes []int, act nn.Activation, loss nn.LossConfig, threads int) (*KernelBackend, error) {
+	return NewKernelBackendAttn(0, sizes, act, loss, threads)
+}
+
+// NewKernelBackendAttn is NewKernelBackend for networks with an attention
+// front of width attn (nn.NewAttention; 0: an MLP, as NewKernelBackend).
+// Attention networks run on nn's plain-Go attention loops (nn.AttnLossAndGrad)
+// on the calling goroutine, not on the workspace's kernels.
+func NewKernelBackendAttn(attn int, sizes []int, act nn.Activation, loss nn.LossConfig, threads int) (*KernelBackend, error) {
 	if err := loss.Validate(); err != nil {
 		return nil, err
 	}
-	if _, err := nn.NumParams(sizes); err != nil {
+	if _, err := nn.ParamCount(sizes, attn); err != nil {
 		return nil, err
 	}
-	return &KernelBackend{loss: loss, sizes: append([]int(nil), sizes...), act: act, threads: threads}, nil
+	return &KernelBackend{loss: loss, attn: attn, sizes: append([]int(nil), sizes...), act: act, threads: threads}, nil
+}
+
+// attention checks that m, an attention network, has the backend's shape.
+func (k *KernelBackend) attention(m *nn.MLP[float32]) error {
+	if m.Attn != k.attn || m.Act != k.act || !slices.Equal(m.Sizes, k.sizes) {
+		return fmt.Errorf("trainer: kernel backend built for %v %v (attention width %d), got a network %v %v (%d)", k.sizes, k.act, k.attn, m.Sizes, m.Act, m.Attn)
+	}
+	if n, _ := nn.ParamCount(k.sizes, k.attn); len(m.Params) != n {
+		return fmt.Errorf("trainer: kernel backend: network has %d parameters, its shape needs %d", len(m.Params), n)
+	}
+	return nil
 }
 
 // LossConfig returns the loss configuration the backend was built with.
@@ -49,6 +69,9 @@ func (k *KernelBackend) Close() {
 // as that shape has: the kernels trust it) and returns a workspace for at
 // least rows rows.
 func (k *KernelBackend) workspace(m *nn.MLP[float32], rows int) (*nn.Workspace[float32], error) {
+	if m.Attn != 0 || k.attn != 0 {
+		return nil, k.attention(m) // an attention network has no workspace; callers branch before
+	}
 	if m.Act != k.act || !slices.Equal(m.Sizes, k.sizes) {
 		return nil, fmt.Errorf("trainer: kernel backend built for %v %v, got a network %v %v", k.sizes, k.act, m.Sizes, m.Act)
 	}
@@ -85,6 +108,12 @@ func (k *KernelBackend) LossAndGrad(grad []float32, m *nn.MLP[float32], b *nn.Ba
 	if k.loss.RankMatch() && len(b.Group) != b.Len() {
 		return nn.LossStats{}, fmt.Errorf("trainer: kernel backend: the rank-match loss needs a group index per row, got %d for %d rows", len(b.Group), b.Len())
 	}
+	if k.attn > 0 {
+		if err := k.attention(m); err != nil {
+			return nn.LossStats{}, err
+		}
+		return nn.AttnLossAndGrad(grad, m, b, k.loss), nil
+	}
 	ws, err := k.workspace(m, b.Len())
 	if err != nil {
 		return nn.LossStats{}, err
@@ -105,6 +134,12 @@ func (k *KernelBackend) SFTLossAndGrad(grad []float32, m *nn.MLP[float32], x []f
 	if err := checkGrad(grad, m); err != nil {
 		return 0, err
 	}
+	if k.attn > 0 {
+		if err := k.attention(m); err != nil {
+			return 0, err
+		}
+		return nn.AttnSFTLossAndGrad(grad, m, x, actions), nil
+	}
 	ws, err := k.workspace(m, n)
 	if err != nil {
 		return 0, err
@@ -119,6 +154,13 @@ func (k *KernelBackend) Forward(logits []float32, m *nn.MLP[float32], x []float3
 	n := len(x) / max(1, in)
 	if n == 0 || len(x) != n*in || len(logits) != n*out {
 		return fmt.Errorf("trainer: kernel backend: forward of %d values into %d logits for widths %d→%d", len(x), len(logits), in, out)
+	}
+	if k.attn > 0 {
+		if err := k.attention(m); err != nil {
+			return err
+		}
+		nn.ForwardRef(logits, m, x) // the attention loops (nn/attention.go)
+		return nil
 	}
 	ws, err := k.workspace(m, n)
 	if err != nil {
@@ -135,6 +177,16 @@ func (k *KernelBackend) LogProbs(dst []float32, m *nn.MLP[float32], x []float32)
 	n := len(x) / max(1, in)
 	if n == 0 || len(x) != n*in || len(dst) != n*out {
 		return fmt.Errorf("trainer: kernel backend: log-probabilities of %d values into %d for widths %d→%d", len(x), len(dst), in, out)
+	}
+	if k.attn > 0 {
+		if err := k.attention(m); err != nil {
+			return err
+		}
+		nn.ForwardRef(dst, m, x)
+		for r := range n {
+			nn.LogSoftmaxTo(dst[r*out:(r+1)*out], dst[r*out:(r+1)*out])
+		}
+		return nil
 	}
 	ws, err := k.workspace(m, n)
 	if err != nil {

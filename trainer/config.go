@@ -3,6 +3,7 @@ package trainer
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -47,6 +48,104 @@ type Config struct {
 	// decoupled agents). "" is shared, omitted from JSON, so a shared
 	// run's checkpoints keep their bytes.
 	AgentPolicy string `json:"agent_policy,omitempty"`
+
+	// Arch is the network (ParseArch): "" the MLP, ArchAttention the
+	// attention network over peer slots (nn.NewAttention, design §3),
+	// which reads the layout metapolicy.FeatureVersionPeers. AttnDim is
+	// its width d, 0 for DefaultAttnDim. Both omitted when zero, so an
+	// MLP run's checkpoints keep their bytes.
+	Arch    string `json:"arch,omitempty"`
+	AttnDim int    `json:"attn_dim,omitempty"`
+}
+
+// ArchAttention is Config.Arch's value for the attention network.
+const ArchAttention = "attention"
+
+// DefaultAttnDim is the attention width d when Config.AttnDim is 0.
+const DefaultAttnDim = 16
+
+// ParseArch parses a network name: "mlp" (stored as "") or "attention".
+func ParseArch(s string) (string, error) {
+	switch s {
+	case "", "mlp":
+		return "", nil
+	case ArchAttention:
+		return ArchAttention, nil
+	}
+	return "", fmt.Errorf("trainer: arch %q, want mlp or %s", s, ArchAttention)
+}
+
+// Attention is the attention width of the configured network: 0 for the
+// MLP, AttnDim (or DefaultAttnDim) for the attention network.
+func (c *Config) Attention() int {
+	switch {
+	case c.Arch != ArchAttention:
+		return 0
+	case c.AttnDim > 0:
+		return c.AttnDim
+	}
+	return DefaultAttnDim
+}
+
+// SettleFeatures makes the attention network read its own layout when the
+// features were not given explicitly (given false): a recipe's layout (the
+// replay recipe's v2) gives way to metapolicy.FeatureVersionPeers. A given
+// other layout stays, for Validate to refuse.
+func (c *Config) SettleFeatures(given bool) {
+	if c.Arch == ArchAttention && !given {
+		c.Features = ""
+	}
+}
+
+// ArchValue is a flag value for Arch (ParseArch): "mlp" is stored as "",
+// so MLP configs keep their bytes.
+type ArchValue struct{ P *string }
+
+func (a ArchValue) Type() string { return "arch" }
+func (a ArchValue) String() string {
+	if a.P == nil || *a.P == "" {
+		return "mlp"
+	}
+	return *a.P
+}
+func (a ArchValue) Set(v string) error {
+	k, err := ParseArch(v)
+	if err == nil {
+		*a.P = k
+	}
+	return err
+}
+
+// AttnDimValue is a flag value for AttnDim that shows 0 as DefaultAttnDim.
+type AttnDimValue struct{ P *int }
+
+func (a AttnDimValue) Type() string { return "int" }
+func (a AttnDimValue) String() string {
+	if a.P == nil || *a.P == 0 {
+		return strconv.Itoa(DefaultAttnDim)
+	}
+	return strconv.Itoa(*a.P)
+}
+func (a AttnDimValue) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("attention width %q: want a positive integer", v)
+	}
+	*a.P = n
+	if n == DefaultAttnDim {
+		*a.P = 0 // the default, so a config that names it keeps the default's bytes
+	}
+	return nil
+}
+
+// FeatureLayout is the feature version the policy reads: Features, or
+// for the attention network, which reads only it,
+// metapolicy.FeatureVersionPeers when Features is empty.
+func (c *Config) FeatureLayout() string {
+	if c.Features == "" && c.Arch == ArchAttention {
+		return metapolicy.FeatureVersionPeers
+	}
+	return c.Features
 }
 
 // SFTConfig configures the supervised stage.
@@ -165,6 +264,20 @@ func (c *Config) Validate() error {
 	}
 	if _, err := metapolicy.FeaturizerFor(c.Features); err != nil {
 		return fmt.Errorf("trainer: config: features: %w", err)
+	}
+	if _, err := ParseArch(c.Arch); err != nil || c.Arch == "mlp" {
+		return bad("arch", c.Arch, "\"\" (the MLP) or "+ArchAttention)
+	}
+	switch {
+	case c.AttnDim < 0 || c.AttnDim > 4096:
+		return bad("attn_dim", c.AttnDim, "in [1, 4096] (0: the default)")
+	case c.AttnDim != 0 && c.Arch != ArchAttention:
+		return bad("attn_dim", c.AttnDim, "0 unless arch is "+ArchAttention)
+	case c.Arch == ArchAttention && c.FeatureLayout() != metapolicy.FeatureVersionPeers:
+		return bad("features", c.Features, metapolicy.FeatureVersionPeers+" (or empty): the attention network reads peer slots")
+	case c.Arch == ArchAttention && c.AgentPolicy != "":
+		// Not built: serve and the exports of several networks take MLPs.
+		return bad("agent_policy", c.AgentPolicy, "shared with arch "+ArchAttention+" (decoupled attention networks are not supported)")
 	}
 	if _, err := ParseSchedule(c.RL.Schedule); err != nil {
 		return fmt.Errorf("trainer: config: rl.schedule: %w", err)

@@ -25,9 +25,14 @@ type Dataset struct {
 	// the first rejected record stops the pass with its error.
 	Skip   bool
 	Reward data.RewardConfig
-	// Width is the features per decision (0: metapolicy.FeatureWidth);
-	// decision records of another encoding than the built-in one set it.
+	// Width is the features per decision (0: metapolicy.FeatureWidth,
+	// or Layout's width); decision records of another encoding than the
+	// built-in one set it.
 	Width int
+	// Layout is the feature version episodes are featurized in
+	// (metapolicy.FeaturizerFor; "" the build's default): peers-v1 for the
+	// attention network. A pack must carry it already.
+	Layout string
 	// ChunkRows bounds a JSONL chunk; 0 means data.DefaultBatchRows.
 	ChunkRows int
 	// Log receives every rejected record (file:line: field: reason),
@@ -56,6 +61,9 @@ type PassStats struct {
 func (d *Dataset) width() int {
 	if d.Width > 0 {
 		return d.Width
+	}
+	if fz, err := metapolicy.FeaturizerFor(d.Layout); err == nil {
+		return fz.Width
 	}
 	return metapolicy.FeatureWidth
 }
@@ -162,6 +170,10 @@ func (d *Dataset) open() (*source, error) {
 				p.Close()
 				return nil, fmt.Errorf("%s: pack feature_version %q, the policy takes %q", d.Paths[0], v, metapolicy.FeatureVersion)
 			}
+			if v := p.Manifest().FeatureVersion; d.Layout != "" && v != d.Layout {
+				p.Close()
+				return nil, fmt.Errorf("%s: pack feature_version %q, the policy reads %q (pack the rollouts with --features %s)", d.Paths[0], v, d.Layout, d.Layout)
+			}
 			return &source{ColumnReader: p.Scan(data.SelectAll), close: func() { p.Close() }, counts: func(*PassStats) {}, prefetch: true}, nil
 		}
 	}
@@ -176,6 +188,12 @@ func (d *Dataset) open() (*source, error) {
 		return nil, err
 	}
 	ds.BatchRows = d.ChunkRows
+	if d.Layout != "" {
+		if ds.Layout, err = metapolicy.FeaturizerFor(d.Layout); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
 	ds.OnNoGold = func(p data.Pos, ep *data.Episode) {
 		fmt.Fprintf(d.log(), "%s: episode %q has no gold answer: no reward, not trained on\n", p, ep.ID)
 	}

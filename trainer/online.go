@@ -67,10 +67,10 @@ func IterTasks(seed uint64, iter, perIter, pool int) []int {
 // decisions with the configured reward (grouped as Config.Reward says; by
 // task by default, so a task's episodes compete), and updates the policy.
 //
-// The policy reads the layout Config.Features (metapolicy.FeaturizerFor);
+// The policy reads the layout Config.FeatureLayout (metapolicy.FeaturizerFor);
 // the decisions are featurized in the same layout.
 func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
-	fz, err := metapolicy.FeaturizerFor(r.cfg.Features)
+	fz, err := metapolicy.FeaturizerFor(r.cfg.FeatureLayout())
 	if err != nil {
 		return IterResult{}, err
 	}
@@ -174,7 +174,15 @@ func NewPolicy(cfg *Config, features int) (*nn.MLP[float32], error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := nn.NewMLP[float32](cfg.Sizes(features), act)
+	var m *nn.MLP[float32]
+	if d := cfg.Attention(); d > 0 {
+		if features != nn.AttnIn {
+			return nil, fmt.Errorf("trainer: the attention network reads %d features (%s), not %d", nn.AttnIn, metapolicy.FeatureVersionPeers, features)
+		}
+		m, err = nn.NewAttention[float32](d, cfg.Sizes(nn.AttnSelf+d), act)
+	} else {
+		m, err = nn.NewMLP[float32](cfg.Sizes(features), act)
+	}
 	if err != nil {
 		return nil, err
 	}

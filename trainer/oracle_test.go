@@ -156,6 +156,13 @@ func testStepMatchesPyTorch(t *testing.T, loss nn.LossConfig) {
 // change scale: |got − want| ≤ 1e-5·|want| + 1e-5·|want − init|.
 func compareParams(t *testing.T, got, want, init []float32) {
 	t.Helper()
+	compareParamsTol(t, got, want, init, 1e-5)
+}
+
+// compareParamsTol is compareParams with the relative tolerance rel in
+// place of 1e-5.
+func compareParamsTol(t *testing.T, got, want, init []float32, rel float64) {
+	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%d parameters, oracle has %d", len(got), len(want))
 	}
@@ -163,7 +170,7 @@ func compareParams(t *testing.T, got, want, init []float32) {
 	for i := range got {
 		g, w, w0 := float64(got[i]), float64(want[i]), float64(init[i])
 		d := math.Abs(g - w)
-		tol := 1e-5*math.Abs(w) + 1e-5*math.Abs(w-w0) + 1e-9
+		tol := rel*math.Abs(w) + rel*math.Abs(w-w0) + 1e-9
 		if d > tol {
 			bad++
 			if bad <= 5 {
@@ -283,6 +290,170 @@ func TestNetsStepMatchesPyTorch(t *testing.T) {
 			for k := range K {
 				compareParams(t, st.Nets()[k].Params, want.Nets[k].Params, nets[k].Params)
 			}
+		})
+	}
+}
+
+// TestAttentionStepMatchesPyTorch is TestStepMatchesPyTorch for the
+// attention network (design §4): peers-v1 rows of teams of 2..8
+// (real featurizer output), both losses, both backends, K steps of Adam over
+// every parameter, compared with oracle/torch_reference.py step --arch
+// attention.
+func TestAttentionStepMatchesPyTorch(t *testing.T) {
+	for _, loss := range []nn.LossConfig{
+		{EpsLow: 0.2, EpsHigh: 0.28, Beta: 0.05, Entropy: 0.01},
+		{EpsLow: 0.2, EpsHigh: 0.28, Beta: 0.5, Entropy: 0.01, Kind: nn.LossRankMatch},
+	} {
+		t.Run(nn.LossName(loss.Kind), func(t *testing.T) { testAttentionStep(t, loss) })
+	}
+}
+
+func testAttentionStep(t *testing.T, loss nn.LossConfig) {
+	py, torchReference := testenv.Oracle(t)
+	const steps, d = 3, 8
+	dir := t.TempDir()
+	policy, err := nn.NewAttention[float32](d, []int{nn.AttnSelf + d, 24, 24, nn.NumActions}, nn.Tanh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy.Init(5)
+	for i := range policy.Params[:nn.AttnParams(d)] { // sharper attention than the init's
+		policy.Params[i] *= 4
+	}
+	ds := oracleDecisions(policy, 300)
+	// Real peers-v1 rows: teams of 2..8 agents, answers and confidences drawn.
+	rng := rand.New(rand.NewPCG(8, 9))
+	fz, _ := metapolicy.FeaturizerFor(metapolicy.FeatureVersionPeers)
+	for i := range ds {
+		n := 2 + rng.IntN(7)
+		obs := metapolicy.Observation{Self: rng.IntN(n), Round: 1 + rng.IntN(2), Rounds: 2}
+		for range n {
+			a := metapolicy.AgentState{Answer: fmt.Sprint(rng.IntN(3)), Confidence: rng.Float64(),
+				Profile: metapolicy.Profile{Tokens: rng.IntN(2000), Steps: rng.IntN(9), Hedges: rng.IntN(3), SelfConfidence: rng.Float64()}}
+			if rng.IntN(4) == 0 {
+				a.Confidence = metapolicy.Missing
+			}
+			if rng.IntN(4) == 0 {
+				a.Profile.SelfConfidence = metapolicy.Missing
+			}
+			if rng.IntN(6) == 0 {
+				a.Answer = ""
+			}
+			obs.Agents = append(obs.Agents, a)
+		}
+		if err := fz.Featurize(ds[i].Features, &obs); err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float32, nn.AttnIn)
+		for k, v := range ds[i].Features {
+			x[k] = float32(v)
+		}
+		if ds[i].LogProb != nil { // behaviour near the policy's, as oracleDecisions draws it
+			var z, lp [nn.NumActions]float32
+			policy.Logits(z[:], x)
+			nn.LogSoftmaxTo(lp[:], z[:])
+			v := math.Min(float64(lp[ds[i].Action])+0.6*rng.NormFloat64(), -1e-3)
+			ds[i].LogProb = &v
+		}
+	}
+
+	w0, dpath, w1 := filepath.Join(dir, "w0.safetensors"), filepath.Join(dir, "d.jsonl"), filepath.Join(dir, "w1.safetensors")
+	if err := checkpoints.SaveSafetensors(w0, policy, map[string]string{"feature_version": metapolicy.FeatureVersionPeers}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := data.Create(dpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ds {
+		if err := w.WriteDecision(&ds[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, torchReference, "step", "--arch", "attention", "--attn-dim", fmt.Sprint(d),
+		"--init", w0, "--decisions", dpath, "--out", w1,
+		"--steps", fmt.Sprint(steps), "--beta", fmt.Sprint(loss.Beta), "--entropy", fmt.Sprint(loss.Entropy),
+		"--eps-low", fmt.Sprint(loss.EpsLow), "--eps-high", fmt.Sprint(loss.EpsHigh), "--loss", nn.LossName(loss.Kind))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("torch_reference.py step --arch attention: %v\n%s", err, out)
+	}
+	want, meta, err := checkpoints.LoadSafetensors(w1, checkpoints.WithFeatureVersion(metapolicy.FeatureVersionPeers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Attn != d || meta["arch"] != "attention" {
+		t.Fatalf("oracle output: attention width %d, metadata %v", want.Attn, meta)
+	}
+	kernel, err := NewKernelBackendAttn(d, policy.Sizes, policy.Act, loss, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kernel.Close()
+	graph, err := autodiff.NewAttention[float32](d, policy.Sizes, policy.Act, loss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer graph.Close()
+	for name, backend := range map[string]Backend{"kernel": kernel, "gorgonia": graph} {
+		t.Run(name, func(t *testing.T) {
+			got := policy.Clone()
+			st, err := NewStepper(backend, got, policy, DefaultStepConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s Samples
+			if err := AppendDecisions(&s, ds, got.In()); err != nil {
+				t.Fatal(err)
+			}
+			start := make([]float64, s.Len())
+			if err := st.PolicyLogProbsTo(start, s.Features, s.Actions); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range s.LogProb {
+				if math.IsNaN(v) {
+					s.LogProb[i] = start[i]
+				}
+			}
+			clipped := 0.0
+			for range steps {
+				m, err := st.Step(&s, nn.DefaultAdam().LR)
+				if err != nil {
+					t.Fatal(err)
+				}
+				clipped += m.ClipLow * m.ClipHigh
+			}
+			if clipped == 0 && !loss.RankMatch() {
+				t.Error("the batch did not exercise both clip sides")
+			}
+			// The softmax over peers is shift-invariant, so the exact
+			// gradient of bk and of Wk's column of the present flag (1 in
+			// every present slot) is zero at every step; Adam turns each
+			// implementation's rounding noise there (float32: ~1e-9) into
+			// steps of its own (a step of lr·g/(|g|+ε)). Those 2d
+			// parameters are left out, and every other front parameter
+			// must have moved.
+			null := map[int]bool{}
+			for i := range d {
+				wk := d*nn.AttnSelf + d         // after Wq and bq
+				null[wk+i*nn.AttnPeer] = true   // Wk[i][present]
+				null[wk+d*nn.AttnPeer+i] = true // bk[i]
+			}
+			g0, w0, w1 := []float32{}, []float32{}, []float32{}
+			for i := range got.Params {
+				if null[i] {
+					continue
+				}
+				if i < nn.AttnParams(d) && got.Params[i] == policy.Params[i] {
+					t.Errorf("front parameter %d did not move", i)
+				}
+				g0, w0, w1 = append(g0, got.Params[i]), append(w0, policy.Params[i]), append(w1, want.Params[i])
+			}
+			// Gorgonia's float32 graph rounds every op of the front to
+			// float32 (nn sums in float64): a looser bound for it.
+			compareParamsTol(t, g0, w1, w0, map[string]float64{"kernel": 1e-5, "gorgonia": 1e-4}[name])
 		})
 	}
 }

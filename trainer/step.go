@@ -116,7 +116,7 @@ func NewStepper(backend Backend, policy, ref *nn.MLP[float32], cfg StepConfig) (
 	case !(cfg.MaxGradNorm >= 0) || math.IsInf(cfg.MaxGradNorm, 0):
 		return nil, fmt.Errorf("trainer: stepper: max_grad_norm %v, want a finite value ≥ 0", cfg.MaxGradNorm)
 	}
-	if n, err := nn.NumParams(policy.Sizes); err != nil || n != len(policy.Params) || len(ref.Params) != n {
+	if n, err := nn.ParamCount(policy.Sizes, policy.Attn); err != nil || n != len(policy.Params) || len(ref.Params) != n {
 		return nil, fmt.Errorf("trainer: stepper: %d policy and %d reference parameters for sizes %v", len(policy.Params), len(ref.Params), policy.Sizes)
 	}
 	if err := cfg.Adam.Validate(); err != nil {
@@ -141,7 +141,7 @@ func NewStepper(backend Backend, policy, ref *nn.MLP[float32], cfg StepConfig) (
 }
 
 func sameShape(a, b *nn.MLP[float32]) bool {
-	return a.Act == b.Act && slices.Equal(a.Sizes, b.Sizes)
+	return a.Act == b.Act && a.Attn == b.Attn && slices.Equal(a.Sizes, b.Sizes)
 }
 
 // Policy is the network the steps update.

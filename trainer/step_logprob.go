@@ -25,6 +25,11 @@ type forward struct{ h, next []float32 }
 // logits returns m's output for the row x; it aliases f's buffers and is
 // valid until the next call.
 func (f *forward) logits(m *nn.MLP[float32], x []float32) []float32 {
+	if m.Attn > 0 { // nn's attention loops, which Logits runs
+		f.h = grow(f.h, m.Out())
+		m.Logits(f.h, x)
+		return f.h
+	}
 	f.h = append(f.h[:0], x...)
 	last := m.Layers() - 1
 	for l := 0; l <= last; l++ {

@@ -92,7 +92,7 @@ func show(cmd *cobra.Command, asJSON bool, v any, text func(io.Writer) error) er
 // packFlags are pack's flags.
 type packFlags struct {
 	rf                             rewardFlags
-	out                            string
+	out, features                  string
 	shardRows, featureWidth, maxLn int
 	skipInvalid, asJSON            bool
 }
@@ -105,6 +105,7 @@ func newPackCmd() *cobra.Command {
 	f.Var(cliflag.Count(&fl.shardRows, data.DefaultRowsPerShard), "shard-rows", "most decisions per shard (bounds a reader's memory)")
 	shared(f, &fl.skipInvalid, "skip-invalid", "")
 	shared(f, cliflag.Count(&fl.featureWidth, 0), "feature-width", "")
+	shared(f, &fl.features, "features", "", ": the episodes' decisions are featurized in it and the manifest records it (default: mpdf-features/v1)")
 	shared(f, &fl.asJSON, "json", "")
 	addMaxLineFlag(cmd, &fl.maxLn)
 	fl.rf.add(cmd)
@@ -123,7 +124,7 @@ func runPack(cmd *cobra.Command, args []string, fl *packFlags) error {
 		return err
 	}
 	defer r.Close()
-	m, err := data.WritePack(fl.out, r, data.PackOptions{RowsPerShard: fl.shardRows, Reward: cfg})
+	m, err := data.WritePack(fl.out, r, data.PackOptions{RowsPerShard: fl.shardRows, Reward: cfg, FeatureVersion: fl.features})
 	if err != nil {
 		return err
 	}

@@ -53,4 +53,5 @@ const policySpecHelp = `A policy is a heuristic baseline — persist, refine, de
 threshold (or threshold:HIGH:LOW, e.g. threshold:0.9:0.3), random — or a
 learned policy: a checkpoint (*.mpdf, written by mpdf train) or a
 safetensors export (*.safetensors). A learned policy reads the feature
-layout its file records (` + metapolicy.FeatureVersion + ` or ` + metapolicy.FeatureVersionV2 + `).`
+layout its file records (` + metapolicy.FeatureVersion + `, ` + metapolicy.FeatureVersionV2 + `, or
+` + metapolicy.FeatureVersionPeers + ` for an attention network, teams of up to 8).`

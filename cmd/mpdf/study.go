@@ -64,7 +64,7 @@ func (fl *studyFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.cfg.Train.RL.EpisodesPerTask, "episodes-per-task", "")
 	shared(f, &fl.cfg.Train.Adam.LR, "lr", "")
 	shared(f, &fl.cfg.Train.Reward.Gamma, "gamma", "")
-	f.StringVar(&fl.ablate, "ablate", "", "run an ablation instead of the study: estimator, tau, reward-scale, gamma, loss, team-size (the simulator at 3, 5 and 7 agents, or a replay's files by team size) or agent-policy, each setting with the study's folds, seeds and paired intervals, at the first --lambdas (writes ablation.md, ablation.json, results.json)")
+	f.StringVar(&fl.ablate, "ablate", "", "run an ablation instead of the study: estimator, tau, reward-scale, gamma, loss, team-size (the simulator at 3, 5 and 7 agents, or a replay's files by team size), agent-policy or arch (the MLP, the MLP on peers-v1 features, the attention network), each setting with the study's folds, seeds and paired intervals, at the first --lambdas (writes ablation.md, ablation.json, results.json)")
 	f.Var(hidden(&fl.cfg.Train.Hidden), "hidden", usageOf("hidden")+", e.g. 64,64")
 	shared(f, &fl.sftEpochs, "sft-epochs", "", " (-1 = 5; on a replay 20 with the default pivotal teacher, 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
 	shared(f, &fl.cfg.Train.SFT.Labels, "sft-labels", "", ": a heuristic, hindsight, pivotal[:K] or pivotal:P (see mpdf train -h; default pivotal:gate on a replay)")

@@ -136,7 +136,7 @@ func (fl *trainFlags) config(cmd *cobra.Command) (run.Config, error) {
 		if rc.Resume != nil {
 			return rc, fmt.Errorf("--init and --resume: a resumed run goes on from its checkpoint")
 		}
-		if rc.Init, err = checkpoints.LoadNetworkFor(fl.init, c.Features); err != nil {
+		if rc.Init, err = checkpoints.LoadNetworkFor(fl.init, c.FeatureLayout()); err != nil {
 			return rc, fmt.Errorf("--init: %w", err)
 		}
 	}

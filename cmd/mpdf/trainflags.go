@@ -46,6 +46,8 @@ func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.IntVar(&c.SFT.BatchSize, "sft-batch-size", c.SFT.BatchSize, "minibatch rows of the supervised stage")
 	fs.Float64Var(&c.SFT.LR, "sft-lr", c.SFT.LR, "Adam learning rate of the supervised stage")
 	fs.StringVar(&c.SFT.Labels, "sft-labels", c.SFT.Labels, usageOf("sft-labels")+", online: a heuristic, hindsight (the best plan per training question), pivotal[:K] (the decisions that change the team's result, K DAgger rounds) or pivotal:P (those decisions on protocol P's play, P's action elsewhere; P: majority, debate, gate, until-consensus)")
+	fs.Var(trainer.ArchValue{P: &c.Arch}, "arch", "network: mlp, or attention (attends from the agent to each peer; reads "+metapolicy.FeatureVersionPeers+")")
+	fs.Var(trainer.AttnDimValue{P: &c.AttnDim}, "attn-dim", "attention width d of --arch attention")
 	fs.StringVar(&c.Features, "features", c.Features, usageOf("features")+", online ("+metapolicy.FeatureVersion+" by default); checkpoints record it")
 	fs.IntVar(&c.RL.Iterations, "iterations", c.RL.Iterations, usageOf("iterations")+": rollout batches (online) or passes over the data (offline)")
 	fs.IntVar(&c.RL.BatchSize, "batch-size", c.RL.BatchSize, "RL minibatch rows (whole groups, so approximate)")
@@ -98,5 +100,6 @@ func resolveConfig(base trainer.Config, path string, fs *pflag.FlagSet) (trainer
 	if err := checkReward(cfg.Reward); err != nil {
 		return cfg, err
 	}
+	cfg.SettleFeatures(fs.Changed("features"))
 	return cfg, cfg.Validate()
 }

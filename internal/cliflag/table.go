@@ -41,7 +41,7 @@ var Table = []Shared{
 	{Name: "episodes-per-task", Type: "int", Default: "8", Meaning: "training episodes per task: one SoftRankPO group", Says: []string{"SoftRankPO group"},
 		Except: map[string]Exception{"mpdf study": {Default: "4", Why: "a study trains a policy per fold, seed and λ: shorter runs"}}},
 	{Name: "feature-width", Type: "int", Default: "0", Meaning: "features per decision record (0: as read)", Says: []string{"decision record"}},
-	{Name: "features", Type: "string", Default: "", Meaning: "feature layout a learned policy reads (mpdf-features/v1 or mpdf-features/v2)", Says: []string{"feature layout"}},
+	{Name: "features", Type: "string", Default: "", Meaning: "feature layout a learned policy reads (mpdf-features/v1, mpdf-features/v2, or mpdf-features/peers-v1, the attention network's)", Says: []string{"feature layout"}},
 	{Name: "loss", Type: "loss", Default: "clip", Meaning: "policy loss: clip (PPO-clip surrogate + β·KL) or rank-match (the paper's implicit-reward fit)", Says: []string{"policy loss", "rank-match"}},
 	{Name: "gamma", Type: "float64", Default: "0", Meaning: "discount γ of the return-to-go each decision is ranked on (0: the round's own reward)", Says: []string{"return-to-go"}},
 	{Name: "greedy", Type: "bool", Default: "false", Meaning: "a learned policy takes its most probable action instead of sampling", Says: []string{"most probable action"}},

@@ -248,7 +248,7 @@ func (c *Config) check() error {
 		return fmt.Errorf("run: feature width %d online: the environments encode %d features (%s)", c.FeatureWidth, fz.Width, fz.Version)
 	case !offline && c.FeatureVersion != "" && c.FeatureVersion != fz.Version:
 		return fmt.Errorf("run: feature version %q online: the run reads %s (its features setting)", c.FeatureVersion, fz.Version)
-	case offline && c.Train.Features != "" && c.featureVersion() != fz.Version:
+	case offline && c.Train.FeatureLayout() != "" && c.featureVersion() != fz.Version:
 		return fmt.Errorf("run: features %s: the offline data's are %s", fz.Version, c.featureVersion())
 	case offline && c.Teacher != nil:
 		return fmt.Errorf("run: a teacher labels online runs only")
@@ -301,9 +301,9 @@ func (c *Config) check() error {
 	return nil
 }
 
-// featurizer is the layout of an online run: Train.Features.
+// featurizer is the layout of an online run: Train.FeatureLayout.
 func (c *Config) featurizer() (metapolicy.Featurizer, error) {
-	fz, err := metapolicy.FeaturizerFor(c.Train.Features)
+	fz, err := metapolicy.FeaturizerFor(c.Train.FeatureLayout())
 	if err != nil {
 		return fz, fmt.Errorf("run: %w", err)
 	}

@@ -20,6 +20,41 @@ type Data struct {
 	ID             *DataID
 	Width          int    // features per decision
 	FeatureVersion string // the encoding checkpoints record
+	// Layout is the feature version the episodes of rollout files are
+	// featurized in (trainer.Dataset.Layout); "" the default.
+	Layout string
+}
+
+// CheckDataIn is CheckData for a policy that reads the feature layout
+// layout (trainer.Config.FeatureLayout; "" or metapolicy.FeatureVersion:
+// CheckData): the episodes of rollout files are featurized in it, and a
+// pack must have been packed in it (mpdf data pack --features).
+func CheckDataIn(paths []string, width int, layout string) (*Data, error) {
+	if layout == "" || layout == metapolicy.FeatureVersion {
+		return CheckData(paths, width)
+	}
+	fz, err := metapolicy.FeaturizerFor(layout)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if width != 0 && width != fz.Width {
+		return nil, fmt.Errorf("run: feature width %d: the layout %s has %d", width, layout, fz.Width)
+	}
+	d, err := CheckData(paths, width)
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 1 {
+		if fi, err := os.Stat(paths[0]); err == nil && fi.IsDir() && d.FeatureVersion != layout {
+			v := d.FeatureVersion
+			if d.Width == metapolicy.FeatureWidth {
+				v = metapolicy.FeatureVersion
+			}
+			return nil, fmt.Errorf("run: %s: a pack of %s, the policy reads %s: pack the rollouts with --features %s", paths[0], v, layout, layout)
+		}
+	}
+	d.Width, d.FeatureVersion, d.Layout = fz.Width, layout, layout
+	return d, nil
 }
 
 // CheckData checks offline data before a run touches its directory:
@@ -66,11 +101,11 @@ func CheckData(paths []string, width int) (*Data, error) {
 // (skipping rejected records if c.SkipInvalid, rewarded by c.Train.Reward,
 // their notes to log), what it is and its width and feature version.
 func (c *Config) UseData(paths []string, log io.Writer) error {
-	d, err := CheckData(paths, c.FeatureWidth)
+	d, err := CheckDataIn(paths, c.FeatureWidth, c.Train.FeatureLayout())
 	if err != nil {
 		return err
 	}
-	c.Data = &trainer.Dataset{Paths: paths, Skip: c.SkipInvalid, Reward: c.Train.Reward, Log: log, Width: d.Width}
+	c.Data = &trainer.Dataset{Paths: paths, Skip: c.SkipInvalid, Reward: c.Train.Reward, Log: log, Width: d.Width, Layout: d.Layout}
 	c.DataID, c.FeatureWidth, c.FeatureVersion = d.ID, d.Width, d.FeatureVersion
 	return nil
 }

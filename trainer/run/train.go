@@ -191,19 +191,27 @@ func (r *runner) buildPolicy() error {
 	// The network's shape wins over the config: record what is trained.
 	r.cfg.Train.Hidden = append([]int(nil), r.policy.Sizes[1:len(r.policy.Sizes)-1]...)
 	r.cfg.Train.Activation = r.policy.Act.String()
+	if d := r.policy.Attn; d > 0 {
+		r.cfg.Train.Arch = trainer.ArchAttention
+		if r.cfg.Train.Attention() != d {
+			r.cfg.Train.AttnDim = d
+		}
+	} else {
+		r.cfg.Train.Arch, r.cfg.Train.AttnDim = "", 0
+	}
 	return nil
 }
 
 // newBackend builds the configured loss-and-gradient backend.
 func newBackend(cfg *trainer.Config, m *nn.MLP[float32], threads int) (trainer.Backend, func(), error) {
 	if cfg.Backend == "gorgonia" {
-		e, err := autodiff.New[float32](m.Sizes, m.Act, cfg.Loss)
+		e, err := autodiff.NewAttention[float32](m.Attn, m.Sizes, m.Act, cfg.Loss)
 		if err != nil {
 			return nil, nil, err
 		}
 		return e, func() { e.Close() }, nil
 	}
-	k, err := trainer.NewKernelBackend(m.Sizes, m.Act, cfg.Loss, threads)
+	k, err := trainer.NewKernelBackendAttn(m.Attn, m.Sizes, m.Act, cfg.Loss, threads)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -95,7 +95,7 @@ func Train(train env.Env, cfg trainer.Config) (metapolicy.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	fz, err := metapolicy.FeaturizerFor(cfg.Features)
+	fz, err := metapolicy.FeaturizerFor(cfg.FeatureLayout())
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func RunTeacher(cfg trainer.Config) (*run.Teacher, error) {
 	if err != nil {
 		return nil, err
 	}
-	fz, err := metapolicy.FeaturizerFor(cfg.Features)
+	fz, err := metapolicy.FeaturizerFor(cfg.FeatureLayout())
 	if err != nil {
 		return nil, err
 	}
