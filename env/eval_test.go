@@ -3,14 +3,15 @@ package env_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/mpdf/mpdf/env"
-	"github.com/mpdf/mpdf/env/sim"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 

@@ -3,14 +3,15 @@ package env_test
 import (
 	"errors"
 	"fmt"
-	"github.com/mpdf/mpdf/env"
-	"github.com/mpdf/mpdf/env/sim"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/metapolicy"
 )

@@ -36,11 +36,13 @@ type Dataset struct {
 	// ChunkRows bounds a JSONL chunk; 0 means data.DefaultBatchRows.
 	ChunkRows int
 	// Log receives every rejected record (file:line: field: reason),
-	// every episode without gold, and the counts of each pass; nil
-	// discards them.
+	// every episode without gold, and the pass's counts, on the first
+	// pass only: later passes read the same data and would repeat them;
+	// nil discards them.
 	Log io.Writer
 
-	bufs *passBuffers // reused from one pass to the next
+	bufs   *passBuffers // reused from one pass to the next
+	passes int          // passes ended, with or without an error
 }
 
 // passBuffers are a pass's chunk and the rows it holds back: kept between
@@ -69,7 +71,7 @@ func (d *Dataset) width() int {
 }
 
 func (d *Dataset) log() io.Writer {
-	if d.Log == nil {
+	if d.Log == nil || d.passes > 0 {
 		return io.Discard
 	}
 	return d.Log
@@ -83,6 +85,7 @@ func (d *Dataset) Pass(each func(*Samples) error) (PassStats, error) {
 	if d.bufs == nil {
 		d.bufs = new(passBuffers)
 	}
+	defer func() { d.passes++ }()
 	view, carry, spare, cols := &d.bufs.view, &d.bufs.carry, &d.bufs.spare, &d.bufs.cols
 	resetRows(carry)
 	emit := func(b *Samples) error {

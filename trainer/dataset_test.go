@@ -3,12 +3,13 @@ package trainer
 import (
 	"bytes"
 	"fmt"
-	"github.com/google/go-cmp/cmp"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -227,5 +228,42 @@ func TestDatasetPackChunksAsJSONL(t *testing.T) {
 		if d := cmp.Diff(want, chunks(&Dataset{Paths: []string{pack}})); d != "" {
 			t.Errorf("shards of %d rows: chunks (-JSONL +pack):\n%s", rowsPerShard, d)
 		}
+	}
+}
+
+// A run reads its data once a pass: what the log says of the data (a
+// rejected record, the counts) it says on the first pass, not again on
+// every later one, while every pass still counts what it rejected.
+func TestDatasetLogsTheFirstPassOnly(t *testing.T) {
+	var buf bytes.Buffer
+	w := data.NewWriter(&buf)
+	for k := range 2 {
+		d := data.Decision{Group: "g", Features: make([]float64, metapolicy.FeatureWidth), Action: metapolicy.Refine, Reward: float64(k)}
+		if err := w.WriteDecision(&d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	buf.WriteString("{\"kind\":\"decision\",\"group\":7}\n")
+	path := filepath.Join(t.TempDir(), "d.jsonl")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	ds := &Dataset{Paths: []string{path}, Skip: true, Log: &log}
+	for pass := range 3 {
+		st, err := ds.Pass(func(*Samples) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Rows != 2 || st.Counts.Rejected != 1 {
+			t.Errorf("pass %d: %d rows, %d rejected; want 2 and 1", pass, st.Rows, st.Counts.Rejected)
+		}
+	}
+	if n := strings.Count(log.String(), "d.jsonl:3"); n != 1 {
+		t.Errorf("the rejected record logged %d times over 3 passes, want once:\n%s", n, log.String())
+	}
+	if n := strings.Count(log.String(), "read ["); n != 1 {
+		t.Errorf("the counts logged %d times over 3 passes, want once:\n%s", n, log.String())
 	}
 }

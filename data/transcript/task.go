@@ -2,11 +2,12 @@ package transcript
 
 import (
 	"fmt"
-	"github.com/mpdf/mpdf/answer"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/mpdf/mpdf/answer"
 )
 
 // Task is answer.Kind under the name this package first gave it: the kind

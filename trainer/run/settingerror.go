@@ -2,8 +2,8 @@ package run
 
 import (
 	"fmt"
-	"github.com/mpdf/mpdf/internal/errmark"
 
+	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
