@@ -149,7 +149,7 @@ class Policy(_Provenance):
             raise ValueError("mpdf.policy: activation %r, want tanh or relu" % (activation,))
         if not weights or len(weights) != len(biases):
             raise ValueError("mpdf.policy: %d weight matrices, %d bias vectors" % (len(weights), len(biases)))
-        self.feature_version, self._featurize = _layout("mpdf.policy", len(weights[0][0]), feature_version, self.metadata)
+        self.feature_version, self._featurize = _layout("mpdf.policy", self._feature_width(), feature_version, self.metadata)
         if len(weights[-1]) != len(ACTIONS):
             raise ValueError("mpdf.policy: network has %d outputs, want %d actions" % (len(weights[-1]), len(ACTIONS)))
 
@@ -158,10 +158,18 @@ class Policy(_Provenance):
         """Layer widths, input first (as ``GET /v1/policy`` reports them)."""
         return [len(self.weights[0][0])] + [len(w) for w in self.weights]
 
+    arch = "mlp"
+
+    def _feature_width(self):
+        # The MLP reads the features as they are.
+        return len(self.weights[0][0])
+
     def logits(self, x):
         """The network's outputs for a feature vector x. x is rounded to
         float32 first, as the server feeds its float32 network."""
-        h = list(array.array("f", x))
+        return self._mlp(list(array.array("f", x)))
+
+    def _mlp(self, h):
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases)):
             h = [bo + sum(wk * hk for wk, hk in zip(row, h)) for row, bo in zip(w, b)]
@@ -220,6 +228,89 @@ class Policy(_Provenance):
         for i, (w, b) in enumerate(zip(self.weights, self.biases)):
             d["layers.%d.weight" % i] = [list(row) for row in w]
             d["layers.%d.bias" % i] = list(b)
+        return d
+
+
+class AttentionPolicy(Policy):
+    """The attention policy (``mpdf train --arch attention``) over the
+    mpdf-features/peers-v1 layout: the agent's own 26 features x_s attend to
+    the present peer slots p_j (12 features each, p_j[0] = 1 when a peer
+    fills the slot)::
+
+        q = Wq x_s + bq,  k_j = Wk p_j + bk,  v_j = Wv p_j + bv
+        alpha = softmax over present j of (q . k_j) / sqrt(d)
+        c = sum_j alpha_j v_j            (0 when no slot is present)
+        logits = MLP(concat(x_s, c))
+
+    ``attn`` maps ``"q"``, ``"k"``, ``"v"`` to (weight rows [d][in], bias
+    [d]); ``weights`` and ``biases`` are the MLP's, its first layer reading
+    26 + d inputs. The output does not depend on the order of the present
+    peers, nor on how many absent slots follow them."""
+
+    arch = "attention"
+
+    def __init__(self, attn, weights, biases, activation="tanh", metadata=None, feature_version=None):
+        if set(attn) != {"q", "k", "v"}:
+            raise ValueError("mpdf.policy: attention projections %s, want q, k and v" % sorted(attn))
+        d = len(attn["q"][1])
+        for name, want in (("q", features.FEATURE_WIDTH), ("k", features.PEER_WIDTH), ("v", features.PEER_WIDTH)):
+            w, b = attn[name]
+            if len(w) != d or len(b) != d or any(len(row) != want for row in w):
+                raise ValueError("mpdf.policy: attention %s: want weight [%d, %d] and bias [%d]" % (name, d, want, d))
+        if not weights or len(weights[0][0]) != features.FEATURE_WIDTH + d:
+            raise ValueError("mpdf.policy: attention of width %d: the first layer must read %d inputs (26 + d)"
+                             % (d, features.FEATURE_WIDTH + d))
+        self.attn = attn
+        super().__init__(weights, biases, activation, metadata, feature_version)
+
+    def _feature_width(self):
+        return features.FEATURE_WIDTH + features.PEER_SLOTS * features.PEER_WIDTH
+
+    @property
+    def attn_dim(self):
+        """The attention width d."""
+        return len(self.attn["q"][1])
+
+    def context(self, x):
+        """(x_s, c): the agent's own features and the attention's context
+        vector, for a float32-rounded row x."""
+        own, peer = features.FEATURE_WIDTH, features.PEER_WIDTH
+
+        def lin(name, v):
+            w, b = self.attn[name]
+            return [bo + sum(wk * vk for wk, vk in zip(row, v)) for row, bo in zip(w, b)]
+
+        xs = x[:own]
+        q = lin("q", xs)
+        scale = 1.0 / math.sqrt(len(q))
+        scores, values = [], []
+        for j in range(features.PEER_SLOTS):
+            p = x[own + peer * j:own + peer * (j + 1)]
+            if p[0] == 0:  # absent: weighs exactly nothing
+                continue
+            scores.append(sum(a * b for a, b in zip(q, lin("k", p))) * scale)
+            values.append(lin("v", p))
+        c = [0.0] * len(q)
+        if scores:
+            m = max(scores)
+            e = [math.exp(s - m) for s in scores]
+            total = sum(e)
+            for ej, v in zip(e, values):
+                c = [ck + ej / total * vk for ck, vk in zip(c, v)]
+        return xs, c
+
+    def logits(self, x):
+        xs, c = self.context(list(array.array("f", x)))
+        return self._mlp(xs + c)
+
+    def state_dict(self):
+        """``attn.{q,k,v}.weight|bias`` and ``layers.{i}.*``, as nested lists."""
+        d = {}
+        for name in ("q", "k", "v"):
+            w, b = self.attn[name]
+            d["attn.%s.weight" % name] = [list(row) for row in w]
+            d["attn.%s.bias" % name] = list(b)
+        d.update(super().state_dict())
         return d
 
 
@@ -348,22 +439,57 @@ def load(path, check_checkpoint=True):
     activation = meta.get("activation", "tanh")
     if activation not in ("tanh", "relu"):
         raise fail("__metadata__.activation: %r, want tanh or relu" % (activation,))
+    # An export without "arch" is an MLP: files older than the attention
+    # policy load as they did.
+    arch = meta.get("arch", "mlp")
+    if arch not in ("mlp", "attention"):
+        raise fail("__metadata__.arch: %r, want mlp or attention" % (arch,))
+    if arch == "attention" and version != features.FEATURE_VERSION_PEERS:
+        raise fail("__metadata__.arch: attention reads %s, but feature_version is %s"
+                   % (features.FEATURE_VERSION_PEERS, version))
     used = set()
 
+    def projections(prefix):
+        """The attention's q, k, v of the tensors named prefix + attn.*."""
+        attn = {}
+        d = None
+        for name, inp in (("q", features.FEATURE_WIDTH), ("k", features.PEER_WIDTH), ("v", features.PEER_WIDTH)):
+            wn, bn = "%sattn.%s.weight" % (prefix, name), "%sattn.%s.bias" % (prefix, name)
+            (out, got), w = tensor(wn, 2)
+            if d is None:
+                d = out
+            if (out, got) != (d, inp):
+                raise fail("%s: shape [%d, %d], want [%d, %d]" % (wn, out, got, d, inp))
+            (bout,), b = tensor(bn, 1)
+            if bout != d:
+                raise fail("%s: shape [%d], want [%d]" % (bn, bout, d))
+            attn[name] = ([w[r * inp:(r + 1) * inp] for r in range(d)], b)
+            used.update((wn, bn))
+        if "attn_dim" in meta and meta["attn_dim"] != str(d):
+            raise fail("__metadata__.attn_dim: %r, but %sattn.q.weight has %d rows" % (meta["attn_dim"], prefix, d))
+        return attn, d
+
     def net(prefix):
-        """The network of the tensors named prefix + layers.{i}.*."""
+        """The network of the tensors named prefix + layers.{i}.* (and
+        prefix + attn.* for an attention policy)."""
+        attn = None
+        head, what0 = width, "%s reads %d features" % (version, width)
+        if arch == "attention":
+            attn, d = projections(prefix)
+            head = features.FEATURE_WIDTH + d
+            what0 = "the attention of width %d gives the MLP 26 + %d inputs" % (d, d)
         layers = 0
         while "%slayers.%d.weight" % (prefix, layers) in header:
             layers += 1
         if layers == 0:
             raise fail("no %slayers.0.weight tensor" % prefix)
         weights, biases = [], []
-        prev = width
+        prev = head
         for i in range(layers):
             name = "%slayers.%d.weight" % (prefix, i)
             (out, inp), w = tensor(name, 2)
             if inp != prev:
-                what = "%s reads %d features" % (version, width) if i == 0 else "layer %d has %d outputs" % (i - 1, prev)
+                what = what0 if i == 0 else "layer %d has %d outputs" % (i - 1, prev)
                 raise fail("%s: shape [%d, %d], but %s" % (name, out, inp, what))
             (bout,), b = tensor("%slayers.%d.bias" % (prefix, i), 1)
             if bout != out:
@@ -374,6 +500,8 @@ def load(path, check_checkpoint=True):
             prev = out
         if prev != len(ACTIONS):
             raise fail("%slayers.%d.weight: %d outputs, want %d actions" % (prefix, layers - 1, prev, len(ACTIONS)))
+        if attn is not None:
+            return AttentionPolicy(attn, weights, biases, activation, meta, version)
         return Policy(weights, biases, activation, meta, version)
 
     def leftover(want):
@@ -383,7 +511,8 @@ def load(path, check_checkpoint=True):
 
     if "mpdf.networks" not in meta:
         p = net("")
-        leftover("a layers.{i}.weight or .bias of layers 0..%d" % (len(p.weights) - 1))
+        leftover("a layers.{i}.weight or .bias of layers 0..%d%s"
+                 % (len(p.weights) - 1, " or an attn.{q,k,v} tensor" if arch == "attention" else ""))
         return p
     try:
         keys = json.loads(meta["mpdf.networks"])
@@ -492,12 +621,16 @@ def _check_checkpoint(path, meta, fail):
 
 
 def save(path, policy):
-    """Writes a policy as safetensors (the layout ``mpdf serve`` reads),
-    recording its feature_version and activation."""
+    """Writes a policy (a :class:`Policy` or :class:`AttentionPolicy`) as
+    safetensors (the layout ``mpdf serve`` reads), recording its
+    feature_version and activation (and an attention policy's arch and
+    attn_dim)."""
     tensors = {}
-    for i, (w, b) in enumerate(zip(policy.weights, policy.biases)):
-        tensors["layers.%d.weight" % i] = ([len(w), len(w[0])], [v for row in w for v in row])
-        tensors["layers.%d.bias" % i] = ([len(b)], list(b))
+    for name, v in policy.state_dict().items():
+        if isinstance(v[0], list):
+            tensors[name] = ([len(v), len(v[0])], [x for row in v for x in row])
+        else:
+            tensors[name] = ([len(v)], list(v))
     header, blobs, off = {}, [], 0
     for name in sorted(tensors):
         shape, vals = tensors[name]
@@ -506,8 +639,11 @@ def save(path, policy):
         blobs.append(blob)
         off += len(blob)
     # The checkpoint a loaded file recorded is no longer vouched for.
-    meta = {k: v for k, v in policy.metadata.items() if k not in ("mpdf.checkpoint", "mpdf.checkpoint_sha256")}
+    meta = {k: v for k, v in policy.metadata.items()
+            if k not in ("mpdf.checkpoint", "mpdf.checkpoint_sha256", "arch", "attn_dim")}
     meta.update({"feature_version": policy.feature_version, "activation": policy.activation, "format": "pt"})
+    if policy.arch == "attention":
+        meta.update({"arch": "attention", "attn_dim": str(policy.attn_dim)})
     header["__metadata__"] = dict(sorted(meta.items()))
     h = json.dumps(header, separators=(",", ":")).encode()
     h += b" " * (-len(h) % 8)
@@ -538,3 +674,23 @@ def random_policy(sizes, seed=0, scale=2.0, activation="tanh", feature_version=N
         weights.append([[f32(rng.uniform(-bound, bound)) for _ in range(fan_in)] for _ in range(fan_out)])
         biases.append([f32(rng.uniform(-bound, bound)) for _ in range(fan_out)])
     return Policy(weights, biases, activation, feature_version=feature_version)
+
+
+def random_attention_policy(hidden=(32,), attn_dim=16, seed=0, scale=2.0, activation="tanh"):
+    """A random attention policy over mpdf-features/peers-v1 with attention
+    width attn_dim and MLP hidden sizes hidden, for tests."""
+    import random
+    rng = random.Random(seed)
+    f32 = lambda v: struct.unpack("<f", struct.pack("<f", v))[0]  # noqa: E731
+
+    def linear(fan_in, fan_out):
+        bound = scale / math.sqrt(fan_in)
+        return ([[f32(rng.uniform(-bound, bound)) for _ in range(fan_in)] for _ in range(fan_out)],
+                [f32(rng.uniform(-bound, bound)) for _ in range(fan_out)])
+
+    attn = {"q": linear(features.FEATURE_WIDTH, attn_dim), "k": linear(features.PEER_WIDTH, attn_dim),
+            "v": linear(features.PEER_WIDTH, attn_dim)}
+    sizes = [features.FEATURE_WIDTH + attn_dim] + list(hidden) + [len(ACTIONS)]
+    layers = [linear(i, o) for i, o in zip(sizes, sizes[1:])]
+    return AttentionPolicy(attn, [w for w, _ in layers], [b for _, b in layers], activation,
+                           feature_version=features.FEATURE_VERSION_PEERS)
