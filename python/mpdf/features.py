@@ -338,7 +338,8 @@ def featurize_peers(agents, self_index, round, rounds):
     a ValueError."""
     n = len(agents)
     if n > PEER_SLOTS + 1:
-        raise ValueError("featurize_peers: peers-v1 holds at most %d agents, the team has %d" % (PEER_SLOTS + 1, n))
+        raise ValueError("featurize_peers: %s holds at most %d agents, the team has %d"
+                         % (FEATURE_VERSION_PEERS, PEER_SLOTS + 1, n))
     d = featurize(agents, self_index, round, rounds) + [0.0] * (PEER_SLOTS * PEER_WIDTH)
     answers = [a.get("answer") or "" for a in agents]
     conf = [a.get("confidence") for a in agents]
