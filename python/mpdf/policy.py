@@ -55,7 +55,8 @@ supervised policy every network started from), the keys in the
 :func:`load` returns a :class:`DecoupledPolicy`, whose :meth:`decide` runs
 each agent's network on that agent's own features: by its index (slot), or
 by the ``model`` of its :func:`mpdf.agent` (model); an agent no network is
-named for gets the fallback. ``mpdf serve`` decides the same way.
+named for, and under model an agent that names no model, gets the
+fallback. ``mpdf serve`` decides the same way.
 """
 
 import array
@@ -533,11 +534,14 @@ def load(path, check_checkpoint=True):
 
 def network_key(agent_policy, agents, i):
     """The key of agent i's network under agent_policy: ``slot:I``, or
-    ``model:`` and the agent's ``model`` (empty when it has none)."""
+    ``model:`` and the agent's ``model``; None for an agent that names no
+    model, which no network is named for: the fallback decides for it, in
+    training and in ``mpdf serve`` alike (metapolicy.AgentPolicy.KeyOf)."""
     if agent_policy == "slot":
         return "slot:%d" % i
     a = agents[i]
-    return "model:" + ((a.get("model") if isinstance(a, dict) else None) or "")
+    model = a.get("model") if isinstance(a, dict) else None
+    return "model:" + model if model else None
 
 
 class DecoupledPolicy(_Provenance):
@@ -565,7 +569,7 @@ class DecoupledPolicy(_Provenance):
 
     def key(self, agents, i):
         """The key of agent i's network: ``slot:I``, or ``model:`` and its
-        ``model`` (empty when it has none)."""
+        ``model`` (None when it has none: the fallback decides)."""
         return network_key(self.agent_policy, agents, i)
 
     def network(self, agents, i):

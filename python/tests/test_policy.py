@@ -264,6 +264,25 @@ class DecoupledMatchesServe(unittest.TestCase):
                 for k in policy.ACTIONS:
                     self.assertLessEqual(abs(pr[k] - pt[k]), 1e-5)
 
+    def test_no_model_is_fallback(self):
+        # By model, an agent naming no model gets the fallback, even beside
+        # a network keyed "model:" (an old run's, of the agents of unknown
+        # model), as mpdf serve and the Go trainer decide.
+        nets = [policy.random_policy([features.FEATURE_WIDTH, 8, 3], seed=s, scale=3.0) for s in (1, 2)]
+        fallback = policy.random_policy([features.FEATURE_WIDTH, 8, 3], seed=3, scale=3.0)
+        p = policy.DecoupledPolicy("model", ["model:a", "model:"], nets, fallback)
+        agents = [agent("1", 0.5, model="a"), agent("2"), agent("1", model="")]
+        self.assertEqual([p.key(agents, i) for i in range(3)], ["model:a", None, None])
+        got = p.decide(agents, 1, 2)
+        for i, net in ((0, nets[0]), (1, fallback), (2, fallback)):
+            self.assertEqual(got[i][1], net.probs(p.features(agents, i, 1, 2)), i)
+        self.assertNotEqual(got[1][1], nets[1].probs(p.features(agents, 1, 1, 2)))
+        try:
+            import mpdf.torch as mtorch
+        except ImportError:
+            return
+        self.assertEqual(mtorch.from_policy(p).network_index(agents), [0, 2, 2])
+
     def test_model_field_checked(self):
         p = policy.random_policy([features.FEATURE_WIDTH, 8, 3], seed=1)
         with self.assertRaisesRegex(ValueError, r"agents\[1\]\.model"):
