@@ -5,14 +5,22 @@
 the network as ``layers.{i}.weight`` [out, in] and ``layers.{i}.bias``
 float32 tensors (the layout of a stack of ``torch.nn.Linear``), and in the
 metadata the hidden activation and the feature layout the policy reads
-(``feature_version``: ``mpdf-features/v1`` or ``mpdf-features/v2``).
+(``feature_version``: ``mpdf-features/v1``, ``v2`` or ``peers-v1``).
+
+An attention policy (``mpdf train --arch attention``; metadata ``arch:
+attention``, ``attn_dim: d``, feature_version ``mpdf-features/peers-v1``)
+adds ``attn.q.weight`` [d, 26], ``attn.k.weight`` and ``attn.v.weight``
+[d, 12] and their biases: the agent's own features attend to its peers'
+slots, and the MLP (``layers.0.weight`` [h1, 26 + d]) reads the own
+features and the attention's context (:class:`AttentionPolicy`). A file
+without ``arch`` is an MLP.
 
 :func:`load` reads such a file with the standard library, and
 :meth:`Policy.decide` decides a deliberation as ``mpdf serve`` does for the
 same request, featurized with the layout the file records::
 
     from mpdf import agent, policy
-    p = policy.load("runs/pivotal-v2/policy.safetensors")   # v1 or v2
+    p = policy.load("runs/pivotal-v2/policy.safetensors")   # any layout, MLP or attention
     p.decide([agent("42", 0.9), agent("41"), agent("42")], round=2, rounds=3,
              history=[["42", "41", ""], ["42", "41", "42"]])
     # one (action, {"persist": p, "refine": p, "concede": p}) per agent

@@ -14,8 +14,11 @@
 hidden sizes are the tensors' shapes), builds the network (an
 ``nn.ModuleList`` of ``nn.Linear`` named ``layers``: the file's tensor names
 are its ``state_dict`` keys) and fills it with the file's float32 weights,
-in eval mode. :meth:`Policy.features` is the featurizer of the layout the
-file records (:mod:`mpdf.features`, v1 or v2), with the request checks of
+in eval mode. A file whose metadata says ``arch: attention`` loads as an
+:class:`AttentionPolicy`: ``attn`` (``nn.Linear`` ``q``, ``k``, ``v``:
+keys ``attn.q.weight`` ...) before the same ``layers``.
+:meth:`Policy.features` is the featurizer of the layout the
+file records (:mod:`mpdf.features`, v1, v2 or peers-v1), with the request checks of
 ``mpdf serve``: the probabilities are the server's for the same
 deliberation, within 1e-5 (``tests/test_torch.py``; ~1e-7 seen).
 
