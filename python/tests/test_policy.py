@@ -13,7 +13,7 @@ import unittest
 
 import support
 from support import Served
-from mpdf import agent, features, policy
+from mpdf import MpdfError, agent, features, policy
 
 # Probabilities of the server (float32 network) and of mpdf.policy (float64
 # network on the same float32-rounded features) agree within this.
@@ -136,6 +136,56 @@ class MatchesServe(unittest.TestCase):
         policy.save(path, policy.random_policy([features.FEATURE_WIDTH, 16, 3], seed=4, scale=3.0, activation="relu"))
         p, _ = self.assert_matches(path, corpus(3, count=150))
         self.assertEqual((p.feature_version, p.activation), (features.FEATURE_VERSION, "relu"))
+
+
+def with_eight(ds, seed):
+    """ds and, for every third deliberation, a copy grown to 8 agents (the
+    most peers-v1 holds; random_deliberation draws up to 7), its history
+    dropped."""
+    rng = random.Random(seed)
+    out = list(ds)
+    for d in ds[::3]:
+        agents = list(d["agents"])
+        while len(agents) < 8:
+            agents.append(agent(rng.choice(POOL), rng.choice([None, 0.5, rng.random()])))
+        out.append({"round": d["round"], "rounds": d["rounds"], "agents": agents})
+    return out
+
+
+class AttentionMatchesServe(unittest.TestCase):
+    """The attention policy (arch attention, mpdf-features/peers-v1) decides
+    in pure Python as ``mpdf serve`` decides: a random one written by
+    mpdf.policy.save, and one trained and exported by the Go CLI."""
+
+    setUpClass = MatchesServe.__dict__["setUpClass"]
+    served = MatchesServe.served
+    assert_matches = MatchesServe.assert_matches
+
+    def test_random_attention(self):
+        pol = policy.random_attention_policy((32, 16), 16, seed=31, scale=3.0)
+        path = os.path.join(self.tmp, "random-attention.safetensors")
+        policy.save(path, pol)
+        p, _ = self.assert_matches(path, with_eight(corpus(31, count=200), 32))
+        self.assertIsInstance(p, policy.AttentionPolicy)
+        # Nine agents: both refuse, the layout holds at most eight.
+        nine = [agent(str(i % 2)) for i in range(9)]
+        with self.assertRaisesRegex(ValueError, "at most 8 agents, the team has 9"):
+            p.decide(nine, 1, 2)
+        s = self.served(path)
+        with self.assertRaises(MpdfError) as e:
+            s.client.decide(nine, round=1, rounds=2)
+        self.assertEqual(e.exception.status, 400)
+        self.assertIn("at most 8 agents", str(e.exception))
+
+    def test_trained_attention(self):
+        run = support.trained_run(features.FEATURE_VERSION_PEERS, "--arch", "attention", "--iterations", "2")
+        path = os.path.join(self.tmp, "trained-attention.safetensors")
+        support.run_mpdf("export", os.path.join(run, "best.mpdf"), "--safetensors", path)
+        p, _ = self.assert_matches(path, with_eight(corpus(33, count=150), 34))
+        self.assertIsInstance(p, policy.AttentionPolicy)
+        self.assertEqual((p.feature_version, p.metadata["arch"], p.sizes[1:]),
+                         (features.FEATURE_VERSION_PEERS, "attention", [32, 32, 3]))
+        self.assertEqual(p.sizes[0], features.FEATURE_WIDTH + p.attn_dim)
 
 
 class LoadRefuses(unittest.TestCase):

@@ -130,6 +130,21 @@ class OneSetOfWeights(unittest.TestCase):
                          (features.FEATURE_VERSION, features.FEATURE_WIDTH, "given"))
         self.assertGreater(net.step, 0)
 
+    def test_attention_run(self):
+        # An attention run (arch attention, peers-v1): its policy.safetensors,
+        # its export and the server are one policy, the attention
+        # projections bit for bit the same.
+        run = support.trained_run(features.FEATURE_VERSION_PEERS, "--arch", "attention", "--iterations", "2")
+        worst, net = self.check_run(run, corpus(25, count=100))
+        self.assertIsInstance(net, mtorch.AttentionPolicy)
+        self.assertEqual((net.feature_version, net.metadata["arch"]), (features.FEATURE_VERSION_PEERS, "attention"))
+        exported = os.path.join(support.tmpdir(), os.path.basename(run) + "-export.safetensors")
+        pure = policy.load(exported)
+        for name in ("q", "k", "v"):
+            w, b = pure.attn[name]
+            self.assertTrue(torch.equal(getattr(net.attn, name).weight, torch.tensor(w, dtype=torch.float32)), name)
+            self.assertTrue(torch.equal(getattr(net.attn, name).bias, torch.tensor(b, dtype=torch.float32)), name)
+
     def test_stale_weights_refused(self):
         # A run stopped between writing best.mpdf and policy.safetensors:
         # the recorded SHA-256 no longer matches, and load says so.
