@@ -199,7 +199,7 @@ class Policy(_Provenance):
         (:func:`mpdf.features.featurize` or :func:`~mpdf.features.featurize_v2`),
         for arguments as :meth:`decide` takes them: what to feed the same
         network in PyTorch."""
-        flat = _check(agents, round, rounds, history)
+        flat = _check(agents, round, rounds, history, self.feature_version)
         if not 0 <= self_index < len(flat):
             raise ValueError("self_index: %r outside [0, %d)" % (self_index, len(flat)))
         return self._featurize(flat, self_index, round, rounds, history)
@@ -222,7 +222,7 @@ class Policy(_Provenance):
         Bad input is a ValueError naming the field as the server does
         (``agents[2].confidence: 1.4 outside [0,1]``).
         """
-        flat = _check(agents, round, rounds, history)
+        flat = _check(agents, round, rounds, history, self.feature_version)
         out = []
         for i in range(len(flat)):
             p = self.probs(self._featurize(flat, i, round, rounds, history))
@@ -323,9 +323,10 @@ class AttentionPolicy(Policy):
         return d
 
 
-def _check(agents, round, rounds, history):
-    """Validates a request as serve/validate.go does and returns the agents
-    as the flat mappings of mpdf.features."""
+def _check(agents, round, rounds, history, version=None):
+    """Validates a request as serve/validate.go does, for a policy reading
+    layout version, and returns the agents as the flat mappings of
+    mpdf.features."""
 
     def bad(field, msg):
         return ValueError("%s: %s" % (field, msg))
@@ -341,6 +342,9 @@ def _check(agents, round, rounds, history):
 
     if not isinstance(agents, (list, tuple)) or len(agents) < 2:
         raise bad("agents", "%s agent(s), want >= 2" % (len(agents) if isinstance(agents, (list, tuple)) else "no"))
+    if version == features.FEATURE_VERSION_PEERS and len(agents) > features.PEER_SLOTS + 1:
+        raise bad("agents", "%d agents: the policy reads %s, which holds at most %d"
+                  % (len(agents), version, features.PEER_SLOTS + 1))
     if not (isinstance(rounds, int) and rounds >= 1):
         raise bad("rounds", "%r, want >= 1" % (rounds,))
     if not (isinstance(round, int) and 1 <= round <= rounds):
@@ -592,7 +596,7 @@ class DecoupledPolicy(_Provenance):
     def decide(self, agents, round, rounds, history=None):
         """Greedy decisions for every agent, each by its own network
         (:meth:`Policy.decide`'s arguments and checks)."""
-        flat = _check(agents, round, rounds, history)
+        flat = _check(agents, round, rounds, history, self.feature_version)
         out = []
         for i in range(len(flat)):
             p = self.network(flat, i).probs(self.fallback._featurize(flat, i, round, rounds, history))

@@ -101,7 +101,7 @@ class Policy(torch.nn.Module, _policy._Provenance):
         confidences, profiles; ``history`` for a v2 policy) and are checked
         as the server checks them: bad input is a ValueError naming the
         field."""
-        flat = _policy._check(agents, round, rounds, history)
+        flat = _policy._check(agents, round, rounds, history, self.feature_version)
         rows = [self._featurize(flat, i, round, rounds, history) for i in range(len(flat))]
         p = next(self.parameters())
         return torch.tensor(rows, dtype=torch.float32).to(device=p.device, dtype=p.dtype)

@@ -257,7 +257,7 @@ class OneFile(unittest.TestCase):
         # Nine agents are refused by the layout, naming it.
         with self.assertRaises(ValueError) as e:
             self.pol.decide([agent("1")] * 9, 1, 2)
-        self.assertIn("at most 8 agents, the team has 9", str(e.exception))
+        self.assertIn("agents: 9 agents: the policy reads mpdf-features/peers-v1, which holds at most 8", str(e.exception))
 
 
 if __name__ == "__main__":

@@ -101,7 +101,8 @@ class OneSetOfWeights(unittest.TestCase):
         # The batched forward of features agrees with decide.
         d = deliberations[0]
         x = net.features(d["agents"], d["round"], d["rounds"], d.get("history"))
-        self.assertEqual((x.dtype, tuple(x.shape)), (torch.float32, (len(d["agents"]), net.sizes[0])))
+        width, _ = features.featurizer_for(net.feature_version)
+        self.assertEqual((x.dtype, tuple(x.shape)), (torch.float32, (len(d["agents"]), width)))
         with torch.no_grad():
             p = net.probs(x)
         for row, (_, probs) in zip(p.tolist(), net.decide(d["agents"], d["round"], d["rounds"], d.get("history"))):
