@@ -178,6 +178,14 @@ class AttentionMatchesServe(unittest.TestCase):
         want = "agents: 9 agents: the policy reads mpdf-features/peers-v1, which holds at most 8"
         self.assertEqual((str(mine.exception), str(theirs.exception)), (want, want))
 
+    def test_mlp_over_peers(self):
+        # An MLP may read peers-v1 too (a file without arch): every one of
+        # the 110 features reaches it as the server computes them.
+        path = os.path.join(self.tmp, "mlp-peers.safetensors")
+        policy.save(path, policy.random_policy([features.FEATURE_WIDTH_PEERS, 16, 3], seed=5, scale=3.0))
+        p, _ = self.assert_matches(path, with_eight(corpus(35, count=100), 36))
+        self.assertEqual((type(p), p.feature_version, p.arch), (policy.Policy, features.FEATURE_VERSION_PEERS, "mlp"))
+
     def test_trained_attention(self):
         run = support.trained_run(features.FEATURE_VERSION_PEERS, "--arch", "attention", "--iterations", "2")
         path = os.path.join(self.tmp, "trained-attention.safetensors")
