@@ -198,7 +198,8 @@ class DecoupledPolicy(torch.nn.Module, _policy._Provenance):
 
     def network_index(self, agents):
         """The index of each agent's network (``len(nets)``: the fallback),
-        by its position (slot) or its ``model`` (model)."""
+        by its position (slot) or its ``model`` (model; an agent naming
+        none gets the fallback)."""
         out = []
         for i in range(len(agents)):
             out.append(self._index.get(_policy.network_key(self.agent_policy, agents, i), len(self.nets)))
