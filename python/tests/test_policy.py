@@ -172,6 +172,8 @@ class AttentionMatchesServe(unittest.TestCase):
         with self.assertRaises(ValueError) as mine:
             p.decide(nine, 1, 2)
         s = self.served(path)
+        info = s.client.policy()
+        self.assertEqual((info["sizes"], info["attn_dim"]), (p.sizes, p.attn_dim))
         with self.assertRaises(MpdfError) as theirs:
             s.client.decide(nine, round=1, rounds=2)
         self.assertEqual((theirs.exception.status, theirs.exception.field), (400, "agents"))
