@@ -33,13 +33,18 @@ func (a AgentPolicy) Decoupled() bool { return a == AgentSlot || a == AgentModel
 
 // KeyOf names the network that acts for an agent in slot self whose
 // backbone model is model ("" when unknown): "" under shared (the one
-// network), "slot:I" under slot, "model:NAME" under model ("model:" for an
-// agent of unknown model: those agents share one network).
+// network), "slot:I" under slot, "model:NAME" under model. Under model an
+// agent of unknown model gets "", no network's key: the fallback decides
+// for it, as for a model no network was trained for, in training (where
+// its decisions train nothing), serve and the Python package alike.
 func (a AgentPolicy) KeyOf(self int, model string) string {
 	switch a {
 	case AgentSlot:
 		return "slot:" + strconv.Itoa(self)
 	case AgentModel:
+		if model == "" {
+			return ""
+		}
 		return "model:" + model
 	}
 	return ""
@@ -119,6 +124,9 @@ func AgentPolicyOf(keys []string) (AgentPolicy, error) {
 			}
 			a = AgentSlot
 		case len(k) >= 6 && k[:6] == "model:":
+			// "model:" itself (the unknown model's network of runs before
+			// KeyOf gave such agents the fallback) still loads; KeyOf never
+			// names it, so it decides for no one.
 			a = AgentModel
 		default:
 			return "", fmt.Errorf("network %q: want slot:INDEX or model:NAME", k)

@@ -38,7 +38,9 @@ func TestDecoupledDispatch(t *testing.T) {
 		{bySlot, obs(2, "a", "b", "c"), Persist}, // unseen slot: the fallback
 		{byModel, obs(0, "a", "b", ""), Persist}, // unseen model
 		{byModel, obs(1, "a", "b", ""), Refine},
-		{byModel, obs(2, "a", "b", ""), Concede}, // unknown model has its own key
+		// No model: the fallback, even beside a "model:" network (an old
+		// run's network of the unknown model, which now decides for no one).
+		{byModel, obs(2, "a", "b", ""), Persist},
 	} {
 		var p [NumActions]float64
 		if err := c.p.Probs(&p, c.obs); err != nil {
@@ -47,6 +49,9 @@ func TestDecoupledDispatch(t *testing.T) {
 		if p[c.want] != 1 {
 			t.Errorf("%s self %d: probs %v, want all on %v", c.p.By, c.obs.Self, p, c.want)
 		}
+	}
+	if k := AgentModel.KeyOf(0, ""); k != "" {
+		t.Errorf("an agent of no model has the network key %q, want none", k)
 	}
 	if _, err := NewDecoupledPolicy("p", AgentShared, []string{"x"}, []Policy{only(0)}, only(0)); err == nil {
 		t.Error("a shared decoupled policy was accepted")

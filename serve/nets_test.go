@@ -100,6 +100,51 @@ func TestDecideDecoupled(t *testing.T) {
 	}
 }
 
+// An agent that names no model is decided by the fallback, even when the
+// file holds a network keyed "model:" (an old run's, of the agents of
+// unknown model): the one rule of training, serve and the Python package.
+func TestDecideNoModelIsFallback(t *testing.T) {
+	ckpt, _ := writeDecoupled(t, "model:a", "model:")
+	s, err := New(Config{PolicyPath: ckpt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := checkpoints.Load(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, two := "a", "2"
+	d := Deliberation{Round: 1, Rounds: 2, Agents: []Agent{{Answer: &a, Model: &a}, {Answer: &two}}}
+	resp, err := s.Policy().Decide(&DecideRequest{Deliberations: []Deliberation{d}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := observation(t, d, 1)
+	for _, c := range []struct {
+		name string
+		net  int // index into ck.Nets, -1 the fallback
+		want bool
+	}{{"the fallback", -1, true}, {`the "model:" network`, 1, false}} {
+		m := ck.Reference
+		if c.net >= 0 {
+			m = ck.Nets[c.net]
+		}
+		p, err := metapolicy.NewMLPPolicy("x", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want [metapolicy.NumActions]float64
+		if err := p.Probs(&want, obs); err != nil {
+			t.Fatal(err)
+		}
+		got := resp.Results[0].Agents[1].Probs
+		same := math.Abs(got.Persist-want[0]) < 1e-6 && math.Abs(got.Refine-want[1]) < 1e-6
+		if same != c.want {
+			t.Errorf("agent of no model: probs %+v, %s's %v: same %v, want %v", got, c.name, want, same, c.want)
+		}
+	}
+}
+
 // An agent's model is capped, and reaches the policy over HTTP.
 func TestDecideModelField(t *testing.T) {
 	ckpt, _ := writeDecoupled(t, "model:a", "model:b")

@@ -49,6 +49,9 @@ type IterResult struct {
 	TeamAcc   float64      `json:"team_accuracy"` // final round, of the Episodes−NoGold scored ones; NaN if none
 	Tokens    float64      `json:"tokens_per_episode"`
 	Update    UpdateResult `json:"update"`
+	// Untrained counts the Decisions the fallback took, which train no
+	// network (agent policy model: agents naming no backbone model).
+	Untrained int `json:"untrained,omitempty"`
 }
 
 // IterTasks picks the tasks of online iteration iter: TasksPerIter distinct
@@ -112,9 +115,11 @@ func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
 		}
 		res.Decisions += len(ds)
 		if r.cfg.Agents().Decoupled() {
-			if batch.Nets, err = r.appendNets(batch.Nets, ep); err != nil {
+			var dropped int
+			if ds, batch.Nets, dropped, err = r.keepTrainable(ds, batch.Nets, ep); err != nil {
 				return err
 			}
+			res.Untrained += dropped
 		}
 		return AppendDecisions(&batch, ds, r.stepper.Policy().In())
 	})
@@ -132,6 +137,11 @@ func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
 		res.Tokens = float64(tokens) / float64(res.Episodes)
 	}
 	if batch.Len() == 0 {
+		if res.Untrained > 0 {
+			// Every decision was the fallback's (agent policy model, no
+			// agent naming its model): nothing to update.
+			return res, nil
+		}
 		return res, fmt.Errorf("trainer: online iteration %d: no decisions with a reward", iter)
 	}
 	res.Update, err = r.Update(&batch)

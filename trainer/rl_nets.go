@@ -92,20 +92,35 @@ func DecoupledOver(name string, by metapolicy.AgentPolicy, keys []string, nets [
 	return metapolicy.NewDecoupledPolicy(name, by, keys, ps, fb)
 }
 
-// appendNets appends the network index of each of ep's decisions
-// (data.Decisions' order: round by round, agent by agent), keyed by the
-// agent's slot or model as it acted (its turn of the round before).
-func (r *RL) appendNets(nets []int32, ep *data.Episode) ([]int32, error) {
+// keepTrainable keeps those of ep's decisions ds (data.Decisions' order:
+// round by round, agent by agent) that an agent's network took, keyed by
+// its slot or model as it acted (its turn of the round before), and
+// appends each kept one's network index to nets. Under model, an agent
+// that names no backbone model has no network: the fallback played it (as
+// serve decides it), and the fallback does not train, so its decisions
+// are dropped; dropped counts them.
+func (r *RL) keepTrainable(ds []data.Decision, nets []int32, ep *data.Episode) (kept []data.Decision, _ []int32, dropped int, err error) {
 	by := r.cfg.Agents()
+	kept, d := ds[:0], 0
 	for t := 1; t < len(ep.Rounds); t++ {
 		prev := ep.Rounds[t-1].Turns
 		for i := range ep.Rounds[t].Turns {
-			k, err := r.netFor(by.KeyOf(i, prev[i].Model))
-			if err != nil {
-				return nil, err
+			if d >= len(ds) {
+				return nil, nil, 0, fmt.Errorf("trainer: episode %q: %d decisions for more turns", ep.ID, len(ds))
 			}
-			nets = append(nets, k)
+			if key := by.KeyOf(i, prev[i].Model); key != "" {
+				k, err := r.netFor(key)
+				if err != nil {
+					return nil, nil, 0, err
+				}
+				nets = append(nets, k)
+				kept = append(kept, ds[d])
+			}
+			d++
 		}
 	}
-	return nets, nil
+	if d != len(ds) {
+		return nil, nil, 0, fmt.Errorf("trainer: episode %q: %d decisions for %d turns", ep.ID, len(ds), d)
+	}
+	return kept, nets, len(ds) - len(kept), nil
 }

@@ -28,7 +28,7 @@ import os
 import sys
 import urllib.request
 
-from mpdf import FEATURE_VERSION, Client, agent
+from mpdf import FEATURE_VERSION_V2, Client, agent
 
 SOLVE = {
     "gsm": "Solve the following math problem step by step. Give the final answer as \\boxed{N}.\n\n%s",
@@ -67,10 +67,10 @@ def run_debate(question, kind, llm, mpdf, agents=3, rounds=2, mode="greedy", see
     actions, and the final answers and team answer. ``llm`` is a callable
     messages -> (text, completion tokens); ``mpdf`` a :class:`mpdf.Client`.
     ``history`` says whether to send the answers of the rounds so far; None
-    sends them when the served policy reads them (any layout but v1)."""
+    sends them when the served policy reads them (v2; v1 and peers-v1 do not)."""
     log = log or (lambda *a: None)
     if history is None:
-        history = mpdf.policy()["feature_version"] != FEATURE_VERSION
+        history = mpdf.policy()["feature_version"] == FEATURE_VERSION_V2
     past = []  # past[r]: the agents' answers in round r, as the server read them
     chats = [[{"role": "user", "content": SOLVE[kind] % question}] for _ in range(agents)]
     states, calls = [], 0

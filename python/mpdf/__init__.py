@@ -10,10 +10,11 @@ which agents persist, refine or concede; or run the policy yourself.
 Standard library only (Python >= 3.9; ``pip install ./python``). To run a
 policy file (a training run's ``policy.safetensors``, which holds its
 ``best.mpdf``'s weights, or ``mpdf export CKPT --safetensors OUT``) of
-either feature layout (mpdf-features/v1 or v2, as its metadata records):
+any feature layout (mpdf-features/v1, v2 or peers-v1, as its metadata
+records; an MLP or, with peers-v1, the attention policy):
 :mod:`mpdf.torch` builds it as a ``torch.nn.Module`` (needs torch: extra
 ``[torch]``), :mod:`mpdf.policy` runs it in pure Python, and
-:mod:`mpdf.features` is the pure-Python reference of both layouts:
+:mod:`mpdf.features` is the pure-Python reference of the layouts:
 
     import mpdf.torch
     net = mpdf.torch.load("runs/quick/policy.safetensors")
@@ -24,9 +25,9 @@ either feature layout (mpdf-features/v1 or v2, as its metadata records):
 import importlib
 
 from .client import Client, MpdfError, agent, decide
-from .features import FEATURE_VERSION, FEATURE_VERSION_V2
+from .features import FEATURE_VERSION, FEATURE_VERSION_PEERS, FEATURE_VERSION_V2
 
-__all__ = ["Client", "MpdfError", "agent", "decide", "FEATURE_VERSION", "FEATURE_VERSION_V2"]
+__all__ = ["Client", "MpdfError", "agent", "decide", "FEATURE_VERSION", "FEATURE_VERSION_V2", "FEATURE_VERSION_PEERS"]
 
 
 def __getattr__(name):

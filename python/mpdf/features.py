@@ -1,13 +1,16 @@
 """Pure-Python reference of mpdf's feature layouts: mpdf-features/v1
-(:func:`featurize`) and mpdf-features/v2 (:func:`featurize_v2`, v1's 26
-features then 14 history, margin and relative-profile ones).
+(:func:`featurize`), mpdf-features/v2 (:func:`featurize_v2`, v1's 26
+features then 14 history, margin and relative-profile ones) and
+mpdf-features/peers-v1 (:func:`featurize_peers`, v1's 26 features then a
+slot of 12 per peer, for the attention policy; at most 8 agents).
 
 It mirrors metapolicy/features.go, features_v2.go and consensus.go line for line,
 so that a policy exported with ``mpdf export --safetensors`` and run in
 PyTorch (or with :mod:`mpdf.policy`) sees the features ``mpdf serve`` sees.
 :func:`featurizer_for` picks the layout by the version a policy file records.
 CI checks it against Go's features on a corpus of states
-(tests/testdata/features_v1.json and features_v2.json, written by ``go
+(tests/testdata/features_v1.json, features_v2.json and
+features_peers_v1.json, written by ``go
 test ./serve -run FeatureGolden -update``).
 
 An agent is a mapping with ``answer`` (normalised answer, "" when none),
@@ -295,17 +298,97 @@ def featurize_v2(agents, self_index, round, rounds, history=None):
     return d
 
 
+# --- mpdf-features/peers-v1 (the attention policy's layout) -----------------
+
+FEATURE_VERSION_PEERS = "mpdf-features/peers-v1"
+
+# PEER_SLOTS slots of PEER_WIDTH features after v1's 26: a team of at most
+# PEER_SLOTS + 1 agents.
+PEER_SLOTS = 7
+
+PEER_FEATURE_NAMES = [
+    "present",            # 1: a peer fills the slot
+    "has_answer",         # the peer's answer is readable
+    "agrees",             # readable and equal to own readable answer
+    "holds_team",         # readable and equal to the team (plurality) answer
+    "holds_target",       # readable and equal to own concede target
+    "conf",               # the peer's introspective confidence, 0 when missing
+    "conf_missing",       # 1 when it is missing
+    "self_conf",          # the peer's stated confidence, 0 when missing
+    "self_conf_missing",  # 1 when it is missing
+    "tokens",             # log1p(tokens)/log(4096)
+    "steps",              # log1p(steps)/log(64)
+    "hedges",             # log1p(hedges)/log(16)
+]
+
+PEER_WIDTH = len(PEER_FEATURE_NAMES)
+assert PEER_WIDTH == 12
+
+FEATURE_NAMES_PEERS = FEATURE_NAMES + ["peer%d_%s" % (j, n) for j in range(PEER_SLOTS) for n in PEER_FEATURE_NAMES]
+
+FEATURE_WIDTH_PEERS = len(FEATURE_NAMES_PEERS)
+assert FEATURE_WIDTH_PEERS == 110
+
+
+def featurize_peers(agents, self_index, round, rounds):
+    """The mpdf-features/peers-v1 vector (FEATURE_WIDTH_PEERS floats):
+    featurize's 26 features, then slot j (j = 0..6) describes peer
+    (self_index + 1 + j) mod N, PEER_WIDTH features each (PEER_FEATURE_NAMES);
+    the slots past the N-1 peers are zeros. A team of more than 8 agents is
+    a ValueError."""
+    n = len(agents)
+    if n > PEER_SLOTS + 1:
+        raise ValueError("featurize_peers: %s holds at most %d agents, the team has %d"
+                         % (FEATURE_VERSION_PEERS, PEER_SLOTS + 1, n))
+    d = featurize(agents, self_index, round, rounds) + [0.0] * (PEER_SLOTS * PEER_WIDTH)
+    answers = [a.get("answer") or "" for a in agents]
+    conf = [a.get("confidence") for a in agents]
+    own = answers[self_index]
+    team = team_answer(answers, conf, -1)
+    target = concede_target(answers, conf, self_index)
+
+    def flag(b):
+        return 1.0 if b else 0.0
+
+    for j in range(n - 1):
+        i = (self_index + 1 + j) % n
+        a, ans = agents[i], answers[i]
+        c, sc = conf[i], a.get("self_confidence")
+        s = [
+            1.0,
+            flag(ans != ""),
+            flag(ans != "" and ans == own),
+            flag(ans != "" and ans == team),
+            flag(ans != "" and ans == target),
+            c if known(c) else 0.0,
+            flag(not known(c)),
+            sc if known(sc) else 0.0,
+            flag(not known(sc)),
+            _squash(a.get("tokens", 0), 4096),
+            _squash(a.get("steps", 0), 64),
+            _squash(a.get("hedges", 0), 16),
+        ]
+        lo = FEATURE_WIDTH + PEER_WIDTH * j
+        d[lo:lo + PEER_WIDTH] = s
+    return d
+
+
 # --- the layouts by version (metapolicy.FeaturizerFor) ----------------------
 
 def _featurize_v1(agents, self_index, round, rounds, history=None):
-    # v1 reads no history; the argument is accepted so both layouts share
-    # one signature.
+    # v1 (and peers-v1) read no history; the argument is accepted so every
+    # layout shares one signature.
     return featurize(agents, self_index, round, rounds)
+
+
+def _featurize_peers(agents, self_index, round, rounds, history=None):
+    return featurize_peers(agents, self_index, round, rounds)
 
 
 FEATURIZERS = {
     FEATURE_VERSION: (FEATURE_WIDTH, _featurize_v1),
     FEATURE_VERSION_V2: (FEATURE_WIDTH_V2, featurize_v2),
+    FEATURE_VERSION_PEERS: (FEATURE_WIDTH_PEERS, _featurize_peers),
 }
 """version -> (width, featurize(agents, self_index, round, rounds, history=None))."""
 

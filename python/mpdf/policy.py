@@ -5,14 +5,22 @@
 the network as ``layers.{i}.weight`` [out, in] and ``layers.{i}.bias``
 float32 tensors (the layout of a stack of ``torch.nn.Linear``), and in the
 metadata the hidden activation and the feature layout the policy reads
-(``feature_version``: ``mpdf-features/v1`` or ``mpdf-features/v2``).
+(``feature_version``: ``mpdf-features/v1``, ``v2`` or ``peers-v1``).
+
+An attention policy (``mpdf train --arch attention``; metadata ``arch:
+attention``, ``attn_dim: d``, feature_version ``mpdf-features/peers-v1``)
+adds ``attn.q.weight`` [d, 26], ``attn.k.weight`` and ``attn.v.weight``
+[d, 12] and their biases: the agent's own features attend to its peers'
+slots, and the MLP (``layers.0.weight`` [h1, 26 + d]) reads the own
+features and the attention's context (:class:`AttentionPolicy`). A file
+without ``arch`` is an MLP.
 
 :func:`load` reads such a file with the standard library, and
 :meth:`Policy.decide` decides a deliberation as ``mpdf serve`` does for the
 same request, featurized with the layout the file records::
 
     from mpdf import agent, policy
-    p = policy.load("runs/pivotal-v2/policy.safetensors")   # v1 or v2
+    p = policy.load("runs/pivotal-v2/policy.safetensors")   # any layout, MLP or attention
     p.decide([agent("42", 0.9), agent("41"), agent("42")], round=2, rounds=3,
              history=[["42", "41", ""], ["42", "41", "42"]])
     # one (action, {"persist": p, "refine": p, "concede": p}) per agent
@@ -55,7 +63,8 @@ supervised policy every network started from), the keys in the
 :func:`load` returns a :class:`DecoupledPolicy`, whose :meth:`decide` runs
 each agent's network on that agent's own features: by its index (slot), or
 by the ``model`` of its :func:`mpdf.agent` (model); an agent no network is
-named for gets the fallback. ``mpdf serve`` decides the same way.
+named for, and under model an agent that names no model, gets the
+fallback. ``mpdf serve`` decides the same way.
 """
 
 import array
@@ -149,7 +158,7 @@ class Policy(_Provenance):
             raise ValueError("mpdf.policy: activation %r, want tanh or relu" % (activation,))
         if not weights or len(weights) != len(biases):
             raise ValueError("mpdf.policy: %d weight matrices, %d bias vectors" % (len(weights), len(biases)))
-        self.feature_version, self._featurize = _layout("mpdf.policy", len(weights[0][0]), feature_version, self.metadata)
+        self.feature_version, self._featurize = _layout("mpdf.policy", self._feature_width(), feature_version, self.metadata)
         if len(weights[-1]) != len(ACTIONS):
             raise ValueError("mpdf.policy: network has %d outputs, want %d actions" % (len(weights[-1]), len(ACTIONS)))
 
@@ -158,10 +167,18 @@ class Policy(_Provenance):
         """Layer widths, input first (as ``GET /v1/policy`` reports them)."""
         return [len(self.weights[0][0])] + [len(w) for w in self.weights]
 
+    arch = "mlp"
+
+    def _feature_width(self):
+        # The MLP reads the features as they are.
+        return len(self.weights[0][0])
+
     def logits(self, x):
         """The network's outputs for a feature vector x. x is rounded to
         float32 first, as the server feeds its float32 network."""
-        h = list(array.array("f", x))
+        return self._mlp(list(array.array("f", x)))
+
+    def _mlp(self, h):
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases)):
             h = [bo + sum(wk * hk for wk, hk in zip(row, h)) for row, bo in zip(w, b)]
@@ -182,7 +199,7 @@ class Policy(_Provenance):
         (:func:`mpdf.features.featurize` or :func:`~mpdf.features.featurize_v2`),
         for arguments as :meth:`decide` takes them: what to feed the same
         network in PyTorch."""
-        flat = _check(agents, round, rounds, history)
+        flat = _check(agents, round, rounds, history, self.feature_version)
         if not 0 <= self_index < len(flat):
             raise ValueError("self_index: %r outside [0, %d)" % (self_index, len(flat)))
         return self._featurize(flat, self_index, round, rounds, history)
@@ -205,7 +222,7 @@ class Policy(_Provenance):
         Bad input is a ValueError naming the field as the server does
         (``agents[2].confidence: 1.4 outside [0,1]``).
         """
-        flat = _check(agents, round, rounds, history)
+        flat = _check(agents, round, rounds, history, self.feature_version)
         out = []
         for i in range(len(flat)):
             p = self.probs(self._featurize(flat, i, round, rounds, history))
@@ -223,9 +240,93 @@ class Policy(_Provenance):
         return d
 
 
-def _check(agents, round, rounds, history):
-    """Validates a request as serve/validate.go does and returns the agents
-    as the flat mappings of mpdf.features."""
+class AttentionPolicy(Policy):
+    """The attention policy (``mpdf train --arch attention``) over the
+    mpdf-features/peers-v1 layout: the agent's own 26 features x_s attend to
+    the present peer slots p_j (12 features each, p_j[0] = 1 when a peer
+    fills the slot)::
+
+        q = Wq x_s + bq,  k_j = Wk p_j + bk,  v_j = Wv p_j + bv
+        alpha = softmax over present j of (q . k_j) / sqrt(d)
+        c = sum_j alpha_j v_j            (0 when no slot is present)
+        logits = MLP(concat(x_s, c))
+
+    ``attn`` maps ``"q"``, ``"k"``, ``"v"`` to (weight rows [d][in], bias
+    [d]); ``weights`` and ``biases`` are the MLP's, its first layer reading
+    26 + d inputs. The output does not depend on the order of the present
+    peers, nor on how many absent slots follow them."""
+
+    arch = "attention"
+
+    def __init__(self, attn, weights, biases, activation="tanh", metadata=None, feature_version=None):
+        if set(attn) != {"q", "k", "v"}:
+            raise ValueError("mpdf.policy: attention projections %s, want q, k and v" % sorted(attn))
+        d = len(attn["q"][1])
+        for name, want in (("q", features.FEATURE_WIDTH), ("k", features.PEER_WIDTH), ("v", features.PEER_WIDTH)):
+            w, b = attn[name]
+            if len(w) != d or len(b) != d or any(len(row) != want for row in w):
+                raise ValueError("mpdf.policy: attention %s: want weight [%d, %d] and bias [%d]" % (name, d, want, d))
+        if not weights or len(weights[0][0]) != features.FEATURE_WIDTH + d:
+            raise ValueError("mpdf.policy: attention of width %d: the first layer must read %d inputs (26 + d)"
+                             % (d, features.FEATURE_WIDTH + d))
+        self.attn = attn
+        super().__init__(weights, biases, activation, metadata, feature_version)
+
+    def _feature_width(self):
+        return features.FEATURE_WIDTH + features.PEER_SLOTS * features.PEER_WIDTH
+
+    @property
+    def attn_dim(self):
+        """The attention width d."""
+        return len(self.attn["q"][1])
+
+    def context(self, x):
+        """(x_s, c): the agent's own features and the attention's context
+        vector, for a float32-rounded row x."""
+        own, peer = features.FEATURE_WIDTH, features.PEER_WIDTH
+
+        def lin(name, v):
+            w, b = self.attn[name]
+            return [bo + sum(wk * vk for wk, vk in zip(row, v)) for row, bo in zip(w, b)]
+
+        xs = x[:own]
+        q = lin("q", xs)
+        scale = 1.0 / math.sqrt(len(q))
+        scores, values = [], []
+        for j in range(features.PEER_SLOTS):
+            p = x[own + peer * j:own + peer * (j + 1)]
+            if p[0] == 0:  # absent: weighs exactly nothing
+                continue
+            scores.append(sum(a * b for a, b in zip(q, lin("k", p))) * scale)
+            values.append(lin("v", p))
+        c = [0.0] * len(q)
+        if scores:
+            m = max(scores)
+            e = [math.exp(s - m) for s in scores]
+            total = sum(e)
+            for ej, v in zip(e, values):
+                c = [ck + ej / total * vk for ck, vk in zip(c, v)]
+        return xs, c
+
+    def logits(self, x):
+        xs, c = self.context(list(array.array("f", x)))
+        return self._mlp(xs + c)
+
+    def state_dict(self):
+        """``attn.{q,k,v}.weight|bias`` and ``layers.{i}.*``, as nested lists."""
+        d = {}
+        for name in ("q", "k", "v"):
+            w, b = self.attn[name]
+            d["attn.%s.weight" % name] = [list(row) for row in w]
+            d["attn.%s.bias" % name] = list(b)
+        d.update(super().state_dict())
+        return d
+
+
+def _check(agents, round, rounds, history, version=None):
+    """Validates a request as serve/validate.go does, for a policy reading
+    layout version, and returns the agents as the flat mappings of
+    mpdf.features."""
 
     def bad(field, msg):
         return ValueError("%s: %s" % (field, msg))
@@ -241,6 +342,9 @@ def _check(agents, round, rounds, history):
 
     if not isinstance(agents, (list, tuple)) or len(agents) < 2:
         raise bad("agents", "%s agent(s), want >= 2" % (len(agents) if isinstance(agents, (list, tuple)) else "no"))
+    if version == features.FEATURE_VERSION_PEERS and len(agents) > features.PEER_SLOTS + 1:
+        raise bad("agents", "%d agents: the policy reads %s, which holds at most %d"
+                  % (len(agents), version, features.PEER_SLOTS + 1))
     if not (isinstance(rounds, int) and rounds >= 1):
         raise bad("rounds", "%r, want >= 1" % (rounds,))
     if not (isinstance(round, int) and 1 <= round <= rounds):
@@ -348,22 +452,57 @@ def load(path, check_checkpoint=True):
     activation = meta.get("activation", "tanh")
     if activation not in ("tanh", "relu"):
         raise fail("__metadata__.activation: %r, want tanh or relu" % (activation,))
+    # An export without "arch" is an MLP: files older than the attention
+    # policy load as they did.
+    arch = meta.get("arch", "mlp")
+    if arch not in ("mlp", "attention"):
+        raise fail("__metadata__.arch: %r, want mlp or attention" % (arch,))
+    if arch == "attention" and version != features.FEATURE_VERSION_PEERS:
+        raise fail("__metadata__.arch: attention reads %s, but feature_version is %s"
+                   % (features.FEATURE_VERSION_PEERS, version))
     used = set()
 
+    def projections(prefix):
+        """The attention's q, k, v of the tensors named prefix + attn.*."""
+        attn = {}
+        d = None
+        for name, inp in (("q", features.FEATURE_WIDTH), ("k", features.PEER_WIDTH), ("v", features.PEER_WIDTH)):
+            wn, bn = "%sattn.%s.weight" % (prefix, name), "%sattn.%s.bias" % (prefix, name)
+            (out, got), w = tensor(wn, 2)
+            if d is None:
+                d = out
+            if (out, got) != (d, inp):
+                raise fail("%s: shape [%d, %d], want [%d, %d]" % (wn, out, got, d, inp))
+            (bout,), b = tensor(bn, 1)
+            if bout != d:
+                raise fail("%s: shape [%d], want [%d]" % (bn, bout, d))
+            attn[name] = ([w[r * inp:(r + 1) * inp] for r in range(d)], b)
+            used.update((wn, bn))
+        if "attn_dim" in meta and meta["attn_dim"] != str(d):
+            raise fail("__metadata__.attn_dim: %r, but %sattn.q.weight has %d rows" % (meta["attn_dim"], prefix, d))
+        return attn, d
+
     def net(prefix):
-        """The network of the tensors named prefix + layers.{i}.*."""
+        """The network of the tensors named prefix + layers.{i}.* (and
+        prefix + attn.* for an attention policy)."""
+        attn = None
+        head, what0 = width, "%s reads %d features" % (version, width)
+        if arch == "attention":
+            attn, d = projections(prefix)
+            head = features.FEATURE_WIDTH + d
+            what0 = "the attention of width %d gives the MLP 26 + %d inputs" % (d, d)
         layers = 0
         while "%slayers.%d.weight" % (prefix, layers) in header:
             layers += 1
         if layers == 0:
             raise fail("no %slayers.0.weight tensor" % prefix)
         weights, biases = [], []
-        prev = width
+        prev = head
         for i in range(layers):
             name = "%slayers.%d.weight" % (prefix, i)
             (out, inp), w = tensor(name, 2)
             if inp != prev:
-                what = "%s reads %d features" % (version, width) if i == 0 else "layer %d has %d outputs" % (i - 1, prev)
+                what = what0 if i == 0 else "layer %d has %d outputs" % (i - 1, prev)
                 raise fail("%s: shape [%d, %d], but %s" % (name, out, inp, what))
             (bout,), b = tensor("%slayers.%d.bias" % (prefix, i), 1)
             if bout != out:
@@ -374,6 +513,8 @@ def load(path, check_checkpoint=True):
             prev = out
         if prev != len(ACTIONS):
             raise fail("%slayers.%d.weight: %d outputs, want %d actions" % (prefix, layers - 1, prev, len(ACTIONS)))
+        if attn is not None:
+            return AttentionPolicy(attn, weights, biases, activation, meta, version)
         return Policy(weights, biases, activation, meta, version)
 
     def leftover(want):
@@ -383,7 +524,8 @@ def load(path, check_checkpoint=True):
 
     if "mpdf.networks" not in meta:
         p = net("")
-        leftover("a layers.{i}.weight or .bias of layers 0..%d" % (len(p.weights) - 1))
+        leftover("a layers.{i}.weight or .bias of layers 0..%d%s"
+                 % (len(p.weights) - 1, " or an attn.{q,k,v} tensor" if arch == "attention" else ""))
         return p
     try:
         keys = json.loads(meta["mpdf.networks"])
@@ -404,11 +546,14 @@ def load(path, check_checkpoint=True):
 
 def network_key(agent_policy, agents, i):
     """The key of agent i's network under agent_policy: ``slot:I``, or
-    ``model:`` and the agent's ``model`` (empty when it has none)."""
+    ``model:`` and the agent's ``model``; None for an agent that names no
+    model, which no network is named for: the fallback decides for it, in
+    training and in ``mpdf serve`` alike (metapolicy.AgentPolicy.KeyOf)."""
     if agent_policy == "slot":
         return "slot:%d" % i
     a = agents[i]
-    return "model:" + ((a.get("model") if isinstance(a, dict) else None) or "")
+    model = a.get("model") if isinstance(a, dict) else None
+    return "model:" + model if model else None
 
 
 class DecoupledPolicy(_Provenance):
@@ -436,7 +581,7 @@ class DecoupledPolicy(_Provenance):
 
     def key(self, agents, i):
         """The key of agent i's network: ``slot:I``, or ``model:`` and its
-        ``model`` (empty when it has none)."""
+        ``model`` (None when it has none: the fallback decides)."""
         return network_key(self.agent_policy, agents, i)
 
     def network(self, agents, i):
@@ -451,7 +596,7 @@ class DecoupledPolicy(_Provenance):
     def decide(self, agents, round, rounds, history=None):
         """Greedy decisions for every agent, each by its own network
         (:meth:`Policy.decide`'s arguments and checks)."""
-        flat = _check(agents, round, rounds, history)
+        flat = _check(agents, round, rounds, history, self.feature_version)
         out = []
         for i in range(len(flat)):
             p = self.network(flat, i).probs(self.fallback._featurize(flat, i, round, rounds, history))
@@ -492,12 +637,16 @@ def _check_checkpoint(path, meta, fail):
 
 
 def save(path, policy):
-    """Writes a policy as safetensors (the layout ``mpdf serve`` reads),
-    recording its feature_version and activation."""
+    """Writes a policy (a :class:`Policy` or :class:`AttentionPolicy`) as
+    safetensors (the layout ``mpdf serve`` reads), recording its
+    feature_version and activation (and an attention policy's arch and
+    attn_dim)."""
     tensors = {}
-    for i, (w, b) in enumerate(zip(policy.weights, policy.biases)):
-        tensors["layers.%d.weight" % i] = ([len(w), len(w[0])], [v for row in w for v in row])
-        tensors["layers.%d.bias" % i] = ([len(b)], list(b))
+    for name, v in policy.state_dict().items():
+        if isinstance(v[0], list):
+            tensors[name] = ([len(v), len(v[0])], [x for row in v for x in row])
+        else:
+            tensors[name] = ([len(v)], list(v))
     header, blobs, off = {}, [], 0
     for name in sorted(tensors):
         shape, vals = tensors[name]
@@ -506,8 +655,11 @@ def save(path, policy):
         blobs.append(blob)
         off += len(blob)
     # The checkpoint a loaded file recorded is no longer vouched for.
-    meta = {k: v for k, v in policy.metadata.items() if k not in ("mpdf.checkpoint", "mpdf.checkpoint_sha256")}
+    meta = {k: v for k, v in policy.metadata.items()
+            if k not in ("mpdf.checkpoint", "mpdf.checkpoint_sha256", "arch", "attn_dim")}
     meta.update({"feature_version": policy.feature_version, "activation": policy.activation, "format": "pt"})
+    if policy.arch == "attention":
+        meta.update({"arch": "attention", "attn_dim": str(policy.attn_dim)})
     header["__metadata__"] = dict(sorted(meta.items()))
     h = json.dumps(header, separators=(",", ":")).encode()
     h += b" " * (-len(h) % 8)
@@ -538,3 +690,23 @@ def random_policy(sizes, seed=0, scale=2.0, activation="tanh", feature_version=N
         weights.append([[f32(rng.uniform(-bound, bound)) for _ in range(fan_in)] for _ in range(fan_out)])
         biases.append([f32(rng.uniform(-bound, bound)) for _ in range(fan_out)])
     return Policy(weights, biases, activation, feature_version=feature_version)
+
+
+def random_attention_policy(hidden=(32,), attn_dim=16, seed=0, scale=2.0, activation="tanh"):
+    """A random attention policy over mpdf-features/peers-v1 with attention
+    width attn_dim and MLP hidden sizes hidden, for tests."""
+    import random
+    rng = random.Random(seed)
+    f32 = lambda v: struct.unpack("<f", struct.pack("<f", v))[0]  # noqa: E731
+
+    def linear(fan_in, fan_out):
+        bound = scale / math.sqrt(fan_in)
+        return ([[f32(rng.uniform(-bound, bound)) for _ in range(fan_in)] for _ in range(fan_out)],
+                [f32(rng.uniform(-bound, bound)) for _ in range(fan_out)])
+
+    attn = {"q": linear(features.FEATURE_WIDTH, attn_dim), "k": linear(features.PEER_WIDTH, attn_dim),
+            "v": linear(features.PEER_WIDTH, attn_dim)}
+    sizes = [features.FEATURE_WIDTH + attn_dim] + list(hidden) + [len(ACTIONS)]
+    layers = [linear(i, o) for i, o in zip(sizes, sizes[1:])]
+    return AttentionPolicy(attn, [w for w, _ in layers], [b for _, b in layers], activation,
+                           feature_version=features.FEATURE_VERSION_PEERS)

@@ -14,8 +14,11 @@
 hidden sizes are the tensors' shapes), builds the network (an
 ``nn.ModuleList`` of ``nn.Linear`` named ``layers``: the file's tensor names
 are its ``state_dict`` keys) and fills it with the file's float32 weights,
-in eval mode. :meth:`Policy.features` is the featurizer of the layout the
-file records (:mod:`mpdf.features`, v1 or v2), with the request checks of
+in eval mode. A file whose metadata says ``arch: attention`` loads as an
+:class:`AttentionPolicy`: ``attn`` (``nn.Linear`` ``q``, ``k``, ``v``:
+keys ``attn.q.weight`` ...) before the same ``layers``.
+:meth:`Policy.features` is the featurizer of the layout the
+file records (:mod:`mpdf.features`, v1, v2 or peers-v1), with the request checks of
 ``mpdf serve``: the probabilities are the server's for the same
 deliberation, within 1e-5 (``tests/test_torch.py``; ~1e-7 seen).
 
@@ -43,6 +46,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
     raise ImportError("mpdf.torch needs PyTorch (pip install 'mpdf[torch]', or apt install python3-torch); "
                       "the rest of mpdf works without it") from e
 
+from . import features as _features
 from . import policy as _policy
 
 ACTIONS = _policy.ACTIONS
@@ -63,7 +67,13 @@ class Policy(torch.nn.Module, _policy._Provenance):
         self.layers = torch.nn.ModuleList(torch.nn.Linear(i, o) for i, o in zip(sizes, sizes[1:]))
         self.activation = activation
         self.metadata = dict(metadata or {})
-        self.feature_version, self._featurize = _policy._layout("mpdf.torch", sizes[0], feature_version, self.metadata)
+        self.feature_version, self._featurize = _policy._layout("mpdf.torch", self._feature_width(), feature_version,
+                                                                self.metadata)
+
+    arch = "mlp"
+
+    def _feature_width(self):
+        return self.layers[0].in_features
 
     @property
     def sizes(self):
@@ -72,6 +82,9 @@ class Policy(torch.nn.Module, _policy._Provenance):
 
     def forward(self, x):
         """Logits [..., 3] of features x [..., width]."""
+        return self._mlp(x)
+
+    def _mlp(self, x):
         act = torch.tanh if self.activation == "tanh" else torch.relu
         for layer in self.layers[:-1]:
             x = act(layer(x))
@@ -88,7 +101,7 @@ class Policy(torch.nn.Module, _policy._Provenance):
         confidences, profiles; ``history`` for a v2 policy) and are checked
         as the server checks them: bad input is a ValueError naming the
         field."""
-        flat = _policy._check(agents, round, rounds, history)
+        flat = _policy._check(agents, round, rounds, history, self.feature_version)
         rows = [self._featurize(flat, i, round, rounds, history) for i in range(len(flat))]
         p = next(self.parameters())
         return torch.tensor(rows, dtype=torch.float32).to(device=p.device, dtype=p.dtype)
@@ -104,6 +117,63 @@ class Policy(torch.nn.Module, _policy._Provenance):
             probs = dict(zip(ACTIONS, row))
             out.append((_policy._greedy(probs), probs))
         return out
+
+
+class Attention(torch.nn.Module):
+    """Self attending to the present peer slots of an mpdf-features/peers-v1
+    row: ``q`` (``nn.Linear(26, d)``) of the agent's own features, ``k`` and
+    ``v`` (``nn.Linear(12, d)``) of each peer slot; ``forward`` returns
+    concat(x_s, c), c the softmax(q.k_j / sqrt(d))-weighted sum of the v_j
+    over the present slots (0 when none is)."""
+
+    def __init__(self, attn_dim):
+        super().__init__()
+        self.q = torch.nn.Linear(_features.FEATURE_WIDTH, attn_dim)
+        self.k = torch.nn.Linear(_features.PEER_WIDTH, attn_dim)
+        self.v = torch.nn.Linear(_features.PEER_WIDTH, attn_dim)
+
+    def forward(self, x):
+        own, slots, peer = _features.FEATURE_WIDTH, _features.PEER_SLOTS, _features.PEER_WIDTH
+        xs = x[..., :own]
+        p = x[..., own:own + slots * peer].reshape(*x.shape[:-1], slots, peer)
+        present = p[..., 0] != 0
+        q = self.q(xs)
+        s = (self.k(p) @ q.unsqueeze(-1)).squeeze(-1) / q.shape[-1] ** 0.5
+        # An absent slot's score is the lowest finite number: it weighs
+        # exp(min - max) = 0 beside a present one, and a row without any
+        # present slot gets a finite softmax that the mask then zeroes
+        # (-inf would make it NaN, and its gradient too).
+        s = s.masked_fill(~present, torch.finfo(s.dtype).min)
+        alpha = torch.softmax(s, dim=-1) * present
+        c = (alpha.unsqueeze(-1) * self.v(p)).sum(dim=-2)
+        return torch.cat([xs, c], dim=-1)
+
+
+class AttentionPolicy(Policy):
+    """The attention policy (``mpdf train --arch attention``) over
+    mpdf-features/peers-v1: ``attn`` (:class:`Attention`) then ``layers``
+    (the MLP, its first layer reading 26 + attn_dim). Its ``state_dict()``
+    keys are the file's: ``attn.{q,k,v}.weight|bias``, ``layers.{i}.*``."""
+
+    arch = "attention"
+
+    def __init__(self, sizes, attn_dim, activation="tanh", feature_version=None, metadata=None):
+        if not sizes or sizes[0] != _features.FEATURE_WIDTH + attn_dim:
+            raise ValueError("mpdf.torch: sizes %r: the MLP after an attention of width %d reads %d inputs"
+                             % (list(sizes), attn_dim, _features.FEATURE_WIDTH + attn_dim))
+        super().__init__(sizes, activation, feature_version, metadata)
+        self.attn = Attention(attn_dim)
+
+    def _feature_width(self):
+        return _features.FEATURE_WIDTH + _features.PEER_SLOTS * _features.PEER_WIDTH
+
+    @property
+    def attn_dim(self):
+        return self.attn.q.out_features
+
+    def forward(self, x):
+        """Logits [..., 3] of peers-v1 features x [..., 110]."""
+        return self._mlp(self.attn(x))
 
 
 class DecoupledPolicy(torch.nn.Module, _policy._Provenance):
@@ -128,7 +198,8 @@ class DecoupledPolicy(torch.nn.Module, _policy._Provenance):
 
     def network_index(self, agents):
         """The index of each agent's network (``len(nets)``: the fallback),
-        by its position (slot) or its ``model`` (model)."""
+        by its position (slot) or its ``model`` (model; an agent naming
+        none gets the fallback)."""
         out = []
         for i in range(len(agents)):
             out.append(self._index.get(_policy.network_key(self.agent_policy, agents, i), len(self.nets)))
@@ -170,7 +241,15 @@ def from_policy(p):
     :class:`mpdf.policy.DecoupledPolicy`."""
     if isinstance(p, _policy.DecoupledPolicy):
         return DecoupledPolicy(p.agent_policy, p.keys, [from_policy(n) for n in p.nets], from_policy(p.fallback)).eval()
-    net = Policy(p.sizes, p.activation, p.feature_version, p.metadata)
+    if isinstance(p, _policy.AttentionPolicy):
+        net = AttentionPolicy(p.sizes, p.attn_dim, p.activation, p.feature_version, p.metadata)
+        with torch.no_grad():
+            for name in ("q", "k", "v"):
+                w, b = p.attn[name]
+                getattr(net.attn, name).weight.copy_(torch.tensor(w, dtype=torch.float32))
+                getattr(net.attn, name).bias.copy_(torch.tensor(b, dtype=torch.float32))
+    else:
+        net = Policy(p.sizes, p.activation, p.feature_version, p.metadata)
     with torch.no_grad():
         for layer, w, b in zip(net.layers, p.weights, p.biases):
             layer.weight.copy_(torch.tensor(w, dtype=torch.float32))

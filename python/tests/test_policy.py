@@ -13,7 +13,7 @@ import unittest
 
 import support
 from support import Served
-from mpdf import agent, features, policy
+from mpdf import MpdfError, agent, features, policy
 
 # Probabilities of the server (float32 network) and of mpdf.policy (float64
 # network on the same float32-rounded features) agree within this.
@@ -136,6 +136,67 @@ class MatchesServe(unittest.TestCase):
         policy.save(path, policy.random_policy([features.FEATURE_WIDTH, 16, 3], seed=4, scale=3.0, activation="relu"))
         p, _ = self.assert_matches(path, corpus(3, count=150))
         self.assertEqual((p.feature_version, p.activation), (features.FEATURE_VERSION, "relu"))
+
+
+def with_eight(ds, seed):
+    """ds and, for every third deliberation, a copy grown to 8 agents (the
+    most peers-v1 holds; random_deliberation draws up to 7), its history
+    dropped."""
+    rng = random.Random(seed)
+    out = list(ds)
+    for d in ds[::3]:
+        agents = list(d["agents"])
+        while len(agents) < 8:
+            agents.append(agent(rng.choice(POOL), rng.choice([None, 0.5, rng.random()])))
+        out.append({"round": d["round"], "rounds": d["rounds"], "agents": agents})
+    return out
+
+
+class AttentionMatchesServe(unittest.TestCase):
+    """The attention policy (arch attention, mpdf-features/peers-v1) decides
+    in pure Python as ``mpdf serve`` decides: a random one written by
+    mpdf.policy.save, and one trained and exported by the Go CLI."""
+
+    setUpClass = MatchesServe.__dict__["setUpClass"]
+    served = MatchesServe.served
+    assert_matches = MatchesServe.assert_matches
+
+    def test_random_attention(self):
+        pol = policy.random_attention_policy((32, 16), 16, seed=31, scale=3.0)
+        path = os.path.join(self.tmp, "random-attention.safetensors")
+        policy.save(path, pol)
+        p, _ = self.assert_matches(path, with_eight(corpus(31, count=200), 32))
+        self.assertIsInstance(p, policy.AttentionPolicy)
+        # Nine agents: both refuse, the layout holds at most eight.
+        nine = [agent(str(i % 2)) for i in range(9)]
+        with self.assertRaises(ValueError) as mine:
+            p.decide(nine, 1, 2)
+        s = self.served(path)
+        info = s.client.policy()
+        self.assertEqual((info["sizes"], info["attn_dim"]), (p.sizes, p.attn_dim))
+        with self.assertRaises(MpdfError) as theirs:
+            s.client.decide(nine, round=1, rounds=2)
+        self.assertEqual((theirs.exception.status, theirs.exception.field), (400, "agents"))
+        want = "agents: 9 agents: the policy reads mpdf-features/peers-v1, which holds at most 8"
+        self.assertEqual((str(mine.exception), str(theirs.exception)), (want, want))
+
+    def test_mlp_over_peers(self):
+        # An MLP may read peers-v1 too (a file without arch): every one of
+        # the 110 features reaches it as the server computes them.
+        path = os.path.join(self.tmp, "mlp-peers.safetensors")
+        policy.save(path, policy.random_policy([features.FEATURE_WIDTH_PEERS, 16, 3], seed=5, scale=3.0))
+        p, _ = self.assert_matches(path, with_eight(corpus(35, count=100), 36))
+        self.assertEqual((type(p), p.feature_version, p.arch), (policy.Policy, features.FEATURE_VERSION_PEERS, "mlp"))
+
+    def test_trained_attention(self):
+        run = support.trained_run(features.FEATURE_VERSION_PEERS, "--arch", "attention", "--iterations", "2")
+        path = os.path.join(self.tmp, "trained-attention.safetensors")
+        support.run_mpdf("export", os.path.join(run, "best.mpdf"), "--safetensors", path)
+        p, _ = self.assert_matches(path, with_eight(corpus(33, count=150), 34))
+        self.assertIsInstance(p, policy.AttentionPolicy)
+        self.assertEqual((p.feature_version, p.metadata["arch"], p.sizes[1:]),
+                         (features.FEATURE_VERSION_PEERS, "attention", [32, 32, 3]))
+        self.assertEqual(p.sizes[0], features.FEATURE_WIDTH + p.attn_dim)
 
 
 class LoadRefuses(unittest.TestCase):
@@ -263,6 +324,25 @@ class DecoupledMatchesServe(unittest.TestCase):
                                         net.decide(x["agents"], x["round"], x["rounds"], x.get("history"))):
                 for k in policy.ACTIONS:
                     self.assertLessEqual(abs(pr[k] - pt[k]), 1e-5)
+
+    def test_no_model_is_fallback(self):
+        # By model, an agent naming no model gets the fallback, even beside
+        # a network keyed "model:" (an old run's, of the agents of unknown
+        # model), as mpdf serve and the Go trainer decide.
+        nets = [policy.random_policy([features.FEATURE_WIDTH, 8, 3], seed=s, scale=3.0) for s in (1, 2)]
+        fallback = policy.random_policy([features.FEATURE_WIDTH, 8, 3], seed=3, scale=3.0)
+        p = policy.DecoupledPolicy("model", ["model:a", "model:"], nets, fallback)
+        agents = [agent("1", 0.5, model="a"), agent("2"), agent("1", model="")]
+        self.assertEqual([p.key(agents, i) for i in range(3)], ["model:a", None, None])
+        got = p.decide(agents, 1, 2)
+        for i, net in ((0, nets[0]), (1, fallback), (2, fallback)):
+            self.assertEqual(got[i][1], net.probs(p.features(agents, i, 1, 2)), i)
+        self.assertNotEqual(got[1][1], nets[1].probs(p.features(agents, 1, 1, 2)))
+        try:
+            import mpdf.torch as mtorch
+        except ImportError:
+            return
+        self.assertEqual(mtorch.from_policy(p).network_index(agents), [0, 2, 2])
 
     def test_model_field_checked(self):
         p = policy.random_policy([features.FEATURE_WIDTH, 8, 3], seed=1)

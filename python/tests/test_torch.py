@@ -101,7 +101,8 @@ class OneSetOfWeights(unittest.TestCase):
         # The batched forward of features agrees with decide.
         d = deliberations[0]
         x = net.features(d["agents"], d["round"], d["rounds"], d.get("history"))
-        self.assertEqual((x.dtype, tuple(x.shape)), (torch.float32, (len(d["agents"]), net.sizes[0])))
+        width, _ = features.featurizer_for(net.feature_version)
+        self.assertEqual((x.dtype, tuple(x.shape)), (torch.float32, (len(d["agents"]), width)))
         with torch.no_grad():
             p = net.probs(x)
         for row, (_, probs) in zip(p.tolist(), net.decide(d["agents"], d["round"], d["rounds"], d.get("history"))):
@@ -129,6 +130,21 @@ class OneSetOfWeights(unittest.TestCase):
         self.assertEqual((net.feature_version, net.sizes[0], net.confidence_source),
                          (features.FEATURE_VERSION, features.FEATURE_WIDTH, "given"))
         self.assertGreater(net.step, 0)
+
+    def test_attention_run(self):
+        # An attention run (arch attention, peers-v1): its policy.safetensors,
+        # its export and the server are one policy, the attention
+        # projections bit for bit the same.
+        run = support.trained_run(features.FEATURE_VERSION_PEERS, "--arch", "attention", "--iterations", "2")
+        worst, net = self.check_run(run, corpus(25, count=100))
+        self.assertIsInstance(net, mtorch.AttentionPolicy)
+        self.assertEqual((net.feature_version, net.metadata["arch"]), (features.FEATURE_VERSION_PEERS, "attention"))
+        exported = os.path.join(support.tmpdir(), os.path.basename(run) + "-export.safetensors")
+        pure = policy.load(exported)
+        for name in ("q", "k", "v"):
+            w, b = pure.attn[name]
+            self.assertTrue(torch.equal(getattr(net.attn, name).weight, torch.tensor(w, dtype=torch.float32)), name)
+            self.assertTrue(torch.equal(getattr(net.attn, name).bias, torch.tensor(b, dtype=torch.float32)), name)
 
     def test_stale_weights_refused(self):
         # A run stopped between writing best.mpdf and policy.safetensors:

@@ -142,6 +142,32 @@ func TestRunAgentPolicyModel(t *testing.T) {
 	}
 }
 
+// The simulator names no agent's model: under agent policy model every
+// agent is the fallback's, as serve would decide it, so the run trains no
+// network and its policy is the supervised one, and it says how many
+// decisions went untrained.
+func TestRunAgentPolicyModelWithoutModels(t *testing.T) {
+	sft := simConfig(t)
+	sft.Train.RL.Iterations = 0
+	want, err := Train(context.Background(), sft, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := simConfig(t)
+	cfg.Train.AgentPolicy = "model"
+	res, err := Train(context.Background(), cfg, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Networks != nil || res.Untrained == 0 || res.Iterations != cfg.Train.RL.Iterations {
+		t.Errorf("networks %+v, %d untrained decisions, %d iterations; want none, > 0, %d",
+			res.Networks, res.Untrained, res.Iterations, cfg.Train.RL.Iterations)
+	}
+	if !slices.Equal(res.Policy.Params, want.Policy.Params) {
+		t.Error("the policy moved from the supervised one, with no agent naming a model")
+	}
+}
+
 // Offline rows do not say which agent took them: a decoupled offline run
 // is refused before anything is written.
 func TestRunAgentPolicyOfflineRefused(t *testing.T) {

@@ -180,11 +180,15 @@ type Result struct {
 	Iterations int   // RL iterations completed, over the whole run
 	Steps      int64 // optimiser steps, over the whole run
 	Skipped    int64 // steps skipped as non-finite in this process
-	RLTime     time.Duration
-	Shares     *Shares      // action shares, first and last fifth of the run's iterations; nil under 2
-	Eval       env.Results  // the final evaluation, when it ran
-	Verdict    *env.Verdict // the learned policy against the fixed protocols, with Eval
-	EvalTasks  int
+	// Untrained counts the online decisions, in this process, that the
+	// fallback took and that trained no network (agent policy model:
+	// agents naming no backbone model, as the simulator's).
+	Untrained int64
+	RLTime    time.Duration
+	Shares    *Shares      // action shares, first and last fifth of the run's iterations; nil under 2
+	Eval      env.Results  // the final evaluation, when it ran
+	Verdict   *env.Verdict // the learned policy against the fixed protocols, with Eval
+	EvalTasks int
 	// EvalCheckpoint is the file the evaluation played (best.mpdf) and
 	// EvalStep its step; empty when it played the policy as training left
 	// it (no best kept).

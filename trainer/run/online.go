@@ -64,6 +64,11 @@ func (r *runner) online(ctx context.Context) error {
 	}
 	err = r.rlLoop(ctx, func() (Iteration, map[string]float64, error) {
 		res, err := r.rl.Iterate(sim, r.iter)
+		if res.Untrained > 0 && r.res.Untrained == 0 {
+			r.log.Warn("agent policy model: agents naming no backbone model are decided by the fallback (the supervised policy), which does not train",
+				"decisions", res.Decisions, "untrained", res.Untrained)
+		}
+		r.res.Untrained += int64(res.Untrained)
 		it := Iteration{Metrics: res.Update.Metrics, TeamAccuracy: res.TeamAcc, TokensPerEpisode: res.Tokens}
 		extra := map[string]float64{"tokens_per_episode": res.Tokens}
 		if !math.IsNaN(res.TeamAcc) { // no scored episode: no accuracy to rank by
