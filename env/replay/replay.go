@@ -18,8 +18,12 @@ const DefaultConcedeTokens = 20
 
 // Env replays imported transcripts: task i is question i, in the order given.
 type Env struct {
-	name    string
-	qs      []transcript.Question
+	name string
+	qs   []transcript.Question
+	// models[i] is qs[i].AgentModels(), worked out once rather than at
+	// every Start (a file name parse per game was a tenth of a study's
+	// CPU); games only read it.
+	models  [][]string
 	concede int
 	text    bool
 	critic  bool
@@ -75,10 +79,11 @@ func WithCritic(on bool) Option {
 // each with a round-0 answer (transcript.Each guarantees it). The Env keeps
 // qs; the caller must not change it afterwards.
 func New(qs []transcript.Question, opts ...Option) (*Env, error) {
-	e := &Env{qs: qs, concede: DefaultConcedeTokens}
+	e := &Env{qs: qs, models: make([][]string, len(qs)), concede: DefaultConcedeTokens}
 	var files []string
 	for i := range qs {
 		q := &qs[i]
+		e.models[i] = q.AgentModels()
 		if len(q.Agents) < 2 {
 			return nil, fmt.Errorf("replay: question %d (%s#%d): %d agents, want ≥ 2", i, q.File, q.Index, len(q.Agents))
 		}
@@ -186,12 +191,15 @@ func (e *Env) Start(task int, rng *rand.Rand) (env.Game, error) {
 		return nil, fmt.Errorf("replay: task %d outside [0, %d)", task, len(e.qs))
 	}
 	q := &e.qs[task]
-	return &game{e: e, q: q, used: make([]int, len(q.Agents)), models: q.AgentModels()}, nil
+	return &game{e: e, q: q, used: make([]int, len(q.Agents)), models: e.models[task]}, nil
 }
 
 // Critic reports whether the text critic fills the missing confidences
 // (WithCritic): whether the agents have a confidence a policy can read.
 func (e *Env) Critic() bool { return e.critic }
+
+// Unseeded implements env.Unseeded: Start does not use its stream.
+func (e *Env) Unseeded() bool { return true }
 
 // PeersAlwaysSeen implements env.PeersAlwaysSeen: every recorded revision
 // was written after seeing the peers, so a replay cannot play Self-Refine.
@@ -212,13 +220,14 @@ func (e *Env) With(opts ...Option) (*Env, error) {
 // one side of a Split and evaluating on the other). Options carry over.
 func (e *Env) Subset(tasks []int) (*Env, error) {
 	qs := make([]transcript.Question, len(tasks))
+	models := make([][]string, len(tasks))
 	for i, t := range tasks {
 		if t < 0 || t >= len(e.qs) {
 			return nil, fmt.Errorf("replay: subset: task %d outside [0, %d)", t, len(e.qs))
 		}
-		qs[i] = e.qs[t]
+		qs[i], models[i] = e.qs[t], e.models[t]
 	}
 	s := *e
-	s.qs = qs
+	s.qs, s.models = qs, models
 	return &s, nil
 }
