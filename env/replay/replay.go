@@ -27,7 +27,11 @@ type Env struct {
 	concede int
 	text    bool
 	critic  bool
-	named   bool // WithName: every task's source is name
+	// uncritiqued: Load read the questions without the text critic (a
+	// third of reading them), which apply reads when the critic is
+	// turned on (WithCritic, now or in With).
+	uncritiqued bool
+	named       bool // WithName: every task's source is name
 }
 
 var _ env.Env = (*Env)(nil)
@@ -79,6 +83,18 @@ func WithCritic(on bool) Option {
 // each with a round-0 answer (transcript.Each guarantees it). The Env keeps
 // qs; the caller must not change it afterwards.
 func New(qs []transcript.Question, opts ...Option) (*Env, error) {
+	e, err := newEnv(qs)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.apply(opts); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// newEnv is New without options.
+func newEnv(qs []transcript.Question) (*Env, error) {
 	e := &Env{qs: qs, models: make([][]string, len(qs)), concede: DefaultConcedeTokens}
 	var files []string
 	for i := range qs {
@@ -97,12 +113,39 @@ func New(qs []transcript.Question, opts ...Option) (*Env, error) {
 		}
 	}
 	e.name = "replay:" + strings.Join(files, ",")
+	return e, nil
+}
+
+// apply applies opts to e; when they turn the critic on over questions
+// Load read without it, it reads it now (into copies: an Env e was made
+// With from keeps its own).
+func (e *Env) apply(opts []Option) error {
 	for _, o := range opts {
 		if err := o(e); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return e, nil
+	if e.critic && e.uncritiqued {
+		e.qs, e.uncritiqued = critiqued(e.qs), false
+	}
+	return nil
+}
+
+// critiqued returns copies of qs with the critic read
+// (transcript.Question.WithCritic), on up to GOMAXPROCS goroutines.
+func critiqued(qs []transcript.Question) []transcript.Question {
+	out := make([]transcript.Question, len(qs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(qs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(qs); i = int(next.Add(1) - 1) {
+				out[i] = qs[i].WithCritic()
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // Load reads transcript files (transcript.ReadFile with topts) and replays
@@ -110,8 +153,12 @@ func New(qs []transcript.Question, opts ...Option) (*Env, error) {
 // that the caller can show how much was readable. The files are read on up
 // to GOMAXPROCS goroutines (reading is most of a study's start); the result,
 // and the error when files are bad (the first bad one in the given order),
-// are those of reading them one after another.
+// are those of reading them one after another. The text critic is read
+// only if the Env plays with it (WithCritic, here or later in With), not
+// while reading: a replay without it leaves every Answer.Critic nil.
 func Load(paths []string, topts transcript.Options, opts ...Option) (*Env, []transcript.Report, error) {
+	read := topts
+	read.SkipCritic = true // read by apply only if the critic plays
 	files := make([]*transcript.File, len(paths))
 	var mu sync.Mutex // guards bad and err: the first bad file in order, its error
 	bad, err := len(paths), error(nil)
@@ -127,7 +174,7 @@ func Load(paths []string, topts transcript.Options, opts ...Option) (*Env, []tra
 				if past {
 					return
 				}
-				f, ferr := transcript.ReadFile(paths[i], topts)
+				f, ferr := transcript.ReadFile(paths[i], read)
 				mu.Lock()
 				if files[i] = f; ferr != nil && i < bad {
 					bad, err = i, ferr
@@ -149,8 +196,15 @@ func Load(paths []string, topts transcript.Options, opts ...Option) (*Env, []tra
 	if len(qs) == 0 {
 		return nil, reps, fmt.Errorf("replay: no questions in %s", transcript.Names(paths))
 	}
-	e, err := New(qs, opts...)
-	return e, reps, err
+	e, err := newEnv(qs)
+	if err != nil {
+		return nil, reps, err
+	}
+	e.uncritiqued = !topts.SkipCritic
+	if err := e.apply(opts); err != nil {
+		return nil, reps, err
+	}
+	return e, reps, nil
 }
 
 func (e *Env) Name() string { return e.name }
@@ -167,7 +221,8 @@ func (e *Env) TaskSource(task int) string {
 }
 func (e *Env) NumTasks() int { return len(e.qs) }
 
-// Question returns task's question.
+// Question returns task's question (as read: its answers' Critic is nil
+// when Load read them for an Env that does not play with the critic).
 func (e *Env) Question(task int) *transcript.Question { return &e.qs[task] }
 
 // Rounds is the most deliberation rounds any task recorded: the number of
@@ -208,10 +263,8 @@ func (e *Env) PeersAlwaysSeen() bool { return true }
 // With returns a copy of e with more options applied (e is unchanged).
 func (e *Env) With(opts ...Option) (*Env, error) {
 	c := *e
-	for _, o := range opts {
-		if err := o(&c); err != nil {
-			return nil, err
-		}
+	if err := c.apply(opts); err != nil {
+		return nil, err
 	}
 	return &c, nil
 }
