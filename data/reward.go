@@ -177,6 +177,13 @@ func GroupKey(ep *Episode, t int, by GroupBy) string {
 // log-probability when recorded, and the group key of cfg. An episode
 // without gold returns an error wrapping ErrNoGold.
 func Decisions(ep *Episode, cfg RewardConfig) ([]Decision, error) {
+	return DecisionsAs(ep, cfg, metapolicy.Featurizers()[0])
+}
+
+// DecisionsAs is Decisions with the features of layout fz (RoundFeatures):
+// a run over another layout featurizes each round once, not once per
+// layout.
+func DecisionsAs(ep *Episode, cfg RewardConfig, fz metapolicy.Featurizer) ([]Decision, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -190,7 +197,6 @@ func Decisions(ep *Episode, cfg RewardConfig) ([]Decision, error) {
 	}
 	Returns(r, cfg.Gamma)
 	out := make([]Decision, 0, (len(ep.Rounds)-1)*ep.Agents)
-	fz := metapolicy.Featurizers()[0]
 	for t := 1; t < len(ep.Rounds); t++ {
 		group := GroupKey(ep, t, cfg.GroupBy)
 		rows, bad, err := RoundFeatures(ep, t, fz)

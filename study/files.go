@@ -98,7 +98,17 @@ func (s *Study) WriteDir(dir string, sum *Summary) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := outfile.WriteFile(filepath.Join(dir, ResultsName), s.WriteResults); err != nil {
+	// The rows are encoded once, for results.json and report.html, which is
+	// a function of the summary and the rows as the study writes them (view
+	// does not import study).
+	var sumJSON, rows bytes.Buffer
+	if err := s.WriteResults(&rows); err != nil {
+		return err
+	}
+	if err := outfile.WriteFile(filepath.Join(dir, ResultsName), func(w io.Writer) error {
+		_, err := w.Write(rows.Bytes())
+		return err
+	}); err != nil {
 		return err
 	}
 	if err := outfile.WriteFile(filepath.Join(dir, ReportName), sum.WriteMarkdown); err != nil {
@@ -107,13 +117,7 @@ func (s *Study) WriteDir(dir string, sum *Summary) error {
 	if err := outfile.WriteFile(filepath.Join(dir, ParetoName), sum.Scopes[0].WritePareto); err != nil {
 		return err
 	}
-	// report.html is a function of the summary and the rows as the study
-	// writes them (view does not import study).
-	var sumJSON, rows bytes.Buffer
 	if err := sum.WriteJSON(&sumJSON); err != nil {
-		return err
-	}
-	if err := s.WriteResults(&rows); err != nil {
 		return err
 	}
 	return outfile.WriteFile(filepath.Join(dir, HTMLName), func(w io.Writer) error {

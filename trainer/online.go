@@ -97,18 +97,13 @@ func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
 				tokens += t.Tokens
 			}
 		}
-		ds, err := data.Decisions(ep, r.cfg.Reward)
+		ds, err := data.DecisionsAs(ep, r.cfg.Reward, fz)
 		if err != nil {
 			if ep.Gold == "" {
 				res.NoGold++
 				return nil
 			}
 			return err
-		}
-		if fz.Version != metapolicy.FeatureVersion {
-			if err := refeaturize(ds, ep, fz); err != nil {
-				return err
-			}
 		}
 		res.Decisions += len(ds)
 		if r.cfg.Agents().Decoupled() {
@@ -189,21 +184,4 @@ func policyOver(net *nn.MLP[float32], fz metapolicy.Featurizer) (metapolicy.Poli
 		return metapolicy.NewMLPPolicy("mpdf", net)
 	}
 	return metapolicy.NewFeaturizedPolicy("mpdf", net, fz)
-}
-
-// refeaturize replaces the default-layout features of ep's decisions ds
-// (data.Decisions: round by round, agent by agent) with layout fz's.
-func refeaturize(ds []data.Decision, ep *data.Episode, fz metapolicy.Featurizer) error {
-	k := 0
-	for t := 1; t < len(ep.Rounds); t++ {
-		rows, bad, err := data.RoundFeatures(ep, t, fz)
-		if err != nil {
-			return fmt.Errorf("trainer: episode %q: round %d agent %d: %w", ep.ID, t, bad, err)
-		}
-		for _, f := range rows {
-			ds[k].Features = f
-			k++
-		}
-	}
-	return nil
 }
