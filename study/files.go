@@ -98,17 +98,7 @@ func (s *Study) WriteDir(dir string, sum *Summary) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	// The rows are encoded once, for results.json and report.html, which is
-	// a function of the summary and the rows as the study writes them (view
-	// does not import study).
-	var sumJSON, rows bytes.Buffer
-	if err := s.WriteResults(&rows); err != nil {
-		return err
-	}
-	if err := outfile.WriteFile(filepath.Join(dir, ResultsName), func(w io.Writer) error {
-		_, err := w.Write(rows.Bytes())
-		return err
-	}); err != nil {
+	if err := outfile.WriteFile(filepath.Join(dir, ResultsName), s.WriteResults); err != nil {
 		return err
 	}
 	if err := outfile.WriteFile(filepath.Join(dir, ReportName), sum.WriteMarkdown); err != nil {
@@ -117,10 +107,18 @@ func (s *Study) WriteDir(dir string, sum *Summary) error {
 	if err := outfile.WriteFile(filepath.Join(dir, ParetoName), sum.Scopes[0].WritePareto); err != nil {
 		return err
 	}
+	// report.html is a function of the summary and the rows as the study
+	// writes them (view does not import study); the rows go as values,
+	// not as JSON to parse back (view.WriteReportRows: the same page).
+	var sumJSON bytes.Buffer
 	if err := sum.WriteJSON(&sumJSON); err != nil {
 		return err
 	}
+	rows := make([]view.StudyRow, len(s.Rows))
+	for i, r := range s.Rows {
+		rows[i] = view.StudyRow{Seed: r.Seed, Task: r.Task, Index: r.Index, Model: r.Model, File: r.File, Policy: r.Policy, Scored: r.Scored, Correct: r.Correct}
+	}
 	return outfile.WriteFile(filepath.Join(dir, HTMLName), func(w io.Writer) error {
-		return view.WriteReport(w, sumJSON.Bytes(), rows.Bytes())
+		return view.WriteReportRows(w, sumJSON.Bytes(), rows)
 	})
 }
