@@ -168,6 +168,8 @@ type Study struct {
 	Rows    []ResultRow `json:"rows"`
 	Learned []string    `json:"learned"`   // learned policy names, by λ
 	Fixed   []string    `json:"baselines"` // baseline names, in order
+
+	free *seedFree // baseline rows that no seed changes (nil: none kept)
 }
 
 // Jobs is about how many trainings and evaluations a study of c runs (per
@@ -297,7 +299,7 @@ func plan(e env.Env, cfg Config) (*Study, Config, []metapolicy.Policy, []job, er
 			rounds = r.Rounds()
 		}
 	}
-	s := &Study{Config: cfg, Env: e.Name(), Rounds: rounds, Tasks: Describe(e)}
+	s := &Study{Config: cfg, Env: e.Name(), Rounds: rounds, Tasks: Describe(e), free: &seedFree{}}
 	bases, err := s.baselines()
 	if err != nil {
 		return nil, cfg, nil, nil, err
@@ -357,7 +359,13 @@ func (s *Study) runJob(e env.Env, cfg *Config, bases []metapolicy.Policy, rounds
 	}
 	if j.base {
 		for i, p := range bases {
-			if err := play(p, s.Fixed[i], nil); err != nil {
+			var err error
+			if s.free != nil {
+				rows, err = s.playBase(e, cfg, opts, i, p, s.Fixed[i], j, rows)
+			} else {
+				err = play(p, s.Fixed[i], nil)
+			}
+			if err != nil {
 				return nil, fmt.Errorf("study: seed %d: fold %d: %w", j.seed, j.fold, err)
 			}
 		}
