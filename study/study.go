@@ -267,11 +267,17 @@ func CrossValidate(e env.Env, cfg Config) (*Study, error) {
 	if err != nil {
 		return nil, err
 	}
+	orc := make([][]ResultRow, len(jobs))
+	n := 0
 	for i, rows := range out {
-		s.Rows = append(s.Rows, rows...)
 		if jobs[i].base {
-			s.Rows = append(s.Rows, oracle(rows, s.Fixed)...)
+			orc[i] = oracle(rows, s.Fixed)
 		}
+		n += len(rows) + len(orc[i])
+	}
+	s.Rows = make([]ResultRow, 0, n) // tens of thousands of rows: no regrowing
+	for i, rows := range out {
+		s.Rows = append(append(s.Rows, rows...), orc[i]...)
 	}
 	return s, nil
 }
@@ -343,7 +349,7 @@ func (s *Study) baselines() ([]metapolicy.Policy, error) {
 // runJob plays one job's policies on its fold.
 func (s *Study) runJob(e env.Env, cfg *Config, bases []metapolicy.Policy, rounds int, j job) ([]ResultRow, error) {
 	opts := env.RunOptions{Tasks: j.test, Episodes: cfg.Episodes, Rounds: rounds, Seed: evalSeed(j.seed), Workers: 1}
-	var rows []ResultRow
+	rows := make([]ResultRow, 0, len(j.test)*max(1, len(bases)))
 	play := func(p metapolicy.Policy, name string, lambda *float64) error {
 		n := len(rows)
 		k := 0
