@@ -69,7 +69,7 @@ type Summary struct {
 // are several), each with every policy's stats and every learned policy's
 // paired difference with each baseline and the oracle.
 func (s *Study) Summarise() (*Summary, error) {
-	unit := s.units()
+	unit, questions := s.units()
 	var models []string
 	for _, t := range s.Tasks {
 		if !slices.Contains(models, t.Model) {
@@ -77,7 +77,7 @@ func (s *Study) Summarise() (*Summary, error) {
 		}
 	}
 	slices.Sort(models)
-	sum := &Summary{Env: s.Env, Tasks: len(s.Tasks), Questions: len(unit), Models: models, Folds: s.Folds, Rounds: s.Rounds, Config: s.Config}
+	sum := &Summary{Env: s.Env, Tasks: len(s.Tasks), Questions: questions, Models: models, Folds: s.Folds, Rounds: s.Rounds, Config: s.Config}
 	for _, r := range s.Rows {
 		if r.Scored == 0 && r.Policy != OracleName {
 			sum.Unscored++
@@ -102,15 +102,21 @@ func (s *Study) Summarise() (*Summary, error) {
 }
 
 // units numbers the questions (TaskInfo.Unit) by first appearance in the
-// tasks: the bootstrap's clusters.
-func (s *Study) units() map[string]int {
-	unit := map[string]int{}
-	for _, t := range s.Tasks {
-		if _, ok := unit[t.Unit]; !ok {
-			unit[t.Unit] = len(unit)
+// tasks: the bootstrap's clusters. unit[i] is task i's question; n the
+// number of questions. (A question's text is the key: looked up once per
+// task, not once per row.)
+func (s *Study) units() (unit []int, n int) {
+	num := map[string]int{}
+	unit = make([]int, len(s.Tasks))
+	for i, t := range s.Tasks {
+		u, ok := num[t.Unit]
+		if !ok {
+			u = len(num)
+			num[t.Unit] = u
 		}
+		unit[i] = u
 	}
-	return unit
+	return unit, len(num)
 }
 
 // policies lists the policy names in table order: baselines, oracle,
@@ -120,7 +126,7 @@ func (s *Study) policies() []string {
 }
 
 // scope summarises the rows of model, or all rows when all is set.
-func (s *Study) scope(model string, all bool, unit map[string]int) (Scope, error) {
+func (s *Study) scope(model string, all bool, unit []int) (Scope, error) {
 	sc := Scope{Name: model, Level: s.Config.Bootstrap.Level}
 	if all {
 		sc.Name = "all"
@@ -177,7 +183,7 @@ func (s *Study) scope(model string, all bool, unit map[string]int) (Scope, error
 			if !t.add(r) {
 				continue
 			}
-			u := unit[s.Tasks[r.Index].Unit]
+			u := unit[r.Index]
 			t.cl = append(t.cl, u)
 			tasks[r.Index], units[u] = true, true
 		}
@@ -231,10 +237,10 @@ func (s *Study) scope(model string, all bool, unit map[string]int) (Scope, error
 
 // pairedDiff is "a − b" over pairs of rows of one task and seed, in the
 // order given (the bootstrap numbers clusters by first appearance): the
-// accuracy difference with the study's bootstrap of questions (unit
-// numbers each question), nil when no pair is scored on both sides, and
+// accuracy difference with the study's bootstrap of questions (unit[i]
+// is task i's question), nil when no pair is scored on both sides, and
 // the mean difference of tokens per task over every pair.
-func (s *Study) pairedDiff(pairs [][2]*ResultRow, unit map[string]int) (*stats.Interval, float64, error) {
+func (s *Study) pairedDiff(pairs [][2]*ResultRow, unit []int) (*stats.Interval, float64, error) {
 	req, dt := s.pairedData(pairs, unit)
 	if len(req.X) == 0 {
 		return nil, 0, nil
@@ -249,7 +255,7 @@ func (s *Study) pairedDiff(pairs [][2]*ResultRow, unit map[string]int) (*stats.I
 // pairedData is pairedDiff's samples: the accuracies of the pairs scored
 // on both sides with their question clusters, and the mean difference of
 // tokens per task over every pair.
-func (s *Study) pairedData(pairs [][2]*ResultRow, unit map[string]int) (stats.Paired, float64) {
+func (s *Study) pairedData(pairs [][2]*ResultRow, unit []int) (stats.Paired, float64) {
 	var req stats.Paired
 	var dt float64
 	for _, p := range pairs {
@@ -260,7 +266,7 @@ func (s *Study) pairedData(pairs [][2]*ResultRow, unit map[string]int) (stats.Pa
 		}
 		req.X = append(req.X, float64(a.Correct)/float64(a.Scored))
 		req.Y = append(req.Y, float64(b.Correct)/float64(b.Scored))
-		req.Cluster = append(req.Cluster, unit[s.Tasks[a.Index].Unit])
+		req.Cluster = append(req.Cluster, unit[a.Index])
 	}
 	if len(req.X) == 0 {
 		return req, 0
