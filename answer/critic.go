@@ -628,7 +628,7 @@ func laTeX(s string) string {
 	}
 	s = replaceShortFracs(s)
 	s = replaceTextCommands(s)
-	return strings.NewReplacer(`\left`, "", `\right`, "", `\boxed`, " ", `\fbox`, " ", `{,}`, ",").Replace(s)
+	return criticNoise.Replace(s)
 }
 
 // latexOps are the LaTeX commands read as operators or as a break; any
@@ -910,3 +910,7 @@ func startsLetter(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return unicode.IsLetter(r)
 }
+
+// criticNoise drops sizing and boxes before the critic reads an
+// expression; built once, not per expression.
+var criticNoise = strings.NewReplacer(`\left`, "", `\right`, "", `\boxed`, " ", `\fbox`, " ", `{,}`, ",")

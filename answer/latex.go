@@ -101,10 +101,14 @@ func delatex(s string) string {
 		b.WriteByte('/')
 		b.WriteString(den)
 	})
-	s = strings.NewReplacer(`{,}`, ",", `\,`, "", `\!`, "", `\;`, " ", `\ `, " ",
-		`\$`, "$", `\%`, "%").Replace(s)
+	s = latexSpacing.Replace(s)
 	return replaceCommands(s)
 }
+
+// latexSpacing drops LaTeX spacing and unescapes $ and % after delatex's
+// fractions; built once, not per answer.
+var latexSpacing = strings.NewReplacer(`{,}`, ",", `\,`, "", `\!`, "", `\;`, " ", `\ `, " ",
+	`\$`, "$", `\%`, "%")
 
 // replaceFracs rewrites each \frac{a}{b} (also \dfrac, \tfrac; a and b
 // holding no brace, white space before the braces) by write, left to

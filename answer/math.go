@@ -167,6 +167,16 @@ var (
 	ratioRe = regexp.MustCompile(`^(-?)(?:\\frac\{(-?\d+(?:\.\d+)?)\}\{(-?\d+(?:\.\d+)?)\}|(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?))$`)
 )
 
+// mathNoise drops what NormalizeMath ignores (sizing, spacing, delimiters,
+// degrees, percent and dollar signs) and spells fractions one way; built
+// once, not per answer.
+var mathNoise = strings.NewReplacer(
+	`\left`, "", `\right`, "", `\displaystyle`, "", `\!`, "", `\,`, "", `\;`, "", `\ `, "",
+	`\(`, "", `\)`, "", `\[`, "", `\]`, "",
+	`^\circ`, "", `^{\circ}`, "", `\circ`, "", `\%`, "", `%`, "", `\$`, "", `$`, "",
+	`\dfrac`, `\frac`, `\tfrac`, `\frac`, "{,}", ",",
+)
+
 // NormalizeMath writes a MATH answer the one way answers compare in:
 //
 //   - display wrappers go: "$", "\(" "\)", "\left", "\right", "\displaystyle",
@@ -189,12 +199,7 @@ func NormalizeMath(s string) string {
 		return strings.TrimSpace(m[1]) // a text answer: "\text{Devon}"
 	}
 	s = textRe.ReplaceAllString(s, "")
-	s = strings.NewReplacer(
-		`\left`, "", `\right`, "", `\displaystyle`, "", `\!`, "", `\,`, "", `\;`, "", `\ `, "",
-		`\(`, "", `\)`, "", `\[`, "", `\]`, "",
-		`^\circ`, "", `^{\circ}`, "", `\circ`, "", `\%`, "", `%`, "", `\$`, "", `$`, "",
-		`\dfrac`, `\frac`, `\tfrac`, `\frac`, "{,}", ",",
-	).Replace(s)
+	s = mathNoise.Replace(s)
 	s = strings.Join(strings.Fields(s), "")
 	s = strings.TrimRight(s, ".")
 	s = fracShortRe.ReplaceAllString(s, `\frac{$1}{$2}`)

@@ -2,6 +2,8 @@ package data_test
 
 import (
 	"math"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,5 +62,60 @@ func TestRoundFeaturesIsPerAgent(t *testing.T) {
 	if _, agent, err := data.RoundFeatures(ep, 1, metapolicy.Featurizers()[0]); err == nil || agent != 0 ||
 		wantErr == nil || err.Error() != wantErr.Error() || !strings.Contains(err.Error(), "1.5") {
 		t.Fatalf("a bad confidence: agent %d, %v; want agent 0, %v", agent, err, wantErr)
+	}
+}
+
+// TestDecisionsInLayout: DecisionsIn in a layout is
+// Decisions with every row's features replaced, bit for bit, by that
+// layout's RoundFeatures; in the default layout it is Decisions.
+func TestDecisionsInLayout(t *testing.T) {
+	s, err := sim.New(sim.Config{Agents: 3, MissingConfidence: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, _ := metapolicy.ParseHeuristic(metapolicy.HeuristicRandom)
+	eps, err := env.Collect(s, pol, env.RunOptions{NumTasks: 20, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := data.RewardConfig{Lambda: 0.3, Gamma: 0.9}
+	rows := 0
+	for _, fz := range metapolicy.Featurizers() {
+		for e := range eps {
+			ep := &eps[e]
+			want, err := data.Decisions(ep, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := data.DecisionsIn(ep, cfg, fz)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%s: %d decisions, want %d", ep.ID, len(got), len(want))
+			}
+			k := 0
+			for r := 1; r < len(ep.Rounds); r++ {
+				f, _, err := data.RoundFeatures(ep, r, fz)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range f {
+					g, w := got[k], want[k]
+					if !slices.Equal(g.Features, f[i]) {
+						t.Fatalf("%s: %s round %d agent %d: features differ from RoundFeatures", fz.Version, ep.ID, r, i)
+					}
+					g.Features, w.Features = nil, nil
+					if !reflect.DeepEqual(g, w) {
+						t.Fatalf("%s: %s round %d agent %d: %+v, Decisions %+v", fz.Version, ep.ID, r, i, g, w)
+					}
+					k++
+					rows++
+				}
+			}
+		}
+	}
+	if rows == 0 {
+		t.Fatal("no decision compared")
 	}
 }

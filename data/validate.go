@@ -78,7 +78,7 @@ func validateEpisode(e *Episode) *RecordError {
 			return fieldErr(roundPath(t)+".turns", "%d turns, want %d (agents)", len(turns), e.Agents)
 		}
 		for i := range turns {
-			if err := validateTurn(&turns[i], t, turnPath(t, i)); err != nil {
+			if err := validateTurn(&turns[i], t, i); err != nil {
 				return err
 			}
 		}
@@ -86,52 +86,48 @@ func validateEpisode(e *Episode) *RecordError {
 	return nil
 }
 
-func validateTurn(u *Turn, t int, path string) *RecordError {
+// validateTurn checks turn i of round t; its path (turnPath) is built
+// only for an error: a valid episode's turns are checked by the million.
+func validateTurn(u *Turn, t, i int) *RecordError {
 	if t == 0 {
 		if u.Action != nil {
-			return fieldErr(path+".action", "present in round 0 (agents answer on their own there)")
+			return fieldErr(turnPath(t, i)+".action", "present in round 0 (agents answer on their own there)")
 		}
 		if u.LogProb != nil {
-			return fieldErr(path+".logprob", "present in round 0, which has no action")
+			return fieldErr(turnPath(t, i)+".logprob", "present in round 0, which has no action")
 		}
 	} else {
 		if u.Action == nil {
-			return fieldErr(path+".action", "missing (every turn of round ≥ 1 has an action)")
+			return fieldErr(turnPath(t, i)+".action", "missing (every turn of round ≥ 1 has an action)")
 		}
 		if !u.Action.Valid() {
-			return fieldErr(path+".action", "invalid action %d (want persist, refine or concede)", uint8(*u.Action))
+			return fieldErr(turnPath(t, i)+".action", "invalid action %d (want persist, refine or concede)", uint8(*u.Action))
 		}
-		if u.LogProb != nil {
-			if err := checkLogProb(path+".logprob", *u.LogProb); err != nil {
-				return err
-			}
+		if v := u.LogProb; v != nil && !(*v <= 0 && !math.IsInf(*v, -1)) {
+			return checkLogProb(turnPath(t, i)+".logprob", *v)
 		}
 	}
-	if u.Confidence != nil {
-		if err := checkUnit(path+".confidence", *u.Confidence); err != nil {
-			return err
-		}
+	if v := u.Confidence; v != nil && !(*v >= 0 && *v <= 1) {
+		return checkUnit(turnPath(t, i)+".confidence", *v)
 	}
 	p := &u.Profile
 	switch {
 	case p.Steps < 0:
-		return fieldErr(path+".profile.steps", "%d, want ≥ 0", p.Steps)
+		return fieldErr(turnPath(t, i)+".profile.steps", "%d, want ≥ 0", p.Steps)
 	case p.Tokens < 0:
-		return fieldErr(path+".profile.tokens", "%d, want ≥ 0", p.Tokens)
+		return fieldErr(turnPath(t, i)+".profile.tokens", "%d, want ≥ 0", p.Tokens)
 	case p.Hedges < 0:
-		return fieldErr(path+".profile.hedges", "%d, want ≥ 0", p.Hedges)
+		return fieldErr(turnPath(t, i)+".profile.hedges", "%d, want ≥ 0", p.Hedges)
 	}
-	if p.SelfConfidence != nil {
-		if err := checkUnit(path+".profile.self_confidence", *p.SelfConfidence); err != nil {
-			return err
-		}
+	if v := p.SelfConfidence; v != nil && !(*v >= 0 && *v <= 1) {
+		return checkUnit(turnPath(t, i)+".profile.self_confidence", *v)
 	}
 	if u.Tokens < 0 {
-		return fieldErr(path+".tokens", "%d, want ≥ 0", u.Tokens)
+		return fieldErr(turnPath(t, i)+".tokens", "%d, want ≥ 0", u.Tokens)
 	}
 	for k := range u.Exchanges {
 		x := &u.Exchanges[k]
-		xp := path + ".exchanges[" + strconv.Itoa(k) + "]"
+		xp := turnPath(t, i) + ".exchanges[" + strconv.Itoa(k) + "]"
 		if x.PromptTokens < 0 {
 			return fieldErr(xp+".prompt_tokens", "%d, want ≥ 0", x.PromptTokens)
 		}

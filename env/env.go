@@ -80,6 +80,23 @@ func ioBound(e Env) bool {
 	return ok && b.IOBound()
 }
 
+// Unseeded is implemented by an Env whose games draw nothing from the
+// stream Start is given: a replay plays back recorded answers. A task of
+// such an Env plays the same under every seed, so a result computed for
+// one seed (or through one View's numbering, which may pick the stream)
+// holds for all, and a cache may key on the task alone.
+type Unseeded interface {
+	Unseeded() bool
+}
+
+// IsUnseeded reports whether the Env that holds task of e (Source) is
+// Unseeded.
+func IsUnseeded(e Env, task int) bool {
+	s, _ := Source(e, task)
+	u, ok := s.(Unseeded)
+	return ok && u.Unseeded()
+}
+
 // TaskRounder is implemented by an Env whose tasks each have their own
 // number of deliberation rounds, such as a replay of transcripts that
 // recorded one round for some questions and three for others. Beyond its

@@ -99,6 +99,50 @@ type forwardScratch struct {
 	x       []float32
 	logits  []float32
 	buf     []float64
+	// uniqueRows: the distinct rows of x, their logits, each row's number
+	// among them, and rows by hash.
+	ux, ulogits []float32
+	of          []int
+	seen        map[uint64]int
+}
+
+// uniqueRows copies the distinct rows of s.x (n rows of w, compared bit
+// for bit) into s.ux, in order of first appearance, sets s.of[i] to row
+// i's number among them, and returns how many there are.
+func uniqueRows(s *forwardScratch, n, w int) int {
+	s.ux, s.of = grow(s.ux, n*w), grow(s.of, n)
+	if s.seen == nil {
+		s.seen = map[uint64]int{}
+	}
+	clear(s.seen)
+	u := 0
+	for i := range n {
+		row := s.x[i*w : (i+1)*w]
+		h := uint64(14695981039346656037) // FNV-1a over the rows' bits
+		for _, v := range row {
+			h = (h ^ uint64(math.Float32bits(v))) * 1099511628211
+		}
+		if k, ok := s.seen[h]; ok && sameBits(s.ux[k*w:(k+1)*w], row) {
+			s.of[i] = k
+			continue
+		} else if !ok {
+			s.seen[h] = u // a colliding row stays apart: not found again, still right
+		}
+		copy(s.ux[u*w:(u+1)*w], row)
+		s.of[i] = u
+		u++
+	}
+	return u
+}
+
+// sameBits reports whether a and b hold the same bits.
+func sameBits(a, b []float32) bool {
+	for j, v := range a {
+		if math.Float32bits(v) != math.Float32bits(b[j]) {
+			return false
+		}
+	}
+	return true
 }
 
 var forwardPool = sync.Pool{New: func() any { return new(forwardScratch) }}
@@ -138,7 +182,17 @@ func NetProbsBatch(net *nn.MLP[float32], fz Featurizer, p [][NumActions]float64,
 		widen(s.x[i*w:(i+1)*w], s.f)
 		i++
 	}
-	s.buf = net.LogitsRows(s.logits[:n*NumActions], s.x[:n*w], s.buf)
+	// Rows of the same features, bit for bit (the episodes of one task
+	// until their draws first differ: a quarter to a half of an online
+	// iteration's rows), run once: LogitsRows gives each row what Logits
+	// gives it alone, so which rows share a pass changes nothing.
+	u := uniqueRows(s, n, w)
+	s.ulogits = grow(s.ulogits, u*NumActions)
+	s.buf = net.LogitsRows(s.ulogits, s.ux[:u*w], s.buf)
+	for i := range n {
+		k := s.of[i]
+		copy(s.logits[i*NumActions:(i+1)*NumActions], s.ulogits[k*NumActions:(k+1)*NumActions])
+	}
 	var logp [NumActions]float32
 	for i := range n {
 		nn.LogSoftmaxTo(logp[:], s.logits[i*NumActions:(i+1)*NumActions])

@@ -219,3 +219,68 @@ func BenchmarkProbsBatch(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(obs)), "ns/decision")
 	})
 }
+
+// TestProbsBatchRepeatedRows: a batch whose rows repeat (the episodes of
+// one task before their draws differ), interleaved and out of order, gives
+// every row Probs' distribution bit for bit, and runs each distinct row
+// once.
+func TestProbsBatchRepeatedRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 2))
+	fz, err := FeaturizerFor(FeatureVersionV2) // the replay recipe's layout
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := nn.NewMLP[float32]([]int{fz.Width, 64, 64, NumActions}, nn.Tanh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net.Init(7)
+	fp, err := NewFeaturizedPolicy("v", net, fz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for trial := range 20 {
+		base := batchRows(rng, 2+rng.IntN(30))
+		obs := append([]Observation(nil), base...)
+		for range 1 + rng.IntN(60) {
+			obs = append(obs, base[rng.IntN(len(base))])
+		}
+		rng.Shuffle(len(obs), func(i, j int) { obs[i], obs[j] = obs[j], obs[i] })
+		got := make([][NumActions]float64, len(obs))
+		if err := fp.ProbsBatch(got, obs); err != nil {
+			t.Fatal(err)
+		}
+		for i := range obs {
+			var want [NumActions]float64
+			if err := fp.Probs(&want, &obs[i]); err != nil {
+				t.Fatal(err)
+			}
+			for a := range want {
+				if math.Float64bits(got[i][a]) != math.Float64bits(want[a]) {
+					t.Fatalf("trial %d: row %d of %d: ProbsBatch %v, Probs %v", trial, i, len(obs), got[i], want)
+				}
+			}
+		}
+		// Each distinct row once: as many as distinct feature vectors.
+		var s forwardScratch
+		s.x = make([]float32, len(obs)*fz.Width)
+		distinct := map[string]bool{}
+		f := make([]float64, fz.Width)
+		for i := range obs {
+			clear(f)
+			if err := fz.Featurize(f, &obs[i]); err != nil {
+				t.Fatal(err)
+			}
+			widen(s.x[i*fz.Width:(i+1)*fz.Width], f)
+			distinct[fmt.Sprint(s.x[i*fz.Width:(i+1)*fz.Width])] = true
+		}
+		if u := uniqueRows(&s, len(obs), fz.Width); u != len(distinct) || u >= len(obs) {
+			t.Fatalf("trial %d: %d rows run of %d, want the %d distinct", trial, u, len(obs), len(distinct))
+		}
+		for i := range obs {
+			if !sameBits(s.ux[s.of[i]*fz.Width:(s.of[i]+1)*fz.Width], s.x[i*fz.Width:(i+1)*fz.Width]) {
+				t.Fatalf("trial %d: row %d numbered as another", trial, i)
+			}
+		}
+	}
+}

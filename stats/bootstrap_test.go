@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -136,6 +137,25 @@ func TestBootstrapErrors(t *testing.T) {
 	} {
 		if f() == nil {
 			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// intN draws what rand.Rand.IntN draws from the same PCG: for small and
+// large n, powers of two and the bounds where the reduction rejects.
+func TestIntNIsRandIntN(t *testing.T) {
+	ns := []uint64{1, 2, 3, 5, 7, 64, 100, 1000, 2450, 1 << 20, 1<<31 + 1, 1<<62 + 3, 1<<63 + 1, math.MaxUint64/3 + 1}
+	for seed := range uint64(4) {
+		p, q := rand.NewPCG(seed, bootStream), rand.NewPCG(seed, bootStream)
+		r := rand.New(q)
+		for i := range 20000 {
+			n := ns[i%len(ns)]
+			if n > math.MaxInt {
+				continue
+			}
+			if got, want := intN(p, n), r.IntN(int(n)); got != want {
+				t.Fatalf("seed %d, draw %d, n %d: %d, want %d", seed, i, n, got, want)
+			}
 		}
 	}
 }

@@ -363,5 +363,6 @@ func (s *Study) pairedDelta(a, b string) (*stats.Interval, float64, error) {
 	slices.SortStableFunc(pairs, func(p, q [2]*Row) int {
 		return cmp.Or(cmp.Compare(p[0].Index, q[0].Index), cmp.Compare(p[0].Seed, q[0].Seed))
 	})
-	return s.pairedDiff(pairs, s.units())
+	unit, _ := s.units()
+	return s.pairedDiff(pairs, unit)
 }

@@ -110,15 +110,17 @@ func (s *Study) WriteDir(dir string, sum *Summary) error {
 		return err
 	}
 	// report.html is a function of the summary and the rows as the study
-	// writes them (view does not import study).
-	var sumJSON, rows bytes.Buffer
+	// writes them (view does not import study); the rows go as values,
+	// not as JSON to parse back (view.WriteReportRows: the same page).
+	var sumJSON bytes.Buffer
 	if err := sum.WriteJSON(&sumJSON); err != nil {
 		return err
 	}
-	if err := s.WriteResults(&rows); err != nil {
-		return err
+	rows := make([]view.StudyRow, len(s.Rows))
+	for i, r := range s.Rows {
+		rows[i] = view.StudyRow{Seed: r.Seed, Task: r.Task, Index: r.Index, Model: r.Model, File: r.File, Policy: r.Policy, Scored: r.Scored, Correct: r.Correct}
 	}
 	return outfile.WriteFile(filepath.Join(dir, HTMLName), func(w io.Writer) error {
-		return view.WriteReport(w, sumJSON.Bytes(), rows.Bytes())
+		return view.WriteReportRows(w, sumJSON.Bytes(), rows)
 	})
 }

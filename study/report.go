@@ -3,6 +3,7 @@ package study
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -74,7 +75,7 @@ type Summary struct {
 // the same tables for a browser (view.WriteReport). The same Config and
 // Env give the same bytes.
 func (s *Study) Summarise() (*Summary, error) {
-	unit := s.units()
+	unit, questions := s.units()
 	var models []string
 	for _, t := range s.Tasks {
 		if !slices.Contains(models, t.Model) {
@@ -82,7 +83,7 @@ func (s *Study) Summarise() (*Summary, error) {
 		}
 	}
 	slices.Sort(models)
-	sum := &Summary{Env: s.Env, Tasks: len(s.Tasks), Questions: len(unit), Models: models, Folds: s.Folds, Rounds: s.Rounds, Config: s.Config}
+	sum := &Summary{Env: s.Env, Tasks: len(s.Tasks), Questions: questions, Models: models, Folds: s.Folds, Rounds: s.Rounds, Config: s.Config}
 	for _, r := range s.Rows {
 		if r.Scored == 0 && r.Policy != OracleName {
 			sum.Unscored++
@@ -107,15 +108,21 @@ func (s *Study) Summarise() (*Summary, error) {
 }
 
 // units numbers the questions (TaskInfo.Unit) by first appearance in the
-// tasks: the bootstrap's clusters.
-func (s *Study) units() map[string]int {
-	unit := map[string]int{}
-	for _, t := range s.Tasks {
-		if _, ok := unit[t.Unit]; !ok {
-			unit[t.Unit] = len(unit)
+// tasks: the bootstrap's clusters. unit[i] is task i's question; n the
+// number of questions. (A question's text is the key: looked up once per
+// task, not once per row.)
+func (s *Study) units() (unit []int, n int) {
+	num := map[string]int{}
+	unit = make([]int, len(s.Tasks))
+	for i, t := range s.Tasks {
+		u, ok := num[t.Unit]
+		if !ok {
+			u = len(num)
+			num[t.Unit] = u
 		}
+		unit[i] = u
 	}
-	return unit
+	return unit, len(num)
 }
 
 // policies lists the policy names in table order: baselines, oracle,
@@ -125,7 +132,7 @@ func (s *Study) policies() []string {
 }
 
 // scope summarises the rows of model, or all rows when all is set.
-func (s *Study) scope(model string, all bool, unit map[string]int) (Scope, error) {
+func (s *Study) scope(model string, all bool, unit []int) (Scope, error) {
 	sc := Scope{Name: model, Level: s.Config.Bootstrap.Level}
 	if all {
 		sc.Name = "all"
@@ -160,6 +167,11 @@ func (s *Study) scope(model string, all bool, unit map[string]int) (Scope, error
 	slices.SortFunc(keys, func(a, b key) int {
 		return cmp.Or(cmp.Compare(a.task, b.task), cmp.Compare(a.seed, b.seed))
 	})
+	// Every interval of the scope is drawn in one batch (they resample the
+	// same questions); named here for an error.
+	var reqs []stats.Paired
+	var named []string
+	var ivs []*stats.Interval
 	for _, name := range s.policies() {
 		rows := by[name]
 		if len(rows) == 0 {
@@ -177,7 +189,7 @@ func (s *Study) scope(model string, all bool, unit map[string]int) (Scope, error
 			if !t.add(r) {
 				continue
 			}
-			u := unit[s.Tasks[r.Index].Unit]
+			u := unit[r.Index]
 			t.cl = append(t.cl, u)
 			tasks[r.Index], units[u] = true, true
 		}
@@ -185,10 +197,16 @@ func (s *Study) scope(model string, all bool, unit map[string]int) (Scope, error
 			ps.Lambda = nil
 		}
 		ps.Tasks, ps.Units = len(tasks), len(units)
-		if err := t.fill(&ps, s.Config.Bootstrap); err != nil {
-			return sc, fmt.Errorf("study: %s: %s: %w", sc.Name, name, err)
+		t.counts(&ps)
+		if len(t.x) > 0 {
+			reqs, named = append(reqs, stats.Paired{X: t.x, Cluster: t.cl}), append(named, name)
 		}
 		sc.Policies = append(sc.Policies, ps)
+	}
+	for i := range sc.Policies {
+		if sc.Policies[i].Rows > 0 {
+			ivs = append(ivs, &sc.Policies[i].Accuracy)
+		}
 	}
 	for _, l := range s.Learned {
 		for _, o := range slices.Concat(s.Fixed, []string{OracleName}) {
@@ -200,27 +218,51 @@ func (s *Study) scope(model string, all bool, unit map[string]int) (Scope, error
 					pairs = append(pairs, [2]*ResultRow{a, b})
 				}
 			}
-			iv, dt, err := s.pairedDiff(pairs, unit)
-			if err != nil {
-				return sc, fmt.Errorf("study: %s: %s − %s: %w", sc.Name, l, o, err)
-			}
-			if iv == nil {
+			req, dt := s.pairedData(pairs, unit)
+			if len(req.X) == 0 {
 				continue
 			}
-			sc.Diffs = append(sc.Diffs, Diff{Learned: l, Other: o, Accuracy: *iv, Tokens: dt})
+			reqs, named = append(reqs, req), append(named, l+" − "+o)
+			sc.Diffs = append(sc.Diffs, Diff{Learned: l, Other: o, Tokens: dt})
 		}
+	}
+	for i := range sc.Diffs {
+		ivs = append(ivs, &sc.Diffs[i].Accuracy)
+	}
+	got, err := s.Config.Bootstrap.PairedDiffs(reqs)
+	if pe := (*stats.PairedError)(nil); errors.As(err, &pe) {
+		return sc, fmt.Errorf("study: %s: %s: %w", sc.Name, named[pe.Index], pe.Err)
+	} else if err != nil {
+		return sc, fmt.Errorf("study: %s: %w", sc.Name, err)
+	}
+	for i, iv := range got {
+		*ivs[i] = iv
 	}
 	return sc, nil
 }
 
 // pairedDiff is "a − b" over pairs of rows of one task and seed, in the
 // order given (the bootstrap numbers clusters by first appearance): the
-// accuracy difference with the study's bootstrap of questions (unit
-// numbers each question), nil when no pair is scored on both sides, and
+// accuracy difference with the study's bootstrap of questions (unit[i]
+// is task i's question), nil when no pair is scored on both sides, and
 // the mean difference of tokens per task over every pair.
-func (s *Study) pairedDiff(pairs [][2]*ResultRow, unit map[string]int) (*stats.Interval, float64, error) {
-	var x, y []float64
-	var cl []int
+func (s *Study) pairedDiff(pairs [][2]*ResultRow, unit []int) (*stats.Interval, float64, error) {
+	req, dt := s.pairedData(pairs, unit)
+	if len(req.X) == 0 {
+		return nil, 0, nil
+	}
+	iv, err := s.Config.Bootstrap.PairedDiff(req.X, req.Y, req.Cluster)
+	if err != nil {
+		return nil, 0, err
+	}
+	return &iv, dt, nil
+}
+
+// pairedData is pairedDiff's samples: the accuracies of the pairs scored
+// on both sides with their question clusters, and the mean difference of
+// tokens per task over every pair.
+func (s *Study) pairedData(pairs [][2]*ResultRow, unit []int) (stats.Paired, float64) {
+	var req stats.Paired
 	var dt float64
 	for _, p := range pairs {
 		a, b := p[0], p[1]
@@ -228,18 +270,14 @@ func (s *Study) pairedDiff(pairs [][2]*ResultRow, unit map[string]int) (*stats.I
 		if a.Scored == 0 || b.Scored == 0 {
 			continue
 		}
-		x = append(x, float64(a.Correct)/float64(a.Scored))
-		y = append(y, float64(b.Correct)/float64(b.Scored))
-		cl = append(cl, unit[s.Tasks[a.Index].Unit])
+		req.X = append(req.X, float64(a.Correct)/float64(a.Scored))
+		req.Y = append(req.Y, float64(b.Correct)/float64(b.Scored))
+		req.Cluster = append(req.Cluster, unit[a.Index])
 	}
-	if len(x) == 0 {
-		return nil, 0, nil
+	if len(req.X) == 0 {
+		return req, 0
 	}
-	iv, err := s.Config.Bootstrap.PairedDiff(x, y, cl)
-	if err != nil {
-		return nil, 0, err
-	}
-	return &iv, dt / float64(len(pairs)), nil
+	return req, dt / float64(len(pairs))
 }
 
 // WriteResults writes the rows as a JSON array, one row per line.
@@ -399,7 +437,7 @@ func (t *policyTally) add(r *ResultRow) bool {
 // fill sets ps's rows, accuracy interval (b over x, clustered by cl),
 // tokens per task and decision shares.
 func (t *policyTally) fill(ps *PolicyStats, b stats.Bootstrap) error {
-	ps.Rows = len(t.x)
+	t.counts(ps)
 	if len(t.x) > 0 {
 		iv, err := b.Mean(t.x, t.cl)
 		if err != nil {
@@ -407,9 +445,14 @@ func (t *policyTally) fill(ps *PolicyStats, b stats.Bootstrap) error {
 		}
 		ps.Accuracy = iv
 	}
+	return nil
+}
+
+// counts sets what fill sets but the accuracy interval.
+func (t *policyTally) counts(ps *PolicyStats) {
+	ps.Rows = len(t.x)
 	ps.TokensPerTask = float64(t.tokens) / float64(max(1, t.episodes))
 	if d := float64(t.acts[0] + t.acts[1] + t.acts[2]); d > 0 {
 		ps.Persist, ps.Refine, ps.Concede = float64(t.acts[0])/d, float64(t.acts[1])/d, float64(t.acts[2])/d
 	}
-	return nil
 }

@@ -170,6 +170,8 @@ type Study struct {
 	Rows    []ResultRow `json:"rows"`
 	Learned []string    `json:"learned"`   // learned policy names, by λ
 	Fixed   []string    `json:"baselines"` // baseline names, in order
+
+	free *seedFree // baseline rows that no seed changes (nil: none kept)
 }
 
 // Jobs is about how many trainings and evaluations a study of c runs (per
@@ -272,11 +274,17 @@ func CrossValidate(e env.Env, cfg Config) (*Study, error) {
 	if err != nil {
 		return nil, err
 	}
+	orc := make([][]ResultRow, len(jobs))
+	n := 0
 	for i, rows := range out {
-		s.Rows = append(s.Rows, rows...)
 		if jobs[i].base {
-			s.Rows = append(s.Rows, oracle(rows, s.Fixed)...)
+			orc[i] = oracle(rows, s.Fixed)
 		}
+		n += len(rows) + len(orc[i])
+	}
+	s.Rows = make([]ResultRow, 0, n) // tens of thousands of rows: no regrowing
+	for i, rows := range out {
+		s.Rows = append(append(s.Rows, rows...), orc[i]...)
 	}
 	return s, nil
 }
@@ -304,7 +312,7 @@ func plan(e env.Env, cfg Config) (*Study, Config, []metapolicy.Policy, []job, er
 			rounds = r.Rounds()
 		}
 	}
-	s := &Study{Config: cfg, Env: e.Name(), Rounds: rounds, Tasks: Describe(e)}
+	s := &Study{Config: cfg, Env: e.Name(), Rounds: rounds, Tasks: Describe(e), free: &seedFree{}}
 	bases, err := s.baselines()
 	if err != nil {
 		return nil, cfg, nil, nil, err
@@ -348,7 +356,7 @@ func (s *Study) baselines() ([]metapolicy.Policy, error) {
 // runJob plays one job's policies on its fold.
 func (s *Study) runJob(e env.Env, cfg *Config, bases []metapolicy.Policy, rounds int, j job) ([]ResultRow, error) {
 	opts := env.RunOptions{Tasks: j.test, Episodes: cfg.Episodes, Rounds: rounds, Seed: evalSeed(j.seed), Workers: 1}
-	var rows []ResultRow
+	rows := make([]ResultRow, 0, len(j.test)*max(1, len(bases)))
 	play := func(p metapolicy.Policy, name string, lambda *float64) error {
 		n := len(rows)
 		k := 0
@@ -364,7 +372,13 @@ func (s *Study) runJob(e env.Env, cfg *Config, bases []metapolicy.Policy, rounds
 	}
 	if j.base {
 		for i, p := range bases {
-			if err := play(p, s.Fixed[i], nil); err != nil {
+			var err error
+			if s.free != nil {
+				rows, err = s.playBase(e, cfg, opts, i, p, s.Fixed[i], j, rows)
+			} else {
+				err = play(p, s.Fixed[i], nil)
+			}
+			if err != nil {
 				return nil, fmt.Errorf("study: seed %d: fold %d: %w", j.seed, j.fold, err)
 			}
 		}

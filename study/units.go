@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
@@ -48,7 +50,30 @@ func Describe(e env.Env) []TaskInfo {
 // NormaliseQuestion is the question text compared across files: lower
 // case, runs of white space made one space, trimmed.
 func NormaliseQuestion(text string) string {
-	return strings.Join(strings.Fields(strings.ToLower(text)), " ")
+	// strings.Join(strings.Fields(strings.ToLower(text)), " ") in one pass
+	// over the lowered text: a study describes its tasks twice.
+	lower := strings.ToLower(text)
+	var b strings.Builder
+	b.Grow(len(lower))
+	gap := false // white space since the last field
+	for i := 0; i < len(lower); {
+		c := lower[i]
+		r, n := rune(c), 1
+		if c >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(lower[i:])
+		}
+		if unicode.IsSpace(r) {
+			gap = true
+		} else {
+			if gap && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			gap = false
+			b.WriteString(lower[i : i+n]) // the bytes as they are, invalid ones too
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // GroupBy says how tasks are dealt into folds.

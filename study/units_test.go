@@ -2,6 +2,7 @@ package study
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
@@ -38,4 +39,17 @@ func TestSubsetKeepsPeersAlwaysSeen(t *testing.T) {
 	if err == nil {
 		t.Error("env.Play played Self-Refine on the subset of a peers-always-seen Env")
 	}
+}
+
+// NormaliseQuestion is Join(Fields(ToLower(text)), " "): on white space of
+// every kind (Unicode's too), bytes that are not UTF-8, and fuzzed text.
+func FuzzNormaliseQuestion(f *testing.F) {
+	for _, s := range []string{"", " ", "A  b\tC\n", "  Ünïcode\u00a0SPACE\u2003x\u3000 ", "bad \xff\xfe bytes \xc3", "İSTANBUL ǅ", "x\u0085y\u1680z", "\n\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := NormaliseQuestion(s), strings.Join(strings.Fields(strings.ToLower(s)), " "); got != want {
+			t.Errorf("NormaliseQuestion(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

@@ -59,15 +59,18 @@ type RL struct {
 	keys  []string
 	index map[string]int32
 
-	// Buffers reused from one Update to the next.
-	mb        Samples
-	buf, logp []float64
-	adv       []float64
-	ref       []float32
-	groups    grouping
-	gstd      []float64 // group → population std of its rewards
-	gzero     []bool    // group → its rewards all tie
-	mbs       minibatcher
+	// Buffers reused from one Update to the next, and Iterate's rollout
+	// batch (rolloutNets its Nets, nil unless decoupled).
+	mb          Samples
+	rollout     Samples
+	rolloutNets []int32
+	buf, logp   []float64
+	adv         []float64
+	ref         []float32
+	groups      grouping
+	gstd        []float64 // group → population std of its rewards
+	gzero       []bool    // group → its rewards all tie
+	mbs         minibatcher
 }
 
 // StepInfo is what RL reports after each step.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data"
 )
 
@@ -64,6 +65,26 @@ func (q *Question) AgentModels() []string {
 		out[k] = m
 	}
 	return out
+}
+
+// WithCritic returns q with every answer's Critic as Read fills it
+// (answer.Critic of its text by q.Task's rules; nil where the critic
+// checks nothing): for a question read with Options.SkipCritic whose
+// critic is wanted after all. q is unchanged; its Agents are copied.
+func (q *Question) WithCritic() Question {
+	c := *q
+	c.Agents = make([][]Answer, len(q.Agents))
+	for k, as := range q.Agents {
+		c.Agents[k] = make([]Answer, len(as))
+		for t, a := range as {
+			a.Critic = nil
+			if v, ok := answer.Critic(q.Task, a.Text); ok {
+				a.Critic = &v
+			}
+			c.Agents[k][t] = a
+		}
+	}
+	return c
 }
 
 // Ragged reports whether some agent recorded fewer answers than another.

@@ -70,8 +70,9 @@ type Options struct {
 	Layout Layout // file layout; LayoutAuto detects it
 	// SkipCritic leaves every Answer.Critic nil: the text critic, about
 	// two thirds of reading an answer, is not run. Readers that never use its
-	// confidence set it (Import unless EpisodeOptions.Critic; data corpus);
-	// a replay, which may play with the critic, reads it.
+	// confidence set it (Import unless EpisodeOptions.Critic; data corpus;
+	// a replay, which reads it with Question.WithCritic only when it plays
+	// with the critic).
 	SkipCritic bool
 }
 

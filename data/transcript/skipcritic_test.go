@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"os"
+	"reflect"
 	"testing"
 
 	"github.com/mpdf/mpdf/internal/testenv"
@@ -46,5 +47,39 @@ func TestSkipCritic(t *testing.T) {
 	}
 	if on == 0 || off != 0 {
 		t.Errorf("answers with a critic's confidence: %d by default, %d skipped; want > 0 and 0", on, off)
+	}
+}
+
+// Question.WithCritic reads what Read reads with the critic on: questions
+// read without it and then given it equal those read with it (a GSM and an
+// MMLU file: the critic checks GSM's arithmetic and nothing of MMLU's).
+func TestWithCriticAsRead(t *testing.T) {
+	paths := append(testenv.Debates(t, "slm-debate/gsm/*.json")[:1], testenv.Debates(t, "slm-debate/mmlu/*.json")[:1]...)
+	for _, p := range paths {
+		on, err := ReadFile(p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		off, err := ReadFile(p, Options{SkipCritic: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(on.Questions) == 0 || len(on.Questions) != len(off.Questions) {
+			t.Fatalf("%s: %d and %d questions", p, len(on.Questions), len(off.Questions))
+		}
+		for i := range off.Questions {
+			q := &off.Questions[i]
+			got := q.WithCritic()
+			if !reflect.DeepEqual(got, on.Questions[i]) {
+				t.Fatalf("%s: question %d: WithCritic differs from reading with the critic", p, i)
+			}
+			for _, as := range q.Agents {
+				for _, a := range as {
+					if a.Critic != nil {
+						t.Fatalf("%s: question %d: WithCritic changed the question it was called on", p, i)
+					}
+				}
+			}
+		}
 	}
 }

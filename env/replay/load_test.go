@@ -10,26 +10,57 @@ import (
 )
 
 // TestLoadIsSequential: Load, reading files on several goroutines, gives the
-// questions and reports of reading them one after another, in order; with
-// bad files among them, the error of the first bad one in the given order.
+// questions and reports of reading them one after another, in order — the
+// text critic read only when the Env plays with it, then as the reader
+// reads it (now, or later through With); with bad files among them, the
+// error of the first bad one in the given order.
 func TestLoadIsSequential(t *testing.T) {
 	paths := sharedDebates(t)[:6]
+	read := func(o transcript.Options) ([]transcript.Question, []transcript.Report) {
+		var qs []transcript.Question
+		var reps []transcript.Report
+		for _, p := range paths {
+			f, err := transcript.ReadFile(p, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			qs = append(qs, f.Questions...)
+			reps = append(reps, f.Report)
+		}
+		return qs, reps
+	}
+	plain, want := read(transcript.Options{SkipCritic: true})
+	critiqued, wantC := read(transcript.Options{})
+	if reflect.DeepEqual(plain, critiqued) {
+		t.Fatal("the files give the critic nothing to read: the test compares nothing")
+	}
 	e, reps, err := Load(paths, transcript.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var qs []transcript.Question
-	var want []transcript.Report
-	for _, p := range paths {
-		f, err := transcript.ReadFile(p, transcript.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		qs = append(qs, f.Questions...)
-		want = append(want, f.Report)
-	}
-	if !reflect.DeepEqual(e.qs, qs) || !reflect.DeepEqual(reps, want) {
+	if !reflect.DeepEqual(e.qs, plain) || !reflect.DeepEqual(reps, want) {
 		t.Fatal("Load's questions or reports differ from reading the files in order")
+	}
+	on, err := e.With(WithCritic(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(on.qs, critiqued) || !reflect.DeepEqual(e.qs, plain) {
+		t.Fatal("With(WithCritic(true)): questions differ from reading them with the critic, or the Env it was made from changed")
+	}
+	now, reps, err := Load(paths, transcript.Options{}, WithCritic(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(now.qs, critiqued) || !reflect.DeepEqual(reps, wantC) {
+		t.Fatal("Load with the critic: questions or reports differ from reading the files in order with it")
+	}
+	skip, _, err := Load(paths, transcript.Options{SkipCritic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off, err := skip.With(WithCritic(true)); err != nil || !reflect.DeepEqual(off.qs, plain) {
+		t.Fatal("Load told to skip the critic read it when it was turned on", err)
 	}
 	dir := t.TempDir()
 	broken := filepath.Join(dir, "gsm_broken_agents3_rounds2.json")

@@ -48,12 +48,20 @@ const DefaultConcedeTokens = 20
 // the next revision, follow the peers), a model-free proxy for, not an
 // equal of, running the policy with a live model (env/llm).
 type Env struct {
-	name    string
-	qs      []transcript.Question
+	name string
+	qs   []transcript.Question
+	// models[i] is qs[i].AgentModels(), worked out once rather than at
+	// every Start (a file name parse per game was a tenth of a study's
+	// CPU); games only read it.
+	models  [][]string
 	concede int
 	text    bool
 	critic  bool
-	named   bool // WithName: every task's source is name
+	// uncritiqued: Load read the questions without the text critic (a
+	// third of reading them), which apply reads when the critic is
+	// turned on (WithCritic, now or in With).
+	uncritiqued bool
+	named       bool // WithName: every task's source is name
 }
 
 var _ env.Env = (*Env)(nil)
@@ -106,10 +114,23 @@ func WithCritic(on bool) Option {
 // each with a round-0 answer (transcript.Each guarantees it). The Env keeps
 // qs; the caller must not change it afterwards.
 func New(qs []transcript.Question, opts ...Option) (*Env, error) {
-	e := &Env{qs: qs, concede: DefaultConcedeTokens}
+	e, err := newEnv(qs)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.apply(opts); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// newEnv is New without options.
+func newEnv(qs []transcript.Question) (*Env, error) {
+	e := &Env{qs: qs, models: make([][]string, len(qs)), concede: DefaultConcedeTokens}
 	var files []string
 	for i := range qs {
 		q := &qs[i]
+		e.models[i] = q.AgentModels()
 		if len(q.Agents) < 2 {
 			return nil, fmt.Errorf("replay: question %d (%s#%d): %d agents, want ≥ 2", i, q.File, q.Index, len(q.Agents))
 		}
@@ -123,12 +144,39 @@ func New(qs []transcript.Question, opts ...Option) (*Env, error) {
 		}
 	}
 	e.name = "replay:" + strings.Join(files, ",")
+	return e, nil
+}
+
+// apply applies opts to e; when they turn the critic on over questions
+// Load read without it, it reads it now (into copies: an Env e was made
+// With from keeps its own).
+func (e *Env) apply(opts []Option) error {
 	for _, o := range opts {
 		if err := o(e); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return e, nil
+	if e.critic && e.uncritiqued {
+		e.qs, e.uncritiqued = critiqued(e.qs), false
+	}
+	return nil
+}
+
+// critiqued returns copies of qs with the critic read
+// (transcript.Question.WithCritic), on up to GOMAXPROCS goroutines.
+func critiqued(qs []transcript.Question) []transcript.Question {
+	out := make([]transcript.Question, len(qs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(qs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(qs); i = int(next.Add(1) - 1) {
+				out[i] = qs[i].WithCritic()
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // Load reads transcript files (transcript.ReadFile with topts) and replays
@@ -136,8 +184,12 @@ func New(qs []transcript.Question, opts ...Option) (*Env, error) {
 // that the caller can show how much was readable. The files are read on up
 // to GOMAXPROCS goroutines (reading is most of a study's start); the result,
 // and the error when files are bad (the first bad one in the given order),
-// are those of reading them one after another.
+// are those of reading them one after another. The text critic is read
+// only if the Env plays with it (WithCritic, here or later in With), not
+// while reading: a replay without it leaves every Answer.Critic nil.
 func Load(paths []string, topts transcript.Options, opts ...Option) (*Env, []transcript.Report, error) {
+	read := topts
+	read.SkipCritic = true // read by apply only if the critic plays
 	files := make([]*transcript.File, len(paths))
 	var mu sync.Mutex // guards bad and err: the first bad file in order, its error
 	bad, err := len(paths), error(nil)
@@ -153,7 +205,7 @@ func Load(paths []string, topts transcript.Options, opts ...Option) (*Env, []tra
 				if past {
 					return
 				}
-				f, ferr := transcript.ReadFile(paths[i], topts)
+				f, ferr := transcript.ReadFile(paths[i], read)
 				mu.Lock()
 				if files[i] = f; ferr != nil && i < bad {
 					bad, err = i, ferr
@@ -175,8 +227,15 @@ func Load(paths []string, topts transcript.Options, opts ...Option) (*Env, []tra
 	if len(qs) == 0 {
 		return nil, reps, fmt.Errorf("replay: no questions in %s", transcript.Names(paths))
 	}
-	e, err := New(qs, opts...)
-	return e, reps, err
+	e, err := newEnv(qs)
+	if err != nil {
+		return nil, reps, err
+	}
+	e.uncritiqued = !topts.SkipCritic
+	if err := e.apply(opts); err != nil {
+		return nil, reps, err
+	}
+	return e, reps, nil
 }
 
 func (e *Env) Name() string { return e.name }
@@ -193,7 +252,8 @@ func (e *Env) TaskSource(task int) string {
 }
 func (e *Env) NumTasks() int { return len(e.qs) }
 
-// Question returns task's question.
+// Question returns task's question (as read: its answers' Critic is nil
+// when Load read them for an Env that does not play with the critic).
 func (e *Env) Question(task int) *transcript.Question { return &e.qs[task] }
 
 // Rounds is the most deliberation rounds any task recorded: the number of
@@ -217,12 +277,15 @@ func (e *Env) Start(task int, rng *rand.Rand) (env.Game, error) {
 		return nil, fmt.Errorf("replay: task %d outside [0, %d)", task, len(e.qs))
 	}
 	q := &e.qs[task]
-	return &game{e: e, q: q, used: make([]int, len(q.Agents)), models: q.AgentModels()}, nil
+	return &game{e: e, q: q, used: make([]int, len(q.Agents)), models: e.models[task]}, nil
 }
 
 // Critic reports whether the text critic fills the missing confidences
 // (WithCritic): whether the agents have a confidence a policy can read.
 func (e *Env) Critic() bool { return e.critic }
+
+// Unseeded implements env.Unseeded: Start does not use its stream.
+func (e *Env) Unseeded() bool { return true }
 
 // PeersAlwaysSeen implements env.PeersAlwaysSeen: every recorded revision
 // was written after seeing the peers, so a replay cannot play Self-Refine.
@@ -231,10 +294,8 @@ func (e *Env) PeersAlwaysSeen() bool { return true }
 // With returns a copy of e with more options applied (e is unchanged).
 func (e *Env) With(opts ...Option) (*Env, error) {
 	c := *e
-	for _, o := range opts {
-		if err := o(&c); err != nil {
-			return nil, err
-		}
+	if err := c.apply(opts); err != nil {
+		return nil, err
 	}
 	return &c, nil
 }
@@ -243,13 +304,14 @@ func (e *Env) With(opts ...Option) (*Env, error) {
 // one side of a Split and evaluating on the other). Options carry over.
 func (e *Env) Subset(tasks []int) (*Env, error) {
 	qs := make([]transcript.Question, len(tasks))
+	models := make([][]string, len(tasks))
 	for i, t := range tasks {
 		if t < 0 || t >= len(e.qs) {
 			return nil, fmt.Errorf("replay: subset: task %d outside [0, %d)", t, len(e.qs))
 		}
-		qs[i] = e.qs[t]
+		qs[i], models[i] = e.qs[t], e.models[t]
 	}
 	s := *e
-	s.qs = qs
+	s.qs, s.models = qs, models
 	return &s, nil
 }

@@ -107,11 +107,15 @@ func pivotalLabels(e env.Env, tasks []int, behaviour metapolicy.Policy, fill boo
 				var score [metapolicy.NumActions]float64
 				var right [metapolicy.NumActions]bool
 				for _, a := range metapolicy.Actions {
-					alt := base.Clone()[:t]
-					alt[t-1][i] = a
-					got, err := Play(e, task, seed, alt)
-					if err != nil {
-						return nil, nil, 0, err
+					// The behaviour's own action plays round t as ep did
+					// (Play is deterministic in the plan's first t rounds).
+					got := ep
+					if a != base[t-1][i] {
+						alt := base.Clone()[:t]
+						alt[t-1][i] = a
+						if got, err = Play(e, task, seed, alt); err != nil {
+							return nil, nil, 0, err
+						}
 					}
 					turns := got.Rounds[t].Turns
 					score[a] = -lambda * float64(turns[i].Tokens) / 1000

@@ -188,6 +188,10 @@ func (v view) Start(task int, rng *rand.Rand) (env.Game, error) {
 }
 func (v view) Source(task int) (env.Env, int) { return v.Env, v.tasks[task] }
 
+// TaskRounds is the source task's, as a study's fold view gives it (the
+// embedded Env's would read the view's number as the source's).
+func (v view) TaskRounds(task int) int { return v.Env.TaskRounds(v.tasks[task]) }
+
 // The hindsight plans of searchCached are those of Search, whatever view
 // of the Env asks; each task of the source is searched once per
 // configuration; a one-round task is searched over its one round, not the

@@ -133,10 +133,10 @@ func RunTeacher(cfg trainer.Config) (*run.Teacher, error) {
 	pivotal := spec.pivotal
 	t.Label = func(e env.Env, tasks []int, clone metapolicy.Policy) (x []float32, actions []uint8, err error) {
 		switch {
-		case spec.over != nil:
-			x, actions, _, err = PivotalOver(e, tasks, spec.over, rounds, lambda, seed, fz.Width, fz.Featurize)
-		case pivotal && clone == nil:
-			x, actions, _, err = PivotalLabels(e, tasks, rounds, lambda, seed, fz.Width, fz.Featurize)
+		case spec.over != nil: // PivotalOver, kept per task
+			x, actions, _, err = pivotalCached(e, tasks, spec.over, spec.over.Name(), rounds, lambda, seed, fz)
+		case pivotal && clone == nil: // PivotalLabels, kept per task
+			x, actions, _, err = pivotalCached(e, tasks, nil, "", rounds, lambda, seed, fz)
 		case pivotal:
 			x, actions, _, err = PivotalLabelsOf(e, tasks, clone, rounds, lambda, seed, fz.Width, fz.Featurize)
 		default:
