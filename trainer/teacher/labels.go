@@ -95,11 +95,15 @@ func Labels(e env.Env, results []Result, seed uint64, width int, featurize Featu
 }
 
 // cacheKey names one Search: the task in its source Env (env.Source), and
-// the configuration.
+// the configuration; and, unless the source is env.Unseeded, the task's
+// number in the view searched, which seeds its game (GameRNG): another
+// fold numbers the task otherwise and plays another game, so a plan kept
+// from it would make the labels depend on which fold searched first.
 type cacheKey struct {
 	env  env.Env
 	task int
 	cfg  Config
+	seat int // the view's task number; -1 on an Unseeded source
 }
 
 // searched holds every Search of searchCached in this process: a plan
@@ -120,7 +124,10 @@ func searchCached(e env.Env, tasks []int, cfg Config) ([]Result, error) {
 	for _, t := range tasks {
 		src, st := env.Source(e, t)
 		cacheable := reflect.TypeOf(src).Kind() == reflect.Pointer
-		k := cacheKey{src, st, cfg}
+		k := cacheKey{src, st, cfg, t}
+		if env.IsUnseeded(e, t) {
+			k.seat = -1
+		}
 		if cacheable {
 			if r, ok := searched.Load(k); ok {
 				r := r.(Result)

@@ -10,6 +10,7 @@ import (
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 )
@@ -271,5 +272,44 @@ func TestSummarizeRoundZeroOnly(t *testing.T) {
 	}
 	if len(sums) == 0 || sums[0].Tasks != 1 {
 		t.Errorf("summaries %+v, want one task", sums)
+	}
+}
+
+// seededView is a fold's view of a seeded Env, numbering its tasks anew.
+type seededView struct {
+	env.Env
+	tasks []int
+}
+
+func (v seededView) NumTasks() int { return len(v.tasks) }
+func (v seededView) Start(task int, rng *rand.Rand) (env.Game, error) {
+	return v.Env.Start(v.tasks[task], rng)
+}
+func (v seededView) Source(task int) (env.Env, int) { return v.Env, v.tasks[task] }
+
+// On a seeded Env (the simulator) a task's game is seeded by its number in
+// the view searched, so two folds that number a task otherwise search two
+// games: searchCached gives each view Search's own plans, whichever view
+// searched first, so that the labels of a study do not depend on which
+// worker got there first.
+func TestSearchCachedSeededViews(t *testing.T) {
+	s, err := sim.New(sim.Config{Tasks: 8, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Lambda: 0.5, Rounds: 3, Seed: 11}
+	a, b := seededView{s, []int{0, 1, 2, 3}}, seededView{s, []int{3, 2, 1, 0}}
+	for _, v := range []seededView{a, b, a, b} {
+		got, err := searchCached(v, []int{0, 1, 2, 3}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := SearchTasks(v, []int{0, 1, 2, 3}, cfg, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("view %v: cached plans %v, want Search's %v", v.tasks, got, want)
+		}
 	}
 }
