@@ -32,9 +32,7 @@ func runStudyShard(cmd *cobra.Command, e env.Env, fl *studyFlags) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(cmd.OutOrStdout(), "study shard %d/%d: %d of the study's %d cells (kept %d, ran %d); wrote %s\n",
-		k, n, r.ShardCells, r.Record.Cells, r.Kept, r.Ran, r.Path)
-	return err
+	return r.WriteText(cmd.OutOrStdout())
 }
 
 func newStudyMergeCmd() *cobra.Command {
