@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/data"
@@ -19,8 +17,7 @@ func newMergeCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(cmd.OutOrStdout(), "merged %d shards: %d episodes of %d tasks to %s\n", m.Shards, m.Episodes, m.Tasks, out)
-		return err
+		return m.WriteText(cmd.OutOrStdout(), out)
 	})
 	f := cmd.Flags()
 	shared(f, &out, "out", "o", ": the merged episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")

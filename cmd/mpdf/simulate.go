@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -112,17 +113,7 @@ func runCalibrate(cmd *cobra.Command, fl *simulateFlags) error {
 	if err != nil {
 		return err
 	}
-	o := cmd.OutOrStdout()
-	if fl.asJSON {
-		return printJSON(o, c)
-	}
-	if err := c.WriteTable(o); err != nil {
-		return err
-	}
-	if fl.paramsOut != "" {
-		fmt.Fprintf(o, "\nwrote the parameters to %s\n", fl.paramsOut)
-	}
-	return nil
+	return show(cmd, fl.asJSON, c, func(w io.Writer) error { return c.WriteReport(w, fl.paramsOut) })
 }
 
 // addMaxLineFlag adds --max-line-bytes, the longest record line written or
