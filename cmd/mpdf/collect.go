@@ -31,14 +31,11 @@ type collectFlags struct {
 }
 
 func newCollectCmd() *cobra.Command {
-	var fl collectFlags
-	cmd := command("collect --base-url URL --model NAME --tasks-file FILE.jsonl --policy SPEC --out runs/episodes.jsonl [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runCollect(cmd, &fl) })
-	fl.add(cmd)
-	return cmd
+	return command("collect --base-url URL --model NAME --tasks-file FILE.jsonl --policy SPEC --out runs/episodes.jsonl [flags]", cobra.NoArgs, &collectFlags{})
 }
 
-// runCollect checks the flags and runs one collection.
-func runCollect(cmd *cobra.Command, fl *collectFlags) error {
+// run checks the flags and runs one collection.
+func (fl *collectFlags) run(cmd *cobra.Command, _ []string) error {
 	cc := fl.cc
 	if err := fl.check(); err != nil {
 		return err

@@ -21,12 +21,14 @@ type evalFlags struct {
 }
 
 func newEvalCmd() *cobra.Command {
-	var fl evalFlags
-	cmd := command("eval [--env sim|"+replay.Syntax+"] [--policy SPEC,...] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runEval(cmd, &fl) })
+	return command("eval [--env sim|"+replay.Syntax+"] [--policy SPEC,...] [flags]", cobra.NoArgs, &evalFlags{})
+}
+
+// add defines the flags on cmd: what is played and how, and the output's.
+func (fl *evalFlags) add(cmd *cobra.Command) {
 	fl.addPlay(cmd)
 	addKindFlag(cmd.Flags(), &fl.cfg.Kind, "task of replayed transcripts (as a kind= part of --env)")
 	shared(cmd.Flags(), &fl.asJSON, "json", "", ": an array of results")
-	return cmd
 }
 
 // addPlay defines the flags that say what is played and how: eval's, and
@@ -50,8 +52,8 @@ func (fl *evalFlags) addPlay(cmd *cobra.Command) {
 	addEnvCriticFlag(cmd, &c.Env) // envflags.go
 }
 
-// runEval opens the evaluation, plays it and prints.
-func runEval(cmd *cobra.Command, fl *evalFlags) error {
+// run opens the evaluation, plays it and prints.
+func (fl *evalFlags) run(cmd *cobra.Command, _ []string) error {
 	ev, err := fl.open(cmd)
 	if err != nil {
 		return err

@@ -72,8 +72,19 @@ var shared, usageOf = cliflag.Bind, cliflag.Usage
 // without --seed draws other episodes than before.
 const seedWas0 = "; 1 by default as in every command, it was 0 before December 2026 (--seed 0 plays the old episodes)"
 
+// A runner is a command's flags and the run that uses them: add defines
+// the flags on the command, run runs it with them parsed.
+type runner interface {
+	add(cmd *cobra.Command)
+	run(cmd *cobra.Command, args []string) error
+}
+
 // command makes a command from its use line, the arguments it takes (nil:
-// any) and what it runs; its help comes from help/NAME.txt (help.go).
-func command(use string, args cobra.PositionalArgs, run func(cmd *cobra.Command, args []string) error) *cobra.Command {
-	return &cobra.Command{Use: use, Args: args, RunE: run}
+// any), its flags with their run, and its subcommands; its help comes from
+// help/NAME.txt (help.go).
+func command(use string, args cobra.PositionalArgs, r runner, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Args: args, RunE: r.run}
+	r.add(cmd)
+	cmd.AddCommand(subs...)
+	return cmd
 }

@@ -25,10 +25,7 @@ type serveFlags struct {
 }
 
 func newServeCmd() *cobra.Command {
-	var fl serveFlags
-	cmd := command("serve --policy FILE [--addr HOST:PORT] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runServe(cmd, &fl) })
-	fl.add(cmd)
-	return cmd
+	return command("serve --policy FILE [--addr HOST:PORT] [flags]", cobra.NoArgs, &serveFlags{})
 }
 
 // add defines the flags on cmd.
@@ -65,8 +62,8 @@ func (fl *serveFlags) config() (serve.Config, error) {
 	return cfg, cfg.Validate()
 }
 
-// runServe serves until SIGTERM or SIGINT (serve.ListenAndServe).
-func runServe(cmd *cobra.Command, fl *serveFlags) error {
+// run serves until SIGTERM or SIGINT (serve.ListenAndServe).
+func (fl *serveFlags) run(cmd *cobra.Command, _ []string) error {
 	cfg, err := fl.config()
 	if err != nil {
 		return err

@@ -42,10 +42,7 @@ type simulateFlags struct {
 }
 
 func newSimulateCmd() *cobra.Command {
-	var fl simulateFlags
-	cmd := command("simulate --out FILE.jsonl[.gz|.zst] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, &fl) })
-	fl.add(cmd)
-	return cmd
+	return command("simulate --out FILE.jsonl[.gz|.zst] [flags]", cobra.NoArgs, &simulateFlags{})
 }
 
 // add defines the flags on cmd.
@@ -69,8 +66,8 @@ func (fl *simulateFlags) add(cmd *cobra.Command) {
 	addSimFlags(cmd, &fl.cfg)
 }
 
-// runSimulate plays, calibrates or measures, as the flags ask.
-func runSimulate(cmd *cobra.Command, fl *simulateFlags) error {
+// run plays, calibrates or measures, as the flags ask.
+func (fl *simulateFlags) run(cmd *cobra.Command, _ []string) error {
 	switch {
 	case len(fl.calibrate) > 0:
 		return runCalibrate(cmd, fl)

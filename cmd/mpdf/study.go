@@ -33,18 +33,15 @@ type studyFlags struct {
 }
 
 func newStudyCmd() *cobra.Command {
-	fl := studyFlags{cfg: study.DefaultConfig()}
-	fl.cfg.Baselines = nil
-	cmd := command("study [--env sim|"+replay.Syntax+"] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runStudy(cmd, &fl) })
-	fl.add(cmd)
-	cmd.AddCommand(newStudyCompareCmd()) // studycompare.go
-	cmd.AddCommand(newStudyMergeCmd())   // studymerge.go
-	return cmd
+	return command("study [--env sim|"+replay.Syntax+"] [flags]", cobra.NoArgs, &studyFlags{},
+		command("compare RESULTS.json [RESULTS.json...] [flags]", cobra.MinimumNArgs(1), &compareFlags{}), // studycompare.go
+		command("merge SHARD_DIR... --out DIR", cobra.MinimumNArgs(1), &studyMergeFlags{}))                // studymerge.go
 }
 
 // add defines the flags on cmd.
 func (fl *studyFlags) add(cmd *cobra.Command) {
 	def := study.DefaultConfig()
+	fl.cfg, fl.cfg.Baselines = def, nil
 	f := cmd.Flags()
 	shared(f, &fl.env, "env", "")
 	addKindFlag(f, &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
@@ -81,9 +78,9 @@ func (fl *studyFlags) add(cmd *cobra.Command) {
 	addSimFlags(cmd, &fl.sim)
 }
 
-// runStudy opens the environment, runs the study into --out and prints
+// run opens the environment, runs the study into --out and prints
 // its report.
-func runStudy(cmd *cobra.Command, fl *studyFlags) error {
+func (fl *studyFlags) run(cmd *cobra.Command, _ []string) error {
 	fl.cfg.GroupBy = study.GroupBy(fl.groupBy)
 	e, _, err := replay.OpenEnv(fl.env, replay.EnvConfig{Sim: fl.sim, Kind: fl.kind, Critic: fl.critic, Log: logUnless(fl.quiet, cmd.ErrOrStderr())})
 	if err != nil {

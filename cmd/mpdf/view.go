@@ -23,10 +23,7 @@ type viewFlags struct {
 }
 
 func newViewCmd() *cobra.Command {
-	var fl viewFlags
-	cmd := command("view [EPISODES... | RUN_DIR] [--env sim|"+replay.Syntax+" --policy SPEC,...] --out FILE.html", nil, func(cmd *cobra.Command, args []string) error { return runView(cmd, &fl, args) })
-	fl.add(cmd)
-	return cmd
+	return command("view [EPISODES... | RUN_DIR] [--env sim|"+replay.Syntax+" --policy SPEC,...] --out FILE.html", nil, &viewFlags{})
 }
 
 // add defines the flags on cmd: eval's flags of what is played, and the
@@ -38,8 +35,8 @@ func (fl *viewFlags) add(cmd *cobra.Command) {
 	f.Var(cliflag.Count(&fl.maxBytes, view.DefaultMaxBytes), "max-bytes", "size budget of the page in bytes; a larger page is refused")
 }
 
-// runView reads or plays the episodes and writes the page.
-func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
+// run reads or plays the episodes and writes the page.
+func (fl *viewFlags) run(cmd *cobra.Command, args []string) error {
 	c := fl.cfg
 	played := cmd.Flags().Changed("env") || len(c.Policies) > 0
 	if len(args) == 1 && view.IsRunDir(args[0]) && !played {
