@@ -30,34 +30,17 @@ func (fl *compareFlags) add(cmd *cobra.Command) {
 }
 
 // run reads the studies' results and prints their comparison
-// (study.Compare).
+// (study.CompareFiles).
 func (fl *compareFlags) run(cmd *cobra.Command, args []string) error {
 	cfg := fl.cfg
 	var err error
 	if cfg.By, err = study.ParseCompareBy(fl.by); err != nil {
 		return err
 	}
-	for _, s := range fl.ceilings {
-		c, err := study.ParseCompareBy(s)
-		if err != nil {
-			return err
-		}
-		cfg.Ceilings = append(cfg.Ceilings, c)
+	if cfg.Ceilings, err = study.ParseCeilings(fl.ceilings); err != nil {
+		return err
 	}
-	var inputs []*study.Results
-	for _, path := range args {
-		r, err := study.ReadResultsFile(path)
-		if err != nil {
-			return err
-		}
-		inputs = append(inputs, r)
-	}
-	if fl.pair != "" {
-		if cfg.Pair, err = study.ReadResultsFile(fl.pair); err != nil {
-			return err
-		}
-	}
-	c, err := study.Compare(inputs, cfg)
+	c, err := study.CompareFiles(args, fl.pair, cfg)
 	if err != nil {
 		return err
 	}
