@@ -1,15 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/internal/progress"
-	"github.com/mpdf/mpdf/metapolicy"
 )
 
 func init() { register(newEvalCmd) }
@@ -58,24 +55,16 @@ func (fl *evalFlags) run(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	var results env.Results
-	err = fl.each(ev, "eval", func(p metapolicy.Policy, opts env.RunOptions) error {
-		rs, err := env.Evaluate(ev.Env, []metapolicy.Policy{p}, opts)
-		results = append(results, rs...)
-		return err
-	})
+	bar, done := progress.Lazy("eval", fl.quiet)
+	results, err := ev.Evaluate(bar)
 	if err != nil {
-		return err
+		return err // the bar stays where it stood
 	}
-	o := cmd.OutOrStdout()
+	done()
 	if fl.asJSON {
-		return results.WriteJSON(o)
+		return results.WriteJSON(cmd.OutOrStdout())
 	}
-	fmt.Fprintln(o, ev.Heading())
-	if err := results.WriteTable(o); err != nil {
-		return err
-	}
-	return env.WriteVerdicts(o, results, ev.Learned(), ev.Confidence())
+	return ev.WriteText(cmd.OutOrStdout(), results)
 }
 
 // open opens what the flags say to play (replay.OpenEvaluation), with the
@@ -93,17 +82,6 @@ func logUnless(quiet bool, w io.Writer) io.Writer {
 		return nil
 	}
 	return w
-}
-
-// each plays ev (replay.Evaluation.Each) on one progress bar labelled
-// label, left where it stands on an error.
-func (fl *evalFlags) each(ev *replay.Evaluation, label string, play func(metapolicy.Policy, env.RunOptions) error) error {
-	bar, done := progress.Lazy(label, fl.quiet)
-	err := ev.Each(bar, play)
-	if err == nil {
-		done()
-	}
-	return err
 }
 
 // lazyBar makes progress bars for work whose total its callee knows
