@@ -26,7 +26,6 @@ var flagWords = []cliflag.Word{
 	{Err: llm.ErrNoModel, Format: "%s (set --model or " + llm.EnvModel[0] + ")"},
 	{Err: llm.ErrNoBaseURL, Format: "%s (set --base-url or " + llm.EnvBaseURL[0] + ")"},
 	{Err: calibrate.ErrFiles, Format: "--calibrate: %s"},
-	{Err: replay.ErrTasks, Format: "--tasks %s"},
 	{Err: replay.ErrEmptySide, Format: "%s: check --held-out"},
 	{Err: replay.ErrEnvConfig, Format: "--%s"},
 	{Err: replay.ErrNoPolicy, Format: "%s: give --policy, or drop --no-baselines"},
