@@ -9,10 +9,16 @@ import (
 )
 
 func init() {
-	register(func() *cobra.Command { return command("inspect CKPT [--json]", cobra.ExactArgs(1), &inspectFlags{}) })
-	register(func() *cobra.Command {
-		return command("export CKPT --safetensors OUT [--reference]", cobra.ExactArgs(1), &exportFlags{})
-	})
+	register(newInspectCmd)
+	register(newExportCmd)
+}
+
+func newInspectCmd() *cobra.Command {
+	return command("inspect CKPT [--json]", cobra.ExactArgs(1), &inspectFlags{})
+}
+
+func newExportCmd() *cobra.Command {
+	return command("export CKPT --safetensors OUT [--reference]", cobra.ExactArgs(1), &exportFlags{})
 }
 
 // inspectFlags are inspect's flags.
