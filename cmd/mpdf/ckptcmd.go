@@ -9,16 +9,8 @@ import (
 )
 
 func init() {
-	register(newInspectCmd)
-	register(newExportCmd)
-}
-
-func newInspectCmd() *cobra.Command {
-	return command("inspect CKPT [--json]", cobra.ExactArgs(1), &inspectFlags{})
-}
-
-func newExportCmd() *cobra.Command {
-	return command("export CKPT --safetensors OUT [--reference]", cobra.ExactArgs(1), &exportFlags{})
+	register[inspectFlags]("inspect CKPT [--json]", cobra.ExactArgs(1))
+	register[exportFlags]("export CKPT --safetensors OUT [--reference]", cobra.ExactArgs(1))
 }
 
 // inspectFlags are inspect's flags.

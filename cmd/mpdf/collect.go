@@ -17,7 +17,9 @@ import (
 	"github.com/mpdf/mpdf/internal/progress"
 )
 
-func init() { register(newCollectCmd) }
+func init() {
+	register[collectFlags]("collect --base-url URL --model NAME --tasks-file FILE.jsonl --policy SPEC --out runs/episodes.jsonl [flags]", cobra.NoArgs)
+}
 
 // collectFlags are collect's flags: most are the collection's own
 // (llm.CollectConfig), bound to it.
@@ -28,10 +30,6 @@ type collectFlags struct {
 	retries                          int
 	temperature                      float64
 	greedy, quiet, asJSON            bool
-}
-
-func newCollectCmd() *cobra.Command {
-	return command("collect --base-url URL --model NAME --tasks-file FILE.jsonl --policy SPEC --out runs/episodes.jsonl [flags]", cobra.NoArgs, &collectFlags{})
 }
 
 // run runs the collection the flags ask for (llm.Collect) and says what

@@ -11,18 +11,18 @@ import (
 	"github.com/mpdf/mpdf/internal/cliflag"
 )
 
-func init() { register(newDataCmd) }
+func init() { commands = append(commands, newDataCmd) }
 
 func newDataCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "data"}
 	cmd.AddCommand(
-		command("validate FILES...", cobra.MinimumNArgs(1), &validateFlags{}),
-		command("pack FILES... --out DIR [--shard-rows N]", cobra.MinimumNArgs(1), &packFlags{}),
-		command("stats FILES...|DIR", cobra.MinimumNArgs(1), &statsFlags{}),
-		command("corpus TRANSCRIPTS... [--json]", cobra.MinimumNArgs(1), &corpusFlags{}), // corpus.go
-		command("signal TRANSCRIPTS...", cobra.MinimumNArgs(1), &signalFlags{}),          // signalcmd.go
-		command("hindsight TRANSCRIPTS...", cobra.MinimumNArgs(1), &hindsightFlags{}),    // signalcmd.go
-		command("merge SHARDS... --out FILE", cobra.MinimumNArgs(1), &mergeFlags{}),      // mergecmd.go
+		command[validateFlags]("validate FILES...", cobra.MinimumNArgs(1)),
+		command[packFlags]("pack FILES... --out DIR [--shard-rows N]", cobra.MinimumNArgs(1)),
+		command[statsFlags]("stats FILES...|DIR", cobra.MinimumNArgs(1)),
+		command[corpusFlags]("corpus TRANSCRIPTS... [--json]", cobra.MinimumNArgs(1)), // corpus.go
+		command[signalFlags]("signal TRANSCRIPTS...", cobra.MinimumNArgs(1)),          // signalcmd.go
+		command[hindsightFlags]("hindsight TRANSCRIPTS...", cobra.MinimumNArgs(1)),    // signalcmd.go
+		command[mergeFlags]("merge SHARDS... --out FILE", cobra.MinimumNArgs(1)),      // mergecmd.go
 	)
 	return cmd
 }

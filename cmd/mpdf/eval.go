@@ -9,16 +9,14 @@ import (
 	"github.com/mpdf/mpdf/internal/progress"
 )
 
-func init() { register(newEvalCmd) }
+func init() {
+	register[evalFlags]("eval [--env sim|"+replay.Syntax+"] [--policy SPEC,...] [flags]", cobra.NoArgs)
+}
 
 // evalFlags are eval's flags: what is played (replay.EvalConfig) and how.
 type evalFlags struct {
 	cfg           replay.EvalConfig
 	quiet, asJSON bool
-}
-
-func newEvalCmd() *cobra.Command {
-	return command("eval [--env sim|"+replay.Syntax+"] [--policy SPEC,...] [flags]", cobra.NoArgs, &evalFlags{})
 }
 
 // add defines the flags on cmd: what is played and how, and the output's.

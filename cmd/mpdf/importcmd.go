@@ -10,10 +10,8 @@ import (
 	"github.com/mpdf/mpdf/data/transcript"
 )
 
-func init() { register(newImportCmd) }
-
-func newImportCmd() *cobra.Command {
-	return command("import FILES... --out episodes.jsonl [--kind gsm8k|mmlu|arithmetic|math] [--layout auto|debate|agora]", cobra.MinimumNArgs(1), &importFlags{})
+func init() {
+	register[importFlags]("import FILES... --out episodes.jsonl [--kind gsm8k|mmlu|arithmetic|math] [--layout auto|debate|agora]", cobra.MinimumNArgs(1))
 }
 
 // transcriptFlags say how to read transcripts whose names do not: the

@@ -17,11 +17,15 @@ import (
 	"github.com/mpdf/mpdf/internal/version"
 )
 
-// commands lists the constructors of the subcommands; each command's file
-// registers its own in an init function.
+// commands lists the constructors of mpdf's commands, called for each
+// root (tests make many); each command's file adds its own in an init
+// function, through register but for those with subcommands.
 var commands []func() *cobra.Command
 
-func register(c func() *cobra.Command) { commands = append(commands, c) }
+// register adds to mpdf the command of flags F (command).
+func register[F any, R runnerOf[F]](use string, args cobra.PositionalArgs) {
+	commands = append(commands, func() *cobra.Command { return command[F, R](use, args) })
+}
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
@@ -79,12 +83,18 @@ type runner interface {
 	run(cmd *cobra.Command, args []string) error
 }
 
+// runnerOf is a runner that is a *F: a command's flag struct.
+type runnerOf[F any] interface {
+	*F
+	runner
+}
+
 // command makes a command from its use line, the arguments it takes (nil:
-// any), its flags with their run, and its subcommands; its help comes from
+// any) and a new F, its flags and their run; its help comes from
 // help/NAME.txt (help.go).
-func command(use string, args cobra.PositionalArgs, r runner, subs ...*cobra.Command) *cobra.Command {
+func command[F any, R runnerOf[F]](use string, args cobra.PositionalArgs) *cobra.Command {
+	r := R(new(F))
 	cmd := &cobra.Command{Use: use, Args: args, RunE: r.run}
 	r.add(cmd)
-	cmd.AddCommand(subs...)
 	return cmd
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/mpdf/mpdf/serve"
 )
 
-func init() { register(newServeCmd) }
+func init() { register[serveFlags]("serve --policy FILE [--addr HOST:PORT] [flags]", cobra.NoArgs) }
 
 // serveFlags are serve's flags.
 type serveFlags struct {
@@ -22,10 +22,6 @@ type serveFlags struct {
 	maxBodyKiB  int64
 	maxMemMiB   int64
 	maxInflight int
-}
-
-func newServeCmd() *cobra.Command {
-	return command("serve --policy FILE [--addr HOST:PORT] [flags]", cobra.NoArgs, &serveFlags{})
 }
 
 // add defines the flags on cmd.

@@ -17,7 +17,7 @@ import (
 	"github.com/mpdf/mpdf/internal/progress"
 )
 
-func init() { register(newSimulateCmd) }
+func init() { register[simulateFlags]("simulate --out FILE.jsonl[.gz|.zst] [flags]", cobra.NoArgs) }
 
 // simFlags are the simulator's configuration flags, shared by simulate
 // and eval.
@@ -39,10 +39,6 @@ type simulateFlags struct {
 	greedy, quiet, asJSON, signals   bool
 	calibrate                        []string
 	kind                             answer.Kind
-}
-
-func newSimulateCmd() *cobra.Command {
-	return command("simulate --out FILE.jsonl[.gz|.zst] [flags]", cobra.NoArgs, &simulateFlags{})
 }
 
 // add defines the flags on cmd.

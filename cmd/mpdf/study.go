@@ -17,7 +17,14 @@ import (
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
-func init() { register(newStudyCmd) }
+func init() { commands = append(commands, newStudyCmd) }
+
+func newStudyCmd() *cobra.Command {
+	cmd := command[studyFlags]("study [--env sim|"+replay.Syntax+"] [flags]", cobra.NoArgs)
+	cmd.AddCommand(command[compareFlags]("compare RESULTS.json [RESULTS.json...] [flags]", cobra.MinimumNArgs(1))) // studycompare.go
+	cmd.AddCommand(command[studyMergeFlags]("merge SHARD_DIR... --out DIR", cobra.MinimumNArgs(1)))                // studymerge.go
+	return cmd
+}
 
 // studyFlags are study's flags.
 type studyFlags struct {
@@ -30,12 +37,6 @@ type studyFlags struct {
 	ablate                           string
 	shard                            string // studymerge.go
 	resume                           bool
-}
-
-func newStudyCmd() *cobra.Command {
-	return command("study [--env sim|"+replay.Syntax+"] [flags]", cobra.NoArgs, &studyFlags{},
-		command("compare RESULTS.json [RESULTS.json...] [flags]", cobra.MinimumNArgs(1), &compareFlags{}), // studycompare.go
-		command("merge SHARD_DIR... --out DIR", cobra.MinimumNArgs(1), &studyMergeFlags{}))                // studymerge.go
 }
 
 // add defines the flags on cmd.

@@ -21,7 +21,7 @@ import (
 	"github.com/mpdf/mpdf/view"
 )
 
-func init() { register(newTrainCmd) }
+func init() { register[trainFlags]("train [rollouts...]", nil) }
 
 // trainFlags are the flags of train that are not part of the stored
 // config; set holds those a resume keeps (run.Setting).
@@ -32,8 +32,6 @@ type trainFlags struct {
 	threads                             int
 	single                              bool
 }
-
-func newTrainCmd() *cobra.Command { return command("train [rollouts...]", nil, &trainFlags{}) }
 
 // add defines the flags on cmd: the config's (bindConfig, whose defaults
 // the help shows; run.BaseOf resolves the config), and the others.

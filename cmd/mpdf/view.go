@@ -11,7 +11,9 @@ import (
 	"github.com/mpdf/mpdf/view"
 )
 
-func init() { register(newViewCmd) }
+func init() {
+	register[viewFlags]("view [EPISODES... | RUN_DIR] [--env sim|"+replay.Syntax+" --policy SPEC,...] --out FILE.html", nil)
+}
 
 // viewFlags are view's flags: eval's that choose what is played, and the
 // page's.
@@ -19,10 +21,6 @@ type viewFlags struct {
 	evalFlags
 	out      string
 	maxBytes int
-}
-
-func newViewCmd() *cobra.Command {
-	return command("view [EPISODES... | RUN_DIR] [--env sim|"+replay.Syntax+" --policy SPEC,...] --out FILE.html", nil, &viewFlags{})
 }
 
 // add defines the flags on cmd: eval's flags of what is played, and the
