@@ -51,7 +51,8 @@ var flagWords = []cliflag.Word{
 
 // inFlagWords words err, an error of cmd, in flag words: flagWords'
 // sentinels, then a library's setting (out of range, or named by its
-// error's mark) as the flag that sets it, a transcript given as rollouts, and serve's settings.
+// error's mark) as the flag that sets it, a transcript given as rollouts,
+// and serve's settings.
 func inFlagWords(cmd *cobra.Command, err error) error {
 	err = cliflag.SettingInFlags(cmd, cliflag.InWords(flagWords, cmd.CommandPath(), err))
 	var te *data.TranscriptError
