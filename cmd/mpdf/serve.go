@@ -68,3 +68,29 @@ func (fl *serveFlags) run(cmd *cobra.Command, _ []string) error {
 	defer stop()
 	return serve.ListenAndServe(ctx, cfg, fl.addr, cmd.OutOrStdout())
 }
+
+// serveSettingFlags are the mpdf serve flags of serve.Config's fields,
+// each with its unit: 2^shift bytes.
+var serveSettingFlags = map[string]struct {
+	name  string
+	shift uint
+}{
+	"MaxBodyBytes": {"max-body-kib", 10}, "MaxMemory": {"max-memory-mib", 20}, "MaxInflight": {"max-inflight", 0},
+	"ReadTimeout": {"read-timeout", 0}, "WriteTimeout": {"write-timeout", 0}, "ShutdownTimeout": {"shutdown-timeout", 0},
+	"RequestTimeout": {"request-timeout", 0}, "GOGC": {"gogc", 0},
+}
+
+// serveFlag words a serve.Config setting as its flag and value
+// ("--max-body-kib -1"); a field no flag sets keeps its name.
+func serveFlag(s serve.Setting) string {
+	f, ok := serveSettingFlags[s.Field]
+	if !ok {
+		return fmt.Sprintf("%s %v", s.Field, s.Value)
+	}
+	if n, ok := s.Value.(int64); ok && n%(1<<f.shift) != 0 {
+		return fmt.Sprintf("--%s (%d bytes)", f.name, n)
+	} else if ok {
+		return fmt.Sprintf("--%s %d", f.name, n>>f.shift)
+	}
+	return fmt.Sprintf("--%s %v", f.name, s.Value)
+}
