@@ -23,6 +23,12 @@ type Merged struct {
 	Episodes      int64
 }
 
+// WriteText says what MergeShards wrote to out.
+func (m Merged) WriteText(w io.Writer, out string) error {
+	_, err := fmt.Fprintf(w, "merged %d shards: %d episodes of %d tasks to %s\n", m.Shards, m.Episodes, m.Tasks, out)
+	return err
+}
+
 // MergeShards joins the collection shards files (episodes files, each with
 // its record beside it, ShardRecordPath) into out, in the order one
 // collection of every task writes them: the tasks file's order, then the

@@ -9,43 +9,48 @@ import (
 )
 
 func init() {
-	register(newInspectCmd)
-	register(newExportCmd)
+	register[inspectFlags]("inspect CKPT [--json]", cobra.ExactArgs(1))
+	register[exportFlags]("export CKPT --safetensors OUT [--reference]", cobra.ExactArgs(1))
 }
 
-func newInspectCmd() *cobra.Command {
-	var asJSON bool
-	cmd := command("inspect CKPT [--json]", cobra.ExactArgs(1), func(cmd *cobra.Command, args []string) error {
-		d, err := checkpoints.Inspect(args[0])
-		if err != nil {
-			return err
-		}
-		return show(cmd, asJSON, d, d.WriteText)
-	})
-	shared(cmd.Flags(), &asJSON, "json", "")
-	return cmd
-}
+// inspectFlags are inspect's flags.
+type inspectFlags struct{ asJSON bool }
 
-func newExportCmd() *cobra.Command {
-	var (
-		out       string
-		reference bool
-	)
-	cmd := command("export CKPT --safetensors OUT [--reference]", cobra.ExactArgs(1), func(cmd *cobra.Command, args []string) error {
-		ck, net, err := checkpoints.Export(args[0], out, reference)
-		if err != nil {
-			return err
-		}
-		which := "policy"
-		if reference {
-			which = "reference"
-		}
-		_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s weights of %s at step %d (%s, feature version %s)\n",
-			out, which, args[0], ck.Header.Step, checkpoints.DescribeNet(net), ck.Header.FeatureVersion)
+func (fl *inspectFlags) add(cmd *cobra.Command) { shared(cmd.Flags(), &fl.asJSON, "json", "") }
+
+// run prints the header of the checkpoint args[0] (checkpoints.Inspect).
+func (fl *inspectFlags) run(cmd *cobra.Command, args []string) error {
+	d, err := checkpoints.Inspect(args[0])
+	if err != nil {
 		return err
-	})
-	cmd.Flags().StringVar(&out, "safetensors", "", "output safetensors file (required)")
-	cmd.Flags().BoolVar(&reference, "reference", false, "export the frozen reference policy instead of the trained one")
+	}
+	return show(cmd, fl.asJSON, d, d.WriteText)
+}
+
+// exportFlags are export's flags.
+type exportFlags struct {
+	out       string
+	reference bool
+}
+
+func (fl *exportFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&fl.out, "safetensors", "", "output safetensors file (required)")
+	cmd.Flags().BoolVar(&fl.reference, "reference", false, "export the frozen reference policy instead of the trained one")
 	_ = cmd.MarkFlagRequired("safetensors")
-	return cmd
+}
+
+// run exports the checkpoint args[0] (checkpoints.Export) and says what
+// it wrote.
+func (fl *exportFlags) run(cmd *cobra.Command, args []string) error {
+	ck, net, err := checkpoints.Export(args[0], fl.out, fl.reference)
+	if err != nil {
+		return err
+	}
+	which := "policy"
+	if fl.reference {
+		which = "reference"
+	}
+	_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s weights of %s at step %d (%s, feature version %s)\n",
+		fl.out, which, args[0], ck.Header.Step, checkpoints.DescribeNet(net), ck.Header.FeatureVersion)
+	return err
 }

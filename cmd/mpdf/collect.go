@@ -17,7 +17,9 @@ import (
 	"github.com/mpdf/mpdf/internal/progress"
 )
 
-func init() { register(newCollectCmd) }
+func init() {
+	register[collectFlags]("collect --base-url URL --model NAME --tasks-file FILE.jsonl --policy SPEC --out runs/episodes.jsonl [flags]", cobra.NoArgs)
+}
 
 // collectFlags are collect's flags: most are the collection's own
 // (llm.CollectConfig), bound to it.
@@ -30,42 +32,23 @@ type collectFlags struct {
 	greedy, quiet, asJSON            bool
 }
 
-func newCollectCmd() *cobra.Command {
-	var fl collectFlags
-	cmd := command("collect --base-url URL --model NAME --tasks-file FILE.jsonl --policy SPEC --out runs/episodes.jsonl [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runCollect(cmd, &fl) })
-	fl.add(cmd)
-	return cmd
-}
-
-// runCollect checks the flags and runs one collection.
-func runCollect(cmd *cobra.Command, fl *collectFlags) error {
-	cc := fl.cc
-	if err := fl.check(); err != nil {
-		return err
-	}
-	pol, err := checkpoints.ResolvePolicy(fl.policy)
+// run runs the collection the flags ask for (llm.Collect) and says what
+// it wrote.
+func (fl *collectFlags) run(cmd *cobra.Command, _ []string) error {
+	cc, err := fl.config(cmd.Flags())
 	if err != nil {
 		return err
-	}
-	if fl.shard != "" {
-		if cc.Shard, cc.Shards, err = data.ParseShard(fl.shard); err != nil {
-			return fmt.Errorf("--%w", err)
-		}
 	}
 	// timeout, Docker, Kubernetes and Slurm stop a job with SIGTERM: it
 	// ends the collection as an interrupt does, keeping every episode
 	// written.
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if cc.Client, err = fl.client(cmd.Flags()); err != nil {
-		return err
-	}
 	var finish func()
 	var describe func(string)
 	cc.Progress, describe, finish = progress.LazyDescribed("collect", fl.quiet)
 	cc.Endpoints = func(health string) { describe("collect [" + health + "]") }
 	cc.Options.Context = ctx
-	cc.Policy, cc.PolicyFile, cc.Greedy = pol, pol.Path, fl.greedy && pol.Learned
 	cc.Hint, cc.Log = "mpdf collect --resume with the same flags goes on", cmd.ErrOrStderr()
 	c, err := llm.Collect(cc)
 	finish()
@@ -76,6 +59,27 @@ func runCollect(cmd *cobra.Command, fl *collectFlags) error {
 		return printJSON(cmd.OutOrStdout(), c)
 	}
 	return c.WriteText(cmd.OutOrStdout())
+}
+
+// config is the collection of the flags: checked, with its policy, shard
+// and server.
+func (fl *collectFlags) config(f *pflag.FlagSet) (llm.CollectConfig, error) {
+	cc := fl.cc
+	if err := fl.check(); err != nil {
+		return cc, err
+	}
+	pol, err := checkpoints.ResolvePolicy(fl.policy)
+	if err != nil {
+		return cc, err
+	}
+	if fl.shard != "" {
+		if cc.Shard, cc.Shards, err = data.ParseShard(fl.shard); err != nil {
+			return cc, fmt.Errorf("--%w", err)
+		}
+	}
+	cc.Policy, cc.PolicyFile, cc.Greedy = pol, pol.Path, fl.greedy && pol.Learned
+	cc.Client, err = fl.client(f)
+	return cc, err
 }
 
 // check refuses flag values out of range.

@@ -11,15 +11,19 @@ import (
 	"github.com/mpdf/mpdf/internal/cliflag"
 )
 
-func init() { register(newDataCmd) }
+func init() { commands = append(commands, newDataCmd) }
 
 func newDataCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use: "data",
-	}
-	cmd.AddCommand(newValidateCmd(), newPackCmd(), newStatsCmd(), newCorpusCmd())
-	cmd.AddCommand(newSignalCmd(), newHindsightCmd()) // signalcmd.go
-	cmd.AddCommand(newMergeCmd())                     // mergecmd.go
+	cmd := &cobra.Command{Use: "data"}
+	cmd.AddCommand(
+		command[validateFlags]("validate FILES...", cobra.MinimumNArgs(1)),
+		command[packFlags]("pack FILES... --out DIR [--shard-rows N]", cobra.MinimumNArgs(1)),
+		command[statsFlags]("stats FILES...|DIR", cobra.MinimumNArgs(1)),
+		command[corpusFlags]("corpus TRANSCRIPTS... [--json]", cobra.MinimumNArgs(1)), // corpus.go
+		command[signalFlags]("signal TRANSCRIPTS...", cobra.MinimumNArgs(1)),          // signalcmd.go
+		command[hindsightFlags]("hindsight TRANSCRIPTS...", cobra.MinimumNArgs(1)),    // signalcmd.go
+		command[mergeFlags]("merge SHARDS... --out FILE", cobra.MinimumNArgs(1)),      // mergecmd.go
+	)
 	return cmd
 }
 
@@ -45,41 +49,6 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func newValidateCmd() *cobra.Command {
-	var (
-		maxShown, width, maxLine int
-		asJSON                   bool
-	)
-	cmd := command("validate FILES...", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
-		v, err := data.ValidateFiles(args, data.ValidateOptions{MaxListed: maxShown, FeatureWidth: width, MaxLineBytes: maxLine})
-		if err != nil {
-			return err
-		}
-		if err := show(cmd, asJSON, v, v.WriteText); err != nil {
-			return err
-		}
-		return validateExit(v.Counts)
-	})
-	f := cmd.Flags()
-	f.Var(cliflag.Count(&maxShown, 50), "max-errors", "most rejected records and repeated ids to list, ≥ 0 (all are counted)")
-	shared(f, cliflag.Count(&width, 0), "feature-width", "")
-	shared(f, &asJSON, "json", "")
-	addMaxLineFlag(cmd, &maxLine)
-	return cmd
-}
-
-// validateExit is validate's exit status: 1 when a file could not be
-// read, 2 when a record was rejected.
-func validateExit(c data.Counts) error {
-	if c.Unreadable > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("%d of %d files could not be read", c.Unreadable, c.Files)}
-	}
-	if c.Rejected > 0 {
-		return &exitError{code: 2, err: fmt.Errorf("%d of %d records rejected", c.Rejected, c.Read)}
-	}
-	return nil
-}
-
 // show prints a command's result v to its output: as indented JSON, or
 // as text writes it.
 func show(cmd *cobra.Command, asJSON bool, v any, text func(io.Writer) error) error {
@@ -89,7 +58,39 @@ func show(cmd *cobra.Command, asJSON bool, v any, text func(io.Writer) error) er
 	return text(cmd.OutOrStdout())
 }
 
-// packFlags are pack's flags.
+// validateFlags are data validate's flags.
+type validateFlags struct {
+	maxShown, width, maxLine int
+	asJSON                   bool
+}
+
+func (fl *validateFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.Var(cliflag.Count(&fl.maxShown, 50), "max-errors", "most rejected records and repeated ids to list, ≥ 0 (all are counted)")
+	shared(f, cliflag.Count(&fl.width, 0), "feature-width", "")
+	shared(f, &fl.asJSON, "json", "")
+	addMaxLineFlag(cmd, &fl.maxLine)
+}
+
+// run validates the files args name (data.ValidateFiles); its exit status
+// is 1 when a file could not be read, 2 when a record was rejected.
+func (fl *validateFlags) run(cmd *cobra.Command, args []string) error {
+	v, err := data.ValidateFiles(args, data.ValidateOptions{MaxListed: fl.maxShown, FeatureWidth: fl.width, MaxLineBytes: fl.maxLine})
+	if err != nil {
+		return err
+	}
+	if err := show(cmd, fl.asJSON, v, v.WriteText); err != nil {
+		return err
+	}
+	if c := v.Counts; c.Unreadable > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("%d of %d files could not be read", c.Unreadable, c.Files)}
+	} else if c.Rejected > 0 {
+		return &exitError{code: 2, err: fmt.Errorf("%d of %d records rejected", c.Rejected, c.Read)}
+	}
+	return nil
+}
+
+// packFlags are data pack's flags.
 type packFlags struct {
 	rf                             rewardFlags
 	out, features                  string
@@ -97,9 +98,7 @@ type packFlags struct {
 	skipInvalid, asJSON            bool
 }
 
-func newPackCmd() *cobra.Command {
-	var fl packFlags
-	cmd := command("pack FILES... --out DIR [--shard-rows N]", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error { return runPack(cmd, args, &fl) })
+func (fl *packFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	shared(f, &fl.out, "out", "o", ": the pack's directory, empty or new (required)")
 	f.Var(cliflag.Count(&fl.shardRows, data.DefaultRowsPerShard), "shard-rows", "most decisions per shard (bounds a reader's memory)")
@@ -110,11 +109,10 @@ func newPackCmd() *cobra.Command {
 	addMaxLineFlag(cmd, &fl.maxLn)
 	fl.rf.add(cmd)
 	_ = cmd.MarkFlagRequired("out")
-	return cmd
 }
 
-// runPack packs the rollout files args name.
-func runPack(cmd *cobra.Command, args []string, fl *packFlags) error {
+// run packs the rollout files args name.
+func (fl *packFlags) run(cmd *cobra.Command, args []string) error {
 	cfg, err := fl.rf.config()
 	if err != nil {
 		return err
@@ -131,25 +129,28 @@ func runPack(cmd *cobra.Command, args []string, fl *packFlags) error {
 	return show(cmd, fl.asJSON, m, func(w io.Writer) error { return m.WriteSummary(w, fl.out) })
 }
 
-func newStatsCmd() *cobra.Command {
-	var (
-		rf      rewardFlags
-		asJSON  bool
-		maxLine int
-	)
-	cmd := command("stats FILES...|DIR", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
-		cfg, err := rf.config()
-		if err != nil {
-			return err
-		}
-		st, err := data.ReadStats(args, cfg, rf.changed(cmd), maxLine)
-		if err != nil {
-			return err
-		}
-		return show(cmd, asJSON, st, st.WriteText)
-	})
-	shared(cmd.Flags(), &asJSON, "json", "")
-	addMaxLineFlag(cmd, &maxLine)
-	rf.add(cmd)
-	return cmd
+// statsFlags are data stats' flags.
+type statsFlags struct {
+	rf      rewardFlags
+	asJSON  bool
+	maxLine int
+}
+
+func (fl *statsFlags) add(cmd *cobra.Command) {
+	shared(cmd.Flags(), &fl.asJSON, "json", "")
+	addMaxLineFlag(cmd, &fl.maxLine)
+	fl.rf.add(cmd)
+}
+
+// run summarises the rollouts args name (data.ReadStats).
+func (fl *statsFlags) run(cmd *cobra.Command, args []string) error {
+	cfg, err := fl.rf.config()
+	if err != nil {
+		return err
+	}
+	st, err := data.ReadStats(args, cfg, fl.rf.changed(cmd), fl.maxLine)
+	if err != nil {
+		return err
+	}
+	return show(cmd, fl.asJSON, st, st.WriteText)
 }

@@ -4,11 +4,20 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/internal/cliflag"
 )
+
+// addKindFlag adds --kind: the task of transcripts whose names do not say,
+// read when the flags are parsed by answer.ParseKind (answer.Kind is a
+// pflag.Value). Every command thus refuses a bad kind with one message
+// naming the flag and the kinds, and lists them in its help.
+func addKindFlag(f *pflag.FlagSet, k *answer.Kind, what string) {
+	f.Var(k, "kind", what+", when the file names do not say (gsm is gsm8k)")
+}
 
 // addEnvKindFlag adds --kind to a command whose --env (bound to envSpec)
 // is recorded with what it trains, as mpdf train's is: the kind becomes
@@ -17,14 +26,7 @@ import (
 func addEnvKindFlag(cmd *cobra.Command, envSpec *string) {
 	var kind answer.Kind
 	addKindFlag(cmd.Flags(), &kind, "task of replayed transcripts (as a kind= part of --env)")
-	cliflag.BeforeRun(cmd, func() error {
-		spec, err := replay.SpecWithKind(*envSpec, kind)
-		if err != nil {
-			return fmt.Errorf("--kind %s and --env: %w", kind, err)
-		}
-		*envSpec = spec
-		return nil
-	})
+	intoEnv(cmd, envSpec, func(spec string) (string, error) { return replay.SpecWithKind(spec, kind) }, func() string { return "--kind " + string(kind) })
 }
 
 // addEnvCriticFlag adds --critic, the spec's critic=on part given as a
@@ -35,10 +37,16 @@ func addEnvKindFlag(cmd *cobra.Command, envSpec *string) {
 func addEnvCriticFlag(cmd *cobra.Command, envSpec *string) {
 	var on bool
 	cmd.Flags().BoolVar(&on, "critic", false, "replay: fill the missing confidence with the critic's read from each answer's text; shorthand for critic=on in --env")
+	intoEnv(cmd, envSpec, func(spec string) (string, error) { return replay.SpecWithCritic(spec, on) }, func() string { return "--critic" })
+}
+
+// intoEnv sets *envSpec to with(*envSpec) once the flags are parsed; an
+// error names the flag (flag()) and --env.
+func intoEnv(cmd *cobra.Command, envSpec *string, with func(string) (string, error), flag func() string) {
 	cliflag.BeforeRun(cmd, func() error {
-		spec, err := replay.SpecWithCritic(*envSpec, on)
+		spec, err := with(*envSpec)
 		if err != nil {
-			return fmt.Errorf("--critic and --env: %w", err)
+			return fmt.Errorf("%s and --env: %w", flag(), err)
 		}
 		*envSpec = spec
 		return nil

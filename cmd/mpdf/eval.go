@@ -1,18 +1,17 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/internal/progress"
-	"github.com/mpdf/mpdf/metapolicy"
 )
 
-func init() { register(newEvalCmd) }
+func init() {
+	register[evalFlags]("eval [--env sim|"+replay.Syntax+"] [--policy SPEC,...] [flags]", cobra.NoArgs)
+}
 
 // evalFlags are eval's flags: what is played (replay.EvalConfig) and how.
 type evalFlags struct {
@@ -20,13 +19,11 @@ type evalFlags struct {
 	quiet, asJSON bool
 }
 
-func newEvalCmd() *cobra.Command {
-	var fl evalFlags
-	cmd := command("eval [--env sim|"+replay.Syntax+"] [--policy SPEC,...] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runEval(cmd, &fl) })
+// add defines the flags on cmd: what is played and how, and the output's.
+func (fl *evalFlags) add(cmd *cobra.Command) {
 	fl.addPlay(cmd)
 	addKindFlag(cmd.Flags(), &fl.cfg.Kind, "task of replayed transcripts (as a kind= part of --env)")
 	shared(cmd.Flags(), &fl.asJSON, "json", "", ": an array of results")
-	return cmd
 }
 
 // addPlay defines the flags that say what is played and how: eval's, and
@@ -50,30 +47,22 @@ func (fl *evalFlags) addPlay(cmd *cobra.Command) {
 	addEnvCriticFlag(cmd, &c.Env) // envflags.go
 }
 
-// runEval opens the evaluation, plays it and prints.
-func runEval(cmd *cobra.Command, fl *evalFlags) error {
+// run opens the evaluation, plays it and prints.
+func (fl *evalFlags) run(cmd *cobra.Command, _ []string) error {
 	ev, err := fl.open(cmd)
 	if err != nil {
 		return err
 	}
-	var results env.Results
-	err = fl.each(ev, "eval", func(p metapolicy.Policy, opts env.RunOptions) error {
-		rs, err := env.Evaluate(ev.Env, []metapolicy.Policy{p}, opts)
-		results = append(results, rs...)
-		return err
-	})
+	bar, done := progress.Lazy("eval", fl.quiet)
+	results, err := ev.Evaluate(bar)
 	if err != nil {
-		return err
+		return err // the bar stays where it stood
 	}
-	o := cmd.OutOrStdout()
+	done()
 	if fl.asJSON {
-		return results.WriteJSON(o)
+		return results.WriteJSON(cmd.OutOrStdout())
 	}
-	fmt.Fprintln(o, ev.Heading())
-	if err := results.WriteTable(o); err != nil {
-		return err
-	}
-	return env.WriteVerdicts(o, results, ev.Learned(), ev.Confidence())
+	return ev.WriteText(cmd.OutOrStdout(), results)
 }
 
 // open opens what the flags say to play (replay.OpenEvaluation), with the
@@ -91,17 +80,6 @@ func logUnless(quiet bool, w io.Writer) io.Writer {
 		return nil
 	}
 	return w
-}
-
-// each plays ev (replay.Evaluation.Each) on one progress bar labelled
-// label, left where it stands on an error.
-func (fl *evalFlags) each(ev *replay.Evaluation, label string, play func(metapolicy.Policy, env.RunOptions) error) error {
-	bar, done := progress.Lazy(label, fl.quiet)
-	err := ev.Each(bar, play)
-	if err == nil {
-		done()
-	}
-	return err
 }
 
 // lazyBar makes progress bars for work whose total its callee knows

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/mpdf/mpdf/serve"
 	"github.com/mpdf/mpdf/study"
 	"github.com/mpdf/mpdf/trainer/run"
-	"github.com/mpdf/mpdf/trainer/teacher"
 	"github.com/mpdf/mpdf/view"
 )
 
@@ -24,16 +22,10 @@ var flagWords = []cliflag.Word{
 	{Err: data.ErrPackReward, Format: "%s; drop the reward flags"},
 	{Err: data.ErrNoShardRecord, Format: "%s: not the output of collect --shard"},
 	{Err: data.ErrExists, Format: "%s: --overwrite replaces it"},
-	{Err: llm.ErrResume, Format: "--resume: %s"},
 	{Err: llm.ErrNoModel, Format: "%s (set --model or " + llm.EnvModel[0] + ")"},
 	{Err: llm.ErrNoBaseURL, Format: "%s (set --base-url or " + llm.EnvBaseURL[0] + ")"},
-	{Err: teacher.ErrLabels, Format: "--sft-labels: %s"},
 	{Err: calibrate.ErrFiles, Format: "--calibrate: %s"},
-	{Err: replay.ErrTasks, Format: "--tasks %s"},
-	{Err: replay.ErrSplit, Format: "--split: %s"},
 	{Err: replay.ErrEmptySide, Format: "%s: check --held-out"},
-	{Err: replay.ErrHeldOut, Format: "--held-out: %s"},
-	{Err: replay.ErrSpec, Format: "--env: %s"},
 	{Err: replay.ErrEnvConfig, Format: "--%s"},
 	{Err: replay.ErrNoPolicy, Format: "%s: give --policy, or drop --no-baselines"},
 	{Err: checkpoints.ErrForeign, Format: "%s or start a new --out"},
@@ -46,7 +38,6 @@ var flagWords = []cliflag.Word{
 	{Err: llm.ErrNotShard, Format: "%s: it was not collected with --shard"},
 	{Err: llm.ErrOtherShard, Format: "%s: resume with the first run's --shard"},
 	{Cmd: "mpdf train", Err: run.ErrNotEmpty, Format: "--out: %s: --resume continues that run, a new --out starts another, --overwrite replaces it"},
-	{Cmd: "mpdf train", Err: run.ErrContinue, Format: "--resume: %s"},
 	{Cmd: "mpdf train", Err: run.ErrLocked, Format: "%s, or give another --out"},
 	{Cmd: "mpdf train", Err: run.ErrSingleBehaviour, Format: "%s. Train on the transcripts online instead, with --env 'replay:FILES' (the replay plays every action), or give --allow-single-behaviour to train on these rollouts anyway"},
 	{Cmd: "mpdf view", Err: view.ErrOverBudget, Format: "%s: give --tasks N"},
@@ -58,8 +49,9 @@ var flagWords = []cliflag.Word{
 }
 
 // inFlagWords words err, an error of cmd, in flag words: flagWords'
-// sentinels, then a library's setting out of range as the flag that sets
-// it, a transcript given as rollouts, and serve's settings.
+// sentinels, then a library's setting (out of range, or named by its
+// error's mark) as the flag that sets it, a transcript given as rollouts,
+// and serve's settings.
 func inFlagWords(cmd *cobra.Command, err error) error {
 	err = cliflag.SettingInFlags(cmd, cliflag.InWords(flagWords, cmd.CommandPath(), err))
 	var te *data.TranscriptError
@@ -71,30 +63,4 @@ func inFlagWords(cmd *cobra.Command, err error) error {
 		err = cliflag.Rewrite(err, se, se.Words(serveFlag))
 	}
 	return err
-}
-
-// serveSettingFlags are the mpdf serve flags of serve.Config's fields,
-// each with its unit: 2^shift bytes.
-var serveSettingFlags = map[string]struct {
-	name  string
-	shift uint
-}{
-	"MaxBodyBytes": {"max-body-kib", 10}, "MaxMemory": {"max-memory-mib", 20}, "MaxInflight": {"max-inflight", 0},
-	"ReadTimeout": {"read-timeout", 0}, "WriteTimeout": {"write-timeout", 0}, "ShutdownTimeout": {"shutdown-timeout", 0},
-	"RequestTimeout": {"request-timeout", 0}, "GOGC": {"gogc", 0},
-}
-
-// serveFlag words a serve.Config setting as its flag and value
-// ("--max-body-kib -1"); a field no flag sets keeps its name.
-func serveFlag(s serve.Setting) string {
-	f, ok := serveSettingFlags[s.Field]
-	if !ok {
-		return fmt.Sprintf("%s %v", s.Field, s.Value)
-	}
-	if n, ok := s.Value.(int64); ok && n%(1<<f.shift) != 0 {
-		return fmt.Sprintf("--%s (%d bytes)", f.name, n)
-	} else if ok {
-		return fmt.Sprintf("--%s %d", f.name, n>>f.shift)
-	}
-	return fmt.Sprintf("--%s %v", f.name, s.Value)
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/mpdf/mpdf/data/transcript"
 )
 
-func init() { register(newImportCmd) }
+func init() {
+	register[importFlags]("import FILES... --out episodes.jsonl [--kind gsm8k|mmlu|arithmetic|math] [--layout auto|debate|agora]", cobra.MinimumNArgs(1))
+}
 
 // transcriptFlags say how to read transcripts whose names do not: the
 // flags of import and data corpus.
@@ -39,33 +41,35 @@ func (tf *transcriptFlags) inputs(args []string) ([]string, transcript.Options, 
 	return paths, opts, nil
 }
 
-func newImportCmd() *cobra.Command {
-	var (
-		out          string
-		tf           transcriptFlags
-		text, asJSON bool
-		maxLine      int
-		critic       bool
-	)
-	cmd := command("import FILES... --out episodes.jsonl [--kind gsm8k|mmlu|arithmetic|math] [--layout auto|debate|agora]", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
-		paths, opts, err := tf.inputs(args)
-		if err != nil {
-			return err
-		}
-		im, err := transcript.Import(out, paths, transcript.ImportOptions{Options: opts,
-			Episode: transcript.EpisodeOptions{Text: text, Critic: critic}, MaxLineBytes: maxLine})
-		if err != nil {
-			return err
-		}
-		return show(cmd, asJSON, im, im.WriteText)
-	})
+// importFlags are import's flags.
+type importFlags struct {
+	out                  string
+	tf                   transcriptFlags
+	text, asJSON, critic bool
+	maxLine              int
+}
+
+func (fl *importFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	addMaxLineFlag(cmd, &maxLine)
-	shared(f, &out, "out", "o", ": the episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
-	tf.add(f)
-	f.BoolVar(&text, "text", false, "keep the question and response texts in the episodes")
-	shared(f, &critic, "critic", "", "; here of every turn where it checks something")
-	shared(f, &asJSON, "json", "")
+	addMaxLineFlag(cmd, &fl.maxLine)
+	shared(f, &fl.out, "out", "o", ": the episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
+	fl.tf.add(f)
+	f.BoolVar(&fl.text, "text", false, "keep the question and response texts in the episodes")
+	shared(f, &fl.critic, "critic", "", "; here of every turn where it checks something")
+	shared(f, &fl.asJSON, "json", "")
 	_ = cmd.MarkFlagRequired("out")
-	return cmd
+}
+
+// run converts the transcripts args name into episodes (transcript.Import).
+func (fl *importFlags) run(cmd *cobra.Command, args []string) error {
+	paths, opts, err := fl.tf.inputs(args)
+	if err != nil {
+		return err
+	}
+	im, err := transcript.Import(fl.out, paths, transcript.ImportOptions{Options: opts,
+		Episode: transcript.EpisodeOptions{Text: fl.text, Critic: fl.critic}, MaxLineBytes: fl.maxLine})
+	if err != nil {
+		return err
+	}
+	return show(cmd, fl.asJSON, im, im.WriteText)
 }

@@ -17,11 +17,15 @@ import (
 	"github.com/mpdf/mpdf/internal/version"
 )
 
-// commands lists the constructors of the subcommands; each command's file
-// registers its own in an init function.
+// commands lists the constructors of mpdf's commands, called for each
+// root (tests make many); each command's file adds its own in an init
+// function, through register but for those with subcommands.
 var commands []func() *cobra.Command
 
-func register(c func() *cobra.Command) { commands = append(commands, c) }
+// register adds to mpdf the command of flags F (command).
+func register[F any, R runnerOf[F]](use string, args cobra.PositionalArgs) {
+	commands = append(commands, func() *cobra.Command { return command[F, R](use, args) })
+}
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
@@ -72,8 +76,25 @@ var shared, usageOf = cliflag.Bind, cliflag.Usage
 // without --seed draws other episodes than before.
 const seedWas0 = "; 1 by default as in every command, it was 0 before December 2026 (--seed 0 plays the old episodes)"
 
+// A runner is a command's flags and the run that uses them: add defines
+// the flags on the command, run runs it with them parsed.
+type runner interface {
+	add(cmd *cobra.Command)
+	run(cmd *cobra.Command, args []string) error
+}
+
+// runnerOf is a runner that is a *F: a command's flag struct.
+type runnerOf[F any] interface {
+	*F
+	runner
+}
+
 // command makes a command from its use line, the arguments it takes (nil:
-// any) and what it runs; its help comes from help/NAME.txt (help.go).
-func command(use string, args cobra.PositionalArgs, run func(cmd *cobra.Command, args []string) error) *cobra.Command {
-	return &cobra.Command{Use: use, Args: args, RunE: run}
+// any) and a new F, its flags and their run; its help comes from
+// help/NAME.txt (help.go).
+func command[F any, R runnerOf[F]](use string, args cobra.PositionalArgs) *cobra.Command {
+	r := R(new(F))
+	cmd := &cobra.Command{Use: use, Args: args, RunE: r.run}
+	r.add(cmd)
+	return cmd
 }

@@ -1,31 +1,31 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/data"
 )
 
-func newMergeCmd() *cobra.Command {
-	var (
-		out       string
-		overwrite bool
-		maxLine   int
-	)
-	cmd := command("merge SHARDS... --out FILE", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
-		m, err := data.MergeShards(args, out, data.MergeOptions{Overwrite: overwrite, MaxLineBytes: maxLine})
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(cmd.OutOrStdout(), "merged %d shards: %d episodes of %d tasks to %s\n", m.Shards, m.Episodes, m.Tasks, out)
-		return err
-	})
+// mergeFlags are data merge's flags.
+type mergeFlags struct {
+	out       string
+	overwrite bool
+	maxLine   int
+}
+
+func (fl *mergeFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	shared(f, &out, "out", "o", ": the merged episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
-	shared(f, &overwrite, "overwrite", "")
-	addMaxLineFlag(cmd, &maxLine)
+	shared(f, &fl.out, "out", "o", ": the merged episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
+	shared(f, &fl.overwrite, "overwrite", "")
+	addMaxLineFlag(cmd, &fl.maxLine)
 	_ = cmd.MarkFlagRequired("out")
-	return cmd
+}
+
+// run merges the collection shards args name (data.MergeShards).
+func (fl *mergeFlags) run(cmd *cobra.Command, args []string) error {
+	m, err := data.MergeShards(args, fl.out, data.MergeOptions{Overwrite: fl.overwrite, MaxLineBytes: fl.maxLine})
+	if err != nil {
+		return err
+	}
+	return m.WriteText(cmd.OutOrStdout(), fl.out)
 }

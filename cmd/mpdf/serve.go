@@ -12,7 +12,7 @@ import (
 	"github.com/mpdf/mpdf/serve"
 )
 
-func init() { register(newServeCmd) }
+func init() { register[serveFlags]("serve --policy FILE [--addr HOST:PORT] [flags]", cobra.NoArgs) }
 
 // serveFlags are serve's flags.
 type serveFlags struct {
@@ -22,13 +22,6 @@ type serveFlags struct {
 	maxBodyKiB  int64
 	maxMemMiB   int64
 	maxInflight int
-}
-
-func newServeCmd() *cobra.Command {
-	var fl serveFlags
-	cmd := command("serve --policy FILE [--addr HOST:PORT] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runServe(cmd, &fl) })
-	fl.add(cmd)
-	return cmd
 }
 
 // add defines the flags on cmd.
@@ -65,8 +58,8 @@ func (fl *serveFlags) config() (serve.Config, error) {
 	return cfg, cfg.Validate()
 }
 
-// runServe serves until SIGTERM or SIGINT (serve.ListenAndServe).
-func runServe(cmd *cobra.Command, fl *serveFlags) error {
+// run serves until SIGTERM or SIGINT (serve.ListenAndServe).
+func (fl *serveFlags) run(cmd *cobra.Command, _ []string) error {
 	cfg, err := fl.config()
 	if err != nil {
 		return err
@@ -74,4 +67,30 @@ func runServe(cmd *cobra.Command, fl *serveFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	return serve.ListenAndServe(ctx, cfg, fl.addr, cmd.OutOrStdout())
+}
+
+// serveSettingFlags are the mpdf serve flags of serve.Config's fields,
+// each with its unit: 2^shift bytes.
+var serveSettingFlags = map[string]struct {
+	name  string
+	shift uint
+}{
+	"MaxBodyBytes": {"max-body-kib", 10}, "MaxMemory": {"max-memory-mib", 20}, "MaxInflight": {"max-inflight", 0},
+	"ReadTimeout": {"read-timeout", 0}, "WriteTimeout": {"write-timeout", 0}, "ShutdownTimeout": {"shutdown-timeout", 0},
+	"RequestTimeout": {"request-timeout", 0}, "GOGC": {"gogc", 0},
+}
+
+// serveFlag words a serve.Config setting as its flag and value
+// ("--max-body-kib -1"); a field no flag sets keeps its name.
+func serveFlag(s serve.Setting) string {
+	f, ok := serveSettingFlags[s.Field]
+	if !ok {
+		return fmt.Sprintf("%s %v", s.Field, s.Value)
+	}
+	if n, ok := s.Value.(int64); ok && n%(1<<f.shift) != 0 {
+		return fmt.Sprintf("--%s (%d bytes)", f.name, n)
+	} else if ok {
+		return fmt.Sprintf("--%s %d", f.name, n>>f.shift)
+	}
+	return fmt.Sprintf("--%s %v", f.name, s.Value)
 }

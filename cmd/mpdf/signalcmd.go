@@ -21,77 +21,82 @@ func openReplay(cmd *cobra.Command, args []string, kind answer.Kind, quiet bool,
 	return replay.Open(replay.Spec{Globs: args, Options: transcript.Options{Task: kind}}, logUnless(quiet, cmd.ErrOrStderr()), opts...)
 }
 
-func newSignalCmd() *cobra.Command {
-	var (
-		policy   string
-		kind     answer.Kind
-		episodes int
-		seed     uint64
-		asJSON   bool
-		quiet    bool
-		critic   bool
-	)
-	cmd := command("signal TRANSCRIPTS...", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
-		// With critic: the critic's confidence as the turns' and its
-		// candidates, which read the texts.
-		e, err := openReplay(cmd, args, kind, quiet, replay.WithCritic(critic), replay.WithText(critic))
-		if err != nil {
-			return err
-		}
-		pol, err := checkpoints.ResolvePolicy(policy)
-		if err != nil {
-			return fmt.Errorf("--policy: %w", err)
-		}
-		rep, err := signals.Measure(e, pol, signals.Options{Rounds: e.Rounds(), Episodes: episodes, Seed: seed}, signals.Candidates())
-		if err != nil {
-			return err
-		}
-		return show(cmd, asJSON, rep, rep.WriteTable)
-	})
-	f := cmd.Flags()
-	shared(f, &policy, "policy", "", "; the behaviour whose decisions are measured")
-	addKindFlag(f, &kind, "task of the transcripts")
-	shared(f, &episodes, "episodes", "")
-	shared(f, &seed, "seed", "")
-	shared(f, &asJSON, "json", "")
-	shared(f, &quiet, "quiet", "q")
-	shared(f, &critic, "critic", "", ", and measure the critic's candidates")
-	return cmd
+// signalFlags are data signal's flags.
+type signalFlags struct {
+	policy                string
+	kind                  answer.Kind
+	episodes              int
+	seed                  uint64
+	asJSON, quiet, critic bool
 }
 
-func newHindsightCmd() *cobra.Command {
-	var (
-		lambdas = []float64{0}
-		kind    answer.Kind
-		maxExh  int
-		groupBy string
-		workers int
-		asJSON  bool
-		quiet   bool
-	)
-	cmd := command("hindsight TRANSCRIPTS...", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
-		e, err := openReplay(cmd, args, kind, quiet)
-		if err != nil {
-			return err
-		}
-		group, err := e.Grouper(groupBy)
-		if err != nil {
-			return fmt.Errorf("--by %w", err)
-		}
-		all, err := teacher.SearchLambdas(e, lambdas, teacher.CeilingOptions{Config: teacher.Config{Rounds: e.Rounds(), MaxExhaustive: maxExh},
-			Workers: workers, Group: group, Progress: lazyBar(quiet), Log: logUnless(quiet, cmd.ErrOrStderr())})
-		if err != nil {
-			return err
-		}
-		return show(cmd, asJSON, all, func(w io.Writer) error { return teacher.WriteSummaries(w, all) })
-	})
+func (fl *signalFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.Var(cliflag.NewFloats(&lambdas), "lambdas", usageOf("lambdas")+": one search with each")
-	addKindFlag(f, &kind, "task of the transcripts")
-	f.IntVar(&maxExh, "max-exhaustive", teacher.DefaultMaxExhaustive, "most plans tried one by one per question")
-	shared(f, &groupBy, "by", "", ": file or model (default: pooled only)")
-	shared(f, &workers, "workers", "")
-	shared(f, &asJSON, "json", "")
-	shared(f, &quiet, "quiet", "q")
-	return cmd
+	shared(f, &fl.policy, "policy", "", "; the behaviour whose decisions are measured")
+	addKindFlag(f, &fl.kind, "task of the transcripts")
+	shared(f, &fl.episodes, "episodes", "")
+	shared(f, &fl.seed, "seed", "")
+	shared(f, &fl.asJSON, "json", "")
+	shared(f, &fl.quiet, "quiet", "q")
+	shared(f, &fl.critic, "critic", "", ", and measure the critic's candidates")
+}
+
+// run measures the features' signals on the transcripts args name
+// (signals.Measure).
+func (fl *signalFlags) run(cmd *cobra.Command, args []string) error {
+	// With critic: the critic's confidence as the turns' and its
+	// candidates, which read the texts.
+	e, err := openReplay(cmd, args, fl.kind, fl.quiet, replay.WithCritic(fl.critic), replay.WithText(fl.critic))
+	if err != nil {
+		return err
+	}
+	pol, err := checkpoints.ResolvePolicy(fl.policy)
+	if err != nil {
+		return fmt.Errorf("--policy: %w", err)
+	}
+	rep, err := signals.Measure(e, pol, signals.Options{Rounds: e.Rounds(), Episodes: fl.episodes, Seed: fl.seed}, signals.Candidates())
+	if err != nil {
+		return err
+	}
+	return show(cmd, fl.asJSON, rep, rep.WriteTable)
+}
+
+// hindsightFlags are data hindsight's flags.
+type hindsightFlags struct {
+	lambdas         []float64
+	kind            answer.Kind
+	maxExh, workers int
+	groupBy         string
+	asJSON, quiet   bool
+}
+
+func (fl *hindsightFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	fl.lambdas = []float64{0}
+	f.Var(cliflag.NewFloats(&fl.lambdas), "lambdas", usageOf("lambdas")+": one search with each")
+	addKindFlag(f, &fl.kind, "task of the transcripts")
+	f.IntVar(&fl.maxExh, "max-exhaustive", teacher.DefaultMaxExhaustive, "most plans tried one by one per question")
+	shared(f, &fl.groupBy, "by", "", ": file or model (default: pooled only)")
+	shared(f, &fl.workers, "workers", "")
+	shared(f, &fl.asJSON, "json", "")
+	shared(f, &fl.quiet, "quiet", "q")
+}
+
+// run searches the best plans in hindsight on the transcripts args name
+// (teacher.SearchLambdas).
+func (fl *hindsightFlags) run(cmd *cobra.Command, args []string) error {
+	e, err := openReplay(cmd, args, fl.kind, fl.quiet)
+	if err != nil {
+		return err
+	}
+	group, err := e.Grouper(fl.groupBy)
+	if err != nil {
+		return fmt.Errorf("--by %w", err)
+	}
+	all, err := teacher.SearchLambdas(e, fl.lambdas, teacher.CeilingOptions{Config: teacher.Config{Rounds: e.Rounds(), MaxExhaustive: fl.maxExh},
+		Workers: fl.workers, Group: group, Progress: lazyBar(fl.quiet), Log: logUnless(fl.quiet, cmd.ErrOrStderr())})
+	if err != nil {
+		return err
+	}
+	return show(cmd, fl.asJSON, all, func(w io.Writer) error { return teacher.WriteSummaries(w, all) })
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,7 +17,7 @@ import (
 	"github.com/mpdf/mpdf/internal/progress"
 )
 
-func init() { register(newSimulateCmd) }
+func init() { register[simulateFlags]("simulate --out FILE.jsonl[.gz|.zst] [flags]", cobra.NoArgs) }
 
 // simFlags are the simulator's configuration flags, shared by simulate
 // and eval.
@@ -40,13 +41,6 @@ type simulateFlags struct {
 	kind                             answer.Kind
 }
 
-func newSimulateCmd() *cobra.Command {
-	var fl simulateFlags
-	cmd := command("simulate --out FILE.jsonl[.gz|.zst] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, &fl) })
-	fl.add(cmd)
-	return cmd
-}
-
 // add defines the flags on cmd.
 func (fl *simulateFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
@@ -68,8 +62,8 @@ func (fl *simulateFlags) add(cmd *cobra.Command) {
 	addSimFlags(cmd, &fl.cfg)
 }
 
-// runSimulate plays, calibrates or measures, as the flags ask.
-func runSimulate(cmd *cobra.Command, fl *simulateFlags) error {
+// run plays, calibrates or measures, as the flags ask.
+func (fl *simulateFlags) run(cmd *cobra.Command, _ []string) error {
 	switch {
 	case len(fl.calibrate) > 0:
 		return runCalibrate(cmd, fl)
@@ -112,17 +106,7 @@ func runCalibrate(cmd *cobra.Command, fl *simulateFlags) error {
 	if err != nil {
 		return err
 	}
-	o := cmd.OutOrStdout()
-	if fl.asJSON {
-		return printJSON(o, c)
-	}
-	if err := c.WriteTable(o); err != nil {
-		return err
-	}
-	if fl.paramsOut != "" {
-		fmt.Fprintf(o, "\nwrote the parameters to %s\n", fl.paramsOut)
-	}
-	return nil
+	return show(cmd, fl.asJSON, c, func(w io.Writer) error { return c.WriteReport(w, fl.paramsOut) })
 }
 
 // addMaxLineFlag adds --max-line-bytes, the longest record line written or

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/env"
@@ -17,7 +17,14 @@ import (
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
-func init() { register(newStudyCmd) }
+func init() { commands = append(commands, newStudyCmd) }
+
+func newStudyCmd() *cobra.Command {
+	cmd := command[studyFlags]("study [--env sim|"+replay.Syntax+"] [flags]", cobra.NoArgs)
+	cmd.AddCommand(command[compareFlags]("compare RESULTS.json [RESULTS.json...] [flags]", cobra.MinimumNArgs(1))) // studycompare.go
+	cmd.AddCommand(command[studyMergeFlags]("merge SHARD_DIR... --out DIR", cobra.MinimumNArgs(1)))                // studymerge.go
+	return cmd
+}
 
 // studyFlags are study's flags.
 type studyFlags struct {
@@ -32,19 +39,10 @@ type studyFlags struct {
 	resume                           bool
 }
 
-func newStudyCmd() *cobra.Command {
-	fl := studyFlags{cfg: study.DefaultConfig()}
-	fl.cfg.Baselines = nil
-	cmd := command("study [--env sim|"+replay.Syntax+"] [flags]", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return runStudy(cmd, &fl) })
-	fl.add(cmd)
-	cmd.AddCommand(newStudyCompareCmd()) // studycompare.go
-	cmd.AddCommand(newStudyMergeCmd())   // studymerge.go
-	return cmd
-}
-
 // add defines the flags on cmd.
 func (fl *studyFlags) add(cmd *cobra.Command) {
 	def := study.DefaultConfig()
+	fl.cfg, fl.cfg.Baselines = def, nil
 	f := cmd.Flags()
 	shared(f, &fl.env, "env", "")
 	addKindFlag(f, &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
@@ -81,15 +79,17 @@ func (fl *studyFlags) add(cmd *cobra.Command) {
 	addSimFlags(cmd, &fl.sim)
 }
 
-// runStudy opens the environment, runs the study into --out and prints
+// run opens the environment, runs the study into --out and prints
 // its report.
-func runStudy(cmd *cobra.Command, fl *studyFlags) error {
+func (fl *studyFlags) run(cmd *cobra.Command, _ []string) error {
 	fl.cfg.GroupBy = study.GroupBy(fl.groupBy)
 	e, _, err := replay.OpenEnv(fl.env, replay.EnvConfig{Sim: fl.sim, Kind: fl.kind, Critic: fl.critic, Log: logUnless(fl.quiet, cmd.ErrOrStderr())})
 	if err != nil {
 		return err
 	}
-	if err := fl.resolve(cmd.Flags(), e); err != nil {
+	f := cmd.Flags()
+	given := study.RecipeGiven{Labels: f.Changed("sft-labels"), Epochs: f.Changed("sft-epochs"), Features: f.Changed("features"), Greedy: f.Changed("greedy")}
+	if fl.cfg, err = study.Resolve(e, fl.cfg, fl.sftEpochs, given, study.Teacher{Handles: teacher.Handles, Train: teacher.Train}); err != nil {
 		return err
 	}
 	if fl.ablate != "" {
@@ -105,46 +105,39 @@ func runStudy(cmd *cobra.Command, fl *studyFlags) error {
 		return err
 	}
 	defer dir.Close()
+	return runStudyDir(cmd, e, fl, dir)
+}
+
+// written is a study (study.Report) or an ablation written into its
+// directory.
+type written interface {
+	Wrote(dir string, took time.Duration) string
+	WriteOut(w io.Writer, asJSON bool) error
+}
+
+// runStudyDir runs the study, or the ablation of --ablate, into dir on one
+// progress bar, and prints what it wrote.
+func runStudyDir(cmd *cobra.Command, e env.Env, fl *studyFlags, dir *study.Dir) error {
+	total, label := fl.cfg.Jobs(), "study (folds × seeds × policies)"
+	run := func(cfg study.Config) (written, error) { return dir.CrossValidate(e, cfg) }
 	if fl.ablate != "" {
-		return runAblation(cmd, e, fl.cfg, dir, fl.ablate, fl.out, fl.quiet, fl.asJSON) // studyablate.go
+		total, label = 1, "ablation "+fl.ablate+" (settings × folds × seeds)"
+		run = func(cfg study.Config) (written, error) {
+			a, _, err := dir.RunAblation(e, cfg, fl.ablate)
+			return a, err
+		}
 	}
-	bar := progress.New(fl.cfg.Jobs(), "study (folds × seeds × policies)", fl.quiet)
+	bar := progress.New(total, label, fl.quiet)
 	cfg := fl.cfg
 	cfg.Progress = bar.Grow()
 	start := time.Now()
-	r, err := dir.CrossValidate(e, cfg)
+	r, err := run(cfg)
 	bar.Done(err)
 	if err != nil {
 		return err
 	}
 	if !fl.quiet {
-		fmt.Fprintf(cmd.ErrOrStderr(), "study: %d rows in %s; wrote %s/{results.json,report.md,pareto.png,report.html}\n",
-			len(r.Study.Rows), time.Since(start).Round(time.Second), fl.out)
+		fmt.Fprintln(cmd.ErrOrStderr(), r.Wrote(fl.out, time.Since(start)))
 	}
-	if fl.asJSON {
-		return r.Summary.WriteJSON(cmd.OutOrStdout())
-	}
-	_, err = cmd.OutOrStdout().Write(r.Markdown)
-	return err
-}
-
-// resolve completes the config for e: on a replay the transcript recipe
-// (study.DefaultConfigFor) where the flags do not say, the teacher's
-// trainer, the supervised epochs (study.SFTEpochs); then checks it.
-func (fl *studyFlags) resolve(f *pflag.FlagSet, e env.Env) error {
-	_, isReplay := e.(*replay.Env)
-	if isReplay {
-		given := study.RecipeGiven{Labels: f.Changed("sft-labels"), Epochs: f.Changed("sft-epochs"),
-			Features: f.Changed("features"), Greedy: f.Changed("greedy")}
-		var err error
-		if fl.cfg, fl.sftEpochs, err = study.WithReplayRecipe(fl.cfg, fl.sftEpochs, given); err != nil {
-			return err
-		}
-	}
-	answers := teacher.Handles(fl.cfg.Train.SFT.Labels) // hindsight, pivotal[:K]: teacher.Train
-	if answers {
-		fl.cfg.Trainer = teacher.Train
-	}
-	fl.cfg.Train.SFT.Epochs = study.SFTEpochs(fl.sftEpochs, answers, isReplay)
-	return study.Check(e, fl.cfg)
+	return r.WriteOut(cmd.OutOrStdout(), fl.asJSON)
 }

@@ -14,15 +14,9 @@ type compareFlags struct {
 	asJSON   bool
 }
 
-func newStudyCompareCmd() *cobra.Command {
-	fl := compareFlags{cfg: study.CompareConfig{Bootstrap: study.DefaultConfig().Bootstrap}}
-	cmd := command("compare RESULTS.json [RESULTS.json...] [flags]", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error { return runCompare(cmd, &fl, args) })
-	fl.add(cmd)
-	return cmd
-}
-
 // add defines the flags on cmd.
 func (fl *compareFlags) add(cmd *cobra.Command) {
+	fl.cfg = study.CompareConfig{Bootstrap: study.DefaultConfig().Bootstrap}
 	f := cmd.Flags()
 	shared(f, &fl.by, "by", "", ": kind, model or model-kind (after all rows)")
 	shared(f, &fl.cfg.Policy, "policy", "", "; here the name of the one compared, as results.json has it (default: the first learned policy)")
@@ -35,35 +29,18 @@ func (fl *compareFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.asJSON, "json", "")
 }
 
-// runCompare reads the studies' results and prints their comparison
-// (study.Compare).
-func runCompare(cmd *cobra.Command, fl *compareFlags, args []string) error {
+// run reads the studies' results and prints their comparison
+// (study.CompareFiles).
+func (fl *compareFlags) run(cmd *cobra.Command, args []string) error {
 	cfg := fl.cfg
 	var err error
 	if cfg.By, err = study.ParseCompareBy(fl.by); err != nil {
 		return err
 	}
-	for _, s := range fl.ceilings {
-		c, err := study.ParseCompareBy(s)
-		if err != nil {
-			return err
-		}
-		cfg.Ceilings = append(cfg.Ceilings, c)
+	if cfg.Ceilings, err = study.ParseCeilings(fl.ceilings); err != nil {
+		return err
 	}
-	var inputs []*study.Results
-	for _, path := range args {
-		r, err := study.ReadResultsFile(path)
-		if err != nil {
-			return err
-		}
-		inputs = append(inputs, r)
-	}
-	if fl.pair != "" {
-		if cfg.Pair, err = study.ReadResultsFile(fl.pair); err != nil {
-			return err
-		}
-	}
-	c, err := study.Compare(inputs, cfg)
+	c, err := study.CompareFiles(args, fl.pair, cfg)
 	if err != nil {
 		return err
 	}

@@ -32,32 +32,34 @@ func runStudyShard(cmd *cobra.Command, e env.Env, fl *studyFlags) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(cmd.OutOrStdout(), "study shard %d/%d: %d of the study's %d cells (kept %d, ran %d); wrote %s\n",
-		k, n, r.ShardCells, r.Record.Cells, r.Kept, r.Ran, r.Path)
-	return err
+	return r.WriteText(cmd.OutOrStdout())
 }
 
-func newStudyMergeCmd() *cobra.Command {
-	var (
-		out               string
-		overwrite, asJSON bool
-	)
-	cmd := command("merge SHARD_DIR... --out DIR", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
-		s, err := study.MergeShards(args, out)
-		if err != nil {
-			return err
-		}
-		dir, err := study.OpenDir(out, overwrite)
-		if err != nil {
-			return err
-		}
-		defer dir.Close()
-		return dir.Publish(s, cmd.OutOrStdout(), asJSON)
-	})
+// studyMergeFlags are study merge's flags.
+type studyMergeFlags struct {
+	out               string
+	overwrite, asJSON bool
+}
+
+func (fl *studyMergeFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	shared(f, &out, "out", "", ": the merged study's directory (required)")
-	shared(f, &overwrite, "overwrite", "")
-	shared(f, &asJSON, "json", "")
+	shared(f, &fl.out, "out", "", ": the merged study's directory (required)")
+	shared(f, &fl.overwrite, "overwrite", "")
+	shared(f, &fl.asJSON, "json", "")
 	_ = cmd.MarkFlagRequired("out")
-	return cmd
+}
+
+// run merges the study shards args name into --out and prints its report
+// (study.MergeShards, study.Dir.Publish).
+func (fl *studyMergeFlags) run(cmd *cobra.Command, args []string) error {
+	s, err := study.MergeShards(args, fl.out)
+	if err != nil {
+		return err
+	}
+	dir, err := study.OpenDir(fl.out, fl.overwrite)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	return dir.Publish(s, cmd.OutOrStdout(), fl.asJSON)
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/mpdf/mpdf/view"
 )
 
-func init() { register(newTrainCmd) }
+func init() { register[trainFlags]("train [rollouts...]", nil) }
 
 // trainFlags are the flags of train that are not part of the stored
 // config; set holds those a resume keeps (run.Setting).
@@ -33,18 +33,11 @@ type trainFlags struct {
 	single                              bool
 }
 
-func newTrainCmd() *cobra.Command {
-	cfg := trainer.DefaultConfig()
-	var fl trainFlags
-	cmd := command("train [rollouts...]", nil, func(cmd *cobra.Command, args []string) error { return runTrain(cmd, &fl, args) })
-	bindConfig(cmd.Flags(), &cfg)
-	fl.add(cmd)
-	return cmd
-}
-
-// add defines the flags on cmd, besides the config's (bindConfig).
+// add defines the flags on cmd: the config's (bindConfig, whose defaults
+// the help shows; run.BaseOf resolves the config), and the others.
 func (fl *trainFlags) add(cmd *cobra.Command) {
-	f := cmd.Flags()
+	f, cfg := cmd.Flags(), trainer.DefaultConfig()
+	bindConfig(f, &cfg)
 	f.StringVar(&fl.configFile, "config", "", "JSON config file (flags win over it)")
 	shared(f, &fl.out, "out", "o", ": the run directory")
 	shared(f, &fl.resume, "resume", "", ": from its latest checkpoint, stored config and options")
@@ -67,8 +60,8 @@ func (fl *trainFlags) add(cmd *cobra.Command) {
 	addEnvCriticFlag(cmd, &fl.set.Env)
 }
 
-// runTrain wires the flags into a run.Config, runs it and prints.
-func runTrain(cmd *cobra.Command, fl *trainFlags, args []string) error {
+// run wires the flags into a run.Config, runs it and prints.
+func (fl *trainFlags) run(cmd *cobra.Command, args []string) error {
 	if err := fl.check(); err != nil {
 		return err
 	}

@@ -5,14 +5,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/internal/cliflag"
-	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/internal/progress"
 	"github.com/mpdf/mpdf/view"
 )
 
-func init() { register(newViewCmd) }
+func init() {
+	register[viewFlags]("view [EPISODES... | RUN_DIR] [--env sim|"+replay.Syntax+" --policy SPEC,...] --out FILE.html", nil)
+}
 
 // viewFlags are view's flags: eval's that choose what is played, and the
 // page's.
@@ -20,13 +21,6 @@ type viewFlags struct {
 	evalFlags
 	out      string
 	maxBytes int
-}
-
-func newViewCmd() *cobra.Command {
-	var fl viewFlags
-	cmd := command("view [EPISODES... | RUN_DIR] [--env sim|"+replay.Syntax+" --policy SPEC,...] --out FILE.html", nil, func(cmd *cobra.Command, args []string) error { return runView(cmd, &fl, args) })
-	fl.add(cmd)
-	return cmd
 }
 
 // add defines the flags on cmd: eval's flags of what is played, and the
@@ -38,10 +32,9 @@ func (fl *viewFlags) add(cmd *cobra.Command) {
 	f.Var(cliflag.Count(&fl.maxBytes, view.DefaultMaxBytes), "max-bytes", "size budget of the page in bytes; a larger page is refused")
 }
 
-// runView reads or plays the episodes and writes the page.
-func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
-	c := fl.cfg
-	played := cmd.Flags().Changed("env") || len(c.Policies) > 0
+// run reads or plays the episodes and writes the page.
+func (fl *viewFlags) run(cmd *cobra.Command, args []string) error {
+	played := cmd.Flags().Changed("env") || len(fl.cfg.Policies) > 0
 	if len(args) == 1 && view.IsRunDir(args[0]) && !played {
 		path, err := view.WriteRunPage(args[0], fl.out)
 		if err == nil && !fl.quiet {
@@ -52,34 +45,37 @@ func runView(cmd *cobra.Command, fl *viewFlags, args []string) error {
 	if fl.out == "" {
 		return fmt.Errorf("--out is required: the HTML file to write")
 	}
-	o := view.Options{MaxBytes: fl.maxBytes}
-	var runs []view.Run
+	runs, o, err := fl.runs(cmd, args, played)
+	if err != nil {
+		return err
+	}
+	o.MaxBytes = fl.maxBytes
+	return view.WriteFile(fl.out, runs, o)
+}
+
+// runs are the page's deliberations: read from the episode files args
+// name, or played as eval plays them (view.PlayEvaluation).
+func (fl *viewFlags) runs(cmd *cobra.Command, args []string, played bool) ([]view.Run, view.Options, error) {
 	switch {
 	case len(args) > 0 && played:
-		return fmt.Errorf("give episode files or --env/--policy to play, not both")
+		return nil, view.Options{}, fmt.Errorf("give episode files or --env/--policy to play, not both")
 	case len(args) > 0:
-		eps, err := view.Read(args, c.Tasks)
+		eps, err := view.Read(args, fl.cfg.Tasks)
 		if err != nil {
-			return err
+			return nil, view.Options{}, err
 		}
-		runs, o.Title = view.Group(eps), fmt.Sprintf("%d episodes", len(eps))
+		return view.Group(eps), view.Options{Title: fmt.Sprintf("%d episodes", len(eps))}, nil
 	case !played:
-		return fmt.Errorf("nothing to show: give episode files, or --env and --policy to play")
-	default:
-		ev, err := fl.open(cmd)
-		if err != nil {
-			return err
-		}
-		err = fl.each(ev, "view", func(p metapolicy.Policy, opts env.RunOptions) error {
-			rs, err := view.Play(ev.Env, []metapolicy.Policy{p}, opts)
-			runs = append(runs, rs...)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		o.Title = fmt.Sprintf("%s: %d tasks × %d episodes, %d rounds, seed %d", replay.Title(ev.Env), len(ev.List), ev.Episodes, ev.Rounds, ev.Seed)
-		o.Confidence = ev.ConfidenceSource()
+		return nil, view.Options{}, fmt.Errorf("nothing to show: give episode files, or --env and --policy to play")
 	}
-	return view.WriteFile(fl.out, runs, o)
+	ev, err := fl.open(cmd)
+	if err != nil {
+		return nil, view.Options{}, err
+	}
+	bar, done := progress.Lazy("view", fl.quiet)
+	runs, o, err := view.PlayEvaluation(ev, bar)
+	if err == nil {
+		done()
+	}
+	return runs, o, err
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/mpdf/mpdf/internal/errmark"
 )
 
 // ErrMalformed is wrapped by the errors of a 2xx answer the client cannot
@@ -60,7 +62,7 @@ var (
 	ErrExists = errors.New("exists")
 	// ErrResume marks why Out cannot be resumed (its records, torn or
 	// foreign).
-	ErrResume = errors.New("cannot resume")
+	ErrResume = errmark.Of("resume", "cannot resume")
 	// ErrForeign: Out holds an episode this collection does not play.
 	ErrForeign = errors.New("not one of this collection's episodes")
 	// ErrShardOutput: Out is a shard's, resumed without its shard.

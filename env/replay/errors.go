@@ -1,6 +1,10 @@
 package replay
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/mpdf/mpdf/internal/errmark"
+)
 
 // The errors of opening an environment (OpenEnv), of choosing the tasks
 // an evaluation plays (Tasks) and of a training split (OpenSplit), which a caller words in terms of its own
@@ -9,15 +13,15 @@ var (
 	// ErrTasks: more tasks asked than the environment or side has.
 	ErrTasks = errors.New("more tasks asked than there are")
 	// ErrSplit: the side or the split itself is wrong.
-	ErrSplit = errors.New("bad split")
+	ErrSplit = errmark.Of("split", "bad split")
 	// ErrEmptySide: the side played holds no task.
 	ErrEmptySide = errors.New("empty side")
 	// ErrHeldOut: the held-out share cannot split the tasks.
-	ErrHeldOut = errors.New("bad held-out share")
+	ErrHeldOut = errmark.Of("held_out", "bad held-out share")
 	// ErrSpec: the environment spec is not one that opens (OpenEnv,
 	// Evaluate): not sim or a replay spec, or a replay spec whose globs
 	// match no file of recorded rounds.
-	ErrSpec = errors.New("bad environment spec")
+	ErrSpec = errmark.Of("env", "bad environment spec")
 	// ErrEnvConfig: an EnvConfig field contradicts the spec (a kind or a
 	// critic the spec says otherwise, a critic on the simulator); the
 	// message starts with the field's name.

@@ -140,7 +140,7 @@ func Tasks(e env.Env, side string, heldOut float64, seed uint64, n int) ([]int, 
 		if side != "" && side != "all" {
 			what = "the " + side + " side has"
 		}
-		return nil, errmark.Mark(fmt.Errorf("%d: %s %d tasks", n, what, len(list)), ErrTasks)
+		return nil, errmark.Mark(errmark.Bad("replay", "tasks", n, fmt.Sprintf("%s %d tasks", what, len(list))), ErrTasks)
 	}
 	if n > 0 {
 		list = list[:n]

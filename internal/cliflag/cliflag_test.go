@@ -181,3 +181,20 @@ func TestSettingInFlags(t *testing.T) {
 		}
 	}
 }
+
+// An error marked as about a setting (errmark.Of) gets the command's flag
+// of its key before it, and only where the command has that flag.
+func TestKeyedInFlags(t *testing.T) {
+	cmd := &cobra.Command{Use: "train"}
+	cmd.Flags().Float64("held-out", 0, "")
+	for key, want := range map[string]string{
+		"held_out": "--held-out: play: 2 tasks cannot split",
+		"split":    "play: 2 tasks cannot split",
+	} {
+		mark := errmark.Of(key, "bad")
+		err := fmt.Errorf("play: %w", errmark.Mark(errors.New("2 tasks cannot split"), mark))
+		if got := SettingInFlags(cmd, err); got.Error() != want || !errors.Is(got, mark) {
+			t.Errorf("%s: %q, want %q", key, got, want)
+		}
+	}
+}

@@ -56,18 +56,33 @@ func (r *rewritten) Unwrap() error { return r.error }
 
 // SettingInFlags words a library's setting out of range
 // (*errmark.Setting) as the flag of cmd named by its key ("eval_tasks":
-// --eval-tasks 3: want ≥ 0); a setting no flag of cmd sets (or only an
-// old, renamed spelling) keeps the library's words.
+// --eval-tasks 3: want ≥ 0), and an error marked as about a setting
+// (errmark.Of) with that flag before it (--held-out: ...); a setting no
+// flag of cmd sets (or only an old, renamed spelling) keeps the library's
+// words.
 func SettingInFlags(cmd *cobra.Command, err error) error {
+	if key, ok := errmark.KeyOf(err); ok {
+		if name, ok := flagOf(cmd, key); ok {
+			err = &worded{err, "--" + name + ": %s"}
+		}
+	}
 	var s *errmark.Setting
 	if !errors.As(err, &s) {
 		return err
 	}
-	name := strings.ReplaceAll(s.Key, "_", "-")
-	if f := cmd.Flags().Lookup(name); f == nil || f.Deprecated != "" { // an old spelling means another thing now
+	name, ok := flagOf(cmd, s.Key)
+	if !ok {
 		return err
 	}
 	return Rewrite(err, s, fmt.Sprintf("--%s %s: %s", name, s.Value, s.Want))
+}
+
+// flagOf is the flag of cmd that sets the library's setting key
+// ("eval_tasks": eval-tasks), if cmd has it under that name now.
+func flagOf(cmd *cobra.Command, key string) (string, bool) {
+	name := strings.ReplaceAll(key, "_", "-")
+	f := cmd.Flags().Lookup(name)
+	return name, f != nil && f.Deprecated == "" // an old spelling means another thing now
 }
 
 // WordErrors passes the error of every command under c, and of c, through

@@ -29,3 +29,16 @@ func TestSetting(t *testing.T) {
 		t.Errorf("%v (%+v)", err, s)
 	}
 }
+
+// A mark of Of names its setting to KeyOf, the outermost one first; a
+// plain mark names none.
+func TestKeyOf(t *testing.T) {
+	inner, outer := Of("split", "bad split"), Of("held_out", "bad share")
+	err := fmt.Errorf("eval: %w", Mark(Mark(fs.ErrNotExist, inner), outer))
+	if key, ok := KeyOf(err); !ok || key != "held_out" || !errors.Is(err, inner) || err.Error() != "eval: "+fs.ErrNotExist.Error() {
+		t.Errorf("KeyOf %q %v, message %q", key, ok, err)
+	}
+	if key, ok := KeyOf(Mark(fs.ErrNotExist, errors.New("plain"))); ok {
+		t.Errorf("a plain mark names %q", key)
+	}
+}

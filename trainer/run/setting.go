@@ -1,14 +1,13 @@
 package run
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/mpdf/mpdf/internal/errmark"
 )
 
 // ErrContinue: a resumed run cannot go on in the setting given.
-var ErrContinue = errors.New("the run cannot go on so")
+var ErrContinue = errmark.Of("resume", "the run cannot go on so")
 
 // Setting is what starts a run besides its training config: the online
 // environment (its spec and replay split) or the offline data, and the

@@ -1,7 +1,6 @@
 package teacher
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -81,4 +80,4 @@ func Online(rc *run.Config) (note string, err error) {
 
 // ErrLabels marks the error of the teacher the supervised labels name
 // (SFT.Labels), which cannot label the run.
-var ErrLabels = errors.New("sft labels")
+var ErrLabels = errmark.Of("sft_labels", "sft labels")

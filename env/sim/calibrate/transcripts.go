@@ -86,3 +86,16 @@ func Fit(globs []string, topts transcript.Options, opts Options, paramsOut strin
 	}
 	return c, nil
 }
+
+// WriteReport writes the fit (WriteTable), then, when Fit wrote the
+// parameters to paramsOut, where.
+func (c *Calibration) WriteReport(w io.Writer, paramsOut string) error {
+	if err := c.WriteTable(w); err != nil {
+		return err
+	}
+	if paramsOut != "" {
+		_, err := fmt.Fprintf(w, "\nwrote the parameters to %s\n", paramsOut)
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,34 @@
+package study
+
+import (
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/replay"
+)
+
+// A Teacher is a Trainer for the supervised labels it handles (hindsight
+// and pivotal: trainer/teacher's Handles and Train). The caller supplies
+// it: a study runs any Trainer, and this package does not import one.
+type Teacher struct {
+	Handles func(labels string) bool
+	Train   Trainer
+}
+
+// Resolve completes cfg for a study on e as mpdf study does, then checks
+// it (Check): on a replay the transcript recipe where given does not say
+// (WithReplayRecipe); t's Train as the Trainer when t handles the labels;
+// the supervised epochs (SFTEpochs of sftEpochs, < 0 when not given).
+func Resolve(e env.Env, cfg Config, sftEpochs int, given RecipeGiven, t Teacher) (Config, error) {
+	_, isReplay := e.(*replay.Env)
+	if isReplay {
+		var err error
+		if cfg, sftEpochs, err = WithReplayRecipe(cfg, sftEpochs, given); err != nil {
+			return cfg, err
+		}
+	}
+	answers := t.Handles != nil && t.Handles(cfg.Train.SFT.Labels)
+	if answers {
+		cfg.Trainer = t.Train
+	}
+	cfg.Train.SFT.Epochs = SFTEpochs(sftEpochs, answers, isReplay)
+	return cfg, Check(e, cfg)
+}
