@@ -11,7 +11,9 @@
 //
 // To write a study's files into a directory as the command does, take it
 // with [OpenDir] and call [Dir.CrossValidate]: results.json, report.md,
-// pareto.png and report.html, or nothing when the study fails.
+// pareto.png and report.html, or nothing when the study fails. [Resolve]
+// completes a Config as the command does (the transcript recipe, a
+// [Teacher]'s trainer for the labels it handles, the supervised epochs).
 //
 // # The design
 //
