@@ -353,6 +353,12 @@ func TestShardBadValues(t *testing.T) {
 		{"reward Inf", func(c *Columns) { c.Rewards[1] = math.Inf(-1) }, "rewards: row 1: -Inf"},
 		{"logprob > 0", func(c *Columns) { c.LogProbs[0] = 0.5 }, "logprobs: row 0: 0.5"},
 		{"group id", func(c *Columns) { c.Groups[9] = uint32(len(c.GroupNames)) }, "groups: row 9: group"},
+		// what the decoder's bit tests must tell apart as well
+		{"feature -Inf", func(c *Columns) { c.Features[len(c.Features)-1] = float32(math.Inf(-1)) }, fmt.Sprintf("features: row %d: -Inf", c0(&good)-1)},
+		{"reward NaN", func(c *Columns) { c.Rewards[c0(&good)-1] = math.NaN() }, fmt.Sprintf("rewards: row %d: NaN", c0(&good)-1)},
+		{"logprob -Inf", func(c *Columns) { c.LogProbs[3] = math.Inf(-1) }, "logprobs: row 3: -Inf"},
+		{"logprob +Inf", func(c *Columns) { c.LogProbs[3] = math.Inf(1) }, "logprobs: row 3: +Inf"},
+		{"group id huge", func(c *Columns) { c.Groups[2] = 1 << 31 }, "groups: row 2: group 2147483648"},
 	}
 	for _, tc := range cases {
 		c := cloneColumns(&good)
@@ -367,6 +373,9 @@ func TestShardBadValues(t *testing.T) {
 		}
 	}
 }
+
+// c0 is the rows of c.
+func c0(c *Columns) int { return len(c.Actions) }
 
 func cloneColumns(c *Columns) *Columns {
 	return &Columns{Width: c.Width, rows: c.rows, GroupNames: c.GroupNames,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -336,8 +337,96 @@ func get64(raw []byte, n, j int) uint64 {
 
 // fillColumn decodes raw column k into dst and checks its values: what a
 // reader trusts afterwards, it checks here once. first is the shard row
-// of dst's row 0, for the messages.
+// of dst's row 0, for the messages. Every pass of training decodes every
+// block again, so the planes are read as whole slices (no bounds check a
+// byte) and a value is checked on its bits; the first bad value is then
+// found again by badValue, which words the error.
 func fillColumn(dst *Columns, k int, raw []byte, groups, first int) error {
+	ok := true
+	switch k {
+	case 0:
+		// float32 and uint32 have one size: the bits are stored as they are.
+		bits := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(dst.Features))), len(dst.Features))
+		exp := unplane32(bits, raw)
+		ok = exp&0x7f800000 != 0x7f800000 || finite32(bits)
+	case 1:
+		for _, a := range raw {
+			ok = ok && a < metapolicy.NumActions
+		}
+		copy(dst.Actions, raw)
+	case 2:
+		unplane64(dst.Rewards, raw)
+		for _, v := range dst.Rewards {
+			ok = ok && v-v == 0 // finite: NaN and ±Inf give NaN
+		}
+	case 3:
+		unplane64(dst.LogProbs, raw)
+		for _, v := range dst.LogProbs {
+			ok = ok && (v != v || v <= 0 && v-v == 0) // NaN (absent), or finite and ≤ 0
+		}
+	case 4:
+		top := unplane32(dst.Groups, raw)
+		ok = uint64(top) < uint64(groups) || below(dst.Groups, groups)
+	}
+	if ok {
+		return nil
+	}
+	return badValue(dst, k, raw, groups, first)
+}
+
+// unplane32 assembles the values of 4-byte planes into dst and returns
+// the OR of them all: a quick test that no bit a bad value needs is set.
+func unplane32(dst []uint32, raw []byte) uint32 {
+	n := len(dst)
+	p0, p1, p2, p3 := raw[:n], raw[n:2*n], raw[2*n:3*n], raw[3*n:4*n]
+	p1, p2, p3, dst = p1[:len(p0)], p2[:len(p0)], p3[:len(p0)], dst[:len(p0)]
+	var or uint32
+	for j, b := range p0 {
+		x := uint32(b) | uint32(p1[j])<<8 | uint32(p2[j])<<16 | uint32(p3[j])<<24
+		or |= x
+		dst[j] = x
+	}
+	return or
+}
+
+// finite32 reports whether no float32 of bits is NaN or ±Inf (its exponent
+// all ones).
+func finite32(bits []uint32) bool {
+	for _, x := range bits {
+		if x&0x7f800000 == 0x7f800000 {
+			return false
+		}
+	}
+	return true
+}
+
+// below reports whether every group index is under groups.
+func below(g []uint32, groups int) bool {
+	for _, x := range g {
+		if uint64(x) >= uint64(groups) {
+			return false
+		}
+	}
+	return true
+}
+
+// unplane64 assembles the float64 values of 8-byte planes into dst.
+func unplane64(dst []float64, raw []byte) {
+	n := len(dst)
+	p0 := raw[:n]
+	p1, p2, p3 := raw[n : 2*n][:len(p0)], raw[2*n : 3*n][:len(p0)], raw[3*n : 4*n][:len(p0)]
+	p4, p5, p6, p7 := raw[4*n : 5*n][:len(p0)], raw[5*n : 6*n][:len(p0)], raw[6*n : 7*n][:len(p0)], raw[7*n : 8*n][:len(p0)]
+	dst = dst[:len(p0)]
+	for j, b := range p0 {
+		x := uint64(b) | uint64(p1[j])<<8 | uint64(p2[j])<<16 | uint64(p3[j])<<24 |
+			uint64(p4[j])<<32 | uint64(p5[j])<<40 | uint64(p6[j])<<48 | uint64(p7[j])<<56
+		dst[j] = math.Float64frombits(x)
+	}
+}
+
+// badValue is the error of the first value of column k that fillColumn
+// refused.
+func badValue(dst *Columns, k int, raw []byte, groups, first int) error {
 	switch k {
 	case 0:
 		n := len(dst.Features)
@@ -346,7 +435,6 @@ func fillColumn(dst *Columns, k int, raw []byte, groups, first int) error {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 				return fmt.Errorf("%w: features: row %d: %v", ErrCorruptShard, first+j/max(dst.Width, 1), v)
 			}
-			dst.Features[j] = v
 		}
 	case 1:
 		for j, a := range raw {
@@ -354,7 +442,6 @@ func fillColumn(dst *Columns, k int, raw []byte, groups, first int) error {
 				return fmt.Errorf("%w: actions: row %d: action %d", ErrCorruptShard, first+j, a)
 			}
 		}
-		copy(dst.Actions, raw)
 	case 2:
 		n := len(dst.Rewards)
 		for j := range dst.Rewards {
@@ -362,7 +449,6 @@ func fillColumn(dst *Columns, k int, raw []byte, groups, first int) error {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("%w: rewards: row %d: %v", ErrCorruptShard, first+j, v)
 			}
-			dst.Rewards[j] = v
 		}
 	case 3:
 		n := len(dst.LogProbs)
@@ -371,17 +457,14 @@ func fillColumn(dst *Columns, k int, raw []byte, groups, first int) error {
 			if !math.IsNaN(v) && !(v <= 0 && !math.IsInf(v, 0)) {
 				return fmt.Errorf("%w: logprobs: row %d: %v", ErrCorruptShard, first+j, v)
 			}
-			dst.LogProbs[j] = v
 		}
 	case 4:
 		n := len(dst.Groups)
 		for j := range dst.Groups {
-			g := get32(raw, n, j)
-			if uint64(g) >= uint64(groups) {
+			if g := get32(raw, n, j); uint64(g) >= uint64(groups) {
 				return fmt.Errorf("%w: groups: row %d: group %d of %d", ErrCorruptShard, first+j, g, groups)
 			}
-			dst.Groups[j] = g
 		}
 	}
-	return nil
+	return fmt.Errorf("%w: %s: a value refused but not found again", ErrCorruptShard, columnName[k]) // unreachable: the checks agree
 }

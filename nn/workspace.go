@@ -78,11 +78,16 @@ type Workspace[T Float] struct {
 const threadRows = 1024
 
 // forwardRows is the fewest rows of a forward pass (ForwardTo, LogProbsTo)
-// worth a goroutine of their own: a row's forward pass is 2.3× cheaper than
-// its step (8.3 M against 3.7 M rows/s on one thread), and two threads lose
-// 24 % at 1024 rows and 8 % at 2048, break even at 4096 and gain from 8192
-// (72 % at 16384; same machine and day as threadRows).
-const forwardRows = 4 * threadRows
+// worth a goroutine of their own: parallel from 4096 rows. A row's forward
+// pass is 2.3× cheaper than its step, but a forward pass is pure row work
+// (no partial gradients to add): two goroutines against one, 6 alternate
+// runs on 2 cores at load average 8–9 (2026-12-01, docs/performance.md),
+// median 4.5 M against 3.9 M rows/s at 4096 rows, 4.3 M against 3.6 M at
+// 7200 (best runs 8.4 M against 6.5 M, 9.0 M against 7.8 M). (A first
+// measurement the same day at load 10–19 saw them even at 4096 and chose
+// 8192; offline training's rollout batches of a few groups, 4096–8191
+// rows, then ran their reference and KL passes on one core.)
+const forwardRows = 2 * threadRows
 
 // stepGoroutines is the rule: the goroutines a job of rows rows split into
 // blocks blocks runs on, given the rows worth a goroutine.
@@ -270,7 +275,7 @@ func (w *Workspace[T]) Freeze(m *MLP[T]) {
 
 // Threads is the number of row blocks a step's batch is split into, and the
 // most goroutines it runs on: steps of fewer than 2048 rows (twice
-// threadRows), and forward passes of fewer than 8192, run on the caller's
+// threadRows), and forward passes of fewer than 4096, run on the caller's
 // goroutine alone, with the same result.
 func (w *Workspace[T]) Threads() int { return w.s.threads }
 

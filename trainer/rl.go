@@ -14,7 +14,10 @@ package trainer
 //     advantages equal the batch's;
 //   - after an epoch, the k3 estimate mean(ρ − 1 − log ρ) of KL(μ ‖ π) over
 //     the batch stops the remaining epochs when it passes RLConfig.KLTarget
-//     (PPO's target_kl; design §4's KL to π_ref is a loss term, not a stop);
+//     (PPO's target_kl; design §4's KL to π_ref is a loss term, not a stop).
+//     After the last epoch there is nothing left to stop, so the estimate —
+//     a forward pass over the whole batch, a fifth of the forward passes of
+//     4 epochs — is taken only when RL.FinalKL asks for it;
 //   - the learning rate follows RLConfig.Schedule by the share of the run
 //     done (RL.Progress), after a linear warm-up in steps;
 //   - a step with a non-finite loss or gradient is skipped and counted;
@@ -55,6 +58,11 @@ type RL struct {
 	// step's, with Skipped set).
 	OnStep func(StepInfo)
 
+	// FinalKL estimates KL(μ‖π) after the last update epoch too, for
+	// UpdateResult.ApproxKL. It stops nothing (no epoch is left), so by
+	// default it is skipped; the weights are the same either way.
+	FinalKL bool
+
 	// keys name the networks of a decoupled policy (rl_nets.go).
 	keys  []string
 	index map[string]int32
@@ -85,7 +93,7 @@ type StepInfo struct {
 type UpdateResult struct {
 	Steps     int     `json:"steps"`
 	Epochs    int     `json:"epochs"`     // update epochs run (fewer after an early stop)
-	ApproxKL  float64 `json:"approx_kl"`  // k3 estimate of KL(μ‖π) after the last epoch
+	ApproxKL  float64 `json:"approx_kl"`  // k3 estimate of KL(μ‖π) after the last epoch estimated (every epoch but the last, unless RL.FinalKL; none without a KL target)
 	EarlyStop bool    `json:"early_stop"` // approx_kl passed rl.kl_target
 	Metrics   Metrics `json:"metrics"`    // row-weighted mean of the steps' metrics
 }
@@ -201,8 +209,9 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 			}
 		}
 		res.Epochs = ep + 1
-		if r.cfg.RL.KLTarget == 0 && ep+1 < r.cfg.RL.UpdateEpochs {
-			continue // the estimate only decides an early stop, or is reported at the end
+		last := ep+1 == r.cfg.RL.UpdateEpochs
+		if last && !r.FinalKL || !last && r.cfg.RL.KLTarget == 0 {
+			continue // the estimate only decides an early stop, or is reported when asked
 		}
 		kl, err := r.approxKL(&full)
 		if err != nil {

@@ -99,6 +99,7 @@ func TestUpdateFixesBehaviourAtStart(t *testing.T) {
 	cfg := smallConfig()
 	cfg.Adam.LR = 0.05 // big steps so that the ratio leaves [0.8, 1.2]
 	rl := newTestRL(t, cfg, 6)
+	rl.FinalKL = true // ApproxKL after the last epoch, checked below
 	clipped := 0.0
 	rl.OnStep = func(s StepInfo) {
 		if s.Epoch > 0 {
@@ -117,6 +118,40 @@ func TestUpdateFixesBehaviourAtStart(t *testing.T) {
 	}
 	if res.ApproxKL <= 0 {
 		t.Errorf("approx KL %v after the update, want > 0", res.ApproxKL)
+	}
+}
+
+// The estimate after the last epoch stops nothing: skipped (the default)
+// or taken, the weights after the updates are the same bits; without it
+// ApproxKL is the estimate after the epoch before the last.
+func TestUpdateFinalKLChangesNoWeight(t *testing.T) {
+	cfg := smallConfig()
+	cfg.Adam.LR = 0.05
+	cfg.RL.KLTarget = 10 // estimated after every epoch, never reached
+	var params [2][]float32
+	var kls [2][]float64
+	for i, final := range []bool{false, true} {
+		rl := newTestRL(t, cfg, 6)
+		rl.FinalKL = final
+		for seed := range uint64(3) {
+			res, err := rl.Update(rlSamples(seed+5, 16, 12, 6))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Epochs != cfg.RL.UpdateEpochs || res.EarlyStop || !(res.ApproxKL > 0) {
+				t.Fatalf("FinalKL %v: %d epochs, early stop %v, approx KL %v", final, res.Epochs, res.EarlyStop, res.ApproxKL)
+			}
+			kls[i] = append(kls[i], res.ApproxKL)
+		}
+		params[i] = rl.Stepper().Policy().Params
+	}
+	if !slices.Equal(params[0], params[1]) {
+		t.Error("the KL estimate after the last epoch changed the weights")
+	}
+	for k := range kls[0] {
+		if kls[0][k] == kls[1][k] {
+			t.Errorf("update %d: approx KL %v with and without the last epoch's estimate: want the one before the last", k, kls[0][k])
+		}
 	}
 }
 
