@@ -26,3 +26,16 @@ func TestNumericFlagMessages(t *testing.T) {
 		}
 	}
 }
+
+// More simulated tasks than the pool holds is refused naming the flag and
+// the pool, with the flag that grows it; within a grown pool it plays.
+func TestSimulateTasksBeyondThePool(t *testing.T) {
+	dir := t.TempDir()
+	_, err := runCmd(t, "simulate", "--tasks", "600", "--out", filepath.Join(dir, "a.jsonl"), "-q")
+	if want := "--tasks 600: simulator has 500 tasks (raise --sim-tasks)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("600 tasks of 500: %v, want %q", err, want)
+	}
+	if _, err := runCmd(t, "simulate", "--tasks", "600", "--sim-tasks", "600", "--out", filepath.Join(dir, "b.jsonl"), "-q"); err != nil {
+		t.Errorf("600 tasks of 600: %v", err)
+	}
+}
