@@ -14,6 +14,7 @@ import (
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env/llm"
+	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/internal/progress"
 )
 
@@ -131,6 +132,7 @@ func (fl *collectFlags) add(cmd *cobra.Command) {
 	f.IntVar(&fl.cc.Client.Concurrency, "concurrency", llm.DefaultConcurrency, "most requests in flight at once (also the episodes played at once)")
 	f.DurationVar(&fl.cc.Client.Timeout, "timeout", llm.DefaultTimeout, "bound on one attempt of a request (raise it for slow local models)")
 	f.IntVar(&fl.retries, "retries", llm.DefaultMaxRetries, "retries of a failed request (0 = none)")
+	cliflag.Sets(cmd, "retries", "max_retries")
 	f.Float64Var(&fl.temperature, "temperature", 0, "sampling temperature (default: the server's)")
 	f.IntVar(&fl.cc.Client.MaxTokens, "max-tokens", 0, "bound on each completion's tokens (0 = the server's)")
 	f.StringArrayVar(&fl.cc.Options.Personas, "persona", nil, "system message of agent i (cycled over the agents; repeatable)")

@@ -170,10 +170,13 @@ func TestSettingInFlags(t *testing.T) {
 	cmd.Flags().Int("tasks", 0, "")
 	cmd.Flags().Int("episodes", 0, "")
 	Renamed(cmd.Flags(), "rounds", "episodes") // an old spelling only
+	cmd.Flags().Int("retries", 0, "")
+	Sets(cmd, "retries", "max_retries") // a flag named otherwise than its key
 	for key, want := range map[string]string{
-		"tasks":  "play: --tasks -1: want ≥ 0",
-		"rounds": "play: env: rounds -1: want ≥ 0",
-		"seed":   "play: env: seed -1: want ≥ 0",
+		"tasks":       "play: --tasks -1: want ≥ 0",
+		"rounds":      "play: env: rounds -1: want ≥ 0",
+		"seed":        "play: env: seed -1: want ≥ 0",
+		"max_retries": "play: --retries -1: want ≥ 0",
 	} {
 		err := fmt.Errorf("play: %w", errmark.Bad("env", key, -1, "want ≥ 0"))
 		if got := SettingInFlags(cmd, err); got.Error() != want || !errors.Is(got, errors.Unwrap(err)) {

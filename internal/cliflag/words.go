@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/internal/errmark"
 )
@@ -77,12 +78,33 @@ func SettingInFlags(cmd *cobra.Command, err error) error {
 	return Rewrite(err, s, fmt.Sprintf("--%s %s: %s", name, s.Value, s.Want))
 }
 
+// settingKey is the annotation of a flag that sets a library setting of
+// another name (Sets).
+const settingKey = "mpdf-setting"
+
+// Sets records that cmd's flag name sets the library's setting key
+// (--retries: "max_retries"), for a flag whose name is not its key's.
+func Sets(cmd *cobra.Command, name, key string) {
+	if err := cmd.Flags().SetAnnotation(name, settingKey, []string{key}); err != nil {
+		panic(err) // a flag the command does not define: a programming error
+	}
+}
+
 // flagOf is the flag of cmd that sets the library's setting key
-// ("eval_tasks": eval-tasks), if cmd has it under that name now.
+// ("eval_tasks": eval-tasks), if cmd has it under that name now, or a flag
+// that says it sets it (Sets).
 func flagOf(cmd *cobra.Command, key string) (string, bool) {
 	name := strings.ReplaceAll(key, "_", "-")
-	f := cmd.Flags().Lookup(name)
-	return name, f != nil && f.Deprecated == "" // an old spelling means another thing now
+	if f := cmd.Flags().Lookup(name); f != nil {
+		return name, f.Deprecated == "" // an old spelling means another thing now
+	}
+	found := ""
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if k := f.Annotations[settingKey]; len(k) == 1 && k[0] == key && f.Deprecated == "" {
+			found = f.Name
+		}
+	})
+	return found, found != ""
 }
 
 // WordErrors passes the error of every command under c, and of c, through
