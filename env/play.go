@@ -77,6 +77,10 @@ type plan struct {
 // (*errmark.Setting, keyed tasks, episodes, rounds, workers, batch).
 const runOptions = "env: run options"
 
+// ErrTasks marks a run that asks for more tasks than its Env has (the
+// *errmark.Setting keyed tasks), so that a caller can say how to get more.
+var ErrTasks = errors.New("more tasks asked than the environment has")
+
 func (o *RunOptions) plan(e Env) (plan, error) {
 	p := plan{episodes: o.Episodes, rounds: o.Rounds, workers: o.Workers, batch: o.Batch}
 	n := e.NumTasks()
@@ -94,7 +98,7 @@ func (o *RunOptions) plan(e Env) (plan, error) {
 	case o.Tasks != nil && o.NumTasks != 0:
 		return p, fmt.Errorf("env: run options: both a task list and a task count")
 	case o.NumTasks > n:
-		return p, errmark.Bad(runOptions, "tasks", o.NumTasks, fmt.Sprintf("%s has %d tasks", e.Name(), n))
+		return p, errmark.Mark(errmark.Bad(runOptions, "tasks", o.NumTasks, fmt.Sprintf("%s has %d tasks", e.Name(), n)), ErrTasks)
 	}
 	if o.Tasks != nil {
 		for i, t := range o.Tasks {

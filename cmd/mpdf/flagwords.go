@@ -7,6 +7,7 @@ import (
 
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/llm"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim/calibrate"
@@ -40,6 +41,7 @@ var flagWords = []cliflag.Word{
 	{Cmd: "mpdf train", Err: run.ErrNotEmpty, Format: "--out: %s: --resume continues that run, a new --out starts another, --overwrite replaces it"},
 	{Cmd: "mpdf train", Err: run.ErrLocked, Format: "%s, or give another --out"},
 	{Cmd: "mpdf train", Err: run.ErrSingleBehaviour, Format: "%s. Train on the transcripts online instead, with --env 'replay:FILES' (the replay plays every action), or give --allow-single-behaviour to train on these rollouts anyway"},
+	{Cmd: "mpdf simulate", Err: env.ErrTasks, Format: "%s (raise --sim-tasks)"},
 	{Cmd: "mpdf view", Err: view.ErrOverBudget, Format: "%s: give --tasks N"},
 	{Err: study.ErrNoShardRecord, Format: "%s: not the output of mpdf study --shard"},
 	{Err: study.ErrShardUnfinished, Format: "%s (mpdf study with its --shard, --resume and the same flags)"},

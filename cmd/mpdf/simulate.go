@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/env/sim/calibrate"
 	"github.com/mpdf/mpdf/internal/cliflag"
-	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/internal/progress"
 )
 
@@ -94,10 +92,6 @@ func (fl *simulateFlags) run(cmd *cobra.Command, _ []string) error {
 		Greedy: fl.greedy && pol.Learned, Workers: fl.workers, Progress: bar,
 	}, fl.out, fl.maxLine)
 	done()
-	var bad *errmark.Setting
-	if errors.As(err, &bad) && bad.Key == "tasks" && fl.tasks > sim.NumTasks() {
-		bad.Want += " (raise --sim-tasks)"
-	}
 	if err != nil {
 		return err
 	}

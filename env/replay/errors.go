@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 
+	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/internal/errmark"
 )
 
@@ -10,8 +11,9 @@ import (
 // an evaluation plays (Tasks) and of a training split (OpenSplit), which a caller words in terms of its own
 // settings (the command line's flags): errors.Is tells them.
 var (
-	// ErrTasks: more tasks asked than the environment or side has.
-	ErrTasks = errors.New("more tasks asked than there are")
+	// ErrTasks: more tasks asked than the environment or side has
+	// (env.ErrTasks, the one mark of it).
+	ErrTasks = env.ErrTasks
 	// ErrSplit: the side or the split itself is wrong.
 	ErrSplit = errmark.Of("split", "bad split")
 	// ErrEmptySide: the side played holds no task.
