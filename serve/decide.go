@@ -114,7 +114,7 @@ func (p *Policy) decide(st stopper, req *DecideRequest, ds []delib, a *arena) (*
 		f := sc.f[:n*in]
 		obs := &sc.obs // in the scratch: the featurizer is a func value, so obs escapes
 		*obs = metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents, History: d.history}
-		team, err := p.team(f, targets[r:r+n], obs)
+		team, err := p.fz.Team(f, targets[r:r+n], obs)
 		if err != nil {
 			return nil, fmt.Errorf("serve: deliberation %d: %w", i, err)
 		}
@@ -200,24 +200,6 @@ func (p *Policy) decide(st stopper, req *DecideRequest, ds []delib, a *arena) (*
 // testHookDeliberation, when set (by tests only), runs before each
 // deliberation is featurized: a slow request on demand.
 var testHookDeliberation func()
-
-// teamFeaturizer featurizes every agent of a deliberation at once (see
-// metapolicy.FeaturizeTeam).
-type teamFeaturizer func(dst []float64, targets []string, obs *metapolicy.Observation) (team string, err error)
-
-// teamFeaturizerFor is the team featurizer of a feature layout, nil for a
-// layout without one.
-func teamFeaturizerFor(version string) teamFeaturizer {
-	switch version {
-	case metapolicy.FeatureVersion:
-		return metapolicy.FeaturizeTeam
-	case metapolicy.FeatureVersionV2:
-		return metapolicy.FeaturizeTeamV2
-	case metapolicy.FeatureVersionPeers:
-		return metapolicy.FeaturizeTeamPeers
-	}
-	return nil
-}
 
 // scratch is one request's working memory, pooled so that a decide
 // allocates little more than its response.

@@ -21,7 +21,6 @@ type Policy struct {
 	info PolicyInfo
 	net  *nn.MLP[float32]
 	fz   metapolicy.Featurizer // the layout the network reads
-	team teamFeaturizer        // fz's, for a deliberation at once
 	ws   sync.Pool             // *nn.Workspace[float32], one per concurrent forward pass
 	dec  *decoupled            // a decoupled policy's networks (nets.go); nil for one network
 }
@@ -105,8 +104,7 @@ func newPolicy(info PolicyInfo, net *nn.MLP[float32]) (*Policy, error) {
 		return nil, fmt.Errorf("serve: policy %s: %w", info.Name, err)
 	}
 	info.FeatureVersion = fz.Version
-	team := teamFeaturizerFor(fz.Version)
-	if team == nil {
+	if fz.Team == nil { // Decide featurizes a deliberation at once
 		return nil, fmt.Errorf("serve: policy %s: layout %s has no team featurizer in this build", info.Name, fz.Version)
 	}
 	if _, err := metapolicy.NewFeaturizedPolicy(info.Name, net, fz); err != nil {
@@ -117,7 +115,7 @@ func newPolicy(info PolicyInfo, net *nn.MLP[float32]) (*Policy, error) {
 	info.LoadedAt = time.Now().UTC().Format(time.RFC3339)
 	if net.Attn > 0 { // nn's attention loops, no workspace (forward)
 		info.AttnDim = net.Attn
-		return &Policy{info: info, net: net, fz: fz, team: team}, nil
+		return &Policy{info: info, net: net, fz: fz}, nil
 	}
 	// A workspace now, so that a network the kernels refuse fails the load
 	// rather than the first request.
@@ -126,7 +124,7 @@ func newPolicy(info PolicyInfo, net *nn.MLP[float32]) (*Policy, error) {
 		return nil, fmt.Errorf("serve: policy %s: %w", info.Name, err)
 	}
 	ws.Freeze(net) // a policy's network never changes: a reload is a new Policy
-	p := &Policy{info: info, net: net, fz: fz, team: team}
+	p := &Policy{info: info, net: net, fz: fz}
 	p.ws.New = func() any {
 		w, err := nn.NewWorkspace[float32](net.Sizes, net.Act, chunkRows, 1)
 		if err != nil {
