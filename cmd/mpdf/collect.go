@@ -33,9 +33,9 @@ type collectFlags struct {
 	greedy, quiet, asJSON            bool
 }
 
-// run runs the collection the flags ask for (llm.Collect) and says what
+// Run runs the collection the flags ask for (llm.Collect) and says what
 // it wrote.
-func (fl *collectFlags) run(cmd *cobra.Command, _ []string) error {
+func (fl *collectFlags) Run(cmd *cobra.Command, _ []string) error {
 	cc, err := fl.config(cmd.Flags())
 	if err != nil {
 		return err
@@ -57,7 +57,7 @@ func (fl *collectFlags) run(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	if fl.asJSON && c.Written > 0 {
-		return printJSON(cmd.OutOrStdout(), c)
+		return cliflag.PrintJSON(cmd.OutOrStdout(), c)
 	}
 	return c.WriteText(cmd.OutOrStdout())
 }
@@ -110,8 +110,8 @@ func (fl *collectFlags) client(f *pflag.FlagSet) (llm.Config, error) {
 	return cfg, nil
 }
 
-// add defines the flags on cmd.
-func (fl *collectFlags) add(cmd *cobra.Command) {
+// Add defines the flags on cmd.
+func (fl *collectFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&fl.backend, "api", "openai", "API the server speaks: openai (any OpenAI-compatible chat-completions server)")
 	f.StringArrayVar(&fl.baseURLs, "base-url", nil, "API root, e.g. http://127.0.0.1:8080/v1 (else "+llm.EnvBaseURL[0]+"); repeat it for replicas of the model")
@@ -143,7 +143,7 @@ func (fl *collectFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.asJSON, "json", "")
 	shared(f, &fl.cc.Resume, "resume", "", ": keep its episodes, play only the missing ones (same flags as the first run)")
 	shared(f, &fl.cc.Overwrite, "overwrite", "")
-	addMaxLineFlag(cmd, &fl.cc.MaxLineBytes)
+	cliflag.MaxLine(cmd, &fl.cc.MaxLineBytes)
 	for _, name := range []string{"tasks-file", "policy", "out"} {
 		_ = cmd.MarkFlagRequired(name)
 	}

@@ -24,8 +24,8 @@ type serveFlags struct {
 	maxInflight int
 }
 
-// add defines the flags on cmd.
-func (fl *serveFlags) add(cmd *cobra.Command) {
+// Add defines the flags on cmd.
+func (fl *serveFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	shared(f, &fl.cfg.PolicyPath, "policy", "", "; served: a learned one only")
 	f.StringVar(&fl.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
@@ -58,8 +58,8 @@ func (fl *serveFlags) config() (serve.Config, error) {
 	return cfg, cfg.Validate()
 }
 
-// run serves until SIGTERM or SIGINT (serve.ListenAndServe).
-func (fl *serveFlags) run(cmd *cobra.Command, _ []string) error {
+// Run serves until SIGTERM or SIGINT (serve.ListenAndServe).
+func (fl *serveFlags) Run(cmd *cobra.Command, _ []string) error {
 	cfg, err := fl.config()
 	if err != nil {
 		return err

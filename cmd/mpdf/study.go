@@ -20,9 +20,9 @@ import (
 func init() { commands = append(commands, newStudyCmd) }
 
 func newStudyCmd() *cobra.Command {
-	cmd := command[studyFlags]("study [--env sim|"+replay.Syntax+"] [flags]", cobra.NoArgs)
-	cmd.AddCommand(command[compareFlags]("compare RESULTS.json [RESULTS.json...] [flags]", cobra.MinimumNArgs(1))) // studycompare.go
-	cmd.AddCommand(command[studyMergeFlags]("merge SHARD_DIR... --out DIR", cobra.MinimumNArgs(1)))                // studymerge.go
+	cmd := cliflag.Command[studyFlags]("study [--env sim|"+replay.Syntax+"] [flags]", cobra.NoArgs)
+	cmd.AddCommand(cliflag.Command[compareFlags]("compare RESULTS.json [RESULTS.json...] [flags]", cobra.MinimumNArgs(1))) // studycompare.go
+	cmd.AddCommand(cliflag.Command[studyMergeFlags]("merge SHARD_DIR... --out DIR", cobra.MinimumNArgs(1)))                // studymerge.go
 	return cmd
 }
 
@@ -39,13 +39,13 @@ type studyFlags struct {
 	resume                           bool
 }
 
-// add defines the flags on cmd.
-func (fl *studyFlags) add(cmd *cobra.Command) {
+// Add defines the flags on cmd.
+func (fl *studyFlags) Add(cmd *cobra.Command) {
 	def := study.DefaultConfig()
 	fl.cfg, fl.cfg.Baselines = def, nil
 	f := cmd.Flags()
 	shared(f, &fl.env, "env", "")
-	addKindFlag(f, &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
+	cliflag.Kind(f, &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
 	shared(f, &fl.out, "out", "", ": the study's directory of results.json, report.md, pareto.png and report.html")
 	shared(f, &fl.overwrite, "overwrite", "")
 	f.IntVar(&fl.cfg.Folds, "folds", def.Folds, "K of the K-fold split by question")
@@ -76,14 +76,14 @@ func (fl *studyFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.critic, "critic", "")
 	shared(f, &fl.shard, "shard", "", ": of the study's (seed, fold, λ) cells (cell i to shard i mod N), into --out, for mpdf study merge")
 	shared(f, &fl.resume, "resume", "", ": with --shard, keep the shard's finished cells (same flags as the first run)")
-	addSimFlags(cmd, &fl.sim)
+	cliflag.Sim(cmd.Flags(), &fl.sim)
 }
 
-// run opens the environment, runs the study into --out and prints
+// Run opens the environment, runs the study into --out and prints
 // its report.
-func (fl *studyFlags) run(cmd *cobra.Command, _ []string) error {
+func (fl *studyFlags) Run(cmd *cobra.Command, _ []string) error {
 	fl.cfg.GroupBy = study.GroupBy(fl.groupBy)
-	e, _, err := replay.OpenEnv(fl.env, replay.EnvConfig{Sim: fl.sim, Kind: fl.kind, Critic: fl.critic, Log: logUnless(fl.quiet, cmd.ErrOrStderr())})
+	e, _, err := replay.OpenEnv(fl.env, replay.EnvConfig{Sim: fl.sim, Kind: fl.kind, Critic: fl.critic, Log: cliflag.LogUnless(fl.quiet, cmd.ErrOrStderr())})
 	if err != nil {
 		return err
 	}

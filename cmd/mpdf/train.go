@@ -33,9 +33,9 @@ type trainFlags struct {
 	single                              bool
 }
 
-// add defines the flags on cmd: the config's (bindConfig, whose defaults
+// Add defines the flags on cmd: the config's (bindConfig, whose defaults
 // the help shows; run.BaseOf resolves the config), and the others.
-func (fl *trainFlags) add(cmd *cobra.Command) {
+func (fl *trainFlags) Add(cmd *cobra.Command) {
 	f, cfg := cmd.Flags(), trainer.DefaultConfig()
 	bindConfig(f, &cfg)
 	f.StringVar(&fl.configFile, "config", "", "JSON config file (flags win over it)")
@@ -56,12 +56,12 @@ func (fl *trainFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.set.Env, "env", "", "; online runs (see mpdf eval -h)")
 	shared(f, &fl.set.HeldOut, "held-out", "", "; on a replay, of training, for the final evaluation")
 	shared(f, &fl.set.SplitSeed, "split-seed", "", " (replay; mpdf eval --split uses the same)")
-	addEnvKindFlag(cmd, &fl.set.Env) // envflags.go
-	addEnvCriticFlag(cmd, &fl.set.Env)
+	cliflag.EnvKind(cmd, &fl.set.Env)
+	cliflag.EnvCritic(cmd, &fl.set.Env)
 }
 
-// run wires the flags into a run.Config, runs it and prints.
-func (fl *trainFlags) run(cmd *cobra.Command, args []string) error {
+// Run wires the flags into a run.Config, runs it and prints.
+func (fl *trainFlags) Run(cmd *cobra.Command, args []string) error {
 	if err := fl.check(); err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func (fl *trainFlags) online(cmd *cobra.Command, rc *run.Config) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	var err error
-	ec := replay.EnvConfig{Sim: sim.Config{Seed: rc.Train.Seed}, Log: logUnless(fl.quiet, stderr)}
+	ec := replay.EnvConfig{Sim: sim.Config{Seed: rc.Train.Seed}, Log: cliflag.LogUnless(fl.quiet, stderr)}
 	rc.Env, rc.HeldOutEnv, err = replay.OpenTraining(fl.set.Env, ec, fl.set.HeldOut, fl.set.SplitSeed, &rc.Train.RL.Rounds, cmd.OutOrStdout())
 	if err != nil {
 		return err
