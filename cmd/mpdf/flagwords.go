@@ -62,7 +62,7 @@ func inFlagWords(cmd *cobra.Command, err error) error {
 	}
 	var se *serve.SettingError
 	if errors.As(err, &se) {
-		err = cliflag.Rewrite(err, se, se.Words(serveFlag))
+		err = cliflag.Rewrite(err, se, se.Words(func(s serve.Setting) string { return cliflag.FlagWords(cmd, s.Field, s.Value) }))
 	}
 	return err
 }

@@ -88,3 +88,24 @@ func Count(p *int, def int) pflag.Value {
 
 // errNegative is a Count's error for a negative value.
 var errNegative = fmt.Errorf("want ≥ 0")
+
+// Scaled is an int64 flag in units of 2^shift bytes (KiB: 10) that sets
+// *p, a number of bytes, to def units to begin with; FlagWords words a
+// library's value of *p in the flag's units.
+func Scaled(p *int64, shift uint, def int64) pflag.Value {
+	*p = def << shift
+	return scaled{p, shift}
+}
+
+type scaled struct {
+	p     *int64
+	shift uint
+}
+
+func (v scaled) Type() string   { return "int64" }
+func (v scaled) String() string { return strconv.FormatInt(*v.p>>v.shift, 10) }
+func (v scaled) Set(s string) error {
+	n, err := strconv.ParseInt(s, 0, 64) // as pflag's int64 parses
+	*v.p = n << v.shift
+	return err
+}
