@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -108,30 +107,15 @@ func (fl *studyFlags) Run(cmd *cobra.Command, _ []string) error {
 	return runStudyDir(cmd, e, fl, dir)
 }
 
-// written is a study (study.Report) or an ablation written into its
-// directory.
-type written interface {
-	Wrote(dir string, took time.Duration) string
-	WriteOut(w io.Writer, asJSON bool) error
-}
-
 // runStudyDir runs the study, or the ablation of --ablate, into dir on one
 // progress bar, and prints what it wrote.
 func runStudyDir(cmd *cobra.Command, e env.Env, fl *studyFlags, dir *study.Dir) error {
-	total, label := fl.cfg.Jobs(), "study (folds × seeds × policies)"
-	run := func(cfg study.Config) (written, error) { return dir.CrossValidate(e, cfg) }
-	if fl.ablate != "" {
-		total, label = 1, "ablation "+fl.ablate+" (settings × folds × seeds)"
-		run = func(cfg study.Config) (written, error) {
-			a, _, err := dir.RunAblation(e, cfg, fl.ablate)
-			return a, err
-		}
-	}
+	total, label := fl.cfg.Work(fl.ablate)
 	bar := progress.New(total, label, fl.quiet)
 	cfg := fl.cfg
 	cfg.Progress = bar.Grow()
 	start := time.Now()
-	r, err := run(cfg)
+	r, err := dir.CrossValidateOrAblate(e, cfg, fl.ablate)
 	bar.Done(err)
 	if err != nil {
 		return err
