@@ -35,14 +35,10 @@ func newRoot() *cobra.Command {
 		Version:       version.Describe(),
 	}
 	root.SetVersionTemplate("mpdf {{.Version}}\n")
-	root.SetFlagErrorFunc(cliflag.NumberError) // inherited by every subcommand
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
-	cliflag.AddRenames(root)
-	cliflag.AddHelp(root, helpFiles, helpVars) // help.go
-	cliflag.SetDefaults(root)
-	cliflag.WordErrors(root, inFlagWords) // flagwords.go
+	cliflag.Finish(root, helpFiles, helpVars, inFlagWords) // help.go, flagwords.go
 	return root
 }
 

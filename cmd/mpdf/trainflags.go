@@ -5,17 +5,8 @@ import (
 
 	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/nn"
 	"github.com/mpdf/mpdf/trainer"
 )
-
-// hidden, loss and agentPolicy are the flags of the config fields whose
-// values their library parses and prints.
-func hidden(p *[]int) pflag.Value { return cliflag.Parsed(p, "sizes", nn.ParseHidden, nn.FormatHidden) }
-func loss(p *string) pflag.Value  { return cliflag.Parsed(p, "loss", nn.ParseLossKind, nn.LossName) }
-func agentPolicy(p *string) pflag.Value {
-	return cliflag.Parsed(p, "string", metapolicy.ParseAgentPolicyField, metapolicy.AgentPolicyName)
-}
 
 // bindConfig binds the training flags to the fields of c. It is called
 // twice: on the command's own config (whose defaults the help shows) and on
@@ -23,13 +14,13 @@ func agentPolicy(p *string) pflag.Value {
 // so that flags win over the file and the file over the defaults.
 func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, usageOf("seed")+": initialisation, sampling, shuffling")
-	fs.Var(hidden(&c.Hidden), "hidden", usageOf("hidden")+", comma-separated")
+	fs.Var(cliflag.Hidden(&c.Hidden), "hidden", usageOf("hidden")+", comma-separated")
 	fs.StringVar(&c.Activation, "activation", c.Activation, "hidden activation: tanh or relu")
 	fs.StringVar(&c.Backend, "backend", c.Backend, "loss and gradients: kernel (fast CPU kernels) or gorgonia (autodiff graph)")
 	fs.StringVar(&c.Estimator, "estimator", c.Estimator, "advantage estimator: softrank, grpo, drgrpo, rloo, reinforce")
 	fs.Float64Var(&c.Tau, "tau", c.Tau, "SoftRankPO temperature τ")
-	fs.Var(loss(&c.Loss.Kind), "loss", usageOf("loss"))
-	fs.Var(agentPolicy(&c.AgentPolicy), "agent-policy", usageOf("agent-policy")+"; each agent's network sees only its own observation; online only")
+	fs.Var(cliflag.Loss(&c.Loss.Kind), "loss", usageOf("loss"))
+	fs.Var(cliflag.AgentPolicy(&c.AgentPolicy), "agent-policy", usageOf("agent-policy")+"; each agent's network sees only its own observation; online only")
 	fs.Float64Var(&c.Loss.EpsLow, "eps-low", c.Loss.EpsLow, "ratio clip below, 1 − ε_low")
 	fs.Float64Var(&c.Loss.EpsHigh, "eps-high", c.Loss.EpsHigh, "ratio clip above, 1 + ε_high")
 	fs.Float64Var(&c.Loss.Beta, "beta", c.Loss.Beta, "KL penalty coefficient β (rank-match: the implicit reward's scale)")

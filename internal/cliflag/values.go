@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/nn"
 )
 
 // Parsed is a flag of a value that its library parses and prints: parse
@@ -108,4 +111,13 @@ func (v scaled) Set(s string) error {
 	n, err := strconv.ParseInt(s, 0, 64) // as pflag's int64 parses
 	*v.p = n << v.shift
 	return err
+}
+
+// Hidden, Loss and AgentPolicy are the flags of the training config's
+// fields whose values their library parses and prints (train and study
+// bind them).
+func Hidden(p *[]int) pflag.Value { return Parsed(p, "sizes", nn.ParseHidden, nn.FormatHidden) }
+func Loss(p *string) pflag.Value  { return Parsed(p, "loss", nn.ParseLossKind, nn.LossName) }
+func AgentPolicy(p *string) pflag.Value {
+	return Parsed(p, "string", metapolicy.ParseAgentPolicyField, metapolicy.AgentPolicyName)
 }
