@@ -28,8 +28,6 @@ type collectFlags struct {
 	cc                               llm.CollectConfig
 	backend, policy, shard, urlsFile string
 	baseURLs                         []string
-	retries                          int
-	temperature                      float64
 	greedy, quiet, asJSON            bool
 }
 
@@ -102,11 +100,6 @@ func (fl *collectFlags) client(f *pflag.FlagSet) (llm.Config, error) {
 	if err := cfg.SetBaseURLs(fl.baseURLs, fl.urlsFile); err != nil {
 		return cfg, fmt.Errorf("--base-urls-file: %w", err)
 	}
-	cfg.MaxRetries = &fl.retries
-	cfg.Backoff = llm.Backoff{Jitter: 0.2, Seed: fl.cc.Seed}
-	if f.Changed("temperature") {
-		cfg.Temperature = &fl.temperature
-	}
 	return cfg, nil
 }
 
@@ -131,9 +124,9 @@ func (fl *collectFlags) Add(cmd *cobra.Command) {
 	shared(f, &fl.greedy, "greedy", "")
 	f.IntVar(&fl.cc.Client.Concurrency, "concurrency", llm.DefaultConcurrency, "most requests in flight at once (also the episodes played at once)")
 	f.DurationVar(&fl.cc.Client.Timeout, "timeout", llm.DefaultTimeout, "bound on one attempt of a request (raise it for slow local models)")
-	f.IntVar(&fl.retries, "retries", llm.DefaultMaxRetries, "retries of a failed request (0 = none)")
+	f.Var(cliflag.OptionalInt(&fl.cc.Client.MaxRetries, llm.DefaultMaxRetries), "retries", "retries of a failed request (0 = none)")
 	cliflag.Sets(cmd, "retries", "max_retries")
-	f.Float64Var(&fl.temperature, "temperature", 0, "sampling temperature (default: the server's)")
+	f.Var(cliflag.OptionalFloat(&fl.cc.Client.Temperature, 0), "temperature", "sampling temperature (default: the server's)")
 	f.IntVar(&fl.cc.Client.MaxTokens, "max-tokens", 0, "bound on each completion's tokens (0 = the server's)")
 	f.StringArrayVar(&fl.cc.Options.Personas, "persona", nil, "system message of agent i (cycled over the agents; repeatable)")
 	f.BoolVar(&fl.cc.Options.NoJudge, "no-judge", false, "skip the judge call (the LLM grading the answer) after each answer (confidences missing)")

@@ -121,3 +121,43 @@ func Loss(p *string) pflag.Value  { return Parsed(p, "loss", nn.ParseLossKind, n
 func AgentPolicy(p *string) pflag.Value {
 	return Parsed(p, "string", metapolicy.ParseAgentPolicyField, metapolicy.AgentPolicyName)
 }
+
+// OptionalInt and OptionalFloat are flags of a library's optional number,
+// a pointer left nil for its default: given, they set *p to a new value;
+// not given, *p stays nil and the help shows def, the library's default.
+func OptionalInt(p **int, def int) pflag.Value {
+	atoi := func(s string) (int, error) { // as pflag's int parses
+		n, err := strconv.ParseInt(s, 0, 64)
+		return int(n), err
+	}
+	return optional[int]{p, "int", def, atoi, strconv.Itoa}
+}
+
+func OptionalFloat(p **float64, def float64) pflag.Value {
+	return optional[float64]{p, "float64", def,
+		func(s string) (float64, error) { return strconv.ParseFloat(s, 64) },
+		func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }}
+}
+
+type optional[T any] struct {
+	p      **T
+	typ    string
+	def    T
+	parse  func(string) (T, error)
+	format func(T) string
+}
+
+func (v optional[T]) Type() string { return v.typ }
+func (v optional[T]) String() string {
+	if *v.p == nil {
+		return v.format(v.def)
+	}
+	return v.format(**v.p)
+}
+func (v optional[T]) Set(s string) error {
+	x, err := v.parse(s)
+	if err == nil {
+		*v.p = &x
+	}
+	return err
+}
