@@ -18,7 +18,9 @@ import (
 // echoFlags is a command's flag struct: Add defines --word, Run prints it.
 type echoFlags struct{ word string }
 
-func (e *echoFlags) Add(cmd *cobra.Command) { cmd.Flags().StringVar(&e.word, "word", "hi", "what to say") }
+func (e *echoFlags) Add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&e.word, "word", "hi", "what to say")
+}
 func (e *echoFlags) Run(cmd *cobra.Command, _ []string) error {
 	if e.word == "fail" {
 		return fmt.Errorf("echo: %w", &ExitError{Code: 2, Err: errors.New("asked to")})
