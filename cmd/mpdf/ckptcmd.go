@@ -47,11 +47,6 @@ func (fl *exportFlags) Run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	which := "policy"
-	if fl.reference {
-		which = "reference"
-	}
-	_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s weights of %s at step %d (%s, feature version %s)\n",
-		fl.out, which, args[0], ck.Header.Step, checkpoints.DescribeNet(net), ck.Header.FeatureVersion)
+	_, err = fmt.Fprintln(cmd.OutOrStdout(), checkpoints.ExportLine(args[0], fl.out, ck, net, fl.reference))
 	return err
 }
