@@ -21,7 +21,7 @@ import (
 // function, through register but for those with subcommands.
 var commands []func() *cobra.Command
 
-// register adds to mpdf the command of flags F (command).
+// register adds to mpdf the command of flags F (cliflag.Command).
 func register[F any, R cliflag.RunnerOf[F]](use string, args cobra.PositionalArgs) {
 	commands = append(commands, func() *cobra.Command { return cliflag.Command[F, R](use, args) })
 }
