@@ -45,7 +45,7 @@ var layers = []layer{
 	{"data", "rollout formats (JSONL episodes/decisions), reader/writer, reward, packed shards", []string{"answer", "internal/errmark", "internal/jsonscan", "internal/version", "metapolicy", "outfile"}},
 	{"checkpoints", "compressed checkpoint format, retention, safetensors interop", []string{"internal/errmark", "metapolicy", "nn", "outfile"}},
 	{"data/transcript", "reader of debate transcripts (LLM-Debate, DyLAN, LLM-Agora) into questions and episodes", []string{"answer", "data", "internal/jsonscan", "metapolicy"}},
-	{"data/corpus", "what a set of transcripts holds: the corpus table, the persist and debate baselines", []string{"data/transcript", "metapolicy"}},
+	{"data/corpus", "what a set of transcripts holds: the corpus table, the persist and debate baselines", []string{"answer", "data/transcript", "metapolicy"}},
 	{"env", "the environment interface, the episode runner, evaluation and verdict", []string{"data", "internal/errmark", "metapolicy", "stats"}},
 	{"env/sim", "the calibrated simulator: the default environment, its parameters and their fit", []string{"data", "env", "metapolicy"}},
 	{"env/replay", "recorded transcripts replayed as an environment; an --env spec (sim or replay) opened, an evaluation set up", []string{"answer", "checkpoints", "data", "data/transcript", "env", "env/sim", "internal/errmark", "metapolicy"}},
@@ -53,12 +53,12 @@ var layers = []layer{
 	{"trainer", "advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops", []string{"data", "env", "metapolicy", "nn"}},
 	{"trainer/run", "a training run: stages, checkpoints and resume, run directory, metrics log, curve", []string{"autodiff", "checkpoints", "data", "env", "internal/errmark", "internal/progress", "metapolicy", "nn", "outfile", "plots", "trainer"}},
 	{"trainer/teacher", "hindsight search of the best joint plan per task; hindsight and pivotal labels", []string{"data", "env", "internal/errmark", "metapolicy", "trainer", "trainer/run"}},
-	{"view", "deliberations and policies' decisions, a training run and a study's report, as self-contained HTML pages", []string{"checkpoints", "data", "data/transcript", "env", "env/replay", "internal/errmark", "metapolicy", "outfile", "plots", "trainer/run"}},
+	{"view", "deliberations and policies' decisions, a training run and a study's report, as self-contained HTML pages", []string{"answer", "checkpoints", "data", "data/transcript", "env", "env/replay", "internal/errmark", "metapolicy", "outfile", "plots", "trainer/run"}},
 	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "env/sim", "internal/errmark", "internal/jsonscan", "internal/version", "metapolicy", "nn", "outfile", "plots", "stats", "trainer", "trainer/run", "view"}},
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "trainer/teacher"}},
 	{"env/sim/calibrate", "the simulator fitted to transcripts and checked against them, statistics and feature signals", []string{"data", "data/transcript", "env", "env/sim", "internal/errmark", "metapolicy", "study/signals"}},
 	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
-	{"internal/cliflag", "the command line's flag machinery: the shared-flag table, binding, renames, value adapters, errors in flag words", []string{"answer", "data", "internal/errmark"}},
+	{"internal/cliflag", "the command line's flag machinery: commands of flag structs, help files, the shared-flag table, binding, flag groups several commands share, renames, value adapters, errors in flag words", []string{"answer", "data", "data/transcript", "env/replay", "env/sim", "internal/errmark", "metapolicy", "nn"}},
 	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"answer", "checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "internal/cliflag", "internal/progress", "internal/version", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
 }
 

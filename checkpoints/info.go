@@ -252,6 +252,18 @@ const (
 	MetaWeights = "mpdf.weights" // which network: "policy" or "reference"
 )
 
+// ExportLine is the line that says Export wrote out from the checkpoint
+// at path (ck, its network net; the reference policy's if reference):
+// which weights, at what step, of what network and feature version.
+func ExportLine(path, out string, ck *Checkpoint, net *nn.MLP[float32], reference bool) string {
+	which := "policy"
+	if reference {
+		which = "reference"
+	}
+	return fmt.Sprintf("wrote %s: %s weights of %s at step %d (%s, feature version %s)",
+		out, which, path, ck.Header.Step, DescribeNet(net), ck.Header.FeatureVersion)
+}
+
 // Export writes the policy network of the checkpoint at path (every
 // network and the fallback of a decoupled policy; its frozen KL reference
 // policy when reference is set) to the safetensors file out,

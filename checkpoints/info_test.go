@@ -47,8 +47,14 @@ func TestInspectAndExport(t *testing.T) {
 	}
 
 	out := filepath.Join(dir, "r.safetensors")
-	if _, net, err := Export(path, out, true); err != nil || len(net.Params) != 83 {
+	ck, net, err := Export(path, out, true)
+	if err != nil || len(net.Params) != 83 {
 		t.Fatalf("Export: %v", err)
+	}
+	want := "wrote " + out + ": reference weights of " + path + " at step " + itoa(c.Header.Step) +
+		" (MLP 6 → 8 → 3, tanh, 83 parameters, feature version " + metapolicy.FeatureVersion + ")"
+	if got := ExportLine(path, out, ck, net, true); got != want {
+		t.Errorf("ExportLine: %q, want %q", got, want)
 	}
 	d, err = Inspect(out)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
@@ -248,9 +249,9 @@ func TestStudyPlaysEachTaskItsOwnRounds(t *testing.T) {
 	a := func(ans string, tok int) transcript.Answer {
 		return transcript.Answer{Answer: ans, Profile: data.Profile{Tokens: tok}}
 	}
-	two := transcript.Question{ID: "q0", File: "gsm_m_agents2_rounds3.json", Task: transcript.GSM8K, Text: "q0", Gold: "1",
+	two := transcript.Question{ID: "q0", File: "gsm_m_agents2_rounds3.json", Task: answer.GSM8K, Text: "q0", Gold: "1",
 		Agents: [][]transcript.Answer{{a("1", 10), a("2", 20), a("1", 30)}, {a("2", 10), a("2", 20), a("1", 30)}}}
-	one := transcript.Question{ID: "q1", File: "gsm_m_agents2_rounds2.json", Task: transcript.GSM8K, Text: "q1", Gold: "4",
+	one := transcript.Question{ID: "q1", File: "gsm_m_agents2_rounds2.json", Task: answer.GSM8K, Text: "q1", Gold: "4",
 		Agents: [][]transcript.Answer{{a("4", 100), a("4", 1000)}, {a("3", 100), a("4", 1000)}}}
 	e, err := replay.New([]transcript.Question{two, one})
 	if err != nil {

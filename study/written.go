@@ -4,10 +4,48 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/mpdf/mpdf/env"
 )
 
 // What a command says once a study, an ablation or a shard is written:
 // the line on stderr naming the files, and the report on stdout.
+
+// A Written is a study (Report) or an ablation (Ablation) written into its
+// directory (Dir.CrossValidateOrAblate): the line that says so, and what
+// it prints.
+type Written interface {
+	Wrote(dir string, took time.Duration) string
+	WriteOut(w io.Writer, asJSON bool) error
+}
+
+// CrossValidateOrAblate runs into d the study of cfg on e
+// (Dir.CrossValidate) or, when ablate names one, that ablation
+// (Dir.RunAblation). On an error the Written is nil.
+func (d *Dir) CrossValidateOrAblate(e env.Env, cfg Config, ablate string) (Written, error) {
+	if ablate == "" {
+		r, err := d.CrossValidate(e, cfg)
+		if err != nil {
+			return nil, err // not a nil *Report in a Written
+		}
+		return r, nil
+	}
+	a, _, err := d.RunAblation(e, cfg, ablate)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Work is the progress bar of Dir.CrossValidateOrAblate: its first total
+// (Jobs; an ablation's bar grows from 1 once it knows its settings) and
+// its label.
+func (c Config) Work(ablate string) (total int, label string) {
+	if ablate != "" {
+		return 1, "ablation " + ablate + " (settings × folds × seeds)"
+	}
+	return c.Jobs(), "study (folds × seeds × policies)"
+}
 
 // Wrote is the line that says r was written into dir, took after it
 // started.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
@@ -306,7 +307,7 @@ func origin(source, task string) (model, kind string) {
 	}
 	if kind == "" {
 		if p, _, ok := strings.Cut(task, ":"); ok {
-			if k, err := transcript.ParseTask(p); err == nil {
+			if k, err := answer.ParseKind(p); err == nil {
 				kind = string(k)
 			}
 		}

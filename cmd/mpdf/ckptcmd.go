@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/checkpoints"
+	"github.com/mpdf/mpdf/internal/cliflag"
 )
 
 func init() {
@@ -16,15 +17,15 @@ func init() {
 // inspectFlags are inspect's flags.
 type inspectFlags struct{ asJSON bool }
 
-func (fl *inspectFlags) add(cmd *cobra.Command) { shared(cmd.Flags(), &fl.asJSON, "json", "") }
+func (fl *inspectFlags) Add(cmd *cobra.Command) { shared(cmd.Flags(), &fl.asJSON, "json", "") }
 
-// run prints the header of the checkpoint args[0] (checkpoints.Inspect).
-func (fl *inspectFlags) run(cmd *cobra.Command, args []string) error {
+// Run prints the header of the checkpoint args[0] (checkpoints.Inspect).
+func (fl *inspectFlags) Run(cmd *cobra.Command, args []string) error {
 	d, err := checkpoints.Inspect(args[0])
 	if err != nil {
 		return err
 	}
-	return show(cmd, fl.asJSON, d, d.WriteText)
+	return cliflag.Show(cmd, fl.asJSON, d, d.WriteText)
 }
 
 // exportFlags are export's flags.
@@ -33,24 +34,19 @@ type exportFlags struct {
 	reference bool
 }
 
-func (fl *exportFlags) add(cmd *cobra.Command) {
+func (fl *exportFlags) Add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&fl.out, "safetensors", "", "output safetensors file (required)")
 	cmd.Flags().BoolVar(&fl.reference, "reference", false, "export the frozen reference policy instead of the trained one")
 	_ = cmd.MarkFlagRequired("safetensors")
 }
 
-// run exports the checkpoint args[0] (checkpoints.Export) and says what
+// Run exports the checkpoint args[0] (checkpoints.Export) and says what
 // it wrote.
-func (fl *exportFlags) run(cmd *cobra.Command, args []string) error {
+func (fl *exportFlags) Run(cmd *cobra.Command, args []string) error {
 	ck, net, err := checkpoints.Export(args[0], fl.out, fl.reference)
 	if err != nil {
 		return err
 	}
-	which := "policy"
-	if fl.reference {
-		which = "reference"
-	}
-	_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s weights of %s at step %d (%s, feature version %s)\n",
-		fl.out, which, args[0], ck.Header.Step, checkpoints.DescribeNet(net), ck.Header.FeatureVersion)
+	_, err = fmt.Fprintln(cmd.OutOrStdout(), checkpoints.ExportLine(args[0], fl.out, ck, net, fl.reference))
 	return err
 }

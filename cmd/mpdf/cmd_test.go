@@ -16,6 +16,7 @@ import (
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
 )
@@ -281,8 +282,8 @@ func TestDataValidateReportsBadLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, err := runCmd(t, "data", "validate", path)
-	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != 2 {
+	var ee *cliflag.ExitError
+	if !errors.As(err, &ee) || ee.Code != 2 {
 		t.Fatalf("error %v, want an exit status 2", err)
 	}
 	if !strings.Contains(stdout, path+":2: agents: 1, want at least 2\n") {
@@ -298,7 +299,7 @@ func TestDataValidateReportsBadLine(t *testing.T) {
 	}
 	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	stdout, err = runCmd(t, "data", "validate", "--max-errors", "1", path)
-	if !errors.As(err, &ee) || ee.code != 2 {
+	if !errors.As(err, &ee) || ee.Code != 2 {
 		t.Fatalf("error %v, want an exit status 2", err)
 	}
 	if strings.Count(stdout, "agents: 1") != 1 || !strings.Contains(stdout, "and 2 more rejected") || !strings.Contains(stdout, "rejected 3") {
@@ -326,7 +327,7 @@ func TestDataValidateReportsBadLine(t *testing.T) {
 	if out := mustRun(t, "data", "validate", good); !strings.Contains(out, "read 2 records, accepted 2") {
 		t.Errorf("clean file output:\n%s", out)
 	}
-	if out, err := runCmd(t, "data", "validate", filepath.Join(t.TempDir(), "none*.jsonl")); !errors.As(err, &ee) || ee.code != 1 ||
+	if out, err := runCmd(t, "data", "validate", filepath.Join(t.TempDir(), "none*.jsonl")); !errors.As(err, &ee) || ee.Code != 1 ||
 		!strings.Contains(out, "none*.jsonl\" matches no file") {
 		t.Errorf("a pattern matching nothing: error %v, output %q; want status 1 naming it", err, out)
 	}

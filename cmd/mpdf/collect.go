@@ -28,14 +28,12 @@ type collectFlags struct {
 	cc                               llm.CollectConfig
 	backend, policy, shard, urlsFile string
 	baseURLs                         []string
-	retries                          int
-	temperature                      float64
 	greedy, quiet, asJSON            bool
 }
 
-// run runs the collection the flags ask for (llm.Collect) and says what
+// Run runs the collection the flags ask for (llm.Collect) and says what
 // it wrote.
-func (fl *collectFlags) run(cmd *cobra.Command, _ []string) error {
+func (fl *collectFlags) Run(cmd *cobra.Command, _ []string) error {
 	cc, err := fl.config(cmd.Flags())
 	if err != nil {
 		return err
@@ -57,7 +55,7 @@ func (fl *collectFlags) run(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	if fl.asJSON && c.Written > 0 {
-		return printJSON(cmd.OutOrStdout(), c)
+		return cliflag.PrintJSON(cmd.OutOrStdout(), c)
 	}
 	return c.WriteText(cmd.OutOrStdout())
 }
@@ -102,16 +100,11 @@ func (fl *collectFlags) client(f *pflag.FlagSet) (llm.Config, error) {
 	if err := cfg.SetBaseURLs(fl.baseURLs, fl.urlsFile); err != nil {
 		return cfg, fmt.Errorf("--base-urls-file: %w", err)
 	}
-	cfg.MaxRetries = &fl.retries
-	cfg.Backoff = llm.Backoff{Jitter: 0.2, Seed: fl.cc.Seed}
-	if f.Changed("temperature") {
-		cfg.Temperature = &fl.temperature
-	}
 	return cfg, nil
 }
 
-// add defines the flags on cmd.
-func (fl *collectFlags) add(cmd *cobra.Command) {
+// Add defines the flags on cmd.
+func (fl *collectFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&fl.backend, "api", "openai", "API the server speaks: openai (any OpenAI-compatible chat-completions server)")
 	f.StringArrayVar(&fl.baseURLs, "base-url", nil, "API root, e.g. http://127.0.0.1:8080/v1 (else "+llm.EnvBaseURL[0]+"); repeat it for replicas of the model")
@@ -131,9 +124,9 @@ func (fl *collectFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.greedy, "greedy", "")
 	f.IntVar(&fl.cc.Client.Concurrency, "concurrency", llm.DefaultConcurrency, "most requests in flight at once (also the episodes played at once)")
 	f.DurationVar(&fl.cc.Client.Timeout, "timeout", llm.DefaultTimeout, "bound on one attempt of a request (raise it for slow local models)")
-	f.IntVar(&fl.retries, "retries", llm.DefaultMaxRetries, "retries of a failed request (0 = none)")
+	f.Var(cliflag.OptionalInt(&fl.cc.Client.MaxRetries, llm.DefaultMaxRetries), "retries", "retries of a failed request (0 = none)")
 	cliflag.Sets(cmd, "retries", "max_retries")
-	f.Float64Var(&fl.temperature, "temperature", 0, "sampling temperature (default: the server's)")
+	f.Var(cliflag.OptionalFloat(&fl.cc.Client.Temperature, 0), "temperature", "sampling temperature (default: the server's)")
 	f.IntVar(&fl.cc.Client.MaxTokens, "max-tokens", 0, "bound on each completion's tokens (0 = the server's)")
 	f.StringArrayVar(&fl.cc.Options.Personas, "persona", nil, "system message of agent i (cycled over the agents; repeatable)")
 	f.BoolVar(&fl.cc.Options.NoJudge, "no-judge", false, "skip the judge call (the LLM grading the answer) after each answer (confidences missing)")
@@ -143,7 +136,7 @@ func (fl *collectFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.asJSON, "json", "")
 	shared(f, &fl.cc.Resume, "resume", "", ": keep its episodes, play only the missing ones (same flags as the first run)")
 	shared(f, &fl.cc.Overwrite, "overwrite", "")
-	addMaxLineFlag(cmd, &fl.cc.MaxLineBytes)
+	cliflag.MaxLine(cmd, &fl.cc.MaxLineBytes)
 	for _, name := range []string{"tasks-file", "policy", "out"} {
 		_ = cmd.MarkFlagRequired(name)
 	}

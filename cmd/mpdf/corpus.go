@@ -6,22 +6,23 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/data/corpus"
+	"github.com/mpdf/mpdf/internal/cliflag"
 )
 
 // corpusFlags are data corpus' flags.
 type corpusFlags struct {
-	tf     transcriptFlags
+	tf     cliflag.Transcripts
 	asJSON bool
 }
 
-func (fl *corpusFlags) add(cmd *cobra.Command) {
-	fl.tf.add(cmd.Flags())
+func (fl *corpusFlags) Add(cmd *cobra.Command) {
+	fl.tf.Add(cmd.Flags())
 	shared(cmd.Flags(), &fl.asJSON, "json", "")
 }
 
-// run describes the transcripts args name (corpus.Read).
-func (fl *corpusFlags) run(cmd *cobra.Command, args []string) error {
-	paths, opts, err := fl.tf.inputs(args)
+// Run describes the transcripts args name (corpus.Read).
+func (fl *corpusFlags) Run(cmd *cobra.Command, args []string) error {
+	paths, opts, err := fl.tf.Inputs(args)
 	if err != nil {
 		return err
 	}
@@ -29,5 +30,5 @@ func (fl *corpusFlags) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	return show(cmd, fl.asJSON, c, func(w io.Writer) error { return corpus.Write(w, c) })
+	return cliflag.Show(cmd, fl.asJSON, c, func(w io.Writer) error { return corpus.Write(w, c) })
 }

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/internal/progress"
 )
 
@@ -19,10 +18,10 @@ type evalFlags struct {
 	quiet, asJSON bool
 }
 
-// add defines the flags on cmd: what is played and how, and the output's.
-func (fl *evalFlags) add(cmd *cobra.Command) {
+// Add defines the flags on cmd: what is played and how, and the output's.
+func (fl *evalFlags) Add(cmd *cobra.Command) {
 	fl.addPlay(cmd)
-	addKindFlag(cmd.Flags(), &fl.cfg.Kind, "task of replayed transcripts (as a kind= part of --env)")
+	cliflag.Kind(cmd.Flags(), &fl.cfg.Kind, "task of replayed transcripts (as a kind= part of --env)")
 	shared(cmd.Flags(), &fl.asJSON, "json", "", ": an array of results")
 }
 
@@ -43,12 +42,12 @@ func (fl *evalFlags) addPlay(cmd *cobra.Command) {
 	shared(f, &c.Greedy, "greedy", "", " (heuristics unaffected)")
 	shared(f, &c.Workers, "workers", "")
 	shared(f, &fl.quiet, "quiet", "q")
-	addSimFlags(cmd, &c.Sim)
-	addEnvCriticFlag(cmd, &c.Env) // envflags.go
+	cliflag.Sim(cmd.Flags(), &c.Sim)
+	cliflag.EnvCritic(cmd, &c.Env)
 }
 
-// run opens the evaluation, plays it and prints.
-func (fl *evalFlags) run(cmd *cobra.Command, _ []string) error {
+// Run opens the evaluation, plays it and prints.
+func (fl *evalFlags) Run(cmd *cobra.Command, _ []string) error {
 	ev, err := fl.open(cmd)
 	if err != nil {
 		return err
@@ -70,20 +69,6 @@ func (fl *evalFlags) run(cmd *cobra.Command, _ []string) error {
 func (fl *evalFlags) open(cmd *cobra.Command) (*replay.Evaluation, error) {
 	c, f := fl.cfg, cmd.Flags()
 	c.EnvGiven, c.HeldOutGiven, c.SplitSeedGiven = f.Changed("env"), f.Changed("held-out"), f.Changed("split-seed")
-	c.Notes, c.Log = cmd.ErrOrStderr(), logUnless(fl.quiet, cmd.ErrOrStderr())
+	c.Notes, c.Log = cmd.ErrOrStderr(), cliflag.LogUnless(fl.quiet, cmd.ErrOrStderr())
 	return replay.OpenEvaluation(c)
-}
-
-// logUnless is w, or nil (no transcript reports) when quiet.
-func logUnless(quiet bool, w io.Writer) io.Writer {
-	if quiet {
-		return nil
-	}
-	return w
-}
-
-// lazyBar makes progress bars for work whose total its callee knows
-// (progress.Lazy), none when quiet.
-func lazyBar(quiet bool) func(label string) (func(done, total int), func()) {
-	return func(label string) (func(done, total int), func()) { return progress.Lazy(label, quiet) }
 }

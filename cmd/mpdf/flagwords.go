@@ -39,6 +39,7 @@ var flagWords = []cliflag.Word{
 	{Err: llm.ErrNotShard, Format: "%s: it was not collected with --shard"},
 	{Err: llm.ErrOtherShard, Format: "%s: resume with the first run's --shard"},
 	{Cmd: "mpdf train", Err: run.ErrNotEmpty, Format: "--out: %s: --resume continues that run, a new --out starts another, --overwrite replaces it"},
+	{Cmd: "mpdf train", Err: run.ErrInitResume, Format: "--init and --resume: %s"},
 	{Cmd: "mpdf train", Err: run.ErrLocked, Format: "%s, or give another --out"},
 	{Cmd: "mpdf train", Err: run.ErrSingleBehaviour, Format: "%s. Train on the transcripts online instead, with --env 'replay:FILES' (the replay plays every action), or give --allow-single-behaviour to train on these rollouts anyway"},
 	{Cmd: "mpdf simulate", Err: env.ErrTasks, Format: "%s (raise --sim-tasks)"},
@@ -62,7 +63,7 @@ func inFlagWords(cmd *cobra.Command, err error) error {
 	}
 	var se *serve.SettingError
 	if errors.As(err, &se) {
-		err = cliflag.Rewrite(err, se, se.Words(serveFlag))
+		err = cliflag.Rewrite(err, se, se.Words(func(s serve.Setting) string { return cliflag.FlagWords(cmd, s.Field, s.Value) }))
 	}
 	return err
 }

@@ -5,17 +5,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/mpdf/mpdf/env/llm"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/view"
 )
 
-// helpFiles hold the commands' help, prose kept apart from the wiring:
-// help/NAME.txt (NAME the command's path after "mpdf", words joined by
-// "-") is the one-line summary, then the long text, then the examples
-// if any, parted by lines "---".
+// helpFiles hold the commands' help, prose kept apart from the wiring
+// (cliflag.AddHelp says how).
 //
 //go:embed help/*.txt
 var helpFiles embed.FS
@@ -31,22 +27,6 @@ var helpVars = strings.NewReplacer(
 	"{env-api-key}", strings.Join(llm.EnvAPIKey, ", "),
 	"{max-text-bytes}", strconv.Itoa(view.MaxTextBytes),
 )
-
-// addHelp sets the summary, long text and examples of c and of the
-// commands under it from their help files.
-func addHelp(c *cobra.Command) {
-	name := strings.ReplaceAll(strings.TrimPrefix(c.CommandPath(), "mpdf "), " ", "-")
-	if b, err := helpFiles.ReadFile("help/" + name + ".txt"); err == nil {
-		parts := strings.SplitN(helpVars.Replace(string(b)), "\n---\n", 3)
-		c.Short, c.Long = parts[0], strings.TrimSuffix(parts[1], "\n")
-		if len(parts) == 3 {
-			c.Example = strings.TrimSuffix(parts[2], "\n")
-		}
-	}
-	for _, s := range c.Commands() {
-		addHelp(s)
-	}
-}
 
 // policySpecHelp describes what a --policy value may be, for help texts.
 const policySpecHelp = `A policy is a heuristic baseline — persist, refine, debate,

@@ -7,7 +7,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -22,9 +21,9 @@ import (
 // function, through register but for those with subcommands.
 var commands []func() *cobra.Command
 
-// register adds to mpdf the command of flags F (command).
-func register[F any, R runnerOf[F]](use string, args cobra.PositionalArgs) {
-	commands = append(commands, func() *cobra.Command { return command[F, R](use, args) })
+// register adds to mpdf the command of flags F (cliflag.Command).
+func register[F any, R cliflag.RunnerOf[F]](use string, args cobra.PositionalArgs) {
+	commands = append(commands, func() *cobra.Command { return cliflag.Command[F, R](use, args) })
 }
 
 func newRoot() *cobra.Command {
@@ -36,34 +35,17 @@ func newRoot() *cobra.Command {
 		Version:       version.Describe(),
 	}
 	root.SetVersionTemplate("mpdf {{.Version}}\n")
-	root.SetFlagErrorFunc(cliflag.NumberError) // inherited by every subcommand
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
-	cliflag.AddRenames(root)
-	addHelp(root) // help.go
-	cliflag.SetDefaults(root)
-	cliflag.WordErrors(root, inFlagWords) // flagwords.go
+	cliflag.Finish(root, helpFiles, helpVars, inFlagWords) // help.go, flagwords.go
 	return root
 }
-
-// exitError carries a specific exit status (e.g. 2 for rejected records).
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
 	if err := newRoot().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "mpdf:", err)
-		var ee *exitError
-		if errors.As(err, &ee) {
-			os.Exit(ee.code)
-		}
-		os.Exit(1)
+		os.Exit(cliflag.ExitCode(err))
 	}
 }
 
@@ -75,26 +57,3 @@ var shared, usageOf = cliflag.Bind, cliflag.Usage
 // now defaults to 1, as every --seed does (issue 21): the same command
 // without --seed draws other episodes than before.
 const seedWas0 = "; 1 by default as in every command, it was 0 before December 2026 (--seed 0 plays the old episodes)"
-
-// A runner is a command's flags and the run that uses them: add defines
-// the flags on the command, run runs it with them parsed.
-type runner interface {
-	add(cmd *cobra.Command)
-	run(cmd *cobra.Command, args []string) error
-}
-
-// runnerOf is a runner that is a *F: a command's flag struct.
-type runnerOf[F any] interface {
-	*F
-	runner
-}
-
-// command makes a command from its use line, the arguments it takes (nil:
-// any) and a new F, its flags and their run; its help comes from
-// help/NAME.txt (help.go).
-func command[F any, R runnerOf[F]](use string, args cobra.PositionalArgs) *cobra.Command {
-	r := R(new(F))
-	cmd := &cobra.Command{Use: use, Args: args, RunE: r.run}
-	r.add(cmd)
-	return cmd
-}

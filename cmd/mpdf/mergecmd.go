@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/internal/cliflag"
 )
 
 // mergeFlags are data merge's flags.
@@ -13,16 +14,16 @@ type mergeFlags struct {
 	maxLine   int
 }
 
-func (fl *mergeFlags) add(cmd *cobra.Command) {
+func (fl *mergeFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	shared(f, &fl.out, "out", "o", ": the merged episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
 	shared(f, &fl.overwrite, "overwrite", "")
-	addMaxLineFlag(cmd, &fl.maxLine)
+	cliflag.MaxLine(cmd, &fl.maxLine)
 	_ = cmd.MarkFlagRequired("out")
 }
 
-// run merges the collection shards args name (data.MergeShards).
-func (fl *mergeFlags) run(cmd *cobra.Command, args []string) error {
+// Run merges the collection shards args name (data.MergeShards).
+func (fl *mergeFlags) Run(cmd *cobra.Command, args []string) error {
 	m, err := data.MergeShards(args, fl.out, data.MergeOptions{Overwrite: fl.overwrite, MaxLineBytes: fl.maxLine})
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/serve"
 )
 
@@ -16,22 +17,19 @@ func init() { register[serveFlags]("serve --policy FILE [--addr HOST:PORT] [flag
 
 // serveFlags are serve's flags.
 type serveFlags struct {
-	cfg         serve.Config
-	addr        string
-	quiet       bool
-	maxBodyKiB  int64
-	maxMemMiB   int64
-	maxInflight int
+	cfg   serve.Config
+	addr  string
+	quiet bool
 }
 
-// add defines the flags on cmd.
-func (fl *serveFlags) add(cmd *cobra.Command) {
+// Add defines the flags on cmd.
+func (fl *serveFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	shared(f, &fl.cfg.PolicyPath, "policy", "", "; served: a learned one only")
 	f.StringVar(&fl.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
-	f.Int64Var(&fl.maxBodyKiB, "max-body-kib", 1024, "largest request body in KiB (413 beyond)")
-	f.IntVar(&fl.maxInflight, "max-inflight", 64, "decide requests served at once (429 beyond)")
-	f.Int64Var(&fl.maxMemMiB, "max-memory-mib", 512, "memory budget in MiB: a decide request is admitted only if its estimated memory fits in what the requests in flight leave (503 with Retry-After beyond; 413 if it alone cannot); also the garbage collector's soft limit unless GOMEMLIMIT is set")
+	f.Var(cliflag.Scaled(&fl.cfg.MaxBodyBytes, 10, 1024), "max-body-kib", "largest request body in KiB (413 beyond)")
+	f.IntVar(&fl.cfg.MaxInflight, "max-inflight", 64, "decide requests served at once (429 beyond)")
+	f.Var(cliflag.Scaled(&fl.cfg.MaxMemory, 20, 512), "max-memory-mib", "memory budget in MiB: a decide request is admitted only if its estimated memory fits in what the requests in flight leave (503 with Retry-After beyond; 413 if it alone cannot); also the garbage collector's soft limit unless GOMEMLIMIT is set")
 	f.DurationVar(&fl.cfg.ReadTimeout, "read-timeout", 0, "time to read a whole request (0 = 10s)")
 	f.DurationVar(&fl.cfg.WriteTimeout, "write-timeout", 0, "time to write a response (0 = 10s)")
 	f.DurationVar(&fl.cfg.RequestTimeout, "request-timeout", 0, "time a decide request may take, body read included, before it is answered 503 and its work stopped; shorter than --write-timeout (0 = 4/5 of it)")
@@ -39,6 +37,8 @@ func (fl *serveFlags) add(cmd *cobra.Command) {
 	f.IntVar(&fl.cfg.GOGC, "gogc", 0, "garbage collector target percentage, as GOGC (0 = the GOGC environment variable's, else 100); 400 trims the tail at saturation for a few MB of heap")
 	shared(f, &fl.cfg.Critic, "critic", "", "; here of agents given as text (for a policy trained on a replay with critic=on)")
 	shared(f, &fl.quiet, "quiet", "q", ": warnings and errors only")
+	cliflag.Sets(cmd, "max-body-kib", "max_body_bytes") // their errors' words (FlagWords)
+	cliflag.Sets(cmd, "max-memory-mib", "max_memory")
 }
 
 // config is the server's configuration from the flags, validated.
@@ -52,14 +52,11 @@ func (fl *serveFlags) config() (serve.Config, error) {
 		level = slog.LevelWarn
 	}
 	cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	cfg.MaxBodyBytes = fl.maxBodyKiB << 10
-	cfg.MaxMemory = fl.maxMemMiB << 20
-	cfg.MaxInflight = fl.maxInflight
 	return cfg, cfg.Validate()
 }
 
-// run serves until SIGTERM or SIGINT (serve.ListenAndServe).
-func (fl *serveFlags) run(cmd *cobra.Command, _ []string) error {
+// Run serves until SIGTERM or SIGINT (serve.ListenAndServe).
+func (fl *serveFlags) Run(cmd *cobra.Command, _ []string) error {
 	cfg, err := fl.config()
 	if err != nil {
 		return err
@@ -67,30 +64,4 @@ func (fl *serveFlags) run(cmd *cobra.Command, _ []string) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	return serve.ListenAndServe(ctx, cfg, fl.addr, cmd.OutOrStdout())
-}
-
-// serveSettingFlags are the mpdf serve flags of serve.Config's fields,
-// each with its unit: 2^shift bytes.
-var serveSettingFlags = map[string]struct {
-	name  string
-	shift uint
-}{
-	"MaxBodyBytes": {"max-body-kib", 10}, "MaxMemory": {"max-memory-mib", 20}, "MaxInflight": {"max-inflight", 0},
-	"ReadTimeout": {"read-timeout", 0}, "WriteTimeout": {"write-timeout", 0}, "ShutdownTimeout": {"shutdown-timeout", 0},
-	"RequestTimeout": {"request-timeout", 0}, "GOGC": {"gogc", 0},
-}
-
-// serveFlag words a serve.Config setting as its flag and value
-// ("--max-body-kib -1"); a field no flag sets keeps its name.
-func serveFlag(s serve.Setting) string {
-	f, ok := serveSettingFlags[s.Field]
-	if !ok {
-		return fmt.Sprintf("%s %v", s.Field, s.Value)
-	}
-	if n, ok := s.Value.(int64); ok && n%(1<<f.shift) != 0 {
-		return fmt.Sprintf("--%s (%d bytes)", f.name, n)
-	} else if ok {
-		return fmt.Sprintf("--%s %d", f.name, n>>f.shift)
-	}
-	return fmt.Sprintf("--%s %v", f.name, s.Value)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/internal/cliflag"
+	"github.com/mpdf/mpdf/internal/progress"
 	"github.com/mpdf/mpdf/study/signals"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
@@ -18,7 +19,7 @@ import (
 // openReplay loads transcript files (globs allowed) as a replay, with its
 // readability reports on cmd's stderr unless quiet.
 func openReplay(cmd *cobra.Command, args []string, kind answer.Kind, quiet bool, opts ...replay.Option) (*replay.Env, error) {
-	return replay.Open(replay.Spec{Globs: args, Options: transcript.Options{Task: kind}}, logUnless(quiet, cmd.ErrOrStderr()), opts...)
+	return replay.Open(replay.Spec{Globs: args, Options: transcript.Options{Task: kind}}, cliflag.LogUnless(quiet, cmd.ErrOrStderr()), opts...)
 }
 
 // signalFlags are data signal's flags.
@@ -30,10 +31,10 @@ type signalFlags struct {
 	asJSON, quiet, critic bool
 }
 
-func (fl *signalFlags) add(cmd *cobra.Command) {
+func (fl *signalFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	shared(f, &fl.policy, "policy", "", "; the behaviour whose decisions are measured")
-	addKindFlag(f, &fl.kind, "task of the transcripts")
+	cliflag.Kind(f, &fl.kind, "task of the transcripts")
 	shared(f, &fl.episodes, "episodes", "")
 	shared(f, &fl.seed, "seed", "")
 	shared(f, &fl.asJSON, "json", "")
@@ -41,9 +42,9 @@ func (fl *signalFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.critic, "critic", "", ", and measure the critic's candidates")
 }
 
-// run measures the features' signals on the transcripts args name
+// Run measures the features' signals on the transcripts args name
 // (signals.Measure).
-func (fl *signalFlags) run(cmd *cobra.Command, args []string) error {
+func (fl *signalFlags) Run(cmd *cobra.Command, args []string) error {
 	// With critic: the critic's confidence as the turns' and its
 	// candidates, which read the texts.
 	e, err := openReplay(cmd, args, fl.kind, fl.quiet, replay.WithCritic(fl.critic), replay.WithText(fl.critic))
@@ -58,7 +59,7 @@ func (fl *signalFlags) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	return show(cmd, fl.asJSON, rep, rep.WriteTable)
+	return cliflag.Show(cmd, fl.asJSON, rep, rep.WriteTable)
 }
 
 // hindsightFlags are data hindsight's flags.
@@ -70,11 +71,11 @@ type hindsightFlags struct {
 	asJSON, quiet   bool
 }
 
-func (fl *hindsightFlags) add(cmd *cobra.Command) {
+func (fl *hindsightFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	fl.lambdas = []float64{0}
 	f.Var(cliflag.NewFloats(&fl.lambdas), "lambdas", usageOf("lambdas")+": one search with each")
-	addKindFlag(f, &fl.kind, "task of the transcripts")
+	cliflag.Kind(f, &fl.kind, "task of the transcripts")
 	f.IntVar(&fl.maxExh, "max-exhaustive", teacher.DefaultMaxExhaustive, "most plans tried one by one per question")
 	shared(f, &fl.groupBy, "by", "", ": file or model (default: pooled only)")
 	shared(f, &fl.workers, "workers", "")
@@ -82,9 +83,9 @@ func (fl *hindsightFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.quiet, "quiet", "q")
 }
 
-// run searches the best plans in hindsight on the transcripts args name
+// Run searches the best plans in hindsight on the transcripts args name
 // (teacher.SearchLambdas).
-func (fl *hindsightFlags) run(cmd *cobra.Command, args []string) error {
+func (fl *hindsightFlags) Run(cmd *cobra.Command, args []string) error {
 	e, err := openReplay(cmd, args, fl.kind, fl.quiet)
 	if err != nil {
 		return err
@@ -94,9 +95,9 @@ func (fl *hindsightFlags) run(cmd *cobra.Command, args []string) error {
 		return fmt.Errorf("--by %w", err)
 	}
 	all, err := teacher.SearchLambdas(e, fl.lambdas, teacher.CeilingOptions{Config: teacher.Config{Rounds: e.Rounds(), MaxExhaustive: fl.maxExh},
-		Workers: fl.workers, Group: group, Progress: lazyBar(fl.quiet), Log: logUnless(fl.quiet, cmd.ErrOrStderr())})
+		Workers: fl.workers, Group: group, Progress: func(l string) (func(int, int), func()) { return progress.Lazy(l, fl.quiet) }, Log: cliflag.LogUnless(fl.quiet, cmd.ErrOrStderr())})
 	if err != nil {
 		return err
 	}
-	return show(cmd, fl.asJSON, all, func(w io.Writer) error { return teacher.WriteSummaries(w, all) })
+	return cliflag.Show(cmd, fl.asJSON, all, func(w io.Writer) error { return teacher.WriteSummaries(w, all) })
 }

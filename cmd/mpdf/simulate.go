@@ -19,16 +19,6 @@ import (
 
 func init() { register[simulateFlags]("simulate --out FILE.jsonl[.gz|.zst] [flags]", cobra.NoArgs) }
 
-// simFlags are the simulator's configuration flags, shared by simulate
-// and eval.
-func addSimFlags(cmd *cobra.Command, cfg *sim.Config) {
-	f := cmd.Flags()
-	shared(f, &cfg.Seed, "sim-seed", "", " (difficulties, answers); --seed draws the episodes")
-	shared(f, &cfg.Tasks, "sim-tasks", "", fmt.Sprintf(" (0 = %d)", sim.DefaultTasks))
-	shared(f, &cfg.Agents, "agents", "", fmt.Sprintf(" in the simulator (0 = %d)", sim.DefaultAgents))
-	shared(f, &cfg.MissingConfidence, "missing-confidence", "")
-}
-
 // simulateFlags are simulate's flags.
 type simulateFlags struct {
 	cfg                              sim.Config
@@ -41,8 +31,8 @@ type simulateFlags struct {
 	kind                             answer.Kind
 }
 
-// add defines the flags on cmd.
-func (fl *simulateFlags) add(cmd *cobra.Command) {
+// Add defines the flags on cmd.
+func (fl *simulateFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	shared(f, &fl.policy, "policy", "", "; it chooses the actions")
 	shared(f, &fl.out, "out", "o", ": the episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
@@ -55,15 +45,15 @@ func (fl *simulateFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.quiet, "quiet", "q")
 	shared(f, &fl.asJSON, "json", "")
 	f.StringSliceVar(&fl.calibrate, "calibrate", nil, "fit the simulator to these LLM-Debate transcripts (globs) and print the fit, instead of playing")
-	addKindFlag(f, &fl.kind, "task of the --calibrate transcripts")
+	cliflag.Kind(f, &fl.kind, "task of the --calibrate transcripts")
 	f.StringVar(&fl.paramsOut, "params-out", "", "with --calibrate: write the fitted parameters to this JSON file")
 	f.BoolVar(&fl.signals, "signals", false, "print each feature's AUC for correctness on the simulator's debate episodes, instead of playing")
-	addMaxLineFlag(cmd, &fl.maxLine)
-	addSimFlags(cmd, &fl.cfg)
+	cliflag.MaxLine(cmd, &fl.maxLine)
+	cliflag.Sim(cmd.Flags(), &fl.cfg)
 }
 
-// run plays, calibrates or measures, as the flags ask.
-func (fl *simulateFlags) run(cmd *cobra.Command, _ []string) error {
+// Run plays, calibrates or measures, as the flags ask.
+func (fl *simulateFlags) Run(cmd *cobra.Command, _ []string) error {
 	switch {
 	case len(fl.calibrate) > 0:
 		return runCalibrate(cmd, fl)
@@ -74,7 +64,7 @@ func (fl *simulateFlags) run(cmd *cobra.Command, _ []string) error {
 		if err != nil {
 			return err
 		}
-		return show(cmd, fl.asJSON, sig, sig.WriteText)
+		return cliflag.Show(cmd, fl.asJSON, sig, sig.WriteText)
 	case fl.out == "":
 		return fmt.Errorf("--out is required (unless --calibrate or --signals)")
 	}
@@ -95,22 +85,16 @@ func (fl *simulateFlags) run(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	return show(cmd, fl.asJSON, rec, rec.WriteText)
+	return cliflag.Show(cmd, fl.asJSON, rec, rec.WriteText)
 }
 
 // runCalibrate fits the simulator to transcripts and prints the fit.
 func runCalibrate(cmd *cobra.Command, fl *simulateFlags) error {
 	source := fmt.Sprintf("mpdf simulate --calibrate '%s' --seed %d", strings.Join(fl.calibrate, ","), fl.seed)
 	c, err := calibrate.Fit(fl.calibrate, transcript.Options{Task: fl.kind}, calibrate.Options{Source: source, Seed: fl.seed, Workers: fl.workers},
-		fl.paramsOut, logUnless(fl.quiet, cmd.ErrOrStderr()))
+		fl.paramsOut, cliflag.LogUnless(fl.quiet, cmd.ErrOrStderr()))
 	if err != nil {
 		return err
 	}
-	return show(cmd, fl.asJSON, c, func(w io.Writer) error { return c.WriteReport(w, fl.paramsOut) })
-}
-
-// addMaxLineFlag adds --max-line-bytes, the longest record line written or
-// read (0: data.DefaultMaxLineBytes, the default).
-func addMaxLineFlag(cmd *cobra.Command, n *int) {
-	shared(cmd.Flags(), cliflag.Count(n, 0), "max-line-bytes", "", "; writers and readers of one file need the same")
+	return cliflag.Show(cmd, fl.asJSON, c, func(w io.Writer) error { return c.WriteReport(w, fl.paramsOut) })
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,9 +19,9 @@ import (
 func init() { commands = append(commands, newStudyCmd) }
 
 func newStudyCmd() *cobra.Command {
-	cmd := command[studyFlags]("study [--env sim|"+replay.Syntax+"] [flags]", cobra.NoArgs)
-	cmd.AddCommand(command[compareFlags]("compare RESULTS.json [RESULTS.json...] [flags]", cobra.MinimumNArgs(1))) // studycompare.go
-	cmd.AddCommand(command[studyMergeFlags]("merge SHARD_DIR... --out DIR", cobra.MinimumNArgs(1)))                // studymerge.go
+	cmd := cliflag.Command[studyFlags]("study [--env sim|"+replay.Syntax+"] [flags]", cobra.NoArgs)
+	cmd.AddCommand(cliflag.Command[compareFlags]("compare RESULTS.json [RESULTS.json...] [flags]", cobra.MinimumNArgs(1))) // studycompare.go
+	cmd.AddCommand(cliflag.Command[studyMergeFlags]("merge SHARD_DIR... --out DIR", cobra.MinimumNArgs(1)))                // studymerge.go
 	return cmd
 }
 
@@ -39,13 +38,13 @@ type studyFlags struct {
 	resume                           bool
 }
 
-// add defines the flags on cmd.
-func (fl *studyFlags) add(cmd *cobra.Command) {
+// Add defines the flags on cmd.
+func (fl *studyFlags) Add(cmd *cobra.Command) {
 	def := study.DefaultConfig()
 	fl.cfg, fl.cfg.Baselines = def, nil
 	f := cmd.Flags()
 	shared(f, &fl.env, "env", "")
-	addKindFlag(f, &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
+	cliflag.Kind(f, &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
 	shared(f, &fl.out, "out", "", ": the study's directory of results.json, report.md, pareto.png and report.html")
 	shared(f, &fl.overwrite, "overwrite", "")
 	f.IntVar(&fl.cfg.Folds, "folds", def.Folds, "K of the K-fold split by question")
@@ -63,12 +62,12 @@ func (fl *studyFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.cfg.Train.Adam.LR, "lr", "")
 	shared(f, &fl.cfg.Train.Reward.Gamma, "gamma", "")
 	f.StringVar(&fl.ablate, "ablate", "", "run an ablation instead of the study: estimator, tau, reward-scale, gamma, loss, team-size (the simulator at 3, 5 and 7 agents, or a replay's files by team size), agent-policy or arch (the MLP, the MLP on peers-v1 features, the attention network), each setting with the study's folds, seeds and paired intervals, at the first --lambdas (writes ablation.md, ablation.json, results.json)")
-	f.Var(hidden(&fl.cfg.Train.Hidden), "hidden", usageOf("hidden")+", e.g. 64,64")
+	f.Var(cliflag.Hidden(&fl.cfg.Train.Hidden), "hidden", usageOf("hidden")+", e.g. 64,64")
 	shared(f, &fl.sftEpochs, "sft-epochs", "", " (-1 = 5; on a replay 20 with the default pivotal teacher, 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
 	shared(f, &fl.cfg.Train.SFT.Labels, "sft-labels", "", ": a heuristic, hindsight, pivotal[:K] or pivotal:P (see mpdf train -h; default pivotal:gate on a replay)")
 	shared(f, &fl.cfg.Train.Features, "features", "", " (default: v1 on the simulator, v2 on a replay)")
-	f.Var(agentPolicy(&fl.cfg.Train.AgentPolicy), "agent-policy", usageOf("agent-policy")+" of the learned policies")
-	f.Var(loss(&fl.cfg.Train.Loss.Kind), "loss", usageOf("loss")+" of the learned policies (see mpdf train -h)")
+	f.Var(cliflag.AgentPolicy(&fl.cfg.Train.AgentPolicy), "agent-policy", usageOf("agent-policy")+" of the learned policies")
+	f.Var(cliflag.Loss(&fl.cfg.Train.Loss.Kind), "loss", usageOf("loss")+" of the learned policies (see mpdf train -h)")
 	shared(f, &fl.cfg.Bootstrap.Resamples, "resamples", "")
 	shared(f, &fl.cfg.Workers, "workers", "")
 	shared(f, &fl.quiet, "quiet", "q")
@@ -76,14 +75,14 @@ func (fl *studyFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.critic, "critic", "")
 	shared(f, &fl.shard, "shard", "", ": of the study's (seed, fold, λ) cells (cell i to shard i mod N), into --out, for mpdf study merge")
 	shared(f, &fl.resume, "resume", "", ": with --shard, keep the shard's finished cells (same flags as the first run)")
-	addSimFlags(cmd, &fl.sim)
+	cliflag.Sim(cmd.Flags(), &fl.sim)
 }
 
-// run opens the environment, runs the study into --out and prints
+// Run opens the environment, runs the study into --out and prints
 // its report.
-func (fl *studyFlags) run(cmd *cobra.Command, _ []string) error {
+func (fl *studyFlags) Run(cmd *cobra.Command, _ []string) error {
 	fl.cfg.GroupBy = study.GroupBy(fl.groupBy)
-	e, _, err := replay.OpenEnv(fl.env, replay.EnvConfig{Sim: fl.sim, Kind: fl.kind, Critic: fl.critic, Log: logUnless(fl.quiet, cmd.ErrOrStderr())})
+	e, _, err := replay.OpenEnv(fl.env, replay.EnvConfig{Sim: fl.sim, Kind: fl.kind, Critic: fl.critic, Log: cliflag.LogUnless(fl.quiet, cmd.ErrOrStderr())})
 	if err != nil {
 		return err
 	}
@@ -108,30 +107,15 @@ func (fl *studyFlags) run(cmd *cobra.Command, _ []string) error {
 	return runStudyDir(cmd, e, fl, dir)
 }
 
-// written is a study (study.Report) or an ablation written into its
-// directory.
-type written interface {
-	Wrote(dir string, took time.Duration) string
-	WriteOut(w io.Writer, asJSON bool) error
-}
-
 // runStudyDir runs the study, or the ablation of --ablate, into dir on one
 // progress bar, and prints what it wrote.
 func runStudyDir(cmd *cobra.Command, e env.Env, fl *studyFlags, dir *study.Dir) error {
-	total, label := fl.cfg.Jobs(), "study (folds × seeds × policies)"
-	run := func(cfg study.Config) (written, error) { return dir.CrossValidate(e, cfg) }
-	if fl.ablate != "" {
-		total, label = 1, "ablation "+fl.ablate+" (settings × folds × seeds)"
-		run = func(cfg study.Config) (written, error) {
-			a, _, err := dir.RunAblation(e, cfg, fl.ablate)
-			return a, err
-		}
-	}
+	total, label := fl.cfg.Work(fl.ablate)
 	bar := progress.New(total, label, fl.quiet)
 	cfg := fl.cfg
 	cfg.Progress = bar.Grow()
 	start := time.Now()
-	r, err := run(cfg)
+	r, err := dir.CrossValidateOrAblate(e, cfg, fl.ablate)
 	bar.Done(err)
 	if err != nil {
 		return err

@@ -14,8 +14,8 @@ type compareFlags struct {
 	asJSON   bool
 }
 
-// add defines the flags on cmd.
-func (fl *compareFlags) add(cmd *cobra.Command) {
+// Add defines the flags on cmd.
+func (fl *compareFlags) Add(cmd *cobra.Command) {
 	fl.cfg = study.CompareConfig{Bootstrap: study.DefaultConfig().Bootstrap}
 	f := cmd.Flags()
 	shared(f, &fl.by, "by", "", ": kind, model or model-kind (after all rows)")
@@ -29,9 +29,9 @@ func (fl *compareFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.asJSON, "json", "")
 }
 
-// run reads the studies' results and prints their comparison
+// Run reads the studies' results and prints their comparison
 // (study.CompareFiles).
-func (fl *compareFlags) run(cmd *cobra.Command, args []string) error {
+func (fl *compareFlags) Run(cmd *cobra.Command, args []string) error {
 	cfg := fl.cfg
 	var err error
 	if cfg.By, err = study.ParseCompareBy(fl.by); err != nil {

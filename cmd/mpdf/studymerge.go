@@ -41,7 +41,7 @@ type studyMergeFlags struct {
 	overwrite, asJSON bool
 }
 
-func (fl *studyMergeFlags) add(cmd *cobra.Command) {
+func (fl *studyMergeFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	shared(f, &fl.out, "out", "", ": the merged study's directory (required)")
 	shared(f, &fl.overwrite, "overwrite", "")
@@ -49,9 +49,9 @@ func (fl *studyMergeFlags) add(cmd *cobra.Command) {
 	_ = cmd.MarkFlagRequired("out")
 }
 
-// run merges the study shards args name into --out and prints its report
+// Run merges the study shards args name into --out and prints its report
 // (study.MergeShards, study.Dir.Publish).
-func (fl *studyMergeFlags) run(cmd *cobra.Command, args []string) error {
+func (fl *studyMergeFlags) Run(cmd *cobra.Command, args []string) error {
 	s, err := study.MergeShards(args, fl.out)
 	if err != nil {
 		return err

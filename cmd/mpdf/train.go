@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/cliflag"
@@ -33,9 +32,9 @@ type trainFlags struct {
 	single                              bool
 }
 
-// add defines the flags on cmd: the config's (bindConfig, whose defaults
+// Add defines the flags on cmd: the config's (bindConfig, whose defaults
 // the help shows; run.BaseOf resolves the config), and the others.
-func (fl *trainFlags) add(cmd *cobra.Command) {
+func (fl *trainFlags) Add(cmd *cobra.Command) {
 	f, cfg := cmd.Flags(), trainer.DefaultConfig()
 	bindConfig(f, &cfg)
 	f.StringVar(&fl.configFile, "config", "", "JSON config file (flags win over it)")
@@ -56,24 +55,27 @@ func (fl *trainFlags) add(cmd *cobra.Command) {
 	shared(f, &fl.set.Env, "env", "", "; online runs (see mpdf eval -h)")
 	shared(f, &fl.set.HeldOut, "held-out", "", "; on a replay, of training, for the final evaluation")
 	shared(f, &fl.set.SplitSeed, "split-seed", "", " (replay; mpdf eval --split uses the same)")
-	addEnvKindFlag(cmd, &fl.set.Env) // envflags.go
-	addEnvCriticFlag(cmd, &fl.set.Env)
+	cliflag.EnvKind(cmd, &fl.set.Env)
+	cliflag.EnvCritic(cmd, &fl.set.Env)
 }
 
-// run wires the flags into a run.Config, runs it and prints.
-func (fl *trainFlags) run(cmd *cobra.Command, args []string) error {
-	if err := fl.check(); err != nil {
+// Run wires the flags into a run.Request, plans and runs it and prints.
+func (fl *trainFlags) Run(cmd *cobra.Command, args []string) error {
+	if err := fl.check(cmd, args); err != nil {
 		return err
 	}
 	fl.set.Data = args
-	rc, err := fl.config(cmd)
-	if err != nil {
-		return err
+	f := cmd.Flags()
+	rc, b, err := run.Request{Dir: fl.out, Resume: fl.resume, Overwrite: fl.overwrite, AllowOtherData: fl.otherData,
+		Threads: fl.threads, Setting: fl.set, Init: fl.init, AllowSingleBehaviour: fl.single, Log: cmd.ErrOrStderr(),
+		Given: func(key string) bool { return f.Changed(strings.ReplaceAll(key, "_", "-")) }, // held_out: --held-out
+		Over:  func(c trainer.Config) (trainer.Config, error) { return resolveConfig(c, fl.configFile, f) },
+	}.Plan()
+	if b.Resume != nil {
+		fmt.Fprintf(cmd.OutOrStdout(), "resuming from %s (step %d)\n", b.Resume.Path, b.Resume.Checkpoint.Header.Step)
 	}
-	if len(fl.set.Data) > 0 {
-		err = fl.offline(cmd, &rc)
-	} else {
-		err = fl.online(cmd, &rc)
+	if fl.set = b.Setting; err == nil && len(fl.set.Data) == 0 {
+		err = fl.online(cmd, &rc, b)
 	}
 	if err != nil {
 		return err
@@ -95,71 +97,27 @@ func (fl *trainFlags) run(cmd *cobra.Command, args []string) error {
 	return res.WriteText(cmd.OutOrStdout(), fl.out, fl.set.Env, rc.Train.Seed)
 }
 
-// check refuses flags at odds (run.Config's check refuses values out
-// of range).
-func (fl *trainFlags) check() error {
+// check refuses flags at odds (run.Request.Plan and run.Config's check
+// refuse values out of range).
+func (fl *trainFlags) check(cmd *cobra.Command, data []string) error {
 	if fl.overwrite && fl.resume {
 		return fmt.Errorf("--overwrite and --resume: give one or the other")
 	}
-	return nil
-}
-
-// config resolves the run's config: its base (run.BaseOf: the recipe's,
-// or the resumed run's with its setting), then --config, then the flags.
-func (fl *trainFlags) config(cmd *cobra.Command) (run.Config, error) {
-	f, stderr := cmd.Flags(), cmd.ErrOrStderr()
-	given := func(key string) bool { return f.Changed(strings.ReplaceAll(key, "_", "-")) } // held_out: --held-out
-	b, err := run.BaseOf(fl.out, fl.resume, fl.set, given)
-	if err != nil {
-		return run.Config{}, err
-	}
-	if fl.set = b.Setting; b.Resume != nil {
-		fmt.Fprintf(cmd.OutOrStdout(), "resuming from %s (step %d)\n", b.Resume.Path, b.Resume.Checkpoint.Header.Step)
-	}
-	c, err := resolveConfig(b.Config, fl.configFile, f)
-	if err != nil {
-		return run.Config{}, err
-	}
-	rc := b.RunConfig(c, fl.out)
-	rc.Overwrite, rc.Threads, rc.AllowOtherData = fl.overwrite, fl.threads, fl.otherData
-	if b.Resume == nil && b.Recipe.Env == trainer.RecipeReplay {
-		rc.Notes = append(rc.Notes, recipeNote(stderr, f, b.Recipe))
-	}
-	if fl.init != "" {
-		if rc.Resume != nil {
-			return rc, fmt.Errorf("--init and --resume: a resumed run goes on from its checkpoint")
-		}
-		if rc.Init, err = checkpoints.LoadNetworkFor(fl.init, c.FeatureLayout()); err != nil {
-			return rc, fmt.Errorf("--init: %w", err)
-		}
-	}
-	return rc, nil
-}
-
-// offline sets rc to train on the rollout files, checked first
-// (run.Config.UseData; run.CheckBehaviour for a fresh run).
-func (fl *trainFlags) offline(cmd *cobra.Command, rc *run.Config) error {
-	s := fl.set
-	if s.Env != "sim" || cmd.Flags().Changed("env") {
-		return fmt.Errorf("--env %s: rollout files train offline; --env chooses the online environment (give one or the other)", s.Env)
-	}
-	if err := rc.UseData(s.Data, cmd.ErrOrStderr()); err != nil {
-		return err
-	}
-	if rc.Resume == nil && !fl.single {
-		return run.CheckBehaviour(s.Data)
+	if len(data) > 0 && (fl.set.Env != "sim" || cmd.Flags().Changed("env")) {
+		return fmt.Errorf("--env %s: rollout files train offline; --env chooses the online environment (give one or the other)", fl.set.Env)
 	}
 	return nil
 }
 
-// online sets rc to train in the environment of --env, with its teacher.
-func (fl *trainFlags) online(cmd *cobra.Command, rc *run.Config) error {
-	if cmd.Flags().Changed("feature-width") && fl.set.FeatureWidth != 0 {
-		return fmt.Errorf("--feature-width: online runs use the environment's features")
-	}
+// online sets rc to train in the environment of --env, with its teacher;
+// a fresh run on transcripts says it starts from their recipe (b's).
+func (fl *trainFlags) online(cmd *cobra.Command, rc *run.Config, b run.Base) error {
 	stderr := cmd.ErrOrStderr()
+	if b.Resume == nil && b.Recipe.Env == trainer.RecipeReplay {
+		rc.Notes = append(rc.Notes, recipeNote(stderr, cmd.Flags(), b.Recipe))
+	}
 	var err error
-	ec := replay.EnvConfig{Sim: sim.Config{Seed: rc.Train.Seed}, Log: logUnless(fl.quiet, stderr)}
+	ec := replay.EnvConfig{Sim: sim.Config{Seed: rc.Train.Seed}, Log: cliflag.LogUnless(fl.quiet, stderr)}
 	rc.Env, rc.HeldOutEnv, err = replay.OpenTraining(fl.set.Env, ec, fl.set.HeldOut, fl.set.SplitSeed, &rc.Train.RL.Rounds, cmd.OutOrStdout())
 	if err != nil {
 		return err

@@ -260,3 +260,16 @@ func TestTrainRefusesBadCounts(t *testing.T) {
 		}
 	}
 }
+
+// A resumed run goes on from its checkpoint: --init is refused in the
+// words of both flags, before anything is written.
+func TestTrainInitResume(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	if _, _, err := trainErr(t, out); err != nil {
+		t.Fatal(err)
+	}
+	_, err := resume(t, out, "--init", filepath.Join(out, "best.mpdf"))
+	if err == nil || err.Error() != "--init and --resume: a resumed run goes on from its checkpoint" {
+		t.Errorf("--init with --resume: %v", err)
+	}
+}

@@ -1,25 +1,12 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/spf13/pflag"
 
-	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/nn"
 	"github.com/mpdf/mpdf/trainer"
 )
-
-// hidden, loss and agentPolicy are the flags of the config fields whose
-// values their library parses and prints.
-func hidden(p *[]int) pflag.Value { return cliflag.Parsed(p, "sizes", nn.ParseHidden, nn.FormatHidden) }
-func loss(p *string) pflag.Value  { return cliflag.Parsed(p, "loss", nn.ParseLossKind, nn.LossName) }
-func agentPolicy(p *string) pflag.Value {
-	return cliflag.Parsed(p, "string", metapolicy.ParseAgentPolicyField, metapolicy.AgentPolicyName)
-}
 
 // bindConfig binds the training flags to the fields of c. It is called
 // twice: on the command's own config (whose defaults the help shows) and on
@@ -27,20 +14,20 @@ func agentPolicy(p *string) pflag.Value {
 // so that flags win over the file and the file over the defaults.
 func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, usageOf("seed")+": initialisation, sampling, shuffling")
-	fs.Var(hidden(&c.Hidden), "hidden", usageOf("hidden")+", comma-separated")
+	fs.Var(cliflag.Hidden(&c.Hidden), "hidden", usageOf("hidden")+", comma-separated")
 	fs.StringVar(&c.Activation, "activation", c.Activation, "hidden activation: tanh or relu")
 	fs.StringVar(&c.Backend, "backend", c.Backend, "loss and gradients: kernel (fast CPU kernels) or gorgonia (autodiff graph)")
 	fs.StringVar(&c.Estimator, "estimator", c.Estimator, "advantage estimator: softrank, grpo, drgrpo, rloo, reinforce")
 	fs.Float64Var(&c.Tau, "tau", c.Tau, "SoftRankPO temperature τ")
-	fs.Var(loss(&c.Loss.Kind), "loss", usageOf("loss"))
-	fs.Var(agentPolicy(&c.AgentPolicy), "agent-policy", usageOf("agent-policy")+"; each agent's network sees only its own observation; online only")
+	fs.Var(cliflag.Loss(&c.Loss.Kind), "loss", usageOf("loss"))
+	fs.Var(cliflag.AgentPolicy(&c.AgentPolicy), "agent-policy", usageOf("agent-policy")+"; each agent's network sees only its own observation; online only")
 	fs.Float64Var(&c.Loss.EpsLow, "eps-low", c.Loss.EpsLow, "ratio clip below, 1 − ε_low")
 	fs.Float64Var(&c.Loss.EpsHigh, "eps-high", c.Loss.EpsHigh, "ratio clip above, 1 + ε_high")
 	fs.Float64Var(&c.Loss.Beta, "beta", c.Loss.Beta, "KL penalty coefficient β (rank-match: the implicit reward's scale)")
 	fs.Float64Var(&c.Loss.Entropy, "entropy", c.Loss.Entropy, "entropy bonus coefficient c_H")
 	fs.Float64Var(&c.Adam.LR, "lr", c.Adam.LR, usageOf("lr"))
 	fs.Float64Var(&c.MaxGradNorm, "max-grad-norm", c.MaxGradNorm, "global gradient-norm clip (0: none)")
-	bindReward(fs, &c.Reward)
+	cliflag.BindReward(fs, &c.Reward)
 	fs.Float64Var(&c.Reward.Gamma, "gamma", c.Reward.Gamma, usageOf("gamma")+"; per agent over its episode's later rounds, recorded in checkpoints")
 	fs.IntVar(&c.SFT.Epochs, "sft-epochs", c.SFT.Epochs, usageOf("sft-epochs")+" (0 skips it)")
 	fs.IntVar(&c.SFT.BatchSize, "sft-batch-size", c.SFT.BatchSize, "minibatch rows of the supervised stage")
@@ -61,28 +48,6 @@ func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.IntVar(&c.MaxBadSteps, "max-bad-steps", c.MaxBadSteps, "stop after this many non-finite steps in a row")
 }
 
-// bindReward binds the reward and grouping flags (design §2, §3) to c: the
-// one definition train and the data commands share.
-func bindReward(fs *pflag.FlagSet, c *data.RewardConfig) {
-	fs.Float64Var(&c.WLocal, "w-local", c.WLocal, usageOf("w-local")+" (the agent's own answer became right/wrong)")
-	fs.Float64Var(&c.WGlobal, "w-global", c.WGlobal, usageOf("w-global")+" (the agent made the team answer right/wrong, leave-one-out)")
-	fs.Float64Var(&c.Lambda, "lambda", c.Lambda, usageOf("lambda")+", on the decision's turn")
-	fs.Var(&c.GroupBy, "group-by", usageOf("group-by"))
-}
-
-// checkReward refuses a reward config given on the command line that the
-// data package would misread (data.RewardConfig.ValidateGiven), in the
-// words of the flags.
-func checkReward(c data.RewardConfig) error {
-	switch err := c.ValidateGiven(); {
-	case errors.Is(err, data.ErrConstantReward):
-		return errors.New("--w-local, --w-global and --lambda are all 0: the reward would be constant")
-	case err != nil:
-		return fmt.Errorf("reward flags: %w", err)
-	}
-	return nil
-}
-
 // resolveConfig returns base (the defaults, or the config of the run being
 // resumed), overlaid by the JSON file path (when not empty;
 // trainer.ReadConfigFile), overlaid by the flags of fs that the user set.
@@ -97,7 +62,7 @@ func resolveConfig(base trainer.Config, path string, fs *pflag.FlagSet) (trainer
 	if err := cliflag.Overlay(fs, func(onto *pflag.FlagSet) { bindConfig(onto, &cfg) }); err != nil {
 		return cfg, err
 	}
-	if err := checkReward(cfg.Reward); err != nil {
+	if err := cliflag.CheckReward(cfg.Reward); err != nil {
 		return cfg, err
 	}
 	cfg.SettleFeatures(fs.Changed("features"))

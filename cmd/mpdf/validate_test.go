@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mpdf/mpdf/internal/cliflag"
 )
 
 // data validate of several files prints the counts of every file, even
@@ -23,8 +25,8 @@ func TestDataValidateEveryFile(t *testing.T) {
 	os.WriteFile(d, []byte(lines[0]+"\n"+strings.Replace(lines[1], `"agents":3`, `"agents":1`, 1)+"\n"), 0o644)
 
 	out, err := runCmd(t, "data", "validate", a, bad, missing, d)
-	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != 1 {
+	var ee *cliflag.ExitError
+	if !errors.As(err, &ee) || ee.Code != 1 {
 		t.Errorf("error %v, want exit status 1 (unreadable files)", err)
 	}
 	for _, want := range []string{
@@ -46,7 +48,7 @@ func TestDataValidateEveryFile(t *testing.T) {
 		t.Errorf("--max-errors -1: %v\n%s", err, out)
 	}
 	out, err = runCmd(t, "data", "validate", "--max-errors", "0", d)
-	if !errors.As(err, &ee) || ee.code != 2 || strings.Contains(out, "agents: 1") || !strings.Contains(out, "... and 1 more rejected records") {
+	if !errors.As(err, &ee) || ee.Code != 2 || strings.Contains(out, "agents: 1") || !strings.Contains(out, "... and 1 more rejected records") {
 		t.Errorf("--max-errors 0: %v\n%s", err, out)
 	}
 }

@@ -23,17 +23,17 @@ type viewFlags struct {
 	maxBytes int
 }
 
-// add defines the flags on cmd: eval's flags of what is played, and the
+// Add defines the flags on cmd: eval's flags of what is played, and the
 // page's.
-func (fl *viewFlags) add(cmd *cobra.Command) {
+func (fl *viewFlags) Add(cmd *cobra.Command) {
 	fl.addPlay(cmd)
 	f := cmd.Flags()
 	shared(f, &fl.out, "out", "o", ": the HTML file (required, but for a run directory: RUN_DIR/index.html)")
 	f.Var(cliflag.Count(&fl.maxBytes, view.DefaultMaxBytes), "max-bytes", "size budget of the page in bytes; a larger page is refused")
 }
 
-// run reads or plays the episodes and writes the page.
-func (fl *viewFlags) run(cmd *cobra.Command, args []string) error {
+// Run reads or plays the episodes and writes the page.
+func (fl *viewFlags) Run(cmd *cobra.Command, args []string) error {
 	played := cmd.Flags().Changed("env") || len(fl.cfg.Policies) > 0
 	if len(args) == 1 && view.IsRunDir(args[0]) && !played {
 		path, err := view.WriteRunPage(args[0], fl.out)

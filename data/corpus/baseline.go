@@ -7,6 +7,7 @@ import (
 	"slices"
 	"text/tabwriter"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/metapolicy"
 )
@@ -18,7 +19,7 @@ import (
 // metapolicy.TeamAnswer with confidence missing; questions without a
 // readable gold answer are left out and counted in NoGold.
 type BaselineRow struct {
-	Task   transcript.Task
+	Task   answer.Kind
 	Model  string
 	Agents int // team size; 0 when the row pools several
 	Files  int

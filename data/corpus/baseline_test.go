@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data/transcript"
 )
 
@@ -28,8 +29,8 @@ func readTestdata(t *testing.T) []*transcript.File {
 func TestBaselines(t *testing.T) {
 	rows := Baselines(readTestdata(t))
 	want := []BaselineRow{
-		{Task: transcript.GSM8K, Model: "TinyModel", Agents: 2, Files: 1, Questions: 2, PersistCorrect: 2, DebateCorrect: 1},
-		{Task: transcript.MMLU, Model: "", Agents: 3, Files: 1, Questions: 2, PersistCorrect: 2, DebateCorrect: 2},
+		{Task: answer.GSM8K, Model: "TinyModel", Agents: 2, Files: 1, Questions: 2, PersistCorrect: 2, DebateCorrect: 1},
+		{Task: answer.MMLU, Model: "", Agents: 3, Files: 1, Questions: 2, PersistCorrect: 2, DebateCorrect: 2},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("%d rows, want %d", len(rows), len(want))
@@ -74,15 +75,15 @@ func TestBaselinesNoGold(t *testing.T) {
 
 func TestByModel(t *testing.T) {
 	rows := []BaselineRow{
-		{Task: transcript.MMLU, Model: "b", Agents: 3, Files: 1, Questions: 10, PersistCorrect: 5, DebateCorrect: 6},
-		{Task: transcript.GSM8K, Model: "a", Agents: 3, Files: 1, Questions: 10, PersistCorrect: 1, DebateCorrect: 2},
-		{Task: transcript.MMLU, Model: "b", Agents: 5, Files: 1, Questions: 20, NoGold: 1, PersistCorrect: 10, DebateCorrect: 9},
-		{Task: transcript.GSM8K, Model: "a", Agents: 3, Files: 1, Questions: 5, PersistCorrect: 5, DebateCorrect: 5},
+		{Task: answer.MMLU, Model: "b", Agents: 3, Files: 1, Questions: 10, PersistCorrect: 5, DebateCorrect: 6},
+		{Task: answer.GSM8K, Model: "a", Agents: 3, Files: 1, Questions: 10, PersistCorrect: 1, DebateCorrect: 2},
+		{Task: answer.MMLU, Model: "b", Agents: 5, Files: 1, Questions: 20, NoGold: 1, PersistCorrect: 10, DebateCorrect: 9},
+		{Task: answer.GSM8K, Model: "a", Agents: 3, Files: 1, Questions: 5, PersistCorrect: 5, DebateCorrect: 5},
 	}
 	got := ByModel(rows)
 	want := []BaselineRow{
-		{Task: transcript.GSM8K, Model: "a", Agents: 3, Files: 2, Questions: 15, PersistCorrect: 6, DebateCorrect: 7},
-		{Task: transcript.MMLU, Model: "b", Agents: 0, Files: 2, Questions: 30, NoGold: 1, PersistCorrect: 15, DebateCorrect: 15},
+		{Task: answer.GSM8K, Model: "a", Agents: 3, Files: 2, Questions: 15, PersistCorrect: 6, DebateCorrect: 7},
+		{Task: answer.MMLU, Model: "b", Agents: 0, Files: 2, Questions: 30, NoGold: 1, PersistCorrect: 15, DebateCorrect: 15},
 	}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("ByModel = %+v, want %+v", got, want)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/metapolicy"
 )
@@ -15,7 +16,7 @@ import (
 // FileRow describes one transcript file, or the pool of all of them.
 type FileRow struct {
 	File   string            `json:"file"` // "" in the pooled row
-	Task   transcript.Task   `json:"task"`
+	Task   answer.Kind       `json:"task"`
 	Models []string          `json:"models"` // the name's model, or each agent's (heterogeneous team)
 	Layout transcript.Layout `json:"layout"`
 	// Agents and Rounds are the largest team and the most deliberation

@@ -25,7 +25,7 @@ func TestCriticOnRealFiles(t *testing.T) {
 		conf                     []float64
 		correct                  []bool
 	}
-	by := map[Task]*tally{}
+	by := map[answer.Kind]*tally{}
 	for _, p := range paths {
 		f, err := ReadFile(p, Options{})
 		if err != nil {
@@ -67,9 +67,9 @@ func TestCriticOnRealFiles(t *testing.T) {
 		share := float64(k.covered) / float64(k.answers)
 		fmt.Fprintf(&sb, "%-10s %8d %8d %8.1f%% %10d %18.3f\n", kind, k.answers, k.covered, 100*share, k.failed, auc)
 		switch {
-		case kind == MMLU && k.covered > 0:
+		case kind == answer.MMLU && k.covered > 0:
 			t.Errorf("mmlu: the critic gave %d confidences, want none", k.covered)
-		case slices.Contains([]Task{GSM8K, Arithmetic, Math}, kind) && (share < 0.4 || !(auc > 0.55)):
+		case slices.Contains([]answer.Kind{answer.GSM8K, answer.Arithmetic, answer.Math}, kind) && (share < 0.4 || !(auc > 0.55)):
 			t.Errorf("%s: the critic checks %.1f%% of the answers with AUC %.3f; want ≥ 40%% and > 0.55", kind, 100*share, auc)
 		}
 	}

@@ -35,7 +35,7 @@ type Question struct {
 	ID    string
 	File  string // base name of the source file
 	Index int    // position in the file, from 0
-	Task  Task
+	Task  answer.Kind
 	Text  string // the question, as keyed in the file
 	// GoldRaw is the gold answer as recorded (for GSM8K the reference
 	// solution); Gold is it normalised, "" when unreadable.
@@ -99,7 +99,7 @@ func (q *Question) Ragged() bool {
 
 // QuestionID is the ID of a question text for a task: the task name, ":",
 // and the first 12 hex digits of the text's SHA-256.
-func QuestionID(task Task, text string) string {
+func QuestionID(task answer.Kind, text string) string {
 	h := sha256.Sum256([]byte(text))
 	return string(task) + ":" + hex.EncodeToString(h[:6])
 }

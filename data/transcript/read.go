@@ -65,9 +65,9 @@ func ParseLayout(s string) (Layout, error) {
 // Options control how a transcript is read. Zero values mean: take it from
 // the file name (ParseName) or the content.
 type Options struct {
-	Task   Task   // answer rules; needed when the name does not say
-	Model  string // model label for reports
-	Layout Layout // file layout; LayoutAuto detects it
+	Task   answer.Kind // answer rules; needed when the name does not say
+	Model  string      // model label for reports
+	Layout Layout      // file layout; LayoutAuto detects it
 	// SkipCritic leaves every Answer.Critic nil: the text critic, about
 	// two thirds of reading an answer, is not run. Readers that never use its
 	// confidence set it (Import unless EpisodeOptions.Critic; data corpus;
@@ -370,7 +370,7 @@ func decodeValue(dec *json.Decoder) (ctxs [][]message, gold string, extra int, e
 // buildQuestion turns one question's decoded value into a Question. skip
 // names why a well-formed question cannot be used. In a context, a plain
 // string is the prompt when it comes first and an answer otherwise.
-func buildQuestion(task Task, file string, index int, text string, ctxs [][]message, gold string, critic bool) (q *Question, skip string) {
+func buildQuestion(task answer.Kind, file string, index int, text string, ctxs [][]message, gold string, critic bool) (q *Question, skip string) {
 	q = &Question{
 		ID: QuestionID(task, text), File: file, Index: index, Task: task,
 		Text: text, GoldRaw: gold, Gold: answer.Gold(task, gold),
@@ -401,7 +401,7 @@ func buildQuestion(task Task, file string, index int, text string, ctxs [][]mess
 // newAnswer reads one response with answer.Read (the critic too unless
 // Options.SkipCritic: kept on the Answer, the replay or episode decides
 // later whether to use it).
-func newAnswer(task Task, text string, opts answer.Options, prompt int) Answer {
+func newAnswer(task answer.Kind, text string, opts answer.Options, prompt int) Answer {
 	r := answer.Read(task, text, opts)
 	return Answer{Text: text, Answer: r.Answer, Profile: r.Profile, Critic: r.Critic, PromptTokens: prompt}
 }
@@ -436,8 +436,8 @@ func baseName(name string) string {
 
 // readOptions gives answer.Read a question's choices, parsed once for all
 // its answers, and whether to run the critic.
-func readOptions(task Task, question string, critic bool) answer.Options {
-	if task != MMLU {
+func readOptions(task answer.Kind, question string, critic bool) answer.Options {
+	if task != answer.MMLU {
 		return answer.Options{Critic: critic}
 	}
 	return answer.Options{Choices: answer.Choices(question), Critic: critic}
@@ -452,7 +452,7 @@ func readOptions(task Task, question string, critic bool) answer.Options {
 // each.
 type questionSet map[string]int
 
-func (s questionSet) check(task Task, text string, index int) error {
+func (s questionSet) check(task answer.Kind, text string, index int) error {
 	id := QuestionID(task, text)
 	if j, ok := s[id]; ok {
 		return fmt.Errorf("the same question text as question %d (task id %s): a file must hold each question once (remove or merge the repeat)", j, id)

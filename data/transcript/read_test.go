@@ -16,18 +16,18 @@ func TestParseName(t *testing.T) {
 		name string
 		want Meta
 	}{
-		{"gsm_3_2.json", Meta{File: "gsm_3_2.json", Task: GSM8K, Agents: 3, Generations: 2}},
-		{"mmlu_5_3.json", Meta{File: "mmlu_5_3.json", Task: MMLU, Agents: 5, Generations: 3}},
+		{"gsm_3_2.json", Meta{File: "gsm_3_2.json", Task: answer.GSM8K, Agents: 3, Generations: 2}},
+		{"mmlu_5_3.json", Meta{File: "mmlu_5_3.json", Task: answer.MMLU, Agents: 5, Generations: 3}},
 		{"dir/gsm_Qwen3-14B_persona_enigma+zen+deep-sea_agents3_rounds3.json",
-			Meta{File: "gsm_Qwen3-14B_persona_enigma+zen+deep-sea_agents3_rounds3.json", Task: GSM8K, Model: "Qwen3-14B", Agents: 3, Generations: 3}},
+			Meta{File: "gsm_Qwen3-14B_persona_enigma+zen+deep-sea_agents3_rounds3.json", Task: answer.GSM8K, Model: "Qwen3-14B", Agents: 3, Generations: 3}},
 		{"mmlu_Mistral-7B-Instruct-v0.3_agents7_rounds3.json",
-			Meta{File: "mmlu_Mistral-7B-Instruct-v0.3_agents7_rounds3.json", Task: MMLU, Model: "Mistral-7B-Instruct-v0.3", Agents: 7, Generations: 3}},
-		{"gsm8k_agents4.json", Meta{File: "gsm8k_agents4.json", Task: GSM8K, Agents: 4}},
+			Meta{File: "mmlu_Mistral-7B-Instruct-v0.3_agents7_rounds3.json", Task: answer.MMLU, Model: "Mistral-7B-Instruct-v0.3", Agents: 7, Generations: 3}},
+		{"gsm8k_agents4.json", Meta{File: "gsm8k_agents4.json", Task: answer.GSM8K, Agents: 4}},
 		// A compression suffix is not part of the name.
-		{"gsm_3_2.json.gz", Meta{File: "gsm_3_2.json", Task: GSM8K, Agents: 3, Generations: 2}},
+		{"gsm_3_2.json.gz", Meta{File: "gsm_3_2.json", Task: answer.GSM8K, Agents: 3, Generations: 2}},
 		{"debates.json", Meta{File: "debates.json"}},
 		// DyLAN's names say no model: its logs are all GPT-3.5-turbo.
-		{"variants/dylan_math_counting_and_probability_0_219_4_3.json", Meta{File: "dylan_math_counting_and_probability_0_219_4_3.json", Task: Math, Model: DyLANModel}},
+		{"variants/dylan_math_counting_and_probability_0_219_4_3.json", Meta{File: "dylan_math_counting_and_probability_0_219_4_3.json", Task: answer.Math, Model: DyLANModel}},
 	}
 	for _, c := range cases {
 		if got := ParseName(c.name); got != c.want {
@@ -46,7 +46,7 @@ func TestReadGSM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Meta{File: "gsm_TinyModel_agents2_rounds3.json", Task: GSM8K, Model: "TinyModel", Agents: 2, Generations: 3}); f.Meta != want {
+	if want := (Meta{File: "gsm_TinyModel_agents2_rounds3.json", Task: answer.GSM8K, Model: "TinyModel", Agents: 2, Generations: 3}); f.Meta != want {
 		t.Errorf("Meta = %+v, want %+v", f.Meta, want)
 	}
 	if len(f.Questions) != 2 {
@@ -76,7 +76,7 @@ func TestReadGSM(t *testing.T) {
 	if zed.Index != 0 || thermo.Index != 1 || zed.File != "gsm_TinyModel_agents2_rounds3.json" {
 		t.Errorf("index/file = %d %d %q", zed.Index, thermo.Index, zed.File)
 	}
-	if zed.ID != QuestionID(GSM8K, zed.Text) || zed.ID == thermo.ID || !strings.HasPrefix(zed.ID, "gsm8k:") {
+	if zed.ID != QuestionID(answer.GSM8K, zed.Text) || zed.ID == thermo.ID || !strings.HasPrefix(zed.ID, "gsm8k:") {
 		t.Errorf("IDs %q %q", zed.ID, thermo.ID)
 	}
 
@@ -168,7 +168,7 @@ func TestEachOptionsAndWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Task != GSM8K || rep.Model != "M" || len(got) != 1 || got[0].Gold != "7" || got[0].GoldRaw != "7" {
+	if rep.Task != answer.GSM8K || rep.Model != "M" || len(got) != 1 || got[0].Gold != "7" || got[0].GoldRaw != "7" {
 		t.Errorf("options not applied or numeric gold lost: %+v %+v", rep, got)
 	}
 	if len(rep.Warnings) != 2 {

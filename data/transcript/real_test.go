@@ -32,12 +32,12 @@ func TestRealFiles(t *testing.T) {
 		if len(r.Warnings) > 0 {
 			t.Errorf("%s: %v", r.File, r.Warnings)
 		}
-		if r.Model == "" || (r.Task != GSM8K && r.Task != MMLU) {
+		if r.Model == "" || (r.Task != answer.GSM8K && r.Task != answer.MMLU) {
 			t.Errorf("%s: model %q task %q", r.File, r.Model, r.Task)
 		}
 		for i := range f.Questions {
 			q := &f.Questions[i]
-			if q.Task == MMLU && answer.Choices(q.Text) == nil {
+			if q.Task == answer.MMLU && answer.Choices(q.Text) == nil {
 				t.Errorf("%s: question %d: choices not found in %q", r.File, i, q.Text)
 			}
 		}

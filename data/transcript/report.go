@@ -5,12 +5,14 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/mpdf/mpdf/answer"
 )
 
 // Report says what a transcript held and how much of it could be read.
 type Report struct {
 	File  string
-	Task  Task
+	Task  answer.Kind
 	Model string // "" when neither the name nor the options say
 	// Agents and Rounds are read from the content: the largest team and the
 	// most deliberation rounds (round 0 not counted) of any question.

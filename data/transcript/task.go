@@ -12,21 +12,26 @@ import (
 
 // Task is answer.Kind under the name this package first gave it: the kind
 // of question a transcript holds, which picks the answer reading rules.
-// There is one kind type and one spelling; new code names answer.Kind,
-// answer.GSM8K and answer.ParseKind (Task, these constants and ParseTask
-// are kept for existing callers).
+//
+// Deprecated: use answer.Kind, the one kind type and spelling.
 type Task = answer.Kind
 
 // The tasks, answer's kinds under their former names.
 const (
-	GSM8K      = answer.GSM8K
-	MMLU       = answer.MMLU
+	// Deprecated: use answer.GSM8K.
+	GSM8K = answer.GSM8K
+	// Deprecated: use answer.MMLU.
+	MMLU = answer.MMLU
+	// Deprecated: use answer.Arithmetic.
 	Arithmetic = answer.Arithmetic
-	Math       = answer.Math
+	// Deprecated: use answer.Math.
+	Math = answer.Math
 )
 
 // ParseTask reads a task name (answer.ParseKind): "gsm8k" or "gsm", "mmlu",
 // "arithmetic", "math", any case.
+//
+// Deprecated: use answer.ParseKind.
 func ParseTask(s string) (Task, error) {
 	k, err := answer.ParseKind(s)
 	if err != nil {
@@ -42,7 +47,7 @@ type Meta struct {
 	// File is the base name without a compression suffix: the name
 	// questions and reports are filed under.
 	File   string
-	Task   Task
+	Task   answer.Kind
 	Model  string
 	Agents int
 	// Generations is the LLM-Debate "rounds" count of the name: answers per
@@ -81,7 +86,7 @@ func ParseName(path string) Meta {
 	if len(parts) > 1 && (parts[0] == "agora" || parts[0] == "dylan") {
 		src, parts = parts[0], parts[1:]
 	}
-	if t, err := ParseTask(parts[0]); err == nil {
+	if t, err := answer.ParseKind(parts[0]); err == nil {
 		m.Task = t
 	}
 	if len(parts) == 3 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 )
@@ -54,7 +55,7 @@ func TestEverySharedFile(t *testing.T) {
 		}
 		switch {
 		case strings.HasPrefix(base, "dylan_math_"):
-			if r.Task != Math || !has(r.Variants, "team size or rounds vary by question") || !has(r.Variants, "system messages") || !has(r.Variants, "extra value elements") {
+			if r.Task != answer.Math || !has(r.Variants, "team size or rounds vary by question") || !has(r.Variants, "system messages") || !has(r.Variants, "extra value elements") {
 				t.Errorf("%s: task %s, ragged %d, variants %v", base, r.Task, r.Ragged, r.Variants)
 			}
 			if r.Total().Share() > 0.4 {
@@ -75,7 +76,7 @@ func TestEverySharedFile(t *testing.T) {
 				t.Errorf("%s: episode source %q does not name the models", base, ep.Source)
 			}
 		case strings.HasPrefix(base, "arithmetic_"):
-			if r.Task != Arithmetic || !has(r.Variants, "extra value elements") || r.Total().Unreadable != 0 {
+			if r.Task != answer.Arithmetic || !has(r.Variants, "extra value elements") || r.Total().Unreadable != 0 {
 				t.Errorf("%s: task %s variants %v unreadable %d", base, r.Task, r.Variants, r.Total().Unreadable)
 			}
 		case strings.Contains(base, "gpt-4o"):

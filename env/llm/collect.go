@@ -21,7 +21,11 @@ import (
 // by one policy under one seed against one server (or replicas of it) and
 // model, written to Out as they end.
 type CollectConfig struct {
-	Client  Config  // the server; Client.Concurrency is also the episodes played at once
+	// Client is the server; Client.Concurrency is also the episodes played
+	// at once. A zero Client.Backoff spaces the retries with CollectJitter,
+	// drawn from Seed: many collections that a server failed at once do not
+	// all retry at once, and one seed waits the same again.
+	Client  Config
 	Options Options // the team; Options.Context stops the collection
 	// Tasks are the tasks to play, each Episodes times (0: once) with
 	// Rounds deliberation rounds after round 0 (0: env.DefaultRounds); nil
@@ -61,6 +65,10 @@ type CollectConfig struct {
 	Endpoints func(health string)
 }
 
+// CollectJitter is the backoff jitter of a collection whose client sets
+// no Backoff (CollectConfig.Client).
+const CollectJitter = 0.2
+
 // collectScope is the scope of CollectConfig's settings out of range
 // (*errmark.Setting, keyed episodes, rounds, limit).
 const collectScope = "llm: collect"
@@ -78,6 +86,9 @@ func (cfg *CollectConfig) resolve() error {
 		return errmark.Bad(collectScope, "limit", cfg.Limit, "want ≥ 0 (0: all)")
 	}
 	cfg.Episodes, cfg.Rounds = cmp.Or(cfg.Episodes, 1), cmp.Or(cfg.Rounds, env.DefaultRounds)
+	if cfg.Client.Backoff == (Backoff{}) {
+		cfg.Client.Backoff = Backoff{Jitter: CollectJitter, Seed: cfg.Seed}
+	}
 	var err error
 	if cfg.Tasks == nil && cfg.TasksFile != "" {
 		if cfg.Tasks, err = ReadTasks(cfg.TasksFile); err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/internal/errmark"
@@ -39,5 +40,22 @@ func TestCollectResolve(t *testing.T) {
 		if !errors.As(err, &s) || s.Key != c.key || err.Error() != c.want {
 			t.Errorf("%+v: %v, want a setting %s: %q", c.cfg, err, c.key, c.want)
 		}
+	}
+}
+
+// A collection's client without a backoff gets CollectJitter drawn from
+// the collection's seed; one that sets its backoff keeps it.
+func TestCollectResolveBackoff(t *testing.T) {
+	cfg := CollectConfig{Tasks: []Task{}, Seed: 9}
+	if err := cfg.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if want := (Backoff{Jitter: CollectJitter, Seed: 9}); cfg.Client.Backoff != want {
+		t.Errorf("zero backoff: %+v, want %+v", cfg.Client.Backoff, want)
+	}
+	own := Backoff{Initial: time.Second}
+	cfg = CollectConfig{Tasks: []Task{}, Seed: 9, Client: Config{Backoff: own}}
+	if err := cfg.resolve(); err != nil || cfg.Client.Backoff != own {
+		t.Errorf("own backoff: %+v, %v; want it kept", cfg.Client.Backoff, err)
 	}
 }

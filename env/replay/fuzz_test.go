@@ -12,7 +12,7 @@ import (
 
 // specReason matches what a ParseSpec error says after the quoted spec:
 // the part at fault and why.
-var specReason = regexp.MustCompile(`^: (want replay:GLOB|empty part$|no file$|(kind|layout|critic)= given twice$|critic=.*: want on or off$|transcript: (answer: )?unknown (kind|layout) )`)
+var specReason = regexp.MustCompile(`^: (want replay:GLOB|empty part$|no file$|(kind|layout|critic)= given twice$|critic=.*: want on or off$|(transcript|answer): unknown (kind|layout) )`)
 
 // FuzzParseSpec feeds arbitrary strings as a replay spec. It must never
 // panic; an error must quote the spec and name the part at fault; and a

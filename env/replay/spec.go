@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data/transcript"
 )
 
@@ -70,7 +71,7 @@ func ParseSpec(s string) (Spec, error) {
 				return Spec{}, fmt.Errorf("replay: spec %q: kind= given twice", s)
 			}
 			kind = true
-			sp.Options.Task, err = transcript.ParseTask(strings.TrimPrefix(part, "kind="))
+			sp.Options.Task, err = answer.ParseKind(strings.TrimPrefix(part, "kind="))
 		case strings.HasPrefix(part, "layout="):
 			if layout {
 				return Spec{}, fmt.Errorf("replay: spec %q: layout= given twice", s)

@@ -3,7 +3,10 @@
 // one meaning each has (Bind defines one, SetDefaults gives it the table's
 // default); Renames, old spellings kept working for a release; Parsed and
 // Floats, values a library parses; NumberError and InWords, errors in the
-// words of the flags. It holds no command and no domain rule.
+// words of the flags; Command, a command made of a flag struct (Runner),
+// with AddHelp its help from files; the groups of flags several commands
+// bind the same way (Sim, Reward, Transcripts, EnvKind, MaxLine…). It
+// holds no command and no domain rule.
 package cliflag
 
 import (

@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/nn"
 )
 
 // Parsed is a flag of a value that its library parses and prints: parse
@@ -88,3 +91,73 @@ func Count(p *int, def int) pflag.Value {
 
 // errNegative is a Count's error for a negative value.
 var errNegative = fmt.Errorf("want ≥ 0")
+
+// Scaled is an int64 flag in units of 2^shift bytes (KiB: 10) that sets
+// *p, a number of bytes, to def units to begin with; FlagWords words a
+// library's value of *p in the flag's units.
+func Scaled(p *int64, shift uint, def int64) pflag.Value {
+	*p = def << shift
+	return scaled{p, shift}
+}
+
+type scaled struct {
+	p     *int64
+	shift uint
+}
+
+func (v scaled) Type() string   { return "int64" }
+func (v scaled) String() string { return strconv.FormatInt(*v.p>>v.shift, 10) }
+func (v scaled) Set(s string) error {
+	n, err := strconv.ParseInt(s, 0, 64) // as pflag's int64 parses
+	*v.p = n << v.shift
+	return err
+}
+
+// Hidden, Loss and AgentPolicy are the flags of the training config's
+// fields whose values their library parses and prints (train and study
+// bind them).
+func Hidden(p *[]int) pflag.Value { return Parsed(p, "sizes", nn.ParseHidden, nn.FormatHidden) }
+func Loss(p *string) pflag.Value  { return Parsed(p, "loss", nn.ParseLossKind, nn.LossName) }
+func AgentPolicy(p *string) pflag.Value {
+	return Parsed(p, "string", metapolicy.ParseAgentPolicyField, metapolicy.AgentPolicyName)
+}
+
+// OptionalInt and OptionalFloat are flags of a library's optional number,
+// a pointer left nil for its default: given, they set *p to a new value;
+// not given, *p stays nil and the help shows def, the library's default.
+func OptionalInt(p **int, def int) pflag.Value {
+	atoi := func(s string) (int, error) { // as pflag's int parses
+		n, err := strconv.ParseInt(s, 0, 64)
+		return int(n), err
+	}
+	return optional[int]{p, "int", def, atoi, strconv.Itoa}
+}
+
+func OptionalFloat(p **float64, def float64) pflag.Value {
+	return optional[float64]{p, "float64", def,
+		func(s string) (float64, error) { return strconv.ParseFloat(s, 64) },
+		func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }}
+}
+
+type optional[T any] struct {
+	p      **T
+	typ    string
+	def    T
+	parse  func(string) (T, error)
+	format func(T) string
+}
+
+func (v optional[T]) Type() string { return v.typ }
+func (v optional[T]) String() string {
+	if *v.p == nil {
+		return v.format(v.def)
+	}
+	return v.format(**v.p)
+}
+func (v optional[T]) Set(s string) error {
+	x, err := v.parse(s)
+	if err == nil {
+		*v.p = &x
+	}
+	return err
+}

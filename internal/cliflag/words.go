@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -116,4 +117,37 @@ func WordErrors(c *cobra.Command, word func(cmd *cobra.Command, err error) error
 	for _, s := range c.Commands() {
 		WordErrors(s, word)
 	}
+}
+
+// FlagWords words a library's setting, named by its key (snake_case, or a
+// Go field name: "MaxBodyBytes" is max_body_bytes), and its value v as the
+// flag of cmd that sets it: "--max-inflight -1", a Scaled flag's value in
+// its units ("--max-body-kib 2") or in bytes when not a whole unit
+// ("--max-body-kib (1000 bytes)"). A setting no flag sets keeps its key.
+func FlagWords(cmd *cobra.Command, key string, v any) string {
+	name, ok := flagOf(cmd, snake(key))
+	if !ok {
+		return fmt.Sprintf("%s %v", key, v)
+	}
+	sc, isScaled := cmd.Flags().Lookup(name).Value.(scaled)
+	if n, ok := v.(int64); ok && isScaled {
+		if n%(1<<sc.shift) != 0 {
+			return fmt.Sprintf("--%s (%d bytes)", name, n)
+		}
+		v = n >> sc.shift
+	}
+	return fmt.Sprintf("--%s %v", name, v)
+}
+
+// snake is a Go field name as a setting key ("ReadTimeout": read_timeout,
+// "GOGC": gogc); a key in snake_case stays as it is.
+func snake(key string) string {
+	var b strings.Builder
+	for i, r := range key {
+		if unicode.IsUpper(r) && i > 0 && unicode.IsLower(rune(key[i-1])) {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }

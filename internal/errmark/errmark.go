@@ -45,11 +45,16 @@ type keyedMark struct {
 	key string
 }
 
-// KeyOf is the setting key of the outermost mark of Of on err, if any.
+// KeyOf is the setting key of the outermost mark of Of on err, if any,
+// or of a mark of Of returned (wrapped or not) as the error itself.
 func KeyOf(err error) (key string, ok bool) {
 	var k keyedMark
 	if errors.As(err, &k) {
 		return k.key, true
+	}
+	var bare *keyed
+	if errors.As(err, &bare) {
+		return bare.key, true
 	}
 	return "", false
 }

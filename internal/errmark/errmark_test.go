@@ -41,4 +41,7 @@ func TestKeyOf(t *testing.T) {
 	if key, ok := KeyOf(Mark(fs.ErrNotExist, errors.New("plain"))); ok {
 		t.Errorf("a plain mark names %q", key)
 	}
+	if key, ok := KeyOf(fmt.Errorf("run: %w", inner)); !ok || key != "split" {
+		t.Errorf("a mark of Of returned as the error: KeyOf %q %v, want split", key, ok)
+	}
 }

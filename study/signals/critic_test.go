@@ -22,7 +22,7 @@ func textAns(text string) transcript.Answer {
 // are NaN, not a number about nothing.
 func TestCriticCandidates(t *testing.T) {
 	q := transcript.Question{
-		ID: "gsm8k:q", File: "hand.json", Task: transcript.GSM8K, Text: "q", Gold: "12",
+		ID: "gsm8k:q", File: "hand.json", Task: answer.GSM8K, Text: "q", Gold: "12",
 		Agents: [][]transcript.Answer{
 			{textAns(`3 * 4 = 12. \boxed{12}`), textAns(`3 * 4 = 12. \boxed{12}`)},
 			{textAns(`3 * 4 = 13. \boxed{13}`), textAns(`3 * 4 = 12. \boxed{12}`)},

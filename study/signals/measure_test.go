@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/replay"
@@ -47,7 +48,7 @@ func ans(a string, tok int) transcript.Answer {
 // none breaks, and agent 2 (the only one holding 7) is the only correct one.
 func TestMeasureHandBuilt(t *testing.T) {
 	q := transcript.Question{
-		ID: "q", File: "hand.json", Task: transcript.GSM8K, Text: "q", Gold: "7",
+		ID: "q", File: "hand.json", Task: answer.GSM8K, Text: "q", Gold: "7",
 		Agents: [][]transcript.Answer{
 			{ans("3", 10), ans("7", 100), ans("7", 100)},
 			{ans("3", 10), ans("3", 150), ans("3", 150)},

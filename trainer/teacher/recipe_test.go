@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -27,7 +28,7 @@ func TestFallbackSaysWhatTheTeacherCannotLabel(t *testing.T) {
 	if err != nil || note != "" || got.SFT != cfg.SFT {
 		t.Fatalf("hand-built: %+v, %q, %v: want the config unchanged and no note", got.SFT, note, err)
 	}
-	noGold := transcript.Question{ID: "n", File: "h.json", Task: transcript.GSM8K, Text: "n",
+	noGold := transcript.Question{ID: "n", File: "h.json", Task: answer.GSM8K, Text: "n",
 		Agents: [][]transcript.Answer{{ans("1", 1), ans("2", 1)}, {ans("2", 1), ans("2", 1)}}}
 	mixed, err := replay.New([]transcript.Question{*handBuilt(t).Question(0), noGold})
 	if err != nil {

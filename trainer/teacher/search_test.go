@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
@@ -33,7 +34,7 @@ func ans(a string, tok int) transcript.Answer {
 func handBuilt(t *testing.T) *replay.Env {
 	t.Helper()
 	q := transcript.Question{
-		ID: "q", File: "hand.json", Task: transcript.GSM8K, Text: "q", Gold: "7",
+		ID: "q", File: "hand.json", Task: answer.GSM8K, Text: "q", Gold: "7",
 		Agents: [][]transcript.Answer{
 			{ans("3", 10), ans("7", 100), ans("7", 100)},
 			{ans("3", 40), ans("3", 150), ans("7", 150)},
@@ -107,7 +108,7 @@ func TestLabelsFollowPlan(t *testing.T) {
 }
 
 func TestSearchNoGold(t *testing.T) {
-	q := transcript.Question{ID: "q", File: "h.json", Task: transcript.GSM8K, Text: "q",
+	q := transcript.Question{ID: "q", File: "h.json", Task: answer.GSM8K, Text: "q",
 		Agents: [][]transcript.Answer{{ans("1", 1)}, {ans("2", 1)}}}
 	e, err := replay.New([]transcript.Question{q})
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package cliflag
 
 import (
 	"fmt"
@@ -8,33 +8,33 @@ import (
 
 	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/env/replay"
-	"github.com/mpdf/mpdf/internal/cliflag"
+	"github.com/mpdf/mpdf/env/sim"
 )
 
-// addKindFlag adds --kind: the task of transcripts whose names do not say,
-// read when the flags are parsed by answer.ParseKind (answer.Kind is a
+// Kind adds --kind: the task of transcripts whose names do not say, read
+// when the flags are parsed by answer.ParseKind (answer.Kind is a
 // pflag.Value). Every command thus refuses a bad kind with one message
 // naming the flag and the kinds, and lists them in its help.
-func addKindFlag(f *pflag.FlagSet, k *answer.Kind, what string) {
+func Kind(f *pflag.FlagSet, k *answer.Kind, what string) {
 	f.Var(k, "kind", what+", when the file names do not say (gsm is gsm8k)")
 }
 
-// addEnvKindFlag adds --kind to a command whose --env (bound to envSpec)
-// is recorded with what it trains, as mpdf train's is: the kind becomes
-// the spec's kind= part before the command runs, so that a resume or an
+// EnvKind adds --kind to a command whose --env (bound to envSpec) is
+// recorded with what it trains, as mpdf train's is: the kind becomes the
+// spec's kind= part before the command runs, so that a resume or an
 // evaluation of the run reopens the transcripts read the same way.
-func addEnvKindFlag(cmd *cobra.Command, envSpec *string) {
+func EnvKind(cmd *cobra.Command, envSpec *string) {
 	var kind answer.Kind
-	addKindFlag(cmd.Flags(), &kind, "task of replayed transcripts (as a kind= part of --env)")
+	Kind(cmd.Flags(), &kind, "task of replayed transcripts (as a kind= part of --env)")
 	intoEnv(cmd, envSpec, func(spec string) (string, error) { return replay.SpecWithKind(spec, kind) }, func() string { return "--kind " + string(kind) })
 }
 
-// addEnvCriticFlag adds --critic, the spec's critic=on part given as a
-// flag (mpdf study's --critic, which study passes to openEvalEnv itself):
+// EnvCritic adds --critic, the spec's critic=on part given as a flag
+// (mpdf study's --critic, which study opens the environment with itself):
 // it becomes part of --env before the command runs, so that a run records
 // it and an evaluation weighs it against its checkpoints' as if written in
 // the spec.
-func addEnvCriticFlag(cmd *cobra.Command, envSpec *string) {
+func EnvCritic(cmd *cobra.Command, envSpec *string) {
 	var on bool
 	cmd.Flags().BoolVar(&on, "critic", false, "replay: fill the missing confidence with the critic's read from each answer's text; shorthand for critic=on in --env")
 	intoEnv(cmd, envSpec, func(spec string) (string, error) { return replay.SpecWithCritic(spec, on) }, func() string { return "--critic" })
@@ -43,7 +43,7 @@ func addEnvCriticFlag(cmd *cobra.Command, envSpec *string) {
 // intoEnv sets *envSpec to with(*envSpec) once the flags are parsed; an
 // error names the flag (flag()) and --env.
 func intoEnv(cmd *cobra.Command, envSpec *string, with func(string) (string, error), flag func() string) {
-	cliflag.BeforeRun(cmd, func() error {
+	BeforeRun(cmd, func() error {
 		spec, err := with(*envSpec)
 		if err != nil {
 			return fmt.Errorf("%s and --env: %w", flag(), err)
@@ -51,4 +51,13 @@ func intoEnv(cmd *cobra.Command, envSpec *string, with func(string) (string, err
 		*envSpec = spec
 		return nil
 	})
+}
+
+// Sim binds the simulator's configuration flags to cfg: the one definition
+// of the commands that play in the simulator (simulate, eval, view, study).
+func Sim(f *pflag.FlagSet, cfg *sim.Config) {
+	Bind(f, &cfg.Seed, "sim-seed", "", " (difficulties, answers); --seed draws the episodes")
+	Bind(f, &cfg.Tasks, "sim-tasks", "", fmt.Sprintf(" (0 = %d)", sim.DefaultTasks))
+	Bind(f, &cfg.Agents, "agents", "", fmt.Sprintf(" in the simulator (0 = %d)", sim.DefaultAgents))
+	Bind(f, &cfg.MissingConfidence, "missing-confidence", "")
 }
