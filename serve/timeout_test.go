@@ -86,7 +86,9 @@ func TestRequestTimeout(t *testing.T) {
 			testHookDeliberation = func() { c.hook(calls.Add(1)) }
 			defer func() { testHookDeliberation = nil }()
 			var log syncBuffer
-			s, err := New(Config{PolicyPath: writeTestPolicy(t), WriteTimeout: time.Second,
+			// A second between the request's deadline and the cut: the 503
+			// must come first even on a loaded CI machine.
+			s, err := New(Config{PolicyPath: writeTestPolicy(t), RequestTimeout: time.Second, WriteTimeout: 2 * time.Second,
 				Log: slog.New(slog.NewTextHandler(&log, nil))})
 			if err != nil {
 				t.Fatal(err)
