@@ -4574,3 +4574,90 @@ logSoftmax3AVX2_loop:
 logSoftmax3AVX2_done:
 	VZEROUPPER
 	RET
+
+// func actGradTanhAVX512(d *float32, h *float32, n int)
+// Requires: AVX, AVX512F
+TEXT ·actGradTanhAVX512(SB), NOSPLIT, $0-24
+	MOVQ    d+0(FP), AX
+	MOVQ    h+8(FP), CX
+	MOVQ    n+16(FP), DX
+	SHRQ    $0x04, DX
+	JZ      actGradTanhAVX512_done
+	VMOVUPS onek<>+0(SB), Z0
+
+actGradTanhAVX512_loop:
+	VMOVUPS      (CX), Z1
+	VMOVAPS      Z0, Z2
+	VFNMADD231PS Z1, Z1, Z2
+	VMULPS       (AX), Z2, Z1
+	VMOVUPS      Z1, (AX)
+	ADDQ         $0x40, AX
+	ADDQ         $0x40, CX
+	DECQ         DX
+	JNZ          actGradTanhAVX512_loop
+
+actGradTanhAVX512_done:
+	VZEROUPPER
+	RET
+
+// func colSumAVX512(dst *float32, src *float32, ld int, rows int, width int)
+// Requires: AVX, AVX512F
+TEXT ·colSumAVX512(SB), NOSPLIT, $0-40
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  ld+16(FP), DX
+	MOVQ  rows+24(FP), BX
+	MOVQ  width+32(FP), SI
+	TESTQ BX, BX
+	JZ    colSumAVX512_done
+	SHLQ  $0x02, SI
+	XORQ  DI, DI
+
+colSumAVX512_cols4:
+	LEAQ    256(DI), R8
+	CMPQ    R8, SI
+	JA      colSumAVX512_end4
+	VMOVUPS (AX)(DI*1), Z0
+	VMOVUPS 64(AX)(DI*1), Z1
+	VMOVUPS 128(AX)(DI*1), Z2
+	VMOVUPS 192(AX)(DI*1), Z3
+	LEAQ    (CX)(DI*1), R8
+	MOVQ    BX, R9
+
+colSumAVX512_cols4_row:
+	VADDPS  (R8), Z0, Z0
+	VADDPS  64(R8), Z1, Z1
+	VADDPS  128(R8), Z2, Z2
+	VADDPS  192(R8), Z3, Z3
+	ADDQ    DX, R8
+	DECQ    R9
+	JNZ     colSumAVX512_cols4_row
+	VMOVUPS Z0, (AX)(DI*1)
+	VMOVUPS Z1, 64(AX)(DI*1)
+	VMOVUPS Z2, 128(AX)(DI*1)
+	VMOVUPS Z3, 192(AX)(DI*1)
+	ADDQ    $0x00000100, DI
+	JMP     colSumAVX512_cols4
+
+colSumAVX512_end4:
+colSumAVX512_cols1:
+	LEAQ    64(DI), R8
+	CMPQ    R8, SI
+	JA      colSumAVX512_end1
+	VMOVUPS (AX)(DI*1), Z0
+	LEAQ    (CX)(DI*1), R8
+	MOVQ    BX, R9
+
+colSumAVX512_cols1_row:
+	VADDPS  (R8), Z0, Z0
+	ADDQ    DX, R8
+	DECQ    R9
+	JNZ     colSumAVX512_cols1_row
+	VMOVUPS Z0, (AX)(DI*1)
+	ADDQ    $0x00000040, DI
+	JMP     colSumAVX512_cols1
+
+colSumAVX512_end1:
+colSumAVX512_done:
+	VZEROUPPER
+	RET

@@ -222,9 +222,13 @@ func newWorkspace[T Float](sizes []int, act Activation, maxBatch, threads int, k
 	for l := 0; l < L; l++ {
 		in, out := sizes[l], sizes[l+1]
 		// Vectorise the weight gradient along whichever side wastes fewer
-		// lanes; layer 0's input (the caller's X) has no padding, so it can
-		// only be read a scalar at a time.
-		s.vecIn[l] = l > 0 && in*s.pad[l+1] > out*s.pad[l]
+		// lanes, along the inputs on a tie: that layout, [out][pad in], is
+		// the flat gradient's with padded rows, so reduceGrad copies rows
+		// instead of transposing (each element is the same chain of
+		// multiply-adds over the rows either way: the same bits). Layer 0's
+		// input (the caller's X) has no padding, so it can only be read a
+		// scalar at a time.
+		s.vecIn[l] = l > 0 && in*s.pad[l+1] >= out*s.pad[l]
 		s.wt[l] = alignedSlice[T](in * s.pad[l+1])
 		switch {
 		case l == L-1 && s.dotOut:
@@ -444,13 +448,8 @@ func (s *wsState[T]) loadWeights(m *MLP[T], backward bool) {
 	s.fresh = m == s.frozen
 	for l := 0; l < len(s.sizes)-1; l++ {
 		in, out, po := s.sizes[l], s.sizes[l+1], s.pad[l+1]
-		w, wt := m.Weight(l), s.wt[l]
-		for k := 0; k < in; k++ {
-			row := wt[k*po : k*po+out]
-			for o := range row {
-				row[o] = w[o*in+k]
-			}
-		}
+		w := m.Weight(l)
+		transposeTo(s.wt[l], po, w, in, out, in) // Wᵀ
 		copy(s.bias[l], m.Bias(l))
 		if (backward && l > 0) || (l == len(s.sizes)-2 && s.dotOut) {
 			pi, wp := s.pad[l], s.wp[l]
@@ -576,14 +575,31 @@ func (s *wsState[T]) reduceGrad(grad []T) {
 				copy(gw[o*in:(o+1)*in], pw[o*pi:o*pi+in])
 			}
 		} else { // pw is [in][pad out]
-			po := s.pad[l+1]
-			for k := 0; k < in; k++ {
-				for o, v := range pw[k*po : k*po+out] {
-					gw[o*in+k] = v
-				}
-			}
+			transposeTo(gw, in, pw, s.pad[l+1], in, out)
 		}
 		copy(LayerBias(s.sizes, grad, l), pb[:out])
+	}
+}
+
+// transposeTo sets dst[c·ldd + r] = src[r·lds + c] for r < rows and c <
+// cols, four rows of src at a time: four adjacent elements of dst written
+// per column, and a quarter of the bounds checks of an element-wise loop.
+func transposeTo[T Float](dst []T, ldd int, src []T, lds, rows, cols int) {
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		s0 := src[r*lds : r*lds+cols]
+		s1 := src[(r+1)*lds : (r+1)*lds+cols]
+		s2 := src[(r+2)*lds : (r+2)*lds+cols]
+		s3 := src[(r+3)*lds : (r+3)*lds+cols]
+		for c, v := range s0 {
+			d := dst[c*ldd+r : c*ldd+r+4]
+			d[0], d[1], d[2], d[3] = v, s1[c], s2[c], s3[c]
+		}
+	}
+	for ; r < rows; r++ {
+		for c, v := range src[r*lds : r*lds+cols] {
+			dst[c*ldd+r] = v
+		}
 	}
 }
 

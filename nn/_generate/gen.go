@@ -8,11 +8,14 @@
 // Every kernel is written once, as a Go function emitting instructions, and
 // instantiated for two instruction sets: AVX2 with FMA on 8-lane YMM
 // registers and AVX-512 on 16-lane ZMM registers. The kernels where the
-// width pays (the matrix products and tanh) come in both; the rest (bias
-// and activation, activation gradients, column sums, the loss, Adam) are
-// AVX2 only and serve both sets: they are a small share of a step, and on
-// an AVX-512 machine the same 8-lane code runs unchanged. Operands are
-// float32; the float64 kernels are the portable Go ones.
+// width pays (the matrix products, tanh, and since session 7 tanh's
+// gradient and the column sums) come in both; the rest (bias and ReLU, the
+// loss, Adam) are AVX2 only and serve both sets: they are a small share of
+// a step, and on an AVX-512 machine the same 8-lane code runs unchanged.
+// Operands are float32; the float64 kernels are the portable Go ones.
+//
+// With -probe it writes internal/peak's FMA-throughput probes instead
+// (go generate ./internal/peak).
 package main
 
 import (
@@ -73,12 +76,14 @@ func main() {
 	}
 	biasRows()
 	actGrad()
-	colSum()
+	colSum(avx2)
 	adam()
 	allFinite()
 	sumSquares()
 	lossVec()
 	logSoftmax3()
+	actGradTanh512()
+	colSum(avx512)
 	Generate()
 }
 
@@ -407,13 +412,46 @@ func actGrad() {
 	}
 }
 
-// colSum emits colSumAVX2: dst[j] += Σ_{r<rows} src[r·ld + j] for j < width
-// (a multiple of 8, ld in bytes), four vectors of columns at a time.
-func colSum() {
-	const name = "colSumAVX2"
+// actGradTanh512 emits actGradTanhAVX512, actGradTanhAVX2 on 16 lanes:
+// d[i] ·= 1 − h[i]² for i < n (a multiple of 16), the same operations lane
+// for lane.
+func actGradTanh512() {
+	const name = "actGradTanhAVX512"
+	TEXT(name, NOSPLIT, "func(d, h *float32, n int)")
+	Pragma("noescape")
+	Doc(name + " is actGrad for tanh on AVX512.")
+	d := Load(Param("d"), GP64())
+	h := Load(Param("h"), GP64())
+	n := Load(Param("n"), GP64())
+	SHRQ(U8(4), n)
+	JZ(LabelRef(name + "_done"))
+	c := ZMM()
+	VMOVUPS(entry(oneK, 0), c)
+	Label(name + "_loop")
+	hv, dv, t := ZMM(), ZMM(), ZMM()
+	VMOVUPS(Mem{Base: h}, hv)
+	VMOVAPS(c, t)
+	VFNMADD231PS(hv, hv, t) // t = 1 − h·h
+	VMULPS(Mem{Base: d}, t, dv)
+	VMOVUPS(dv, Mem{Base: d})
+	ADDQ(U8(64), d)
+	ADDQ(U8(64), h)
+	DECQ(n)
+	JNZ(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// colSum emits colSum<ISA>: dst[j] += Σ_{r<rows} src[r·ld + j] for j <
+// width (a multiple of the lanes, ld in bytes), four vectors of columns at
+// a time.
+func colSum(k isa) {
+	name := "colSum" + k.Suf
+	vb := k.Lanes * size
 	TEXT(name, NOSPLIT, "func(dst, src *float32, ld, rows, width int)")
 	Pragma("noescape")
-	Doc(name + " is colSum on AVX2.")
+	Doc(name + " is colSum on " + k.Suf + ".")
 	dst := Load(Param("dst"), GP64())
 	src := Load(Param("src"), GP64())
 	ld := Load(Param("ld"), GP64())
@@ -429,28 +467,28 @@ func colSum() {
 		end := fmt.Sprintf("%s_end%d", name, u)
 		Label(lbl)
 		t := GP64()
-		LEAQ(Mem{Base: j, Disp: 32 * u}, t)
+		LEAQ(Mem{Base: j, Disp: vb * u}, t)
 		CMPQ(t, width)
 		JA(LabelRef(end))
 		s := make([]VecVirtual, u)
 		for i := range s {
-			s[i] = YMM()
-			VMOVUPS(Mem{Base: dst, Index: j, Scale: 1, Disp: 32 * i}, s[i])
+			s[i] = k.Vec()
+			VMOVUPS(Mem{Base: dst, Index: j, Scale: 1, Disp: vb * i}, s[i])
 		}
 		p, r := GP64(), GP64()
 		LEAQ(Mem{Base: src, Index: j, Scale: 1}, p)
 		MOVQ(rows, r)
 		Label(lbl + "_row")
 		for i := range s {
-			VADDPS(Mem{Base: p, Disp: 32 * i}, s[i], s[i])
+			VADDPS(Mem{Base: p, Disp: vb * i}, s[i], s[i])
 		}
 		ADDQ(ld, p)
 		DECQ(r)
 		JNZ(LabelRef(lbl + "_row"))
 		for i := range s {
-			VMOVUPS(s[i], Mem{Base: dst, Index: j, Scale: 1, Disp: 32 * i})
+			VMOVUPS(s[i], Mem{Base: dst, Index: j, Scale: 1, Disp: vb * i})
 		}
-		ADDQ(U32(32*u), j)
+		ADDQ(U32(vb*u), j)
 		JMP(LabelRef(lbl))
 		Label(end)
 	}
