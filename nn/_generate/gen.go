@@ -261,6 +261,18 @@ func tanhRows(k isa) {
 	VMOVUPS(entry(tanhK, 0), hi)
 	VMOVUPS(entry(tanhK, 1), lo)
 	VMOVUPS(entry(tanhK, 2), two)
+	// coef is coefficient c (3…13) of the table: a register with AVX-512,
+	// whose 32 hold them all beside two vectors' work (memory operands
+	// cost load slots the loop is short of), else the table in memory.
+	coef := func(c int) Op { return entry(tanhK, c) }
+	if k.Lanes == 16 {
+		var cr [14]VecVirtual
+		for c := 3; c <= 13; c++ {
+			cr[c] = k.Vec()
+			VMOVUPS(entry(tanhK, c), cr[c])
+		}
+		coef = func(c int) Op { return cr[c] }
+	}
 
 	// block computes len(off) vectors at byte offsets off of the row
 	// (row) and of bias, register for register interleaved.
@@ -274,17 +286,22 @@ func tanhRows(k isa) {
 			VMINPS(x[i], hi, x[i])
 			VMAXPS(x[i], lo, x[i])
 			VMULPS(x[i], x[i], x2[i])
-			VMOVUPS(entry(tanhK, 3), p[i])
-			VMOVUPS(entry(tanhK, 10), q[i])
+			if k.Lanes == 16 {
+				VMOVAPS(coef(3), p[i])
+				VMOVAPS(coef(10), q[i])
+			} else {
+				VMOVUPS(coef(3), p[i])
+				VMOVUPS(coef(10), q[i])
+			}
 		}
 		for c := 4; c <= 9; c++ {
 			for i := 0; i < u; i++ {
-				VFMADD213PS(entry(tanhK, c), x2[i], p[i]) // p = p·x² + P
+				VFMADD213PS(coef(c), x2[i], p[i]) // p = p·x² + P
 			}
 		}
 		for c := 11; c <= 13; c++ {
 			for i := 0; i < u; i++ {
-				VFMADD213PS(entry(tanhK, c), x2[i], q[i])
+				VFMADD213PS(coef(c), x2[i], q[i])
 			}
 		}
 		for i := 0; i < u; i++ {
