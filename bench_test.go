@@ -116,7 +116,7 @@ func BenchmarkStep(b *testing.B) {
 
 // BenchmarkStepThreads is the kernels' step and Stepper.Step by thread
 // count and batch, float32: threads is the workspace's (its row blocks and
-// most goroutines; nn runs steps under 2048 rows on one):
+// most goroutines; nn runs steps under 256 rows on one):
 //
 //	go test -run XXX -bench 'StepThreads' -count 6 . | benchstat -col /threads -
 func BenchmarkStepThreads(b *testing.B) {

@@ -93,7 +93,7 @@ func BenchmarkRankMatchStep(b *testing.B) {
 // blocks on more than one goroutine.
 type nopRunner struct{}
 
-func (nopRunner) runWorker(int) {}
+func (nopRunner) runBlock(int) {}
 
 func BenchmarkPoolRun(b *testing.B) {
 	for _, n := range []int{1, 2} {
@@ -101,7 +101,7 @@ func BenchmarkPoolRun(b *testing.B) {
 			p := startPool(n, nopRunner{})
 			defer p.stop()
 			for b.Loop() {
-				p.run(n)
+				p.run(n, n)
 			}
 		})
 	}
