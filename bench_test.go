@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/mpdf/mpdf/autodiff"
+	"github.com/mpdf/mpdf/internal/peak"
 	"github.com/mpdf/mpdf/nn"
 	"github.com/mpdf/mpdf/trainer"
 )
@@ -36,6 +38,12 @@ import (
 // 2·Σ_{l≥1} in·out for the input gradients (none for the features) = 21 248;
 // a step is both, 33 920 FLOP per sample. impl=stepper-full counts the same
 // FLOPs, though it runs two more forward passes.
+//
+// The float32 kernels' and Stepper.Step's figures also report their share
+// of this machine's float32 multiply-add peak, measured by package
+// internal/peak in the same process after each timed loop: "%peak" of the
+// machine's (every vCPU's FMA units), "%peak1" of one goroutine's, and
+// "peak-GFLOP/s" the machine's. BenchmarkPeak reports the probe alone.
 
 var benchSizes = []int{32, 64, 64, nn.NumActions}
 
@@ -87,6 +95,9 @@ func benchRun(b *testing.B, flops float64, impls ...benchImpl) {
 					sps := float64(n) * float64(b.N) / b.Elapsed().Seconds()
 					b.ReportMetric(sps, "samples/s")
 					b.ReportMetric(sps*flops/1e9, "GFLOP/s")
+					if dtype == "float32" && im.name != "gorgonia" {
+						peak.Report(b, nn.KernelName[float32](), sps*flops/1e9)
+					}
 				})
 			}
 		}
@@ -105,7 +116,7 @@ func BenchmarkStep(b *testing.B) {
 
 // BenchmarkStepThreads is the kernels' step and Stepper.Step by thread
 // count and batch, float32: threads is the workspace's (its row blocks and
-// most goroutines; nn runs steps under 2048 rows on one):
+// most goroutines; nn runs steps under 256 rows on one):
 //
 //	go test -run XXX -bench 'StepThreads' -count 6 . | benchstat -col /threads -
 func BenchmarkStepThreads(b *testing.B) {
@@ -127,9 +138,31 @@ func BenchmarkStepThreads(b *testing.B) {
 					sps := float64(n) * float64(b.N) / b.Elapsed().Seconds()
 					b.ReportMetric(sps, "samples/s")
 					b.ReportMetric(sps*(fwd+bwd)/1e9, "GFLOP/s")
+					peak.Report(b, nn.KernelName[float32](), sps*(fwd+bwd)/1e9)
 				})
 			}
 		}
+	}
+}
+
+// BenchmarkPeak is the float32 multiply-add peak the step benchmarks'
+// "%peak" divide by, by goroutines (internal/peak's probe on the
+// instruction set of nn's kernels; best of its runs of 20 ms): two
+// goroutines at twice one's rate say the vCPUs are two cores, at one's rate
+// that they are one core's two threads.
+func BenchmarkPeak(b *testing.B) {
+	isa := nn.KernelName[float32]()
+	for _, g := range []int{1, 2} {
+		b.Run(fmt.Sprintf("isa=%s/goroutines=%d", isa, g), func(b *testing.B) {
+			var f float64
+			for b.Loop() {
+				f = max(f, peak.FLOPs(isa, g, 1, 20*time.Millisecond))
+			}
+			if f == 0 {
+				b.Skipf("no probe for %s on this build", isa)
+			}
+			b.ReportMetric(f/1e9, "GFLOP/s")
+		})
 	}
 }
 

@@ -15,6 +15,7 @@
 //	internal/errmark  an error marked with a sentinel (one may name a setting), its message unchanged, or a setting out of range named by its key: a library's errors a caller words
 //	internal/progress progress of long work on stderr: a bar on a terminal, plain lines elsewhere
 //	internal/jsonscan the byte-level JSON scanner of the fast paths (data's decision lines, serve's requests; transcripts' numbers)
+//	internal/peak     the machine's measured float32 multiply-add peak, for the update step's benchmarks' share of it
 //	nn                MLP parameters, Adam, fast batched CPU kernels of the update step
 //	stats             cluster-bootstrap confidence intervals and the AUC, plain Go
 //	outfile           output files replaced whole (temp file, sync, rename) and run-directory locks

@@ -35,6 +35,7 @@ var layers = []layer{
 	{"internal/errmark", "an error marked with a sentinel (one may name a setting), its message unchanged, or a setting out of range named by its key: a library's errors a caller words", nil},
 	{"internal/progress", "progress of long work on stderr: a bar on a terminal, plain lines elsewhere", nil},
 	{"internal/jsonscan", "the byte-level JSON scanner of the fast paths (data's decision lines, serve's requests; transcripts' numbers)", nil},
+	{"internal/peak", "the machine's measured float32 multiply-add peak, for the update step's benchmarks' share of it", nil},
 	{"nn", "MLP parameters, Adam, fast batched CPU kernels of the update step", nil},
 	{"stats", "cluster-bootstrap confidence intervals and the AUC, plain Go", nil},
 	{"outfile", "output files replaced whole (temp file, sync, rename) and run-directory locks", nil},

@@ -20,7 +20,7 @@ var kernelSets32 = sync.OnceValue(func() []*kernelSet[float32] {
 	if avx2 && cpu.X86.HasAVX512F {
 		ks = append(ks, &kernelSet[float32]{
 			name: "avx512", lanes: 16,
-			gemm: gemm512.gemm, dot: dot512, biasAct: biasAct512, actGrad: actGradAVX2, colSum: colSumAVX2Go, loss: lossAVX2, adam: adamAVX2Go, logSoftmax: logSoftmaxAVX2,
+			gemm: gemm512.gemm, dot: dot512, biasAct: biasAct512, actGrad: actGradAVX512, colSum: colSumAVX512Go, loss: lossAVX2, adam: adamAVX2Go, logSoftmax: logSoftmaxAVX2,
 		})
 	}
 	if avx2 {
@@ -165,6 +165,37 @@ func actGradAVX2(d, h []float32, act Activation) {
 		return
 	}
 	actGradTanhAVX2(&d[0], &h[0], n)
+}
+
+// actGradAVX512 is actGradAVX2 with tanh's on 16 lanes when n is a
+// multiple of 16 (rows padded to the AVX-512 lanes): the same operations
+// lane for lane, so the same bits.
+func actGradAVX512(d, h []float32, act Activation) {
+	n := len(d)
+	if act != Tanh || n%16 != 0 || n == 0 {
+		actGradAVX2(d, h, act)
+		return
+	}
+	if len(h) < n {
+		panic(fmt.Sprintf("nn: actGrad: %d gradients, %d activations", n, len(h)))
+	}
+	actGradTanhAVX512(&d[0], &h[0], n)
+}
+
+// colSumAVX512Go is colSumAVX2Go on 16 lanes when width is a multiple of
+// 16: each column's sum runs over the rows in the same order.
+func colSumAVX512Go(dst, src []float32, ld, rows, width int) {
+	if width%16 != 0 {
+		colSumAVX2Go(dst, src, ld, rows, width)
+		return
+	}
+	if rows <= 0 || width <= 0 {
+		return
+	}
+	if len(dst) < width || (rows > 1 && ld < width && ld != 0) || (rows-1)*ld+width > len(src) {
+		panic(fmt.Sprintf("nn: colSum: %d rows of %d (stride %d) in %d elements into %d", rows, width, ld, len(src), len(dst)))
+	}
+	colSumAVX512(&dst[0], &src[0], 4*ld, rows, width)
 }
 
 func colSumAVX2Go(dst, src []float32, ld, rows, width int) {

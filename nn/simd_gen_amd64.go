@@ -348,3 +348,13 @@ func lossVecAVX2(c *float32, m int, k *[5][8]float32, out *[3][8]float32) (clipL
 //
 //go:noescape
 func logSoftmax3AVX2(c *float32, m int)
+
+// actGradTanhAVX512 is actGrad for tanh on AVX512.
+//
+//go:noescape
+func actGradTanhAVX512(d *float32, h *float32, n int)
+
+// colSumAVX512 is colSum on AVX512.
+//
+//go:noescape
+func colSumAVX512(dst *float32, src *float32, ld int, rows int, width int)

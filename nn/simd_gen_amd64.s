@@ -3186,6 +3186,17 @@ TEXT ·tanhRowsAVX512(SB), NOSPLIT, $0-40
 	VMOVUPS tanhk<>+0(SB), Z0
 	VMOVUPS tanhk<>+64(SB), Z1
 	VMOVUPS tanhk<>+128(SB), Z2
+	VMOVUPS tanhk<>+192(SB), Z3
+	VMOVUPS tanhk<>+256(SB), Z4
+	VMOVUPS tanhk<>+320(SB), Z5
+	VMOVUPS tanhk<>+384(SB), Z6
+	VMOVUPS tanhk<>+448(SB), Z7
+	VMOVUPS tanhk<>+512(SB), Z8
+	VMOVUPS tanhk<>+576(SB), Z9
+	VMOVUPS tanhk<>+640(SB), Z10
+	VMOVUPS tanhk<>+704(SB), Z11
+	VMOVUPS tanhk<>+768(SB), Z12
+	VMOVUPS tanhk<>+832(SB), Z13
 
 tanhRowsAVX512_row:
 	XORQ DI, DI
@@ -3194,78 +3205,78 @@ tanhRowsAVX512_pair:
 	LEAQ         128(DI), R8
 	CMPQ         R8, SI
 	JA           tanhRowsAVX512_one
-	VMOVUPS      (AX)(DI*1), Z3
-	VADDPS       (DX)(DI*1), Z3, Z3
-	VMINPS       Z3, Z0, Z3
-	VMAXPS       Z3, Z1, Z3
-	VMULPS       Z3, Z3, Z4
-	VMOVUPS      tanhk<>+192(SB), Z5
-	VMOVUPS      tanhk<>+640(SB), Z6
-	VMOVUPS      64(AX)(DI*1), Z7
-	VADDPS       64(DX)(DI*1), Z7, Z7
-	VMINPS       Z7, Z0, Z7
-	VMAXPS       Z7, Z1, Z7
-	VMULPS       Z7, Z7, Z8
-	VMOVUPS      tanhk<>+192(SB), Z9
-	VMOVUPS      tanhk<>+640(SB), Z10
-	VFMADD213PS  tanhk<>+256(SB), Z4, Z5
-	VFMADD213PS  tanhk<>+256(SB), Z8, Z9
-	VFMADD213PS  tanhk<>+320(SB), Z4, Z5
-	VFMADD213PS  tanhk<>+320(SB), Z8, Z9
-	VFMADD213PS  tanhk<>+384(SB), Z4, Z5
-	VFMADD213PS  tanhk<>+384(SB), Z8, Z9
-	VFMADD213PS  tanhk<>+448(SB), Z4, Z5
-	VFMADD213PS  tanhk<>+448(SB), Z8, Z9
-	VFMADD213PS  tanhk<>+512(SB), Z4, Z5
-	VFMADD213PS  tanhk<>+512(SB), Z8, Z9
-	VFMADD213PS  tanhk<>+576(SB), Z4, Z5
-	VFMADD213PS  tanhk<>+576(SB), Z8, Z9
-	VFMADD213PS  tanhk<>+704(SB), Z4, Z6
-	VFMADD213PS  tanhk<>+704(SB), Z8, Z10
-	VFMADD213PS  tanhk<>+768(SB), Z4, Z6
-	VFMADD213PS  tanhk<>+768(SB), Z8, Z10
-	VFMADD213PS  tanhk<>+832(SB), Z4, Z6
-	VFMADD213PS  tanhk<>+832(SB), Z8, Z10
-	VRCP14PS     Z6, Z4
-	VFNMADD213PS Z2, Z4, Z6
-	VMULPS       Z6, Z4, Z4
-	VMULPS       Z5, Z3, Z3
-	VMULPS       Z4, Z3, Z3
-	VMOVUPS      Z3, (AX)(DI*1)
-	VRCP14PS     Z10, Z3
-	VFNMADD213PS Z2, Z3, Z10
-	VMULPS       Z10, Z3, Z3
-	VMULPS       Z9, Z7, Z7
-	VMULPS       Z3, Z7, Z7
-	VMOVUPS      Z7, 64(AX)(DI*1)
+	VMOVUPS      (AX)(DI*1), Z14
+	VADDPS       (DX)(DI*1), Z14, Z14
+	VMINPS       Z14, Z0, Z14
+	VMAXPS       Z14, Z1, Z14
+	VMULPS       Z14, Z14, Z15
+	VMOVAPS      Z3, Z16
+	VMOVAPS      Z10, Z17
+	VMOVUPS      64(AX)(DI*1), Z18
+	VADDPS       64(DX)(DI*1), Z18, Z18
+	VMINPS       Z18, Z0, Z18
+	VMAXPS       Z18, Z1, Z18
+	VMULPS       Z18, Z18, Z19
+	VMOVAPS      Z3, Z20
+	VMOVAPS      Z10, Z21
+	VFMADD213PS  Z4, Z15, Z16
+	VFMADD213PS  Z4, Z19, Z20
+	VFMADD213PS  Z5, Z15, Z16
+	VFMADD213PS  Z5, Z19, Z20
+	VFMADD213PS  Z6, Z15, Z16
+	VFMADD213PS  Z6, Z19, Z20
+	VFMADD213PS  Z7, Z15, Z16
+	VFMADD213PS  Z7, Z19, Z20
+	VFMADD213PS  Z8, Z15, Z16
+	VFMADD213PS  Z8, Z19, Z20
+	VFMADD213PS  Z9, Z15, Z16
+	VFMADD213PS  Z9, Z19, Z20
+	VFMADD213PS  Z11, Z15, Z17
+	VFMADD213PS  Z11, Z19, Z21
+	VFMADD213PS  Z12, Z15, Z17
+	VFMADD213PS  Z12, Z19, Z21
+	VFMADD213PS  Z13, Z15, Z17
+	VFMADD213PS  Z13, Z19, Z21
+	VRCP14PS     Z17, Z15
+	VFNMADD213PS Z2, Z15, Z17
+	VMULPS       Z17, Z15, Z15
+	VMULPS       Z16, Z14, Z14
+	VMULPS       Z15, Z14, Z14
+	VMOVUPS      Z14, (AX)(DI*1)
+	VRCP14PS     Z21, Z14
+	VFNMADD213PS Z2, Z14, Z21
+	VMULPS       Z21, Z14, Z14
+	VMULPS       Z20, Z18, Z18
+	VMULPS       Z14, Z18, Z18
+	VMOVUPS      Z18, 64(AX)(DI*1)
 	ADDQ         $0x00000080, DI
 	JMP          tanhRowsAVX512_pair
 
 tanhRowsAVX512_one:
 	CMPQ         DI, SI
 	JAE          tanhRowsAVX512_next
-	VMOVUPS      (AX)(DI*1), Z3
-	VADDPS       (DX)(DI*1), Z3, Z3
-	VMINPS       Z3, Z0, Z3
-	VMAXPS       Z3, Z1, Z3
-	VMULPS       Z3, Z3, Z4
-	VMOVUPS      tanhk<>+192(SB), Z5
-	VMOVUPS      tanhk<>+640(SB), Z6
-	VFMADD213PS  tanhk<>+256(SB), Z4, Z5
-	VFMADD213PS  tanhk<>+320(SB), Z4, Z5
-	VFMADD213PS  tanhk<>+384(SB), Z4, Z5
-	VFMADD213PS  tanhk<>+448(SB), Z4, Z5
-	VFMADD213PS  tanhk<>+512(SB), Z4, Z5
-	VFMADD213PS  tanhk<>+576(SB), Z4, Z5
-	VFMADD213PS  tanhk<>+704(SB), Z4, Z6
-	VFMADD213PS  tanhk<>+768(SB), Z4, Z6
-	VFMADD213PS  tanhk<>+832(SB), Z4, Z6
-	VRCP14PS     Z6, Z4
-	VFNMADD213PS Z2, Z4, Z6
-	VMULPS       Z6, Z4, Z4
-	VMULPS       Z5, Z3, Z3
-	VMULPS       Z4, Z3, Z3
-	VMOVUPS      Z3, (AX)(DI*1)
+	VMOVUPS      (AX)(DI*1), Z14
+	VADDPS       (DX)(DI*1), Z14, Z14
+	VMINPS       Z14, Z0, Z14
+	VMAXPS       Z14, Z1, Z14
+	VMULPS       Z14, Z14, Z15
+	VMOVAPS      Z3, Z16
+	VMOVAPS      Z10, Z17
+	VFMADD213PS  Z4, Z15, Z16
+	VFMADD213PS  Z5, Z15, Z16
+	VFMADD213PS  Z6, Z15, Z16
+	VFMADD213PS  Z7, Z15, Z16
+	VFMADD213PS  Z8, Z15, Z16
+	VFMADD213PS  Z9, Z15, Z16
+	VFMADD213PS  Z11, Z15, Z17
+	VFMADD213PS  Z12, Z15, Z17
+	VFMADD213PS  Z13, Z15, Z17
+	VRCP14PS     Z17, Z15
+	VFNMADD213PS Z2, Z15, Z17
+	VMULPS       Z17, Z15, Z15
+	VMULPS       Z16, Z14, Z14
+	VMULPS       Z15, Z14, Z14
+	VMOVUPS      Z14, (AX)(DI*1)
 
 tanhRowsAVX512_next:
 	ADDQ CX, AX
@@ -4572,5 +4583,92 @@ logSoftmax3AVX2_loop:
 	JA          logSoftmax3AVX2_loop
 
 logSoftmax3AVX2_done:
+	VZEROUPPER
+	RET
+
+// func actGradTanhAVX512(d *float32, h *float32, n int)
+// Requires: AVX, AVX512F
+TEXT ·actGradTanhAVX512(SB), NOSPLIT, $0-24
+	MOVQ    d+0(FP), AX
+	MOVQ    h+8(FP), CX
+	MOVQ    n+16(FP), DX
+	SHRQ    $0x04, DX
+	JZ      actGradTanhAVX512_done
+	VMOVUPS onek<>+0(SB), Z0
+
+actGradTanhAVX512_loop:
+	VMOVUPS      (CX), Z1
+	VMOVAPS      Z0, Z2
+	VFNMADD231PS Z1, Z1, Z2
+	VMULPS       (AX), Z2, Z1
+	VMOVUPS      Z1, (AX)
+	ADDQ         $0x40, AX
+	ADDQ         $0x40, CX
+	DECQ         DX
+	JNZ          actGradTanhAVX512_loop
+
+actGradTanhAVX512_done:
+	VZEROUPPER
+	RET
+
+// func colSumAVX512(dst *float32, src *float32, ld int, rows int, width int)
+// Requires: AVX, AVX512F
+TEXT ·colSumAVX512(SB), NOSPLIT, $0-40
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  ld+16(FP), DX
+	MOVQ  rows+24(FP), BX
+	MOVQ  width+32(FP), SI
+	TESTQ BX, BX
+	JZ    colSumAVX512_done
+	SHLQ  $0x02, SI
+	XORQ  DI, DI
+
+colSumAVX512_cols4:
+	LEAQ    256(DI), R8
+	CMPQ    R8, SI
+	JA      colSumAVX512_end4
+	VMOVUPS (AX)(DI*1), Z0
+	VMOVUPS 64(AX)(DI*1), Z1
+	VMOVUPS 128(AX)(DI*1), Z2
+	VMOVUPS 192(AX)(DI*1), Z3
+	LEAQ    (CX)(DI*1), R8
+	MOVQ    BX, R9
+
+colSumAVX512_cols4_row:
+	VADDPS  (R8), Z0, Z0
+	VADDPS  64(R8), Z1, Z1
+	VADDPS  128(R8), Z2, Z2
+	VADDPS  192(R8), Z3, Z3
+	ADDQ    DX, R8
+	DECQ    R9
+	JNZ     colSumAVX512_cols4_row
+	VMOVUPS Z0, (AX)(DI*1)
+	VMOVUPS Z1, 64(AX)(DI*1)
+	VMOVUPS Z2, 128(AX)(DI*1)
+	VMOVUPS Z3, 192(AX)(DI*1)
+	ADDQ    $0x00000100, DI
+	JMP     colSumAVX512_cols4
+
+colSumAVX512_end4:
+colSumAVX512_cols1:
+	LEAQ    64(DI), R8
+	CMPQ    R8, SI
+	JA      colSumAVX512_end1
+	VMOVUPS (AX)(DI*1), Z0
+	LEAQ    (CX)(DI*1), R8
+	MOVQ    BX, R9
+
+colSumAVX512_cols1_row:
+	VADDPS  (R8), Z0, Z0
+	ADDQ    DX, R8
+	DECQ    R9
+	JNZ     colSumAVX512_cols1_row
+	VMOVUPS Z0, (AX)(DI*1)
+	ADDQ    $0x00000040, DI
+	JMP     colSumAVX512_cols1
+
+colSumAVX512_end1:
+colSumAVX512_done:
 	VZEROUPPER
 	RET

@@ -27,10 +27,11 @@ import (
 //
 // How many goroutines run the blocks is a rule of the batch alone
 // (stepGoroutines): one per threadRows rows of a step (forwardRows of a
-// forward pass), at most one per block, the caller's being the first; a
-// goroutine runs blocks id, id+g, id+2g, …. Below 2·threadRows rows (a
-// step) or 2·forwardRows (a forward pass) the caller runs every block
-// itself: a second goroutine costs more than it saves there. Whether
+// forward pass), at most one per block, the caller's among them; the
+// goroutines claim the blocks one at a time (workspace_pool.go). Below
+// 2·threadRows rows (a step) or 2·forwardRows (a forward pass) the caller
+// runs every block itself: a second goroutine costs more than it saves
+// there. Whether
 // blocks run in parallel changes no sum, so the rule changes no result.
 //
 // # Kernels
@@ -71,23 +72,23 @@ type Workspace[T Float] struct {
 	s *wsState[T]
 }
 
-// threadRows is the fewest rows of a step worth a goroutine of their own.
-// Measured (BenchmarkStepThreads, 2 cores, 2026-12-01, docs/performance.md):
-// two threads lose 16–31 % against one at 128–512 rows, break even at 1024
-// and gain from 2048 (64 % at 65536).
-const threadRows = 1024
+// threadRows is the fewest rows of a step worth a goroutine of their own:
+// steps of 256 rows and more run on two. Measured with the pool whose
+// helpers watch for the next job (session 7, 2026-12-01,
+// docs/performance.md; 2 vCPUs, 3 runs): two goroutines against one even
+// at 128 rows, +20 % at 256, +55 % at 512 (the training minibatch), +70 %
+// at 1024, +80 % at 4096. (With helpers that slept on a channel between
+// jobs, two lost 16–31 % up to 512 rows and this was 1024.)
+const threadRows = 128
 
 // forwardRows is the fewest rows of a forward pass (ForwardTo, LogProbsTo)
 // worth a goroutine of their own: parallel from 4096 rows. A row's forward
-// pass is 2.3× cheaper than its step, but a forward pass is pure row work
-// (no partial gradients to add): two goroutines against one, 6 alternate
-// runs on 2 cores at load average 8–9 (2026-12-01, docs/performance.md),
-// median 4.5 M against 3.9 M rows/s at 4096 rows, 4.3 M against 3.6 M at
-// 7200 (best runs 8.4 M against 6.5 M, 9.0 M against 7.8 M). (A first
-// measurement the same day at load 10–19 saw them even at 4096 and chose
-// 8192; offline training's rollout batches of a few groups, 4096–8191
-// rows, then ran their reference and KL passes on one core.)
-const forwardRows = 2 * threadRows
+// pass is 2.3× cheaper than its step. Measured with the session-7 pool (3
+// runs, load average 7–8): two goroutines lose 30–40 % at 512–2048 rows
+// (blocks of 35–140 µs) and gain 80 % at 4096 (14.6 M against 8.0 M
+// rows/s). (Session 6, with helpers sleeping between jobs: 4.5 M against
+// 3.9 M at 4096, load 8–9.)
+const forwardRows = 2048
 
 // stepGoroutines is the rule: the goroutines a job of rows rows split into
 // blocks blocks runs on, given the rows worth a goroutine.
@@ -198,7 +199,7 @@ func newWorkspace[T Float](sizes []int, act Activation, maxBatch, threads int, k
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	threads = min(threads, (maxBatch+tileRows-1)/tileRows)
+	threads = min(threads, (maxBatch+tileRows-1)/tileRows, 1<<15) // the pool counts blocks in 16 bits
 	L := len(sizes) - 1
 	s := &wsState[T]{
 		sizes:      append([]int(nil), sizes...),
@@ -222,9 +223,13 @@ func newWorkspace[T Float](sizes []int, act Activation, maxBatch, threads int, k
 	for l := 0; l < L; l++ {
 		in, out := sizes[l], sizes[l+1]
 		// Vectorise the weight gradient along whichever side wastes fewer
-		// lanes; layer 0's input (the caller's X) has no padding, so it can
-		// only be read a scalar at a time.
-		s.vecIn[l] = l > 0 && in*s.pad[l+1] > out*s.pad[l]
+		// lanes, along the inputs on a tie: that layout, [out][pad in], is
+		// the flat gradient's with padded rows, so reduceGrad copies rows
+		// instead of transposing (each element is the same chain of
+		// multiply-adds over the rows either way: the same bits). Layer 0's
+		// input (the caller's X) has no padding, so it can only be read a
+		// scalar at a time.
+		s.vecIn[l] = l > 0 && in*s.pad[l+1] >= out*s.pad[l]
 		s.wt[l] = alignedSlice[T](in * s.pad[l+1])
 		switch {
 		case l == L-1 && s.dotOut:
@@ -274,7 +279,7 @@ func (w *Workspace[T]) Freeze(m *MLP[T]) {
 }
 
 // Threads is the number of row blocks a step's batch is split into, and the
-// most goroutines it runs on: steps of fewer than 2048 rows (twice
+// most goroutines it runs on: steps of fewer than 256 rows (twice
 // threadRows), and forward passes of fewer than 4096, run on the caller's
 // goroutine alone, with the same result.
 func (w *Workspace[T]) Threads() int { return w.s.threads }
@@ -302,7 +307,7 @@ func (w *Workspace[T]) LossAndGrad(grad []T, m *MLP[T], b *Batch[T], cfg LossCon
 	s.begin("LossAndGrad", m, b.Len(), s.threadRows)
 	s.job, s.x, s.batch, s.cfg = jobLoss, b.X, b, cfg
 	s.loadWeights(m, true)
-	s.pool.run(s.run)
+	s.pool.run(s.nw, s.run)
 	s.reduceGrad(grad)
 	sum := s.sumStats()
 	s.end()
@@ -348,7 +353,7 @@ func (w *Workspace[T]) rankMatch(grad []T, m *MLP[T], b *Batch[T], cfg LossConfi
 	s.begin("LossAndGrad", m, n, s.threadRows)
 	s.job, s.x, s.batch, s.cfg, s.coef = jobLoss, b.X, b, cfg, coef
 	s.loadWeights(m, true)
-	s.pool.run(s.run)
+	s.pool.run(s.nw, s.run)
 	s.reduceGrad(grad)
 	sum := s.sumStats()
 	s.coef = nil
@@ -368,7 +373,7 @@ func (w *Workspace[T]) SFTLossAndGrad(grad []T, m *MLP[T], x []T, actions []uint
 	s.begin("SFTLossAndGrad", m, len(actions), s.threadRows)
 	s.job, s.x, s.actions = jobSFT, x, actions
 	s.loadWeights(m, true)
-	s.pool.run(s.run)
+	s.pool.run(s.nw, s.run)
 	s.reduceGrad(grad)
 	sum := s.sumStats()
 	s.end()
@@ -406,7 +411,7 @@ func (w *Workspace[T]) forward(op string, logits []T, m *MLP[T], x []T, logp boo
 	if !s.fresh || m != s.frozen {
 		s.loadWeights(m, false)
 	}
-	s.pool.run(s.run)
+	s.pool.run(s.nw, s.run)
 	s.end()
 }
 
@@ -444,13 +449,8 @@ func (s *wsState[T]) loadWeights(m *MLP[T], backward bool) {
 	s.fresh = m == s.frozen
 	for l := 0; l < len(s.sizes)-1; l++ {
 		in, out, po := s.sizes[l], s.sizes[l+1], s.pad[l+1]
-		w, wt := m.Weight(l), s.wt[l]
-		for k := 0; k < in; k++ {
-			row := wt[k*po : k*po+out]
-			for o := range row {
-				row[o] = w[o*in+k]
-			}
-		}
+		w := m.Weight(l)
+		transposeTo(s.wt[l], po, w, in, out, in) // Wᵀ
 		copy(s.bias[l], m.Bias(l))
 		if (backward && l > 0) || (l == len(s.sizes)-2 && s.dotOut) {
 			pi, wp := s.pad[l], s.wp[l]
@@ -458,13 +458,6 @@ func (s *wsState[T]) loadWeights(m *MLP[T], backward bool) {
 				copy(wp[o*pi:o*pi+in], w[o*in:(o+1)*in])
 			}
 		}
-	}
-}
-
-// runWorker runs goroutine id's blocks of the current job: id, id+run, ….
-func (s *wsState[T]) runWorker(id int) {
-	for blk := id; blk < s.nw; blk += s.run {
-		s.runBlock(blk)
 	}
 }
 
@@ -576,14 +569,31 @@ func (s *wsState[T]) reduceGrad(grad []T) {
 				copy(gw[o*in:(o+1)*in], pw[o*pi:o*pi+in])
 			}
 		} else { // pw is [in][pad out]
-			po := s.pad[l+1]
-			for k := 0; k < in; k++ {
-				for o, v := range pw[k*po : k*po+out] {
-					gw[o*in+k] = v
-				}
-			}
+			transposeTo(gw, in, pw, s.pad[l+1], in, out)
 		}
 		copy(LayerBias(s.sizes, grad, l), pb[:out])
+	}
+}
+
+// transposeTo sets dst[c·ldd + r] = src[r·lds + c] for r < rows and c <
+// cols, four rows of src at a time: four adjacent elements of dst written
+// per column, and a quarter of the bounds checks of an element-wise loop.
+func transposeTo[T Float](dst []T, ldd int, src []T, lds, rows, cols int) {
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		s0 := src[r*lds : r*lds+cols]
+		s1 := src[(r+1)*lds : (r+1)*lds+cols]
+		s2 := src[(r+2)*lds : (r+2)*lds+cols]
+		s3 := src[(r+3)*lds : (r+3)*lds+cols]
+		for c, v := range s0 {
+			d := dst[c*ldd+r : c*ldd+r+4]
+			d[0], d[1], d[2], d[3] = v, s1[c], s2[c], s3[c]
+		}
+	}
+	for ; r < rows; r++ {
+		for c, v := range src[r*lds : r*lds+cols] {
+			dst[c*ldd+r] = v
+		}
 	}
 }
 

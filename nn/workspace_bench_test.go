@@ -4,11 +4,16 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/mpdf/mpdf/internal/peak"
 )
 
 // The kernel sets side by side on the target model (32 → 64 → 64 → 3, tanh):
-// loss and gradient, then the Adam step. Root bench_test.go compares the
-// best set with Gorgonia.
+// loss and gradient, then the Adam step, at 256 rows, the training
+// minibatch (512, one goroutine) and 4096 (two). Root bench_test.go
+// compares the best set with Gorgonia. The float32 vector sets also report
+// their share of the machine's multiply-add peak on their own instruction
+// set ("%peak", "%peak1": internal/peak, measured after the timed loop).
 func BenchmarkKernelStep(b *testing.B) {
 	benchKernelStep[float32](b)
 	benchKernelStep[float64](b)
@@ -22,7 +27,7 @@ func benchKernelStep[T Float](b *testing.B) {
 	}
 	flops -= 2 * sizes[0] * sizes[1] // no ∂X
 	for _, k := range kernelSetsFor[T]() {
-		for _, n := range []int{256, 4096} {
+		for _, n := range []int{256, 512, 4096} {
 			b.Run(fmt.Sprintf("impl=%s/dtype=%s/batch=%d", k.name, typeName[T](), n), func(b *testing.B) {
 				rng := rand.New(rand.NewPCG(1, 1))
 				m := randModel[T](rng, sizes, Tanh)
@@ -42,6 +47,9 @@ func benchKernelStep[T Float](b *testing.B) {
 				sps := float64(n) * float64(b.N) / b.Elapsed().Seconds()
 				b.ReportMetric(sps, "samples/s")
 				b.ReportMetric(sps*float64(flops)/1e9, "GFLOP/s")
+				if typeName[T]() == "float32" {
+					peak.Report(b, k.name, sps*float64(flops)/1e9)
+				}
 			})
 		}
 	}
@@ -85,7 +93,7 @@ func BenchmarkRankMatchStep(b *testing.B) {
 // blocks on more than one goroutine.
 type nopRunner struct{}
 
-func (nopRunner) runWorker(int) {}
+func (nopRunner) runBlock(int) {}
 
 func BenchmarkPoolRun(b *testing.B) {
 	for _, n := range []int{1, 2} {
@@ -93,7 +101,7 @@ func BenchmarkPoolRun(b *testing.B) {
 			p := startPool(n, nopRunner{})
 			defer p.stop()
 			for b.Loop() {
-				p.run(n)
+				p.run(n, n)
 			}
 		})
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // spreadBlocks makes odd trials' workspaces run each row block on its own
-// goroutine whatever the batch (as steps of 2048 rows and more do), so that
+// goroutine whatever the batch (as steps of 256 rows and more do), so that
 // the reference tests, whose batches are smaller, cover both ways of
 // running the blocks.
 func spreadBlocks[T Float](ws *Workspace[T], trial int) {
@@ -17,19 +17,18 @@ func spreadBlocks[T Float](ws *Workspace[T], trial int) {
 	}
 }
 
-// The rule: one goroutine per 1024 rows of a step (2048 of a forward
+// The rule: one goroutine per 128 rows of a step (2048 of a forward
 // pass), at most one per block, at least the caller's.
 func TestStepGoroutinesRule(t *testing.T) {
 	for _, c := range []struct{ rows, blocks, want int }{
 		{1, 1, 1},
 		{64, 1, 1},
-		{512, 2, 1}, // the training minibatch runs on the caller alone
-		{1023, 2, 1},
-		{2047, 2, 1},
-		{2048, 2, 2},
+		{255, 2, 1},
+		{256, 2, 2},
+		{512, 2, 2}, // the training minibatch runs on two
 		{65536, 2, 2},
 		{4096, 3, 3},
-		{3071, 3, 2},
+		{383, 3, 2},
 		{65536, 8, 8},
 		{1 << 20, 1, 1},
 	} {
@@ -45,7 +44,7 @@ func TestStepGoroutinesRule(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	m := randModel[float32](rng, ws.s.sizes, Tanh)
 	grad := make([]float32, len(m.Params))
-	for _, c := range []struct{ rows, blocks, run, fwdRun int }{{512, 2, 1, 1}, {2048, 2, 2, 1}, {4095, 2, 2, 1}, {4096, 2, 2, 2}, {8192, 2, 2, 2}} {
+	for _, c := range []struct{ rows, blocks, run, fwdRun int }{{200, 2, 1, 1}, {512, 2, 2, 1}, {2048, 2, 2, 1}, {4095, 2, 2, 1}, {4096, 2, 2, 2}, {8192, 2, 2, 2}} {
 		b := randBatch(rng, m, c.rows)
 		ws.LossAndGrad(grad, m, b, DefaultLoss())
 		if ws.s.nw != c.blocks || ws.s.run != c.run {

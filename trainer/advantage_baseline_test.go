@@ -2,6 +2,7 @@ package trainer
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -114,5 +115,51 @@ func TestEstimatorsBadInput(t *testing.T) {
 	dst := make([]float64, 3)
 	if err := (GRPO{}).Advantages(dst, r); err != nil || math.Abs(dst[0]-math.Sqrt2) > 1e-15 || math.Abs(dst[1]+1/math.Sqrt2) > 1e-15 {
 		t.Errorf("GRPO on ±MaxFloat64: %v, %v, want [√2, −1/√2, −1/√2]", dst, err)
+	}
+}
+
+// scaledMeanStd scales by one multiplication where 2^−e is a float64: the
+// same bits as math.Ldexp, subnormal results and huge and tiny inputs
+// included.
+func TestScaledMeanStdSameBitsAsLdexp(t *testing.T) {
+	ref := func(r []float64) (mu, sd float64, e int) {
+		amax := 0.0
+		for _, v := range r {
+			amax = max(amax, math.Abs(v))
+		}
+		if amax == 0 {
+			return 0, 0, 0
+		}
+		_, e = math.Frexp(amax)
+		for _, v := range r {
+			mu += math.Ldexp(v, -e)
+		}
+		mu /= float64(len(r))
+		ss := 0.0
+		for _, v := range r {
+			d := math.Ldexp(v, -e) - mu
+			ss += d * d
+		}
+		return mu, math.Sqrt(ss / float64(len(r))), e
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	cases := [][]float64{
+		{1, 2, 3}, {-0.5, 0.25}, {math.MaxFloat64, -math.MaxFloat64, 1},
+		{math.MaxFloat64, 5e-324, 1e-310, -3e-320}, {5e-324, 1e-323}, {1e-310, -2e-308},
+		{1e300, 1e-300, 3e-308}, {0, 0}, {7},
+	}
+	for range 2000 {
+		r := make([]float64, 1+rng.IntN(20))
+		for i := range r {
+			r[i] = math.Ldexp(rng.NormFloat64(), rng.IntN(2100)-1075)
+		}
+		cases = append(cases, r)
+	}
+	for _, r := range cases {
+		mu, sd, e := scaledMeanStd(r)
+		wmu, wsd, we := ref(r)
+		if math.Float64bits(mu) != math.Float64bits(wmu) || math.Float64bits(sd) != math.Float64bits(wsd) || e != we {
+			t.Fatalf("scaledMeanStd(%v) = %v, %v, %d; with Ldexp %v, %v, %d", r, mu, sd, e, wmu, wsd, we)
+		}
 	}
 }

@@ -8,14 +8,18 @@
 // Every kernel is written once, as a Go function emitting instructions, and
 // instantiated for two instruction sets: AVX2 with FMA on 8-lane YMM
 // registers and AVX-512 on 16-lane ZMM registers. The kernels where the
-// width pays (the matrix products and tanh) come in both; the rest (bias
-// and activation, activation gradients, column sums, the loss, Adam) are
-// AVX2 only and serve both sets: they are a small share of a step, and on
-// an AVX-512 machine the same 8-lane code runs unchanged. Operands are
-// float32; the float64 kernels are the portable Go ones.
+// width pays (the matrix products, tanh, and since session 7 tanh's
+// gradient and the column sums) come in both; the rest (bias and ReLU, the
+// loss, Adam) are AVX2 only and serve both sets: they are a small share of
+// a step, and on an AVX-512 machine the same 8-lane code runs unchanged.
+// Operands are float32; the float64 kernels are the portable Go ones.
+//
+// With -probe it writes internal/peak's FMA-throughput probes instead
+// (go generate ./internal/peak).
 package main
 
 import (
+	"flag"
 	"fmt"
 	"math"
 
@@ -43,8 +47,20 @@ var (
 // size is the bytes of a float32.
 const size = 4
 
+// probe selects the other output: the FMA-throughput probes of package
+// internal/peak instead of nn's kernels (go generate ./internal/peak).
+var probe = flag.Bool("probe", false, "emit internal/peak's FMA probes, not nn's kernels")
+
 func main() {
+	flag.Parse()
 	ConstraintExpr("!noasm,gc")
+	if *probe {
+		for _, k := range []isa{avx2, avx512} {
+			fmaProbe(k)
+		}
+		Generate()
+		return
+	}
 	consts()
 	for _, k := range []isa{avx2, avx512} {
 		for v := 1; v <= 4; v++ {
@@ -60,12 +76,14 @@ func main() {
 	}
 	biasRows()
 	actGrad()
-	colSum()
+	colSum(avx2)
 	adam()
 	allFinite()
 	sumSquares()
 	lossVec()
 	logSoftmax3()
+	actGradTanh512()
+	colSum(avx512)
 	Generate()
 }
 
@@ -243,6 +261,18 @@ func tanhRows(k isa) {
 	VMOVUPS(entry(tanhK, 0), hi)
 	VMOVUPS(entry(tanhK, 1), lo)
 	VMOVUPS(entry(tanhK, 2), two)
+	// coef is coefficient c (3…13) of the table: a register with AVX-512,
+	// whose 32 hold them all beside two vectors' work (memory operands
+	// cost load slots the loop is short of), else the table in memory.
+	coef := func(c int) Op { return entry(tanhK, c) }
+	if k.Lanes == 16 {
+		var cr [14]VecVirtual
+		for c := 3; c <= 13; c++ {
+			cr[c] = k.Vec()
+			VMOVUPS(entry(tanhK, c), cr[c])
+		}
+		coef = func(c int) Op { return cr[c] }
+	}
 
 	// block computes len(off) vectors at byte offsets off of the row
 	// (row) and of bias, register for register interleaved.
@@ -256,17 +286,22 @@ func tanhRows(k isa) {
 			VMINPS(x[i], hi, x[i])
 			VMAXPS(x[i], lo, x[i])
 			VMULPS(x[i], x[i], x2[i])
-			VMOVUPS(entry(tanhK, 3), p[i])
-			VMOVUPS(entry(tanhK, 10), q[i])
+			if k.Lanes == 16 {
+				VMOVAPS(coef(3), p[i])
+				VMOVAPS(coef(10), q[i])
+			} else {
+				VMOVUPS(coef(3), p[i])
+				VMOVUPS(coef(10), q[i])
+			}
 		}
 		for c := 4; c <= 9; c++ {
 			for i := 0; i < u; i++ {
-				VFMADD213PS(entry(tanhK, c), x2[i], p[i]) // p = p·x² + P
+				VFMADD213PS(coef(c), x2[i], p[i]) // p = p·x² + P
 			}
 		}
 		for c := 11; c <= 13; c++ {
 			for i := 0; i < u; i++ {
-				VFMADD213PS(entry(tanhK, c), x2[i], q[i])
+				VFMADD213PS(coef(c), x2[i], q[i])
 			}
 		}
 		for i := 0; i < u; i++ {
@@ -394,13 +429,46 @@ func actGrad() {
 	}
 }
 
-// colSum emits colSumAVX2: dst[j] += Σ_{r<rows} src[r·ld + j] for j < width
-// (a multiple of 8, ld in bytes), four vectors of columns at a time.
-func colSum() {
-	const name = "colSumAVX2"
+// actGradTanh512 emits actGradTanhAVX512, actGradTanhAVX2 on 16 lanes:
+// d[i] ·= 1 − h[i]² for i < n (a multiple of 16), the same operations lane
+// for lane.
+func actGradTanh512() {
+	const name = "actGradTanhAVX512"
+	TEXT(name, NOSPLIT, "func(d, h *float32, n int)")
+	Pragma("noescape")
+	Doc(name + " is actGrad for tanh on AVX512.")
+	d := Load(Param("d"), GP64())
+	h := Load(Param("h"), GP64())
+	n := Load(Param("n"), GP64())
+	SHRQ(U8(4), n)
+	JZ(LabelRef(name + "_done"))
+	c := ZMM()
+	VMOVUPS(entry(oneK, 0), c)
+	Label(name + "_loop")
+	hv, dv, t := ZMM(), ZMM(), ZMM()
+	VMOVUPS(Mem{Base: h}, hv)
+	VMOVAPS(c, t)
+	VFNMADD231PS(hv, hv, t) // t = 1 − h·h
+	VMULPS(Mem{Base: d}, t, dv)
+	VMOVUPS(dv, Mem{Base: d})
+	ADDQ(U8(64), d)
+	ADDQ(U8(64), h)
+	DECQ(n)
+	JNZ(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// colSum emits colSum<ISA>: dst[j] += Σ_{r<rows} src[r·ld + j] for j <
+// width (a multiple of the lanes, ld in bytes), four vectors of columns at
+// a time.
+func colSum(k isa) {
+	name := "colSum" + k.Suf
+	vb := k.Lanes * size
 	TEXT(name, NOSPLIT, "func(dst, src *float32, ld, rows, width int)")
 	Pragma("noescape")
-	Doc(name + " is colSum on AVX2.")
+	Doc(name + " is colSum on " + k.Suf + ".")
 	dst := Load(Param("dst"), GP64())
 	src := Load(Param("src"), GP64())
 	ld := Load(Param("ld"), GP64())
@@ -416,28 +484,28 @@ func colSum() {
 		end := fmt.Sprintf("%s_end%d", name, u)
 		Label(lbl)
 		t := GP64()
-		LEAQ(Mem{Base: j, Disp: 32 * u}, t)
+		LEAQ(Mem{Base: j, Disp: vb * u}, t)
 		CMPQ(t, width)
 		JA(LabelRef(end))
 		s := make([]VecVirtual, u)
 		for i := range s {
-			s[i] = YMM()
-			VMOVUPS(Mem{Base: dst, Index: j, Scale: 1, Disp: 32 * i}, s[i])
+			s[i] = k.Vec()
+			VMOVUPS(Mem{Base: dst, Index: j, Scale: 1, Disp: vb * i}, s[i])
 		}
 		p, r := GP64(), GP64()
 		LEAQ(Mem{Base: src, Index: j, Scale: 1}, p)
 		MOVQ(rows, r)
 		Label(lbl + "_row")
 		for i := range s {
-			VADDPS(Mem{Base: p, Disp: 32 * i}, s[i], s[i])
+			VADDPS(Mem{Base: p, Disp: vb * i}, s[i], s[i])
 		}
 		ADDQ(ld, p)
 		DECQ(r)
 		JNZ(LabelRef(lbl + "_row"))
 		for i := range s {
-			VMOVUPS(s[i], Mem{Base: dst, Index: j, Scale: 1, Disp: 32 * i})
+			VMOVUPS(s[i], Mem{Base: dst, Index: j, Scale: 1, Disp: vb * i})
 		}
-		ADDQ(U32(32*u), j)
+		ADDQ(U32(vb*u), j)
 		JMP(LabelRef(lbl))
 		Label(end)
 	}
@@ -1091,6 +1159,47 @@ func panelSums(k isa, r int) {
 	for i := range acc {
 		VMOVUPD(acc[i], Mem{Base: c, Disp: i * vb})
 	}
+	VZEROUPPER()
+	RET()
+}
+
+// probeChains is the independent multiply-add chains of fmaProbe: enough
+// to cover an FMA latency of 4–6 cycles on two units (8–12 in flight),
+// within the 16 YMM registers with the two operands.
+const probeChains = 12
+
+// fmaProbe emits fma<ISA>, the FMA-throughput probe of internal/peak: n
+// times, probeChains independent VFMADD231PS on full vectors of registers
+// (acc = x·y + acc, no memory operand), and it returns the FLOPs it ran,
+// n · probeChains · lanes · 2. The operands are 1: the sums count up and
+// stay normal (past 2²⁴ they stop changing, which costs the unit nothing).
+func fmaProbe(k isa) {
+	name := "fma" + k.Suf
+	TEXT(name, NOSPLIT, "func(n int) (flops int)")
+	Doc(fmt.Sprintf("%s runs n×%d independent %d-lane multiply-adds and returns their FLOPs.", name, probeChains, k.Lanes))
+	n := Load(Param("n"), GP64())
+	flops := GP64()
+	IMUL3Q(U32(probeChains*k.Lanes*2), n, flops)
+	one := GP32()
+	MOVL(U32(math.Float32bits(1)), one)
+	x := k.Vec()
+	VMOVD(one, x.AsX())
+	VBROADCASTSS(x.AsX(), x)
+	acc := make([]VecVirtual, probeChains)
+	for i := range acc {
+		acc[i] = k.Vec()
+		VXORPS(acc[i], acc[i], acc[i])
+	}
+	TESTQ(n, n)
+	JLE(LabelRef(name + "_done"))
+	Label(name + "_loop")
+	for _, a := range acc {
+		VFMADD231PS(x, x, a)
+	}
+	DECQ(n)
+	JNZ(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	Store(flops, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
 }
