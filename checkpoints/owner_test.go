@@ -5,10 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mpdf/mpdf/nn"
 )
@@ -119,8 +120,8 @@ func TestReadHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(*h, full.Header) {
-		t.Errorf("ReadHeader = %+v, Load's header %+v", *h, full.Header)
+	if d := cmp.Diff(full.Header, *h); d != "" {
+		t.Errorf("ReadHeader differs from Load's header (-Load +ReadHeader):\n%s", d)
 	}
 	b, _ := os.ReadFile(path)
 	for name, bad := range map[string][]byte{

@@ -2,10 +2,11 @@ package data_test
 
 import (
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
@@ -106,8 +107,8 @@ func TestDecisionsInLayout(t *testing.T) {
 						t.Fatalf("%s: %s round %d agent %d: features differ from RoundFeatures", fz.Version, ep.ID, r, i)
 					}
 					g.Features, w.Features = nil, nil
-					if !reflect.DeepEqual(g, w) {
-						t.Fatalf("%s: %s round %d agent %d: %+v, Decisions %+v", fz.Version, ep.ID, r, i, g, w)
+					if d := cmp.Diff(w, g); d != "" {
+						t.Fatalf("%s: %s round %d agent %d: (-Decisions +RoundFeatures):\n%s", fz.Version, ep.ID, r, i, d)
 					}
 					k++
 					rows++

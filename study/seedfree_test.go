@@ -1,9 +1,10 @@
 package study
 
 import (
-	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
@@ -55,8 +56,8 @@ func TestSeedFreeBaselinesAsPlayed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s: seed %d fold %d: the baselines' rows differ from playing them", e.Name(), j.seed, j.fold)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Fatalf("%s: seed %d fold %d: the baselines' rows differ from playing them (-played +seed-free):\n%s", e.Name(), j.seed, j.fold, d)
 			}
 			compared += len(got)
 		}

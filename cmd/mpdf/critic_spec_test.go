@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env"
@@ -99,8 +100,8 @@ func TestTrainCriticSpecResumeAndEval(t *testing.T) {
 		t.Errorf("eval critic=off of a critic-trained checkpoint: stderr %q, want a warning", stderr)
 	}
 	for name := range on {
-		if !reflect.DeepEqual(def[name], on[name]) {
-			t.Errorf("%s: default eval %+v, want critic=on's %+v", name, def[name], on[name])
+		if d := cmp.Diff(on[name], def[name]); d != "" {
+			t.Errorf("%s: default eval differs from critic=on's (-critic=on +default):\n%s", name, d)
 		}
 	}
 	if on["threshold"].Actions.Persist == 0 || off["threshold"].Actions.Persist != 0 {

@@ -2,8 +2,9 @@ package transcript
 
 import (
 	"os"
-	"reflect"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mpdf/mpdf/internal/testenv"
 )
@@ -70,8 +71,8 @@ func TestWithCriticAsRead(t *testing.T) {
 		for i := range off.Questions {
 			q := &off.Questions[i]
 			got := q.WithCritic()
-			if !reflect.DeepEqual(got, on.Questions[i]) {
-				t.Fatalf("%s: question %d: WithCritic differs from reading with the critic", p, i)
+			if d := cmp.Diff(on.Questions[i], got); d != "" {
+				t.Fatalf("%s: question %d: WithCritic differs from reading with the critic (-read with it +WithCritic):\n%s", p, i, d)
 			}
 			for _, as := range q.Agents {
 				for _, a := range as {

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mpdf/mpdf/data/transcript"
 )
 
@@ -38,29 +40,33 @@ func TestLoadIsSequential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(e.qs, plain) || !reflect.DeepEqual(reps, want) {
-		t.Fatal("Load's questions or reports differ from reading the files in order")
+	if d := cmp.Diff(plain, e.qs) + cmp.Diff(want, reps); d != "" {
+		t.Fatalf("Load's questions or reports differ from reading the files in order (-read +Load):\n%s", d)
 	}
 	on, err := e.With(WithCritic(true))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(on.qs, critiqued) || !reflect.DeepEqual(e.qs, plain) {
-		t.Fatal("With(WithCritic(true)): questions differ from reading them with the critic, or the Env it was made from changed")
+	if d := cmp.Diff(critiqued, on.qs) + cmp.Diff(plain, e.qs); d != "" {
+		t.Fatalf("With(WithCritic(true)): questions differ from reading them with the critic, or the Env it was made from changed (-want +got):\n%s", d)
 	}
 	now, reps, err := Load(paths, transcript.Options{}, WithCritic(true))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(now.qs, critiqued) || !reflect.DeepEqual(reps, wantC) {
-		t.Fatal("Load with the critic: questions or reports differ from reading the files in order with it")
+	if d := cmp.Diff(critiqued, now.qs) + cmp.Diff(wantC, reps); d != "" {
+		t.Fatalf("Load with the critic: questions or reports differ from reading the files in order with it (-read +Load):\n%s", d)
 	}
 	skip, _, err := Load(paths, transcript.Options{SkipCritic: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if off, err := skip.With(WithCritic(true)); err != nil || !reflect.DeepEqual(off.qs, plain) {
-		t.Fatal("Load told to skip the critic read it when it was turned on", err)
+	off, err := skip.With(WithCritic(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(plain, off.qs); d != "" {
+		t.Fatalf("Load told to skip the critic read it when it was turned on (-skipped +turned on):\n%s", d)
 	}
 	dir := t.TempDir()
 	broken := filepath.Join(dir, "gsm_broken_agents3_rounds2.json")

@@ -8,9 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // logLines decodes a metrics.jsonl.
@@ -112,8 +113,8 @@ func TestMetricsPerIterationResumesExactly(t *testing.T) {
 			l[i].StepTime = 0
 		}
 	}
-	if len(a) != 4 || !reflect.DeepEqual(a, b) {
-		t.Errorf("metrics.jsonl: straight\n%+v\nstopped and resumed\n%+v", a, b)
+	if d := cmp.Diff(a, b); len(a) != 4 || d != "" {
+		t.Errorf("metrics.jsonl: %d lines straight; stopped and resumed differs (-straight +resumed):\n%s", len(a), d)
 	}
 	ca, _ := os.ReadFile(filepath.Join(straight, CurveName))
 	cb, _ := os.ReadFile(filepath.Join(split, CurveName))
