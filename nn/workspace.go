@@ -517,11 +517,14 @@ func (s *wsState[T]) forwardTile(wk *worker[T], x []T, rows int) {
 		po := s.pad[l+1]
 		h := wk.h[l]
 		if l == L-1 && s.dotOut {
-			k.dot(h, po, a, lda, s.wp[l], s.pad[l], rows, s.sizes[l+1], s.pad[l])
+			// The bias in the dot kernel: the columns past out rounded
+			// to 4 are never written, so they stay zero as biasAct left
+			// them.
+			k.dot(h, po, a, lda, s.wp[l], s.pad[l], rows, s.sizes[l+1], s.pad[l], s.bias[l])
 		} else {
 			k.gemm(h, po, a, lda, 1, s.wt[l], po, rows, po, s.sizes[l], false)
+			k.biasAct(h, po, s.bias[l], rows, po, s.act, l < L-1)
 		}
-		k.biasAct(h, po, s.bias[l], rows, po, s.act, l < L-1)
 		a, lda = h, po
 	}
 }
@@ -545,6 +548,9 @@ func (s *wsState[T]) backwardTile(wk *worker[T], x []T, rows int) {
 		}
 		if l > 0 {
 			dh := wk.d[l-1]
+			if s.act == Tanh && k.gemmTanhGrad != nil && k.gemmTanhGrad(dh, pi, dz, po, s.wp[l], pi, rows, pi, out, h) {
+				continue
+			}
 			k.gemm(dh, pi, dz, po, 1, s.wp[l], pi, rows, pi, out, false) // ∂H = ∂Z·W
 			k.actGrad(dh[:rows*pi], h[:rows*pi], s.act)
 		}
