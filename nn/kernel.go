@@ -33,12 +33,12 @@ type kernelSet[T Float] struct {
 	// inputs); with (1, lda) it is C += Aᵀ·B (weight gradients).
 	gemm func(c []T, ldc int, a []T, sp, st int, b []T, ldb int, np, nj, n int, acc bool)
 
-	// gemmTanhGrad, when not nil, is gemm(c, ldc, a, sp, 1, b, ldb, np,
-	// nj, n, false) followed by actGrad(c, h, Tanh) on those rows (h in
-	// c's layout), the multiply done on the products in registers; it
-	// reports false, having done nothing, for shapes it does not take.
-	// The same bits as the two calls.
-	gemmTanhGrad func(c []T, ldc int, a []T, sp int, b []T, ldb int, np, nj, n int, h []T) bool
+	// gemmTanhGrad, when not nil, is gemm(c, ldc, a, sp, st, b, ldb, np,
+	// nj, n, false) then actGrad(c, h, Tanh) on those rows (h in c's
+	// layout) with the same bits, the multiply done on the products in
+	// registers; it reports false, having done nothing, for shapes it does
+	// not take.
+	gemmTanhGrad func(c []T, ldc int, a []T, sp, st int, b []T, ldb int, np, nj, n int, h []T) bool
 
 	// dot, when not nil, computes c[r*ldc+o] = Σ_{k<width} h[r*ldh+k]·w[o*ldw+k]
 	// + bias[o] for r < rows and o < out rounded up to 4 (w and bias have

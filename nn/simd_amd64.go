@@ -46,11 +46,6 @@ type gemmTable struct {
 	lanes   int
 	maxRows [5]int
 	k       [5][7]microKernel
-
-	// kK and kP, where not nil, are k's kernels for st = 1 and sp = 1
-	// (the k loop unrolled four times, the same sums): the forward
-	// products and ∂H = ∂Z·W read A along k, the weight gradients along p.
-	kK, kP [5][7]microKernel
 }
 
 var gemm256 = &gemmTable{
@@ -73,12 +68,6 @@ var gemm512 = &gemmTable{
 		3: {nil, gemm1x3AVX512, gemm2x3AVX512, gemm3x3AVX512, gemm4x3AVX512, gemm5x3AVX512, gemm6x3AVX512},
 		4: {nil, gemm1x4AVX512, gemm2x4AVX512, gemm3x4AVX512, gemm4x4AVX512, gemm5x4AVX512, gemm6x4AVX512},
 	},
-	kK: [5][7]microKernel{
-		4: {nil, gemm1x4AVX512K, gemm2x4AVX512K, gemm3x4AVX512K, gemm4x4AVX512K, gemm5x4AVX512K, gemm6x4AVX512K},
-	},
-	kP: [5][7]microKernel{
-		4: {nil, gemm1x4AVX512P, gemm2x4AVX512P, gemm3x4AVX512P, gemm4x4AVX512P, gemm5x4AVX512P, gemm6x4AVX512P},
-	},
 }
 
 // gemm is kernelSet.gemm: C is covered by blocks of up to four vectors of
@@ -93,12 +82,6 @@ func (t *gemmTable) gemm(c []float32, ldc int, a []float32, sp, st int, b []floa
 		v := min(4, (nj-j)/t.lanes)
 		R := t.maxRows[v]
 		ks := &t.k[v]
-		switch {
-		case st == 1 && t.kK[v][1] != nil:
-			ks = &t.kK[v]
-		case sp == 1 && t.kP[v][1] != nil:
-			ks = &t.kP[v]
-		}
 		for p := 0; p < np; p += R {
 			r := min(R, np-p)
 			ks[r](&c[p*ldc+j], z*ldc, &a[p*sp], z*sp, z*st, &b[j], z*ldb, n, acc)
@@ -349,43 +332,31 @@ func sumSquares32(s []float32) (float64, int) {
 	return sumSquaresAVX2(&s[0], n), n
 }
 
-// epiKernel is the signature of the generated gemmTanh<R>x4AVX512 and
-// gemmTanhGrad<R>x4AVX512 kernels: a gemm<R>x4AVX512K block whose result
-// goes through an epilogue before it is stored, e the epilogue's operand.
-type epiKernel func(c *float32, ldc int, a *float32, sp, st int, b *float32, ldb int, n int, acc bool, e *float32)
+// gradKernel is the signature of the generated gemmTanhGrad<R>x4AVX512
+// kernels: gemm<R>x4AVX512 with C multiplied by 1 − h² before the store,
+// h in C's layout.
+type gradKernel func(c *float32, ldc int, a *float32, sp, st int, b *float32, ldb int, n int, acc bool, h *float32)
 
-var (
-	gemmTanh512     = [7]epiKernel{nil, gemmTanh1x4AVX512, gemmTanh2x4AVX512, gemmTanh3x4AVX512, gemmTanh4x4AVX512, gemmTanh5x4AVX512, gemmTanh6x4AVX512}
-	gemmTanhGrad512 = [7]epiKernel{nil, gemmTanhGrad1x4AVX512, gemmTanhGrad2x4AVX512, gemmTanhGrad3x4AVX512, gemmTanhGrad4x4AVX512, gemmTanhGrad5x4AVX512, gemmTanhGrad6x4AVX512}
-)
+var gemmTanhGrad512 = [7]gradKernel{nil, gemmTanhGrad1x4AVX512, gemmTanhGrad2x4AVX512, gemmTanhGrad3x4AVX512, gemmTanhGrad4x4AVX512, gemmTanhGrad5x4AVX512, gemmTanhGrad6x4AVX512}
 
-// gemmEpi512 is C = A·B (sp any, st = 1, no accumulation) through the
-// epilogue kernels ks, on AVX-512, for nj a multiple of 64; e is the bias
-// (nj elements) or the activations (C's layout). It reports false, and
-// does nothing, for shapes it does not take.
-func gemmEpi512(ks *[7]epiKernel, grad bool, c []float32, ldc int, a []float32, sp int, b []float32, ldb int, np, nj, n int, e []float32) bool {
-	if nj%64 != 0 || !checkGemm(len(c), ldc, len(a), sp, 1, len(b), ldb, np, nj, n, 16) {
+// gemmTanhGradAVX512 is kernelSet.gemmTanhGrad: gemm's C = A·B (no
+// accumulation) and actGradTanhAVX512's multiply by 1 − h² in one pass,
+// the multiply in the micro-kernels' epilogue, for widths that are whole
+// 4-vector panels (the 64-wide hidden layers); it reports false, having
+// done nothing, for other widths.
+func gemmTanhGradAVX512(c []float32, ldc int, a []float32, sp, st int, b []float32, ldb int, np, nj, n int, h []float32) bool {
+	if nj%64 != 0 || !checkGemm(len(c), ldc, len(a), sp, st, len(b), ldb, np, nj, n, 16) {
 		return false
 	}
-	if (grad && len(e) < (np-1)*ldc+nj) || (!grad && len(e) < nj) {
-		panic(fmt.Sprintf("nn: gemm epilogue: %d elements of its operand for %d×%d", len(e), np, nj))
+	if len(h) < (np-1)*ldc+nj {
+		panic(fmt.Sprintf("nn: gemmTanhGrad: %d activations for %d rows of %d (stride %d)", len(h), np, nj, ldc))
 	}
 	const z = 4
 	for j := 0; j < nj; j += 64 {
 		for p := 0; p < np; p += 6 {
 			r := min(6, np-p)
-			ep := &e[j]
-			if grad {
-				ep = &e[p*ldc+j]
-			}
-			ks[r](&c[p*ldc+j], z*ldc, &a[p*sp], z*sp, z, &b[j], z*ldb, n, false, ep)
+			gemmTanhGrad512[r](&c[p*ldc+j], z*ldc, &a[p*sp], z*sp, z*st, &b[j], z*ldb, n, false, &h[p*ldc+j])
 		}
 	}
 	return true
-}
-
-// gemmTanhGradAVX512 is kernelSet.gemmTanhGrad: gemm's ∂H = ∂Z·W with
-// actGradTanhAVX512's multiply by 1 − h² in the kernels' epilogue.
-func gemmTanhGradAVX512(c []float32, ldc int, a []float32, sp int, b []float32, ldb int, np, nj, n int, h []float32) bool {
-	return gemmEpi512(&gemmTanhGrad512, true, c, ldc, a, sp, b, ldb, np, nj, n, h)
 }

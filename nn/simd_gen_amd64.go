@@ -254,125 +254,35 @@ func gemm5x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, 
 //go:noescape
 func gemm6x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
 
-// gemm1x4AVX512K is gemm1x4AVX512 for st = 4 bytes, unrolled four times.
+// gemmTanhGrad1x4AVX512 is gemm1x4AVX512 with C multiplied by 1 − h² before it is stored.
 //
 //go:noescape
-func gemm1x4AVX512K(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
+func gemmTanhGrad1x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, h *float32)
 
-// gemm1x4AVX512P is gemm1x4AVX512 for sp = 4 bytes, unrolled four times.
+// gemmTanhGrad2x4AVX512 is gemm2x4AVX512 with C multiplied by 1 − h² before it is stored.
 //
 //go:noescape
-func gemm1x4AVX512P(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
+func gemmTanhGrad2x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, h *float32)
 
-// gemmTanh1x4AVX512 is gemm1x4AVX512 for st = 4 bytes, unrolled four times.
+// gemmTanhGrad3x4AVX512 is gemm3x4AVX512 with C multiplied by 1 − h² before it is stored.
 //
 //go:noescape
-func gemmTanh1x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, e *float32)
+func gemmTanhGrad3x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, h *float32)
 
-// gemmTanhGrad1x4AVX512 is gemm1x4AVX512 for st = 4 bytes, unrolled four times.
+// gemmTanhGrad4x4AVX512 is gemm4x4AVX512 with C multiplied by 1 − h² before it is stored.
 //
 //go:noescape
-func gemmTanhGrad1x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, e *float32)
+func gemmTanhGrad4x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, h *float32)
 
-// gemm2x4AVX512K is gemm2x4AVX512 for st = 4 bytes, unrolled four times.
+// gemmTanhGrad5x4AVX512 is gemm5x4AVX512 with C multiplied by 1 − h² before it is stored.
 //
 //go:noescape
-func gemm2x4AVX512K(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
+func gemmTanhGrad5x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, h *float32)
 
-// gemm2x4AVX512P is gemm2x4AVX512 for sp = 4 bytes, unrolled four times.
+// gemmTanhGrad6x4AVX512 is gemm6x4AVX512 with C multiplied by 1 − h² before it is stored.
 //
 //go:noescape
-func gemm2x4AVX512P(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
-
-// gemmTanh2x4AVX512 is gemm2x4AVX512 for st = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemmTanh2x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, e *float32)
-
-// gemmTanhGrad2x4AVX512 is gemm2x4AVX512 for st = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemmTanhGrad2x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, e *float32)
-
-// gemm3x4AVX512K is gemm3x4AVX512 for st = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemm3x4AVX512K(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
-
-// gemm3x4AVX512P is gemm3x4AVX512 for sp = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemm3x4AVX512P(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
-
-// gemmTanh3x4AVX512 is gemm3x4AVX512 for st = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemmTanh3x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, e *float32)
-
-// gemmTanhGrad3x4AVX512 is gemm3x4AVX512 for st = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemmTanhGrad3x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, e *float32)
-
-// gemm4x4AVX512K is gemm4x4AVX512 for st = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemm4x4AVX512K(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
-
-// gemm4x4AVX512P is gemm4x4AVX512 for sp = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemm4x4AVX512P(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
-
-// gemmTanh4x4AVX512 is gemm4x4AVX512 for st = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemmTanh4x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, e *float32)
-
-// gemmTanhGrad4x4AVX512 is gemm4x4AVX512 for st = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemmTanhGrad4x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, e *float32)
-
-// gemm5x4AVX512K is gemm5x4AVX512 for st = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemm5x4AVX512K(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
-
-// gemm5x4AVX512P is gemm5x4AVX512 for sp = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemm5x4AVX512P(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
-
-// gemmTanh5x4AVX512 is gemm5x4AVX512 for st = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemmTanh5x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, e *float32)
-
-// gemmTanhGrad5x4AVX512 is gemm5x4AVX512 for st = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemmTanhGrad5x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, e *float32)
-
-// gemm6x4AVX512K is gemm6x4AVX512 for st = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemm6x4AVX512K(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
-
-// gemm6x4AVX512P is gemm6x4AVX512 for sp = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemm6x4AVX512P(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
-
-// gemmTanh6x4AVX512 is gemm6x4AVX512 for st = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemmTanh6x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, e *float32)
-
-// gemmTanhGrad6x4AVX512 is gemm6x4AVX512 for st = 4 bytes, unrolled four times.
-//
-//go:noescape
-func gemmTanhGrad6x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, e *float32)
+func gemmTanhGrad6x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, h *float32)
 
 // tanhRowsAVX512 is the tanh of biasAct on AVX512.
 //

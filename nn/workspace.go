@@ -548,11 +548,12 @@ func (s *wsState[T]) backwardTile(wk *worker[T], x []T, rows int) {
 		}
 		if l > 0 {
 			dh := wk.d[l-1]
-			if s.act == Tanh && k.gemmTanhGrad != nil && k.gemmTanhGrad(dh, pi, dz, po, s.wp[l], pi, rows, pi, out, h) {
-				continue
+			// ∂H = ∂Z·W, times the activation's derivative: in one pass
+			// where the set has it.
+			if s.act != Tanh || k.gemmTanhGrad == nil || !k.gemmTanhGrad(dh, pi, dz, po, 1, s.wp[l], pi, rows, pi, out, h) {
+				k.gemm(dh, pi, dz, po, 1, s.wp[l], pi, rows, pi, out, false)
+				k.actGrad(dh[:rows*pi], h[:rows*pi], s.act)
 			}
-			k.gemm(dh, pi, dz, po, 1, s.wp[l], pi, rows, pi, out, false) // ∂H = ∂Z·W
-			k.actGrad(dh[:rows*pi], h[:rows*pi], s.act)
 		}
 	}
 }

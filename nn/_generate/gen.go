@@ -70,10 +70,7 @@ func main() {
 		}
 		if k.Lanes == 16 {
 			for r := 1; r <= k.MaxRows[4]; r++ {
-				gemmUnitKernel(k, r, 4, unitK)
-				gemmUnitKernel(k, r, 4, unitP)
-				gemmEpiKernel(k, r, 4, unitK, epiTanh)
-				gemmEpiKernel(k, r, 4, unitK, epiTanhGrad)
+				gemmKernelEpi(k, r, 4, true)
 			}
 		}
 		tanhRows(k)
@@ -151,11 +148,25 @@ func entry(t Mem, i int) Mem { return t.Offset(64 * i) }
 // that row's accumulators: the sums run in order t = 0..n−1. Rows of A and
 // C are addressed from two base pointers (rows 0 and 3) plus one or two
 // strides, which keeps six rows within the general registers.
-func gemmKernel(k isa, R, V int) {
+func gemmKernel(k isa, R, V int) { gemmKernelEpi(k, R, V, false) }
+
+// gemmKernelEpi emits gemmKernel's kernel, or with tanhGrad
+// gemmTanhGrad<R>x<V><ISA>: the same products, each element then
+// multiplied by 1 − h², h the float32 at C's offset from the extra
+// argument h, with actGradTanhAVX512's operations, before the store —
+// ∂H = ∂Z·W and tanh's gradient in one pass, the products never re-read.
+func gemmKernelEpi(k isa, R, V int, tanhGrad bool) {
 	name := fmt.Sprintf("gemm%dx%d%s", R, V, k.Suf)
-	TEXT(name, NOSPLIT, "func(c *float32, ldc int, a *float32, sp, st int, b *float32, ldb int, n int, acc bool)")
+	sig := "func(c *float32, ldc int, a *float32, sp, st int, b *float32, ldb int, n int, acc bool)"
+	doc := fmt.Sprintf("%s is the %d×%d-vector micro-kernel of gemm on %s.", name, R, V, k.Suf)
+	if tanhGrad {
+		name = fmt.Sprintf("gemmTanhGrad%dx%d%s", R, V, k.Suf)
+		sig = "func(c *float32, ldc int, a *float32, sp, st int, b *float32, ldb int, n int, acc bool, h *float32)"
+		doc = fmt.Sprintf("%s is gemm%dx%d%s with C multiplied by 1 − h² before it is stored.", name, R, V, k.Suf)
+	}
+	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s is the %d×%d-vector micro-kernel of gemm on %s.", name, R, V, k.Suf))
+	Doc(doc)
 	vb := k.Lanes * size
 
 	c0 := Load(Param("c"), GP64())
@@ -235,271 +246,9 @@ func gemmKernel(k isa, R, V int) {
 	DECQ(n)
 	JNZ(LabelRef(name + "_loop"))
 
-	for r := range s {
-		for v := range s[r] {
-			VMOVUPS(s[r][v], rowAddr(c0, c3, ldc, ldc2, r, v*vb))
-		}
-	}
-	VZEROUPPER()
-	RET()
-}
-
-// unit is which of A's strides a gemmUnitKernel takes to be one element.
-type unit int
-
-const (
-	unitK unit = iota // st = 4 bytes: A's rows run along k (C = A·B)
-	unitP             // sp = 4 bytes: A's columns run along p (C += Aᵀ·B)
-)
-
-// gemmUnitKernel emits gemm<R>x<V><ISA>K (u = unitK) or …P (unitP):
-// gemmKernel's sums for calls whose st (K) or sp (P) is one element, the
-// k loop unrolled four times. Knowing one stride frees an addressing
-// component: the four k steps of an unrolled pass address A and B from
-// the same pointers through displacements and scaled indexes, so a pass
-// of 4·R·V multiply-adds spends three scalar instructions on its pointers
-// and count where gemmKernel spends four per R·V. (On this machine the
-// scalar instructions issue on the ports of the vector FMA units.) The
-// n mod 4 first steps run one at a time; every sum still runs in order
-// t = 0..n−1, so the results are gemmKernel's bit for bit.
-func gemmUnitKernel(k isa, R, V int, u unit) { gemmEpiKernel(k, R, V, u, epiNone) }
-
-// epi is what a gemmEpiKernel does to C's block before it stores it.
-type epi int
-
-const (
-	epiNone     epi = iota
-	epiTanh         // C = tanh32(A·B + bias), tanhRows's operations
-	epiTanhGrad     // C = (A·B) ⊙ (1 − h²), actGradTanhAVX512's operations
-)
-
-func gemmEpiKernel(k isa, R, V int, u unit, e epi) {
-	suf := "K"
-	if u == unitP {
-		suf = "P"
-	}
-	name := fmt.Sprintf("gemm%dx%d%s%s", R, V, k.Suf, suf)
-	sig := "func(c *float32, ldc int, a *float32, sp, st int, b *float32, ldb int, n int, acc bool)"
-	switch e {
-	case epiTanh:
-		name = fmt.Sprintf("gemmTanh%dx%d%s", R, V, k.Suf)
-		sig = "func(c *float32, ldc int, a *float32, sp, st int, b *float32, ldb int, n int, acc bool, e *float32)"
-	case epiTanhGrad:
-		name = fmt.Sprintf("gemmTanhGrad%dx%d%s", R, V, k.Suf)
-		sig = "func(c *float32, ldc int, a *float32, sp, st int, b *float32, ldb int, n int, acc bool, e *float32)"
-	}
-	TEXT(name, NOSPLIT, sig)
-	Pragma("noescape")
-	if u == unitK {
-		Doc(fmt.Sprintf("%s is gemm%dx%d%s for st = 4 bytes, unrolled four times.", name, R, V, k.Suf))
-	} else {
-		Doc(fmt.Sprintf("%s is gemm%dx%d%s for sp = 4 bytes, unrolled four times.", name, R, V, k.Suf))
-	}
-	vb := k.Lanes * size
-
-	// cRow returns the address of C's row r, vector v, from c0 (row 0),
-	// c3 (row 3), ldc and ldc2.
-	cRow := func(c0, c3, ldc, ldc2 Register, r, v int) Mem {
-		base := c0
-		if r >= 3 {
-			base, r = c3, r-3
-		}
-		switch r {
-		case 0:
-			return Mem{Base: base, Disp: v * vb}
-		case 1:
-			return Mem{Base: base, Index: ldc, Scale: 1, Disp: v * vb}
-		default:
-			return Mem{Base: base, Index: ldc2, Scale: 1, Disp: v * vb}
-		}
-	}
-	cPtrs := func() (c0, c3, ldc, ldc2 Register) {
-		c0 = Load(Param("c"), GP64())
-		ldc = Load(Param("ldc"), GP64())
-		if R > 2 {
-			ldc2 = GP64()
-			LEAQ(Mem{Base: ldc, Index: ldc, Scale: 1}, ldc2)
-		}
-		if R > 3 {
-			c3 = GP64()
-			LEAQ(Mem{Base: c0, Index: ldc2, Scale: 1}, c3)
-			ADDQ(ldc, c3)
-		}
-		return
-	}
-
-	s := make([][]VecVirtual, R)
-	for r := range s {
-		s[r] = make([]VecVirtual, V)
-		for v := range s[r] {
-			s[r][v] = k.Vec()
-			VXORPS(s[r][v], s[r][v], s[r][v])
-		}
-	}
-	accFlag := Load(Param("acc"), GP8())
-	TESTB(accFlag, accFlag)
-	JZ(LabelRef(name + "_start"))
-	{
-		c0, c3, ldc, ldc2 := cPtrs()
-		for r := range s {
-			for v := range s[r] {
-				VMOVUPS(cRow(c0, c3, ldc, ldc2, r, v), s[r][v])
-			}
-		}
-	}
-	Label(name + "_start")
-	a0 := Load(Param("a"), GP64())
-	b := Load(Param("b"), GP64())
-	ldb := Load(Param("ldb"), GP64())
-	n := Load(Param("n"), GP64())
-	ldb3 := GP64()
-	LEAQ(Mem{Base: ldb, Index: ldb, Scale: 2}, ldb3)
-
-	// aAddr returns the address of A's element for row r at k step j of
-	// an unrolled pass (0 in the one-step loop).
-	var aAddr func(r, j int) Mem
-	var stepA func(steps int) // advances A by steps k steps
-	if u == unitK {
-		sp := Load(Param("sp"), GP64())
-		var a3, sp2 Register
-		if R > 2 {
-			sp2 = GP64()
-			LEAQ(Mem{Base: sp, Index: sp, Scale: 1}, sp2)
-		}
-		if R > 3 {
-			a3 = GP64()
-			LEAQ(Mem{Base: a0, Index: sp2, Scale: 1}, a3)
-			ADDQ(sp, a3)
-		}
-		aAddr = func(r, j int) Mem {
-			base := a0
-			if r >= 3 {
-				base, r = a3, r-3
-			}
-			switch r {
-			case 0:
-				return Mem{Base: base, Disp: j * size}
-			case 1:
-				return Mem{Base: base, Index: sp, Scale: 1, Disp: j * size}
-			default:
-				return Mem{Base: base, Index: sp2, Scale: 1, Disp: j * size}
-			}
-		}
-		stepA = func(steps int) {
-			ADDQ(U8(steps*size), a0)
-			if R > 3 {
-				ADDQ(U8(steps*size), a3)
-			}
-		}
-	} else {
-		st := Load(Param("st"), GP64())
-		st3 := GP64()
-		LEAQ(Mem{Base: st, Index: st, Scale: 2}, st3)
-		aAddr = func(r, j int) Mem {
-			switch j {
-			case 0:
-				return Mem{Base: a0, Disp: r * size}
-			case 1:
-				return Mem{Base: a0, Index: st, Scale: 1, Disp: r * size}
-			case 2:
-				return Mem{Base: a0, Index: st, Scale: 2, Disp: r * size}
-			default:
-				return Mem{Base: a0, Index: st3, Scale: 1, Disp: r * size}
-			}
-		}
-		stepA = func(steps int) {
-			if steps == 1 {
-				ADDQ(st, a0)
-			} else {
-				LEAQ(Mem{Base: a0, Index: st, Scale: 4}, a0)
-			}
-		}
-	}
-	bAddr := func(j, v int) Mem {
-		switch j {
-		case 0:
-			return Mem{Base: b, Disp: v * vb}
-		case 1:
-			return Mem{Base: b, Index: ldb, Scale: 1, Disp: v * vb}
-		case 2:
-			return Mem{Base: b, Index: ldb, Scale: 2, Disp: v * vb}
-		default:
-			return Mem{Base: b, Index: ldb3, Scale: 1, Disp: v * vb}
-		}
-	}
-	// step emits k step j of a pass: V vectors of B, then each row's
-	// broadcast and V multiply-adds, in gemmKernel's order.
-	step := func(j int) {
-		if false {
-			x := make([]VecVirtual, R)
-			for r := range x {
-				x[r] = k.Vec()
-				VBROADCASTSS(aAddr(r, j), x[r])
-			}
-			for v := 0; v < V; v++ {
-				w := k.Vec()
-				VMOVUPS(bAddr(j, v), w)
-				for r := 0; r < R; r++ {
-					VFMADD231PS(w, x[r], s[r][v])
-				}
-			}
-			return
-		}
-		w := make([]VecVirtual, V)
-		for v := range w {
-			w[v] = k.Vec()
-			VMOVUPS(bAddr(j, v), w[v])
-		}
-		for r := 0; r < R; r++ {
-			x := k.Vec()
-			VBROADCASTSS(aAddr(r, j), x)
-			for v := 0; v < V; v++ {
-				VFMADD231PS(w[v], x, s[r][v])
-			}
-		}
-	}
-
-	rem := GP64()
-	MOVQ(n, rem)
-	ANDQ(U8(3), rem)
-	JZ(LabelRef(name + "_four"))
-	Label(name + "_one")
-	step(0)
-	stepA(1)
-	ADDQ(ldb, b)
-	DECQ(rem)
-	JNZ(LabelRef(name + "_one"))
-	Label(name + "_four")
-	SHRQ(U8(2), n)
-	JZ(LabelRef(name + "_store"))
-	Label(name + "_loop")
-	for j := 0; j < 4; j++ {
-		step(j)
-	}
-	stepA(4)
-	LEAQ(Mem{Base: b, Index: ldb, Scale: 4}, b)
-	DECQ(n)
-	JNZ(LabelRef(name + "_loop"))
-
-	Label(name + "_store")
-	c0, c3, ldc, ldc2 := cPtrs()
-	switch e {
-	case epiTanh:
-		bias := Load(Param("e"), GP64())
-		hi, lo := k.Vec(), k.Vec()
-		VMOVUPS(entry(tanhK, 0), hi)
-		VMOVUPS(entry(tanhK, 1), lo)
-		for r := range s {
-			for v := range s[r] {
-				tanhVec(k, s[r][v], Mem{Base: bias, Disp: v * vb}, hi, lo)
-				VMOVUPS(s[r][v], cRow(c0, c3, ldc, ldc2, r, v))
-			}
-		}
-		VZEROUPPER()
-		RET()
-		return
-	case epiTanhGrad:
-		h0 := Load(Param("e"), GP64())
+	if tanhGrad {
+		// h has C's layout: its rows from h0 and h3 with C's strides.
+		h0 := Load(Param("h"), GP64())
 		var h3 Register
 		if R > 3 {
 			h3 = GP64()
@@ -509,7 +258,7 @@ func gemmEpiKernel(k isa, R, V int, u unit, e epi) {
 		for r := range s {
 			for v := range s[r] {
 				hv, t := k.Vec(), k.Vec()
-				VMOVUPS(cRow(h0, h3, ldc, ldc2, r, v), hv)
+				VMOVUPS(rowAddr(h0, h3, ldc, ldc2, r, v*vb), hv)
 				VMOVUPS(entry(oneK, 0), t)
 				VFNMADD231PS(hv, hv, t) // t = 1 − h·h
 				VMULPS(s[r][v], t, s[r][v])
@@ -518,40 +267,11 @@ func gemmEpiKernel(k isa, R, V int, u unit, e epi) {
 	}
 	for r := range s {
 		for v := range s[r] {
-			VMOVUPS(s[r][v], cRow(c0, c3, ldc, ldc2, r, v))
+			VMOVUPS(s[r][v], rowAddr(c0, c3, ldc, ldc2, r, v*vb))
 		}
 	}
 	VZEROUPPER()
 	RET()
-}
-
-// tanhVecs sets x to tanh32(x + bias) in place with tanhRows's operations
-// (hi and lo the clamp in registers, as there: min and max keep x as the
-// second source so that a NaN passes through; the coefficients read from
-// memory, which leaves the accumulators their registers).
-func tanhVec(k isa, x VecVirtual, bias Mem, hi, lo VecVirtual) {
-	x2, p, q, r := k.Vec(), k.Vec(), k.Vec(), k.Vec()
-	VADDPS(bias, x, x)
-	VMINPS(x, hi, x)
-	VMAXPS(x, lo, x)
-	VMULPS(x, x, x2)
-	VMOVUPS(entry(tanhK, 3), p)
-	VMOVUPS(entry(tanhK, 10), q)
-	for c := 4; c <= 9; c++ {
-		VFMADD213PS(entry(tanhK, c), x2, p) // p = p·x² + P
-	}
-	for c := 11; c <= 13; c++ {
-		VFMADD213PS(entry(tanhK, c), x2, q)
-	}
-	if k.Lanes == 16 {
-		VRCP14PS(q, r)
-	} else {
-		VRCPPS(q, r)
-	}
-	VFNMADD213PS(entry(tanhK, 2), r, q) // q = 2 − q·r
-	VMULPS(q, r, r)
-	VMULPS(p, x, x)
-	VMULPS(r, x, x)
 }
 
 // tanhRows emits tanhRows<ISA>: h[r·ld + j] = tanh32(h[r·ld + j] + bias[j])
