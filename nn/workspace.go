@@ -42,7 +42,10 @@ import (
 // width (zeros in the padding, so no kernel has a column tail, whatever the
 // layer widths). It is vectorised along C's rows in register blocks of up
 // to 6 rows × 4 vectors with AVX-512 (24 of its 32 registers accumulate)
-// and 2 × 4 with AVX2 (16 registers). The loss runs 8 rows to a vector, with
+// and 2 × 4 with AVX2 (16 registers). With AVX-512, ∂H = ∂Z·W of a
+// 64-wide tanh layer multiplies by 1 − h² in the micro-kernels' epilogue
+// (gemmTanhGrad) instead of in a pass of its own, and the narrow output
+// layer's dot kernel adds the bias. The loss runs 8 rows to a vector, with
 // polynomial exp and log, on the columns of a tile gathered from the rows.
 // float32 tanh is tanh32, a rational function within 4e-7 of math.Tanh, in
 // every build; float64 uses math.Tanh.
