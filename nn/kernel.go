@@ -33,11 +33,20 @@ type kernelSet[T Float] struct {
 	// inputs); with (1, lda) it is C += Aᵀ·B (weight gradients).
 	gemm func(c []T, ldc int, a []T, sp, st int, b []T, ldb int, np, nj, n int, acc bool)
 
+	// gemmTanhGrad, when not nil, is gemm(c, ldc, a, sp, st, b, ldb, np,
+	// nj, n, false) then actGrad(c, h, Tanh) on those rows (h in c's
+	// layout) with the same bits, the multiply done on the products in
+	// registers; it reports false, having done nothing, for shapes it does
+	// not take.
+	gemmTanhGrad func(c []T, ldc int, a []T, sp, st int, b []T, ldb int, np, nj, n int, h []T) bool
+
 	// dot, when not nil, computes c[r*ldc+o] = Σ_{k<width} h[r*ldh+k]·w[o*ldw+k]
-	// for r < rows and o < out rounded up to 4 (w has that many rows, zero
-	// beyond out; width a multiple of lanes). It replaces gemm for an output
-	// layer much narrower than a vector: a 3-wide gemm would use 3 of 16 lanes.
-	dot func(c []T, ldc int, h []T, ldh int, w []T, ldw int, rows, out, width int)
+	// + bias[o] for r < rows and o < out rounded up to 4 (w and bias have
+	// that many rows, zero beyond out; width a multiple of lanes), the bias
+	// added to the rounded sum as biasAct adds it. It replaces gemm and
+	// biasAct for an output layer much narrower than a vector: a 3-wide
+	// gemm would use 3 of 16 lanes.
+	dot func(c []T, ldc int, h []T, ldh int, w []T, ldw int, rows, out, width int, bias []T)
 
 	// biasAct sets h[r*ld+j] = f(h[r*ld+j] + bias[j]) for r < rows, j < width,
 	// f the activation when hidden and the identity otherwise.

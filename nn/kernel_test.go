@@ -78,7 +78,7 @@ func TestDotMatchesPlainLoop(t *testing.T) {
 }
 
 // testDot checks the sets' dot kernels (the narrow output layer) against the
-// defining sum, and that they write no column of C past out rounded to 4.
+// defining sum plus the bias, and that they write no column of C past out rounded to 4.
 func testDot[T Float](t *testing.T) {
 	forEachSet(t, func(t *testing.T, k *kernelSet[T]) {
 		if k.dot == nil {
@@ -99,11 +99,15 @@ func testDot[T Float](t *testing.T) {
 					w[o*ldw+j] = T(rng.NormFloat64())
 				}
 			}
+			bias := make([]T, out4)
+			for o := range out {
+				bias[o] = T(rng.NormFloat64())
+			}
 			c := make([]T, rows*ldc)
 			for i := range c {
 				c[i] = T(math.NaN())
 			}
-			k.dot(c, ldc, h, ldh, w, ldw, rows, out, width)
+			k.dot(c, ldc, h, ldh, w, ldw, rows, out, width, bias)
 			for r := range rows {
 				for o := range ldc {
 					v := float64(c[r*ldc+o])
@@ -113,7 +117,7 @@ func testDot[T Float](t *testing.T) {
 						}
 						continue
 					}
-					want := 0.0
+					want := float64(bias[o])
 					for j := range width {
 						want += float64(h[r*ldh+j]) * float64(w[o*ldw+j])
 					}

@@ -20,7 +20,7 @@ var kernelSets32 = sync.OnceValue(func() []*kernelSet[float32] {
 	if avx2 && cpu.X86.HasAVX512F {
 		ks = append(ks, &kernelSet[float32]{
 			name: "avx512", lanes: 16,
-			gemm: gemm512.gemm, dot: dot512, biasAct: biasAct512, actGrad: actGradAVX512, colSum: colSumAVX512Go, loss: lossAVX2, adam: adamAVX2Go, logSoftmax: logSoftmaxAVX2,
+			gemm: gemm512.gemm, gemmTanhGrad: gemmTanhGradAVX512, dot: dot512, biasAct: biasAct512, actGrad: actGradAVX512, colSum: colSumAVX512Go, loss: lossAVX2, adam: adamAVX2Go, logSoftmax: logSoftmaxAVX2,
 		})
 	}
 	if avx2 {
@@ -90,29 +90,29 @@ func (t *gemmTable) gemm(c []float32, ldc int, a []float32, sp, st int, b []floa
 	}
 }
 
-type dotKernel func(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows, width int)
+type dotKernel func(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows, width int, bias *float32)
 
-func dot256(c []float32, ldc int, h []float32, ldh int, w []float32, ldw int, rows, out, width int) {
-	dotAsm(dotAVX2, 8, c, ldc, h, ldh, w, ldw, rows, out, width)
+func dot256(c []float32, ldc int, h []float32, ldh int, w []float32, ldw int, rows, out, width int, bias []float32) {
+	dotAsm(dotAVX2, 8, c, ldc, h, ldh, w, ldw, rows, out, width, bias)
 }
 
-func dot512(c []float32, ldc int, h []float32, ldh int, w []float32, ldw int, rows, out, width int) {
-	dotAsm(dotAVX512, 16, c, ldc, h, ldh, w, ldw, rows, out, width)
+func dot512(c []float32, ldc int, h []float32, ldh int, w []float32, ldw int, rows, out, width int, bias []float32) {
+	dotAsm(dotAVX512, 16, c, ldc, h, ldh, w, ldw, rows, out, width, bias)
 }
 
 // dotAsm is kernelSet.dot: four outputs at a time, the rows of w past out
 // zero. It checks the operands' extent once for the kernel.
-func dotAsm(k dotKernel, lanes int, c []float32, ldc int, h []float32, ldh int, w []float32, ldw int, rows, out, width int) {
+func dotAsm(k dotKernel, lanes int, c []float32, ldc int, h []float32, ldh int, w []float32, ldw int, rows, out, width int, bias []float32) {
 	out4 := (out + 3) &^ 3
 	if rows <= 0 || out <= 0 {
 		return
 	}
 	if width <= 0 || width%lanes != 0 || ldc < out4 || ldw < width || (rows > 1 && ldh < width) ||
-		(rows-1)*ldc+out4 > len(c) || (rows-1)*ldh+width > len(h) || (out4-1)*ldw+width > len(w) {
+		(rows-1)*ldc+out4 > len(c) || (rows-1)*ldh+width > len(h) || (out4-1)*ldw+width > len(w) || len(bias) < out4 {
 		panic(fmt.Sprintf("nn: dot: %d rows of %d outputs, width %d: operands out of bounds", rows, out, width))
 	}
 	for o := 0; o < out4; o += 4 {
-		k(&c[o], 4*ldc, &h[0], 4*ldh, &w[o*ldw], 4*ldw, rows, width)
+		k(&c[o], 4*ldc, &h[0], 4*ldh, &w[o*ldw], 4*ldw, rows, width, &bias[o])
 	}
 }
 
@@ -330,4 +330,33 @@ func sumSquares32(s []float32) (float64, int) {
 		return 0, 0
 	}
 	return sumSquaresAVX2(&s[0], n), n
+}
+
+// gradKernel is the signature of the generated gemmTanhGrad<R>x4AVX512
+// kernels: gemm<R>x4AVX512 with C multiplied by 1 − h² before the store,
+// h in C's layout.
+type gradKernel func(c *float32, ldc int, a *float32, sp, st int, b *float32, ldb int, n int, acc bool, h *float32)
+
+var gemmTanhGrad512 = [7]gradKernel{nil, gemmTanhGrad1x4AVX512, gemmTanhGrad2x4AVX512, gemmTanhGrad3x4AVX512, gemmTanhGrad4x4AVX512, gemmTanhGrad5x4AVX512, gemmTanhGrad6x4AVX512}
+
+// gemmTanhGradAVX512 is kernelSet.gemmTanhGrad: gemm's C = A·B (no
+// accumulation) and actGradTanhAVX512's multiply by 1 − h² in one pass,
+// the multiply in the micro-kernels' epilogue, for widths that are whole
+// 4-vector panels (the 64-wide hidden layers); it reports false, having
+// done nothing, for other widths.
+func gemmTanhGradAVX512(c []float32, ldc int, a []float32, sp, st int, b []float32, ldb int, np, nj, n int, h []float32) bool {
+	if nj%64 != 0 || !checkGemm(len(c), ldc, len(a), sp, st, len(b), ldb, np, nj, n, 16) {
+		return false
+	}
+	if len(h) < (np-1)*ldc+nj {
+		panic(fmt.Sprintf("nn: gemmTanhGrad: %d activations for %d rows of %d (stride %d)", len(h), np, nj, ldc))
+	}
+	const z = 4
+	for j := 0; j < nj; j += 64 {
+		for p := 0; p < np; p += 6 {
+			r := min(6, np-p)
+			gemmTanhGrad512[r](&c[p*ldc+j], z*ldc, &a[p*sp], z*sp, z*st, &b[j], z*ldb, n, false, &h[p*ldc+j])
+		}
+	}
+	return true
 }

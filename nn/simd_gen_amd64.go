@@ -89,10 +89,10 @@ func gemm2x4AVX2(c *float32, ldc int, a *float32, sp int, st int, b *float32, ld
 //go:noescape
 func tanhRowsAVX2(h *float32, ld int, bias *float32, rows int, width int)
 
-// dotAVX2 is four outputs of kernelSet.dot on AVX2.
+// dotAVX2 is four outputs of kernelSet.dot on AVX2, their biases added.
 //
 //go:noescape
-func dotAVX2(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows int, width int)
+func dotAVX2(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows int, width int, bias *float32)
 
 // panelSums1AVX2 is LogitsRows' sums for one panel of rows, r = 1 outputs, on AVX2.
 //
@@ -254,15 +254,45 @@ func gemm5x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, 
 //go:noescape
 func gemm6x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool)
 
+// gemmTanhGrad1x4AVX512 is gemm1x4AVX512 with C multiplied by 1 − h² before it is stored.
+//
+//go:noescape
+func gemmTanhGrad1x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, h *float32)
+
+// gemmTanhGrad2x4AVX512 is gemm2x4AVX512 with C multiplied by 1 − h² before it is stored.
+//
+//go:noescape
+func gemmTanhGrad2x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, h *float32)
+
+// gemmTanhGrad3x4AVX512 is gemm3x4AVX512 with C multiplied by 1 − h² before it is stored.
+//
+//go:noescape
+func gemmTanhGrad3x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, h *float32)
+
+// gemmTanhGrad4x4AVX512 is gemm4x4AVX512 with C multiplied by 1 − h² before it is stored.
+//
+//go:noescape
+func gemmTanhGrad4x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, h *float32)
+
+// gemmTanhGrad5x4AVX512 is gemm5x4AVX512 with C multiplied by 1 − h² before it is stored.
+//
+//go:noescape
+func gemmTanhGrad5x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, h *float32)
+
+// gemmTanhGrad6x4AVX512 is gemm6x4AVX512 with C multiplied by 1 − h² before it is stored.
+//
+//go:noescape
+func gemmTanhGrad6x4AVX512(c *float32, ldc int, a *float32, sp int, st int, b *float32, ldb int, n int, acc bool, h *float32)
+
 // tanhRowsAVX512 is the tanh of biasAct on AVX512.
 //
 //go:noescape
 func tanhRowsAVX512(h *float32, ld int, bias *float32, rows int, width int)
 
-// dotAVX512 is four outputs of kernelSet.dot on AVX512.
+// dotAVX512 is four outputs of kernelSet.dot on AVX512, their biases added.
 //
 //go:noescape
-func dotAVX512(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows int, width int)
+func dotAVX512(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows int, width int, bias *float32)
 
 // panelSums1AVX512 is LogitsRows' sums for one panel of rows, r = 1 outputs, on AVX512.
 //

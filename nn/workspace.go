@@ -42,7 +42,10 @@ import (
 // width (zeros in the padding, so no kernel has a column tail, whatever the
 // layer widths). It is vectorised along C's rows in register blocks of up
 // to 6 rows × 4 vectors with AVX-512 (24 of its 32 registers accumulate)
-// and 2 × 4 with AVX2 (16 registers). The loss runs 8 rows to a vector, with
+// and 2 × 4 with AVX2 (16 registers). With AVX-512, ∂H = ∂Z·W of a
+// 64-wide tanh layer multiplies by 1 − h² in the micro-kernels' epilogue
+// (gemmTanhGrad) instead of in a pass of its own, and the narrow output
+// layer's dot kernel adds the bias. The loss runs 8 rows to a vector, with
 // polynomial exp and log, on the columns of a tile gathered from the rows.
 // float32 tanh is tanh32, a rational function within 4e-7 of math.Tanh, in
 // every build; float64 uses math.Tanh.
@@ -517,11 +520,14 @@ func (s *wsState[T]) forwardTile(wk *worker[T], x []T, rows int) {
 		po := s.pad[l+1]
 		h := wk.h[l]
 		if l == L-1 && s.dotOut {
-			k.dot(h, po, a, lda, s.wp[l], s.pad[l], rows, s.sizes[l+1], s.pad[l])
+			// The bias in the dot kernel: the columns past out rounded
+			// to 4 are never written, so they stay zero as biasAct left
+			// them.
+			k.dot(h, po, a, lda, s.wp[l], s.pad[l], rows, s.sizes[l+1], s.pad[l], s.bias[l])
 		} else {
 			k.gemm(h, po, a, lda, 1, s.wt[l], po, rows, po, s.sizes[l], false)
+			k.biasAct(h, po, s.bias[l], rows, po, s.act, l < L-1)
 		}
-		k.biasAct(h, po, s.bias[l], rows, po, s.act, l < L-1)
 		a, lda = h, po
 	}
 }
@@ -545,8 +551,12 @@ func (s *wsState[T]) backwardTile(wk *worker[T], x []T, rows int) {
 		}
 		if l > 0 {
 			dh := wk.d[l-1]
-			k.gemm(dh, pi, dz, po, 1, s.wp[l], pi, rows, pi, out, false) // ∂H = ∂Z·W
-			k.actGrad(dh[:rows*pi], h[:rows*pi], s.act)
+			// ∂H = ∂Z·W, times the activation's derivative: in one pass
+			// where the set has it.
+			if s.act != Tanh || k.gemmTanhGrad == nil || !k.gemmTanhGrad(dh, pi, dz, po, 1, s.wp[l], pi, rows, pi, out, h) {
+				k.gemm(dh, pi, dz, po, 1, s.wp[l], pi, rows, pi, out, false)
+				k.actGrad(dh[:rows*pi], h[:rows*pi], s.act)
+			}
 		}
 	}
 }

@@ -9,9 +9,11 @@
 // instantiated for two instruction sets: AVX2 with FMA on 8-lane YMM
 // registers and AVX-512 on 16-lane ZMM registers. The kernels where the
 // width pays (the matrix products, tanh, and since session 7 tanh's
-// gradient and the column sums) come in both; the rest (bias and ReLU, the
-// loss, Adam) are AVX2 only and serve both sets: they are a small share of
-// a step, and on an AVX-512 machine the same 8-lane code runs unchanged.
+// gradient and the column sums) come in both, and AVX-512 alone has the
+// products with tanh's gradient in their epilogue (gemmTanhGrad); the
+// rest (bias and ReLU, the loss, Adam) are AVX2 only and serve both sets:
+// they are a small share of a step, and on an AVX-512 machine the same
+// 8-lane code runs unchanged.
 // Operands are float32; the float64 kernels are the portable Go ones.
 //
 // With -probe it writes internal/peak's FMA-throughput probes instead
@@ -66,6 +68,11 @@ func main() {
 		for v := 1; v <= 4; v++ {
 			for r := 1; r <= k.MaxRows[v]; r++ {
 				gemmKernel(k, r, v)
+			}
+		}
+		if k.Lanes == 16 {
+			for r := 1; r <= k.MaxRows[4]; r++ {
+				gemmKernelEpi(k, r, 4, true)
 			}
 		}
 		tanhRows(k)
@@ -143,11 +150,25 @@ func entry(t Mem, i int) Mem { return t.Offset(64 * i) }
 // that row's accumulators: the sums run in order t = 0..n−1. Rows of A and
 // C are addressed from two base pointers (rows 0 and 3) plus one or two
 // strides, which keeps six rows within the general registers.
-func gemmKernel(k isa, R, V int) {
+func gemmKernel(k isa, R, V int) { gemmKernelEpi(k, R, V, false) }
+
+// gemmKernelEpi emits gemmKernel's kernel, or with tanhGrad
+// gemmTanhGrad<R>x<V><ISA>: the same products, each element then
+// multiplied by 1 − h², h the float32 at C's offset from the extra
+// argument h, with actGradTanhAVX512's operations, before the store —
+// ∂H = ∂Z·W and tanh's gradient in one pass, the products never re-read.
+func gemmKernelEpi(k isa, R, V int, tanhGrad bool) {
 	name := fmt.Sprintf("gemm%dx%d%s", R, V, k.Suf)
-	TEXT(name, NOSPLIT, "func(c *float32, ldc int, a *float32, sp, st int, b *float32, ldb int, n int, acc bool)")
+	sig := "func(c *float32, ldc int, a *float32, sp, st int, b *float32, ldb int, n int, acc bool)"
+	doc := fmt.Sprintf("%s is the %d×%d-vector micro-kernel of gemm on %s.", name, R, V, k.Suf)
+	if tanhGrad {
+		name = fmt.Sprintf("gemmTanhGrad%dx%d%s", R, V, k.Suf)
+		sig = "func(c *float32, ldc int, a *float32, sp, st int, b *float32, ldb int, n int, acc bool, h *float32)"
+		doc = fmt.Sprintf("%s is gemm%dx%d%s with C multiplied by 1 − h² before it is stored.", name, R, V, k.Suf)
+	}
+	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s is the %d×%d-vector micro-kernel of gemm on %s.", name, R, V, k.Suf))
+	Doc(doc)
 	vb := k.Lanes * size
 
 	c0 := Load(Param("c"), GP64())
@@ -227,6 +248,25 @@ func gemmKernel(k isa, R, V int) {
 	DECQ(n)
 	JNZ(LabelRef(name + "_loop"))
 
+	if tanhGrad {
+		// h has C's layout: its rows from h0 and h3 with C's strides.
+		h0 := Load(Param("h"), GP64())
+		var h3 Register
+		if R > 3 {
+			h3 = GP64()
+			LEAQ(Mem{Base: h0, Index: ldc2, Scale: 1}, h3)
+			ADDQ(ldc, h3)
+		}
+		for r := range s {
+			for v := range s[r] {
+				hv, t := k.Vec(), k.Vec()
+				VMOVUPS(rowAddr(h0, h3, ldc, ldc2, r, v*vb), hv)
+				VMOVUPS(entry(oneK, 0), t)
+				VFNMADD231PS(hv, hv, t) // t = 1 − h·h
+				VMULPS(s[r][v], t, s[r][v])
+			}
+		}
+	}
 	for r := range s {
 		for v := range s[r] {
 			VMOVUPS(s[r][v], rowAddr(c0, c3, ldc, ldc2, r, v*vb))
@@ -959,9 +999,9 @@ func allFinite() {
 // lanes and stored together.
 func dot(k isa) {
 	name := "dot" + k.Suf
-	TEXT(name, NOSPLIT, "func(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows, width int)")
+	TEXT(name, NOSPLIT, "func(c *float32, ldc int, h *float32, ldh int, w *float32, ldw int, rows, width int, bias *float32)")
 	Pragma("noescape")
-	Doc(name + " is four outputs of kernelSet.dot on " + k.Suf + ".")
+	Doc(name + " is four outputs of kernelSet.dot on " + k.Suf + ", their biases added.")
 	vb := k.Lanes * size
 	c := Load(Param("c"), GP64())
 	ldc := Load(Param("ldc"), GP64())
@@ -971,6 +1011,7 @@ func dot(k isa) {
 	ldw := Load(Param("ldw"), GP64())
 	rows := Load(Param("rows"), GP64())
 	width := Load(Param("width"), GP64())
+	bias := Load(Param("bias"), GP64())
 	TESTQ(rows, rows)
 	JZ(LabelRef(name + "_done"))
 	SHLQ(U8(2), width)
@@ -1016,6 +1057,7 @@ func dot(k isa) {
 	x1 := XMM()
 	VEXTRACTF128(U8(1), t1, x1)
 	VADDPS(x1, t1.AsX(), x1)
+	VADDPS(Mem{Base: bias}, x1, x1) // biasRowsAVX2's add: sum + bias
 	VMOVUPS(x1, Mem{Base: c})
 	ADDQ(ldc, c)
 	ADDQ(ldh, h)
