@@ -22,7 +22,7 @@ func runStudyShard(cmd *cobra.Command, e env.Env, fl *studyFlags) error {
 	}
 	k, n, err := data.ParseShard(fl.shard)
 	if err != nil {
-		return fmt.Errorf("--shard: %w", err)
+		return fmt.Errorf("--%w", err) // data.ParseShard says shard "K/N": as collect words it
 	}
 	bar := progress.New(0, fmt.Sprintf("study shard %d/%d (cells)", k, n), fl.quiet)
 	cfg := fl.cfg
