@@ -19,10 +19,10 @@ type Request struct {
 	Threads                           int
 	Setting                           Setting
 	// Given says whether the caller gave a setting anew, by key
-	// ("held_out"), as BaseOf takes it.
+	// ("held_out"), as BaseOf takes it; nil: none was.
 	Given func(key string) bool
 	// Over puts the caller's config (a file, its flags) over the base's:
-	// the recipe's, or the resumed run's.
+	// the recipe's, or the resumed run's; nil: the base as it is.
 	Over func(base trainer.Config) (trainer.Config, error)
 	// Init is a weights file (.safetensors or .mpdf) a fresh run starts
 	// from; empty: a fresh network.
@@ -51,6 +51,12 @@ var (
 // data checked (Config.UseData; CheckBehaviour for a fresh run). An
 // online run's environment is the caller's to open.
 func (r Request) Plan() (Config, Base, error) {
+	if r.Given == nil {
+		r.Given = func(string) bool { return false }
+	}
+	if r.Over == nil {
+		r.Over = func(base trainer.Config) (trainer.Config, error) { return base, nil }
+	}
 	b, err := BaseOf(r.Dir, r.Resume, r.Setting, r.Given)
 	if err != nil {
 		return Config{}, b, err

@@ -24,6 +24,12 @@ func TestRequestPlan(t *testing.T) {
 	if err != nil || rc.Train.Seed != 42 || b.Resume != nil || b.Recipe.Env != trainer.RecipeSim {
 		t.Fatalf("fresh online run: %v, seed %d, recipe %q; want the config over the sim recipe", err, rc.Train.Seed, b.Recipe.Env)
 	}
+	// A Go caller may leave Given and Over nil: nothing given anew, the
+	// recipe as it is.
+	rc, b, err = Request{Setting: Setting{Env: "sim"}}.Plan()
+	if err != nil || rc.Train.Seed != b.Recipe.Train.Seed || b.Recipe.Env != trainer.RecipeSim {
+		t.Fatalf("Request with no Given or Over: %v, seed %d; want the sim recipe's %d", err, rc.Train.Seed, b.Recipe.Train.Seed)
+	}
 	r := req()
 	r.Setting.Env = "replay:x.json"
 	if _, b, err = r.Plan(); err != nil || b.Recipe.Env != trainer.RecipeReplay {
