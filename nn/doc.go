@@ -29,8 +29,8 @@
 // A [Workspace] runs the update step on batched kernels: the batch is split
 // into one contiguous block of rows per thread, each walked in 64-row tiles
 // with its own gradient partial, reduced in a fixed order; a fixed pool of
-// worker goroutines runs the blocks, one goroutine per 1,024 rows of a step
-// or 4,096 of a forward pass (below twice that the caller alone: a second
+// worker goroutines claims the blocks, one goroutine per 128 rows of a step
+// or 2,048 of a forward pass (below twice that the caller alone: a second
 // thread costs more than it saves there), which changes no result. On amd64 the float32
 // kernels are Go assembly (AVX-512, or AVX2 with FMA, chosen at run time from
 // the CPU's features through golang.org/x/sys/cpu); float64, named float

@@ -31,8 +31,8 @@ import (
 // goroutines claim the blocks one at a time (workspace_pool.go). Below
 // 2·threadRows rows (a step) or 2·forwardRows (a forward pass) the caller
 // runs every block itself: a second goroutine costs more than it saves
-// there. Whether
-// blocks run in parallel changes no sum, so the rule changes no result.
+// there. Whether blocks run in parallel changes no sum, so the rule changes
+// no result.
 //
 // # Kernels
 //
