@@ -132,11 +132,7 @@ func BenchmarkKernelStepPass2(b *testing.B) {
 		b.Skip("no AVX-512")
 	}
 	sizes := []int{32, 64, 64, NumActions}
-	flops := 0
-	for l := range len(sizes) - 1 {
-		flops += 2 * sizes[l] * sizes[l+1] * 3
-	}
-	flops -= 2 * sizes[0] * sizes[1]
+	flops := stepFLOPs(sizes)
 	const n = 4096
 	for _, threads := range []int{1, 2} {
 		for _, impl := range []struct {

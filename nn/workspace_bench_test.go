@@ -19,13 +19,19 @@ func BenchmarkKernelStep(b *testing.B) {
 	benchKernelStep[float64](b)
 }
 
-func benchKernelStep[T Float](b *testing.B) {
-	sizes := []int{32, 64, 64, NumActions}
+// stepFLOPs is the multiply-add FLOPs of one row's update step on a
+// network of sizes: forward, ∂W and ∂H of every layer, no ∂X.
+func stepFLOPs(sizes []int) int {
 	flops := 0
 	for l := range len(sizes) - 1 {
 		flops += 2 * sizes[l] * sizes[l+1] * 3 // forward, ∂W, ∂H
 	}
-	flops -= 2 * sizes[0] * sizes[1] // no ∂X
+	return flops - 2*sizes[0]*sizes[1] // no ∂X
+}
+
+func benchKernelStep[T Float](b *testing.B) {
+	sizes := []int{32, 64, 64, NumActions}
+	flops := stepFLOPs(sizes)
 	for _, k := range kernelSetsFor[T]() {
 		for _, n := range []int{256, 512, 4096} {
 			b.Run(fmt.Sprintf("impl=%s/dtype=%s/batch=%d", k.name, typeName[T](), n), func(b *testing.B) {
