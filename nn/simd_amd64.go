@@ -20,7 +20,7 @@ var kernelSets32 = sync.OnceValue(func() []*kernelSet[float32] {
 	if avx2 && cpu.X86.HasAVX512F {
 		ks = append(ks, &kernelSet[float32]{
 			name: "avx512", lanes: 16,
-			gemm: gemm512.gemm, gemmTanhGrad: gemmTanhGradAVX512, dot: dot512, biasAct: biasAct512, actGrad: actGradAVX512, colSum: colSumAVX512Go, loss: lossAVX2, adam: adamAVX2Go, logSoftmax: logSoftmaxAVX2,
+			gemm: gemm512.gemm, gemmTanhGrad: gemmTanhGradAVX512, dot: dot512, biasAct: biasAct512, actGrad: actGradAVX512, colSum: colSumAVX512Go, transpose: transpose512, loss: lossAVX2, adam: adamAVX2Go, logSoftmax: logSoftmaxAVX2,
 		})
 	}
 	if avx2 {
@@ -359,4 +359,22 @@ func gemmTanhGradAVX512(c []float32, ldc int, a []float32, sp, st int, b []float
 		}
 	}
 	return true
+}
+
+// transpose512 is kernelSet.transpose: transposeAVX512 after one check of
+// the operands' extent (the kernel gathers 16 rows of src per column and
+// stores 16 elements of a row of dst, both masked to the rows there are).
+func transpose512(dst []float32, ldd int, src []float32, lds, rows, cols int) {
+	if rows <= 0 || cols <= 0 {
+		return
+	}
+	if lds < 0 || ldd < 0 || (rows > 1 && lds < cols) || (cols > 1 && ldd < rows) ||
+		(rows-1)*lds+cols > len(src) || (cols-1)*ldd+rows > len(dst) || 15*lds > 1<<29 {
+		panic(fmt.Sprintf("nn: transpose: %d×%d (strides %d, %d) from %d elements into %d", rows, cols, lds, ldd, len(src), len(dst)))
+	}
+	var idx [16]int32
+	for j := range idx {
+		idx[j] = int32(4 * j * lds)
+	}
+	transposeAVX512(&dst[0], 4*ldd, &src[0], 4*lds, rows, cols, &idx)
 }

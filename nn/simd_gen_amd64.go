@@ -388,3 +388,8 @@ func actGradTanhAVX512(d *float32, h *float32, n int)
 //
 //go:noescape
 func colSumAVX512(dst *float32, src *float32, ld int, rows int, width int)
+
+// transposeAVX512 is transposeTo on AVX-512.
+//
+//go:noescape
+func transposeAVX512(dst *float32, ldd int, src *float32, lds int, rows int, cols int, idx *[16]int32)

@@ -5566,3 +5566,50 @@ colSumAVX512_end1:
 colSumAVX512_done:
 	VZEROUPPER
 	RET
+
+// func transposeAVX512(dst *float32, ldd int, src *float32, lds int, rows int, cols int, idx *[16]int32)
+// Requires: AVX, AVX512F, BMI2, CMOV
+TEXT ·transposeAVX512(SB), NOSPLIT, $0-56
+	MOVQ      dst+0(FP), AX
+	MOVQ      ldd+8(FP), CX
+	MOVQ      src+16(FP), DX
+	MOVQ      lds+24(FP), BX
+	MOVQ      rows+32(FP), SI
+	MOVQ      cols+40(FP), DI
+	MOVQ      idx+48(FP), R8
+	VMOVDQU32 (R8), Z0
+	TESTQ     DI, DI
+	JZ        transposeAVX512_done
+	SHLQ      $0x04, BX
+
+transposeAVX512_block:
+	TESTQ   SI, SI
+	JZ      transposeAVX512_done
+	MOVQ    $0x00000010, R8
+	CMPQ    SI, R8
+	CMOVQLT SI, R8
+	SUBQ    R8, SI
+	MOVQ    $0x00000001, R9
+	SHLXQ   R8, R9, R8
+	DECQ    R8
+	KMOVW   R8, K1
+	MOVQ    DX, R8
+	MOVQ    AX, R9
+	MOVQ    DI, R10
+
+transposeAVX512_col:
+	KMOVW      K1, K2
+	VPXORD     Z1, Z1, Z1
+	VGATHERDPS (R8)(Z0*1), K2, Z1
+	VMOVUPS    Z1, K1, (R9)
+	ADDQ       $0x04, R8
+	ADDQ       CX, R9
+	DECQ       R10
+	JNZ        transposeAVX512_col
+	ADDQ       BX, DX
+	ADDQ       $0x40, AX
+	JMP        transposeAVX512_block
+
+transposeAVX512_done:
+	VZEROUPPER
+	RET

@@ -453,7 +453,7 @@ func (s *wsState[T]) loadWeights(m *MLP[T], backward bool) {
 	for l := 0; l < len(s.sizes)-1; l++ {
 		in, out, po := s.sizes[l], s.sizes[l+1], s.pad[l+1]
 		w := m.Weight(l)
-		transposeTo(s.wt[l], po, w, in, out, in) // Wᵀ
+		s.transpose(s.wt[l], po, w, in, out, in) // Wᵀ
 		copy(s.bias[l], m.Bias(l))
 		if (backward && l > 0) || (l == len(s.sizes)-2 && s.dotOut) {
 			pi, wp := s.pad[l], s.wp[l]
@@ -579,10 +579,19 @@ func (s *wsState[T]) reduceGrad(grad []T) {
 				copy(gw[o*in:(o+1)*in], pw[o*pi:o*pi+in])
 			}
 		} else { // pw is [in][pad out]
-			transposeTo(gw, in, pw, s.pad[l+1], in, out)
+			s.transpose(gw, in, pw, s.pad[l+1], in, out)
 		}
 		copy(LayerBias(s.sizes, grad, l), pb[:out])
 	}
+}
+
+// transpose is the kernel set's transpose, or transposeTo.
+func (s *wsState[T]) transpose(dst []T, ldd int, src []T, lds, rows, cols int) {
+	if s.k.transpose != nil {
+		s.k.transpose(dst, ldd, src, lds, rows, cols)
+		return
+	}
+	transposeTo(dst, ldd, src, lds, rows, cols)
 }
 
 // transposeTo sets dst[c·ldd + r] = src[r·lds + c] for r < rows and c <
