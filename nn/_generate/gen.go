@@ -1292,7 +1292,7 @@ func transpose512() {
 	MOVQ(cols, c)
 	Label(name + "_col")
 	g, v := K(), ZMM()
-	KMOVW(k, g) // the gather clears its mask
+	KMOVW(k, g)     // the gather clears its mask
 	VPXORD(v, v, v) // no dependency on the last gather
 	VGATHERDPS(Mem{Base: sp, Index: idx, Scale: 1}, g, v)
 	VMOVUPS(v, k, Mem{Base: dp})
