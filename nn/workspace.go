@@ -156,7 +156,7 @@ type wsState[T Float] struct {
 	cfg        LossConfig
 	actions    []uint8
 	logits     []T
-	logp       bool // jobForward: log-softmax of each row of logits
+	logp       bool    // jobForward: log-softmax of each row of logits
 	m          *MLP[T] // the job's MLP, whose weights the pre phase copies
 	backward   bool    // the pre phase copies wp for a backward pass too
 	grad       []T     // the post phase's destination
