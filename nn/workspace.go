@@ -13,15 +13,16 @@ import (
 //
 // # How a step runs
 //
-// The calling goroutine copies the weights into the layouts the kernels read
+// The step's goroutines copy the weights into the layouts the kernels read
 // (Wᵀ for the forward products, W with padded rows for the backward ones),
-// then splits the batch into one contiguous block of rows per thread (the
-// Workspace's thread count); a block has at least one tile. Each block is
-// walked in tiles of up to 64 rows and, for each tile, the forward pass, the
-// loss and the backward pass run while the tile's activations are in cache,
-// accumulating the gradient into the block's own partial. The caller then
-// adds the partials in block order and writes them, in the flat layout, to
-// grad. Row blocks, tiles and the order of every sum depend only on the
+// each a slice of every layer's rows; the batch is split into one
+// contiguous block of rows per thread (the Workspace's thread count); a
+// block has at least one tile. Each block is walked in tiles of up to 64
+// rows and, for each tile, the forward pass, the loss and the backward pass
+// run while the tile's activations are in cache, accumulating the gradient
+// into the block's own partial. The goroutines then add the partials in
+// block order, each a slice of the parameters, and write them, in the flat
+// layout, to grad. Row blocks, tiles and the order of every sum depend only on the
 // batch size and the thread count: results are reproducible bit for bit for
 // a given build, CPU feature level and thread count.
 //
@@ -45,8 +46,9 @@ import (
 // and 2 × 4 with AVX2 (16 registers). With AVX-512, ∂H = ∂Z·W of a
 // 64-wide tanh layer multiplies by 1 − h² in the micro-kernels' epilogue
 // (gemmTanhGrad) instead of in a pass of its own, and the narrow output
-// layer's dot kernel adds the bias. The loss runs 8 rows to a vector, with
-// polynomial exp and log, on the columns of a tile gathered from the rows.
+// layer's dot kernel adds the bias. The loss runs 8 rows to a vector (16
+// with AVX-512, on the rows in place), with polynomial exp and log; with
+// AVX2, on the columns of a tile gathered from the rows.
 // float32 tanh is tanh32, a rational function within 4e-7 of math.Tanh, in
 // every build; float64 uses math.Tanh.
 //

@@ -9,11 +9,12 @@
 // instantiated for two instruction sets: AVX2 with FMA on 8-lane YMM
 // registers and AVX-512 on 16-lane ZMM registers. The kernels where the
 // width pays (the matrix products, tanh, and since session 7 tanh's
-// gradient and the column sums) come in both, and AVX-512 alone has the
-// products with tanh's gradient in their epilogue (gemmTanhGrad); the
-// rest (bias and ReLU, the loss, Adam) are AVX2 only and serve both sets:
-// they are a small share of a step, and on an AVX-512 machine the same
-// 8-lane code runs unchanged.
+// gradient and the column sums, since session 8 the clip loss) come in
+// both, and AVX-512 alone has the products with tanh's gradient in their
+// epilogue (gemmTanhGrad) and the transposes of the weights' copy (a
+// gather per column); the rest (bias and ReLU, Adam, the log-softmax) are
+// AVX2 only and serve both sets: they are a small share of a step, and on
+// an AVX-512 machine the same 8-lane code runs unchanged.
 // Operands are float32; the float64 kernels are the portable Go ones.
 //
 // With -probe it writes internal/peak's FMA-throughput probes instead
