@@ -13,16 +13,16 @@ import (
 //
 // # How a step runs
 //
-// The step's goroutines copy the weights into the layouts the kernels read
+// The calling goroutine copies the weights into the layouts the kernels read
 // (Wᵀ for the forward products, W with padded rows for the backward ones),
-// each a slice of every layer's rows; the batch is split into one
-// contiguous block of rows per thread (the Workspace's thread count); a
-// block has at least one tile. Each block is walked in tiles of up to 64
-// rows and, for each tile, the forward pass, the loss and the backward pass
-// run while the tile's activations are in cache, accumulating the gradient
-// into the block's own partial. The goroutines then add the partials in
-// block order, each a slice of the parameters, and write them, in the flat
-// layout, to grad. Row blocks, tiles and the order of every sum depend only on the
+// then splits the batch into one contiguous block of rows per thread (the
+// Workspace's thread count); a block has at least one tile. Each block is
+// walked in tiles of up to 64 rows and, for each tile, the forward pass, the
+// loss and the backward pass run while the tile's activations are in cache,
+// accumulating the gradient into the block's own partial. The caller then
+// adds the partials in block order and writes them, in the flat layout, to
+// grad. (Sharing the copy and the reduction with the helpers, each a slice
+// of the rows, was measured slower: session 8, docs/performance.md.) Row blocks, tiles and the order of every sum depend only on the
 // batch size and the thread count: results are reproducible bit for bit for
 // a given build, CPU feature level and thread count.
 //
@@ -158,10 +158,7 @@ type wsState[T Float] struct {
 	cfg        LossConfig
 	actions    []uint8
 	logits     []T
-	logp       bool    // jobForward: log-softmax of each row of logits
-	m          *MLP[T] // the job's MLP, whose weights the pre phase copies
-	backward   bool    // the pre phase copies wp for a backward pass too
-	grad       []T     // the post phase's destination
+	logp       bool // jobForward: log-softmax of each row of logits
 
 	// The rank-matching loss: coef is each row's ∂(B·loss)/∂lp[a], set
 	// for a jobLoss that runs rankRows instead of the kernel set's loss;
@@ -314,7 +311,9 @@ func (w *Workspace[T]) LossAndGrad(grad []T, m *MLP[T], b *Batch[T], cfg LossCon
 	}
 	s.begin("LossAndGrad", m, b.Len(), s.threadRows)
 	s.job, s.x, s.batch, s.cfg = jobLoss, b.X, b, cfg
-	s.step(m, grad)
+	s.loadWeights(m, true)
+	s.pool.run(s.nw, s.run)
+	s.reduceGrad(grad)
 	sum := s.sumStats()
 	s.end()
 	fn := float64(b.Len())
@@ -358,7 +357,9 @@ func (w *Workspace[T]) rankMatch(grad []T, m *MLP[T], b *Batch[T], cfg LossConfi
 
 	s.begin("LossAndGrad", m, n, s.threadRows)
 	s.job, s.x, s.batch, s.cfg, s.coef = jobLoss, b.X, b, cfg, coef
-	s.step(m, grad)
+	s.loadWeights(m, true)
+	s.pool.run(s.nw, s.run)
+	s.reduceGrad(grad)
 	sum := s.sumStats()
 	s.coef = nil
 	s.end()
@@ -376,7 +377,9 @@ func (w *Workspace[T]) SFTLossAndGrad(grad []T, m *MLP[T], x []T, actions []uint
 	checkSFTArgs("Workspace.SFTLossAndGrad", grad, m, x, actions)
 	s.begin("SFTLossAndGrad", m, len(actions), s.threadRows)
 	s.job, s.x, s.actions = jobSFT, x, actions
-	s.step(m, grad)
+	s.loadWeights(m, true)
+	s.pool.run(s.nw, s.run)
+	s.reduceGrad(grad)
 	sum := s.sumStats()
 	s.end()
 	return sum.loss / float64(len(actions))
@@ -410,13 +413,10 @@ func (w *Workspace[T]) forward(op string, logits []T, m *MLP[T], x []T, logp boo
 	}
 	s.begin(op, m, n, forwardRows/threadRows*s.threadRows)
 	s.job, s.x, s.logits, s.logp = jobForward, x, logits, logp
-	load := 0
 	if !s.fresh || m != s.frozen {
-		load = s.run
-		s.fresh = m == s.frozen
+		s.loadWeights(m, false)
 	}
-	s.m, s.backward = m, false
-	s.pool.run([numPhases]int{load, s.nw, 0}, s.run)
+	s.pool.run(s.nw, s.run)
 	s.end()
 }
 
@@ -445,65 +445,21 @@ func (s *wsState[T]) begin(op string, m *MLP[T], n, perThread int) {
 
 // end drops the references to the caller's data.
 func (s *wsState[T]) end() {
-	s.x, s.batch, s.actions, s.logits, s.m, s.grad = nil, nil, nil, nil, nil, nil
-}
-
-// step runs the job set up by begin, with m's weights copied in first and
-// the gradient written to grad last: the copy and the reduction are split
-// into as many parts as the job has goroutines (each a slice of every
-// layer's rows), so that the helpers share them with the caller.
-func (s *wsState[T]) step(m *MLP[T], grad []T) {
-	s.fresh = m == s.frozen
-	s.m, s.backward, s.grad = m, true, grad
-	s.pool.run([numPhases]int{s.run, s.nw, s.run}, s.run)
-}
-
-// runPart is the pool's runner: part i of the job's phase ph.
-func (s *wsState[T]) runPart(ph, i int) {
-	switch ph {
-	case phasePre:
-		s.loadWeightsPart(s.m, s.backward, i, s.run)
-	case phaseBlocks:
-		s.runBlock(i)
-	default:
-		s.reduceGradPart(s.grad, i, s.run)
-	}
-}
-
-// partRows is part i of parts of n rows: boundaries on multiples of 16
-// rows, so that two parts never write the same cache line of a transposed
-// copy (16 float32), the last part to n.
-func partRows(n, i, parts int) (r0, r1 int) {
-	r0, r1 = i*n/parts&^15, n
-	if i+1 < parts {
-		r1 = (i + 1) * n / parts &^ 15
-	}
-	return r0, r1
+	s.x, s.batch, s.actions, s.logits = nil, nil, nil, nil
 }
 
 // loadWeights copies m's weights into the padded layouts the kernels read;
 // the transposed-back copy wp only when a backward pass follows.
 func (s *wsState[T]) loadWeights(m *MLP[T], backward bool) {
 	s.fresh = m == s.frozen
-	s.loadWeightsPart(m, backward, 0, 1)
-}
-
-// loadWeightsPart is part i of parts of loadWeights: every layer's output
-// rows partRows(out, i, parts), and the biases in part 0.
-func (s *wsState[T]) loadWeightsPart(m *MLP[T], backward bool, i, parts int) {
 	for l := 0; l < len(s.sizes)-1; l++ {
 		in, out, po := s.sizes[l], s.sizes[l+1], s.pad[l+1]
-		o0, o1 := partRows(out, i, parts)
 		w := m.Weight(l)
-		if o1 > o0 {
-			s.transpose(s.wt[l][o0:], po, w[o0*in:], in, o1-o0, in) // Wᵀ
-		}
-		if i == 0 {
-			copy(s.bias[l], m.Bias(l))
-		}
+		s.transpose(s.wt[l], po, w, in, out, in) // Wᵀ
+		copy(s.bias[l], m.Bias(l))
 		if (backward && l > 0) || (l == len(s.sizes)-2 && s.dotOut) {
 			pi, wp := s.pad[l], s.wp[l]
-			for o := o0; o < o1; o++ {
+			for o := 0; o < out; o++ {
 				copy(wp[o*pi:o*pi+in], w[o*in:(o+1)*in])
 			}
 		}
@@ -609,42 +565,25 @@ func (s *wsState[T]) backwardTile(wk *worker[T], x []T, rows int) {
 
 // reduceGrad sums the workers' partials, in worker order, into worker 0's
 // (a vector add), then writes them into grad in the flat layout.
-func (s *wsState[T]) reduceGrad(grad []T) { s.reduceGradPart(grad, 0, 1) }
-
-// reduceGradPart is part i of parts of reduceGrad: the rows
-// partRows(n, i, parts) of every layer's partials (n the rows of their
-// layout, out or in), and the biases in part 0. Each element is still the
-// sum of the blocks' partials in block order.
-func (s *wsState[T]) reduceGradPart(grad []T, i, parts int) {
+func (s *wsState[T]) reduceGrad(grad []T) {
 	ws := s.workers[:s.nw]
 	for l := 0; l < len(s.sizes)-1; l++ {
 		in, out := s.sizes[l], s.sizes[l+1]
-		n, ld := in, s.pad[l+1] // pw is [in][pad out]
-		if s.vecIn[l] {
-			n, ld = out, s.pad[l] // pw is [out][pad in]
-		}
-		r0, r1 := partRows(n, i, parts)
-		pw := ws[0].gw[l][r0*ld : r1*ld]
+		pw, pb := ws[0].gw[l], ws[0].gb[l]
 		for _, wk := range ws[1:] {
-			s.k.colSum(pw, wk.gw[l][r0*ld:r1*ld], 0, 1, len(pw))
+			s.k.colSum(pw, wk.gw[l], 0, 1, len(pw))
+			s.k.colSum(pb, wk.gb[l], 0, 1, len(pb))
 		}
 		gw := LayerWeight(s.sizes, grad, l)
-		switch {
-		case r1 == r0:
-		case s.vecIn[l]:
-			for o := r0; o < r1; o++ {
-				copy(gw[o*in:(o+1)*in], pw[(o-r0)*ld:(o-r0)*ld+in])
+		if s.vecIn[l] { // pw is [out][pad in]
+			pi := s.pad[l]
+			for o := 0; o < out; o++ {
+				copy(gw[o*in:(o+1)*in], pw[o*pi:o*pi+in])
 			}
-		default:
-			s.transpose(gw[r0:], in, pw, ld, r1-r0, out)
+		} else { // pw is [in][pad out]
+			s.transpose(gw, in, pw, s.pad[l+1], in, out)
 		}
-		if i == 0 {
-			pb := ws[0].gb[l]
-			for _, wk := range ws[1:] {
-				s.k.colSum(pb, wk.gb[l], 0, 1, len(pb))
-			}
-			copy(LayerBias(s.sizes, grad, l), pb[:out])
-		}
+		copy(LayerBias(s.sizes, grad, l), pb[:out])
 	}
 }
 

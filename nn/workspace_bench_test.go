@@ -99,7 +99,7 @@ func BenchmarkRankMatchStep(b *testing.B) {
 // blocks on more than one goroutine.
 type nopRunner struct{}
 
-func (nopRunner) runPart(int, int) {}
+func (nopRunner) runBlock(int) {}
 
 func BenchmarkPoolRun(b *testing.B) {
 	for _, n := range []int{1, 2} {
@@ -107,7 +107,7 @@ func BenchmarkPoolRun(b *testing.B) {
 			p := startPool(n, nopRunner{})
 			defer p.stop()
 			for b.Loop() {
-				p.run([numPhases]int{0, n, 0}, n)
+				p.run(n, n)
 			}
 		})
 	}

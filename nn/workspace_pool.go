@@ -7,34 +7,21 @@ import (
 	"time"
 )
 
-// runner is what a pool runs: part i of phase ph of the current job. A job
-// has three phases, run in order: phasePre (the weights' copy), phaseBlocks
-// (the row blocks) and phasePost (the gradient's reduction); no part of a
-// phase starts before every part of the one before has finished.
-type runner interface{ runPart(ph, i int) }
-
-const (
-	phasePre = iota
-	phaseBlocks
-	phasePost
-	numPhases
-)
+// runner is what a pool runs: block blk of the current job.
+type runner interface{ runBlock(blk int) }
 
 // pool is a fixed set of helper goroutines started once; the caller's
-// goroutine works beside them. A job is three phases of parts, which the
+// goroutine works beside them. A job is a number of blocks, which the
 // goroutines taking part claim one at a time from a shared counter until
-// none is left: the caller runs every part nobody else has claimed, so it
-// never waits for a helper that has not started yet, only for parts a
-// helper is running, and at the two barriers between phases. Which
-// goroutine runs a part changes no result: each part writes its own
-// buffers or its own slice of a shared one, and the caller combines the
-// blocks' buffers in block order (the reduction's parts each take a slice
-// of the parameters and add the blocks in order).
+// none is left: the caller runs every block nobody else has claimed, so it
+// never waits for a helper that has not started yet, only for blocks a
+// helper is running. Which goroutine runs a block changes no result: each
+// block has its own buffers, and the caller combines them in block order.
 //
 // A helper that finishes a job watches for the next one for spinFor before
 // it sleeps on its channel: a step of a few hundred rows lasts about
 // 100 µs, and waking a sleeping thread (on a virtual machine, an idle vCPU)
-// costs a good part of that; the caller waits for the parts in progress
+// costs a good part of that; the caller waits for the blocks in progress
 // the same way. Waiting goroutines yield (runtime.Gosched), so that the
 // goroutines they wait for run even on fewer Ps than goroutines. Neither
 // wakes nor waits allocate.
@@ -43,15 +30,13 @@ type pool struct {
 	wake []chan struct{} // wake[i]: helper i+1's, a token when it sleeps
 	// sleeping[i]: helper i+1 sleeps (or is about to) on wake[i].
 	sleeping []atomic.Bool
-	// claim[ph] is phase ph of the current job and its next part:
-	// generation, goroutines taking part, parts and next part, 16 bits
-	// each (newWorkspace keeps threads below 1<<15). A helper claims a
-	// part by a compare-and-swap of the whole word, so it never takes a
-	// part of a job it did not see; claim[phaseBlocks], stored last,
-	// publishes the job.
-	claim   [numPhases]atomic.Uint64
-	done    [numPhases]atomic.Int64 // parts of each phase finished
-	gen     uint64                  // the caller's: the current job's generation
+	// claim is the current job and its next block: generation, goroutines
+	// taking part, blocks and next block, 16 bits each (newWorkspace keeps
+	// threads below 1<<15). A helper claims a block by a compare-and-swap
+	// of the whole word, so it never takes a block of a job it did not see.
+	claim   atomic.Uint64
+	done    atomic.Int64 // blocks of the current job finished
+	gen     uint64       // the caller's: the current job's generation
 	stopped atomic.Bool
 	once    sync.Once
 }
@@ -72,52 +57,30 @@ func claimWord(gen uint64, goroutines, blocks, next int) uint64 {
 	return gen&0xffff<<48 | uint64(goroutines)<<32 | uint64(blocks)<<16 | uint64(next)
 }
 
-// next claims the next part of phase ph of job gen; ok is false when none
-// is left or another job has begun.
-func (p *pool) next(ph int, gen uint64) (i int, ok bool) {
+// next claims the next block of job word c's generation; ok is false when
+// none is left or another job has begun.
+func (p *pool) next(gen uint64) (blk int, ok bool) {
 	for {
-		c := p.claim[ph].Load()
+		c := p.claim.Load()
 		blocks, n := int(c>>16&0xffff), int(c&0xffff)
 		if c>>48 != gen&0xffff || n >= blocks {
 			return 0, false
 		}
-		if p.claim[ph].CompareAndSwap(c, c+1) {
+		if p.claim.CompareAndSwap(c, c+1) {
 			return n, true
 		}
 	}
 }
 
-// work runs parts of job gen, phase by phase, until none is left; between
-// phases it waits for the parts others run. It returns early if another
-// job has begun (a helper that saw the job late).
+// work runs blocks of job gen until none is left.
 func (p *pool) work(gen uint64) {
-	for ph := range numPhases {
-		if ph > 0 && !p.wait(ph-1, gen) {
+	for {
+		blk, ok := p.next(gen)
+		if !ok {
 			return
 		}
-		for {
-			i, ok := p.next(ph, gen)
-			if !ok {
-				break
-			}
-			p.r.runPart(ph, i)
-			p.done[ph].Add(1)
-		}
-	}
-}
-
-// wait yields until every part of phase ph of job gen has finished; it
-// reports false if another job has begun.
-func (p *pool) wait(ph int, gen uint64) bool {
-	for {
-		c := p.claim[ph].Load()
-		if c>>48 != gen&0xffff {
-			return false
-		}
-		if p.done[ph].Load() >= int64(c>>16&0xffff) {
-			return true
-		}
-		runtime.Gosched()
+		p.r.runBlock(blk)
+		p.done.Add(1)
 	}
 }
 
@@ -125,7 +88,7 @@ func (p *pool) loop(id int) {
 	var seen uint64 // the generation of the last job this helper saw
 	t0 := time.Now()
 	for i := 0; ; i++ {
-		c := p.claim[phaseBlocks].Load()
+		c := p.claim.Load()
 		if g := c >> 48; g != seen {
 			seen = g
 			if id < int(c>>32&0xffff) {
@@ -139,7 +102,7 @@ func (p *pool) loop(id int) {
 		}
 		if i&63 == 63 && time.Since(t0) > spinFor {
 			p.sleeping[id-1].Store(true)
-			if p.claim[phaseBlocks].Load()>>48 == seen { // no job since: sleep
+			if p.claim.Load()>>48 == seen { // no job since: sleep
 				if _, ok := <-p.wake[id-1]; !ok {
 					return
 				}
@@ -152,26 +115,19 @@ func (p *pool) loop(id int) {
 	}
 }
 
-// run runs a job of parts[ph] parts in each phase on up to goroutines
-// goroutines, the caller's among them, and returns when all of them are
-// done.
-func (p *pool) run(parts [numPhases]int, goroutines int) {
-	goroutines = min(goroutines, len(p.wake)+1, max(parts[0], parts[1], parts[2]))
+// run runs blocks blocks of the current job on up to goroutines goroutines,
+// the caller's among them, and returns when all of them are done.
+func (p *pool) run(blocks, goroutines int) {
+	goroutines = min(goroutines, len(p.wake)+1, blocks)
 	if goroutines <= 1 {
-		for ph, n := range parts {
-			for i := range n {
-				p.r.runPart(ph, i)
-			}
+		for blk := range blocks {
+			p.r.runBlock(blk)
 		}
 		return
 	}
 	p.gen++
-	for ph := range numPhases {
-		p.done[ph].Store(0)
-	}
-	for _, ph := range [...]int{phasePre, phasePost, phaseBlocks} {
-		p.claim[ph].Store(claimWord(p.gen, goroutines, parts[ph], 0))
-	}
+	p.done.Store(0)
+	p.claim.Store(claimWord(p.gen, goroutines, blocks, 0))
 	for i := range goroutines - 1 {
 		if p.sleeping[i].Swap(false) {
 			select {
@@ -181,7 +137,9 @@ func (p *pool) run(parts [numPhases]int, goroutines int) {
 		}
 	}
 	p.work(p.gen)
-	p.wait(phasePost, p.gen)
+	for p.done.Load() < int64(blocks) {
+		runtime.Gosched()
+	}
 }
 
 // stop ends the goroutines; it may be called more than once.
