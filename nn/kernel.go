@@ -56,6 +56,11 @@ type kernelSet[T Float] struct {
 	// activation's output h (same length as d): 1−h² for tanh, 1[h>0] for ReLU.
 	actGrad func(d, h []T, act Activation)
 
+	// transpose, when not nil, is transposeTo (dst[c·ldd + r] = src[r·lds
+	// + c] for r < rows, c < cols) for the weights' copy and the gradient's
+	// reduction; transposeTo runs otherwise.
+	transpose func(dst []T, ldd int, src []T, lds, rows, cols int)
+
 	// colSum adds the column sums of rows×width src (row stride ld) to dst.
 	colSum func(dst, src []T, ld, rows, width int)
 

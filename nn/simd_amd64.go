@@ -20,7 +20,7 @@ var kernelSets32 = sync.OnceValue(func() []*kernelSet[float32] {
 	if avx2 && cpu.X86.HasAVX512F {
 		ks = append(ks, &kernelSet[float32]{
 			name: "avx512", lanes: 16,
-			gemm: gemm512.gemm, gemmTanhGrad: gemmTanhGradAVX512, dot: dot512, biasAct: biasAct512, actGrad: actGradAVX512, colSum: colSumAVX512Go, loss: lossAVX2, adam: adamAVX2Go, logSoftmax: logSoftmaxAVX2,
+			gemm: gemm512.gemm, gemmTanhGrad: gemmTanhGradAVX512, dot: dot512, biasAct: biasAct512, actGrad: actGradAVX512, colSum: colSumAVX512Go, transpose: transpose512, loss: lossAVX512, adam: adamAVX2Go, logSoftmax: logSoftmaxAVX2,
 		})
 	}
 	if avx2 {
@@ -285,6 +285,52 @@ func lossAVX2(dz, z []float32, ld int, b *Batch[float32], r0, rows int, cfg Loss
 	}
 }
 
+// lossAVX512 is kernelSet.loss in float32 on AVX-512: lossRowsAVX512, 16
+// rows to a vector, reads the logits and the batch's columns where they
+// are and writes the gradient's three columns into the rows of dz, whose
+// padding columns it leaves as they are: zero, as every loss kernel keeps
+// them (the buffer starts zeroed and nothing else writes it). The float32
+// operations are lossVecAVX2's lane for lane and the statistics are summed
+// in the same order, so the bits are lossAVX2's.
+func lossAVX512(dz, z []float32, ld int, b *Batch[float32], r0, rows int, cfg LossConfig, invB float64, s *lossSums) {
+	if rows <= 0 {
+		return
+	}
+	n := r0 + rows
+	if ld < NumActions || r0 < 0 || (rows-1)*ld+NumActions > min(len(z), len(dz)) || 16*ld > 1<<29 ||
+		n > len(b.Actions) || n > len(b.Adv) || n > len(b.BehLogp) || n*NumActions > len(b.RefLogp) {
+		panic(fmt.Sprintf("nn: loss: %d rows from %d (stride %d): operands out of bounds", rows, r0, ld))
+	}
+	var k [5][16]float32
+	for i, v := range [5]float64{1 - cfg.EpsLow, 1 + cfg.EpsHigh, cfg.Beta, cfg.Entropy, invB} {
+		for l := range k[i] {
+			k[i][l] = float32(v)
+		}
+	}
+	var idx [2][16]int32
+	for j := range idx[0] {
+		idx[0][j], idx[1][j] = int32(4*j*ld), int32(4*NumActions*j)
+	}
+	// The actions are widened from whole 16-byte loads (masked, but a
+	// widening load need not suppress faults past the slice): a copy.
+	var act [tileRows]uint8
+	for c0 := 0; c0 < rows; c0 += tileRows {
+		m, r := min(tileRows, rows-c0), r0+c0
+		copy(act[:], b.Actions[r:r+m])
+		var out [3][8]float32
+		lo, hi := lossRowsAVX512(&z[c0*ld], &dz[c0*ld], 4*ld, &b.RefLogp[r*NumActions], &act[0], &b.Adv[r], &b.BehLogp[r], m, &k, &idx, &out)
+		s.clipLow += lo
+		s.clipHigh += hi
+		for i := range 8 {
+			p, kl, e := float64(out[0][i]), float64(out[1][i]), float64(out[2][i])
+			s.pol += p
+			s.kl += kl
+			s.ent += e
+			s.loss += p + cfg.Beta*kl - cfg.Entropy*e
+		}
+	}
+}
+
 // allFinite32 reports whether s holds no NaN or ±Inf; the vector kernel
 // takes whole blocks of 32.
 func allFinite32(s []float32) bool {
@@ -359,4 +405,22 @@ func gemmTanhGradAVX512(c []float32, ldc int, a []float32, sp, st int, b []float
 		}
 	}
 	return true
+}
+
+// transpose512 is kernelSet.transpose: transposeAVX512 after one check of
+// the operands' extent (the kernel gathers 16 rows of src per column and
+// stores 16 elements of a row of dst, both masked to the rows there are).
+func transpose512(dst []float32, ldd int, src []float32, lds, rows, cols int) {
+	if rows <= 0 || cols <= 0 {
+		return
+	}
+	if lds < 0 || ldd < 0 || (rows > 1 && lds < cols) || (cols > 1 && ldd < rows) ||
+		(rows-1)*lds+cols > len(src) || (cols-1)*ldd+rows > len(dst) || 15*lds > 1<<29 {
+		panic(fmt.Sprintf("nn: transpose: %d×%d (strides %d, %d) from %d elements into %d", rows, cols, lds, ldd, len(src), len(dst)))
+	}
+	var idx [16]int32
+	for j := range idx {
+		idx[j] = int32(4 * j * lds)
+	}
+	transposeAVX512(&dst[0], 4*ldd, &src[0], 4*lds, rows, cols, &idx)
 }

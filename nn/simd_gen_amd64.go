@@ -388,3 +388,13 @@ func actGradTanhAVX512(d *float32, h *float32, n int)
 //
 //go:noescape
 func colSumAVX512(dst *float32, src *float32, ld int, rows int, width int)
+
+// transposeAVX512 is transposeTo on AVX-512.
+//
+//go:noescape
+func transposeAVX512(dst *float32, ldd int, src *float32, lds int, rows int, cols int, idx *[16]int32)
+
+// lossRowsAVX512 is the float32 loss on AVX-512, on the rows in place.
+//
+//go:noescape
+func lossRowsAVX512(z *float32, dz *float32, ld int, ref *float32, act *uint8, adv *float32, beh *float32, m int, k *[5][16]float32, idx *[2][16]int32, out *[3][8]float32) (clipLow int, clipHigh int)

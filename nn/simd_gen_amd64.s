@@ -5566,3 +5566,872 @@ colSumAVX512_end1:
 colSumAVX512_done:
 	VZEROUPPER
 	RET
+
+// func transposeAVX512(dst *float32, ldd int, src *float32, lds int, rows int, cols int, idx *[16]int32)
+// Requires: AVX, AVX512F, BMI2, CMOV
+TEXT ·transposeAVX512(SB), NOSPLIT, $0-56
+	MOVQ      dst+0(FP), AX
+	MOVQ      ldd+8(FP), CX
+	MOVQ      src+16(FP), DX
+	MOVQ      lds+24(FP), BX
+	MOVQ      rows+32(FP), SI
+	MOVQ      cols+40(FP), DI
+	MOVQ      idx+48(FP), R8
+	VMOVDQU32 (R8), Z0
+	TESTQ     DI, DI
+	JZ        transposeAVX512_done
+	SHLQ      $0x04, BX
+
+transposeAVX512_block:
+	TESTQ   SI, SI
+	JZ      transposeAVX512_done
+	MOVQ    $0x00000010, R8
+	CMPQ    SI, R8
+	CMOVQLT SI, R8
+	SUBQ    R8, SI
+	MOVQ    $0x00000001, R9
+	SHLXQ   R8, R9, R8
+	DECQ    R8
+	KMOVW   R8, K1
+	MOVQ    DX, R8
+	MOVQ    AX, R9
+	MOVQ    DI, R10
+
+transposeAVX512_col:
+	KMOVW      K1, K2
+	VPXORD     Z1, Z1, Z1
+	VGATHERDPS (R8)(Z0*1), K2, Z1
+	VMOVUPS    Z1, K1, (R9)
+	ADDQ       $0x04, R8
+	ADDQ       CX, R9
+	DECQ       R10
+	JNZ        transposeAVX512_col
+	ADDQ       BX, DX
+	ADDQ       $0x40, AX
+	JMP        transposeAVX512_block
+
+transposeAVX512_done:
+	VZEROUPPER
+	RET
+
+DATA lossk16<>+0(SB)/4, $0x3f800000
+DATA lossk16<>+4(SB)/4, $0x3f800000
+DATA lossk16<>+8(SB)/4, $0x3f800000
+DATA lossk16<>+12(SB)/4, $0x3f800000
+DATA lossk16<>+16(SB)/4, $0x3f800000
+DATA lossk16<>+20(SB)/4, $0x3f800000
+DATA lossk16<>+24(SB)/4, $0x3f800000
+DATA lossk16<>+28(SB)/4, $0x3f800000
+DATA lossk16<>+32(SB)/4, $0x3f800000
+DATA lossk16<>+36(SB)/4, $0x3f800000
+DATA lossk16<>+40(SB)/4, $0x3f800000
+DATA lossk16<>+44(SB)/4, $0x3f800000
+DATA lossk16<>+48(SB)/4, $0x3f800000
+DATA lossk16<>+52(SB)/4, $0x3f800000
+DATA lossk16<>+56(SB)/4, $0x3f800000
+DATA lossk16<>+60(SB)/4, $0x3f800000
+DATA lossk16<>+64(SB)/4, $0x40000000
+DATA lossk16<>+68(SB)/4, $0x40000000
+DATA lossk16<>+72(SB)/4, $0x40000000
+DATA lossk16<>+76(SB)/4, $0x40000000
+DATA lossk16<>+80(SB)/4, $0x40000000
+DATA lossk16<>+84(SB)/4, $0x40000000
+DATA lossk16<>+88(SB)/4, $0x40000000
+DATA lossk16<>+92(SB)/4, $0x40000000
+DATA lossk16<>+96(SB)/4, $0x40000000
+DATA lossk16<>+100(SB)/4, $0x40000000
+DATA lossk16<>+104(SB)/4, $0x40000000
+DATA lossk16<>+108(SB)/4, $0x40000000
+DATA lossk16<>+112(SB)/4, $0x40000000
+DATA lossk16<>+116(SB)/4, $0x40000000
+DATA lossk16<>+120(SB)/4, $0x40000000
+DATA lossk16<>+124(SB)/4, $0x40000000
+DATA lossk16<>+128(SB)/4, $0x3f000000
+DATA lossk16<>+132(SB)/4, $0x3f000000
+DATA lossk16<>+136(SB)/4, $0x3f000000
+DATA lossk16<>+140(SB)/4, $0x3f000000
+DATA lossk16<>+144(SB)/4, $0x3f000000
+DATA lossk16<>+148(SB)/4, $0x3f000000
+DATA lossk16<>+152(SB)/4, $0x3f000000
+DATA lossk16<>+156(SB)/4, $0x3f000000
+DATA lossk16<>+160(SB)/4, $0x3f000000
+DATA lossk16<>+164(SB)/4, $0x3f000000
+DATA lossk16<>+168(SB)/4, $0x3f000000
+DATA lossk16<>+172(SB)/4, $0x3f000000
+DATA lossk16<>+176(SB)/4, $0x3f000000
+DATA lossk16<>+180(SB)/4, $0x3f000000
+DATA lossk16<>+184(SB)/4, $0x3f000000
+DATA lossk16<>+188(SB)/4, $0x3f000000
+DATA lossk16<>+192(SB)/4, $0xc1a00000
+DATA lossk16<>+196(SB)/4, $0xc1a00000
+DATA lossk16<>+200(SB)/4, $0xc1a00000
+DATA lossk16<>+204(SB)/4, $0xc1a00000
+DATA lossk16<>+208(SB)/4, $0xc1a00000
+DATA lossk16<>+212(SB)/4, $0xc1a00000
+DATA lossk16<>+216(SB)/4, $0xc1a00000
+DATA lossk16<>+220(SB)/4, $0xc1a00000
+DATA lossk16<>+224(SB)/4, $0xc1a00000
+DATA lossk16<>+228(SB)/4, $0xc1a00000
+DATA lossk16<>+232(SB)/4, $0xc1a00000
+DATA lossk16<>+236(SB)/4, $0xc1a00000
+DATA lossk16<>+240(SB)/4, $0xc1a00000
+DATA lossk16<>+244(SB)/4, $0xc1a00000
+DATA lossk16<>+248(SB)/4, $0xc1a00000
+DATA lossk16<>+252(SB)/4, $0xc1a00000
+DATA lossk16<>+256(SB)/4, $0x41a00000
+DATA lossk16<>+260(SB)/4, $0x41a00000
+DATA lossk16<>+264(SB)/4, $0x41a00000
+DATA lossk16<>+268(SB)/4, $0x41a00000
+DATA lossk16<>+272(SB)/4, $0x41a00000
+DATA lossk16<>+276(SB)/4, $0x41a00000
+DATA lossk16<>+280(SB)/4, $0x41a00000
+DATA lossk16<>+284(SB)/4, $0x41a00000
+DATA lossk16<>+288(SB)/4, $0x41a00000
+DATA lossk16<>+292(SB)/4, $0x41a00000
+DATA lossk16<>+296(SB)/4, $0x41a00000
+DATA lossk16<>+300(SB)/4, $0x41a00000
+DATA lossk16<>+304(SB)/4, $0x41a00000
+DATA lossk16<>+308(SB)/4, $0x41a00000
+DATA lossk16<>+312(SB)/4, $0x41a00000
+DATA lossk16<>+316(SB)/4, $0x41a00000
+DATA lossk16<>+320(SB)/4, $0x80000000
+DATA lossk16<>+324(SB)/4, $0x80000000
+DATA lossk16<>+328(SB)/4, $0x80000000
+DATA lossk16<>+332(SB)/4, $0x80000000
+DATA lossk16<>+336(SB)/4, $0x80000000
+DATA lossk16<>+340(SB)/4, $0x80000000
+DATA lossk16<>+344(SB)/4, $0x80000000
+DATA lossk16<>+348(SB)/4, $0x80000000
+DATA lossk16<>+352(SB)/4, $0x80000000
+DATA lossk16<>+356(SB)/4, $0x80000000
+DATA lossk16<>+360(SB)/4, $0x80000000
+DATA lossk16<>+364(SB)/4, $0x80000000
+DATA lossk16<>+368(SB)/4, $0x80000000
+DATA lossk16<>+372(SB)/4, $0x80000000
+DATA lossk16<>+376(SB)/4, $0x80000000
+DATA lossk16<>+380(SB)/4, $0x80000000
+DATA lossk16<>+384(SB)/4, $0xc2aeac4f
+DATA lossk16<>+388(SB)/4, $0xc2aeac4f
+DATA lossk16<>+392(SB)/4, $0xc2aeac4f
+DATA lossk16<>+396(SB)/4, $0xc2aeac4f
+DATA lossk16<>+400(SB)/4, $0xc2aeac4f
+DATA lossk16<>+404(SB)/4, $0xc2aeac4f
+DATA lossk16<>+408(SB)/4, $0xc2aeac4f
+DATA lossk16<>+412(SB)/4, $0xc2aeac4f
+DATA lossk16<>+416(SB)/4, $0xc2aeac4f
+DATA lossk16<>+420(SB)/4, $0xc2aeac4f
+DATA lossk16<>+424(SB)/4, $0xc2aeac4f
+DATA lossk16<>+428(SB)/4, $0xc2aeac4f
+DATA lossk16<>+432(SB)/4, $0xc2aeac4f
+DATA lossk16<>+436(SB)/4, $0xc2aeac4f
+DATA lossk16<>+440(SB)/4, $0xc2aeac4f
+DATA lossk16<>+444(SB)/4, $0xc2aeac4f
+DATA lossk16<>+448(SB)/4, $0x42b0c0a5
+DATA lossk16<>+452(SB)/4, $0x42b0c0a5
+DATA lossk16<>+456(SB)/4, $0x42b0c0a5
+DATA lossk16<>+460(SB)/4, $0x42b0c0a5
+DATA lossk16<>+464(SB)/4, $0x42b0c0a5
+DATA lossk16<>+468(SB)/4, $0x42b0c0a5
+DATA lossk16<>+472(SB)/4, $0x42b0c0a5
+DATA lossk16<>+476(SB)/4, $0x42b0c0a5
+DATA lossk16<>+480(SB)/4, $0x42b0c0a5
+DATA lossk16<>+484(SB)/4, $0x42b0c0a5
+DATA lossk16<>+488(SB)/4, $0x42b0c0a5
+DATA lossk16<>+492(SB)/4, $0x42b0c0a5
+DATA lossk16<>+496(SB)/4, $0x42b0c0a5
+DATA lossk16<>+500(SB)/4, $0x42b0c0a5
+DATA lossk16<>+504(SB)/4, $0x42b0c0a5
+DATA lossk16<>+508(SB)/4, $0x42b0c0a5
+DATA lossk16<>+512(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+516(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+520(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+524(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+528(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+532(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+536(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+540(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+544(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+548(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+552(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+556(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+560(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+564(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+568(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+572(SB)/4, $0x3fb8aa3b
+DATA lossk16<>+576(SB)/4, $0x4b400000
+DATA lossk16<>+580(SB)/4, $0x4b400000
+DATA lossk16<>+584(SB)/4, $0x4b400000
+DATA lossk16<>+588(SB)/4, $0x4b400000
+DATA lossk16<>+592(SB)/4, $0x4b400000
+DATA lossk16<>+596(SB)/4, $0x4b400000
+DATA lossk16<>+600(SB)/4, $0x4b400000
+DATA lossk16<>+604(SB)/4, $0x4b400000
+DATA lossk16<>+608(SB)/4, $0x4b400000
+DATA lossk16<>+612(SB)/4, $0x4b400000
+DATA lossk16<>+616(SB)/4, $0x4b400000
+DATA lossk16<>+620(SB)/4, $0x4b400000
+DATA lossk16<>+624(SB)/4, $0x4b400000
+DATA lossk16<>+628(SB)/4, $0x4b400000
+DATA lossk16<>+632(SB)/4, $0x4b400000
+DATA lossk16<>+636(SB)/4, $0x4b400000
+DATA lossk16<>+640(SB)/4, $0xbf318000
+DATA lossk16<>+644(SB)/4, $0xbf318000
+DATA lossk16<>+648(SB)/4, $0xbf318000
+DATA lossk16<>+652(SB)/4, $0xbf318000
+DATA lossk16<>+656(SB)/4, $0xbf318000
+DATA lossk16<>+660(SB)/4, $0xbf318000
+DATA lossk16<>+664(SB)/4, $0xbf318000
+DATA lossk16<>+668(SB)/4, $0xbf318000
+DATA lossk16<>+672(SB)/4, $0xbf318000
+DATA lossk16<>+676(SB)/4, $0xbf318000
+DATA lossk16<>+680(SB)/4, $0xbf318000
+DATA lossk16<>+684(SB)/4, $0xbf318000
+DATA lossk16<>+688(SB)/4, $0xbf318000
+DATA lossk16<>+692(SB)/4, $0xbf318000
+DATA lossk16<>+696(SB)/4, $0xbf318000
+DATA lossk16<>+700(SB)/4, $0xbf318000
+DATA lossk16<>+704(SB)/4, $0x395e8083
+DATA lossk16<>+708(SB)/4, $0x395e8083
+DATA lossk16<>+712(SB)/4, $0x395e8083
+DATA lossk16<>+716(SB)/4, $0x395e8083
+DATA lossk16<>+720(SB)/4, $0x395e8083
+DATA lossk16<>+724(SB)/4, $0x395e8083
+DATA lossk16<>+728(SB)/4, $0x395e8083
+DATA lossk16<>+732(SB)/4, $0x395e8083
+DATA lossk16<>+736(SB)/4, $0x395e8083
+DATA lossk16<>+740(SB)/4, $0x395e8083
+DATA lossk16<>+744(SB)/4, $0x395e8083
+DATA lossk16<>+748(SB)/4, $0x395e8083
+DATA lossk16<>+752(SB)/4, $0x395e8083
+DATA lossk16<>+756(SB)/4, $0x395e8083
+DATA lossk16<>+760(SB)/4, $0x395e8083
+DATA lossk16<>+764(SB)/4, $0x395e8083
+DATA lossk16<>+768(SB)/4, $0x39506967
+DATA lossk16<>+772(SB)/4, $0x39506967
+DATA lossk16<>+776(SB)/4, $0x39506967
+DATA lossk16<>+780(SB)/4, $0x39506967
+DATA lossk16<>+784(SB)/4, $0x39506967
+DATA lossk16<>+788(SB)/4, $0x39506967
+DATA lossk16<>+792(SB)/4, $0x39506967
+DATA lossk16<>+796(SB)/4, $0x39506967
+DATA lossk16<>+800(SB)/4, $0x39506967
+DATA lossk16<>+804(SB)/4, $0x39506967
+DATA lossk16<>+808(SB)/4, $0x39506967
+DATA lossk16<>+812(SB)/4, $0x39506967
+DATA lossk16<>+816(SB)/4, $0x39506967
+DATA lossk16<>+820(SB)/4, $0x39506967
+DATA lossk16<>+824(SB)/4, $0x39506967
+DATA lossk16<>+828(SB)/4, $0x39506967
+DATA lossk16<>+832(SB)/4, $0x3ab743ce
+DATA lossk16<>+836(SB)/4, $0x3ab743ce
+DATA lossk16<>+840(SB)/4, $0x3ab743ce
+DATA lossk16<>+844(SB)/4, $0x3ab743ce
+DATA lossk16<>+848(SB)/4, $0x3ab743ce
+DATA lossk16<>+852(SB)/4, $0x3ab743ce
+DATA lossk16<>+856(SB)/4, $0x3ab743ce
+DATA lossk16<>+860(SB)/4, $0x3ab743ce
+DATA lossk16<>+864(SB)/4, $0x3ab743ce
+DATA lossk16<>+868(SB)/4, $0x3ab743ce
+DATA lossk16<>+872(SB)/4, $0x3ab743ce
+DATA lossk16<>+876(SB)/4, $0x3ab743ce
+DATA lossk16<>+880(SB)/4, $0x3ab743ce
+DATA lossk16<>+884(SB)/4, $0x3ab743ce
+DATA lossk16<>+888(SB)/4, $0x3ab743ce
+DATA lossk16<>+892(SB)/4, $0x3ab743ce
+DATA lossk16<>+896(SB)/4, $0x3c088908
+DATA lossk16<>+900(SB)/4, $0x3c088908
+DATA lossk16<>+904(SB)/4, $0x3c088908
+DATA lossk16<>+908(SB)/4, $0x3c088908
+DATA lossk16<>+912(SB)/4, $0x3c088908
+DATA lossk16<>+916(SB)/4, $0x3c088908
+DATA lossk16<>+920(SB)/4, $0x3c088908
+DATA lossk16<>+924(SB)/4, $0x3c088908
+DATA lossk16<>+928(SB)/4, $0x3c088908
+DATA lossk16<>+932(SB)/4, $0x3c088908
+DATA lossk16<>+936(SB)/4, $0x3c088908
+DATA lossk16<>+940(SB)/4, $0x3c088908
+DATA lossk16<>+944(SB)/4, $0x3c088908
+DATA lossk16<>+948(SB)/4, $0x3c088908
+DATA lossk16<>+952(SB)/4, $0x3c088908
+DATA lossk16<>+956(SB)/4, $0x3c088908
+DATA lossk16<>+960(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+964(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+968(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+972(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+976(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+980(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+984(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+988(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+992(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+996(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+1000(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+1004(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+1008(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+1012(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+1016(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+1020(SB)/4, $0x3d2aa9c1
+DATA lossk16<>+1024(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1028(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1032(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1036(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1040(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1044(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1048(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1052(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1056(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1060(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1064(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1068(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1072(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1076(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1080(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1084(SB)/4, $0x3e2aaaaa
+DATA lossk16<>+1088(SB)/4, $0x3f000000
+DATA lossk16<>+1092(SB)/4, $0x3f000000
+DATA lossk16<>+1096(SB)/4, $0x3f000000
+DATA lossk16<>+1100(SB)/4, $0x3f000000
+DATA lossk16<>+1104(SB)/4, $0x3f000000
+DATA lossk16<>+1108(SB)/4, $0x3f000000
+DATA lossk16<>+1112(SB)/4, $0x3f000000
+DATA lossk16<>+1116(SB)/4, $0x3f000000
+DATA lossk16<>+1120(SB)/4, $0x3f000000
+DATA lossk16<>+1124(SB)/4, $0x3f000000
+DATA lossk16<>+1128(SB)/4, $0x3f000000
+DATA lossk16<>+1132(SB)/4, $0x3f000000
+DATA lossk16<>+1136(SB)/4, $0x3f000000
+DATA lossk16<>+1140(SB)/4, $0x3f000000
+DATA lossk16<>+1144(SB)/4, $0x3f000000
+DATA lossk16<>+1148(SB)/4, $0x3f000000
+DATA lossk16<>+1152(SB)/4, $0x3f3504f3
+DATA lossk16<>+1156(SB)/4, $0x3f3504f3
+DATA lossk16<>+1160(SB)/4, $0x3f3504f3
+DATA lossk16<>+1164(SB)/4, $0x3f3504f3
+DATA lossk16<>+1168(SB)/4, $0x3f3504f3
+DATA lossk16<>+1172(SB)/4, $0x3f3504f3
+DATA lossk16<>+1176(SB)/4, $0x3f3504f3
+DATA lossk16<>+1180(SB)/4, $0x3f3504f3
+DATA lossk16<>+1184(SB)/4, $0x3f3504f3
+DATA lossk16<>+1188(SB)/4, $0x3f3504f3
+DATA lossk16<>+1192(SB)/4, $0x3f3504f3
+DATA lossk16<>+1196(SB)/4, $0x3f3504f3
+DATA lossk16<>+1200(SB)/4, $0x3f3504f3
+DATA lossk16<>+1204(SB)/4, $0x3f3504f3
+DATA lossk16<>+1208(SB)/4, $0x3f3504f3
+DATA lossk16<>+1212(SB)/4, $0x3f3504f3
+DATA lossk16<>+1216(SB)/4, $0x007fffff
+DATA lossk16<>+1220(SB)/4, $0x007fffff
+DATA lossk16<>+1224(SB)/4, $0x007fffff
+DATA lossk16<>+1228(SB)/4, $0x007fffff
+DATA lossk16<>+1232(SB)/4, $0x007fffff
+DATA lossk16<>+1236(SB)/4, $0x007fffff
+DATA lossk16<>+1240(SB)/4, $0x007fffff
+DATA lossk16<>+1244(SB)/4, $0x007fffff
+DATA lossk16<>+1248(SB)/4, $0x007fffff
+DATA lossk16<>+1252(SB)/4, $0x007fffff
+DATA lossk16<>+1256(SB)/4, $0x007fffff
+DATA lossk16<>+1260(SB)/4, $0x007fffff
+DATA lossk16<>+1264(SB)/4, $0x007fffff
+DATA lossk16<>+1268(SB)/4, $0x007fffff
+DATA lossk16<>+1272(SB)/4, $0x007fffff
+DATA lossk16<>+1276(SB)/4, $0x007fffff
+DATA lossk16<>+1280(SB)/4, $0x3d9021bb
+DATA lossk16<>+1284(SB)/4, $0x3d9021bb
+DATA lossk16<>+1288(SB)/4, $0x3d9021bb
+DATA lossk16<>+1292(SB)/4, $0x3d9021bb
+DATA lossk16<>+1296(SB)/4, $0x3d9021bb
+DATA lossk16<>+1300(SB)/4, $0x3d9021bb
+DATA lossk16<>+1304(SB)/4, $0x3d9021bb
+DATA lossk16<>+1308(SB)/4, $0x3d9021bb
+DATA lossk16<>+1312(SB)/4, $0x3d9021bb
+DATA lossk16<>+1316(SB)/4, $0x3d9021bb
+DATA lossk16<>+1320(SB)/4, $0x3d9021bb
+DATA lossk16<>+1324(SB)/4, $0x3d9021bb
+DATA lossk16<>+1328(SB)/4, $0x3d9021bb
+DATA lossk16<>+1332(SB)/4, $0x3d9021bb
+DATA lossk16<>+1336(SB)/4, $0x3d9021bb
+DATA lossk16<>+1340(SB)/4, $0x3d9021bb
+DATA lossk16<>+1344(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1348(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1352(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1356(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1360(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1364(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1368(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1372(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1376(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1380(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1384(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1388(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1392(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1396(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1400(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1404(SB)/4, $0xbdebd1b8
+DATA lossk16<>+1408(SB)/4, $0x3def251a
+DATA lossk16<>+1412(SB)/4, $0x3def251a
+DATA lossk16<>+1416(SB)/4, $0x3def251a
+DATA lossk16<>+1420(SB)/4, $0x3def251a
+DATA lossk16<>+1424(SB)/4, $0x3def251a
+DATA lossk16<>+1428(SB)/4, $0x3def251a
+DATA lossk16<>+1432(SB)/4, $0x3def251a
+DATA lossk16<>+1436(SB)/4, $0x3def251a
+DATA lossk16<>+1440(SB)/4, $0x3def251a
+DATA lossk16<>+1444(SB)/4, $0x3def251a
+DATA lossk16<>+1448(SB)/4, $0x3def251a
+DATA lossk16<>+1452(SB)/4, $0x3def251a
+DATA lossk16<>+1456(SB)/4, $0x3def251a
+DATA lossk16<>+1460(SB)/4, $0x3def251a
+DATA lossk16<>+1464(SB)/4, $0x3def251a
+DATA lossk16<>+1468(SB)/4, $0x3def251a
+DATA lossk16<>+1472(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1476(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1480(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1484(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1488(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1492(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1496(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1500(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1504(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1508(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1512(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1516(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1520(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1524(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1528(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1532(SB)/4, $0xbdfe5d4f
+DATA lossk16<>+1536(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1540(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1544(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1548(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1552(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1556(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1560(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1564(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1568(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1572(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1576(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1580(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1584(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1588(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1592(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1596(SB)/4, $0x3e11e9bf
+DATA lossk16<>+1600(SB)/4, $0xbe2aae50
+DATA lossk16<>+1604(SB)/4, $0xbe2aae50
+DATA lossk16<>+1608(SB)/4, $0xbe2aae50
+DATA lossk16<>+1612(SB)/4, $0xbe2aae50
+DATA lossk16<>+1616(SB)/4, $0xbe2aae50
+DATA lossk16<>+1620(SB)/4, $0xbe2aae50
+DATA lossk16<>+1624(SB)/4, $0xbe2aae50
+DATA lossk16<>+1628(SB)/4, $0xbe2aae50
+DATA lossk16<>+1632(SB)/4, $0xbe2aae50
+DATA lossk16<>+1636(SB)/4, $0xbe2aae50
+DATA lossk16<>+1640(SB)/4, $0xbe2aae50
+DATA lossk16<>+1644(SB)/4, $0xbe2aae50
+DATA lossk16<>+1648(SB)/4, $0xbe2aae50
+DATA lossk16<>+1652(SB)/4, $0xbe2aae50
+DATA lossk16<>+1656(SB)/4, $0xbe2aae50
+DATA lossk16<>+1660(SB)/4, $0xbe2aae50
+DATA lossk16<>+1664(SB)/4, $0x3e4cceac
+DATA lossk16<>+1668(SB)/4, $0x3e4cceac
+DATA lossk16<>+1672(SB)/4, $0x3e4cceac
+DATA lossk16<>+1676(SB)/4, $0x3e4cceac
+DATA lossk16<>+1680(SB)/4, $0x3e4cceac
+DATA lossk16<>+1684(SB)/4, $0x3e4cceac
+DATA lossk16<>+1688(SB)/4, $0x3e4cceac
+DATA lossk16<>+1692(SB)/4, $0x3e4cceac
+DATA lossk16<>+1696(SB)/4, $0x3e4cceac
+DATA lossk16<>+1700(SB)/4, $0x3e4cceac
+DATA lossk16<>+1704(SB)/4, $0x3e4cceac
+DATA lossk16<>+1708(SB)/4, $0x3e4cceac
+DATA lossk16<>+1712(SB)/4, $0x3e4cceac
+DATA lossk16<>+1716(SB)/4, $0x3e4cceac
+DATA lossk16<>+1720(SB)/4, $0x3e4cceac
+DATA lossk16<>+1724(SB)/4, $0x3e4cceac
+DATA lossk16<>+1728(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1732(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1736(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1740(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1744(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1748(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1752(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1756(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1760(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1764(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1768(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1772(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1776(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1780(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1784(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1788(SB)/4, $0xbe7ffffc
+DATA lossk16<>+1792(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1796(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1800(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1804(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1808(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1812(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1816(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1820(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1824(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1828(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1832(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1836(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1840(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1844(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1848(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1852(SB)/4, $0x3eaaaaaa
+DATA lossk16<>+1856(SB)/4, $0xb95e8083
+DATA lossk16<>+1860(SB)/4, $0xb95e8083
+DATA lossk16<>+1864(SB)/4, $0xb95e8083
+DATA lossk16<>+1868(SB)/4, $0xb95e8083
+DATA lossk16<>+1872(SB)/4, $0xb95e8083
+DATA lossk16<>+1876(SB)/4, $0xb95e8083
+DATA lossk16<>+1880(SB)/4, $0xb95e8083
+DATA lossk16<>+1884(SB)/4, $0xb95e8083
+DATA lossk16<>+1888(SB)/4, $0xb95e8083
+DATA lossk16<>+1892(SB)/4, $0xb95e8083
+DATA lossk16<>+1896(SB)/4, $0xb95e8083
+DATA lossk16<>+1900(SB)/4, $0xb95e8083
+DATA lossk16<>+1904(SB)/4, $0xb95e8083
+DATA lossk16<>+1908(SB)/4, $0xb95e8083
+DATA lossk16<>+1912(SB)/4, $0xb95e8083
+DATA lossk16<>+1916(SB)/4, $0xb95e8083
+DATA lossk16<>+1920(SB)/4, $0xbf000000
+DATA lossk16<>+1924(SB)/4, $0xbf000000
+DATA lossk16<>+1928(SB)/4, $0xbf000000
+DATA lossk16<>+1932(SB)/4, $0xbf000000
+DATA lossk16<>+1936(SB)/4, $0xbf000000
+DATA lossk16<>+1940(SB)/4, $0xbf000000
+DATA lossk16<>+1944(SB)/4, $0xbf000000
+DATA lossk16<>+1948(SB)/4, $0xbf000000
+DATA lossk16<>+1952(SB)/4, $0xbf000000
+DATA lossk16<>+1956(SB)/4, $0xbf000000
+DATA lossk16<>+1960(SB)/4, $0xbf000000
+DATA lossk16<>+1964(SB)/4, $0xbf000000
+DATA lossk16<>+1968(SB)/4, $0xbf000000
+DATA lossk16<>+1972(SB)/4, $0xbf000000
+DATA lossk16<>+1976(SB)/4, $0xbf000000
+DATA lossk16<>+1980(SB)/4, $0xbf000000
+DATA lossk16<>+1984(SB)/4, $0x3f318000
+DATA lossk16<>+1988(SB)/4, $0x3f318000
+DATA lossk16<>+1992(SB)/4, $0x3f318000
+DATA lossk16<>+1996(SB)/4, $0x3f318000
+DATA lossk16<>+2000(SB)/4, $0x3f318000
+DATA lossk16<>+2004(SB)/4, $0x3f318000
+DATA lossk16<>+2008(SB)/4, $0x3f318000
+DATA lossk16<>+2012(SB)/4, $0x3f318000
+DATA lossk16<>+2016(SB)/4, $0x3f318000
+DATA lossk16<>+2020(SB)/4, $0x3f318000
+DATA lossk16<>+2024(SB)/4, $0x3f318000
+DATA lossk16<>+2028(SB)/4, $0x3f318000
+DATA lossk16<>+2032(SB)/4, $0x3f318000
+DATA lossk16<>+2036(SB)/4, $0x3f318000
+DATA lossk16<>+2040(SB)/4, $0x3f318000
+DATA lossk16<>+2044(SB)/4, $0x3f318000
+GLOBL lossk16<>(SB), RODATA|NOPTR, $2048
+
+// func lossRowsAVX512(z *float32, dz *float32, ld int, ref *float32, act *uint8, adv *float32, beh *float32, m int, k *[5][16]float32, idx *[2][16]int32, out *[3][8]float32) (clipLow int, clipHigh int)
+// Requires: AVX, AVX512F, BMI2, CMOV, POPCNT
+TEXT ·lossRowsAVX512(SB), NOSPLIT, $0-104
+	MOVQ      z+0(FP), AX
+	MOVQ      dz+8(FP), CX
+	MOVQ      ld+16(FP), DX
+	SHLQ      $0x04, DX
+	MOVQ      ref+24(FP), BX
+	MOVQ      act+32(FP), SI
+	MOVQ      adv+40(FP), DI
+	MOVQ      beh+48(FP), R8
+	MOVQ      m+56(FP), R9
+	MOVQ      k+64(FP), R10
+	XORQ      R11, R11
+	XORQ      R12, R12
+	VPXORD    Z0, Z0, Z0
+	VPXORD    Z1, Z1, Z1
+	VPXORD    Z2, Z2, Z2
+	MOVQ      idx+72(FP), R13
+	VMOVDQU32 (R13), Z3
+	VMOVDQU32 64(R13), Z4
+	TESTQ     R9, R9
+	JZ        lossRowsAVX512_done
+
+lossRowsAVX512_loop:
+	MOVQ         $0x00000010, R13
+	CMPQ         R9, R13
+	CMOVQLT      R9, R13
+	MOVQ         $0x00000001, R14
+	SHLXQ        R13, R14, R13
+	DECQ         R13
+	KMOVW        R13, K1
+	VMOVUPS.Z    lossk16<>+0(SB), K1, Z5
+	VPMOVZXBD.Z  (SI), K1, Z6
+	VCVTDQ2PS    Z6, Z6
+	VMOVUPS.Z    (DI), K1, Z7
+	VMOVUPS.Z    (R8), K1, Z8
+	KMOVW        K1, K2
+	VPXORD       Z9, Z9, Z9
+	VGATHERDPS   (AX)(Z3*1), K2, Z9
+	KMOVW        K1, K2
+	VPXORD       Z10, Z10, Z10
+	VGATHERDPS   4(AX)(Z3*1), K2, Z10
+	KMOVW        K1, K2
+	VPXORD       Z11, Z11, Z11
+	VGATHERDPS   8(AX)(Z3*1), K2, Z11
+	VMAXPS       Z10, Z9, Z12
+	VMAXPS       Z11, Z12, Z12
+	VSUBPS       Z12, Z9, Z9
+	VSUBPS       Z12, Z10, Z10
+	VSUBPS       Z12, Z11, Z11
+	VMOVAPS      Z9, Z17
+	VMAXPS       lossk16<>+384(SB), Z17, Z17
+	VMINPS       lossk16<>+448(SB), Z17, Z17
+	VMOVUPS      lossk16<>+512(SB), Z18
+	VFMADD213PS  lossk16<>+576(SB), Z17, Z18
+	VSUBPS       lossk16<>+576(SB), Z18, Z19
+	VFMADD231PS  lossk16<>+640(SB), Z19, Z17
+	VFMADD231PS  lossk16<>+704(SB), Z19, Z17
+	VMOVUPS      lossk16<>+768(SB), Z12
+	VFMADD213PS  lossk16<>+832(SB), Z17, Z12
+	VFMADD213PS  lossk16<>+896(SB), Z17, Z12
+	VFMADD213PS  lossk16<>+960(SB), Z17, Z12
+	VFMADD213PS  lossk16<>+1024(SB), Z17, Z12
+	VFMADD213PS  lossk16<>+1088(SB), Z17, Z12
+	VMULPS       Z17, Z17, Z19
+	VFMADD213PS  Z17, Z19, Z12
+	VADDPS       lossk16<>+0(SB), Z12, Z12
+	VPSLLD       $0x17, Z18, Z18
+	VPADDD       Z18, Z12, Z12
+	VMOVAPS      Z10, Z18
+	VMAXPS       lossk16<>+384(SB), Z18, Z18
+	VMINPS       lossk16<>+448(SB), Z18, Z18
+	VMOVUPS      lossk16<>+512(SB), Z19
+	VFMADD213PS  lossk16<>+576(SB), Z18, Z19
+	VSUBPS       lossk16<>+576(SB), Z19, Z20
+	VFMADD231PS  lossk16<>+640(SB), Z20, Z18
+	VFMADD231PS  lossk16<>+704(SB), Z20, Z18
+	VMOVUPS      lossk16<>+768(SB), Z17
+	VFMADD213PS  lossk16<>+832(SB), Z18, Z17
+	VFMADD213PS  lossk16<>+896(SB), Z18, Z17
+	VFMADD213PS  lossk16<>+960(SB), Z18, Z17
+	VFMADD213PS  lossk16<>+1024(SB), Z18, Z17
+	VFMADD213PS  lossk16<>+1088(SB), Z18, Z17
+	VMULPS       Z18, Z18, Z20
+	VFMADD213PS  Z18, Z20, Z17
+	VADDPS       lossk16<>+0(SB), Z17, Z17
+	VPSLLD       $0x17, Z19, Z19
+	VPADDD       Z19, Z17, Z17
+	VMOVAPS      Z11, Z19
+	VMAXPS       lossk16<>+384(SB), Z19, Z19
+	VMINPS       lossk16<>+448(SB), Z19, Z19
+	VMOVUPS      lossk16<>+512(SB), Z20
+	VFMADD213PS  lossk16<>+576(SB), Z19, Z20
+	VSUBPS       lossk16<>+576(SB), Z20, Z21
+	VFMADD231PS  lossk16<>+640(SB), Z21, Z19
+	VFMADD231PS  lossk16<>+704(SB), Z21, Z19
+	VMOVUPS      lossk16<>+768(SB), Z18
+	VFMADD213PS  lossk16<>+832(SB), Z19, Z18
+	VFMADD213PS  lossk16<>+896(SB), Z19, Z18
+	VFMADD213PS  lossk16<>+960(SB), Z19, Z18
+	VFMADD213PS  lossk16<>+1024(SB), Z19, Z18
+	VFMADD213PS  lossk16<>+1088(SB), Z19, Z18
+	VMULPS       Z19, Z19, Z21
+	VFMADD213PS  Z19, Z21, Z18
+	VADDPS       lossk16<>+0(SB), Z18, Z18
+	VPSLLD       $0x17, Z20, Z20
+	VPADDD       Z20, Z18, Z18
+	VADDPS       Z17, Z12, Z19
+	VADDPS       Z18, Z19, Z19
+	VMOVUPS      lossk16<>+0(SB), Z20
+	VDIVPS       Z19, Z20, Z20
+	VMULPS       Z20, Z12, Z12
+	VMULPS       Z20, Z17, Z17
+	VMULPS       Z20, Z18, Z18
+	VPSUBD       lossk16<>+1152(SB), Z19, Z19
+	VPSRAD       $0x17, Z19, Z21
+	VCVTDQ2PS    Z21, Z21
+	VPANDD       lossk16<>+1216(SB), Z19, Z19
+	VPADDD       lossk16<>+1152(SB), Z19, Z19
+	VSUBPS       lossk16<>+0(SB), Z19, Z19
+	VMULPS       Z19, Z19, Z22
+	VMOVUPS      lossk16<>+1280(SB), Z20
+	VFMADD213PS  lossk16<>+1344(SB), Z19, Z20
+	VFMADD213PS  lossk16<>+1408(SB), Z19, Z20
+	VFMADD213PS  lossk16<>+1472(SB), Z19, Z20
+	VFMADD213PS  lossk16<>+1536(SB), Z19, Z20
+	VFMADD213PS  lossk16<>+1600(SB), Z19, Z20
+	VFMADD213PS  lossk16<>+1664(SB), Z19, Z20
+	VFMADD213PS  lossk16<>+1728(SB), Z19, Z20
+	VFMADD213PS  lossk16<>+1792(SB), Z19, Z20
+	VMULPS       Z19, Z20, Z20
+	VMULPS       Z22, Z20, Z20
+	VFMADD231PS  lossk16<>+1856(SB), Z21, Z20
+	VFMADD231PS  lossk16<>+1920(SB), Z22, Z20
+	VADDPS       Z20, Z19, Z19
+	VFMADD231PS  lossk16<>+1984(SB), Z21, Z19
+	VMOVAPS      Z19, Z20
+	VSUBPS       Z20, Z9, Z9
+	VSUBPS       Z20, Z10, Z10
+	VSUBPS       Z20, Z11, Z11
+	KMOVW        K1, K2
+	VPXORD       Z13, Z13, Z13
+	VGATHERDPS   (BX)(Z4*1), K2, Z13
+	VSUBPS       Z13, Z9, Z21
+	VMULPS       Z21, Z12, Z19
+	VMULPS       Z9, Z12, Z20
+	KMOVW        K1, K2
+	VPXORD       Z14, Z14, Z14
+	VGATHERDPS   4(BX)(Z4*1), K2, Z14
+	VSUBPS       Z14, Z10, Z22
+	VFMADD231PS  Z22, Z17, Z19
+	VFMADD231PS  Z10, Z17, Z20
+	KMOVW        K1, K2
+	VPXORD       Z15, Z15, Z15
+	VGATHERDPS   8(BX)(Z4*1), K2, Z15
+	VSUBPS       Z15, Z11, Z23
+	VFMADD231PS  Z23, Z18, Z19
+	VFMADD231PS  Z11, Z18, Z20
+	VPXORD       lossk16<>+320(SB), Z20, Z20
+	VMOVUPS      lossk16<>+0(SB), Z24
+	VSUBPS       Z6, Z24, Z24
+	VMOVUPS      lossk16<>+64(SB), Z25
+	VSUBPS       Z6, Z25, Z25
+	VMULPS       Z25, Z24, Z24
+	VMULPS       lossk16<>+128(SB), Z24, Z24
+	VMULPS       Z24, Z9, Z24
+	VMOVUPS      lossk16<>+64(SB), Z25
+	VSUBPS       Z6, Z25, Z25
+	VMULPS       Z6, Z25, Z25
+	VFMADD231PS  Z25, Z10, Z24
+	VSUBPS       lossk16<>+0(SB), Z6, Z25
+	VMULPS       Z6, Z25, Z25
+	VMULPS       lossk16<>+128(SB), Z25, Z25
+	VFMADD231PS  Z25, Z11, Z24
+	VSUBPS       Z8, Z24, Z24
+	VMAXPS       lossk16<>+192(SB), Z24, Z25
+	VMINPS       lossk16<>+256(SB), Z25, Z25
+	VMAXPS       lossk16<>+384(SB), Z25, Z25
+	VMINPS       lossk16<>+448(SB), Z25, Z25
+	VMOVUPS      lossk16<>+512(SB), Z26
+	VFMADD213PS  lossk16<>+576(SB), Z25, Z26
+	VSUBPS       lossk16<>+576(SB), Z26, Z27
+	VFMADD231PS  lossk16<>+640(SB), Z27, Z25
+	VFMADD231PS  lossk16<>+704(SB), Z27, Z25
+	VMOVUPS      lossk16<>+768(SB), Z8
+	VFMADD213PS  lossk16<>+832(SB), Z25, Z8
+	VFMADD213PS  lossk16<>+896(SB), Z25, Z8
+	VFMADD213PS  lossk16<>+960(SB), Z25, Z8
+	VFMADD213PS  lossk16<>+1024(SB), Z25, Z8
+	VFMADD213PS  lossk16<>+1088(SB), Z25, Z8
+	VMULPS       Z25, Z25, Z27
+	VFMADD213PS  Z25, Z27, Z8
+	VADDPS       lossk16<>+0(SB), Z8, Z8
+	VPSLLD       $0x17, Z26, Z26
+	VPADDD       Z26, Z8, Z8
+	VMULPS       Z7, Z8, Z25
+	VMAXPS       (R10), Z8, Z26
+	VMINPS       64(R10), Z26, Z26
+	VMULPS       Z7, Z26, Z26
+	VCMPPS       $0x1d, (R10), Z8, K2
+	VCMPPS       $0x12, 64(R10), Z8, K3
+	KANDW        K3, K2, K2
+	VCMPPS       $0x11, Z26, Z25, K3
+	KORW         K3, K2, K2
+	VCMPPS       $0x00, Z26, Z25, K3
+	VMOVUPS.Z    lossk16<>+128(SB), K3, Z27
+	VMOVUPS      lossk16<>+0(SB), K2, Z27
+	VMINPS       Z26, Z25, Z25
+	VFNMADD231PS Z5, Z25, Z0
+	VFMADD231PS  Z5, Z19, Z1
+	VFMADD231PS  Z5, Z20, Z2
+	VSHUFF32X4   $0x4e, Z5, Z5, Z5
+	VSHUFF32X4   $0x4e, Z25, Z25, Z25
+	VSHUFF32X4   $0x4e, Z19, Z19, Z26
+	VSHUFF32X4   $0x4e, Z20, Z20, Z28
+	VFNMADD231PS Z5, Z25, Z0
+	VFMADD231PS  Z5, Z26, Z1
+	VFMADD231PS  Z5, Z28, Z2
+	VMULPS       Z8, Z27, Z27
+	VMULPS       Z7, Z27, Z27
+	VPXORD       lossk16<>+320(SB), Z27, Z27
+	VCMPPS       $0x1d, lossk16<>+192(SB), Z24, K3
+	VMOVUPS.Z    Z27, K3, Z27
+	VCMPPS       $0x12, lossk16<>+256(SB), Z24, K3
+	VMOVUPS.Z    Z27, K3, Z27
+	VPXORD       Z16, Z16, Z16
+	VCMPPS       $0x11, (R10), Z8, K3
+	VCMPPS       $0x11, Z16, Z7, K2
+	KANDW        K2, K3, K3
+	KANDW        K1, K3, K3
+	KMOVW        K3, R13
+	POPCNTL      R13, R13
+	ADDQ         R13, R11
+	VCMPPS       $0x1e, 64(R10), Z8, K3
+	VCMPPS       $0x1e, Z16, Z7, K2
+	KANDW        K2, K3, K3
+	KANDW        K1, K3, K3
+	KMOVW        K3, R13
+	POPCNTL      R13, R13
+	ADDQ         R13, R12
+	VMOVAPS      Z21, Z5
+	VSUBPS       Z19, Z5, Z5
+	VMULPS       128(R10), Z5, Z5
+	VMOVAPS      Z9, Z7
+	VADDPS       Z20, Z7, Z7
+	VFMADD231PS  192(R10), Z7, Z5
+	VSUBPS       Z27, Z5, Z5
+	VMULPS       Z12, Z5, Z5
+	VMOVUPS      lossk16<>+0(SB), Z7
+	VSUBPS       Z6, Z7, Z7
+	VMOVUPS      lossk16<>+64(SB), Z8
+	VSUBPS       Z6, Z8, Z8
+	VMULPS       Z8, Z7, Z7
+	VMULPS       lossk16<>+128(SB), Z7, Z7
+	VFMADD231PS  Z7, Z27, Z5
+	VMULPS       256(R10), Z5, Z5
+	KMOVW        K1, K2
+	VSCATTERDPS  Z5, K2, (CX)(Z3*1)
+	VMOVAPS      Z22, Z5
+	VSUBPS       Z19, Z5, Z5
+	VMULPS       128(R10), Z5, Z5
+	VMOVAPS      Z10, Z7
+	VADDPS       Z20, Z7, Z7
+	VFMADD231PS  192(R10), Z7, Z5
+	VSUBPS       Z27, Z5, Z5
+	VMULPS       Z17, Z5, Z5
+	VMOVUPS      lossk16<>+64(SB), Z7
+	VSUBPS       Z6, Z7, Z7
+	VMULPS       Z6, Z7, Z7
+	VFMADD231PS  Z7, Z27, Z5
+	VMULPS       256(R10), Z5, Z5
+	KMOVW        K1, K2
+	VSCATTERDPS  Z5, K2, 4(CX)(Z3*1)
+	VMOVAPS      Z23, Z5
+	VSUBPS       Z19, Z5, Z5
+	VMULPS       128(R10), Z5, Z5
+	VMOVAPS      Z11, Z7
+	VADDPS       Z20, Z7, Z7
+	VFMADD231PS  192(R10), Z7, Z5
+	VSUBPS       Z27, Z5, Z5
+	VMULPS       Z18, Z5, Z5
+	VSUBPS       lossk16<>+0(SB), Z6, Z7
+	VMULPS       Z6, Z7, Z7
+	VMULPS       lossk16<>+128(SB), Z7, Z7
+	VFMADD231PS  Z7, Z27, Z5
+	VMULPS       256(R10), Z5, Z5
+	KMOVW        K1, K1
+	VSCATTERDPS  Z5, K1, 8(CX)(Z3*1)
+	ADDQ         DX, AX
+	ADDQ         DX, CX
+	ADDQ         $0x000000c0, BX
+	ADDQ         $0x10, SI
+	ADDQ         $0x40, DI
+	ADDQ         $0x40, R8
+	SUBQ         $0x10, R9
+	JA           lossRowsAVX512_loop
+
+lossRowsAVX512_done:
+	MOVQ          out+80(FP), AX
+	VEXTRACTF64X4 $0x00, Z0, (AX)
+	VEXTRACTF64X4 $0x00, Z1, 32(AX)
+	VEXTRACTF64X4 $0x00, Z2, 64(AX)
+	MOVQ          R11, clipLow+88(FP)
+	MOVQ          R12, clipHigh+96(FP)
+	VZEROUPPER
+	RET

@@ -21,7 +21,8 @@ import (
 // loss and the backward pass run while the tile's activations are in cache,
 // accumulating the gradient into the block's own partial. The caller then
 // adds the partials in block order and writes them, in the flat layout, to
-// grad. Row blocks, tiles and the order of every sum depend only on the
+// grad. (Sharing the copy and the reduction with the helpers, each a slice
+// of the rows, was measured slower: session 8, docs/performance.md.) Row blocks, tiles and the order of every sum depend only on the
 // batch size and the thread count: results are reproducible bit for bit for
 // a given build, CPU feature level and thread count.
 //
@@ -45,8 +46,9 @@ import (
 // and 2 × 4 with AVX2 (16 registers). With AVX-512, ∂H = ∂Z·W of a
 // 64-wide tanh layer multiplies by 1 − h² in the micro-kernels' epilogue
 // (gemmTanhGrad) instead of in a pass of its own, and the narrow output
-// layer's dot kernel adds the bias. The loss runs 8 rows to a vector, with
-// polynomial exp and log, on the columns of a tile gathered from the rows.
+// layer's dot kernel adds the bias. The loss runs 8 rows to a vector (16
+// with AVX-512, on the rows in place), with polynomial exp and log; with
+// AVX2, on the columns of a tile gathered from the rows.
 // float32 tanh is tanh32, a rational function within 4e-7 of math.Tanh, in
 // every build; float64 uses math.Tanh.
 //
@@ -453,7 +455,7 @@ func (s *wsState[T]) loadWeights(m *MLP[T], backward bool) {
 	for l := 0; l < len(s.sizes)-1; l++ {
 		in, out, po := s.sizes[l], s.sizes[l+1], s.pad[l+1]
 		w := m.Weight(l)
-		transposeTo(s.wt[l], po, w, in, out, in) // Wᵀ
+		s.transpose(s.wt[l], po, w, in, out, in) // Wᵀ
 		copy(s.bias[l], m.Bias(l))
 		if (backward && l > 0) || (l == len(s.sizes)-2 && s.dotOut) {
 			pi, wp := s.pad[l], s.wp[l]
@@ -579,10 +581,19 @@ func (s *wsState[T]) reduceGrad(grad []T) {
 				copy(gw[o*in:(o+1)*in], pw[o*pi:o*pi+in])
 			}
 		} else { // pw is [in][pad out]
-			transposeTo(gw, in, pw, s.pad[l+1], in, out)
+			s.transpose(gw, in, pw, s.pad[l+1], in, out)
 		}
 		copy(LayerBias(s.sizes, grad, l), pb[:out])
 	}
+}
+
+// transpose is the kernel set's transpose, or transposeTo.
+func (s *wsState[T]) transpose(dst []T, ldd int, src []T, lds, rows, cols int) {
+	if s.k.transpose != nil {
+		s.k.transpose(dst, ldd, src, lds, rows, cols)
+		return
+	}
+	transposeTo(dst, ldd, src, lds, rows, cols)
 }
 
 // transposeTo sets dst[c·ldd + r] = src[r·lds + c] for r < rows and c <

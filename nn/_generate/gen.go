@@ -9,11 +9,12 @@
 // instantiated for two instruction sets: AVX2 with FMA on 8-lane YMM
 // registers and AVX-512 on 16-lane ZMM registers. The kernels where the
 // width pays (the matrix products, tanh, and since session 7 tanh's
-// gradient and the column sums) come in both, and AVX-512 alone has the
-// products with tanh's gradient in their epilogue (gemmTanhGrad); the
-// rest (bias and ReLU, the loss, Adam) are AVX2 only and serve both sets:
-// they are a small share of a step, and on an AVX-512 machine the same
-// 8-lane code runs unchanged.
+// gradient and the column sums, since session 8 the clip loss) come in
+// both, and AVX-512 alone has the products with tanh's gradient in their
+// epilogue (gemmTanhGrad) and the transposes of the weights' copy (a
+// gather per column); the rest (bias and ReLU, Adam, the log-softmax) are
+// AVX2 only and serve both sets: they are a small share of a step, and on
+// an AVX-512 machine the same 8-lane code runs unchanged.
 // Operands are float32; the float64 kernels are the portable Go ones.
 //
 // With -probe it writes internal/peak's FMA-throughput probes instead
@@ -91,6 +92,8 @@ func main() {
 	logSoftmax3()
 	actGradTanh512()
 	colSum(avx512)
+	transpose512()
+	lossVec512()
 	Generate()
 }
 
@@ -654,16 +657,52 @@ func lossConsts() {
 			DATA(32*i+4*l, U32(v))
 		}
 	}
+	lossVals = vals
 }
+
+// lossVals are lossk's values, for lossk16 (lossConsts16).
+var lossVals []uint32
+
+// lossK16 is lossk with every value repeated 16 times, ZMM operands.
+var lossK16 Mem
+
+func lossConsts16() {
+	lossK16 = GLOBL("lossk16", RODATA|NOPTR)
+	for i, v := range lossVals {
+		for l := 0; l < 16; l++ {
+			DATA(64*i+4*l, U32(v))
+		}
+	}
+}
+
+// lc16 is loss constant i as a ZMM operand.
+func lc16(i int) Mem { return lossK16.Offset(64 * i) }
 
 // lc is loss constant i as a YMM operand.
 func lc(i int) Mem { return lossK.Offset(32 * i) }
 
-// expAVX2 sets p to e^x for x ≤ 88, flushed to 2^−126·e^… below −87 (Cephes
+// vset is the vector width the loss's exp and log run at: AVX2's YMM with
+// the 32-byte constants lc, or AVX-512's ZMM with the 64-byte lc16.
+type vset struct {
+	vec func() VecVirtual
+	c   func(i int) Mem
+	and func(a, b, dst Op) // bitwise and: VPAND or VPANDD
+}
+
+var (
+	v8  = vset{vec: func() VecVirtual { return YMM() }, c: lc, and: func(a, b, d Op) { VPAND(a, b, d) }}
+	v16 = vset{vec: func() VecVirtual { return ZMM() }, c: lc16, and: func(a, b, d Op) { VPANDD(a, b, d) }}
+)
+
+// expAVX2 is expV on YMM.
+func expAVX2(x, p VecVirtual) { expV(v8, x, p) }
+
+// expV sets p to e^x for x ≤ 88, flushed to 2^−126·e^… below −87 (Cephes
 // expf: 2^n·P(r) with r = x − n·ln 2, |r| ≤ ln2/2; within 2 ulp). x is
-// overwritten.
-func expAVX2(x, p VecVirtual) {
-	t, n := YMM(), YMM()
+// overwritten. Lane for lane the same operations at either width.
+func expV(vs vset, x, p VecVirtual) {
+	lc := vs.c
+	t, n := vs.vec(), vs.vec()
 	VMAXPS(lc(lkExpLo), x, x)
 	VMINPS(lc(lkExpHi), x, x)
 	// Adding 1.5·2²³ rounds x·log2(e) to the integer n in the low bits.
@@ -684,17 +723,21 @@ func expAVX2(x, p VecVirtual) {
 	VPADDD(t, p, p)
 }
 
-// logAVX2 sets y to the natural logarithm of positive normal x (Cephes logf:
+// logAVX2 is logV on YMM.
+func logAVX2(x, y VecVirtual) { logV(v8, x, y) }
+
+// logV sets y to the natural logarithm of positive normal x (Cephes logf:
 // x = m·2ᵉ with m ∈ [√½, √2), log m by a degree-9 polynomial; within 2 ulp).
 // x is overwritten.
-func logAVX2(x, y VecVirtual) {
-	e, z := YMM(), YMM()
+func logV(vs vset, x, y VecVirtual) {
+	lc := vs.c
+	e, z := vs.vec(), vs.vec()
 	// x − bits(√½) moves m's range to [√½, √2): its exponent field is e,
 	// its mantissa plus bits(√½) is m.
 	VPSUBD(lc(lkSqrtHalf), x, x)
 	VPSRAD(U8(23), x, e)
 	VCVTDQ2PS(e, e)
-	VPAND(lc(lkMant), x, x)
+	vs.and(lc(lkMant), x, x)
 	VPADDD(lc(lkSqrtHalf), x, x)
 	VSUBPS(lc(lkOne), x, x) // f = m − 1
 	VMULPS(x, x, z)
@@ -1242,6 +1285,320 @@ func fmaProbe(k isa) {
 	JNZ(LabelRef(name + "_loop"))
 	Label(name + "_done")
 	Store(flops, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// transpose512 emits transposeAVX512: dst[c·ldd + r] = src[r·lds + c] for
+// r < rows and c < cols (strides in bytes), 16 rows of src at a time: for
+// each column c one gather of the 16 rows' elements (idx holds j·lds for
+// lane j) and one store of 16 adjacent elements of dst, both masked to the
+// rows left. A copy, so the same bits as any other order; it replaces a
+// scalar loop whose four-element stores into every row of dst were most
+// of the weights' copy at the start of a step.
+func transpose512() {
+	const name = "transposeAVX512"
+	TEXT(name, NOSPLIT, "func(dst *float32, ldd int, src *float32, lds, rows, cols int, idx *[16]int32)")
+	Pragma("noescape")
+	Doc(name + " is transposeTo on AVX-512.")
+	dst := Load(Param("dst"), GP64())
+	ldd := Load(Param("ldd"), GP64())
+	src := Load(Param("src"), GP64())
+	lds := Load(Param("lds"), GP64())
+	rows := Load(Param("rows"), GP64())
+	cols := Load(Param("cols"), GP64())
+	ip := Load(Param("idx"), GP64())
+	idx := ZMM()
+	VMOVDQU32(Mem{Base: ip}, idx)
+	TESTQ(cols, cols)
+	JZ(LabelRef(name + "_done"))
+	SHLQ(U8(4), lds) // src advances 16 rows a block
+	Label(name + "_block")
+	TESTQ(rows, rows)
+	JZ(LabelRef(name + "_done"))
+	// mask: the min(16, rows) low bits.
+	n, mk := GP64(), GP64()
+	MOVQ(U32(16), n)
+	CMPQ(rows, n)
+	CMOVQLT(rows, n)
+	SUBQ(n, rows)
+	one := GP64()
+	MOVQ(U32(1), one)
+	SHLXQ(n, one, mk)
+	DECQ(mk)
+	k := K()
+	KMOVW(mk.As32(), k)
+	sp, dp, c := GP64(), GP64(), GP64()
+	MOVQ(src, sp)
+	MOVQ(dst, dp)
+	MOVQ(cols, c)
+	Label(name + "_col")
+	g, v := K(), ZMM()
+	KMOVW(k, g)     // the gather clears its mask
+	VPXORD(v, v, v) // no dependency on the last gather
+	VGATHERDPS(Mem{Base: sp, Index: idx, Scale: 1}, g, v)
+	VMOVUPS(v, k, Mem{Base: dp})
+	ADDQ(U8(size), sp)
+	ADDQ(ldd, dp)
+	DECQ(c)
+	JNZ(LabelRef(name + "_col"))
+	ADDQ(lds, src)
+	ADDQ(U8(16*size), dst)
+	JMP(LabelRef(name + "_block"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// lossVec512 emits lossRowsAVX512: lossVecAVX2's loss, lane for lane the
+// same operations, on 16 rows a vector, reading the rows where they are
+// (the logits from rows of z and the reference log-probabilities by
+// gathers, the actions, advantages and behaviour log-probabilities by
+// masked loads) and scattering the gradient into the rows of dz (its
+// three columns; the padding is left as it is), instead of a gather into
+// columns and a scatter out of them in Go. The valid rows are a mask of
+// the rows left. The statistics are added lane by lane into 8-lane sums
+// in lossVecAVX2's order: rows 0–7 of each 16, then rows 8–15 (moved to
+// the low half), so that each of out's lanes is the same float32 sum.
+func lossVec512() {
+	lossConsts16()
+	const name = "lossRowsAVX512"
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(z, dz *float32, ld int, ref *float32, act *uint8, adv, beh *float32, m int, k *[%d][16]float32, idx *[2][16]int32, out *[3][8]float32) (clipLow, clipHigh int)", kcCount))
+	Pragma("noescape")
+	Doc(name + " is the float32 loss on AVX-512, on the rows in place.")
+	zp := Load(Param("z"), GP64())
+	dzp := Load(Param("dz"), GP64())
+	ld16 := Load(Param("ld"), GP64())
+	SHLQ(U8(4), ld16) // 16 rows of z and dz
+	refp := Load(Param("ref"), GP64())
+	actp := Load(Param("act"), GP64())
+	advp := Load(Param("adv"), GP64())
+	behp := Load(Param("beh"), GP64())
+	m := Load(Param("m"), GP64())
+	kp := Load(Param("k"), GP64())
+	lowN, highN := GP64(), GP64()
+	XORQ(lowN, lowN)
+	XORQ(highN, highN)
+	polS, klS, entS := ZMM(), ZMM(), ZMM()
+	VPXORD(polS, polS, polS)
+	VPXORD(klS, klS, klS)
+	VPXORD(entS, entS, entS)
+	idxZ, idxQ := ZMM(), ZMM()
+	ip := Load(Param("idx"), GP64()) // the gathers' byte offsets of 16 rows of z and of ref
+	VMOVDQU32(Mem{Base: ip}, idxZ)
+	VMOVDQU32(Mem{Base: ip, Disp: 64}, idxQ)
+	kc := func(i int) Mem { return Mem{Base: kp, Disp: 64 * i} }
+	lc := lc16
+	TESTQ(m, m)
+	JZ(LabelRef(name + "_done"))
+
+	Label(name + "_loop")
+	// kv: the min(16, m) valid rows.
+	kv := K()
+	{
+		n, one, mk := GP64(), GP64(), GP64()
+		MOVQ(U32(16), n)
+		CMPQ(m, n)
+		CMOVQLT(m, n)
+		MOVQ(U32(1), one)
+		SHLXQ(n, one, mk)
+		DECQ(mk)
+		KMOVW(mk.As32(), kv)
+	}
+	gather := func(base Register, idx VecVirtual, off int) VecVirtual {
+		g, v := K(), ZMM()
+		KMOVW(kv, g)
+		VPXORD(v, v, v)
+		VGATHERDPS(Mem{Base: base, Index: idx, Scale: 1, Disp: off}, g, v)
+		return v
+	}
+	valid, a, adv, beh := ZMM(), ZMM(), ZMM(), ZMM()
+	VMOVUPS_Z(lc(lkOne), kv, valid)
+	VPMOVZXBD_Z(Mem{Base: actp}, kv, a)
+	VCVTDQ2PS(a, a)
+	VMOVUPS_Z(Mem{Base: advp}, kv, adv)
+	VMOVUPS_Z(Mem{Base: behp}, kv, beh)
+
+	// Softmax and log-softmax of the three logits.
+	y := []VecVirtual{gather(zp, idxZ, 0), gather(zp, idxZ, 4), gather(zp, idxZ, 8)}
+	mx := ZMM()
+	VMAXPS(y[1], y[0], mx)
+	VMAXPS(y[2], mx, mx)
+	for i := range y {
+		VSUBPS(mx, y[i], y[i])
+	}
+	e := []VecVirtual{ZMM(), ZMM(), ZMM()}
+	for i := range e {
+		t := ZMM()
+		VMOVAPS(y[i], t)
+		expV(v16, t, e[i])
+	}
+	sum := ZMM()
+	VADDPS(e[1], e[0], sum)
+	VADDPS(e[2], sum, sum)
+	inv := ZMM()
+	VMOVUPS(lc(lkOne), inv)
+	VDIVPS(sum, inv, inv)
+	for i := range e {
+		VMULPS(inv, e[i], e[i]) // p
+	}
+	ls := ZMM()
+	logV(v16, sum, ls)
+	for i := range y {
+		VSUBPS(ls, y[i], y[i]) // l = z − logsumexp
+	}
+	l, p := y, e
+	// KL to the reference and entropy.
+	klv, ent := ZMM(), ZMM()
+	d := []VecVirtual{ZMM(), ZMM(), ZMM()}
+	for i := range l {
+		q := gather(refp, idxQ, 4*i)
+		VSUBPS(q, l[i], d[i])
+		if i == 0 {
+			VMULPS(d[i], p[i], klv)
+			VMULPS(l[i], p[i], ent)
+		} else {
+			VFMADD231PS(d[i], p[i], klv)
+			VFMADD231PS(l[i], p[i], ent)
+		}
+	}
+	VPXORD(lc(lkSign), ent, ent)
+
+	// oneHot: lossVec's, on a in a register.
+	oneHot := func(i int, o VecVirtual) {
+		t := ZMM()
+		switch i {
+		case 0:
+			VMOVUPS(lc(lkOne), o)
+			VSUBPS(a, o, o)
+			VMOVUPS(lc(lkTwo), t)
+			VSUBPS(a, t, t)
+			VMULPS(t, o, o)
+			VMULPS(lc(lkHalf), o, o)
+		case 1:
+			VMOVUPS(lc(lkTwo), o)
+			VSUBPS(a, o, o)
+			VMULPS(a, o, o)
+		case 2:
+			VSUBPS(lc(lkOne), a, o)
+			VMULPS(a, o, o)
+			VMULPS(lc(lkHalf), o, o)
+		}
+	}
+	la := ZMM()
+	for i := range l {
+		o := ZMM()
+		oneHot(i, o)
+		if i == 0 {
+			VMULPS(o, l[i], la)
+		} else {
+			VFMADD231PS(o, l[i], la)
+		}
+	}
+	// The clipped ratio term.
+	raw := la
+	VSUBPS(beh, la, raw)
+	rho, rr := ZMM(), ZMM()
+	VMAXPS(lc(lkM20), raw, rr)
+	VMINPS(lc(lkP20), rr, rr)
+	expV(v16, rr, rho)
+	u, v := ZMM(), ZMM()
+	VMULPS(adv, rho, u)
+	VMAXPS(kc(kcLo), rho, v)
+	VMINPS(kc(kcHi), v, v)
+	VMULPS(adv, v, v)
+	const lt, le, ge, gt, eq = 0x11, 0x12, 0x1d, 0x1e, 0x00 // ordered, quiet
+	in, t := K(), K()
+	VCMPPS(U8(ge), kc(kcLo), rho, in)
+	VCMPPS(U8(le), kc(kcHi), rho, t)
+	KANDW(t, in, in) // ρ within the clip range
+	// ∂L_clip/∂ρ = −A·f: f = 1 when min takes ρA or the clamp passes, ½ on
+	// a tie outside the clip range, 0 when the clipped term wins.
+	VCMPPS(U8(lt), v, u, t)
+	KORW(t, in, in)
+	f := ZMM()
+	VCMPPS(U8(eq), v, u, t)
+	VMOVUPS_Z(lc(lkHalf), t, f)
+	VMOVUPS(lc(lkOne), in, f)
+	VMINPS(v, u, u)
+	VFNMADD231PS(valid, u, polS) // polS −= min(u, v)·valid
+	VFMADD231PS(valid, klv, klS)
+	VFMADD231PS(valid, ent, entS)
+	// Rows 8–15 into the low half, added after rows 0–7 as lossVecAVX2's
+	// next group of 8 is.
+	{
+		vh, uh, kh, eh := ZMM(), ZMM(), ZMM(), ZMM()
+		VSHUFF32X4(U8(0x4e), valid, valid, vh)
+		VSHUFF32X4(U8(0x4e), u, u, uh)
+		VSHUFF32X4(U8(0x4e), klv, klv, kh)
+		VSHUFF32X4(U8(0x4e), ent, ent, eh)
+		VFNMADD231PS(vh, uh, polS)
+		VFMADD231PS(vh, kh, klS)
+		VFMADD231PS(vh, eh, entS)
+	}
+	// dLp = −A·f·ρ where the raw log-ratio is within ±20, else 0.
+	dlp := f
+	VMULPS(rho, dlp, dlp)
+	VMULPS(adv, dlp, dlp)
+	VPXORD(lc(lkSign), dlp, dlp)
+	VCMPPS(U8(ge), lc(lkM20), raw, t)
+	VMOVUPS_Z(dlp, t, dlp)
+	VCMPPS(U8(le), lc(lkP20), raw, t)
+	VMOVUPS_Z(dlp, t, dlp)
+	// Clip counts over the valid rows.
+	zero := ZMM()
+	VPXORD(zero, zero, zero)
+	cnt := GP64()
+	VCMPPS(U8(lt), kc(kcLo), rho, t)
+	VCMPPS(U8(lt), zero, adv, in)
+	KANDW(in, t, t)
+	KANDW(kv, t, t)
+	KMOVW(t, cnt.As32())
+	POPCNTL(cnt.As32(), cnt.As32())
+	ADDQ(cnt, lowN)
+	VCMPPS(U8(gt), kc(kcHi), rho, t)
+	VCMPPS(U8(gt), zero, adv, in)
+	KANDW(in, t, t)
+	KANDW(kv, t, t)
+	KMOVW(t, cnt.As32())
+	POPCNTL(cnt.As32(), cnt.As32())
+	ADDQ(cnt, highN)
+	// Gradient: g_i = (β(d_i − KL) + c_H(l_i + H) − dLp)·p_i + dLp·onehot_i,
+	// scaled by 1/B, scattered to column i of the rows.
+	for i := 0; i < 3; i++ {
+		g, s, o := ZMM(), ZMM(), ZMM()
+		VMOVAPS(d[i], g)
+		VSUBPS(klv, g, g)
+		VMULPS(kc(kcBeta), g, g)
+		VMOVAPS(l[i], s)
+		VADDPS(ent, s, s)
+		VFMADD231PS(kc(kcEntropy), s, g)
+		VSUBPS(dlp, g, g)
+		VMULPS(p[i], g, g)
+		oneHot(i, o)
+		VFMADD231PS(o, dlp, g)
+		VMULPS(kc(kcScale), g, g)
+		ks := K()
+		KMOVW(kv, ks)
+		VSCATTERDPS(g, ks, Mem{Base: dzp, Index: idxZ, Scale: 1, Disp: 4 * i})
+	}
+	// The next 16 rows.
+	ADDQ(ld16, zp)
+	ADDQ(ld16, dzp)
+	ADDQ(U32(16*3*size), refp)
+	ADDQ(U8(16), actp)
+	ADDQ(U8(16*size), advp)
+	ADDQ(U8(16*size), behp)
+	SUBQ(U8(16), m)
+	JA(LabelRef(name + "_loop"))
+
+	Label(name + "_done")
+	op := Load(Param("out"), GP64())
+	VEXTRACTF64X4(U8(0), polS, Mem{Base: op})
+	VEXTRACTF64X4(U8(0), klS, Mem{Base: op, Disp: 32})
+	VEXTRACTF64X4(U8(0), entS, Mem{Base: op, Disp: 64})
+	Store(lowN, ReturnIndex(0))
+	Store(highN, ReturnIndex(1))
 	VZEROUPPER()
 	RET()
 }
