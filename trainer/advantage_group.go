@@ -9,6 +9,7 @@ package trainer
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // GroupAdvantages writes into dst the advantages of rewards, computed by est
@@ -34,8 +35,13 @@ type grouping struct {
 	start []int    // group g's rows are rows[start[g]:start[g+1]]
 	rows  []int32  // row indices ordered by group
 	id    []int32  // row → group
-	rbuf  []float64
-	abuf  []float64
+	// contig: every group's rows are one run, the groups in row order, so
+	// rows is the identity and a group's rows are the slice
+	// [start[g], start[g+1]) of the batch's (a minibatch of whole groups,
+	// a rollout batch).
+	contig bool
+	rbuf   []float64
+	abuf   []float64
 }
 
 func (g *grouping) check(dst, rewards []float64, groups []string, est Estimator) error {
@@ -68,12 +74,19 @@ func (g *grouping) build(groups []string) {
 	// A group's rows are usually contiguous (minibatches are built of
 	// whole groups): a key equal to the last row's skips the map.
 	ids := g.ids(len(groups))
-	last := int32(-1)
+	// A run's rows are counted when it ends: an increment of g.count a row
+	// is a chain through memory.
+	last, lastKey, run := int32(-1), "", 0
+	g.contig = true
 	for i, k := range groups {
-		if last >= 0 && k == g.keys[last] {
+		// The same string (one task id's, shared by its rows) needs no
+		// byte compare.
+		if last >= 0 && len(k) == len(lastKey) && (unsafe.StringData(k) == unsafe.StringData(lastKey) || k == lastKey) {
 			ids[i] = last
-			g.count[last]++
 			continue
+		}
+		if last >= 0 {
+			g.count[last] += i - run
 		}
 		id, ok := g.index[k]
 		if !ok {
@@ -81,9 +94,13 @@ func (g *grouping) build(groups []string) {
 			g.index[k] = id
 			g.keys = append(g.keys, k)
 			g.count = append(g.count, 0)
+		} else {
+			g.contig = false // a group's second run
 		}
-		ids[i], last = id, id
-		g.count[id]++
+		ids[i], last, lastKey, run = id, id, k, i
+	}
+	if last >= 0 {
+		g.count[last] += len(groups) - run
 	}
 	ng := len(g.keys)
 	g.start = grow(g.start, ng+1)
@@ -91,6 +108,12 @@ func (g *grouping) build(groups []string) {
 	for i, c := range g.count {
 		g.start[i+1] = g.start[i] + c
 		g.count[i] = g.start[i] // next free slot
+	}
+	if g.contig { // the counting sort would write the identity
+		for i := range g.rows {
+			g.rows[i] = int32(i)
+		}
+		return
 	}
 	for i, id := range ids {
 		g.rows[g.count[id]] = int32(i)
@@ -148,14 +171,32 @@ func (g *grouping) groupStats(rewards []float64) (stdMean, fracZero float64) {
 // groupStat is group i's population std of rewards and whether its rewards
 // all tie.
 func (g *grouping) groupStat(i int, rewards []float64) (sd float64, zero bool) {
-	rows := g.members(i)
-	g.rbuf = grow(g.rbuf, len(rows))
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for k, r := range rows {
-		v := rewards[r]
-		g.rbuf[k] = v
-		lo, hi = min(lo, v), max(hi, v)
+	// A contiguous group is read in place, not gathered.
+	var r []float64
+	if g.contig {
+		r = rewards[g.start[i]:g.start[i+1]]
+	} else {
+		rows := g.members(i)
+		g.rbuf = grow(g.rbuf, len(rows))
+		r = g.rbuf
+		for k, j := range rows {
+			r[k] = rewards[j]
+		}
 	}
-	_, sd = meanStd(g.rbuf)
-	return sd, hi-lo <= rangeEps
+	// One pass finds the range, in two lanes (Go's min and max are chains
+	// of four instructions); the rewards are finite, so meanStd's largest
+	// magnitude is max(hi, −lo), the same value (min and max do not depend
+	// on the order).
+	lo, hi, lo2, hi2 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	k := 0
+	for ; k+2 <= len(r); k += 2 {
+		lo, hi = min(lo, r[k]), max(hi, r[k])
+		lo2, hi2 = min(lo2, r[k+1]), max(hi2, r[k+1])
+	}
+	if k < len(r) {
+		lo, hi = min(lo, r[k]), max(hi, r[k])
+	}
+	lo, hi = min(lo, lo2), max(hi, hi2)
+	_, sd, e := scaledMeanStdMax(r, max(hi, -lo))
+	return math.Ldexp(sd, e), hi-lo <= rangeEps
 }

@@ -89,6 +89,9 @@ type Stepper struct {
 	groups grouping
 	fwd    forward
 	all    []float32 // B×NumActions log-probabilities of the policy
+	// refLogp: the reference's log-probabilities when a batch comes
+	// without them (batch.RefLogp aliases the batch's otherwise).
+	refLogp []float32
 
 	// nets are the networks (step_nets.go): nets[0] is policy; more after
 	// AddNet, their parameters then views of flat.
@@ -198,18 +201,20 @@ func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSum
 		return Metrics{}, fmt.Errorf("trainer: step: learning rate %v, want a finite value ≥ 0", lr)
 	}
 	n := batch.Len()
-	s.adv = grow(s.adv, n)
 	if gs == nil || batch.Adv == nil || s.rankMatch {
 		s.groups.build(batch.Groups)
 	}
-	if batch.Adv != nil {
-		copy(s.adv, batch.Adv)
-	} else if err := s.groups.advantages(s.adv, batch.Rewards, s.est); err != nil {
-		return Metrics{}, err
+	adv := batch.Adv // read in place: Step never modifies Samples
+	if adv == nil {
+		s.adv = grow(s.adv, n)
+		adv = s.adv
+		if err := s.groups.advantages(adv, batch.Rewards, s.est); err != nil {
+			return Metrics{}, err
+		}
 	}
 	var mt Metrics
-	s.batchMetrics(&mt, batch, gs)
-	if err := s.fillBatch(batch); err != nil {
+	missing := s.batchMetrics(&mt, batch, adv, gs)
+	if err := s.fillBatch(batch, missing); err != nil {
 		return mt, err
 	}
 
@@ -256,43 +261,39 @@ func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSum
 	return mt, nil
 }
 
-// fillBatch builds the backend's batch: features (aliased, not copied),
-// actions, float32 advantages, behaviour and reference log-probabilities.
-func (s *Stepper) fillBatch(b *Samples) error {
+// fillBatch completes the backend's batch that batchMetrics began (the
+// advantages and the given behaviour log-probabilities): features (aliased,
+// not copied), actions, reference log-probabilities (aliased when given) and
+// the behaviour log-probabilities of the rows missing one.
+func (s *Stepper) fillBatch(b *Samples, missing bool) error {
 	n := b.Len()
 	s.batch.X, s.batch.Actions = b.Features, b.Actions
-	s.batch.Adv = grow(s.batch.Adv, n)
-	s.batch.BehLogp = grow(s.batch.BehLogp, n)
-	s.batch.RefLogp = grow(s.batch.RefLogp, n*nn.NumActions)
-	for i, a := range s.adv {
-		s.batch.Adv[i] = float32(a)
-	}
 	s.batch.Group = nil
 	if s.rankMatch { // the groups of b, numbered from 0 (grouping.build)
 		s.batch.Group = s.groups.id[:n]
 	}
 	if b.RefLogProb != nil {
-		copy(s.batch.RefLogp, b.RefLogProb)
-	} else if err := s.logProbsTo(s.batch.RefLogp, s.ref, b.Features); err != nil {
-		return err
+		s.batch.RefLogp = b.RefLogProb // the backend only reads a batch
+	} else {
+		s.refLogp = grow(s.refLogp, n*nn.NumActions)
+		s.batch.RefLogp = s.refLogp
+		if err := s.logProbsTo(s.batch.RefLogp, s.ref, b.Features); err != nil {
+			return err
+		}
 	}
 	if i := nn.FirstNonFinite(s.batch.RefLogp); i >= 0 {
 		return &NonFiniteError{What: "reference log-probability", Index: i / nn.NumActions, Value: float64(s.batch.RefLogp[i])}
 	}
-	missing := b.LogProb == nil
-	for i := 0; i < n && !missing; i++ {
-		missing = math.IsNaN(b.LogProb[i])
+	if !missing {
+		return nil
 	}
-	if missing {
-		s.all = grow(s.all, n*nn.NumActions)
-		if err := s.netLogProbsTo(s.all, b.Features, b.Nets); err != nil {
-			return err
-		}
+	s.all = grow(s.all, n*nn.NumActions)
+	if err := s.netLogProbsTo(s.all, b.Features, b.Nets); err != nil {
+		return err
 	}
 	for i, a := range b.Actions {
 		if b.LogProb != nil && !math.IsNaN(b.LogProb[i]) {
-			s.batch.BehLogp[i] = float32(b.LogProb[i])
-			continue
+			continue // batchMetrics wrote it
 		}
 		v := s.all[i*nn.NumActions+int(a)]
 		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
@@ -303,32 +304,74 @@ func (s *Stepper) fillBatch(b *Samples) error {
 	return nil
 }
 
-// batchMetrics fills the reward, advantage and action statistics.
-func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, gs *groupSummary) {
-	n := float64(b.Len())
-	mt.Reward = mean(b.Rewards)
+// batchMetrics fills the reward, advantage and action statistics of b with
+// advantages adv and, in the same pass over the rows, the backend batch's
+// float32 advantages and given behaviour log-probabilities; it reports
+// whether a row misses its behaviour log-probability. One pass instead of
+// six: the two float64 sums, each a chain of dependent adds, run side by
+// side, and in row order as mean's (the same bits). b has passed Check.
+func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, adv []float64, gs *groupSummary) (missing bool) {
+	n := b.Len()
 	if gs != nil {
 		mt.RewardStd, mt.FracRewardZeroStd = gs.stdMean, gs.fracZero
 	} else {
 		mt.RewardStd, mt.FracRewardZeroStd = s.groups.groupStats(b.Rewards)
 	}
-	// In locals, two of each: the chains through mt's fields and one min
-	// and max a row were 4 % of a 512-row step. min and max of a set do not
-	// depend on the order (a NaN wins, −0 is below +0), so the bits do not.
+	s.batch.Adv = grow(s.batch.Adv, n)
+	s.batch.BehLogp = grow(s.batch.BehLogp, n)
+	rw, acts, advF := b.Rewards[:n], b.Actions[:n], s.batch.Adv[:n]
+	adv = adv[:n]
+	// min and max of a set do not depend on the order (a NaN wins, −0 is
+	// below +0), so two of each, as locals, break their chains.
 	lo, hi, lo2, hi2 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	adv := s.adv
-	for ; len(adv) >= 2; adv = adv[2:] {
-		lo, hi = min(lo, adv[0]), max(hi, adv[0])
-		lo2, hi2 = min(lo2, adv[1]), max(hi2, adv[1])
+	sr, sa := 0.0, 0.0
+	// An action is 0, 1 or 2 (Check): a&1 counts refine, a>>1 concede.
+	c1, c2 := 0, 0
+	i := 0
+	for ; i+2 <= n; i += 2 {
+		a0, a1 := adv[i], adv[i+1]
+		sr += rw[i]
+		sa += a0
+		sr += rw[i+1]
+		sa += a1
+		lo, hi = min(lo, a0), max(hi, a0)
+		lo2, hi2 = min(lo2, a1), max(hi2, a1)
+		advF[i], advF[i+1] = float32(a0), float32(a1)
+		x, y := acts[i], acts[i+1]
+		c1 += int(x&1) + int(y&1)
+		c2 += int(x>>1) + int(y>>1)
 	}
-	for _, a := range adv {
+	for ; i < n; i++ {
+		a := adv[i]
+		sr += rw[i]
+		sa += a
 		lo, hi = min(lo, a), max(hi, a)
+		advF[i] = float32(a)
+		c1 += int(acts[i] & 1)
+		c2 += int(acts[i] >> 1)
 	}
+	mt.Reward, mt.AdvMean = meanOf(sr, rw), meanOf(sa, adv)
 	mt.AdvMin, mt.AdvMax = min(lo, lo2), max(hi, hi2)
-	mt.AdvMean = mean(s.adv)
-	var count [nn.NumActions]int
-	for _, a := range b.Actions {
-		count[a]++
+	nf := float64(n)
+	mt.ActPersist, mt.ActRefine, mt.ActConcede = float64(n-c1-c2)/nf, float64(c1)/nf, float64(c2)/nf
+
+	if b.LogProb == nil {
+		return true
 	}
-	mt.ActPersist, mt.ActRefine, mt.ActConcede = float64(count[0])/n, float64(count[1])/n, float64(count[2])/n
+	bl := s.batch.BehLogp[:n]
+	nan := 0
+	for i, lp := range b.LogProb[:n] {
+		bl[i] = float32(lp) // a NaN's row is rewritten by fillBatch
+		nan |= b2i(lp != lp)
+	}
+	return nan != 0
+}
+
+// meanOf is mean(r) given sum, r's sum in order: mean's value, with its
+// overflow fallback.
+func meanOf(sum float64, r []float64) float64 {
+	if math.IsInf(sum, 0) {
+		return mean(r)
+	}
+	return sum / float64(len(r))
 }
