@@ -247,10 +247,7 @@ func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSum
 	}
 	mt.GradNorm = norm
 	if s.maxNorm > 0 && norm > s.maxNorm {
-		scale := float32(s.maxNorm / (norm + 1e-6)) // as nn.ClipGradNorm and PyTorch
-		for i := range s.grad {
-			s.grad[i] *= scale
-		}
+		nn.Scale(s.grad, float32(s.maxNorm/(norm+1e-6))) // as nn.ClipGradNorm and PyTorch
 	}
 	s.adam.UpdateFast(s.params(), s.grad, lr)
 
