@@ -179,13 +179,34 @@ func (s *Stepper) Step(batch *Samples, lr float64) (Metrics, error) {
 	if batch == nil {
 		return Metrics{}, fmt.Errorf("trainer: step: nil samples")
 	}
-	if err := batch.Check(s.policy.In()); err != nil {
+	// batch.Check and checkNets, in their order of errors, except that the
+	// rows of a batch with advantages are checked by step's pass over them
+	// (batchMetrics), whose sums come out non-finite when a value is.
+	in := s.policy.In()
+	if err := batch.checkShape(in); err != nil {
 		return Metrics{}, err
+	}
+	rowsChecked := batch.Adv == nil // the estimator reads the rewards first
+	if rowsChecked && !rowsValid(batch) {
+		return Metrics{}, batch.rowError()
+	}
+	if err := checkFeatures(batch.Features, in); err != nil {
+		return Metrics{}, firstErr(batch.rowError(), err)
 	}
 	if err := s.checkNets(batch.Nets, batch.Len()); err != nil {
-		return Metrics{}, err
+		return Metrics{}, firstErr(batch.rowError(), err)
 	}
-	return s.step(batch, lr, start, nil)
+	return s.step(batch, lr, start, nil, rowsChecked)
+}
+
+// firstErr is the first of errors that is not nil.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // groupSummary is a batch's group statistics of Metrics (RewardStd,
@@ -195,8 +216,10 @@ type groupSummary struct{ stdMean, fracZero float64 }
 // step is Step on samples that have passed Check: RL.Update checks a rollout
 // batch once, and its minibatches are rows of it. RL.Update also gives the
 // group statistics (gs) of minibatches with advantages, computed once per
-// rollout batch; the step then needs no grouping of its own.
-func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSummary) (Metrics, error) {
+// rollout batch; the step then needs no grouping of its own. Without
+// rowsChecked the samples have passed Check but for the values of their rows
+// (Step's batches with advantages), which batchMetrics's pass checks.
+func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSummary, rowsChecked bool) (Metrics, error) {
 	if !(lr >= 0) || math.IsInf(lr, 0) {
 		return Metrics{}, fmt.Errorf("trainer: step: learning rate %v, want a finite value ≥ 0", lr)
 	}
@@ -213,7 +236,12 @@ func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSum
 		}
 	}
 	var mt Metrics
-	missing := s.batchMetrics(&mt, batch, adv, gs)
+	missing, suspect := s.batchMetrics(&mt, batch, adv, gs)
+	if suspect && !rowsChecked {
+		if err := batch.rowError(); err != nil {
+			return Metrics{}, err
+		}
+	}
 	if err := s.fillBatch(batch, missing); err != nil {
 		return mt, err
 	}
@@ -306,8 +334,12 @@ func (s *Stepper) fillBatch(b *Samples, missing bool) error {
 // float32 advantages and given behaviour log-probabilities; it reports
 // whether a row misses its behaviour log-probability. One pass instead of
 // six: the two float64 sums, each a chain of dependent adds, run side by
-// side, and in row order as mean's (the same bits). b has passed Check.
-func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, adv []float64, gs *groupSummary) (missing bool) {
+// side, and in row order as mean's (the same bits). b has passed Check but
+// perhaps for its rows' values: suspect reports an action outside the
+// three, a log-probability above the slack or −Inf, or a non-finite sum of
+// the rewards or advantages (which a NaN or ±Inf makes, and an overflow),
+// so that Check's row checks cost the ALU slots beside the sums' chains.
+func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, adv []float64, gs *groupSummary) (missing, suspect bool) {
 	n := b.Len()
 	if gs != nil {
 		mt.RewardStd, mt.FracRewardZeroStd = gs.stdMean, gs.fracZero
@@ -322,8 +354,9 @@ func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, adv []float64, gs *group
 	// below +0), so two of each, as locals, break their chains.
 	lo, hi, lo2, hi2 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	sr, sa := 0.0, 0.0
-	// An action is 0, 1 or 2 (Check): a&1 counts refine, a>>1 concede.
-	c1, c2 := 0, 0
+	// An action is 0, 1 or 2: a&1 counts refine, a>>1 concede, and
+	// (a+1)>>2 one above 2.
+	c1, c2, c3 := 0, 0, 0
 	i := 0
 	for ; i+2 <= n; i += 2 {
 		a0, a1 := adv[i], adv[i+1]
@@ -334,34 +367,38 @@ func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, adv []float64, gs *group
 		lo, hi = min(lo, a0), max(hi, a0)
 		lo2, hi2 = min(lo2, a1), max(hi2, a1)
 		advF[i], advF[i+1] = float32(a0), float32(a1)
-		x, y := acts[i], acts[i+1]
-		c1 += int(x&1) + int(y&1)
-		c2 += int(x>>1) + int(y>>1)
+		x, y := int(acts[i]), int(acts[i+1])
+		c1 += x&1 + y&1
+		c2 += x>>1 + y>>1
+		c3 += (x+1)>>2 + (y+1)>>2
 	}
 	for ; i < n; i++ {
-		a := adv[i]
+		a, x := adv[i], int(acts[i])
 		sr += rw[i]
 		sa += a
 		lo, hi = min(lo, a), max(hi, a)
 		advF[i] = float32(a)
-		c1 += int(acts[i] & 1)
-		c2 += int(acts[i] >> 1)
+		c1 += x & 1
+		c2 += x >> 1
+		c3 += (x + 1) >> 2
 	}
+	suspect = c3 != 0 || math.IsNaN(sr-sr) || math.IsNaN(sa-sa)
 	mt.Reward, mt.AdvMean = meanOf(sr, rw), meanOf(sa, adv)
 	mt.AdvMin, mt.AdvMax = min(lo, lo2), max(hi, hi2)
 	nf := float64(n)
 	mt.ActPersist, mt.ActRefine, mt.ActConcede = float64(n-c1-c2)/nf, float64(c1)/nf, float64(c2)/nf
 
 	if b.LogProb == nil {
-		return true
+		return true, suspect
 	}
 	bl := s.batch.BehLogp[:n]
-	nan := 0
+	nan, bad := 0, 0
 	for i, lp := range b.LogProb[:n] {
 		bl[i] = float32(lp) // a NaN's row is rewritten by fillBatch
 		nan |= b2i(lp != lp)
+		bad |= b2i(lp > logProbSlack) | b2i(lp < -math.MaxFloat64)
 	}
-	return nan != 0
+	return nan != 0, suspect || bad != 0
 }
 
 // meanOf is mean(r) given sum, r's sum in order: mean's value, with its

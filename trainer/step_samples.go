@@ -50,6 +50,17 @@ const logProbSlack = 1e-6
 // features, an action outside the three, a non-finite feature or reward, or
 // a behaviour log-probability that is ±Inf or above 0. Errors name the row.
 func (s *Samples) Check(features int) error {
+	if err := s.checkShape(features); err != nil {
+		return err
+	}
+	if !rowsValid(s) {
+		return s.rowError()
+	}
+	return checkFeatures(s.Features, features)
+}
+
+// checkShape is Check's first part: the lengths.
+func (s *Samples) checkShape(features int) error {
 	n := s.Len()
 	switch {
 	case n == 0:
@@ -67,10 +78,7 @@ func (s *Samples) Check(features int) error {
 	case s.LogProb != nil && len(s.LogProb) != n:
 		return fmt.Errorf("trainer: samples: %d log-probabilities for %d rows (nil when absent)", len(s.LogProb), n)
 	}
-	if !rowsValid(s) {
-		return s.rowError()
-	}
-	return checkFeatures(s.Features, features)
+	return nil
 }
 
 // rowsValid reports whether every row's action, reward, advantage and
@@ -107,7 +115,7 @@ func b2i(b bool) int {
 }
 
 // rowError is the error of the first row (in Check's order: actions,
-// rewards, advantages, log-probabilities) rowsValid rejects.
+// rewards, advantages, log-probabilities) rowsValid rejects, nil when none.
 func (s *Samples) rowError() error {
 	for i, a := range s.Actions {
 		if a >= nn.NumActions {
