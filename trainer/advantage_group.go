@@ -157,12 +157,22 @@ func (g *grouping) advantages(dst, rewards []float64, est Estimator) error {
 // group of one counts).
 func (g *grouping) groupStats(rewards []float64) (stdMean, fracZero float64) {
 	zero := 0
-	for i := range g.len() {
+	for i := 0; i < g.len(); i++ {
+		if g.contig && i+1 < g.len() && g.start[i+1]-g.start[i] == g.start[i+2]-g.start[i+1] {
+			// Two groups of a size side by side: their chains of adds
+			// interleave. The sums stay in group order.
+			sd, z, sd2, z2, ok := groupStat2(rewards[g.start[i]:g.start[i+1]], rewards[g.start[i+1]:g.start[i+2]])
+			if ok {
+				stdMean += sd
+				stdMean += sd2
+				zero += b2i(z) + b2i(z2)
+				i++
+				continue
+			}
+		}
 		sd, z := g.groupStat(i, rewards)
 		stdMean += sd
-		if z {
-			zero++
-		}
+		zero += b2i(z)
 	}
 	n := float64(g.len())
 	return stdMean / n, float64(zero) / n
@@ -199,4 +209,45 @@ func (g *grouping) groupStat(i int, rewards []float64) (sd float64, zero bool) {
 	lo, hi = min(lo, lo2), max(hi, hi2)
 	_, sd, e := scaledMeanStdMax(r, max(hi, -lo))
 	return math.Ldexp(sd, e), hi-lo <= rangeEps
+}
+
+// groupStat2 is groupStat of two groups of one size, a and b, read in place,
+// their loops fused; ok is false, and nothing computed, when either needs
+// scaledMeanStdMax's special cases (all zeros, or Ldexp's scaling).
+func groupStat2(a, b []float64) (sdA float64, zA bool, sdB float64, zB bool, ok bool) {
+	b = b[:len(a)]
+	loA, hiA, loB, hiB := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for k, v := range a {
+		loA, hiA = min(loA, v), max(hiA, v)
+		loB, hiB = min(loB, b[k]), max(hiB, b[k])
+	}
+	amaxA, amaxB := max(hiA, -loA), max(hiB, -loB)
+	if amaxA == 0 || amaxB == 0 {
+		return 0, false, 0, false, false
+	}
+	_, eA := math.Frexp(amaxA)
+	_, eB := math.Frexp(amaxB)
+	if eA < -1023 || eB < -1023 {
+		return 0, false, 0, false, false
+	}
+	// scaledMeanStdMax's exact branch, twice over; float64(·) rounds the
+	// scaled value, a φ of two branches there, should a build fuse
+	// multiply-adds (GOAMD64=v3).
+	fA, fB := math.Ldexp(1, -eA), math.Ldexp(1, -eB)
+	muA, muB := 0.0, 0.0
+	for k, v := range a {
+		muA += float64(v * fA)
+		muB += float64(b[k] * fB)
+	}
+	n := float64(len(a))
+	muA /= n
+	muB /= n
+	ssA, ssB := 0.0, 0.0
+	for k, v := range a {
+		dA, dB := float64(v*fA)-muA, float64(b[k]*fB)-muB
+		ssA += dA * dA // fused or not as scaledMeanStdMax's
+		ssB += dB * dB
+	}
+	sdA, sdB = math.Ldexp(math.Sqrt(ssA/n), eA), math.Ldexp(math.Sqrt(ssB/n), eB)
+	return sdA, hiA-loA <= rangeEps, sdB, hiB-loB <= rangeEps, true
 }

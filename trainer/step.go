@@ -350,9 +350,12 @@ func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, adv []float64, gs *group
 	s.batch.BehLogp = grow(s.batch.BehLogp, n)
 	rw, acts, advF := b.Rewards[:n], b.Actions[:n], s.batch.Adv[:n]
 	adv = adv[:n]
-	// min and max of a set do not depend on the order (a NaN wins, −0 is
-	// below +0), so two of each, as locals, break their chains.
-	lo, hi, lo2, hi2 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	// The range by compares whose branches are rarely taken (a running
+	// minimum changes a few times). Go's min and max (a NaN wins, −0 is
+	// below +0) are chains of four instructions; the compares give their
+	// bits but for a NaN, which makes sa NaN, and a zero extreme, which
+	// may be −0 or +0: those take minMax, Go's.
+	lo, hi := math.Inf(1), math.Inf(-1)
 	sr, sa := 0.0, 0.0
 	// An action is 0, 1 or 2: a&1 counts refine, a>>1 concede, and
 	// (a+1)>>2 one above 2.
@@ -364,8 +367,18 @@ func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, adv []float64, gs *group
 		sa += a0
 		sr += rw[i+1]
 		sa += a1
-		lo, hi = min(lo, a0), max(hi, a0)
-		lo2, hi2 = min(lo2, a1), max(hi2, a1)
+		if a0 < lo {
+			lo = a0
+		}
+		if a0 > hi {
+			hi = a0
+		}
+		if a1 < lo {
+			lo = a1
+		}
+		if a1 > hi {
+			hi = a1
+		}
 		advF[i], advF[i+1] = float32(a0), float32(a1)
 		x, y := int(acts[i]), int(acts[i+1])
 		c1 += x&1 + y&1
@@ -376,29 +389,56 @@ func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, adv []float64, gs *group
 		a, x := adv[i], int(acts[i])
 		sr += rw[i]
 		sa += a
-		lo, hi = min(lo, a), max(hi, a)
+		if a < lo {
+			lo = a
+		}
+		if a > hi {
+			hi = a
+		}
 		advF[i] = float32(a)
 		c1 += x & 1
 		c2 += x >> 1
 		c3 += (x + 1) >> 2
 	}
+	if math.IsNaN(sa) || lo == 0 || hi == 0 {
+		lo, hi = minMax(adv)
+	}
 	suspect = c3 != 0 || math.IsNaN(sr-sr) || math.IsNaN(sa-sa)
 	mt.Reward, mt.AdvMean = meanOf(sr, rw), meanOf(sa, adv)
-	mt.AdvMin, mt.AdvMax = min(lo, lo2), max(hi, hi2)
+	mt.AdvMin, mt.AdvMax = lo, hi
 	nf := float64(n)
 	mt.ActPersist, mt.ActRefine, mt.ActConcede = float64(n-c1-c2)/nf, float64(c1)/nf, float64(c2)/nf
 
 	if b.LogProb == nil {
 		return true, suspect
 	}
+	// A value in [−MaxFloat64, slack] is given and valid; the rest (NaN,
+	// absent; ±Inf or above the slack, wrong) are rare, sorted out after.
 	bl := s.batch.BehLogp[:n]
-	nan, bad := 0, 0
+	odd := false
 	for i, lp := range b.LogProb[:n] {
 		bl[i] = float32(lp) // a NaN's row is rewritten by fillBatch
-		nan |= b2i(lp != lp)
-		bad |= b2i(lp > logProbSlack) | b2i(lp < -math.MaxFloat64)
+		if !(lp >= -math.MaxFloat64 && lp <= logProbSlack) {
+			odd = true
+		}
 	}
-	return nan != 0, suspect || bad != 0
+	if !odd {
+		return false, suspect
+	}
+	for _, lp := range b.LogProb[:n] {
+		missing = missing || lp != lp
+		suspect = suspect || lp > logProbSlack || lp < -math.MaxFloat64
+	}
+	return missing, suspect
+}
+
+// minMax is min and max over a, Go's (a NaN wins, −0 is below +0).
+func minMax(a []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range a {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return lo, hi
 }
 
 // meanOf is mean(r) given sum, r's sum in order: mean's value, with its

@@ -186,3 +186,67 @@ func sortedRuns(groups []string) bool {
 	}
 	return true
 }
+
+// TestBatchMetricsMatchesPlain holds batchMetrics's one pass to the plain
+// formulas, bit for bit: mean's sums, Go's min and max (−0 below +0, a NaN
+// wins), counted actions, the float32 advantages and behaviour
+// log-probabilities and the missing flag.
+func TestBatchMetricsMatchesPlain(t *testing.T) {
+	s := newTestStepper(t, &recBackend{refBackend: refBackend{}}, DefaultStepConfig())
+	rng := rand.New(rand.NewPCG(7, 7))
+	special := []float64{0, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), 1e308, -1e308, 0.5}
+	for k := range 3000 {
+		n := 1 + rng.IntN(12)
+		b := &Samples{Actions: make([]uint8, n), Rewards: make([]float64, n), Adv: make([]float64, n), LogProb: make([]float64, n)}
+		for i := range n {
+			b.Actions[i] = uint8(rng.IntN(3))
+			b.Rewards[i] = float64(rng.IntN(5) - 2)
+			b.Adv[i] = float64(rng.IntN(5)-2) * 0.25
+			b.LogProb[i] = -rng.Float64()
+			if rng.IntN(4) == 0 {
+				b.Adv[i] = special[rng.IntN(len(special))]
+			}
+			if rng.IntN(6) == 0 {
+				b.Rewards[i] = special[rng.IntN(len(special))]
+			}
+			if rng.IntN(6) == 0 {
+				b.LogProb[i] = special[rng.IntN(len(special))]
+			}
+		}
+		if k%3 == 0 {
+			b.LogProb = nil
+		}
+		var mt Metrics
+		missing, suspect := s.batchMetrics(&mt, b, b.Adv, &groupSummary{})
+		lo, hi := math.Inf(1), math.Inf(-1)
+		var count [3]int
+		for i, a := range b.Adv {
+			lo, hi = min(lo, a), max(hi, a)
+			count[b.Actions[i]]++
+		}
+		// NaN for NaN: which of two NaN operands an add keeps (its payload)
+		// depends on the instruction's operand order, not on the sums'.
+		same := func(x, y float64) bool {
+			return math.Float64bits(x) == math.Float64bits(y) || math.IsNaN(x) && math.IsNaN(y)
+		}
+		if !same(mt.AdvMin, lo) || !same(mt.AdvMax, hi) || !same(mt.AdvMean, mean(b.Adv)) || !same(mt.Reward, mean(b.Rewards)) ||
+			mt.ActPersist != float64(count[0])/float64(n) || mt.ActRefine != float64(count[1])/float64(n) || mt.ActConcede != float64(count[2])/float64(n) {
+			t.Fatalf("case %d: %+v for %+v", k, mt, b)
+		}
+		wantMissing, wantSuspect := b.LogProb == nil, b.rowError() != nil
+		for i := range n {
+			if !same(float64(s.batch.Adv[i]), float64(float32(b.Adv[i]))) {
+				t.Fatalf("case %d: advantage %d", k, i)
+			}
+			if b.LogProb != nil {
+				wantMissing = wantMissing || math.IsNaN(b.LogProb[i])
+				if lp := b.LogProb[i]; !math.IsNaN(lp) && !same(float64(s.batch.BehLogp[i]), float64(float32(lp))) {
+					t.Fatalf("case %d: log-probability %d", k, i)
+				}
+			}
+		}
+		if missing != wantMissing || (wantSuspect && !suspect) {
+			t.Fatalf("case %d: missing %v suspect %v, want %v %v (%+v)", k, missing, suspect, wantMissing, wantSuspect, b)
+		}
+	}
+}
