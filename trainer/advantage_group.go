@@ -9,7 +9,6 @@ package trainer
 import (
 	"fmt"
 	"math"
-	"unsafe"
 )
 
 // GroupAdvantages writes into dst the advantages of rewards, computed by est
@@ -29,7 +28,7 @@ func GroupAdvantages(dst, rewards []float64, groups []string, est Estimator) err
 // in order of first appearance and rows keep their order within a group, so
 // the result does not depend on map iteration. Its buffers are reused.
 type grouping struct {
-	index map[string]int32
+	index keyTable
 	keys  []string // group → key
 	count []int    // group → rows; then start offsets
 	start []int    // group g's rows are rows[start[g]:start[g+1]]
@@ -65,11 +64,8 @@ func (g *grouping) check(dst, rewards []float64, groups []string, est Estimator)
 
 // build partitions the rows by key (a counting sort).
 func (g *grouping) build(groups []string) {
-	if g.index == nil {
-		g.index = make(map[string]int32)
-	}
-	clear(g.index)
-	g.keys, g.count = g.keys[:0], g.count[:0]
+	g.index.reset()
+	g.count = g.count[:0]
 	g.rows = grow(g.rows, len(groups))
 	// A group's rows are usually contiguous (minibatches are built of
 	// whole groups): a key equal to the last row's skips the map.
@@ -79,29 +75,25 @@ func (g *grouping) build(groups []string) {
 	last, lastKey, run := int32(-1), "", 0
 	g.contig = true
 	for i, k := range groups {
-		// The same string (one task id's, shared by its rows) needs no
-		// byte compare.
-		if last >= 0 && len(k) == len(lastKey) && (unsafe.StringData(k) == unsafe.StringData(lastKey) || k == lastKey) {
+		if last >= 0 && sameKey(k, lastKey) {
 			ids[i] = last
 			continue
 		}
 		if last >= 0 {
 			g.count[last] += i - run
 		}
-		id, ok := g.index[k]
-		if !ok {
-			id = int32(len(g.keys))
-			g.index[k] = id
-			g.keys = append(g.keys, k)
-			g.count = append(g.count, 0)
-		} else {
+		id, found := g.index.index(k)
+		if found {
 			g.contig = false // a group's second run
+		} else {
+			g.count = append(g.count, 0)
 		}
 		ids[i], last, lastKey, run = id, id, k, i
 	}
 	if last >= 0 {
 		g.count[last] += len(groups) - run
 	}
+	g.keys = g.index.keys
 	ng := len(g.keys)
 	g.start = grow(g.start, ng+1)
 	g.start[0] = 0
