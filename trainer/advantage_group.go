@@ -213,19 +213,15 @@ func groupStat2(a, b []float64) (sdA float64, zA bool, sdB float64, zB bool, ok 
 		loA, hiA = min(loA, v), max(hiA, v)
 		loB, hiB = min(loB, b[k]), max(hiB, b[k])
 	}
-	amaxA, amaxB := max(hiA, -loA), max(hiB, -loB)
-	if amaxA == 0 || amaxB == 0 {
-		return 0, false, 0, false, false
-	}
-	_, eA := math.Frexp(amaxA)
-	_, eB := math.Frexp(amaxB)
-	if eA < -1023 || eB < -1023 {
+	eA, invA, scaleA, okA := pow2Exp(max(hiA, -loA))
+	eB, invB, scaleB, okB := pow2Exp(max(hiB, -loB))
+	if !okA || !okB {
 		return 0, false, 0, false, false
 	}
 	// scaledMeanStdMax's exact branch, twice over; float64(·) rounds the
 	// scaled value, a φ of two branches there, should a build fuse
 	// multiply-adds (GOAMD64=v3).
-	fA, fB := math.Ldexp(1, -eA), math.Ldexp(1, -eB)
+	fA, fB := invA, invB
 	muA, muB := 0.0, 0.0
 	for k, v := range a {
 		muA += float64(v * fA)
@@ -240,6 +236,28 @@ func groupStat2(a, b []float64) (sdA float64, zA bool, sdB float64, zB bool, ok 
 		ssA += dA * dA // fused or not as scaledMeanStdMax's
 		ssB += dB * dB
 	}
-	sdA, sdB = math.Ldexp(math.Sqrt(ssA/n), eA), math.Ldexp(math.Sqrt(ssB/n), eB)
+	sdA, sdB = ldexpBy(math.Sqrt(ssA/n), eA, scaleA), ldexpBy(math.Sqrt(ssB/n), eB, scaleB)
 	return sdA, hiA-loA <= rangeEps, sdB, hiB-loB <= rangeEps, true
+}
+
+// pow2Exp returns math.Frexp(amax)'s exponent e and 2^−e and 2^e, built
+// from amax's bits instead of calls to Frexp and Ldexp (three a group, as
+// much as its sums); ok is false unless amax is normal and both powers are
+// normal too (e in [−1021, 1022]), cases left to the calls.
+func pow2Exp(amax float64) (e int, inv, scale float64, ok bool) {
+	biased := int(math.Float64bits(amax) >> 52 & 0x7ff)
+	e = biased - 1022
+	if biased == 0 || biased == 0x7ff || e < -1021 || e > 1022 {
+		return 0, 0, 0, false
+	}
+	return e, math.Float64frombits(uint64(1023-e) << 52), math.Float64frombits(uint64(1023+e) << 52), true
+}
+
+// ldexpBy is math.Ldexp(x, e) for x ≥ 0 given scale = 2^e: the product is
+// exact unless it is subnormal, which the call rounds.
+func ldexpBy(x float64, e int, scale float64) float64 {
+	if r := x * scale; x == 0 || r >= 0x1p-1022 {
+		return r
+	}
+	return math.Ldexp(x, e)
 }

@@ -250,3 +250,35 @@ func TestBatchMetricsMatchesPlain(t *testing.T) {
 		}
 	}
 }
+
+// TestPow2Exp holds pow2Exp and ldexpBy to math.Frexp and math.Ldexp over
+// the whole exponent range, subnormals and the edges included.
+func TestPow2Exp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 10))
+	for k := range 200000 {
+		amax := math.Ldexp(0.5+rng.Float64()/2, rng.IntN(2200)-1100)
+		if k%97 == 0 {
+			amax = []float64{math.SmallestNonzeroFloat64, 0x1p-1022, 0x1p-1021, 0x1p1022, math.MaxFloat64, 1, 0.5}[k/97%7]
+		}
+		if math.IsInf(amax, 0) || amax == 0 {
+			continue // rewards are finite; a zero amax never gets here
+		}
+		e, inv, scale, ok := pow2Exp(amax)
+		_, want := math.Frexp(amax)
+		if ok && (e != want || inv != math.Ldexp(1, -e) || scale != math.Ldexp(1, e)) {
+			t.Fatalf("pow2Exp(%v) = %d %v %v, want %d", amax, e, inv, scale, want)
+		}
+		if !ok && want >= -1021 && want <= 1022 && amax >= 0x1p-1022 {
+			t.Fatalf("pow2Exp(%v) refused exponent %d", amax, want)
+		}
+		if ok {
+			x := rng.Float64() * math.Ldexp(1, -rng.IntN(80))
+			if k%5 == 0 {
+				x = 0
+			}
+			if got, want := ldexpBy(x, e, scale), math.Ldexp(x, e); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("ldexpBy(%v, %d) = %v, want %v", x, e, got, want)
+			}
+		}
+	}
+}
