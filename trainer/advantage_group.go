@@ -113,6 +113,33 @@ func (g *grouping) build(groups []string) {
 	}
 }
 
+// buildRuns is build for groupStats alone: when every group is one run (as
+// in a minibatch of whole groups) it finds only the runs, with no row →
+// group index and no row order (rows and id are left empty, so a use of
+// them fails loudly); otherwise it is build.
+func (g *grouping) buildRuns(groups []string) {
+	g.index.reset()
+	g.count = g.count[:0]
+	g.start = append(g.start[:0], 0)
+	lastKey := ""
+	for i, k := range groups {
+		if i > 0 && sameKey(k, lastKey) {
+			continue
+		}
+		if _, found := g.index.index(k); found {
+			g.build(groups)
+			return
+		}
+		if i > 0 {
+			g.start = append(g.start, i)
+		}
+		lastKey = k
+	}
+	g.start = append(g.start, len(groups))
+	g.keys, g.contig = g.index.keys, true
+	g.rows, g.id = g.rows[:0], g.id[:0]
+}
+
 // ids returns the row → group buffer for n rows.
 func (g *grouping) ids(n int) []int32 {
 	g.id = grow(g.id, n)

@@ -224,8 +224,11 @@ func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSum
 		return Metrics{}, fmt.Errorf("trainer: step: learning rate %v, want a finite value ≥ 0", lr)
 	}
 	n := batch.Len()
-	if gs == nil || batch.Adv == nil || s.rankMatch {
+	switch {
+	case batch.Adv == nil || s.rankMatch: // the estimator or the loss needs the rows of each group
 		s.groups.build(batch.Groups)
+	case gs == nil: // only groupStats
+		s.groups.buildRuns(batch.Groups)
 	}
 	adv := batch.Adv // read in place: Step never modifies Samples
 	if adv == nil {

@@ -3,6 +3,7 @@ package trainer
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -168,6 +169,13 @@ func TestGroupStatsMatchesPlain(t *testing.T) {
 		}
 		if g.contig != sortedRuns(groups) {
 			t.Fatalf("case %d: contig %v for %v", k, g.contig, groups)
+		}
+		var h grouping // buildRuns, into a grouping used before
+		h.build([]string{"z", "y", "z"})
+		h.buildRuns(groups)
+		runStd, runZero := h.groupStats(rewards)
+		if math.Float64bits(runStd) != math.Float64bits(gotStd) || runZero != gotZero || h.contig != g.contig || !slices.Equal(h.keys, keys) {
+			t.Fatalf("case %d (%v): buildRuns %v %v %v %v, build %v %v %v %v", k, groups, runStd, runZero, h.contig, h.keys, gotStd, gotZero, g.contig, keys)
 		}
 	}
 }
