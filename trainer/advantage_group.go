@@ -72,10 +72,11 @@ func (g *grouping) build(groups []string) {
 	ids := g.ids(len(groups))
 	// A run's rows are counted when it ends: an increment of g.count a row
 	// is a chain through memory.
-	last, lastKey, run := int32(-1), "", 0
+	last, run := int32(-1), 0
+	var key runKey
 	g.contig = true
 	for i, k := range groups {
-		if last >= 0 && sameKey(k, lastKey) {
+		if last >= 0 && key.same(k) {
 			ids[i] = last
 			continue
 		}
@@ -88,7 +89,8 @@ func (g *grouping) build(groups []string) {
 		} else {
 			g.count = append(g.count, 0)
 		}
-		ids[i], last, lastKey, run = id, id, k, i
+		ids[i], last, run = id, id, i
+		key.set(k)
 	}
 	if last >= 0 {
 		g.count[last] += len(groups) - run
@@ -121,9 +123,9 @@ func (g *grouping) buildRuns(groups []string) {
 	g.index.reset()
 	g.count = g.count[:0]
 	g.start = append(g.start[:0], 0)
-	lastKey := ""
+	var run runKey
 	for i, k := range groups {
-		if i > 0 && sameKey(k, lastKey) {
+		if i > 0 && run.same(k) {
 			continue
 		}
 		if _, found := g.index.index(k); found {
@@ -133,7 +135,7 @@ func (g *grouping) buildRuns(groups []string) {
 		if i > 0 {
 			g.start = append(g.start, i)
 		}
-		lastKey = k
+		run.set(k)
 	}
 	g.start = append(g.start, len(groups))
 	g.keys, g.contig = g.index.keys, true

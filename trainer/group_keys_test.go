@@ -44,9 +44,9 @@ func TestKeyTableMatchesMap(t *testing.T) {
 	}
 }
 
-// TestSameKey holds sameKey to ==, for lengths around its two-word compare
-// (4 to 16 bytes) and strings that differ in one byte anywhere.
-func TestSameKey(t *testing.T) {
+// TestRunKeySame holds runKey.same to ==, for lengths around its two-word
+// compare (4 to 16 bytes) and strings that differ in one byte anywhere.
+func TestRunKeySame(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	for range 20000 {
 		n := rng.IntN(22)
@@ -64,8 +64,10 @@ func TestSameKey(t *testing.T) {
 			b = append(b, 'a')
 		}
 		x, y := string(a), string(b)
-		if sameKey(x, y) != (x == y) || !sameKey(x, x) {
-			t.Fatalf("sameKey(%q, %q) = %v", x, y, sameKey(x, y))
+		var r runKey
+		r.set(x)
+		if r.same(y) != (x == y) || !r.same(x) || !r.same(string(a)) {
+			t.Fatalf("%q: same(%q) = %v", x, y, r.same(y))
 		}
 	}
 }
