@@ -237,10 +237,24 @@ func (g *grouping) groupStat(i int, rewards []float64) (sd float64, zero bool) {
 // scaledMeanStdMax's special cases (all zeros, or Ldexp's scaling).
 func groupStat2(a, b []float64) (sdA float64, zA bool, sdB float64, zB bool, ok bool) {
 	b = b[:len(a)]
+	// The range by compares, not Go's min and max (chains of four
+	// instructions): the rewards are finite, and which zero an extreme is
+	// changes neither hi − lo nor, past the zero test, the exponent.
 	loA, hiA, loB, hiB := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for k, v := range a {
-		loA, hiA = min(loA, v), max(hiA, v)
-		loB, hiB = min(loB, b[k]), max(hiB, b[k])
+		w := b[k]
+		if v < loA {
+			loA = v
+		}
+		if v > hiA {
+			hiA = v
+		}
+		if w < loB {
+			loB = w
+		}
+		if w > hiB {
+			hiB = w
+		}
 	}
 	eA, invA, scaleA, okA := pow2Exp(max(hiA, -loA))
 	eB, invB, scaleB, okB := pow2Exp(max(hiB, -loB))

@@ -249,12 +249,15 @@ func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSum
 		return mt, err
 	}
 
-	clear(s.grad)
 	var st nn.LossStats
 	var err error
 	if len(s.nets) == 1 {
+		if kb, ok := s.backend.(*KernelBackend); !ok || !kb.overwritesGrad() {
+			clear(s.grad)
+		}
 		st, err = s.backend.LossAndGrad(s.grad, s.policy, &s.batch)
 	} else {
+		clear(s.grad)
 		st, err = s.netsLossAndGrad(batch.Nets)
 	}
 	if err != nil {
@@ -363,8 +366,23 @@ func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, adv []float64, gs *group
 	// An action is 0, 1 or 2: a&1 counts refine, a>>1 concede, and
 	// (a+1)>>2 one above 2.
 	c1, c2, c3 := 0, 0, 0
+	// The given behaviour log-probabilities are converted in the same
+	// pass; one in [−MaxFloat64, slack] is valid, the rest (NaN, absent;
+	// ±Inf or above the slack, wrong) are rare, sorted out after.
+	lps, bl := b.LogProb, s.batch.BehLogp[:n]
+	if lps != nil {
+		lps = lps[:n]
+	}
+	odd := false
 	i := 0
 	for ; i+2 <= n; i += 2 {
+		if lps != nil {
+			l0, l1 := lps[i], lps[i+1]
+			bl[i], bl[i+1] = float32(l0), float32(l1) // a NaN's row is rewritten by fillBatch
+			if !(l0 >= -math.MaxFloat64 && l0 <= logProbSlack && l1 >= -math.MaxFloat64 && l1 <= logProbSlack) {
+				odd = true
+			}
+		}
 		a0, a1 := adv[i], adv[i+1]
 		sr += rw[i]
 		sa += a0
@@ -389,6 +407,12 @@ func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, adv []float64, gs *group
 		c3 += (x+1)>>2 + (y+1)>>2
 	}
 	for ; i < n; i++ {
+		if lps != nil {
+			bl[i] = float32(lps[i])
+			if !(lps[i] >= -math.MaxFloat64 && lps[i] <= logProbSlack) {
+				odd = true
+			}
+		}
 		a, x := adv[i], int(acts[i])
 		sr += rw[i]
 		sa += a
@@ -412,23 +436,13 @@ func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, adv []float64, gs *group
 	nf := float64(n)
 	mt.ActPersist, mt.ActRefine, mt.ActConcede = float64(n-c1-c2)/nf, float64(c1)/nf, float64(c2)/nf
 
-	if b.LogProb == nil {
+	if lps == nil {
 		return true, suspect
-	}
-	// A value in [−MaxFloat64, slack] is given and valid; the rest (NaN,
-	// absent; ±Inf or above the slack, wrong) are rare, sorted out after.
-	bl := s.batch.BehLogp[:n]
-	odd := false
-	for i, lp := range b.LogProb[:n] {
-		bl[i] = float32(lp) // a NaN's row is rewritten by fillBatch
-		if !(lp >= -math.MaxFloat64 && lp <= logProbSlack) {
-			odd = true
-		}
 	}
 	if !odd {
 		return false, suspect
 	}
-	for _, lp := range b.LogProb[:n] {
+	for _, lp := range lps {
 		missing = missing || lp != lp
 		suspect = suspect || lp > logProbSlack || lp < -math.MaxFloat64
 	}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/mpdf/mpdf/nn"
 )
 
 // corrupt makes row errors of every kind Check reports, one to three at a
@@ -287,6 +289,49 @@ func TestPow2Exp(t *testing.T) {
 			if got, want := ldexpBy(x, e, scale), math.Ldexp(x, e); math.Float64bits(got) != math.Float64bits(want) {
 				t.Fatalf("ldexpBy(%v, %d) = %v, want %v", x, e, got, want)
 			}
+		}
+	}
+}
+
+// TestKernelBackendOverwritesGrad: Step leaves the gradient buffer as the
+// last step left it for a KernelBackend that overwritesGrad, so its
+// LossAndGrad must give the same bits into a buffer of garbage as into a
+// zeroed one, for both losses and batches that take one or two threads.
+func TestKernelBackendOverwritesGrad(t *testing.T) {
+	for _, loss := range []nn.LossConfig{nn.DefaultLoss(), {EpsLow: 0.2, EpsHigh: 0.28, Beta: 0.5, Entropy: 0.01, Kind: nn.LossRankMatch}} {
+		for _, rows := range []int{5, 300} {
+			pol := testMLP(t, []int{testF, 8, 3}, nn.Tanh, 3)
+			kb, err := NewKernelBackend(pol.Sizes, pol.Act, loss, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !kb.overwritesGrad() {
+				t.Fatal("an MLP's kernel backend does not overwrite the gradient")
+			}
+			s, err := NewStepper(kb, pol, pol, DefaultStepConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := withAdv(testSamples(rand.New(rand.NewPCG(11, uint64(rows))), s, rows))
+			if _, err := s.Step(b, 0); err != nil { // fills s.batch
+				t.Fatal(err)
+			}
+			zeroed, dirty := make([]float32, len(pol.Params)), make([]float32, len(pol.Params))
+			for i := range dirty {
+				dirty[i] = float32(math.NaN())
+			}
+			if _, err := kb.LossAndGrad(zeroed, pol, &s.batch); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := kb.LossAndGrad(dirty, pol, &s.batch); err != nil {
+				t.Fatal(err)
+			}
+			for i := range zeroed {
+				if math.Float32bits(zeroed[i]) != math.Float32bits(dirty[i]) {
+					t.Fatalf("%v, %d rows: grad[%d] %v into garbage, %v into zeros", loss.Kind, rows, i, dirty[i], zeroed[i])
+				}
+			}
+			kb.Close()
 		}
 	}
 }
