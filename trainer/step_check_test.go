@@ -335,3 +335,33 @@ func TestKernelBackendOverwritesGrad(t *testing.T) {
 		}
 	}
 }
+
+// TestCountActions holds the word-at-a-time counts to a loop, for lengths
+// around a word and actions above 2 anywhere.
+func TestCountActions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	for k := range 20000 {
+		acts := make([]uint8, rng.IntN(40))
+		for i := range acts {
+			acts[i] = uint8(rng.IntN(3))
+			if k%3 == 0 && rng.IntN(20) == 0 {
+				acts[i] = uint8(3 + rng.IntN(253))
+			}
+		}
+		var r, c, a int
+		for _, x := range acts {
+			switch {
+			case x == 1:
+				r++
+			case x == 2:
+				c++
+			case x > 2:
+				a = 1
+			}
+		}
+		gr, gc, ga := countActions(acts)
+		if ga != a || a == 0 && (gr != r || gc != c) {
+			t.Fatalf("%v: %d %d %d, want %d %d %d", acts, gr, gc, ga, r, c, a)
+		}
+	}
+}
