@@ -16,7 +16,8 @@ package trainer
 //     the step, as a constant (design §4). For several update epochs over one
 //     rollout, fix them once with PolicyLogProbsTo before the first epoch;
 //  4. asks the Backend for the loss and the gradient (the gradient buffer
-//     is zeroed first; the features are passed without copying);
+//     is zeroed first, unless the backend writes it whole; the features and
+//     given reference log-probabilities are passed without copying);
 //  5. if the loss, one of its parts or any gradient is NaN or ±Inf, returns
 //     a *NonFiniteError and leaves the weights and the Adam state
 //     byte-identical, so the caller can count the step and go on;
