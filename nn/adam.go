@@ -93,10 +93,7 @@ func GradNorm[T Float](g []T) float64 {
 func ClipGradNorm[T Float](g []T, maxNorm float64) float64 {
 	n := GradNorm(g)
 	if maxNorm > 0 && n > maxNorm {
-		s := T(maxNorm / (n + 1e-6))
-		for i := range g {
-			g[i] *= s
-		}
+		Scale(g, T(maxNorm/(n+1e-6)))
 	}
 	return n
 }

@@ -109,6 +109,11 @@ func scaledMeanStd(r []float64) (mu, sd float64, e int) {
 	for _, v := range r {
 		amax = max(amax, math.Abs(v))
 	}
+	return scaledMeanStdMax(r, amax)
+}
+
+// scaledMeanStdMax is scaledMeanStd given amax, the largest |r|.
+func scaledMeanStdMax(r []float64, amax float64) (mu, sd float64, e int) {
 	if amax == 0 {
 		return 0, 0, 0
 	}

@@ -96,6 +96,12 @@ func checkGrad(grad []float32, m *nn.MLP[float32]) error {
 	return nil
 }
 
+// overwritesGrad reports that LossAndGrad writes every element of grad (the
+// workspace's reduceGrad copies each layer's gradient whole), so that the
+// Stepper need not zero it first; an attention network's loops are left
+// the zeroed buffer.
+func (k *KernelBackend) overwritesGrad() bool { return k.attn == 0 }
+
 // LossAndGrad checks b's shape, which the kernels rely on; its values have
 // passed nn.Batch.Check (Backend's contract), and are not scanned again.
 func (k *KernelBackend) LossAndGrad(grad []float32, m *nn.MLP[float32], b *nn.Batch[float32]) (nn.LossStats, error) {

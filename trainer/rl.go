@@ -184,7 +184,7 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 			gather(&r.mb, &full, rows, f)
 			lr := r.schedule.LR(r.cfg.Adam.LR, r.Steps, int64(r.cfg.RL.Warmup), r.Progress)
 			gs := r.summary(r.mbs.groups[k])
-			m, err := r.stepper.step(&r.mb, lr, time.Now(), &gs) // rows of the checked batch
+			m, err := r.stepper.step(&r.mb, lr, time.Now(), &gs, true) // rows of the checked batch
 			r.Steps++
 			var nf *NonFiniteError
 			switch {

@@ -16,7 +16,8 @@ package trainer
 //     the step, as a constant (design §4). For several update epochs over one
 //     rollout, fix them once with PolicyLogProbsTo before the first epoch;
 //  4. asks the Backend for the loss and the gradient (the gradient buffer
-//     is zeroed first; the features are passed without copying);
+//     is zeroed first, unless the backend writes it whole; the features and
+//     given reference log-probabilities are passed without copying);
 //  5. if the loss, one of its parts or any gradient is NaN or ±Inf, returns
 //     a *NonFiniteError and leaves the weights and the Adam state
 //     byte-identical, so the caller can count the step and go on;
@@ -30,8 +31,10 @@ package trainer
 // there is one source of truth. A Stepper is not safe for concurrent use.
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -89,6 +92,9 @@ type Stepper struct {
 	groups grouping
 	fwd    forward
 	all    []float32 // B×NumActions log-probabilities of the policy
+	// refLogp: the reference's log-probabilities when a batch comes
+	// without them (batch.RefLogp aliases the batch's otherwise).
+	refLogp []float32
 
 	// nets are the networks (step_nets.go): nets[0] is policy; more after
 	// AddNet, their parameters then views of flat.
@@ -176,13 +182,34 @@ func (s *Stepper) Step(batch *Samples, lr float64) (Metrics, error) {
 	if batch == nil {
 		return Metrics{}, fmt.Errorf("trainer: step: nil samples")
 	}
-	if err := batch.Check(s.policy.In()); err != nil {
+	// batch.Check and checkNets, in their order of errors, except that the
+	// rows of a batch with advantages are checked by step's pass over them
+	// (batchMetrics), whose sums come out non-finite when a value is.
+	in := s.policy.In()
+	if err := batch.checkShape(in); err != nil {
 		return Metrics{}, err
+	}
+	rowsChecked := batch.Adv == nil // the estimator reads the rewards first
+	if rowsChecked && !rowsValid(batch) {
+		return Metrics{}, batch.rowError()
+	}
+	if err := checkFeatures(batch.Features, in); err != nil {
+		return Metrics{}, firstErr(batch.rowError(), err)
 	}
 	if err := s.checkNets(batch.Nets, batch.Len()); err != nil {
-		return Metrics{}, err
+		return Metrics{}, firstErr(batch.rowError(), err)
 	}
-	return s.step(batch, lr, start, nil)
+	return s.step(batch, lr, start, nil, rowsChecked)
+}
+
+// firstErr is the first of errors that is not nil.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // groupSummary is a batch's group statistics of Metrics (RewardStd,
@@ -192,33 +219,48 @@ type groupSummary struct{ stdMean, fracZero float64 }
 // step is Step on samples that have passed Check: RL.Update checks a rollout
 // batch once, and its minibatches are rows of it. RL.Update also gives the
 // group statistics (gs) of minibatches with advantages, computed once per
-// rollout batch; the step then needs no grouping of its own.
-func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSummary) (Metrics, error) {
+// rollout batch; the step then needs no grouping of its own. Without
+// rowsChecked the samples have passed Check but for the values of their rows
+// (Step's batches with advantages), which batchMetrics's pass checks.
+func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSummary, rowsChecked bool) (Metrics, error) {
 	if !(lr >= 0) || math.IsInf(lr, 0) {
 		return Metrics{}, fmt.Errorf("trainer: step: learning rate %v, want a finite value ≥ 0", lr)
 	}
 	n := batch.Len()
-	s.adv = grow(s.adv, n)
-	if gs == nil || batch.Adv == nil || s.rankMatch {
+	switch {
+	case batch.Adv == nil || s.rankMatch: // the estimator or the loss needs the rows of each group
 		s.groups.build(batch.Groups)
+	case gs == nil: // only groupStats
+		s.groups.buildRuns(batch.Groups)
 	}
-	if batch.Adv != nil {
-		copy(s.adv, batch.Adv)
-	} else if err := s.groups.advantages(s.adv, batch.Rewards, s.est); err != nil {
-		return Metrics{}, err
+	adv := batch.Adv // read in place: Step never modifies Samples
+	if adv == nil {
+		s.adv = grow(s.adv, n)
+		adv = s.adv
+		if err := s.groups.advantages(adv, batch.Rewards, s.est); err != nil {
+			return Metrics{}, err
+		}
 	}
 	var mt Metrics
-	s.batchMetrics(&mt, batch, gs)
-	if err := s.fillBatch(batch); err != nil {
+	missing, suspect := s.batchMetrics(&mt, batch, adv, gs)
+	if suspect && !rowsChecked {
+		if err := batch.rowError(); err != nil {
+			return Metrics{}, err
+		}
+	}
+	if err := s.fillBatch(batch, missing); err != nil {
 		return mt, err
 	}
 
-	clear(s.grad)
 	var st nn.LossStats
 	var err error
 	if len(s.nets) == 1 {
+		if kb, ok := s.backend.(*KernelBackend); !ok || !kb.overwritesGrad() {
+			clear(s.grad)
+		}
 		st, err = s.backend.LossAndGrad(s.grad, s.policy, &s.batch)
 	} else {
+		clear(s.grad)
 		st, err = s.netsLossAndGrad(batch.Nets)
 	}
 	if err != nil {
@@ -242,10 +284,7 @@ func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSum
 	}
 	mt.GradNorm = norm
 	if s.maxNorm > 0 && norm > s.maxNorm {
-		scale := float32(s.maxNorm / (norm + 1e-6)) // as nn.ClipGradNorm and PyTorch
-		for i := range s.grad {
-			s.grad[i] *= scale
-		}
+		nn.Scale(s.grad, float32(s.maxNorm/(norm+1e-6))) // as nn.ClipGradNorm and PyTorch
 	}
 	s.adam.UpdateFast(s.params(), s.grad, lr)
 
@@ -256,43 +295,39 @@ func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSum
 	return mt, nil
 }
 
-// fillBatch builds the backend's batch: features (aliased, not copied),
-// actions, float32 advantages, behaviour and reference log-probabilities.
-func (s *Stepper) fillBatch(b *Samples) error {
+// fillBatch completes the backend's batch that batchMetrics began (the
+// advantages and the given behaviour log-probabilities): features (aliased,
+// not copied), actions, reference log-probabilities (aliased when given) and
+// the behaviour log-probabilities of the rows missing one.
+func (s *Stepper) fillBatch(b *Samples, missing bool) error {
 	n := b.Len()
 	s.batch.X, s.batch.Actions = b.Features, b.Actions
-	s.batch.Adv = grow(s.batch.Adv, n)
-	s.batch.BehLogp = grow(s.batch.BehLogp, n)
-	s.batch.RefLogp = grow(s.batch.RefLogp, n*nn.NumActions)
-	for i, a := range s.adv {
-		s.batch.Adv[i] = float32(a)
-	}
 	s.batch.Group = nil
 	if s.rankMatch { // the groups of b, numbered from 0 (grouping.build)
 		s.batch.Group = s.groups.id[:n]
 	}
 	if b.RefLogProb != nil {
-		copy(s.batch.RefLogp, b.RefLogProb)
-	} else if err := s.logProbsTo(s.batch.RefLogp, s.ref, b.Features); err != nil {
-		return err
+		s.batch.RefLogp = b.RefLogProb // the backend only reads a batch
+	} else {
+		s.refLogp = grow(s.refLogp, n*nn.NumActions)
+		s.batch.RefLogp = s.refLogp
+		if err := s.logProbsTo(s.batch.RefLogp, s.ref, b.Features); err != nil {
+			return err
+		}
 	}
 	if i := nn.FirstNonFinite(s.batch.RefLogp); i >= 0 {
 		return &NonFiniteError{What: "reference log-probability", Index: i / nn.NumActions, Value: float64(s.batch.RefLogp[i])}
 	}
-	missing := b.LogProb == nil
-	for i := 0; i < n && !missing; i++ {
-		missing = math.IsNaN(b.LogProb[i])
+	if !missing {
+		return nil
 	}
-	if missing {
-		s.all = grow(s.all, n*nn.NumActions)
-		if err := s.netLogProbsTo(s.all, b.Features, b.Nets); err != nil {
-			return err
-		}
+	s.all = grow(s.all, n*nn.NumActions)
+	if err := s.netLogProbsTo(s.all, b.Features, b.Nets); err != nil {
+		return err
 	}
 	for i, a := range b.Actions {
 		if b.LogProb != nil && !math.IsNaN(b.LogProb[i]) {
-			s.batch.BehLogp[i] = float32(b.LogProb[i])
-			continue
+			continue // batchMetrics wrote it
 		}
 		v := s.all[i*nn.NumActions+int(a)]
 		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
@@ -303,32 +338,152 @@ func (s *Stepper) fillBatch(b *Samples) error {
 	return nil
 }
 
-// batchMetrics fills the reward, advantage and action statistics.
-func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, gs *groupSummary) {
-	n := float64(b.Len())
-	mt.Reward = mean(b.Rewards)
+// batchMetrics fills the reward, advantage and action statistics of b with
+// advantages adv and, in the same pass over the rows, the backend batch's
+// float32 advantages and given behaviour log-probabilities; it reports
+// whether a row misses its behaviour log-probability. One pass instead of
+// six: the two float64 sums, each a chain of dependent adds, run side by
+// side, and in row order as mean's (the same bits). b has passed Check but
+// perhaps for its rows' values: suspect reports an action outside the
+// three, a log-probability above the slack or −Inf, or a non-finite sum of
+// the rewards or advantages (which a NaN or ±Inf makes, and an overflow),
+// so that Check's row checks cost the ALU slots beside the sums' chains.
+func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, adv []float64, gs *groupSummary) (missing, suspect bool) {
+	n := b.Len()
 	if gs != nil {
 		mt.RewardStd, mt.FracRewardZeroStd = gs.stdMean, gs.fracZero
 	} else {
 		mt.RewardStd, mt.FracRewardZeroStd = s.groups.groupStats(b.Rewards)
 	}
-	// In locals, two of each: the chains through mt's fields and one min
-	// and max a row were 4 % of a 512-row step. min and max of a set do not
-	// depend on the order (a NaN wins, −0 is below +0), so the bits do not.
-	lo, hi, lo2, hi2 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	adv := s.adv
-	for ; len(adv) >= 2; adv = adv[2:] {
-		lo, hi = min(lo, adv[0]), max(hi, adv[0])
-		lo2, hi2 = min(lo2, adv[1]), max(hi2, adv[1])
+	s.batch.Adv = grow(s.batch.Adv, n)
+	s.batch.BehLogp = grow(s.batch.BehLogp, n)
+	rw, acts, advF := b.Rewards[:n], b.Actions[:n], s.batch.Adv[:n]
+	adv = adv[:n]
+	// The range by compares whose branches are rarely taken (a running
+	// minimum changes a few times). Go's min and max (a NaN wins, −0 is
+	// below +0) are chains of four instructions; the compares give their
+	// bits but for a NaN, which makes sa NaN, and a zero extreme, which
+	// may be −0 or +0: those take minMax, Go's.
+	lo, hi := math.Inf(1), math.Inf(-1)
+	sr, sa := 0.0, 0.0
+	c1, c2, c3 := countActions(acts)
+	// The given behaviour log-probabilities are converted in the same
+	// pass; one in [−MaxFloat64, slack] is valid, the rest (NaN, absent;
+	// ±Inf or above the slack, wrong) are rare, sorted out after.
+	lps, bl := b.LogProb, s.batch.BehLogp[:n]
+	if lps != nil {
+		lps = lps[:n]
 	}
-	for _, a := range adv {
-		lo, hi = min(lo, a), max(hi, a)
+	odd := false
+	i := 0
+	for ; i+2 <= n; i += 2 {
+		if lps != nil {
+			l0, l1 := lps[i], lps[i+1]
+			bl[i], bl[i+1] = float32(l0), float32(l1) // a NaN's row is rewritten by fillBatch
+			if !(l0 >= -math.MaxFloat64 && l0 <= logProbSlack && l1 >= -math.MaxFloat64 && l1 <= logProbSlack) {
+				odd = true
+			}
+		}
+		a0, a1 := adv[i], adv[i+1]
+		sr += rw[i]
+		sa += a0
+		sr += rw[i+1]
+		sa += a1
+		if a0 < lo {
+			lo = a0
+		}
+		if a0 > hi {
+			hi = a0
+		}
+		if a1 < lo {
+			lo = a1
+		}
+		if a1 > hi {
+			hi = a1
+		}
+		advF[i], advF[i+1] = float32(a0), float32(a1)
 	}
-	mt.AdvMin, mt.AdvMax = min(lo, lo2), max(hi, hi2)
-	mt.AdvMean = mean(s.adv)
-	var count [nn.NumActions]int
-	for _, a := range b.Actions {
-		count[a]++
+	for ; i < n; i++ {
+		if lps != nil {
+			bl[i] = float32(lps[i])
+			if !(lps[i] >= -math.MaxFloat64 && lps[i] <= logProbSlack) {
+				odd = true
+			}
+		}
+		a := adv[i]
+		sr += rw[i]
+		sa += a
+		if a < lo {
+			lo = a
+		}
+		if a > hi {
+			hi = a
+		}
+		advF[i] = float32(a)
 	}
-	mt.ActPersist, mt.ActRefine, mt.ActConcede = float64(count[0])/n, float64(count[1])/n, float64(count[2])/n
+	if math.IsNaN(sa) || lo == 0 || hi == 0 {
+		lo, hi = minMax(adv)
+	}
+	suspect = c3 != 0 || math.IsNaN(sr-sr) || math.IsNaN(sa-sa)
+	mt.Reward, mt.AdvMean = meanOf(sr, rw), meanOf(sa, adv)
+	mt.AdvMin, mt.AdvMax = lo, hi
+	nf := float64(n)
+	mt.ActPersist, mt.ActRefine, mt.ActConcede = float64(n-c1-c2)/nf, float64(c1)/nf, float64(c2)/nf
+
+	if lps == nil {
+		return true, suspect
+	}
+	if !odd {
+		return false, suspect
+	}
+	for _, lp := range lps {
+		missing = missing || lp != lp
+		suspect = suspect || lp > logProbSlack || lp < -math.MaxFloat64
+	}
+	return missing, suspect
+}
+
+// countActions counts the actions refine (1) and concede (2), and those
+// above 2, eight bytes a word: in a word of actions 0, 1 or 2, bit 0 of a
+// byte is a refine and bit 1 a concede; a byte with both bits, or a higher
+// one, is above 2. Three integer operations a row in the metrics loop were
+// a fifth of its work.
+func countActions(acts []uint8) (refine, concede, above int) {
+	const b0, b1, high = 0x0101010101010101, 0x0202020202020202, 0xfcfcfcfcfcfcfcfc
+	n := len(acts) &^ 7
+	bad := uint64(0)
+	for i := 0; i < n; i += 8 {
+		w := binary.LittleEndian.Uint64(acts[i : i+8])
+		refine += bits.OnesCount64(w & b0)
+		concede += bits.OnesCount64(w & b1)
+		bad |= w&high | w&(w>>1)&b0
+	}
+	for _, a := range acts[n:] {
+		x := int(a)
+		refine += x & 1
+		concede += x >> 1 & 1
+		bad |= uint64(x&^2&^1) | uint64(x&(x>>1)&1)
+	}
+	if bad != 0 {
+		above = 1
+	}
+	return refine, concede, above
+}
+
+// minMax is min and max over a, Go's (a NaN wins, −0 is below +0).
+func minMax(a []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range a {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return lo, hi
+}
+
+// meanOf is mean(r) given sum, r's sum in order: mean's value, with its
+// overflow fallback.
+func meanOf(sum float64, r []float64) float64 {
+	if math.IsInf(sum, 0) {
+		return mean(r)
+	}
+	return sum / float64(len(r))
 }

@@ -62,3 +62,73 @@ func BenchmarkStepOverhead(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStepParts times the parts of Stepper.Step around the backend on
+// the root benchmark's impl=stepper batches (width 32, groups of 16 rows
+// with integer rewards, advantages and both log-probabilities given),
+// each alone, so that a change to one shows:
+//
+//	go test -run XXX -bench StepParts -count 6 ./trainer | benchstat -col /batch -
+//
+// step is the whole Step on zeroBackend (with the clip and Adam); check is
+// Samples.Check; groups finds the runs of the group keys (buildRuns);
+// groupstats the reward_std metrics; pass batchMetrics's pass over the rows;
+// fill the rest of the backend's batch; gradnorm and clip the global norm
+// and the clip's multiply; adam the update.
+func BenchmarkStepParts(b *testing.B) {
+	for _, rows := range []int{512, 4096} {
+		pol := testMLP(b, []int{32, 64, 64, 3}, nn.Tanh, 1)
+		cfg := DefaultStepConfig()
+		cfg.MaxGradNorm = 1
+		s, err := NewStepper(zeroBackend{}, pol, pol, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(3, 3))
+		sm := &Samples{Features: make([]float32, rows*32), Actions: make([]uint8, rows),
+			Rewards: make([]float64, rows), Groups: make([]string, rows), LogProb: make([]float64, rows),
+			RefLogProb: make([]float32, rows*nn.NumActions), Adv: make([]float64, rows)}
+		for i := range sm.Features {
+			sm.Features[i] = float32(rng.NormFloat64())
+		}
+		for i := range rows {
+			sm.Actions[i] = uint8(rng.IntN(3))
+			sm.Rewards[i] = float64(rng.IntN(5) - 2)
+			sm.Groups[i] = fmt.Sprintf("task-%d", i/16)
+		}
+		if err := s.PolicyLogProbsTo(sm.LogProb, sm.Features, sm.Actions); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.logProbsTo(sm.RefLogProb, s.ref, sm.Features); err != nil {
+			b.Fatal(err)
+		}
+		if err := GroupAdvantages(sm.Adv, sm.Rewards, sm.Groups, cfg.Estimator); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Step(sm, 1e-4); err != nil {
+			b.Fatal(err)
+		}
+		var mt Metrics
+		for _, p := range []struct {
+			name string
+			f    func()
+		}{
+			{"step", func() { s.Step(sm, 1e-4) }},
+			{"check", func() { sm.Check(32) }},
+			{"groups", func() { s.groups.buildRuns(sm.Groups) }},
+			{"groupstats", func() { s.groups.groupStats(sm.Rewards) }},
+			{"pass", func() { s.batchMetrics(&mt, sm, sm.Adv, &groupSummary{}) }},
+			{"fill", func() { s.fillBatch(sm, false) }},
+			{"gradnorm", func() { nn.GradNorm(s.grad) }},
+			{"clip", func() { nn.Scale(s.grad, 0.999) }},
+			{"adam", func() { s.adam.UpdateFast(s.policy.Params, s.grad, 1e-9) }},
+		} {
+			b.Run(fmt.Sprintf("part=%s/batch=%d", p.name, rows), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					p.f()
+				}
+			})
+		}
+	}
+}
