@@ -4,11 +4,6 @@ package nn
 
 import "golang.org/x/sys/cpu"
 
-// scaleAVX2 multiplies x[:n] by k in place; n is a positive multiple of 32.
-//
-//go:noescape
-func scaleAVX2(x *float32, n int, k float32)
-
 var hasAVX2 = cpu.X86.HasAVX2
 
 // scale32 multiplies the first n elements of s by k with the vector kernel,

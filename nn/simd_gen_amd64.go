@@ -364,6 +364,11 @@ func adamAVX2(p *float32, grad *float32, m *float32, v *float32, n int, k *[7]fl
 //go:noescape
 func allFiniteAVX2(x *float32, n int) bool
 
+// scaleAVX2 multiplies x[:n] by k in place; n is a positive multiple of 32.
+//
+//go:noescape
+func scaleAVX2(x *float32, n int, k float32)
+
 // sumSquaresAVX2 is the vector part of GradNorm for float32.
 //
 //go:noescape

@@ -4796,6 +4796,28 @@ allFiniteAVX2_end:
 	VZEROUPPER
 	RET
 
+// func scaleAVX2(x *float32, n int, k float32)
+// Requires: AVX
+TEXT ·scaleAVX2(SB), NOSPLIT, $0-20
+	MOVQ         x+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS k+16(FP), Y0
+
+scaleAVX2_loop:
+	VMULPS  (AX), Y0, Y1
+	VMULPS  32(AX), Y0, Y2
+	VMULPS  64(AX), Y0, Y3
+	VMULPS  96(AX), Y0, Y4
+	VMOVUPS Y1, (AX)
+	VMOVUPS Y2, 32(AX)
+	VMOVUPS Y3, 64(AX)
+	VMOVUPS Y4, 96(AX)
+	ADDQ    $0x80, AX
+	SUBQ    $0x20, CX
+	JNZ     scaleAVX2_loop
+	VZEROUPPER
+	RET
+
 // func sumSquaresAVX2(x *float32, n int) float64
 // Requires: AVX, FMA3, SSE2
 TEXT ·sumSquaresAVX2(SB), NOSPLIT, $0-24

@@ -87,6 +87,7 @@ func main() {
 	colSum(avx2)
 	adam()
 	allFinite()
+	scale()
 	sumSquares()
 	lossVec()
 	logSoftmax3()
@@ -1029,6 +1030,37 @@ func allFinite() {
 	r := GP8()
 	SETEQ(r)
 	Store(r, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// scale emits scaleAVX2: x[i] *= k for i < n, n a positive multiple of 32,
+// four vectors an iteration; each product is rounded once, as the scalar
+// multiply rounds it (nn.Scale, the gradient-norm clip).
+func scale() {
+	const name = "scaleAVX2"
+	TEXT(name, NOSPLIT, "func(x *float32, n int, k float32)")
+	Pragma("noescape")
+	Doc(name + " multiplies x[:n] by k in place; n is a positive multiple of 32.")
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	kp, err := Param("k").Resolve()
+	if err != nil {
+		panic(err)
+	}
+	k := YMM()
+	VBROADCASTSS(kp.Addr, k)
+	v := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
+	Label(name + "_loop")
+	for i, r := range v {
+		VMULPS(Mem{Base: x, Disp: 32 * i}, k, r)
+	}
+	for i, r := range v {
+		VMOVUPS(r, Mem{Base: x, Disp: 32 * i})
+	}
+	ADDQ(U8(128), x)
+	SUBQ(U8(32), n)
+	JNZ(LabelRef(name + "_loop"))
 	VZEROUPPER()
 	RET()
 }
