@@ -22,9 +22,10 @@ import (
 // accumulating the gradient into the block's own partial. The caller then
 // adds the partials in block order and writes them, in the flat layout, to
 // grad. (Sharing the copy and the reduction with the helpers, each a slice
-// of the rows, was measured slower: session 8, docs/performance.md.) Row blocks, tiles and the order of every sum depend only on the
-// batch size and the thread count: results are reproducible bit for bit for
-// a given build, CPU feature level and thread count.
+// of the rows, was measured slower: session 8, docs/performance.md.) Row
+// blocks, tiles and the order of every sum depend only on the batch size
+// and the thread count: results are reproducible bit for bit for a given
+// build, CPU feature level and thread count.
 //
 // How many goroutines run the blocks is a rule of the batch alone
 // (stepGoroutines): one per threadRows rows of a step (forwardRows of a
