@@ -941,6 +941,8 @@ type lossIO struct {
 // lossGroup emits the loss on one group of rows (8 on AVX2, 16 on
 // AVX-512): written once for both kernels so that they stay lane for lane
 // the same operations (nn's tests hold lossAVX512 to lossAVX2's bits).
+// avo's register allocator breaks ties by the order registers are created
+// in, so moving a vs.vec() changes the registers chosen (not the results).
 func lossGroup(vs vset, io lossIO) {
 	lc, kc, col := vs.c, io.kc, io.col
 	// Softmax and log-softmax of the three logits.
