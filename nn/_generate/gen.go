@@ -682,18 +682,82 @@ func lc16(i int) Mem { return lossK16.Offset(64 * i) }
 // lc is loss constant i as a YMM operand.
 func lc(i int) Mem { return lossK.Offset(32 * i) }
 
-// vset is the vector width the loss's exp and log run at: AVX2's YMM with
-// the 32-byte constants lc, or AVX-512's ZMM with the 64-byte lc16.
+// vset is the vector width the loss runs at: AVX2's YMM with the 32-byte
+// constants lc, or AVX-512's ZMM with the 64-byte lc16. The loss's compares
+// write vector masks (all-ones lanes) on AVX2 and opmask registers on
+// AVX-512; the mask operations below are the instructions for each.
 type vset struct {
-	vec func() VecVirtual
-	c   func(i int) Mem
-	and func(a, b, dst Op) // bitwise and: VPAND or VPANDD
+	lanes int
+	vec   func() VecVirtual
+	c     func(i int) Mem
+	and   func(a, b, dst Op) // bitwise and: VPAND or VPANDD
+	xor   func(a, b, dst Op) // bitwise xor: VXORPS or VPXORD
+
+	kmask     bool                    // masks are opmask registers (K), not vectors
+	mask      func() Register         // a new mask register
+	mand, mor func(a, b, dst Op)      // and, or of masks
+	movmsk    func(m Op, r GPVirtual) // a bit a lane of m into r
+	masked    func(m, x, dst Op)      // dst = x in m's lanes, 0 in the others
+	blend     func(m, x, dst Op)      // dst = x in m's lanes, dst in the others
 }
 
 var (
-	v8  = vset{vec: func() VecVirtual { return YMM() }, c: lc, and: func(a, b, d Op) { VPAND(a, b, d) }}
-	v16 = vset{vec: func() VecVirtual { return ZMM() }, c: lc16, and: func(a, b, d Op) { VPANDD(a, b, d) }}
+	v8 = vset{
+		lanes:  8,
+		vec:    func() VecVirtual { return YMM() },
+		c:      lc,
+		and:    func(a, b, d Op) { VPAND(a, b, d) },
+		xor:    func(a, b, d Op) { VXORPS(a, b, d) },
+		mask:   func() Register { return YMM() },
+		mand:   func(a, b, d Op) { VANDPS(a, b, d) },
+		mor:    func(a, b, d Op) { VORPS(a, b, d) },
+		movmsk: func(m Op, r GPVirtual) { VMOVMSKPS(m, r.As32()) },
+		masked: func(m, x, d Op) {
+			// VANDPS reads memory from its first operand only; with
+			// two registers the mask goes first (the same bits).
+			if _, mem := x.(Mem); mem {
+				VANDPS(x, m, d)
+			} else {
+				VANDPS(m, x, d)
+			}
+		},
+		blend: func(m, x, d Op) { VBLENDVPS(m, x, d, d) },
+	}
+	v16 = vset{
+		lanes:  16,
+		vec:    func() VecVirtual { return ZMM() },
+		c:      lc16,
+		and:    func(a, b, d Op) { VPANDD(a, b, d) },
+		xor:    func(a, b, d Op) { VPXORD(a, b, d) },
+		kmask:  true,
+		mask:   func() Register { return K() },
+		mand:   func(a, b, d Op) { KANDW(a, b, d) },
+		mor:    func(a, b, d Op) { KORW(a, b, d) },
+		movmsk: func(m Op, r GPVirtual) { KMOVW(m, r.As32()) },
+		masked: func(m, x, d Op) { VMOVUPS_Z(x, m, d) },
+		blend:  func(m, x, d Op) { VMOVUPS(x, m, d) },
+	}
 )
+
+// inReg is x in a vector register: x itself, or loaded from memory into a
+// new one.
+func (vs vset) inReg(x Op) VecVirtual {
+	if r, ok := x.(VecVirtual); ok {
+		return r
+	}
+	r := vs.vec()
+	VMOVUPS(x, r)
+	return r
+}
+
+// vmov copies x to dst: VMOVUPS from memory, VMOVAPS from a register.
+func vmov(x Op, dst VecVirtual) {
+	if _, mem := x.(Mem); mem {
+		VMOVUPS(x, dst)
+	} else {
+		VMOVAPS(x, dst)
+	}
+}
 
 // expAVX2 is expV on YMM.
 func expAVX2(x, p VecVirtual) { expV(v8, x, p) }
@@ -792,8 +856,9 @@ const (
 // first m rows of the columns at c (see nn/kernel_loss.go for the formulas,
 // lossVecAVX2's Go doc for the layout). It writes the gradient columns,
 // adds the valid rows' policy loss, KL and entropy lane by lane into out,
-// and returns the clip counts. Eight rows at a time; values that do not
-// fit the 16 registers go through the scratch vectors after the columns.
+// and returns the clip counts. Eight rows at a time (lossGroup); values
+// that do not fit the 16 registers go through the scratch vectors after
+// the columns.
 func lossVec() {
 	lossConsts()
 	const name = "lossVecAVX2"
@@ -814,66 +879,124 @@ func lossVec() {
 	LEAQ(Mem{Base: cp, Disp: numCols * tileRows * 4}, scratch)
 	col := func(i int) Mem { return Mem{Base: cp, Disp: i * tileRows * 4} }
 	sv := func(i int) Mem { return Mem{Base: scratch, Disp: 32 * i} }
-	kc := func(i int) Mem { return Mem{Base: kp, Disp: 32 * i} }
 	TESTQ(m, m)
 	JZ(LabelRef(name + "_done"))
 
 	Label(name + "_loop")
+	lossGroup(v8, lossIO{
+		kc:  func(i int) Mem { return Mem{Base: kp, Disp: 32 * i} },
+		col: func(c int) Op { return col(c) },
+		keep: func(v VecVirtual, slot int) Op {
+			VMOVUPS(v, sv(slot))
+			return sv(slot)
+		},
+		validMask: func(zero VecVirtual) Op {
+			vm := v8.inReg(col(colValid))
+			VCMPPS(U8(cmpGT), zero, vm, vm)
+			return vm
+		},
+		grad: func(i int, g VecVirtual) { VMOVUPS(g, col(colG0+i)) },
+		polS: polS, klS: klS, entS: entS,
+		lowN: lowN, highN: highN,
+	})
+	ADDQ(U8(32), cp)
+	SUBQ(U8(8), m)
+	JA(LabelRef(name + "_loop"))
+
+	Label(name + "_done")
+	op := Load(Param("out"), GP64())
+	VMOVUPS(polS, Mem{Base: op})
+	VMOVUPS(klS, Mem{Base: op, Disp: 32})
+	VMOVUPS(entS, Mem{Base: op, Disp: 64})
+	Store(lowN, ReturnIndex(0))
+	Store(highN, ReturnIndex(1))
+	VZEROUPPER()
+	RET()
+}
+
+// VCMPPS predicates: ordered, quiet.
+const cmpLT, cmpLE, cmpGE, cmpGT, cmpEQ = 0x11, 0x12, 0x1d, 0x1e, 0x00
+
+// lossIO is what lossVecAVX2 and lossRowsAVX512 differ in around
+// lossGroup's arithmetic: where a group's rows come from, where the values
+// the gradient needs wait, and where the gradient and sums go.
+type lossIO struct {
+	kc func(i int) Mem // per-call constant i (kcLo…)
+	// col is column c of the group's rows (colZ0…colValid) as an operand:
+	// lossCols in memory on AVX2; on AVX-512 a register loaded before
+	// lossGroup, or for the logits and the reference a gather.
+	col func(c int) Op
+	// keep holds v, a log-probability, probability or log-ratio (scratch
+	// slot scratchL+i, 3+i or 6+i), until the gradient: AVX2 spills it to
+	// the scratch vectors, AVX-512 keeps the register.
+	keep func(v VecVirtual, slot int) Op
+	// validMask is the mask of the rows the clip counts count.
+	validMask func(zero VecVirtual) Op
+	// grad stores column i of the gradient.
+	grad            func(i int, g VecVirtual)
+	polS, klS, entS VecVirtual // the 8-lane sums of out
+	lowN, highN     GPVirtual  // the clip counts
+}
+
+// lossGroup emits the loss on one group of rows (8 on AVX2, 16 on
+// AVX-512): written once for both kernels so that they stay lane for lane
+// the same operations (nn's tests hold lossAVX512 to lossAVX2's bits).
+// avo's register allocator breaks ties by the order registers are created
+// in, so moving a vs.vec() changes the registers chosen (not the results).
+func lossGroup(vs vset, io lossIO) {
+	lc, kc, col := vs.c, io.kc, io.col
 	// Softmax and log-softmax of the three logits.
-	y := []VecVirtual{YMM(), YMM(), YMM()}
-	for i := range y {
-		VMOVUPS(col(colZ0+i), y[i])
-	}
-	mx := YMM()
+	y := []VecVirtual{vs.inReg(col(colZ0)), vs.inReg(col(colZ1)), vs.inReg(col(colZ2))}
+	mx := vs.vec()
 	VMAXPS(y[1], y[0], mx)
 	VMAXPS(y[2], mx, mx)
 	for i := range y {
 		VSUBPS(mx, y[i], y[i])
 	}
-	e := []VecVirtual{YMM(), YMM(), YMM()}
+	e := []VecVirtual{vs.vec(), vs.vec(), vs.vec()}
 	for i := range e {
-		t := YMM()
+		t := vs.vec()
 		VMOVAPS(y[i], t)
-		expAVX2(t, e[i])
+		expV(vs, t, e[i])
 	}
-	sum := YMM()
+	sum := vs.vec()
 	VADDPS(e[1], e[0], sum)
 	VADDPS(e[2], sum, sum)
-	inv := YMM()
+	inv := vs.vec()
 	VMOVUPS(lc(lkOne), inv)
 	VDIVPS(sum, inv, inv)
 	for i := range e {
 		VMULPS(inv, e[i], e[i]) // p
 	}
-	ls := YMM()
-	logAVX2(sum, ls)
+	ls := vs.vec()
+	logV(vs, sum, ls)
+	var lk, pk, dk [3]Op // l, p and d kept for the gradient
 	for i := range y {
 		VSUBPS(ls, y[i], y[i]) // l = z − logsumexp
-		VMOVUPS(y[i], sv(scratchL+i))
-		VMOVUPS(e[i], sv(3+i))
+		lk[i] = io.keep(y[i], scratchL+i)
+		pk[i] = io.keep(e[i], 3+i)
 	}
 	l, p := y, e
 	// KL to the reference and entropy.
-	klv, ent := YMM(), YMM()
+	klv, ent := vs.vec(), vs.vec()
+	d := []VecVirtual{vs.vec(), vs.vec(), vs.vec()}
 	for i := range l {
-		d := YMM()
-		VSUBPS(col(colQ0+i), l[i], d)
-		VMOVUPS(d, sv(6+i))
+		VSUBPS(col(colQ0+i), l[i], d[i])
+		dk[i] = io.keep(d[i], 6+i)
 		if i == 0 {
-			VMULPS(d, p[i], klv)
+			VMULPS(d[i], p[i], klv)
 			VMULPS(l[i], p[i], ent)
 		} else {
-			VFMADD231PS(d, p[i], klv)
+			VFMADD231PS(d[i], p[i], klv)
 			VFMADD231PS(l[i], p[i], ent)
 		}
 	}
-	VXORPS(lc(lkSign), ent, ent)
+	vs.xor(lc(lkSign), ent, ent)
 
 	// oneHot sets o to the one-hot of the action for action i, by
 	// arithmetic, exact for a ∈ {0, 1, 2}: (1−a)(2−a)/2, a(2−a), a(a−1)/2.
 	oneHot := func(i int, o VecVirtual) {
-		a, t := YMM(), YMM()
-		VMOVUPS(col(colA), a)
+		a, t := vs.inReg(col(colA)), vs.vec()
 		switch i {
 		case 0:
 			VMOVUPS(lc(lkOne), o)
@@ -892,9 +1015,9 @@ func lossVec() {
 			VMULPS(lc(lkHalf), o, o)
 		}
 	}
-	la := YMM()
+	la := vs.vec()
 	for i := range l {
-		o := YMM()
+		o := vs.vec()
 		oneHot(i, o)
 		if i == 0 {
 			VMULPS(o, l[i], la)
@@ -905,93 +1028,94 @@ func lossVec() {
 	// The clipped ratio term.
 	raw := la
 	VSUBPS(col(colBeh), la, raw)
-	rho, rr := YMM(), YMM()
+	rho, rr := vs.vec(), vs.vec()
 	VMAXPS(lc(lkM20), raw, rr)
 	VMINPS(lc(lkP20), rr, rr)
-	expAVX2(rr, rho)
-	u, v := YMM(), YMM()
+	expV(vs, rr, rho)
+	u, v := vs.vec(), vs.vec()
 	VMULPS(col(colAdv), rho, u)
 	VMAXPS(kc(kcLo), rho, v)
 	VMINPS(kc(kcHi), v, v)
 	VMULPS(col(colAdv), v, v)
-	const lt, le, ge, gt, eq = 0x11, 0x12, 0x1d, 0x1e, 0x00 // ordered, quiet
-	in, t := YMM(), YMM()
-	VCMPPS(U8(ge), kc(kcLo), rho, in)
-	VCMPPS(U8(le), kc(kcHi), rho, t)
-	VANDPS(t, in, in) // ρ within the clip range
+	in, t := vs.mask(), vs.mask()
+	VCMPPS(U8(cmpGE), kc(kcLo), rho, in)
+	VCMPPS(U8(cmpLE), kc(kcHi), rho, t)
+	vs.mand(t, in, in) // ρ within the clip range
 	// ∂L_clip/∂ρ = −A·f: f = 1 when min takes ρA or the clamp passes, ½ on
 	// a tie outside the clip range, 0 when the clipped term wins.
-	VCMPPS(U8(lt), v, u, t)
-	VORPS(t, in, in)
-	f := YMM()
-	VCMPPS(U8(eq), v, u, f)
-	VANDPS(lc(lkHalf), f, f)
-	VBLENDVPS(in, lc(lkOne), f, f)
+	VCMPPS(U8(cmpLT), v, u, t)
+	vs.mor(t, in, in)
+	f := vs.vec()
+	tie := Register(t)
+	if !vs.kmask {
+		tie = f // a vector mask can be f itself
+	}
+	VCMPPS(U8(cmpEQ), v, u, tie)
+	vs.masked(tie, lc(lkHalf), f)
+	vs.blend(in, lc(lkOne), f)
 	VMINPS(v, u, u)
-	VFNMADD231PS(col(colValid), u, polS) // polS −= min(u, v)·valid
-	VFMADD231PS(col(colValid), klv, klS)
-	VFMADD231PS(col(colValid), ent, entS)
+	VFNMADD231PS(col(colValid), u, io.polS) // polS −= min(u, v)·valid
+	VFMADD231PS(col(colValid), klv, io.klS)
+	VFMADD231PS(col(colValid), ent, io.entS)
+	if vs.lanes == 16 {
+		// Rows 8–15 into the low half, added after rows 0–7 as
+		// lossVecAVX2's next group of 8 is.
+		valid := col(colValid)
+		vh, uh, kh, eh := ZMM(), ZMM(), ZMM(), ZMM()
+		VSHUFF32X4(U8(0x4e), valid, valid, vh)
+		VSHUFF32X4(U8(0x4e), u, u, uh)
+		VSHUFF32X4(U8(0x4e), klv, klv, kh)
+		VSHUFF32X4(U8(0x4e), ent, ent, eh)
+		VFNMADD231PS(vh, uh, io.polS)
+		VFMADD231PS(vh, kh, io.klS)
+		VFMADD231PS(vh, eh, io.entS)
+	}
 	// dLp = −A·f·ρ where the raw log-ratio is within ±20, else 0.
 	dlp := f
 	VMULPS(rho, dlp, dlp)
 	VMULPS(col(colAdv), dlp, dlp)
-	VXORPS(lc(lkSign), dlp, dlp)
-	VCMPPS(U8(ge), lc(lkM20), raw, t)
-	VANDPS(t, dlp, dlp)
-	VCMPPS(U8(le), lc(lkP20), raw, t)
-	VANDPS(t, dlp, dlp)
+	vs.xor(lc(lkSign), dlp, dlp)
+	VCMPPS(U8(cmpGE), lc(lkM20), raw, t)
+	vs.masked(t, dlp, dlp)
+	VCMPPS(U8(cmpLE), lc(lkP20), raw, t)
+	vs.masked(t, dlp, dlp)
 	// Clip counts over the valid rows.
-	zero, adv := YMM(), YMM()
-	VXORPS(zero, zero, zero)
-	VMOVUPS(col(colAdv), adv)
+	zero := vs.vec()
+	vs.xor(zero, zero, zero)
+	adv := vs.inReg(col(colAdv))
 	cnt := GP64()
-	VCMPPS(U8(lt), kc(kcLo), rho, t)
-	VCMPPS(U8(lt), zero, adv, in)
-	VANDPS(in, t, t)
-	vm := YMM()
-	VMOVUPS(col(colValid), vm)
-	VCMPPS(U8(gt), zero, vm, vm)
-	VANDPS(vm, t, t)
-	VMOVMSKPS(t, cnt.As32())
+	VCMPPS(U8(cmpLT), kc(kcLo), rho, t)
+	VCMPPS(U8(cmpLT), zero, adv, in)
+	vs.mand(in, t, t)
+	vm := io.validMask(zero)
+	vs.mand(vm, t, t)
+	vs.movmsk(t, cnt)
 	POPCNTL(cnt.As32(), cnt.As32())
-	ADDQ(cnt, lowN)
-	VCMPPS(U8(gt), kc(kcHi), rho, t)
-	VCMPPS(U8(gt), zero, adv, in)
-	VANDPS(in, t, t)
-	VANDPS(vm, t, t)
-	VMOVMSKPS(t, cnt.As32())
+	ADDQ(cnt, io.lowN)
+	VCMPPS(U8(cmpGT), kc(kcHi), rho, t)
+	VCMPPS(U8(cmpGT), zero, adv, in)
+	vs.mand(in, t, t)
+	vs.mand(vm, t, t)
+	vs.movmsk(t, cnt)
 	POPCNTL(cnt.As32(), cnt.As32())
-	ADDQ(cnt, highN)
+	ADDQ(cnt, io.highN)
 	// Gradient: g_i = (β(d_i − KL) + c_H(l_i + H) − dLp)·p_i + dLp·onehot_i,
 	// scaled by 1/B.
 	for i := 0; i < 3; i++ {
-		g, s, o := YMM(), YMM(), YMM()
-		VMOVUPS(sv(6+i), g)
+		g, s, o := vs.vec(), vs.vec(), vs.vec()
+		vmov(dk[i], g)
 		VSUBPS(klv, g, g)
 		VMULPS(kc(kcBeta), g, g)
-		VMOVUPS(sv(scratchL+i), s)
+		vmov(lk[i], s)
 		VADDPS(ent, s, s)
 		VFMADD231PS(kc(kcEntropy), s, g)
 		VSUBPS(dlp, g, g)
-		VMULPS(sv(3+i), g, g)
+		VMULPS(pk[i], g, g)
 		oneHot(i, o)
 		VFMADD231PS(o, dlp, g)
 		VMULPS(kc(kcScale), g, g)
-		VMOVUPS(g, col(colG0+i))
+		io.grad(i, g)
 	}
-	ADDQ(U8(32), cp)
-	SUBQ(U8(8), m)
-	JA(LabelRef(name + "_loop"))
-
-	Label(name + "_done")
-	op := Load(Param("out"), GP64())
-	VMOVUPS(polS, Mem{Base: op})
-	VMOVUPS(klS, Mem{Base: op, Disp: 32})
-	VMOVUPS(entS, Mem{Base: op, Disp: 64})
-	Store(lowN, ReturnIndex(0))
-	Store(highN, ReturnIndex(1))
-	VZEROUPPER()
-	RET()
 }
 
 // allFinite emits allFiniteAVX2, which reports whether the first n elements
@@ -1383,15 +1507,16 @@ func transpose512() {
 }
 
 // lossVec512 emits lossRowsAVX512: lossVecAVX2's loss, lane for lane the
-// same operations, on 16 rows a vector, reading the rows where they are
-// (the logits from rows of z and the reference log-probabilities by
-// gathers, the actions, advantages and behaviour log-probabilities by
-// masked loads) and scattering the gradient into the rows of dz (its
-// three columns; the padding is left as it is), instead of a gather into
-// columns and a scatter out of them in Go. The valid rows are a mask of
-// the rows left. The statistics are added lane by lane into 8-lane sums
-// in lossVecAVX2's order: rows 0–7 of each 16, then rows 8–15 (moved to
-// the low half), so that each of out's lanes is the same float32 sum.
+// same operations (lossGroup emits both), on 16 rows a vector, reading the
+// rows where they are (the logits from rows of z and the reference
+// log-probabilities by gathers, the actions, advantages and behaviour
+// log-probabilities by masked loads) and scattering the gradient into the
+// rows of dz (its three columns; the padding is left as it is), instead of
+// a gather into columns and a scatter out of them in Go. The valid rows
+// are a mask of the rows left. The statistics are added lane by lane into
+// 8-lane sums in lossVecAVX2's order: rows 0–7 of each 16, then rows 8–15
+// (moved to the low half), so that each of out's lanes is the same
+// float32 sum.
 func lossVec512() {
 	lossConsts16()
 	const name = "lossRowsAVX512"
@@ -1419,7 +1544,6 @@ func lossVec512() {
 	ip := Load(Param("idx"), GP64()) // the gathers' byte offsets of 16 rows of z and of ref
 	VMOVDQU32(Mem{Base: ip}, idxZ)
 	VMOVDQU32(Mem{Base: ip, Disp: 64}, idxQ)
-	kc := func(i int) Mem { return Mem{Base: kp, Disp: 64 * i} }
 	lc := lc16
 	TESTQ(m, m)
 	JZ(LabelRef(name + "_done"))
@@ -1450,170 +1574,36 @@ func lossVec512() {
 	VCVTDQ2PS(a, a)
 	VMOVUPS_Z(Mem{Base: advp}, kv, adv)
 	VMOVUPS_Z(Mem{Base: behp}, kv, beh)
-
-	// Softmax and log-softmax of the three logits.
-	y := []VecVirtual{gather(zp, idxZ, 0), gather(zp, idxZ, 4), gather(zp, idxZ, 8)}
-	mx := ZMM()
-	VMAXPS(y[1], y[0], mx)
-	VMAXPS(y[2], mx, mx)
-	for i := range y {
-		VSUBPS(mx, y[i], y[i])
-	}
-	e := []VecVirtual{ZMM(), ZMM(), ZMM()}
-	for i := range e {
-		t := ZMM()
-		VMOVAPS(y[i], t)
-		expV(v16, t, e[i])
-	}
-	sum := ZMM()
-	VADDPS(e[1], e[0], sum)
-	VADDPS(e[2], sum, sum)
-	inv := ZMM()
-	VMOVUPS(lc(lkOne), inv)
-	VDIVPS(sum, inv, inv)
-	for i := range e {
-		VMULPS(inv, e[i], e[i]) // p
-	}
-	ls := ZMM()
-	logV(v16, sum, ls)
-	for i := range y {
-		VSUBPS(ls, y[i], y[i]) // l = z − logsumexp
-	}
-	l, p := y, e
-	// KL to the reference and entropy.
-	klv, ent := ZMM(), ZMM()
-	d := []VecVirtual{ZMM(), ZMM(), ZMM()}
-	for i := range l {
-		q := gather(refp, idxQ, 4*i)
-		VSUBPS(q, l[i], d[i])
-		if i == 0 {
-			VMULPS(d[i], p[i], klv)
-			VMULPS(l[i], p[i], ent)
-		} else {
-			VFMADD231PS(d[i], p[i], klv)
-			VFMADD231PS(l[i], p[i], ent)
-		}
-	}
-	VPXORD(lc(lkSign), ent, ent)
-
-	// oneHot: lossVec's, on a in a register.
-	oneHot := func(i int, o VecVirtual) {
-		t := ZMM()
-		switch i {
-		case 0:
-			VMOVUPS(lc(lkOne), o)
-			VSUBPS(a, o, o)
-			VMOVUPS(lc(lkTwo), t)
-			VSUBPS(a, t, t)
-			VMULPS(t, o, o)
-			VMULPS(lc(lkHalf), o, o)
-		case 1:
-			VMOVUPS(lc(lkTwo), o)
-			VSUBPS(a, o, o)
-			VMULPS(a, o, o)
-		case 2:
-			VSUBPS(lc(lkOne), a, o)
-			VMULPS(a, o, o)
-			VMULPS(lc(lkHalf), o, o)
-		}
-	}
-	la := ZMM()
-	for i := range l {
-		o := ZMM()
-		oneHot(i, o)
-		if i == 0 {
-			VMULPS(o, l[i], la)
-		} else {
-			VFMADD231PS(o, l[i], la)
-		}
-	}
-	// The clipped ratio term.
-	raw := la
-	VSUBPS(beh, la, raw)
-	rho, rr := ZMM(), ZMM()
-	VMAXPS(lc(lkM20), raw, rr)
-	VMINPS(lc(lkP20), rr, rr)
-	expV(v16, rr, rho)
-	u, v := ZMM(), ZMM()
-	VMULPS(adv, rho, u)
-	VMAXPS(kc(kcLo), rho, v)
-	VMINPS(kc(kcHi), v, v)
-	VMULPS(adv, v, v)
-	const lt, le, ge, gt, eq = 0x11, 0x12, 0x1d, 0x1e, 0x00 // ordered, quiet
-	in, t := K(), K()
-	VCMPPS(U8(ge), kc(kcLo), rho, in)
-	VCMPPS(U8(le), kc(kcHi), rho, t)
-	KANDW(t, in, in) // ρ within the clip range
-	// ∂L_clip/∂ρ = −A·f: f = 1 when min takes ρA or the clamp passes, ½ on
-	// a tie outside the clip range, 0 when the clipped term wins.
-	VCMPPS(U8(lt), v, u, t)
-	KORW(t, in, in)
-	f := ZMM()
-	VCMPPS(U8(eq), v, u, t)
-	VMOVUPS_Z(lc(lkHalf), t, f)
-	VMOVUPS(lc(lkOne), in, f)
-	VMINPS(v, u, u)
-	VFNMADD231PS(valid, u, polS) // polS −= min(u, v)·valid
-	VFMADD231PS(valid, klv, klS)
-	VFMADD231PS(valid, ent, entS)
-	// Rows 8–15 into the low half, added after rows 0–7 as lossVecAVX2's
-	// next group of 8 is.
-	{
-		vh, uh, kh, eh := ZMM(), ZMM(), ZMM(), ZMM()
-		VSHUFF32X4(U8(0x4e), valid, valid, vh)
-		VSHUFF32X4(U8(0x4e), u, u, uh)
-		VSHUFF32X4(U8(0x4e), klv, klv, kh)
-		VSHUFF32X4(U8(0x4e), ent, ent, eh)
-		VFNMADD231PS(vh, uh, polS)
-		VFMADD231PS(vh, kh, klS)
-		VFMADD231PS(vh, eh, entS)
-	}
-	// dLp = −A·f·ρ where the raw log-ratio is within ±20, else 0.
-	dlp := f
-	VMULPS(rho, dlp, dlp)
-	VMULPS(adv, dlp, dlp)
-	VPXORD(lc(lkSign), dlp, dlp)
-	VCMPPS(U8(ge), lc(lkM20), raw, t)
-	VMOVUPS_Z(dlp, t, dlp)
-	VCMPPS(U8(le), lc(lkP20), raw, t)
-	VMOVUPS_Z(dlp, t, dlp)
-	// Clip counts over the valid rows.
-	zero := ZMM()
-	VPXORD(zero, zero, zero)
-	cnt := GP64()
-	VCMPPS(U8(lt), kc(kcLo), rho, t)
-	VCMPPS(U8(lt), zero, adv, in)
-	KANDW(in, t, t)
-	KANDW(kv, t, t)
-	KMOVW(t, cnt.As32())
-	POPCNTL(cnt.As32(), cnt.As32())
-	ADDQ(cnt, lowN)
-	VCMPPS(U8(gt), kc(kcHi), rho, t)
-	VCMPPS(U8(gt), zero, adv, in)
-	KANDW(in, t, t)
-	KANDW(kv, t, t)
-	KMOVW(t, cnt.As32())
-	POPCNTL(cnt.As32(), cnt.As32())
-	ADDQ(cnt, highN)
-	// Gradient: g_i = (β(d_i − KL) + c_H(l_i + H) − dLp)·p_i + dLp·onehot_i,
-	// scaled by 1/B, scattered to column i of the rows.
-	for i := 0; i < 3; i++ {
-		g, s, o := ZMM(), ZMM(), ZMM()
-		VMOVAPS(d[i], g)
-		VSUBPS(klv, g, g)
-		VMULPS(kc(kcBeta), g, g)
-		VMOVAPS(l[i], s)
-		VADDPS(ent, s, s)
-		VFMADD231PS(kc(kcEntropy), s, g)
-		VSUBPS(dlp, g, g)
-		VMULPS(p[i], g, g)
-		oneHot(i, o)
-		VFMADD231PS(o, dlp, g)
-		VMULPS(kc(kcScale), g, g)
-		ks := K()
-		KMOVW(kv, ks)
-		VSCATTERDPS(g, ks, Mem{Base: dzp, Index: idxZ, Scale: 1, Disp: 4 * i})
-	}
+	lossGroup(v16, lossIO{
+		kc: func(i int) Mem { return Mem{Base: kp, Disp: 64 * i} },
+		col: func(c int) Op {
+			switch c {
+			case colZ0, colZ1, colZ2:
+				return gather(zp, idxZ, 4*(c-colZ0))
+			case colQ0, colQ1, colQ2:
+				return gather(refp, idxQ, 4*(c-colQ0))
+			case colA:
+				return a
+			case colAdv:
+				return adv
+			case colBeh:
+				return beh
+			case colValid:
+				return valid
+			}
+			panic(fmt.Sprintf("lossRowsAVX512 has no column %d", c))
+		},
+		keep:      func(v VecVirtual, slot int) Op { return v },
+		validMask: func(VecVirtual) Op { return kv },
+		// The gradient's column i scattered into the rows of dz.
+		grad: func(i int, g VecVirtual) {
+			ks := K()
+			KMOVW(kv, ks)
+			VSCATTERDPS(g, ks, Mem{Base: dzp, Index: idxZ, Scale: 1, Disp: 4 * i})
+		},
+		polS: polS, klS: klS, entS: entS,
+		lowN: lowN, highN: highN,
+	})
 	// The next 16 rows.
 	ADDQ(ld16, zp)
 	ADDQ(ld16, dzp)
