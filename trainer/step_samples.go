@@ -23,7 +23,11 @@ import (
 //	          of per step
 //	Nets      nil, or B network indices (a decoupled policy's)
 //
-// Step reads Samples and never modifies or retains them.
+// Step reads Samples and never modifies them. It reads them only during
+// the call, so the caller may reuse the buffers once Step returns; the
+// Stepper does hold references to Features, Actions and RefLogProb until
+// its next step (its backend batch points into them), which keeps them
+// from being collected until then.
 type Samples struct {
 	Features []float32
 	Actions  []uint8
