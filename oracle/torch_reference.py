@@ -9,6 +9,9 @@ Two uses:
          records read from a JSON Lines file, and write the new weights, so an implementation
          can be checked number for number:
              torch_reference.py step --init w0.safetensors --decisions d.jsonl --out w1.safetensors
+         --dtype float64 steps in float64 (weights still read and written as float32), so the
+         oracle's own rounding, which follows the BLAS kernels picked for the CPU, stays out of
+         a comparison (trainer/oracle_test.go uses it).
          --loss rank-match takes the rank-matching loss instead of the clip loss (design section 4):
          the group-centred implicit reward beta*log(pi/pi_ref) regressed onto the advantages.
          --nets: several networks (decoupled agents, design section 4): the weights file holds
@@ -35,7 +38,11 @@ import torch
 ACTIONS = {"persist": 0, "refine": 1, "concede": 2}
 
 
-def read_safetensors(path):
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+def read_safetensors(path, dtype=torch.float32):
+    """The F32 tensors of a safetensors file, as dtype, and its metadata."""
     with open(path, "rb") as f:
         raw = f.read()
     (n,) = struct.unpack("<Q", raw[:8])
@@ -47,7 +54,7 @@ def read_safetensors(path):
             sys.exit(f"{path}: {name}: dtype {info['dtype']}, want F32")
         a, b = info["data_offsets"]
         t = torch.frombuffer(bytearray(raw[base + a:base + b]), dtype=torch.float32)
-        out[name] = t.reshape(info["shape"]).clone()
+        out[name] = t.reshape(info["shape"]).to(dtype).clone()
     return out, meta
 
 
@@ -174,7 +181,7 @@ def rank_match_loss_of(layers, ref_logp_all, x, a, groups, adv, act, beta, c_h, 
 def nets_loss_of(nets, ref_logp_all, x, a, net, blogp, adv, act, eps_low, eps_high, beta, c_h):
     """The clip loss over several networks: row i's terms by network net[i], the mean over
     every row of the batch (so network k's gradient is its rows' share of the whole)."""
-    total = torch.zeros((), dtype=torch.float32)
+    total = torch.zeros((), dtype=x.dtype)
     for k, layers in enumerate(nets):
         idx = (net == k).nonzero(as_tuple=True)[0]
         if idx.numel() == 0:
@@ -206,7 +213,8 @@ def read_decisions(path, nets=False):
 
 
 def cmd_step_nets(args):
-    tensors, meta = read_safetensors(args.init)
+    dt = DTYPES[args.dtype]
+    tensors, meta = read_safetensors(args.init, dt)
     nets = []
     while f"nets.{len(nets)}.layers.0.weight" in tensors:
         nets.append(layers_from(tensors, f"nets.{len(nets)}."))
@@ -214,20 +222,20 @@ def cmd_step_nets(args):
         sys.exit("--nets: no nets.0.layers.0.weight in the weights file")
     ref_layers = layers_from(tensors, "fallback.")
     feats, acts, rewards, groups, blogps, net = read_decisions(args.decisions, nets=True)
-    x = torch.tensor(feats, dtype=torch.float32)
+    x = torch.tensor(feats, dtype=dt)
     a = torch.tensor(acts)
     net = torch.tensor(net)
     adv = softrank_advantages(torch.tensor(rewards, dtype=torch.float64),
-                              torch.tensor(groups), args.tau).to(torch.float32)
+                              torch.tensor(groups), args.tau).to(dt)
     with torch.no_grad():
         ref = torch.log_softmax(logits_of(ref_layers, x, args.activation), dim=1)
-        start = torch.zeros(x.shape[0])
+        start = torch.zeros(x.shape[0], dtype=dt)
         for k, layers in enumerate(nets):
             idx = (net == k).nonzero(as_tuple=True)[0]
             lp = torch.log_softmax(logits_of(layers, x[idx], args.activation), dim=1)
             start[idx] = lp.gather(1, a[idx][:, None]).squeeze(1)
     blogp = torch.tensor([start[i].item() if v is None else float(v)
-                          for i, v in enumerate(blogps)], dtype=torch.float32)
+                          for i, v in enumerate(blogps)], dtype=dt)
     params = [p for layers in nets for wb in layers for p in wb]
     opt = torch.optim.Adam(params, lr=args.lr, betas=(0.9, 0.999), eps=1e-8)
     for _ in range(args.steps):
@@ -253,19 +261,20 @@ def cmd_step(args):
         if args.arch != "mlp":
             sys.exit("--nets: the mlp only")
         return cmd_step_nets(args)
-    tensors, meta = read_safetensors(args.init)
+    dt = DTYPES[args.dtype]
+    tensors, meta = read_safetensors(args.init, dt)
     layers = layers_from(tensors)
     attn = attn_from(tensors, args.attn_dim) if args.arch == "attention" else None
     feats, acts, rewards, groups, blogps, _ = read_decisions(args.decisions)
-    x = torch.tensor(feats, dtype=torch.float32)
+    x = torch.tensor(feats, dtype=dt)
     a = torch.tensor(acts)
     adv = softrank_advantages(torch.tensor(rewards, dtype=torch.float64),
-                              torch.tensor(groups), args.tau).to(torch.float32)
+                              torch.tensor(groups), args.tau).to(dt)
     with torch.no_grad():
         start_logp_all = torch.log_softmax(logits_of(layers, x, args.activation, attn), dim=1)
         start_logp = start_logp_all.gather(1, a[:, None]).squeeze(1)
     blogp = torch.tensor([start_logp[i].item() if v is None else float(v)
-                          for i, v in enumerate(blogps)], dtype=torch.float32)
+                          for i, v in enumerate(blogps)], dtype=dt)
     ref = start_logp_all  # the initial policy is the reference
     params = [p for wb in layers for p in wb]
     if attn is not None:
@@ -293,7 +302,7 @@ def cmd_step(args):
 def cmd_bench(args):
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    dt = {"float32": torch.float32, "float64": torch.float64}[args.dtype]
+    dt = DTYPES[args.dtype]
     sizes = [args.features] + [int(h) for h in args.hidden.split(",")] + [3]
     layers = []
     for i in range(len(sizes) - 1):
@@ -356,6 +365,9 @@ def main():
     s.add_argument("--loss", default="clip", choices=["clip", "rank-match"])
     s.add_argument("--arch", default="mlp", choices=["mlp", "attention"])
     s.add_argument("--attn-dim", type=int, default=16)
+    s.add_argument("--dtype", default="float32", choices=sorted(DTYPES),
+                   help="the step's arithmetic; float64 takes the oracle's own rounding out of a comparison "
+                        "(weights are read and written as float32 either way)")
     s.add_argument("--nets", action="store_true", help="several networks: nets.{k}.* and fallback.* (the reference)")
     args = p.parse_args()
     cmd_bench(args) if args.cmd == "bench" else cmd_step(args)

@@ -48,6 +48,14 @@ func oracleDecisions(policy *nn.MLP[float32], n int) []data.Decision {
 	return ds
 }
 
+// oracleDType is the PyTorch oracle's arithmetic. In float32 the oracle's
+// own rounding depends on the BLAS kernels OpenBLAS picks for the host's
+// CPU: on one host an Adam step amplified it past the tolerance on one
+// parameter where another host's kernels did not. In float64 the oracle is
+// the same on every host, and a comparison measures mpdf's float32 error
+// alone.
+const oracleDType = "float64"
+
 // TestStepMatchesPyTorch runs K full-batch SoftRankPO steps (advantages,
 // loss, backward, Adam) from the same safetensors weights on the same
 // decision records in mpdf and in oracle/torch_reference.py, with
@@ -92,7 +100,7 @@ func testStepMatchesPyTorch(t *testing.T, loss nn.LossConfig) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(py, torchReference, "step", "--init", w0, "--decisions", dpath, "--out", w1,
+	cmd := exec.Command(py, torchReference, "step", "--dtype", oracleDType, "--init", w0, "--decisions", dpath, "--out", w1,
 		"--steps", fmt.Sprint(steps), "--beta", fmt.Sprint(loss.Beta), "--entropy", fmt.Sprint(loss.Entropy),
 		"--eps-low", fmt.Sprint(loss.EpsLow), "--eps-high", fmt.Sprint(loss.EpsHigh), "--loss", nn.LossName(loss.Kind))
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -166,11 +174,12 @@ func compareParamsTol(t *testing.T, got, want, init []float32, rel float64) {
 	if len(got) != len(want) {
 		t.Fatalf("%d parameters, oracle has %d", len(got), len(want))
 	}
-	bad, worst := 0, 0.0
+	bad, worst, used := 0, 0.0, 0.0
 	for i := range got {
 		g, w, w0 := float64(got[i]), float64(want[i]), float64(init[i])
 		d := math.Abs(g - w)
 		tol := rel*math.Abs(w) + rel*math.Abs(w-w0) + 1e-9
+		used = max(used, d/tol)
 		if d > tol {
 			bad++
 			if bad <= 5 {
@@ -182,7 +191,7 @@ func compareParamsTol(t *testing.T, got, want, init []float32, rel float64) {
 	if bad > 0 {
 		t.Errorf("%d of %d parameters differ from the PyTorch oracle", bad, len(got))
 	}
-	t.Logf("worst relative difference to the oracle: %.3g", worst)
+	t.Logf("worst relative difference to the oracle: %.3g; at most %.0f%% of the tolerance used", worst, 100*used)
 }
 
 // Several networks (decoupled agents) against the PyTorch oracle's
@@ -236,7 +245,7 @@ func TestNetsStepMatchesPyTorch(t *testing.T) {
 	if err := os.WriteFile(dpath, lines, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(py, torchReference, "step", "--nets", "--init", w0, "--decisions", dpath, "--out", w1,
+	cmd := exec.Command(py, torchReference, "step", "--dtype", oracleDType, "--nets", "--init", w0, "--decisions", dpath, "--out", w1,
 		"--steps", fmt.Sprint(steps), "--beta", fmt.Sprint(loss.Beta), "--entropy", fmt.Sprint(loss.Entropy),
 		"--eps-low", fmt.Sprint(loss.EpsLow), "--eps-high", fmt.Sprint(loss.EpsHigh))
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -373,7 +382,7 @@ func testAttentionStep(t *testing.T, loss nn.LossConfig) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(py, torchReference, "step", "--arch", "attention", "--attn-dim", fmt.Sprint(d),
+	cmd := exec.Command(py, torchReference, "step", "--dtype", oracleDType, "--arch", "attention", "--attn-dim", fmt.Sprint(d),
 		"--init", w0, "--decisions", dpath, "--out", w1,
 		"--steps", fmt.Sprint(steps), "--beta", fmt.Sprint(loss.Beta), "--entropy", fmt.Sprint(loss.Entropy),
 		"--eps-low", fmt.Sprint(loss.EpsLow), "--eps-high", fmt.Sprint(loss.EpsHigh), "--loss", nn.LossName(loss.Kind))
