@@ -97,6 +97,7 @@ def main():
     except ImportError:
         fake = types.ModuleType("torch")
         fake.float32 = "float32"
+        fake.float64 = "float64"  # named by the module's DTYPES; files are float32 only
         fake.frombuffer = _frombuffer
         sys.modules["torch"] = fake
         kind = "stand-in"
