@@ -32,7 +32,7 @@ import (
 const (
 	// defaultMaxMemory suits a small container (512 MiB): the server's own
 	// ~20 MiB, and room for 2 requests of the worst 1 MiB body at once
-	// (~160 MiB each), or hundreds of ordinary ones.
+	// (~150 MiB each), or hundreds of ordinary ones.
 	defaultMaxMemory = 512 << 20
 	// minMemory is the least budget a server is configured with.
 	minMemory = 128 << 20
@@ -46,8 +46,12 @@ const (
 	costPerByte = 24
 	// Per JSON value of the body (Stats.Values): a {} agent is one value
 	// of 3 bytes and costs an Agent, an AgentState, a feature row, logits
-	// and a Decision, with the garbage the pools do not keep.
-	costPerValue = 400
+	// and a Decision, with the garbage the pools do not keep. The most
+	// agents a body holds (4096 teams of 64 {}, ~278 k values) raised the
+	// peak RSS by 126-133 MiB over 16 runs on one host (2026-12-02; 423 B
+	// a value at the top), past the 127 MiB that 400 B a value gave: 480
+	// estimates 148 MiB.
+	costPerValue = 480
 	// Per byte of agents' text, read by the answer reader (answer.Read),
 	// and with the critic: both run in linear time and memory under
 	// answer's caps; TestRequestCostBounds measures five hostile 1 MiB
