@@ -114,8 +114,8 @@ func build(header map[string]any, data []byte) []byte {
 	return append(append(b, h...), data...)
 }
 
-func entry(dtype string, shape []int, begin, end int) map[string]any {
-	return map[string]any{"dtype": dtype, "shape": shape, "data_offsets": []int{begin, end}}
+func entry(dtype string, shape []int, begin, end int64) map[string]any {
+	return map[string]any{"dtype": dtype, "shape": shape, "data_offsets": []int64{begin, end}}
 }
 
 func TestSafetensorsImportErrors(t *testing.T) {

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,7 @@ func TestShardOfIsFNV1a64ModN(t *testing.T) {
 	if got := ShardOf("", 1000003); got != int(0xcbf29ce484222325%1000003) {
 		t.Errorf(`ShardOf("") = %d`, got)
 	}
-	if got := ShardOf("a", 1<<62); got != int(0xaf63dc4c8601ec8c%(1<<62)) {
+	if got := ShardOf("a", math.MaxInt); got != int(0xaf63dc4c8601ec8c%uint64(math.MaxInt)) {
 		t.Errorf(`ShardOf("a") = %d`, got)
 	}
 	// A task's shard depends on its id alone.

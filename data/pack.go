@@ -169,7 +169,7 @@ func WritePack(dir string, r *Reader, opts PackOptions) (m *Manifest, err error)
 			m.FeatureWidth = cols.Width
 			if int64(opts.RowsPerShard)*int64(cols.Width)*4 > maxColumnBytes {
 				return nil, fmt.Errorf("data: pack: %d rows of %d features exceed the %d-byte column limit; lower RowsPerShard",
-					opts.RowsPerShard, cols.Width, maxColumnBytes)
+					opts.RowsPerShard, cols.Width, int64(maxColumnBytes))
 			}
 		}
 		buf, raw = encodeShardBlocks(buf[:0], enc, &cols, i, raw, opts.BlockRows)

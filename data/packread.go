@@ -79,7 +79,7 @@ func (m *Manifest) check() error {
 	case m.FeatureWidth < 1:
 		return fmt.Errorf("feature width %d, want ≥ 1", m.FeatureWidth)
 	case m.RowsPerShard < 1 || int64(m.RowsPerShard)*int64(m.FeatureWidth)*4 > maxColumnBytes:
-		return fmt.Errorf("rows per shard %d of width %d, want 1 to %d bytes of features", m.RowsPerShard, m.FeatureWidth, maxColumnBytes)
+		return fmt.Errorf("rows per shard %d of width %d, want 1 to %d bytes of features", m.RowsPerShard, m.FeatureWidth, int64(maxColumnBytes))
 	case len(m.Shards) == 0:
 		return fmt.Errorf("no shards")
 	case int64(len(m.Groups)) > math.MaxUint32:

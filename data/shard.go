@@ -199,7 +199,7 @@ func parseShardHeader(b []byte, size int64, width, rows, index int) (*shardHeade
 		case raw != want:
 			return nil, fmt.Errorf("%w: %s: %d raw bytes, want %d for %d rows", ErrCorruptShard, columnName[k], raw, want, rows)
 		case raw > maxColumnBytes:
-			return nil, fmt.Errorf("%w: %s: %d raw bytes, over the %d limit", ErrCorruptShard, columnName[k], raw, maxColumnBytes)
+			return nil, fmt.Errorf("%w: %s: %d raw bytes, over the %d limit", ErrCorruptShard, columnName[k], raw, int64(maxColumnBytes))
 		case stored > uint64(size):
 			return nil, fmt.Errorf("%w: %s: %d stored bytes in a file of %d", ErrCorruptShard, columnName[k], stored, size)
 		case v == shardVersion1 && raw > stored*zstdMaxRatio+(128<<10):

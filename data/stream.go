@@ -164,7 +164,7 @@ func (s *DecisionStream) ReadColumns(dst *Columns) error {
 func (s *DecisionStream) groupID(g string) (uint32, error) {
 	id, ok := s.ids[g]
 	if !ok {
-		if len(s.names) == math.MaxUint32 {
+		if uint64(len(s.names)) == math.MaxUint32 {
 			return 0, fmt.Errorf("data: %s: more than %d groups", s.pos, uint32(math.MaxUint32))
 		}
 		id = uint32(len(s.names))

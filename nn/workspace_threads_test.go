@@ -78,7 +78,7 @@ func testBlocksSameBits[T Float](t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			serial.s.threadRows, parallel.s.threadRows = 1<<40, 1
+			serial.s.threadRows, parallel.s.threadRows = math.MaxInt, 1
 			for _, n := range []int{700, 2500} {
 				b := randBatch(rng, m, n)
 				b.Group = make([]int32, n)
