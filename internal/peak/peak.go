@@ -64,17 +64,28 @@ func FLOPs(isa string, goroutines, trials int, d time.Duration) float64 {
 }
 
 // Peaks is the probe's FLOP/s with one goroutine and with the machine's
-// (GOMAXPROCS goroutines; at least the one goroutine's figure: more
+// (machineProcs goroutines; at least the one goroutine's figure: more
 // goroutines than units do no more).
 type Peaks struct {
 	One, Machine float64
 }
 
-// Measure runs FLOPs for one goroutine and for GOMAXPROCS, 5 trials of 20 ms
-// each: 0.2 s or so.
+// machineProcs is the process's GOMAXPROCS at start (the CPUs it may use,
+// a container's quota included), before go test's -cpu flag sets it for a
+// benchmark: a run with -test.cpu 1 still reports its share of the whole
+// machine as %peak, not of one core.
+var machineProcs = runtime.GOMAXPROCS(0)
+
+// Measure runs FLOPs for one goroutine and for the machine's CPUs (GOMAXPROCS
+// raised to machineProcs for that probe, when a benchmark's -cpu lowered
+// it), 5 trials of 20 ms each: 0.2 s or so.
 func Measure(isa string) Peaks {
 	one := FLOPs(isa, 1, 5, 20*time.Millisecond)
-	all := FLOPs(isa, runtime.GOMAXPROCS(0), 5, 20*time.Millisecond)
+	if procs := runtime.GOMAXPROCS(0); procs < machineProcs {
+		runtime.GOMAXPROCS(machineProcs)
+		defer runtime.GOMAXPROCS(procs)
+	}
+	all := FLOPs(isa, machineProcs, 5, 20*time.Millisecond)
 	return Peaks{One: one, Machine: math.Max(one, all)}
 }
 

@@ -1,6 +1,7 @@
 package peak
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -22,5 +23,23 @@ func TestFLOPs(t *testing.T) {
 	}
 	if got, want := probe(isa)(3), 3*12*2*map[string]int{"avx512": 16, "avx2": 8}[isa]; got != want {
 		t.Errorf("%s probe of 3 iterations reports %d FLOPs, want %d", isa, got, want)
+	}
+}
+
+// TestMeasureKeepsGOMAXPROCS: Measure probes the machine's CPUs when a
+// benchmark's -cpu lowered GOMAXPROCS, and gives the benchmark its setting
+// back.
+func TestMeasureKeepsGOMAXPROCS(t *testing.T) {
+	isa := nn.KernelName[float32]()
+	if probe(isa) == nil {
+		t.Skipf("no probe for %s on this build", isa)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	p := Measure(isa)
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("GOMAXPROCS after Measure = %d, want 1", got)
+	}
+	if !(p.One > 0) || p.Machine < p.One {
+		t.Errorf("Measure = %+v, want One > 0 and Machine ≥ One", p)
 	}
 }
