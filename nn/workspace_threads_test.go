@@ -78,7 +78,9 @@ func testBlocksSameBits[T Float](t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			serial.s.threadRows, parallel.s.threadRows = 1<<20, 1 // 1<<20: more rows than any batch here, times forwardRows/threadRows still an int of 32 bits
+			// 1<<20 rows a goroutine: more than any batch here, and still
+			// an int of 32 bits times forwardRows/threadRows.
+			serial.s.threadRows, parallel.s.threadRows = 1<<20, 1
 			for _, n := range []int{700, 2500} {
 				b := randBatch(rng, m, n)
 				b.Group = make([]int32, n)
