@@ -7,8 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/mpdf/mpdf/internal/peak"
 )
 
 func gemmAVX512() bool { return kernelSets32()[0].name == "avx512" }
@@ -131,8 +129,6 @@ func BenchmarkKernelStepPass2(b *testing.B) {
 	if !gemmAVX512() {
 		b.Skip("no AVX-512")
 	}
-	sizes := []int{32, 64, 64, NumActions}
-	flops := stepFLOPs(sizes)
 	const n = 4096
 	for _, threads := range []int{1, 2} {
 		for _, impl := range []struct {
@@ -140,23 +136,7 @@ func BenchmarkKernelStepPass2(b *testing.B) {
 			k    *kernelSet[float32]
 		}{{"before", before()}, {"after", kernelSets32()[0]}} {
 			b.Run(fmt.Sprintf("threads=%d/impl=%s", threads, impl.name), func(b *testing.B) {
-				rng := rand.New(rand.NewPCG(1, 1))
-				m := randModel[float32](rng, sizes, Tanh)
-				batch := randBatch(rng, m, n)
-				ws, err := newWorkspace(sizes, Tanh, n, threads, impl.k)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer ws.Close()
-				grad := make([]float32, len(m.Params))
-				opt := NewAdam[float32](DefaultAdam(), len(m.Params))
-				for b.Loop() {
-					ws.LossAndGrad(grad, m, batch, DefaultLoss())
-					opt.UpdateFast(m.Params, grad, 1e-4)
-				}
-				sps := float64(n) * float64(b.N) / b.Elapsed().Seconds()
-				b.ReportMetric(sps, "samples/s")
-				peak.Report(b, "avx512", sps*float64(flops)/1e9)
+				benchStep(b, impl.k, []int{32, 64, 64, NumActions}, n, threads)
 			})
 		}
 	}

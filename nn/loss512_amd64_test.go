@@ -7,8 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/mpdf/mpdf/internal/peak"
 )
 
 // lossAVX512 against lossAVX2, bit for bit: the gradient's three columns,
@@ -126,7 +124,6 @@ func BenchmarkKernelStepSession8(b *testing.B) {
 		b.Skip("no AVX-512")
 	}
 	sizes := []int{32, 64, 64, NumActions}
-	flops := stepFLOPs(sizes)
 	before, transpose := *kernelSets32()[0], *kernelSets32()[0]
 	before.loss, before.transpose = lossAVX2, nil
 	transpose.loss = lossAVX2
@@ -137,23 +134,7 @@ func BenchmarkKernelStepSession8(b *testing.B) {
 				k    *kernelSet[float32]
 			}{{"before", &before}, {"transpose", &transpose}, {"now", kernelSets32()[0]}} {
 				b.Run(fmt.Sprintf("batch=%d/threads=%d/impl=%s", n, threads, impl.name), func(b *testing.B) {
-					rng := rand.New(rand.NewPCG(1, 1))
-					m := randModel[float32](rng, sizes, Tanh)
-					batch := randBatch(rng, m, n)
-					ws, err := newWorkspace(sizes, Tanh, n, threads, impl.k)
-					if err != nil {
-						b.Fatal(err)
-					}
-					defer ws.Close()
-					grad := make([]float32, len(m.Params))
-					opt := NewAdam[float32](DefaultAdam(), len(m.Params))
-					for b.Loop() {
-						ws.LossAndGrad(grad, m, batch, DefaultLoss())
-						opt.UpdateFast(m.Params, grad, 1e-4)
-					}
-					sps := float64(n) * float64(b.N) / b.Elapsed().Seconds()
-					b.ReportMetric(sps, "samples/s")
-					peak.Report(b, "avx512", sps*float64(flops)/1e9)
+					benchStep(b, impl.k, sizes, n, threads)
 				})
 			}
 		}

@@ -31,33 +31,42 @@ func stepFLOPs(sizes []int) int {
 
 func benchKernelStep[T Float](b *testing.B) {
 	sizes := []int{32, 64, 64, NumActions}
-	flops := stepFLOPs(sizes)
 	for _, k := range kernelSetsFor[T]() {
 		for _, n := range []int{256, 512, 4096} {
 			b.Run(fmt.Sprintf("impl=%s/dtype=%s/batch=%d", k.name, typeName[T](), n), func(b *testing.B) {
-				rng := rand.New(rand.NewPCG(1, 1))
-				m := randModel[T](rng, sizes, Tanh)
-				batch := randBatch(rng, m, n)
-				ws, err := newWorkspace(sizes, Tanh, n, 0, k)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer ws.Close()
-				grad := make([]T, len(m.Params))
-				opt := NewAdam[T](DefaultAdam(), len(m.Params))
-				b.ReportAllocs()
-				for b.Loop() {
-					ws.LossAndGrad(grad, m, batch, DefaultLoss())
-					opt.UpdateFast(m.Params, grad, 1e-4)
-				}
-				sps := float64(n) * float64(b.N) / b.Elapsed().Seconds()
-				b.ReportMetric(sps, "samples/s")
-				b.ReportMetric(sps*float64(flops)/1e9, "GFLOP/s")
-				if typeName[T]() == "float32" {
-					peak.Report(b, k.name, sps*float64(flops)/1e9)
-				}
+				benchStep(b, k, sizes, n, 0)
 			})
 		}
+	}
+}
+
+// benchStep times the update step (Workspace.LossAndGrad, then
+// Adam.UpdateFast) of kernel set k on a random n-row batch of a network of
+// sizes, on threads goroutines (0: the package's rule), and reports
+// samples/s, GFLOP/s and, in float32, the share of the peak of k's
+// instruction set.
+func benchStep[T Float](b *testing.B, k *kernelSet[T], sizes []int, n, threads int) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	m := randModel[T](rng, sizes, Tanh)
+	batch := randBatch(rng, m, n)
+	ws, err := newWorkspace(sizes, Tanh, n, threads, k)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.Close()
+	grad := make([]T, len(m.Params))
+	opt := NewAdam[T](DefaultAdam(), len(m.Params))
+	b.ReportAllocs()
+	for b.Loop() {
+		ws.LossAndGrad(grad, m, batch, DefaultLoss())
+		opt.UpdateFast(m.Params, grad, 1e-4)
+	}
+	sps := float64(n) * float64(b.N) / b.Elapsed().Seconds()
+	gflops := sps * float64(stepFLOPs(sizes)) / 1e9
+	b.ReportMetric(sps, "samples/s")
+	b.ReportMetric(gflops, "GFLOP/s")
+	if typeName[T]() == "float32" {
+		peak.Report(b, k.name, gflops)
 	}
 }
 
