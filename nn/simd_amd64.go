@@ -268,15 +268,7 @@ func lossAVX2(dz, z []float32, ld int, b *Batch[float32], r0, rows int, cfg Loss
 		c.gather(z[c0*ld:], ld, b, r0+c0, m, 8)
 		var out [3][8]float32
 		lo, hi := lossVecAVX2(&c.z0[0], m, &k, &out)
-		s.clipLow += lo
-		s.clipHigh += hi
-		for i := range 8 {
-			p, kl, e := float64(out[0][i]), float64(out[1][i]), float64(out[2][i])
-			s.pol += p
-			s.kl += kl
-			s.ent += e
-			s.loss += p + cfg.Beta*kl - cfg.Entropy*e
-		}
+		s.addLanes(lo, hi, &out, cfg)
 		for i := range m {
 			dr := dz[(c0+i)*ld : (c0+i+1)*ld]
 			dr[0], dr[1], dr[2] = c.g0[i], c.g1[i], c.g2[i]
@@ -319,15 +311,22 @@ func lossAVX512(dz, z []float32, ld int, b *Batch[float32], r0, rows int, cfg Lo
 		copy(act[:], b.Actions[r:r+m])
 		var out [3][8]float32
 		lo, hi := lossRowsAVX512(&z[c0*ld], &dz[c0*ld], 4*ld, &b.RefLogp[r*NumActions], &act[0], &b.Adv[r], &b.BehLogp[r], m, &k, &idx, &out)
-		s.clipLow += lo
-		s.clipHigh += hi
-		for i := range 8 {
-			p, kl, e := float64(out[0][i]), float64(out[1][i]), float64(out[2][i])
-			s.pol += p
-			s.kl += kl
-			s.ent += e
-			s.loss += p + cfg.Beta*kl - cfg.Entropy*e
-		}
+		s.addLanes(lo, hi, &out, cfg)
+	}
+}
+
+// addLanes adds a vector loss kernel's clip counts and its eight lanes of
+// summed terms (policy, KL, entropy), lane by lane: both loss kernels'
+// statistics in one order, so their bits agree.
+func (s *lossSums) addLanes(lo, hi int, out *[3][8]float32, cfg LossConfig) {
+	s.clipLow += lo
+	s.clipHigh += hi
+	for i := range 8 {
+		p, kl, e := float64(out[0][i]), float64(out[1][i]), float64(out[2][i])
+		s.pol += p
+		s.kl += kl
+		s.ent += e
+		s.loss += p + cfg.Beta*kl - cfg.Entropy*e
 	}
 }
 
