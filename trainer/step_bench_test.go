@@ -23,28 +23,36 @@ func (zeroBackend) SFTLossAndGrad(grad []float32, _ *nn.MLP[float32], _ []float3
 	return 0, nil
 }
 
+// zeroStepper is a Stepper on zeroBackend for the network 32 → 64 → 64 →
+// 3 (gradient-norm clip at 1), and rows random samples for it: groups of
+// 16 rows with integer rewards in [−2, 2], no log-probabilities.
+func zeroStepper(b *testing.B, rows int) (*Stepper, *Samples) {
+	pol := testMLP(b, []int{32, 64, 64, 3}, nn.Tanh, 1)
+	cfg := DefaultStepConfig()
+	cfg.MaxGradNorm = 1
+	s, err := NewStepper(zeroBackend{}, pol, pol, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	sm := &Samples{Features: make([]float32, rows*32), Actions: make([]uint8, rows),
+		Rewards: make([]float64, rows), Groups: make([]string, rows)}
+	for i := range sm.Features {
+		sm.Features[i] = float32(rng.NormFloat64())
+	}
+	for i := range rows {
+		sm.Actions[i] = uint8(rng.IntN(3))
+		sm.Rewards[i] = float64(rng.IntN(5) - 2)
+		sm.Groups[i] = fmt.Sprintf("task-%d", i/16)
+	}
+	return s, sm
+}
+
 func BenchmarkStepOverhead(b *testing.B) {
 	for _, rows := range []int{256, 4096} {
 		for _, logprob := range []string{"given", "absent"} {
 			b.Run(fmt.Sprintf("impl=plain/batch=%d/logprob=%s", rows, logprob), func(b *testing.B) {
-				pol := testMLP(b, []int{32, 64, 64, 3}, nn.Tanh, 1)
-				cfg := DefaultStepConfig()
-				cfg.MaxGradNorm = 1
-				s, err := NewStepper(zeroBackend{}, pol, pol, cfg)
-				if err != nil {
-					b.Fatal(err)
-				}
-				rng := rand.New(rand.NewPCG(3, 3))
-				sm := &Samples{Features: make([]float32, rows*32), Actions: make([]uint8, rows),
-					Rewards: make([]float64, rows), Groups: make([]string, rows)}
-				for i := range sm.Features {
-					sm.Features[i] = float32(rng.NormFloat64())
-				}
-				for i := range rows {
-					sm.Actions[i] = uint8(rng.IntN(3))
-					sm.Rewards[i] = float64(rng.IntN(5) - 2)
-					sm.Groups[i] = fmt.Sprintf("task-%d", i/16)
-				}
+				s, sm := zeroStepper(b, rows)
 				if logprob == "given" {
 					sm.LogProb = make([]float64, rows)
 					if err := s.PolicyLogProbsTo(sm.LogProb, sm.Features, sm.Actions); err != nil {
@@ -77,32 +85,15 @@ func BenchmarkStepOverhead(b *testing.B) {
 // and the clip's multiply; adam the update.
 func BenchmarkStepParts(b *testing.B) {
 	for _, rows := range []int{512, 4096} {
-		pol := testMLP(b, []int{32, 64, 64, 3}, nn.Tanh, 1)
-		cfg := DefaultStepConfig()
-		cfg.MaxGradNorm = 1
-		s, err := NewStepper(zeroBackend{}, pol, pol, cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(3, 3))
-		sm := &Samples{Features: make([]float32, rows*32), Actions: make([]uint8, rows),
-			Rewards: make([]float64, rows), Groups: make([]string, rows), LogProb: make([]float64, rows),
-			RefLogProb: make([]float32, rows*nn.NumActions), Adv: make([]float64, rows)}
-		for i := range sm.Features {
-			sm.Features[i] = float32(rng.NormFloat64())
-		}
-		for i := range rows {
-			sm.Actions[i] = uint8(rng.IntN(3))
-			sm.Rewards[i] = float64(rng.IntN(5) - 2)
-			sm.Groups[i] = fmt.Sprintf("task-%d", i/16)
-		}
+		s, sm := zeroStepper(b, rows)
+		sm.LogProb, sm.RefLogProb, sm.Adv = make([]float64, rows), make([]float32, rows*nn.NumActions), make([]float64, rows)
 		if err := s.PolicyLogProbsTo(sm.LogProb, sm.Features, sm.Actions); err != nil {
 			b.Fatal(err)
 		}
 		if err := s.logProbsTo(sm.RefLogProb, s.ref, sm.Features); err != nil {
 			b.Fatal(err)
 		}
-		if err := GroupAdvantages(sm.Adv, sm.Rewards, sm.Groups, cfg.Estimator); err != nil {
+		if err := GroupAdvantages(sm.Adv, sm.Rewards, sm.Groups, s.est); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := s.Step(sm, 1e-4); err != nil {
