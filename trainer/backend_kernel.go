@@ -102,6 +102,8 @@ func checkGrad(grad []float32, m *nn.MLP[float32]) error {
 // the zeroed buffer.
 func (k *KernelBackend) overwritesGrad() bool { return k.attn == 0 }
 
+var _ gradOverwriter = (*KernelBackend)(nil)
+
 // LossAndGrad checks b's shape, which the kernels rely on; its values have
 // passed nn.Batch.Check (Backend's contract), and are not scanned again.
 func (k *KernelBackend) LossAndGrad(grad []float32, m *nn.MLP[float32], b *nn.Batch[float32]) (nn.LossStats, error) {

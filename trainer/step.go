@@ -202,6 +202,11 @@ func (s *Stepper) Step(batch *Samples, lr float64) (Metrics, error) {
 	return s.step(batch, lr, start, nil, rowsChecked)
 }
 
+// gradOverwriter is a Backend whose LossAndGrad may write every element
+// of the gradient (KernelBackend's MLP), so that a step need not zero it
+// first.
+type gradOverwriter interface{ overwritesGrad() bool }
+
 // firstErr is the first of errors that is not nil.
 func firstErr(errs ...error) error {
 	for _, err := range errs {
@@ -255,7 +260,7 @@ func (s *Stepper) step(batch *Samples, lr float64, start time.Time, gs *groupSum
 	var st nn.LossStats
 	var err error
 	if len(s.nets) == 1 {
-		if kb, ok := s.backend.(*KernelBackend); !ok || !kb.overwritesGrad() {
+		if ow, ok := s.backend.(gradOverwriter); !ok || !ow.overwritesGrad() {
 			clear(s.grad)
 		}
 		st, err = s.backend.LossAndGrad(s.grad, s.policy, &s.batch)
