@@ -10,9 +10,12 @@ import (
 	"github.com/mpdf/mpdf/trainer"
 )
 
-// recipeUsage is --recipe's usage, on train and study.
-const recipeUsage = "a named recipe over the environment's defaults: paper, the method of Learning to Deliberate " +
-	"(--agent-policy slot --arch attention --loss rank-match --estimator softrank --tau 0.8 --gamma 0.9; flags given win; design.md §10)"
+// The --recipe usage suffixes of train (which has each flag the recipe
+// sets) and study (which has some).
+const (
+	trainRecipeUsage = ": --agent-policy slot --arch attention --loss rank-match --estimator softrank --tau 0.8 --gamma 0.9"
+	studyRecipeUsage = ": slot networks, attention over peers, rank-match loss, SoftRankPO τ 0.8, γ 0.9"
+)
 
 // recipeFlags are the flags of the settings a recipe may set, by key
 // (trainer.RecipeSetting.Key: "_" for "-").

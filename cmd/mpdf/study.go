@@ -52,7 +52,7 @@ func (fl *studyFlags) Add(cmd *cobra.Command) {
 	f.IntVar(&fl.cfg.Seeds, "seeds", def.Seeds, "repetitions of the cross-validation, seeds --seed, --seed+1, …")
 	shared(f, &fl.cfg.Seed, "seed", "", ": the first (folds, training, episodes); --seeds repeats with the next")
 	f.StringVar(&fl.groupBy, "fold-by", string(study.ByQuestion), "folds by question (K-fold) or by model (leave one model out)")
-	f.StringVar(&fl.recipe, "recipe", "", recipeUsage)
+	shared(f, &fl.recipe, "recipe", "", studyRecipeUsage)
 	f.Var(cliflag.NewFloats(&fl.cfg.Lambdas), "lambdas", usageOf("lambdas")+": one learned policy trained with each")
 	shared(f, &fl.cfg.Episodes, "episodes", "", " on the test side, per policy")
 	shared(f, &fl.cfg.Rounds, "rounds", "", " (0 = the most a replay recorded, 3 in the simulator)")

@@ -42,7 +42,7 @@ func (fl *trainFlags) Add(cmd *cobra.Command) {
 	shared(f, &fl.resume, "resume", "", ": from its latest checkpoint, stored config and options")
 	shared(f, &fl.overwrite, "overwrite", "", ", removing that run's files")
 	f.BoolVar(&fl.otherData, "allow-other-data", false, "--resume an offline run on data other than it trained on")
-	f.StringVar(&fl.recipe, "recipe", "", recipeUsage)
+	shared(f, &fl.recipe, "recipe", "", trainRecipeUsage)
 	f.StringVar(&fl.init, "init", "", "start from these weights (.safetensors or .mpdf) instead of a fresh network")
 	f.IntVar(&fl.set.Keep, "keep", 3, "step checkpoints to keep besides best.mpdf (0: all)")
 	f.StringVar(&fl.set.BestMetric, "best-metric", "", "metric that picks best.mpdf: a metrics.jsonl name, or team_accuracy/tokens_per_episode (online), prefix - for lower is better; or last, the latest checkpoint (default team_accuracy online, -loss offline)")
