@@ -141,7 +141,7 @@ func (s *Stepper) netsLossAndGrad(nets []int32) (nn.LossStats, error) {
 		if err := s.netLogProbsTo(s.all, b.X, nets); err != nil {
 			return st, err
 		}
-		s.lpa, s.coef = growF64(s.lpa, B), growF64(s.coef, B)
+		s.lpa, s.coef = grow(s.lpa, B), grow(s.coef, B)
 		for i, a := range b.Actions {
 			s.lpa[i] = float64(s.all[i*nn.NumActions+int(a)])
 		}
@@ -193,11 +193,4 @@ func (s *Stepper) netsLossAndGrad(nets []int32) (nn.LossStats, error) {
 		st.Loss = st.PolicyLoss - s.entropy*st.Entropy
 	}
 	return st, err
-}
-
-func growF64(s []float64, n int) []float64 {
-	if cap(s) < n {
-		return make([]float64, n)
-	}
-	return s[:n]
 }
