@@ -106,7 +106,11 @@ func (e *Engine[T]) LossAndGrad(grad []T, m *nn.MLP[T], b *nn.Batch[T]) (nn.Loss
 		return nn.LossStats{}, fmt.Errorf("autodiff: %w", err)
 	}
 	B := b.Len()
-	gr, err := e.graph(kindLoss, graphRows(B))
+	k := kindLoss
+	if e.cfg.RankMatch() && b.Coef != nil {
+		k = kindCoef
+	}
+	gr, err := e.graph(k, graphRows(B))
 	if err != nil {
 		return nn.LossStats{}, err
 	}
@@ -114,7 +118,11 @@ func (e *Engine[T]) LossAndGrad(grad []T, m *nn.MLP[T], b *nn.Batch[T]) (nn.Loss
 	loadT(gr.x, b.X, B, e.in(), gr.batch)
 	loadActions(gr, b.Actions)
 	loadRows(gr.adv, b.Adv)
-	if e.cfg.RankMatch() {
+	if k == kindCoef {
+		for r := range gr.batch {
+			gr.adv.set(r, b.Coef[r%B])
+		}
+	} else if e.cfg.RankMatch() {
 		if err := loadCenter(gr, b.Group, B); err != nil {
 			return nn.LossStats{}, err
 		}
@@ -130,11 +138,17 @@ func (e *Engine[T]) LossAndGrad(grad []T, m *nn.MLP[T], b *nn.Batch[T]) (nn.Loss
 		return nn.LossStats{}, err
 	}
 
-	st := nn.LossStats{
-		Loss:       scalarOf(gr.loss),
-		PolicyLoss: scalarOf(gr.policy),
-		KL:         scalarOf(gr.kl),
-		Entropy:    scalarOf(gr.entropy),
+	var st nn.LossStats
+	if k == kindCoef { // the squared errors are the caller's (nn.Batch.Coef)
+		st.KL, st.Entropy = scalarOf(gr.kl), scalarOf(gr.entropy)
+		st.Loss = -e.cfg.Entropy * st.Entropy
+	} else {
+		st = nn.LossStats{
+			Loss:       scalarOf(gr.loss),
+			PolicyLoss: scalarOf(gr.policy),
+			KL:         scalarOf(gr.kl),
+			Entropy:    scalarOf(gr.entropy),
+		}
 	}
 	lo, hi := 1-e.cfg.EpsLow, 1+e.cfg.EpsHigh
 	if e.cfg.RankMatch() {

@@ -35,6 +35,7 @@ const (
 	kindLoss    kind = iota // SoftRankPO loss, its parts and gradient
 	kindSFT                 // mean cross-entropy and gradient
 	kindForward             // logits only
+	kindCoef                // rank-match with given coefficients (nn.Batch.Coef)
 )
 
 func (k kind) String() string {
@@ -43,6 +44,8 @@ func (k kind) String() string {
 		return "loss"
 	case kindSFT:
 		return "sft"
+	case kindCoef:
+		return "rank-match coefficients"
 	}
 	return "forward"
 }
@@ -143,6 +146,8 @@ func build(k kind, sizes []int, attn int, act nn.Activation, cfg nn.LossConfig, 
 	if k == kindSFT {
 		cost = G.Must(G.Neg(bl.mean(logpa)))
 		G.Read(cost, &gr.loss)
+	} else if k == kindCoef {
+		cost = bl.rankCoef(gr, cfg, logp, logpa)
 	} else if cfg.RankMatch() {
 		cost = bl.rankMatch(gr, cfg, logp, onehot, logpa)
 	} else {
@@ -315,6 +320,23 @@ func (bl *builder) rankMatch(gr *graph, cfg nn.LossConfig, logp, onehot []*G.Nod
 
 	G.Read(cost, &gr.loss)
 	G.Read(bl.mean(sq), &gr.policy)
+	G.Read(bl.mean(kl), &gr.kl)
+	G.Read(G.Must(G.Neg(bl.mean(negH))), &gr.entropy)
+	return cost
+}
+
+// rankCoef adds the rank-matching loss of a slice of a larger batch whose
+// coefficients c_i = ∂(B'·loss)/∂log π(a_i|x_i) are given (nn.Batch.Coef,
+// read into gr.adv): the cost mean(c ⊙ log π(a|x)) − c_H·mean(H), whose
+// gradient, c held constant, is the slice's part of the whole batch's
+// (divided by this batch's B). Its value is not the loss; the engine
+// reports the KL, the entropy and −c_H·H.
+func (bl *builder) rankCoef(gr *graph, cfg nn.LossConfig, logp []*G.Node, logpa *G.Node) *G.Node {
+	B := bl.batch
+	gr.adv = newBuffer(bl.dt, B)
+	coef := bl.input(gr.adv, "coef", B)
+	kl, negH, _ := bl.refTerms(gr, logp, nil)
+	cost := bl.mean(bl.add(bl.mul(coef, logpa), bl.scale(negH, cfg.Entropy)))
 	G.Read(bl.mean(kl), &gr.kl)
 	G.Read(G.Must(G.Neg(bl.mean(negH))), &gr.entropy)
 	return cost

@@ -438,13 +438,17 @@ func AttnLossAndGrad[T Float](grad []T, m *MLP[T], b *Batch[T], cfg LossConfig) 
 	var sq float64
 	if cfg.RankMatch() {
 		checkGroups("AttnLossAndGrad", b)
-		lpa, coef := make([]float64, n), make([]float64, n)
-		for i := range lpa {
-			zr := z[i*NumActions : (i+1)*NumActions]
-			mx, s := maxSumExp(zr)
-			lpa[i] = float64(zr[b.Actions[i]]) - (mx + math.Log(s))
+		coef := b.Coef // given: sq is the caller's
+		if coef == nil {
+			lpa := make([]float64, n)
+			coef = make([]float64, n)
+			for i := range lpa {
+				zr := z[i*NumActions : (i+1)*NumActions]
+				mx, s := maxSumExp(zr)
+				lpa[i] = float64(zr[b.Actions[i]]) - (mx + math.Log(s))
+			}
+			sq = rankMatchCoef(coef, lpa, b, cfg.Beta, &rankScratch{})
 		}
-		sq = rankMatchCoef(coef, lpa, b, cfg.Beta, &rankScratch{})
 		rankRows(dz, z, NumActions, b, coef, 0, n, cfg, invB, &sums)
 	} else {
 		lossRows(dz, z, NumActions, b, 0, n, cfg, invB, &sums)

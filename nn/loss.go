@@ -55,6 +55,14 @@ func (c LossConfig) Validate() error {
 //	Group      nil, or B group indices in [0, B): rows with equal indices
 //	           are one group, which the rank-match loss centres within
 //	           (required by it, unread by the clip loss)
+//	Coef       nil, or B given rank-match coefficients: row i's
+//	           ∂(B'·loss)/∂log π(a_i|x_i) of a larger batch of B' rows this
+//	           one is a slice of (RankMatchCoef over it), whose groups span
+//	           several networks (trainer's decoupled agents). The
+//	           rank-match loss then reads neither Group nor Adv, and its
+//	           PolicyLoss is 0: the squared errors are the caller's. The
+//	           gradient is the slice's own (divided by B), which the caller
+//	           scales by B/B'. Unread by the clip loss.
 //
 // The reference log-probabilities are an input, not a network: π_ref is
 // frozen, so they are computed once per batch by whoever builds it.
@@ -65,6 +73,7 @@ type Batch[T Float] struct {
 	BehLogp []T
 	RefLogp []T
 	Group   []int32
+	Coef    []float64
 }
 
 // Len is the number of rows B.
@@ -84,6 +93,9 @@ func (b *Batch[T]) Check(features int) error {
 		if i := FirstNonFinite(c.s); i >= 0 {
 			return fmt.Errorf("nn: batch: %s[%d] is %v", c.name, i, c.s[i])
 		}
+	}
+	if i := FirstNonFinite(b.Coef); i >= 0 {
+		return fmt.Errorf("nn: batch: rank-match coefficient[%d] is %v", i, b.Coef[i])
 	}
 	return nil
 }
@@ -109,6 +121,9 @@ func (b *Batch[T]) CheckShape(features int) error {
 		if a >= NumActions {
 			return fmt.Errorf("nn: batch: row %d: action %d outside [0, %d)", i, a, NumActions)
 		}
+	}
+	if b.Coef != nil && len(b.Coef) != n {
+		return fmt.Errorf("nn: batch: %d rank-match coefficients for %d rows (nil when absent)", len(b.Coef), n)
 	}
 	if b.Group != nil && len(b.Group) != n {
 		return fmt.Errorf("nn: batch: %d group indices for %d rows (nil when absent)", len(b.Group), n)

@@ -55,6 +55,31 @@ func (c LossConfig) RankMatch() bool { return c.Kind == LossRankMatch }
 // over the rows of the batch; the trainer's minibatches hold whole groups
 // (trainer/minibatch.go), so a batch's group is the rollout's group.
 
+// RankMatchCoef writes into coef (len B) each row's ∂(B·loss)/∂lp_i of the
+// rank-matching loss of b, whose rows' taken-action log-probabilities are
+// lpa (each by the network that acts for the row), and returns Σ_i e_i²
+// (B·policy_loss). b needs Actions, Adv, RefLogp and Group (checked as
+// CheckShape checks them, with a group index for every row). It is how a
+// caller training several networks on one batch (trainer's decoupled
+// agents) centres across them: the coefficients, sliced per network, go
+// into Batch.Coef.
+func RankMatchCoef[T Float](coef, lpa []float64, b *Batch[T], beta float64) (float64, error) {
+	n := b.Len()
+	switch {
+	case n == 0 || len(coef) != n || len(lpa) != n || len(b.Adv) != n || len(b.RefLogp) != n*NumActions || len(b.Group) != n:
+		return 0, fmt.Errorf("nn: RankMatchCoef: %d coefficients, %d log-probabilities, %d advantages, %d reference log-probabilities, %d groups for %d rows",
+			len(coef), len(lpa), len(b.Adv), len(b.RefLogp), len(b.Group), n)
+	case !(beta > 0):
+		return 0, fmt.Errorf("nn: RankMatchCoef: beta %v, want > 0", beta)
+	}
+	for i, g := range b.Group {
+		if g < 0 || int(g) >= n || b.Actions[i] >= NumActions {
+			return 0, fmt.Errorf("nn: RankMatchCoef: row %d: group %d (want [0, %d)), action %d", i, g, n, b.Actions[i])
+		}
+	}
+	return rankMatchCoef(coef, lpa, b, beta, &rankScratch{}), nil
+}
+
 // rankScratch holds rankMatchCoef's per-group sums, reused.
 type rankScratch struct {
 	hsum, esum []float64
@@ -106,10 +131,16 @@ func growF(s []float64, n int) []float64 {
 	return s[:n]
 }
 
-// checkGroups panics unless b carries a group index in [0, B) for every row:
-// the rank-matching loss centres within groups.
+// checkGroups panics unless b carries a group index in [0, B) for every row
+// (the rank-matching loss centres within groups), or its coefficients.
 func checkGroups[T Float](op string, b *Batch[T]) {
 	n := b.Len()
+	if b.Coef != nil {
+		if len(b.Coef) != n {
+			panic(fmt.Sprintf("nn: %s: %d rank-match coefficients for %d rows", op, len(b.Coef), n))
+		}
+		return
+	}
 	if len(b.Group) != n {
 		panic(fmt.Sprintf("nn: %s: rank-match loss needs a group index per row: %d for %d rows", op, len(b.Group), n))
 	}
@@ -163,8 +194,11 @@ func rankMatchRef[T Float](grad []T, m *MLP[T], b *Batch[T], cfg LossConfig) Los
 		LogSoftmaxTo(lps[r], z)
 		lpa[r] = lps[r][b.Actions[r]]
 	}
-	coef := make([]float64, n)
-	sq := rankMatchCoef(coef, lpa, b, cfg.Beta, &rankScratch{})
+	coef, sq := b.Coef, 0.0
+	if coef == nil {
+		coef = make([]float64, n)
+		sq = rankMatchCoef(coef, lpa, b, cfg.Beta, &rankScratch{})
+	}
 	g := make([]float64, len(grad))
 	var st LossStats
 	for r := 0; r < n; r++ {

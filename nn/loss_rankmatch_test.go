@@ -211,3 +211,76 @@ func TestBatchCheckGroups(t *testing.T) {
 	}()
 	LossAndGradRef(make([]float32, len(m.Params)), m, b, rankCfg(0.1, 0))
 }
+
+// Given coefficients (Batch.Coef, from RankMatchCoef over the same batch)
+// give the rank-match gradient, KL and entropy the batch's own centring
+// gives, on the workspace's kernels, the reference and the attention loops;
+// the policy loss is then the caller's (0). Two halves of the batch, each
+// with its rows' coefficients and scaled by its share, sum to the whole
+// batch's gradient: how several networks split one objective.
+func TestRankMatchGivenCoefficients(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	cfg := rankCfg(0.5, 0.01)
+	mlp := randModel[float64](rng, []int{12, 9, NumActions}, Tanh)
+	attn, err := NewAttention[float64](4, []int{AttnSelf + 4, 6, NumActions}, Tanh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attn.Init(5)
+	for _, m := range []*MLP[float64]{mlp, attn} {
+		b := withGroups(rng, randBatch(rng, m, 37))
+		n := b.Len()
+		z := make([]float64, n*NumActions)
+		ForwardRef(z, m, b.X)
+		lpa := make([]float64, n)
+		for i := range lpa {
+			lp := make([]float64, NumActions)
+			LogSoftmaxTo(lp, z[i*NumActions:(i+1)*NumActions])
+			lpa[i] = lp[b.Actions[i]]
+		}
+		coef := make([]float64, n)
+		sq, err := RankMatchCoef(coef, lpa, b, cfg.Beta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float64, len(m.Params))
+		wantSt := LossAndGradRef(want, m, b, cfg)
+		if math.Abs(sq/float64(n)-wantSt.PolicyLoss) > 1e-12 {
+			t.Errorf("attn %d: RankMatchCoef Σe²/B %v, the loss's %v", m.Attn, sq/float64(n), wantSt.PolicyLoss)
+		}
+		given := *b
+		given.Coef, given.Group = coef, nil
+		got := make([]float64, len(m.Params))
+		st := LossAndGradRef(got, m, &given, cfg)
+		closeTo(t, fmt.Sprintf("attn %d: given coefficients", m.Attn), got, want, 1e-9, 1e-12)
+		if math.Abs(st.KL-wantSt.KL) > 1e-12 || math.Abs(st.Entropy-wantSt.Entropy) > 1e-12 || st.PolicyLoss != 0 {
+			t.Errorf("attn %d: stats %+v, want KL and entropy of %+v and policy loss 0", m.Attn, st, wantSt)
+		}
+		if m.Attn == 0 {
+			ws, err := NewWorkspace[float64](m.Sizes, m.Act, n, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws.LossAndGrad(got, m, &given, cfg)
+			ws.Close()
+			closeTo(t, "workspace, given coefficients", got, want, 1e-9, 1e-12)
+		}
+		// The two halves, each scaled by its share of the rows.
+		sum := make([]float64, len(m.Params))
+		for _, rows := range [][2]int{{0, 20}, {20, n}} {
+			lo, hi := rows[0], rows[1]
+			in := m.In()
+			half := Batch[float64]{X: b.X[lo*in : hi*in], Actions: b.Actions[lo:hi], Adv: b.Adv[lo:hi], BehLogp: b.BehLogp[lo:hi],
+				RefLogp: b.RefLogp[lo*NumActions : hi*NumActions], Coef: coef[lo:hi]}
+			g := make([]float64, len(m.Params))
+			LossAndGradRef(g, m, &half, cfg)
+			for i := range g {
+				sum[i] += g[i] * float64(hi-lo) / float64(n)
+			}
+		}
+		closeTo(t, fmt.Sprintf("attn %d: two halves", m.Attn), sum, want, 1e-9, 1e-12)
+	}
+	if _, err := RankMatchCoef(make([]float64, 2), make([]float64, 3), &Batch[float64]{Actions: []uint8{0, 1}}, 0.5); err == nil {
+		t.Error("RankMatchCoef took slices of other lengths")
+	}
+}

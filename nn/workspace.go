@@ -338,6 +338,30 @@ func (w *Workspace[T]) rankMatch(grad []T, m *MLP[T], b *Batch[T], cfg LossConfi
 	s := w.s
 	checkGroups("Workspace.LossAndGrad", b)
 	n := b.Len()
+	coef, sq := b.Coef, 0.0 // given: no first pass, sq is the caller's
+	if coef == nil {
+		coef, sq = w.rankCoef(m, b, cfg)
+	}
+
+	s.begin("LossAndGrad", m, n, s.threadRows)
+	s.job, s.x, s.batch, s.cfg, s.coef = jobLoss, b.X, b, cfg, coef
+	s.loadWeights(m, true)
+	s.pool.run(s.nw, s.run)
+	s.reduceGrad(grad)
+	sum := s.sumStats()
+	s.coef = nil
+	s.end()
+	fn := float64(n)
+	st := LossStats{PolicyLoss: sq / fn, KL: sum.kl / fn, Entropy: sum.ent / fn}
+	st.Loss = st.PolicyLoss - cfg.Entropy*st.Entropy
+	return st
+}
+
+// rankCoef is rankMatch's first pass: the logits of every row, and from
+// them each row's coefficient (rankMatchCoef) and Σ e².
+func (w *Workspace[T]) rankCoef(m *MLP[T], b *Batch[T], cfg LossConfig) ([]float64, float64) {
+	s := w.s
+	n := b.Len()
 	if cap(s.rankZ) < n*NumActions {
 		s.rankZ = make([]T, s.maxBatch*NumActions)
 		s.rankLp = make([]float64, s.maxBatch)
@@ -354,20 +378,7 @@ func (w *Workspace[T]) rankMatch(grad []T, m *MLP[T], b *Batch[T], cfg LossConfi
 		lpa[i] = float64(zr[b.Actions[i]]) - lse
 	}
 	coef := s.rankC[:n]
-	sq := rankMatchCoef(coef, lpa, b, cfg.Beta, &s.rank)
-
-	s.begin("LossAndGrad", m, n, s.threadRows)
-	s.job, s.x, s.batch, s.cfg, s.coef = jobLoss, b.X, b, cfg, coef
-	s.loadWeights(m, true)
-	s.pool.run(s.nw, s.run)
-	s.reduceGrad(grad)
-	sum := s.sumStats()
-	s.coef = nil
-	s.end()
-	fn := float64(n)
-	st := LossStats{PolicyLoss: sq / fn, KL: sum.kl / fn, Entropy: sum.ent / fn}
-	st.Loss = st.PolicyLoss - cfg.Entropy*st.Entropy
-	return st
+	return coef, rankMatchCoef(coef, lpa, b, cfg.Beta, &s.rank)
 }
 
 // SFTLossAndGrad writes the gradient of the mean cross-entropy

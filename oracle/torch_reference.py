@@ -17,7 +17,8 @@ Two uses:
          --nets: several networks (decoupled agents, design section 4): the weights file holds
          nets.{k}.layers.* and fallback.layers.* (the reference), each decision record a "net"
          index; each row's loss is computed by its network, the batch mean over all rows, one
-         Adam over every network's parameters.
+         Adam over every network's parameters (with --loss rank-match, each row's log-probability
+         by its network and one centring over each group's rows, whatever their networks).
          --arch attention --attn-dim d: the attention network (docs/design.md section 4): the
          weights file holds attn.{q,k,v}.{weight,bias} beside layers.*, the feature rows are
          the peers-v1 layout (26 own features, 7 peer slots of 12, slot feature 0 = present);
@@ -192,6 +193,27 @@ def nets_loss_of(nets, ref_logp_all, x, a, net, blogp, adv, act, eps_low, eps_hi
     return total
 
 
+def nets_rank_match_loss_of(nets, ref_logp_all, x, a, net, groups, adv, act, beta, c_h):
+    """The rank-matching loss over several networks: row i's log-probabilities by network
+    net[i], then one loss over the batch, the centring over each group's rows whatever their
+    networks (design section 4, decoupled agents)."""
+    logp_all = torch.zeros(x.shape[0], len(ACTIONS), dtype=x.dtype)
+    for k, layers in enumerate(nets):
+        idx = (net == k).nonzero(as_tuple=True)[0]
+        if idx.numel():
+            part = torch.log_softmax(logits_of(layers, x[idx], act), dim=1)
+            logp_all = logp_all.index_copy(0, idx, part)
+    logp = logp_all.gather(1, a[:, None]).squeeze(1)
+    ref = ref_logp_all.gather(1, a[:, None]).squeeze(1)
+    h = beta * (logp - ref)
+    n_groups = int(groups.max().item()) + 1
+    total = torch.zeros(n_groups, dtype=h.dtype).index_add(0, groups, h)
+    count = torch.zeros(n_groups, dtype=h.dtype).index_add(0, groups, torch.ones_like(h))
+    hc = h - (total / count)[groups]
+    ent = -(logp_all.exp() * logp_all).sum(dim=1)
+    return ((hc - adv) ** 2).mean() - c_h * ent.mean()
+
+
 def read_decisions(path, nets=False):
     """The decision records of a JSONL file: features, action ids, rewards,
     group numbers (by first appearance), behaviour log-probs (None when
@@ -240,8 +262,12 @@ def cmd_step_nets(args):
     opt = torch.optim.Adam(params, lr=args.lr, betas=(0.9, 0.999), eps=1e-8)
     for _ in range(args.steps):
         opt.zero_grad()
-        loss = nets_loss_of(nets, ref, x, a, net, blogp, adv, args.activation,
-                            args.eps_low, args.eps_high, args.beta, args.entropy)
+        if args.loss == "rank-match":
+            loss = nets_rank_match_loss_of(nets, ref, x, a, net, torch.tensor(groups), adv,
+                                           args.activation, args.beta, args.entropy)
+        else:
+            loss = nets_loss_of(nets, ref, x, a, net, blogp, adv, args.activation,
+                                args.eps_low, args.eps_high, args.beta, args.entropy)
         loss.backward()
         opt.step()
         print(f"loss {loss.item():.9g}")
@@ -256,8 +282,6 @@ def cmd_step_nets(args):
 
 def cmd_step(args):
     if args.nets:
-        if args.loss != "clip":
-            sys.exit("--nets: the clip loss only (rank-match centres over groups that span the networks)")
         if args.arch != "mlp":
             sys.exit("--nets: the mlp only")
         return cmd_step_nets(args)

@@ -42,8 +42,12 @@ func (d *decoupled) netOf(self int, agents []metapolicy.AgentState) int32 {
 // forwardNets is forward with row r run by network nets[r]: each
 // network's rows gathered, run in chunks, and scattered back.
 func (p *Policy) forwardNets(logits, x []float32, nets []int32, sc *scratch) {
-	ws := p.ws.Get().(*nn.Workspace[float32])
-	defer p.ws.Put(ws)
+	run := nn.ForwardRef[float32] // attention networks: nn's loops, Logits row by row
+	if p.net.Attn == 0 {
+		ws := p.ws.Get().(*nn.Workspace[float32])
+		defer p.ws.Put(ws)
+		run = ws.ForwardTo
+	}
 	in, out := p.fz.Width, metapolicy.NumActions
 	for k, net := range p.dec.nets {
 		sc.rows = sc.rows[:0]
@@ -62,7 +66,7 @@ func (p *Policy) forwardNets(logits, x []float32, nets []int32, sc *scratch) {
 				sc.subLogits = make([]float32, chunkRows*out)
 			}
 			sub := sc.subLogits[:len(rows)*out]
-			ws.ForwardTo(sub, net, sc.subX)
+			run(sub, net, sc.subX)
 			for j, r := range rows {
 				copy(logits[r*out:(r+1)*out], sub[j*out:(j+1)*out])
 			}

@@ -76,9 +76,6 @@ func LoadPolicy(path string) (*Policy, error) {
 	if err != nil || nets == nil {
 		return p, err
 	}
-	if net.Attn > 0 {
-		return nil, fmt.Errorf("serve: policy %s: attention networks of decoupled agents are not served (train them shared)", path)
-	}
 	// Every network has the fallback's shape (checkpoints checks it), so
 	// the checks and the workspaces newPolicy made hold for all of them.
 	p.dec = newDecoupled(nets)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mpdf/mpdf/nn"
 	"github.com/mpdf/mpdf/plots"
 	"github.com/mpdf/mpdf/stats"
 )
@@ -329,6 +330,10 @@ func (sum *Summary) WriteMarkdown(w io.Writer) error {
 	t := &c.Train
 	fmt.Fprintf(&b, "- training per fold and λ: %d SFT epochs (labels %s), %d SoftRankPO iterations × %d tasks × %d episodes, hidden %v, lr %g\n",
 		t.SFT.Epochs, t.SFT.Labels, t.RL.Iterations, t.RL.TasksPerIter, t.RL.EpisodesPerTask, t.Hidden, t.Adam.LR)
+	if c.Recipe != "" { // a named recipe (WithRecipe): what the learned policies are
+		fmt.Fprintf(&b, "- recipe %s: agent policy %s, arch %s, loss %s, estimator %s, τ %g, γ %g, features %s\n", c.Recipe,
+			t.Agents(), cmp.Or(t.Arch, "mlp"), nn.LossName(t.Loss.Kind), t.Estimator, t.Tau, t.Reward.Gamma, cmp.Or(t.FeatureLayout(), "the default"))
+	}
 	fmt.Fprintf(&b, "- intervals: %s percentile bootstrap, %d resamples of questions (seed %d); accuracy is over task × seed rows\n",
 		percent(c.Bootstrap.Level), c.Bootstrap.Resamples, c.Bootstrap.Seed)
 	fmt.Fprintf(&b, "- `%s` is a ceiling, not a policy: per task the best fixed protocol (random excluded), chosen knowing the answer\n", OracleName)

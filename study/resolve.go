@@ -3,6 +3,7 @@ package study
 import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/trainer"
 )
 
 // A Teacher is a Trainer for the supervised labels it handles (hindsight
@@ -30,5 +31,20 @@ func Resolve(e env.Env, cfg Config, sftEpochs int, given RecipeGiven, t Teacher)
 		cfg.Trainer = t.Train
 	}
 	cfg.Train.SFT.Epochs = SFTEpochs(sftEpochs, answers, isReplay)
+	return cfg, Check(e, cfg)
+}
+
+// WithRecipe puts the named recipe (trainer.ParseRecipe; trainer.RecipePaper,
+// trainer.PaperRecipe) over cfg's training, resolved as Resolve left it,
+// except for the keys given says the caller set; then checks it (Check).
+// The settings it set are cfg.RecipeSet.
+func WithRecipe(e env.Env, cfg Config, name string, given func(key string) bool) (Config, error) {
+	if _, err := trainer.ParseRecipe(name); err != nil {
+		return cfg, err
+	}
+	cfg.Recipe = name
+	if name == trainer.RecipePaper {
+		cfg.Train, cfg.RecipeSet = trainer.PaperRecipe(cfg.Train, given)
+	}
 	return cfg, Check(e, cfg)
 }

@@ -48,6 +48,10 @@ type Config struct {
 	// Train is the training configuration of every fold; the study sets
 	// its Seed, Reward.Lambda and RL.Rounds.
 	Train trainer.Config `json:"train"`
+	// Recipe is the named recipe put over Train (WithRecipe), "" none;
+	// RecipeSet the settings it set.
+	Recipe    string                  `json:"recipe,omitempty"`
+	RecipeSet []trainer.RecipeSetting `json:"-"`
 	// Bootstrap configures every interval of the report (resampled by
 	// question).
 	Bootstrap stats.Bootstrap `json:"bootstrap"`

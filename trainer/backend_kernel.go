@@ -113,7 +113,7 @@ func (k *KernelBackend) LossAndGrad(grad []float32, m *nn.MLP[float32], b *nn.Ba
 	if err := checkGrad(grad, m); err != nil {
 		return nn.LossStats{}, err
 	}
-	if k.loss.RankMatch() && len(b.Group) != b.Len() {
+	if k.loss.RankMatch() && b.Coef == nil && len(b.Group) != b.Len() {
 		return nn.LossStats{}, fmt.Errorf("trainer: kernel backend: the rank-match loss needs a group index per row, got %d for %d rows", len(b.Group), b.Len())
 	}
 	if k.attn > 0 {

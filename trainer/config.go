@@ -275,22 +275,12 @@ func (c *Config) Validate() error {
 		return bad("attn_dim", c.AttnDim, "0 unless arch is "+ArchAttention)
 	case c.Arch == ArchAttention && c.FeatureLayout() != metapolicy.FeatureVersionPeers:
 		return bad("features", c.Features, metapolicy.FeatureVersionPeers+" (or empty): the attention network reads peer slots")
-	case c.Arch == ArchAttention && c.AgentPolicy != "":
-		// Not built: serve and the exports of several networks take MLPs.
-		return bad("agent_policy", c.AgentPolicy, "shared with arch "+ArchAttention+" (decoupled attention networks are not supported)")
 	}
 	if _, err := ParseSchedule(c.RL.Schedule); err != nil {
 		return fmt.Errorf("trainer: config: rl.schedule: %w", err)
 	}
-	ap, err := metapolicy.ParseAgentPolicy(c.AgentPolicy)
-	if err != nil {
+	if _, err := metapolicy.ParseAgentPolicy(c.AgentPolicy); err != nil {
 		return fmt.Errorf("trainer: config: agent_policy: %w", err)
-	}
-	if ap.Decoupled() && c.Loss.RankMatch() {
-		// Rank-match centres the implicit reward over a group's rows,
-		// which span the agents, hence the networks: not a per-network
-		// slice of the batch (step_nets.go).
-		return bad("agent_policy", c.AgentPolicy, "shared with loss rank-match (the group centring spans the networks)")
 	}
 	return nil
 }

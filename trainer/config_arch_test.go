@@ -36,7 +36,6 @@ func TestConfigArch(t *testing.T) {
 		field string
 	}{
 		{func(c *Config) { c.Features = metapolicy.FeatureVersionV2 }, "features"},
-		{func(c *Config) { c.AgentPolicy = "slot" }, "agent_policy"},
 		{func(c *Config) { c.AttnDim = -1 }, "attn_dim"},
 		{func(c *Config) { c.Arch, c.AttnDim = "", 8 }, "attn_dim"},
 		{func(c *Config) { c.Arch = "mlp" }, "arch"}, // stored as "" (ArchValue)
@@ -46,6 +45,14 @@ func TestConfigArch(t *testing.T) {
 		bad.set(&b)
 		if err := b.Validate(); err == nil || !strings.Contains(err.Error(), bad.field) {
 			t.Errorf("%s: %v", bad.field, err)
+		}
+	}
+	// Decoupled attention networks, with either loss, are valid (design §4).
+	for _, loss := range []string{"", nn.LossRankMatch} {
+		d := c
+		d.AgentPolicy, d.Loss.Kind = "slot", loss
+		if err := d.Validate(); err != nil {
+			t.Errorf("slot attention networks, loss %q: %v", loss, err)
 		}
 	}
 	// A recipe's layout gives way unless the features were given.

@@ -68,3 +68,25 @@ func ExampleSoftRankTo() {
 	// [0.855 -0.022 -0.022 -0.811]
 	// [0.855 -0.022 -0.022 -0.811]
 }
+
+// PaperRecipe is `--recipe paper` for a Go caller: the paper's method over
+// an environment's recipe, a setting the caller gives left as it is
+// (here γ), and the settings it set, for a line to print.
+func ExamplePaperRecipe() {
+	r, err := trainer.DefaultRecipe(trainer.RecipeSim)
+	if err != nil {
+		panic(err)
+	}
+	c, set := trainer.PaperRecipe(r.Train, func(key string) bool { return key == "gamma" })
+	for _, s := range set {
+		fmt.Printf("%s %s\n", s.Key, s.Value)
+	}
+	fmt.Println(c.Validate() == nil, c.FeatureLayout(), c.Reward.Gamma)
+	// Output:
+	// agent_policy slot
+	// arch attention
+	// loss rank-match
+	// estimator softrank
+	// tau 0.8
+	// true mpdf-features/peers-v1 0
+}

@@ -199,9 +199,19 @@ func compareParamsTol(t *testing.T, got, want, init []float32, rel float64) {
 // network, the batch mean over all rows, one Adam over every network; K
 // steps on both backends match the oracle's weights.
 func TestNetsStepMatchesPyTorch(t *testing.T) {
+	testNetsStepMatchesPyTorch(t, nn.LossConfig{EpsLow: 0.2, EpsHigh: 0.28, Beta: 0.05, Entropy: 0.01})
+}
+
+// TestNetsRankMatchStepMatchesPyTorch is TestNetsStepMatchesPyTorch for
+// the rank-matching loss: one centring over each group's rows across the
+// networks (the oracle's --nets --loss rank-match).
+func TestNetsRankMatchStepMatchesPyTorch(t *testing.T) {
+	testNetsStepMatchesPyTorch(t, nn.LossConfig{EpsLow: 0.2, EpsHigh: 0.28, Beta: 0.5, Entropy: 0.01, Kind: nn.LossRankMatch})
+}
+
+func testNetsStepMatchesPyTorch(t *testing.T, loss nn.LossConfig) {
 	py, torchReference := testenv.Oracle(t)
 	const steps, K = 3, 3
-	loss := nn.LossConfig{EpsLow: 0.2, EpsHigh: 0.28, Beta: 0.05, Entropy: 0.01}
 	dir := t.TempDir()
 	ref, err := nn.NewMLP[float32]([]int{metapolicy.FeatureWidth, 16, nn.NumActions}, nn.Tanh)
 	if err != nil {
@@ -247,7 +257,7 @@ func TestNetsStepMatchesPyTorch(t *testing.T) {
 	}
 	cmd := exec.Command(py, torchReference, "step", "--dtype", oracleDType, "--nets", "--init", w0, "--decisions", dpath, "--out", w1,
 		"--steps", fmt.Sprint(steps), "--beta", fmt.Sprint(loss.Beta), "--entropy", fmt.Sprint(loss.Entropy),
-		"--eps-low", fmt.Sprint(loss.EpsLow), "--eps-high", fmt.Sprint(loss.EpsHigh))
+		"--eps-low", fmt.Sprint(loss.EpsLow), "--eps-high", fmt.Sprint(loss.EpsHigh), "--loss", nn.LossName(loss.Kind))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("torch_reference.py step --nets: %v\n%s", err, out)
 	}

@@ -84,7 +84,10 @@ type Stepper struct {
 	// rankMatch: the backend's loss is nn.LossRankMatch, which centres
 	// within groups, so every batch carries its rows' group indices.
 	rankMatch bool
-	adam      *nn.Adam[float32]
+	// beta and entropy are the loss's β and c_H, which several networks
+	// under rank-match need (step_nets.go).
+	beta, entropy float64
+	adam          *nn.Adam[float32]
 
 	grad   []float32
 	batch  nn.Batch[float32]
@@ -104,6 +107,8 @@ type Stepper struct {
 	rows  []int
 	subX  []float32
 	subLp []float32
+	// lpa, coef, subCoef: the rank-match coefficients of several networks.
+	lpa, coef, subCoef []float64
 }
 
 // NewStepper returns a Stepper that updates policy in place. ref is copied,
@@ -133,8 +138,14 @@ func NewStepper(backend Backend, policy, ref *nn.MLP[float32], cfg StepConfig) (
 		est = SoftRankEstimator{Tau: DefaultTau}
 	}
 	lc, ok := backend.(LossConfiger)
+	var loss nn.LossConfig
+	if ok {
+		loss = lc.LossConfig()
+	}
 	return &Stepper{
-		rankMatch: ok && lc.LossConfig().RankMatch(),
+		rankMatch: loss.RankMatch(),
+		beta:      loss.Beta,
+		entropy:   loss.Entropy,
 		backend:   backend,
 		policy:    policy,
 		ref:       ref.Clone(),

@@ -35,15 +35,12 @@ func (s *Stepper) Nets() []*nn.MLP[float32] { return s.nets }
 // been there from the start: until a row names it its gradient is zero, so
 // its Adam moments stay zero and its weights the reference's.
 func (s *Stepper) AddNet() (int, error) {
-	if s.rankMatch {
-		return 0, fmt.Errorf("trainer: stepper: several networks with the rank-match loss (its group centring spans the networks)")
-	}
 	n := len(s.policy.Params)
 	if len(s.nets) == 1 {
 		s.flat = slices.Clone(s.policy.Params)
 	}
 	s.flat = append(s.flat, s.ref.Params...)
-	s.nets = append(s.nets, &nn.MLP[float32]{Sizes: slices.Clone(s.policy.Sizes), Act: s.policy.Act})
+	s.nets = append(s.nets, &nn.MLP[float32]{Sizes: slices.Clone(s.policy.Sizes), Act: s.policy.Act, Attn: s.policy.Attn})
 	for k, m := range s.nets {
 		m.Params = s.flat[k*n : (k+1)*n : (k+1)*n]
 	}
@@ -124,21 +121,55 @@ func (s *Stepper) netLogProbsTo(dst []float32, x []float32, nets []int32) error 
 // networks: each network's rows of s.batch through the backend into its
 // slice of s.grad, scaled by its share of the rows; the statistics are the
 // row-weighted means, i.e. those of the whole batch.
+//
+// The rank-match loss centres within groups, whose rows span the networks:
+// its per-row coefficients ∂(B·loss)/∂log π(a_i|x_i) are computed first
+// over the whole batch (each row's log-probability by its own network,
+// nn.RankMatchCoef), then each network's slice runs with its rows'
+// coefficients given (nn.Batch.Coef): the gradient of the one joint
+// objective, split by network. Its policy loss is the whole batch's Σe²/B.
 func (s *Stepper) netsLossAndGrad(nets []int32) (nn.LossStats, error) {
 	var st nn.LossStats
 	B := s.batch.Len()
 	n := len(s.policy.Params)
 	F := s.policy.In()
 	b := &s.batch
+	var coef []float64
+	sq := 0.0
+	if s.rankMatch {
+		s.all = grow(s.all, B*nn.NumActions)
+		if err := s.netLogProbsTo(s.all, b.X, nets); err != nil {
+			return st, err
+		}
+		s.lpa, s.coef = grow(s.lpa, B), grow(s.coef, B)
+		for i, a := range b.Actions {
+			s.lpa[i] = float64(s.all[i*nn.NumActions+int(a)])
+		}
+		var err error
+		if sq, err = nn.RankMatchCoef(s.coef, s.lpa, b, s.beta); err != nil {
+			return st, err
+		}
+		coef = s.coef
+	}
 	err := s.byNet(nets, func(k int, rows []int) error {
 		sub := &s.sub
 		sub.X, sub.Actions, sub.Adv, sub.BehLogp, sub.RefLogp = sub.X[:0], sub.Actions[:0], sub.Adv[:0], sub.BehLogp[:0], sub.RefLogp[:0]
+		sub.Coef = nil
+		if coef != nil {
+			sub.Coef = s.subCoef[:0]
+		}
 		for _, i := range rows {
 			sub.X = append(sub.X, b.X[i*F:(i+1)*F]...)
 			sub.Actions = append(sub.Actions, b.Actions[i])
 			sub.Adv = append(sub.Adv, b.Adv[i])
 			sub.BehLogp = append(sub.BehLogp, b.BehLogp[i])
 			sub.RefLogp = append(sub.RefLogp, b.RefLogp[i*nn.NumActions:(i+1)*nn.NumActions]...)
+			if coef != nil {
+				sub.Coef = append(sub.Coef, coef[i])
+			}
+		}
+		if coef != nil {
+			s.subCoef = sub.Coef
 		}
 		g := s.grad[k*n : (k+1)*n]
 		sk, err := s.backend.LossAndGrad(g, s.nets[k], sub)
@@ -157,5 +188,9 @@ func (s *Stepper) netsLossAndGrad(nets []int32) (nn.LossStats, error) {
 		st.ClipHigh += w * sk.ClipHigh
 		return nil
 	})
+	if s.rankMatch && err == nil {
+		st.PolicyLoss = sq / float64(B)
+		st.Loss = st.PolicyLoss - s.entropy*st.Entropy
+	}
 	return st, err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,7 +34,7 @@ type studyFlags struct {
 	kind                             answer.Kind
 	sftEpochs                        int
 	critic, quiet, asJSON, overwrite bool
-	ablate                           string
+	ablate, recipe                   string
 	shard                            string // studymerge.go
 	resume                           bool
 }
@@ -51,6 +52,7 @@ func (fl *studyFlags) Add(cmd *cobra.Command) {
 	f.IntVar(&fl.cfg.Seeds, "seeds", def.Seeds, "repetitions of the cross-validation, seeds --seed, --seed+1, …")
 	shared(f, &fl.cfg.Seed, "seed", "", ": the first (folds, training, episodes); --seeds repeats with the next")
 	f.StringVar(&fl.groupBy, "fold-by", string(study.ByQuestion), "folds by question (K-fold) or by model (leave one model out)")
+	shared(f, &fl.recipe, "recipe", "", studyRecipeUsage)
 	f.Var(cliflag.NewFloats(&fl.cfg.Lambdas), "lambdas", usageOf("lambdas")+": one learned policy trained with each")
 	shared(f, &fl.cfg.Episodes, "episodes", "", " on the test side, per policy")
 	shared(f, &fl.cfg.Rounds, "rounds", "", " (0 = the most a replay recorded, 3 in the simulator)")
@@ -90,6 +92,14 @@ func (fl *studyFlags) Run(cmd *cobra.Command, _ []string) error {
 	given := study.RecipeGiven{Labels: f.Changed("sft-labels"), Epochs: f.Changed("sft-epochs"), Features: f.Changed("features"), Greedy: f.Changed("greedy")}
 	if fl.cfg, err = study.Resolve(e, fl.cfg, fl.sftEpochs, given, study.Teacher{Handles: teacher.Handles, Train: teacher.Train}); err != nil {
 		return err
+	}
+	if fl.recipe != "" {
+		if fl.cfg, err = study.WithRecipe(e, fl.cfg, fl.recipe, func(key string) bool { return f.Changed(strings.ReplaceAll(key, "_", "-")) }); err != nil {
+			return fmt.Errorf("--recipe: %w", err)
+		}
+		if !fl.quiet {
+			namedRecipeNote(cmd.ErrOrStderr(), "study", fl.recipe, false, fl.cfg.RecipeSet, f)
+		}
 	}
 	if fl.ablate != "" {
 		if _, err := study.AblationSettings(fl.ablate); err != nil {

@@ -26,7 +26,7 @@ func init() { register[trainFlags]("train [rollouts...]", nil) }
 // config; set holds those a resume keeps (run.Setting).
 type trainFlags struct {
 	set                                 run.Setting
-	configFile, out, init               string
+	configFile, out, init, recipe       string
 	resume, overwrite, otherData, quiet bool
 	threads                             int
 	single                              bool
@@ -42,6 +42,7 @@ func (fl *trainFlags) Add(cmd *cobra.Command) {
 	shared(f, &fl.resume, "resume", "", ": from its latest checkpoint, stored config and options")
 	shared(f, &fl.overwrite, "overwrite", "", ", removing that run's files")
 	f.BoolVar(&fl.otherData, "allow-other-data", false, "--resume an offline run on data other than it trained on")
+	shared(f, &fl.recipe, "recipe", "", trainRecipeUsage)
 	f.StringVar(&fl.init, "init", "", "start from these weights (.safetensors or .mpdf) instead of a fresh network")
 	f.IntVar(&fl.set.Keep, "keep", 3, "step checkpoints to keep besides best.mpdf (0: all)")
 	f.StringVar(&fl.set.BestMetric, "best-metric", "", "metric that picks best.mpdf: a metrics.jsonl name, or team_accuracy/tokens_per_episode (online), prefix - for lower is better; or last, the latest checkpoint (default team_accuracy online, -loss offline)")
@@ -67,12 +68,15 @@ func (fl *trainFlags) Run(cmd *cobra.Command, args []string) error {
 	fl.set.Data = args
 	f := cmd.Flags()
 	rc, b, err := run.Request{Dir: fl.out, Resume: fl.resume, Overwrite: fl.overwrite, AllowOtherData: fl.otherData,
-		Threads: fl.threads, Setting: fl.set, Init: fl.init, AllowSingleBehaviour: fl.single, Log: cmd.ErrOrStderr(),
+		Threads: fl.threads, Setting: fl.set, Init: fl.init, Recipe: fl.recipe, AllowSingleBehaviour: fl.single, Log: cmd.ErrOrStderr(),
 		Given: func(key string) bool { return f.Changed(strings.ReplaceAll(key, "_", "-")) }, // held_out: --held-out
 		Over:  func(c trainer.Config) (trainer.Config, error) { return resolveConfig(c, fl.configFile, f) },
 	}.Plan()
 	if b.Resume != nil {
 		fmt.Fprintf(cmd.OutOrStdout(), "resuming from %s (step %d)\n", b.Resume.Path, b.Resume.Checkpoint.Header.Step)
+	}
+	if err == nil && fl.recipe != "" {
+		rc.Notes = append(rc.Notes, namedRecipeNote(cmd.ErrOrStderr(), "train", fl.recipe, b.Resume != nil, b.RecipeSet, f))
 	}
 	if fl.set = b.Setting; err == nil && len(fl.set.Data) == 0 {
 		err = fl.online(cmd, &rc, b)

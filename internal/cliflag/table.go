@@ -77,6 +77,7 @@ var Table = []Shared{
 	{Name: "quiet", Type: "bool", Default: "false", Meaning: "less on stderr (no progress bar, no readability report)"},
 	{Name: "resamples", Type: "int", Default: "2000", Meaning: "bootstrap resamples of the confidence intervals", Says: []string{"bootstrap resamples"}},
 	{Name: "resume", Type: "bool", Default: "false", Meaning: "continue the work in --out where it stopped", Says: []string{"continue"}},
+	{Name: "recipe", Type: "string", Default: "", Meaning: "a named recipe over the environment's defaults: paper, the method of Learning to Deliberate (design.md §10); flags given win", Says: []string{"named recipe"}},
 	{Name: "rounds", Type: "int", Default: "3", Meaning: "deliberation rounds after round 0", Says: []string{"deliberation rounds"},
 		Except: map[string]Exception{
 			"mpdf eval":  {Default: "0", Why: "0: the most a replay recorded, 3 in the simulator"},

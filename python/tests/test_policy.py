@@ -325,6 +325,41 @@ class DecoupledMatchesServe(unittest.TestCase):
                 for k in policy.ACTIONS:
                     self.assertLessEqual(abs(pr[k] - pt[k]), 1e-5)
 
+    def test_trained_paper_recipe(self):
+        # mpdf train --recipe paper: a network per slot, each an attention
+        # network over peers-v1, trained with rank-match. Its
+        # policy.safetensors and `mpdf export` of best.mpdf decide as the
+        # server does, in pure Python and in torch, each agent by its own
+        # network.
+        run = support.trained_run(features.FEATURE_VERSION_PEERS, "--iterations", "2", "--recipe", "paper")
+        exported = os.path.join(self.tmp, "paper-best.safetensors")
+        support.run_mpdf("export", os.path.join(run, "best.mpdf"), "--safetensors", exported)
+        d = corpus(8, count=120)
+        for path in (os.path.join(run, "policy.safetensors"), exported):
+            p, _ = self.assert_matches(path, d)
+            self.assertIsInstance(p, policy.DecoupledPolicy)
+            self.assertEqual((p.agent_policy, p.keys), ("slot", ["slot:0", "slot:1", "slot:2"]))
+            self.assertTrue(all(isinstance(n, policy.AttentionPolicy) for n in p.nets + [p.fallback]))
+            self.assertEqual(p.feature_version, features.FEATURE_VERSION_PEERS)
+            # The networks differ, so each agent's row is its own network's.
+            self.assertNotEqual(p.nets[0].attn, p.nets[1].attn)
+            three = [x for x in d if len(x["agents"]) >= 3][0]
+            got = p.decide(three["agents"], three["round"], three["rounds"], three.get("history"))
+            for i in range(3):
+                own = p.nets[i].probs(p.features(three["agents"], i, three["round"], three["rounds"], three.get("history")))
+                self.assertEqual(got[i][1], own)
+            try:
+                import mpdf.torch as mtorch
+            except ImportError:
+                continue
+            net = mtorch.load(path)
+            self.assertIsInstance(net.nets[0], mtorch.AttentionPolicy)
+            for x in d:
+                for (a, pr), (b, pt) in zip(p.decide(x["agents"], x["round"], x["rounds"], x.get("history")),
+                                            net.decide(x["agents"], x["round"], x["rounds"], x.get("history"))):
+                    for k in policy.ACTIONS:
+                        self.assertLessEqual(abs(pr[k] - pt[k]), 1e-5)
+
     def test_no_model_is_fallback(self):
         # By model, an agent naming no model gets the fallback, even beside
         # a network keyed "model:" (an old run's, of the agents of unknown

@@ -18,6 +18,9 @@ type Base struct {
 	Config trainer.Config
 	// Resume is the checkpoint resumed from (Latest); nil for a fresh run.
 	Resume *Resumable
+	// RecipeSet are the settings a named recipe (Request.Recipe) set over
+	// the config, for a line the caller prints; nil without one.
+	RecipeSet []trainer.RecipeSetting
 	// Setting is the one given, or on a resume the run's own except where
 	// given anew (Resumable.Continue).
 	Setting Setting

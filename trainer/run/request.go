@@ -24,6 +24,12 @@ type Request struct {
 	// Over puts the caller's config (a file, its flags) over the base's:
 	// the recipe's, or the resumed run's; nil: the base as it is.
 	Over func(base trainer.Config) (trainer.Config, error)
+	// Recipe puts a named recipe (trainer.ParseRecipe: "" none, or
+	// trainer.RecipePaper, trainer.PaperRecipe) over a fresh run's base,
+	// under Over, so that what the caller gives wins; the settings it set
+	// are the Base's RecipeSet. A resumed run keeps its own config: the
+	// recipe is not applied again.
+	Recipe string
 	// Init is a weights file (.safetensors or .mpdf) a fresh run starts
 	// from; empty: a fresh network.
 	Init string
@@ -38,6 +44,8 @@ type Request struct {
 var (
 	// ErrInit marks why the Init weights cannot start the run.
 	ErrInit = errmark.Of("init", "init")
+	// ErrRecipe marks a recipe name that is not one.
+	ErrRecipe = errmark.Of("recipe", "recipe")
 	// ErrInitResume: a resumed run has its weights; Init is refused.
 	ErrInitResume = errors.New("a resumed run goes on from its checkpoint")
 	// ErrOnlineWidth: an online run's features are its environment's, so
@@ -60,6 +68,12 @@ func (r Request) Plan() (Config, Base, error) {
 	b, err := BaseOf(r.Dir, r.Resume, r.Setting, r.Given)
 	if err != nil {
 		return Config{}, b, err
+	}
+	if _, err := trainer.ParseRecipe(r.Recipe); err != nil {
+		return Config{}, b, errmark.Mark(err, ErrRecipe)
+	}
+	if r.Recipe == trainer.RecipePaper && b.Resume == nil {
+		b.Config, b.RecipeSet = trainer.PaperRecipe(b.Config, r.Given)
 	}
 	c, err := r.Over(b.Config)
 	if err != nil {

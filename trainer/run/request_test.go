@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -72,5 +73,47 @@ func TestRequestPlan(t *testing.T) {
 	r.AllowSingleBehaviour = true
 	if rc, _, err = r.Plan(); err != nil || rc.Data == nil || rc.DataID == nil {
 		t.Errorf("allowed: %v, data set %v; want the data checked and used", err, rc.Data != nil)
+	}
+}
+
+// Request.Recipe puts the paper's recipe over a fresh run's base, under
+// Over (which wins), and reports what it set; an unknown name is refused,
+// keyed "recipe"; a resumed run keeps its own config.
+func TestRequestRecipePaper(t *testing.T) {
+	given := map[string]bool{"gamma": true}
+	r := Request{Setting: Setting{Env: "sim"}, Recipe: trainer.RecipePaper, Given: func(k string) bool { return given[k] },
+		Over: func(c trainer.Config) (trainer.Config, error) { c.Reward.Gamma = 0.5; return c, c.Validate() }}
+	rc, b, err := r.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rc.Train
+	if c.Agents() != metapolicy.AgentSlot || c.Arch != trainer.ArchAttention || !c.Loss.RankMatch() || c.Reward.Gamma != 0.5 {
+		t.Errorf("planned config %+v: want the paper's recipe, γ as given", c)
+	}
+	if len(b.RecipeSet) != 5 {
+		t.Errorf("set %v: want five settings (γ was given)", b.RecipeSet)
+	}
+	r.Recipe = "papers"
+	if _, _, err := r.Plan(); !errors.Is(err, ErrRecipe) {
+		t.Errorf("recipe papers: %v, want ErrRecipe", err)
+	} else if key, _ := errmark.KeyOf(err); key != "recipe" {
+		t.Errorf("recipe error keyed %q", key)
+	}
+
+	// A run trained without the recipe, resumed with it: its own config.
+	dir := t.TempDir()
+	cfg := simConfig(t)
+	cfg.Dir = dir
+	if _, err := Train(context.Background(), cfg, Hooks{}); err != nil {
+		t.Fatal(err)
+	}
+	r = Request{Dir: dir, Resume: true, Setting: Setting{Env: "sim"}, Recipe: trainer.RecipePaper}
+	rc, b, err = r.Plan()
+	if err != nil || b.Resume == nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if rc.Train.AgentPolicy != "" || rc.Train.Arch != "" || b.RecipeSet != nil {
+		t.Errorf("a resumed run took the recipe: %+v, set %v", rc.Train, b.RecipeSet)
 	}
 }
