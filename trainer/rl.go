@@ -307,5 +307,6 @@ func metricsFromValues(v []float64) Metrics {
 		AdvMean: v[9], AdvMin: v[10], AdvMax: v[11],
 		GradNorm: v[12], LearningRate: v[13], StepTime: v[14],
 		ActPersist: v[15], ActRefine: v[16], ActConcede: v[17],
+		AdvNonZero: v[18],
 	}
 }

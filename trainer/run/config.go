@@ -55,6 +55,12 @@ type Config struct {
 	// EvalTasks is how many held-out tasks the final evaluation plays
 	// (online, with HeldOutEnv); 0 skips it.
 	EvalTasks int
+	// EvalEvery is the period, in RL iterations, of the held-out points
+	// metrics.jsonl logs (online, with HeldOutEnv and EvalTasks > 0: the
+	// policy as it stands on up to 200 held-out tasks, one episode each;
+	// HeldOut): 0 is DefaultEvalEvery, a negative value takes none. They
+	// change nothing the run trains.
+	EvalEvery int
 	// MetricsEvery is the grain of metrics.jsonl: MetricsEveryStep or
 	// MetricsEveryIteration. Empty: per iteration offline (where a pass
 	// over millions of decisions is thousands of steps), per step online.
@@ -170,8 +176,11 @@ type Iteration struct {
 
 // Result is what a run leaves.
 type Result struct {
-	Mode   string
-	Policy *nn.MLP[float32] // the trained network (a decoupled policy's first)
+	// RLChange is, online with a final evaluation, what the RL stage
+	// changed against the supervised policy alone (nil without RL).
+	RLChange *RLChange
+	Mode     string
+	Policy   *nn.MLP[float32] // the trained network (a decoupled policy's first)
 	// Networks are a decoupled policy's networks (trainer.Config's
 	// agent_policy slot or model) once RL has made them; nil otherwise.
 	// PolicyOver reads whichever the run trained.
