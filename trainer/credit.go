@@ -93,11 +93,15 @@ func (r *RL) counterfactualAdvantages(adv []float64, b *Samples, g *grouping) er
 			return err
 		}
 		for i := range n {
-			base := 0.0
+			// The float32 probabilities are renormalised, so that a tie's
+			// baseline is its reward (advantage 0 to rounding).
+			base, sum := 0.0, 0.0
 			for a := range nn.NumActions {
-				base += math.Exp(float64(r.pi[i*nn.NumActions+a])) * b.Counter[3*i+a]
+				p := math.Exp(float64(r.pi[i*nn.NumActions+a]))
+				base += p * b.Counter[3*i+a]
+				sum += p
 			}
-			adv[i] = b.Counter[3*i+int(b.Actions[i])] - base
+			adv[i] = b.Counter[3*i+int(b.Actions[i])] - base/sum
 		}
 	default:
 		return fmt.Errorf("trainer: counterfactual rewards given to a run of credit %q", r.cfg.Credit)
