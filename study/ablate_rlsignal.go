@@ -24,6 +24,8 @@ const (
 	RLSignalLong           = "iterations ×4"
 	RLSignalNoKL           = "no KL (β=0)"
 	RLSignalCFLR           = "credit counterfactual, lr ×10"
+	RLSignalBaseLR         = "credit baseline, lr ×10"
+	RLSignalBaseLong       = "credit baseline, iterations ×4"
 )
 
 // rlSignalSettings are the rl-signal ablation's settings.
@@ -44,6 +46,8 @@ func rlSignalSettings() []Setting {
 		s(RLSignalLong, func(c *trainer.Config) { c.RL.Iterations *= 4 }),
 		s(RLSignalNoKL, func(c *trainer.Config) { c.Loss.Beta = 0 }),
 		s(RLSignalCFLR, func(c *trainer.Config) { c.Credit, c.Adam.LR = trainer.CreditCounterfactual, c.Adam.LR*10 }),
+		s(RLSignalBaseLR, func(c *trainer.Config) { c.Credit, c.Adam.LR = trainer.CreditBaseline, c.Adam.LR*10 }),
+		s(RLSignalBaseLong, func(c *trainer.Config) { c.Credit, c.RL.Iterations = trainer.CreditBaseline, c.RL.Iterations*4 }),
 	}
 }
 
