@@ -56,7 +56,7 @@ func (c *Config) validateCredit() error {
 		return nil
 	case c.Reward.Gamma != 0:
 		return fmt.Errorf("trainer: config: credit %s ranks the round's own reward: reward.gamma %v, want 0", k, c.Reward.Gamma)
-	case c.AgentPolicy != "" || c.Arch != "" || c.Loss.RankMatch():
+	case c.Agents().Decoupled() || c.Arch != "" || c.Loss.RankMatch():
 		return fmt.Errorf("trainer: config: credit %s trains a shared MLP with the clip loss (agent_policy %q, arch %q, loss %q)", k, c.AgentPolicy, c.Arch, c.Loss.Kind)
 	}
 	return nil
