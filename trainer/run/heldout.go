@@ -160,7 +160,7 @@ func (c *RLChange) WriteText(w io.Writer) error {
 	if s.TokensPerTask > 0 {
 		pct = 100 * d.Tokens.Estimate / s.TokensPerTask
 	}
-	_, err := fmt.Fprintf(w, "RL against the supervised policy alone (%s, the same %d scored held-out tasks and seeds, paired by task):\n"+
+	_, err := fmt.Fprintf(w, "RL against the supervised policy alone (%s, the same %d scored held-out questions and seeds, paired by question):\n"+
 		"  accuracy %.3f → %.3f: %+.1f [%+.1f, %+.1f] points\n"+
 		"  tokens/task %.0f → %.0f: %+.0f [%+.0f, %+.0f] (%+.1f %%)\n"+
 		"  actions persist %.3f → %.3f, refine %.3f → %.3f, concede %.3f → %.3f\n",
