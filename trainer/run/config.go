@@ -265,6 +265,9 @@ func (c *Config) check() error {
 		return fmt.Errorf("run: features %s: the offline data's are %s", fz.Version, c.featureVersion())
 	case offline && c.Teacher != nil:
 		return fmt.Errorf("run: a teacher labels online runs only")
+	case c.Train.Credit != "" && (offline || c.Env.NumTasks() == 0 || !env.IsUnseeded(c.Env, 0)):
+		// Refused before the supervised stage runs (Iterate would, after it).
+		return fmt.Errorf("run: credit %s: %w", c.Train.Credit, env.ErrNoCounterfactual)
 	case c.Teacher != nil && c.Teacher.Label == nil:
 		return fmt.Errorf("run: teacher %q without a Label function", c.Teacher.Name)
 	case c.Teacher != nil && c.Teacher.Again < 0:
