@@ -179,8 +179,12 @@ type Result struct {
 	// RLChange is, online with a final evaluation, what the RL stage
 	// changed against the supervised policy alone (nil without RL).
 	RLChange *RLChange
-	Mode     string
-	Policy   *nn.MLP[float32] // the trained network (a decoupled policy's first)
+	// HeldOut are the held-out points of this process's run (resumes:
+	// those metrics.jsonl kept too), Config.EvalEvery; in memory as in a
+	// directory.
+	HeldOut []HeldOutPoint
+	Mode    string
+	Policy  *nn.MLP[float32] // the trained network (a decoupled policy's first)
 	// Networks are a decoupled policy's networks (trainer.Config's
 	// agent_policy slot or model) once RL has made them; nil otherwise.
 	// PolicyOver reads whichever the run trained.

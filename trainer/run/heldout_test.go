@@ -63,6 +63,9 @@ func TestHeldOutPointsChangeNothingTrained(t *testing.T) {
 	if !slices.Equal(iters, []int{0, 3, 4}) {
 		t.Errorf("held-out points at iterations %v, want 0, 3, 4", iters)
 	}
+	if len(a.HeldOut) != len(l.HeldOut) || *a.HeldOut[1].HeldOut != *l.HeldOut[1].HeldOut {
+		t.Errorf("Result.HeldOut %v, metrics.jsonl's %v", a.HeldOut, l.HeldOut)
+	}
 	if len(l.NonZero) != 4 {
 		t.Errorf("%d iterations of advantages/nonzero, want 4", len(l.NonZero))
 	}

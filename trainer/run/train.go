@@ -506,6 +506,7 @@ func (r *runner) save(metrics map[string]float64) error {
 func (r *runner) finish(ctx context.Context) error {
 	r.res.Iterations, r.res.Steps, r.res.Skipped = r.iter, r.rl.Steps, r.rl.Skipped
 	r.res.Shares = r.metrics.shares()
+	r.res.HeldOut = r.metrics.heldOut
 	if r.cfg.Dir == "" {
 		return nil
 	}
