@@ -25,11 +25,12 @@ const (
 	AblateLoss        = "loss"
 	AblateTeamSize    = "team-size"
 	AblateArch        = "arch"
+	AblateRLSignal    = "rl-signal"
 )
 
 // AblationNames lists the ablations Ablate and AblateTeams run.
 func AblationNames() []string {
-	return []string{AblateEstimator, AblateTau, AblateRewardScale, AblateGamma, AblateLoss, AblateTeamSize, AblateAgentPolicy, AblateArch}
+	return []string{AblateEstimator, AblateTau, AblateRewardScale, AblateGamma, AblateLoss, AblateTeamSize, AblateAgentPolicy, AblateArch, AblateRLSignal}
 }
 
 // TauGrid is the paper's grid of SoftRankPO temperatures (its best: 0.8).
@@ -62,6 +63,9 @@ type Setting struct {
 	// Also are further settings this one is compared with, a row each
 	// after its own.
 	Also []int
+	// AlsoFixed are fixed protocols this one is compared with, a row
+	// each after Also's (when the study played them).
+	AlsoFixed []string
 }
 
 // Arch ablation's settings: the MLP on the recipe's features (the
@@ -140,6 +144,8 @@ func AblationSettings(kind string) ([]Setting, error) {
 				}
 			}})
 		}
+	case AblateRLSignal:
+		out = rlSignalSettings()
 	default:
 		return nil, fmt.Errorf("study: unknown ablation %q (want one of %v)", kind, AblationNames())
 	}
@@ -159,6 +165,9 @@ type AblationRow struct {
 	Ref         string          `json:"ref,omitempty"`
 	Delta       *stats.Interval `json:"delta,omitempty"`
 	DeltaTokens float64         `json:"delta_tokens_per_task"`
+	// DeltaTokensCI is DeltaTokens with its interval (the same bootstrap
+	// by question), for the rl-signal ablation.
+	DeltaTokensCI *stats.Interval `json:"delta_tokens_ci,omitempty"`
 	// PersistSFT is the share of persist decisions of the policy after
 	// the supervised stage alone (the same stage for every setting),
 	// PersistRL of this setting's policy, both on the test side.
@@ -225,7 +234,7 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 	cfg.Lambdas = []float64{lambda}
 	learned := LearnedName(lambda)
 	runs := len(settings) + 1
-	if kind == AblateEstimator {
+	if sftFirst(kind) {
 		runs-- // its first setting is the SFT-only run
 	}
 	progress := cfg.Progress
@@ -259,7 +268,7 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 	}
 	byName := map[string][]Row{}
 	for i, st := range settings {
-		if kind == AblateEstimator && i == 0 {
+		if sftFirst(kind) && i == 0 {
 			byName[st.Name] = sftRows
 			continue
 		}
@@ -280,7 +289,7 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 			}
 		}
 	}
-	if kind != AblateEstimator {
+	if !sftFirst(kind) {
 		merged.Rows = append(merged.Rows, sftRows...)
 		merged.Learned = append(merged.Learned, SFTOnlyName)
 	}
@@ -313,16 +322,34 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 				return nil, fmt.Errorf("study: ablation %s: %s − %s: %w", kind, st.Name, ref, err)
 			}
 			row.Ref, row.Delta, row.DeltaTokens = ref, d, dt
+			if kind == AblateRLSignal {
+				if row.DeltaTokensCI, err = merged.pairedTokens(st.Name, ref); err != nil {
+					return nil, err
+				}
+			}
 		}
 		a.Rows = append(a.Rows, row)
+		refs := []string{}
 		for _, j := range st.Also {
-			ref := settings[j].Name
+			refs = append(refs, settings[j].Name)
+		}
+		for _, f := range st.AlsoFixed {
+			if slices.Contains(merged.Fixed, f) {
+				refs = append(refs, f)
+			}
+		}
+		for _, ref := range refs {
 			d, dt, err := merged.pairedDelta(st.Name, ref)
 			if err != nil {
 				return nil, fmt.Errorf("study: ablation %s: %s − %s: %w", kind, st.Name, ref, err)
 			}
 			also := row
 			also.Ref, also.Delta, also.DeltaTokens = ref, d, dt
+			if kind == AblateRLSignal {
+				if also.DeltaTokensCI, err = merged.pairedTokens(st.Name, ref); err != nil {
+					return nil, err
+				}
+			}
 			a.Rows = append(a.Rows, also)
 		}
 	}

@@ -74,6 +74,12 @@ func (a *Ablation) WriteMarkdown(w io.Writer) error {
 			if r.Delta != nil {
 				delta = fmt.Sprintf("vs %s: %+.1f [%+.1f, %+.1f]", r.Ref, 100*r.Delta.Estimate, 100*r.Delta.Low, 100*r.Delta.High)
 			}
+			if t := r.DeltaTokensCI; t != nil {
+				dt = fmt.Sprintf("%+.0f [%+.0f, %+.0f]", t.Estimate, t.Low, t.High)
+				if ref := a.tokensOf(r.Ref); ref > 0 {
+					dt += fmt.Sprintf(" (%+.1f %%)", 100*t.Estimate/ref)
+				}
+			}
 		}
 		fmt.Fprintf(&b, "| %s | %.3f [%.3f, %.3f] | %.0f | %s | %s | %.3f | %.3f |\n", r.Setting,
 			r.Accuracy.Estimate, r.Accuracy.Low, r.Accuracy.High, r.TokensPerTask, delta, dt, r.PersistSFT, r.PersistRL)
@@ -95,4 +101,19 @@ func (a *Ablation) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// tokensOf is the tokens per task of a setting or baseline of the table.
+func (a *Ablation) tokensOf(name string) float64 {
+	for _, r := range a.Rows {
+		if r.Setting == name {
+			return r.TokensPerTask
+		}
+	}
+	for _, b := range a.Baselines {
+		if b.Policy == name {
+			return b.TokensPerTask
+		}
+	}
+	return 0
 }

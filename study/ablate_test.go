@@ -25,6 +25,8 @@ func TestAblationSettings(t *testing.T) {
 		AblateTeamSize:    {"mpdf"},
 		AblateAgentPolicy: {"shared", "slot", "model"},
 		AblateArch:        {ArchMLP, ArchMLPPeers, ArchAttn},
+		AblateRLSignal: {SFTOnlyName, RLSignalDefault, RLSignalCounterfactual, RLSignalBaseline, RLSignalTaskRound, RLSignalGamma,
+			RLSignalNoSFT, RLSignalLR, RLSignalLong, RLSignalNoKL, RLSignalCFLR, RLSignalBaseLR, RLSignalBaseLong},
 		AblateRewardScale: {"softrank ×1", "softrank ×0.1", "softrank ×10", "softrank exp", "grpo ×1", "grpo ×0.1", "grpo ×10", "grpo exp", "drgrpo ×1", "drgrpo ×0.1", "drgrpo ×10", "drgrpo exp"},
 	}
 	for kind, names := range want {
@@ -235,5 +237,62 @@ func TestAblateArchStub(t *testing.T) {
 		if want := (acc[r.Setting] - acc[r.Ref]) / n; r.Delta == nil || math.Abs(r.Delta.Estimate-want) > 1e-12 {
 			t.Errorf("%s vs %s: Δ %+v, want %v", r.Setting, r.Ref, r.Delta, want)
 		}
+	}
+}
+
+// The rl-signal ablation compares every setting with the supervised stage
+// alone and with gate, accuracy and tokens paired (tokens with their
+// interval). A stub trainer makes the policies known: the SFT-only run
+// (no iteration) plays majority, the baseline credit debate, the rest
+// gate; the Δ then follow by hand.
+func TestAblateRLSignalStub(t *testing.T) {
+	sim, err := sim.New(sim.Config{Tasks: 24, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stub := func(train env.Env, cfg trainer.Config) (metapolicy.Policy, error) {
+		switch {
+		case cfg.RL.Iterations == 0:
+			return metapolicy.ParseHeuristic("majority")
+		case cfg.Credit == trainer.CreditBaseline:
+			return metapolicy.ParseHeuristic("debate")
+		}
+		return metapolicy.ParseHeuristic("gate")
+	}
+	a, err := Ablate(sim, Config{Folds: 2, Seeds: 2, Episodes: 1, Baselines: []string{"gate"}, Trainer: stub, Workers: 2}, AblateRLSignal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings, _ := AblationSettings(AblateRLSignal)
+	if len(a.Rows) != 2*len(settings) {
+		t.Fatalf("%d rows, want each of %d settings against SFT only (or the reference) and against gate", len(a.Rows), len(settings))
+	}
+	acc, tok := map[string]float64{}, map[string]float64{}
+	for _, r := range a.Study.Rows {
+		acc[r.Policy] += float64(r.Correct) / float64(r.Scored)
+		tok[r.Policy] += float64(r.Tokens) / float64(r.Episodes)
+	}
+	for i, r := range a.Rows {
+		want := []string{"", "gate"}[i%2]
+		if i > 1 && i%2 == 0 {
+			want = SFTOnlyName
+		}
+		if r.Ref != want {
+			t.Errorf("row %d (%s): ref %q, want %q", i, r.Setting, r.Ref, want)
+		}
+		if r.Ref == "" {
+			continue
+		}
+		n := float64(r.Rows)
+		if d := (acc[r.Setting] - acc[r.Ref]) / n; r.Delta == nil || math.Abs(r.Delta.Estimate-d) > 1e-12 {
+			t.Errorf("%s vs %s: Δ %+v, want %v", r.Setting, r.Ref, r.Delta, d)
+		}
+		if d := (tok[r.Setting] - tok[r.Ref]) / n; r.DeltaTokensCI == nil || math.Abs(r.DeltaTokensCI.Estimate-d) > 1e-6 ||
+			math.Abs(r.DeltaTokens-d) > 1e-6 || r.DeltaTokensCI.Low > d || r.DeltaTokensCI.High < d {
+			t.Errorf("%s vs %s: Δ tokens %v %+v, want %v inside its interval", r.Setting, r.Ref, r.DeltaTokens, r.DeltaTokensCI, d)
+		}
+	}
+	if r := a.Rows[2*3]; r.Setting != RLSignalBaseline || r.Delta.Estimate == 0 {
+		t.Errorf("row %+v: want the baseline credit's (debate) Δ against SFT only (majority), not 0", r)
 	}
 }

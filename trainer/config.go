@@ -56,6 +56,13 @@ type Config struct {
 	// MLP run's checkpoints keep their bytes.
 	Arch    string `json:"arch,omitempty"`
 	AttnDim int    `json:"attn_dim,omitempty"`
+
+	// Credit is which rewards a decision's advantage is taken from
+	// (ParseCredit, credit.go): "" the taken action's (ranked in its
+	// group), CreditCounterfactual or CreditBaseline the three actions'
+	// with the other agents held fixed (a replay). Omitted when "", so
+	// configs written before it keep their bytes.
+	Credit string `json:"credit,omitempty"`
 }
 
 // ArchAttention is Config.Arch's value for the attention network.
@@ -278,6 +285,9 @@ func (c *Config) Validate() error {
 	}
 	if _, err := ParseSchedule(c.RL.Schedule); err != nil {
 		return fmt.Errorf("trainer: config: rl.schedule: %w", err)
+	}
+	if err := c.validateCredit(); err != nil {
+		return err
 	}
 	if _, err := metapolicy.ParseAgentPolicy(c.AgentPolicy); err != nil {
 		return fmt.Errorf("trainer: config: agent_policy: %w", err)

@@ -18,7 +18,11 @@ package trainer
 //   - advantages/mean|min|max are over rows, after the estimator;
 //   - grad_norm is the global norm before clipping; learning_rate the lr
 //     given to Step; step_time the wall time of Step in seconds;
-//   - actions/persist|refine|concede are shares of rows in [0, 1].
+//   - actions/persist|refine|concede are shares of rows in [0, 1];
+//   - advantages/nonzero is the share of rows whose advantage is not 0
+//     (|A| > 1e-9): the decisions the step can move. A group whose rewards
+//     all tie gives its rows 0; SoftRankPO gives every row of a group with
+//     any spread a non-zero advantage, ties included (design §3).
 //
 // On a *NonFiniteError the returned Metrics hold the reward, advantage and
 // action statistics and zero elsewhere (so they still encode as JSON); on
@@ -53,6 +57,8 @@ type Metrics struct {
 	ActPersist float64 `json:"actions/persist"` // share of rows with action persist
 	ActRefine  float64 `json:"actions/refine"`
 	ActConcede float64 `json:"actions/concede"`
+
+	AdvNonZero float64 `json:"advantages/nonzero"` // share of rows with |A| > 1e-9
 }
 
 // MetricNames returns the metric names in the order of the Metrics fields
@@ -64,6 +70,7 @@ func MetricNames() []string {
 		"advantages/mean", "advantages/min", "advantages/max",
 		"grad_norm", "learning_rate", "step_time",
 		"actions/persist", "actions/refine", "actions/concede",
+		"advantages/nonzero",
 	}
 }
 
@@ -75,5 +82,6 @@ func (m *Metrics) AppendValues(dst []float64) []float64 {
 		m.AdvMean, m.AdvMin, m.AdvMax,
 		m.GradNorm, m.LearningRate, m.StepTime,
 		m.ActPersist, m.ActRefine, m.ActConcede,
+		m.AdvNonZero,
 	)
 }

@@ -19,6 +19,7 @@ var specMetricNames = []string{
 	"advantages/mean", "advantages/min", "advantages/max",
 	"grad_norm", "learning_rate", "step_time",
 	"actions/persist", "actions/refine", "actions/concede",
+	"advantages/nonzero",
 }
 
 func TestMetricsJSONKeys(t *testing.T) {

@@ -98,7 +98,11 @@ func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
 		Rounds:   r.cfg.RL.Rounds,
 		Seed:     r.cfg.Seed ^ (uint64(iter)+1)*0x9e3779b97f4a7c15,
 	}
+	if r.cfg.Credit != "" {
+		batch.Counter = r.counter[:0]
+	}
 	err = env.Play(e, pol, opts, func(ep *data.Episode) error {
+		k := res.Episodes // Play emits in task then episode order
 		res.Episodes++
 		if ep.Gold != "" && data.TeamAnswer(ep.Rounds[len(ep.Rounds)-1].Turns) == ep.Gold {
 			res.TeamAcc++
@@ -117,6 +121,11 @@ func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
 			return err
 		}
 		res.Decisions += len(ds)
+		if r.cfg.Credit != "" {
+			if batch.Counter, err = appendCounterfactual(batch.Counter, e, opts.Tasks[k/opts.Episodes], ep, r.cfg.Reward); err != nil {
+				return err
+			}
+		}
 		if r.cfg.Agents().Decoupled() {
 			var dropped int
 			if ds, batch.Nets, dropped, err = r.keepTrainable(ds, batch.Nets, ep); err != nil {
@@ -147,7 +156,7 @@ func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
 		}
 		return res, fmt.Errorf("trainer: online iteration %d: no decisions with a reward", iter)
 	}
-	r.rolloutNets = batch.Nets
+	r.rolloutNets, r.counter = batch.Nets, batch.Counter
 	res.Update, err = r.Update(batch)
 	return res, err
 }
@@ -211,4 +220,24 @@ func policyOver(net *nn.MLP[float32], fz metapolicy.Featurizer) (metapolicy.Poli
 		return metapolicy.NewMLPPolicy("mpdf", net)
 	}
 	return metapolicy.NewFeaturizedPolicy("mpdf", net, fz)
+}
+
+// appendCounterfactual appends the three counterfactual rewards of each
+// decision of ep, episode of task of e, in data.Decisions' order (round,
+// then agent).
+func appendCounterfactual(dst []float64, e env.Env, task int, ep *data.Episode, cfg data.RewardConfig) ([]float64, error) {
+	alt, err := env.Alternatives(e, task, ep)
+	if err != nil {
+		return dst, err
+	}
+	cr, err := data.CounterfactualRewards(ep, alt, cfg)
+	if err != nil {
+		return dst, err
+	}
+	for t := 1; t < len(cr); t++ {
+		for _, three := range cr[t] {
+			dst = append(dst, three[:]...)
+		}
+	}
+	return dst, nil
 }

@@ -72,12 +72,14 @@ type RL struct {
 	mb          Samples
 	rollout     Samples
 	rolloutNets []int32
+	counter     []float64 // Iterate's counterfactual rewards (Config.Credit)
 	buf, logp   []float64
 	adv         []float64
 	ref         []float32
 	groups      grouping
 	gstd        []float64 // group → population std of its rewards
 	gzero       []bool    // group → its rewards all tie
+	pi          []float32 // credit baseline: B×3 log π(·|x) at the update's start
 	mbs         minibatcher
 }
 
@@ -169,13 +171,22 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 	r.adv = grow(r.adv, n)
 	full.Adv = r.adv
 	r.groups.build(batch.Groups)
-	if err := r.groups.advantages(full.Adv, batch.Rewards, r.stepper.est); err != nil {
-		return UpdateResult{}, err
-	}
-	// So are the groups' reward statistics, which the steps report.
-	r.gstd, r.gzero = grow(r.gstd, r.groups.len()), grow(r.gzero, r.groups.len())
-	for g := range r.groups.len() {
-		r.gstd[g], r.gzero[g] = r.groups.groupStat(g, batch.Rewards)
+	switch {
+	case batch.Counter != nil:
+		if err := r.counterfactualAdvantages(full.Adv, batch, &r.groups); err != nil {
+			return UpdateResult{}, err
+		}
+	case r.cfg.Credit != "":
+		return UpdateResult{}, fmt.Errorf("trainer: credit %s: the batch has no counterfactual rewards", r.cfg.Credit)
+	default:
+		if err := r.groups.advantages(full.Adv, batch.Rewards, r.stepper.est); err != nil {
+			return UpdateResult{}, err
+		}
+		// So are the groups' reward statistics, which the steps report.
+		r.gstd, r.gzero = grow(r.gstd, r.groups.len()), grow(r.gzero, r.groups.len())
+		for g := range r.groups.len() {
+			r.gstd[g], r.gzero[g] = r.groups.groupStat(g, batch.Rewards)
+		}
 	}
 	var res UpdateResult
 	var acc metricsMean
@@ -307,5 +318,6 @@ func metricsFromValues(v []float64) Metrics {
 		AdvMean: v[9], AdvMin: v[10], AdvMax: v[11],
 		GradNorm: v[12], LearningRate: v[13], StepTime: v[14],
 		ActPersist: v[15], ActRefine: v[16], ActConcede: v[17],
+		AdvNonZero: v[18],
 	}
 }

@@ -444,6 +444,11 @@ func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, adv []float64, gs *group
 	mt.Reward, mt.AdvMean = meanOf(sr, rw), meanOf(sa, adv)
 	mt.AdvMin, mt.AdvMax = lo, hi
 	nf := float64(n)
+	nz := 0
+	for _, a := range adv {
+		nz += b2i(math.Abs(a) > 1e-9)
+	}
+	mt.AdvNonZero = float64(nz) / nf
 	mt.ActPersist, mt.ActRefine, mt.ActConcede = float64(n-c1-c2)/nf, float64(c1)/nf, float64(c2)/nf
 
 	if lps == nil {

@@ -42,6 +42,11 @@ type Samples struct {
 	// read by (Stepper.AddNet; design §4, decoupled agents); nil means
 	// network 0, the only one of a shared policy.
 	Nets []int32
+
+	// Counter is nil, or B×3 counterfactual rewards: row i's reward had
+	// it taken persist, refine, concede, the other agents held fixed
+	// (Config.Credit); RL.Update takes the advantages from them.
+	Counter []float64
 }
 
 // Len is the number of rows B.
@@ -81,6 +86,13 @@ func (s *Samples) checkShape(features int) error {
 		return fmt.Errorf("trainer: samples: %d advantages for %d rows (nil when absent)", len(s.Adv), n)
 	case s.LogProb != nil && len(s.LogProb) != n:
 		return fmt.Errorf("trainer: samples: %d log-probabilities for %d rows (nil when absent)", len(s.LogProb), n)
+	case s.Counter != nil && len(s.Counter) != n*nn.NumActions:
+		return fmt.Errorf("trainer: samples: %d counterfactual rewards for %d rows (nil when absent)", len(s.Counter), n)
+	}
+	for i, v := range s.Counter {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("trainer: samples: row %d: counterfactual reward %v", i/nn.NumActions, v)
+		}
 	}
 	return nil
 }

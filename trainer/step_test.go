@@ -313,6 +313,17 @@ func TestStepMetrics(t *testing.T) {
 	adv := make([]float64, 9)
 	_ = GroupAdvantages(adv, sm.Rewards, sm.Groups, SoftRankEstimator{Tau: DefaultTau})
 	// Group a = {1, 3, 2}: std √(2/3); b ties: 0; c = {0, 4, −1}: std √(14/3).
+	nonzero := 0
+	for i, a := range adv {
+		if math.Abs(a) > 1e-9 {
+			nonzero++
+		} else if sm.Groups[i] != "b" && i != 2 && i != 6 { // rows 2 and 6 hold their group's middle reward
+			t.Errorf("row %d: advantage %v of a group with spread, not its middle", i, a)
+		}
+	}
+	if nonzero < 4 || nonzero > 6 { // b's three tie at 0; a's and c's ends never do
+		t.Errorf("%d rows with a non-zero advantage, want 4 to 6", nonzero)
+	}
 	want := Metrics{
 		Reward:            (1 + 3 + 2 + 15 + 3) / 9.0,
 		RewardStd:         (math.Sqrt(2.0/3) + math.Sqrt(14.0/3)) / 3,
@@ -324,6 +335,7 @@ func TestStepMetrics(t *testing.T) {
 		ActPersist:        1.0 / 9,
 		ActRefine:         5.0 / 9,
 		ActConcede:        3.0 / 9,
+		AdvNonZero:        float64(nonzero) / 9,
 	}
 	got := mt
 	got.Loss, got.PolicyLoss, got.KL, got.Entropy, got.ClipLow, got.ClipHigh, got.GradNorm, got.StepTime = 0, 0, 0, 0, 0, 0, 0, 0

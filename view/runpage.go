@@ -87,6 +87,11 @@ func WriteRun(w io.Writer, dir string) error {
 				{"persist", "#1f77b4", curves.Persist, nil}, {"refine", "#ff7f0e", curves.Refine, nil}, {"concede", "#9467bd", curves.Concede, nil}}),
 		)
 	}
+	if c, err := learningCurves(dir); err != nil {
+		return err
+	} else if c != nil {
+		p.Charts = append(p.Charts, c...)
+	}
 	if c, err := checkpointCurves(dir); err != nil {
 		return err
 	} else if c != nil {
@@ -109,6 +114,12 @@ func WriteRun(w io.Writer, dir string) error {
 		if ef.Verdict != nil {
 			t.WriteByte('\n')
 			if err := ef.Verdict.WriteTable(&t); err != nil {
+				return err
+			}
+		}
+		if ef.RLChange != nil {
+			t.WriteByte('\n')
+			if err := ef.RLChange.WriteText(&t); err != nil {
 				return err
 			}
 		}
@@ -181,6 +192,38 @@ func checkpointCurves(dir string) ([]template.HTML, error) {
 		chart("team accuracy", "team accuracy of the training rollouts, per kept checkpoint", steps, []series{{"team_accuracy", "#1f77b4", acc, nil}}),
 		chart("tokens", "tokens per episode of the training rollouts, per kept checkpoint", steps, []series{{"tokens_per_episode", "#ff7f0e", tok, nil}}),
 	}, nil
+}
+
+// learningCurves are the charts of whether RL learns (run.ReadLearning):
+// the held-out points' accuracy and tokens, and the share of decisions
+// with a non-zero advantage per iteration; nil when metrics.jsonl has
+// none.
+func learningCurves(dir string) ([]template.HTML, error) {
+	l, err := run.ReadLearning(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("view: %w", err)
+	}
+	var out []template.HTML
+	if len(l.HeldOut) > 1 {
+		var it, acc, tok []float64
+		for _, h := range l.HeldOut {
+			it, acc, tok = append(it, float64(h.Iter)), append(acc, h.HeldOut.TeamAccuracy), append(tok, h.HeldOut.TokensPerTask)
+		}
+		out = append(out,
+			chart("held-out accuracy", fmt.Sprintf("team accuracy on %d held-out tasks, by RL iteration (0: the supervised policy)", l.HeldOut[0].HeldOut.Tasks), it, []series{{"heldout/team_accuracy", "#1f77b4", acc, nil}}),
+			chart("held-out tokens", "tokens per task on the held-out tasks, by RL iteration", it, []series{{"heldout/tokens_per_task", "#ff7f0e", tok, nil}}))
+	}
+	if len(l.Iter) > 1 {
+		it := make([]float64, len(l.Iter))
+		for i, v := range l.Iter {
+			it[i] = float64(v + 1)
+		}
+		out = append(out, chart("non-zero advantages", "share of decisions with a non-zero advantage, by RL iteration", it, []series{{"advantages/nonzero", "#2ca02c", l.NonZero, nil}}))
+	}
+	return out, nil
 }
 
 // series is one line of a chart, with an optional band (lo, hi).

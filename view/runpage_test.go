@@ -63,11 +63,14 @@ func TestRunPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(b)
-	if n := strings.Count(page, "<svg"); n != 6 {
-		t.Errorf("%d charts, want 6 (reward, KL, entropy, actions; team accuracy and tokens at the checkpoints)", n)
+	if n := strings.Count(page, "<svg"); n != 9 {
+		t.Errorf("%d charts, want 9 (reward, KL, entropy, actions; held-out accuracy and tokens at iterations 0 and 3, non-zero advantages; team accuracy and tokens at the checkpoints)", n)
 	}
-	if n := strings.Count(page, "<polyline"); n != 8 {
-		t.Errorf("%d lines, want 8", n)
+	if n := strings.Count(page, "<polyline"); n != 11 {
+		t.Errorf("%d lines, want 11", n)
+	}
+	if !strings.Contains(page, "RL against the supervised policy alone") {
+		t.Error("the page lacks what RL changed against the supervised policy")
 	}
 	var ef run.EvalFile
 	raw, err := os.ReadFile(filepath.Join(dir, run.EvalName))

@@ -27,6 +27,7 @@ var flagWords = []cliflag.Word{
 	{Err: llm.ErrNoBaseURL, Format: "%s (set --base-url or " + llm.EnvBaseURL[0] + ")"},
 	{Err: calibrate.ErrFiles, Format: "--calibrate: %s"},
 	{Err: replay.ErrEmptySide, Format: "%s: check --held-out"},
+	{Err: env.ErrNoCounterfactual, Format: "%s: --credit counterfactual and baseline need --env replay:..."},
 	{Err: replay.ErrEnvConfig, Format: "--%s"},
 	{Err: replay.ErrNoPolicy, Format: "%s: give --policy, or drop --no-baselines"},
 	{Err: checkpoints.ErrForeign, Format: "%s or start a new --out"},

@@ -28,6 +28,7 @@ func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.Float64Var(&c.Adam.LR, "lr", c.Adam.LR, usageOf("lr"))
 	fs.Float64Var(&c.MaxGradNorm, "max-grad-norm", c.MaxGradNorm, "global gradient-norm clip (0: none)")
 	cliflag.BindReward(fs, &c.Reward)
+	fs.Var(creditFlag(&c.Credit), "credit", usageOf("credit")+"; recorded in checkpoints")
 	fs.Float64Var(&c.Reward.Gamma, "gamma", c.Reward.Gamma, usageOf("gamma")+"; per agent over its episode's later rounds, recorded in checkpoints")
 	fs.IntVar(&c.SFT.Epochs, "sft-epochs", c.SFT.Epochs, usageOf("sft-epochs")+" (0 skips it)")
 	fs.IntVar(&c.SFT.BatchSize, "sft-batch-size", c.SFT.BatchSize, "minibatch rows of the supervised stage")
@@ -67,4 +68,14 @@ func resolveConfig(base trainer.Config, path string, fs *pflag.FlagSet) (trainer
 	}
 	cfg.SettleFeatures(fs.Changed("features"))
 	return cfg, cfg.Validate()
+}
+
+// creditFlag is --credit (trainer.ParseCredit): "" shows as taken.
+func creditFlag(p *string) pflag.Value {
+	return cliflag.Parsed(p, "credit", trainer.ParseCredit, func(s string) string {
+		if s == "" {
+			return trainer.CreditTaken
+		}
+		return s
+	})
 }

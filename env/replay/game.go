@@ -85,6 +85,18 @@ func (g *game) Step(round, agent int, action metapolicy.Action, prev []data.Turn
 	return t, nil
 }
 
+// Peek is the turn Step would return, the game left as it was
+// (env.Peeker): a refine's revision is not used up.
+func (g *game) Peek(round, agent int, action metapolicy.Action, prev []data.Turn) (data.Turn, error) {
+	if agent < 0 || agent >= len(g.used) {
+		return g.Step(round, agent, action, prev) // Step's error names the agent
+	}
+	used := g.used[agent]
+	t, err := g.Step(round, agent, action, prev)
+	g.used[agent] = used
+	return t, err
+}
+
 // revise takes agent's next recorded revision, or keeps its previous turn
 // at the cost of its last recorded answer when none is left.
 func (g *game) revise(agent int, prev []data.Turn) data.Turn {

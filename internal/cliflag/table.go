@@ -43,6 +43,7 @@ var Table = []Shared{
 	{Name: "feature-width", Type: "int", Default: "0", Meaning: "features per decision record (0: as read)", Says: []string{"decision record"}},
 	{Name: "features", Type: "string", Default: "", Meaning: "feature layout a learned policy reads (mpdf-features/v1, mpdf-features/v2, or mpdf-features/peers-v1, the attention network's)", Says: []string{"feature layout"}},
 	{Name: "loss", Type: "loss", Default: "clip", Meaning: "policy loss: clip (PPO-clip surrogate + β·KL) or rank-match (the paper's implicit-reward fit)", Says: []string{"policy loss", "rank-match"}},
+	{Name: "credit", Type: "credit", Default: "taken", Meaning: "which rewards a decision's advantage comes from: taken (its action's, ranked in its group), counterfactual (its three actions' with the other agents held fixed, ranked as its own group; a replay) or baseline (its action's minus the policy-weighted mean of the three; a replay)", Says: []string{"other agents held fixed"}},
 	{Name: "gamma", Type: "float64", Default: "0", Meaning: "discount γ of the return-to-go each decision is ranked on (0: the round's own reward)", Says: []string{"return-to-go"}},
 	{Name: "greedy", Type: "bool", Default: "false", Meaning: "a learned policy takes its most probable action instead of sampling", Says: []string{"most probable action"}},
 	{Name: "group-by", Type: "key", Default: "task", Meaning: "decisions ranked together, the SoftRankPO group: task, episode or task+round", Says: []string{"SoftRankPO group"}},

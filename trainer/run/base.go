@@ -60,7 +60,8 @@ func (b Base) RunConfig(c trainer.Config, dir string) Config {
 	o := b.Setting.Options
 	return Config{Train: c, Dir: dir, Resume: b.Resume, Keep: o.Keep, BestMetric: o.BestMetric,
 		EvalTasks: o.EvalTasks, SkipInvalid: o.SkipInvalid, FeatureWidth: o.FeatureWidth, MetricsEvery: o.MetricsEvery,
-		Greedy: b.Recipe.Env == trainer.RecipeReplay && b.Recipe.Greedy}
+		EvalEvery: o.EvalEvery,
+		Greedy:    b.Recipe.Env == trainer.RecipeReplay && b.Recipe.Greedy}
 }
 
 // replayPrefix starts the spec of a replay environment (env/replay's

@@ -45,10 +45,10 @@ func TestBaseOf(t *testing.T) {
 // A base's run config carries the setting's options and the recipe's
 // greedy judging (a replay's), nothing else of the setting.
 func TestBaseRunConfig(t *testing.T) {
-	o := Options{EvalTasks: 7, Keep: 2, BestMetric: "-loss", SkipInvalid: true, FeatureWidth: 30, MetricsEvery: MetricsEveryStep}
+	o := Options{EvalTasks: 7, Keep: 2, BestMetric: "-loss", SkipInvalid: true, FeatureWidth: 30, MetricsEvery: MetricsEveryStep, EvalEvery: 3}
 	b := Base{Setting: Setting{Env: "replay:x", Options: o}, Recipe: trainer.Recipe{Env: trainer.RecipeReplay, Greedy: true}}
 	c := b.RunConfig(trainer.DefaultConfig(), "dir")
-	got := Options{c.EvalTasks, c.Keep, c.BestMetric, c.SkipInvalid, c.FeatureWidth, c.MetricsEvery}
+	got := Options{c.EvalTasks, c.Keep, c.BestMetric, c.SkipInvalid, c.FeatureWidth, c.MetricsEvery, c.EvalEvery}
 	if got != o || c.Dir != "dir" || !c.Greedy || c.Resume != nil || c.EnvName != "" {
 		t.Errorf("%+v", c)
 	}

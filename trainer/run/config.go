@@ -55,6 +55,12 @@ type Config struct {
 	// EvalTasks is how many held-out tasks the final evaluation plays
 	// (online, with HeldOutEnv); 0 skips it.
 	EvalTasks int
+	// EvalEvery is the period, in RL iterations, of the held-out points
+	// metrics.jsonl logs (online, with HeldOutEnv and EvalTasks > 0: the
+	// policy as it stands on up to 200 held-out tasks, one episode each;
+	// HeldOut): 0 is DefaultEvalEvery, a negative value takes none. They
+	// change nothing the run trains.
+	EvalEvery int
 	// MetricsEvery is the grain of metrics.jsonl: MetricsEveryStep or
 	// MetricsEveryIteration. Empty: per iteration offline (where a pass
 	// over millions of decisions is thousands of steps), per step online.
@@ -170,8 +176,15 @@ type Iteration struct {
 
 // Result is what a run leaves.
 type Result struct {
-	Mode   string
-	Policy *nn.MLP[float32] // the trained network (a decoupled policy's first)
+	// RLChange is, online with a final evaluation, what the RL stage
+	// changed against the supervised policy alone (nil without RL).
+	RLChange *RLChange
+	// HeldOut are the held-out points of this process's run (resumes:
+	// those metrics.jsonl kept too), Config.EvalEvery; in memory as in a
+	// directory.
+	HeldOut []HeldOutPoint
+	Mode    string
+	Policy  *nn.MLP[float32] // the trained network (a decoupled policy's first)
 	// Networks are a decoupled policy's networks (trainer.Config's
 	// agent_policy slot or model) once RL has made them; nil otherwise.
 	// PolicyOver reads whichever the run trained.
@@ -256,6 +269,9 @@ func (c *Config) check() error {
 		return fmt.Errorf("run: features %s: the offline data's are %s", fz.Version, c.featureVersion())
 	case offline && c.Teacher != nil:
 		return fmt.Errorf("run: a teacher labels online runs only")
+	case c.Train.Credit != "" && (offline || c.Env.NumTasks() == 0 || !env.IsUnseeded(c.Env, 0)):
+		// Refused before the supervised stage runs (Iterate would, after it).
+		return fmt.Errorf("run: credit %s: %w", c.Train.Credit, env.ErrNoCounterfactual)
 	case c.Teacher != nil && c.Teacher.Label == nil:
 		return fmt.Errorf("run: teacher %q without a Label function", c.Teacher.Name)
 	case c.Teacher != nil && c.Teacher.Again < 0:

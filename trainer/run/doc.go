@@ -18,7 +18,7 @@
 //	run.json            which run the directory belongs to: its run id and start config hash
 //	ckpt-%08d.mpdf      after the supervised stage (step 0) and every iteration; Keep of them
 //	best.mpdf           the best checkpoint by BestMetric
-//	metrics.jsonl       one line per RL iteration (offline) or step (online) (StepLine; Config.MetricsEvery)
+//	metrics.jsonl       one line per RL iteration (offline) or step (online) (StepLine; Config.MetricsEvery), and online a held-out point every Config.EvalEvery iterations (HeldOutPoint)
 //	curve.png           reward, KL, entropy and action shares over the whole run (≤ 2,000 points a series)
 //	policy.safetensors  best.mpdf's weights, with its step and SHA-256 (export.go)
 //	eval.json           online: the final evaluation against the heuristics and its verdict (EvalFile)

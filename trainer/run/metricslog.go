@@ -39,6 +39,9 @@ type StepLine struct {
 	Steps        int    `json:"steps,omitempty"`
 	SkippedSteps int    `json:"skipped_steps,omitempty"`
 	Skipped      string `json:"skipped,omitempty"`
+	// HeldOut is set on a held-out point's line instead of the metrics
+	// (Config.EvalEvery): Step and Iter say when it was taken.
+	HeldOut *HeldOut `json:"heldout,omitempty"`
 	trainer.Metrics
 }
 
@@ -70,12 +73,16 @@ type metricsLog struct {
 	pending *iterMetrics
 	// mark is the size at the last checkpoint.
 	markSize int64
+	// heldOut are the held-out points logged, in order (one per
+	// Config.EvalEvery iterations).
+	heldOut []HeldOutPoint
 }
 
 type iterShares struct {
-	iter int
-	sum  [3]float64
-	n    int
+	iter    int
+	sum     [3]float64
+	nonzero float64 // sum of advantages/nonzero
+	n       int
 }
 
 // openMetrics opens dir's log at the grain every. A fresh run starts it
@@ -176,6 +183,10 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 func (l *metricsLog) fold(s StepLine) {
 	l.lines++
 	l.last = s.Step
+	if s.HeldOut != nil {
+		l.heldOut = append(l.heldOut, HeldOutPoint{Step: s.Step, Iter: s.Iter, HeldOut: s.HeldOut})
+		return
+	}
 	if s.Skipped != "" {
 		return
 	}
@@ -188,7 +199,36 @@ func (l *metricsLog) fold(s StepLine) {
 	it.sum[0] += m.ActPersist
 	it.sum[1] += m.ActRefine
 	it.sum[2] += m.ActConcede
+	it.nonzero += m.AdvNonZero
 	it.n++
+}
+
+// writeHeldOut logs a held-out point (after the iteration's own line).
+func (l *metricsLog) writeHeldOut(h HeldOutPoint) error {
+	if err := l.endIteration(); err != nil {
+		return err
+	}
+	l.fold(StepLine{Step: h.Step, Iter: h.Iter, HeldOut: h.HeldOut})
+	if l.f == nil {
+		return nil
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return fmt.Errorf("run: %s: held-out point at iteration %d: %w", MetricsName, h.Iter, err)
+	}
+	n, err := l.f.Write(append(b, '\n'))
+	l.size += int64(n)
+	if err != nil {
+		return fmt.Errorf("run: %s: %w", MetricsName, err)
+	}
+	return nil
+}
+
+// heldOutAt reports whether the log holds a held-out point after iter
+// iterations (a resumed run's).
+func (l *metricsLog) heldOutAt(iter int) bool {
+	k := len(l.heldOut)
+	return k > 0 && l.heldOut[k-1].Iter == iter
 }
 
 // add records a step: its line now (per step), or into the iteration's
@@ -354,5 +394,6 @@ func fieldsOf(m *trainer.Metrics) []*float64 {
 		&m.AdvMean, &m.AdvMin, &m.AdvMax,
 		&m.GradNorm, &m.LearningRate, &m.StepTime,
 		&m.ActPersist, &m.ActRefine, &m.ActConcede,
+		&m.AdvNonZero,
 	}
 }

@@ -159,11 +159,19 @@ func (r *runner) evaluate(ctx context.Context, fz metapolicy.Featurizer) error {
 	const episodes = 2
 	total := n * episodes * len(policies)
 	r.progress("eval", 0, total, "eval")
-	res, err := env.Evaluate(held, policies, env.RunOptions{
+	opts := env.RunOptions{
 		NumTasks: n, Episodes: episodes, Rounds: r.cfg.Train.RL.Rounds, Seed: r.cfg.Train.Seed + 7,
 		Progress: func(done, total int) { r.progress("eval", done, total, "eval") },
 		Context:  ctx,
-	})
+	}
+	res, err := env.Evaluate(held, policies, opts)
+	if err == nil {
+		judgedRow := &res[0]
+		if r.cfg.Greedy {
+			judgedRow = &res[1]
+		}
+		r.res.RLChange, err = r.rlChange(judgedRow, fz, opts)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return r.stopped(ctx)
@@ -188,7 +196,7 @@ func (r *runner) evaluate(ctx context.Context, fz metapolicy.Featurizer) error {
 		return nil
 	}
 	doc := EvalFile{Env: r.cfg.EnvName, Tasks: n, Episodes: episodes, Seed: r.cfg.Train.Seed + 7, Checkpoint: ckpt, Step: step,
-		Results: res, Verdict: v, Notes: notes}
+		Results: res, Verdict: v, Notes: notes, RLChange: r.res.RLChange}
 	if err := outfile.WriteFile(filepath.Join(r.cfg.Dir, EvalName), doc.write); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
@@ -246,6 +254,9 @@ type EvalFile struct {
 	Verdict *env.Verdict `json:"verdict"`
 	// Notes are what the defaults chose for this run and why (Config.Notes).
 	Notes []string `json:"notes,omitempty"`
+	// RLChange is the evaluated policy against the supervised policy
+	// alone on the same tasks and seeds; absent without an RL stage.
+	RLChange *RLChange `json:"rl_change,omitempty"`
 }
 
 func (f EvalFile) write(w io.Writer) error {

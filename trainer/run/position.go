@@ -68,6 +68,9 @@ type Options struct {
 	// MetricsEvery is the grain of metrics.jsonl when it is not the
 	// mode's default (Config.MetricsEvery); a resume keeps it.
 	MetricsEvery string `json:"metrics_every,omitempty"`
+	// EvalEvery is Config.EvalEvery. Checkpoints do not record it (it
+	// changes nothing trained): a resume takes its own.
+	EvalEvery int `json:"eval_every,omitempty"`
 }
 
 // DataID names offline data: its paths as given and a SHA-256 of the

@@ -43,9 +43,18 @@ func (r *Result) WriteText(w io.Writer, dir, envName string, seed uint64) error 
 		played = fmt.Sprintf(", %s (step %d)", r.EvalCheckpoint, r.EvalStep)
 	}
 	fmt.Fprintf(w, "\nevaluation on %d held-out tasks of %s (seed %d)%s:\n", r.EvalTasks, envName, seed, played)
-	if err := r.Eval.WriteTable(w); err != nil || r.Verdict == nil {
+	if err := r.Eval.WriteTable(w); err != nil {
 		return err
 	}
+	if r.Verdict != nil {
+		fmt.Fprintln(w)
+		if err := r.Verdict.WriteTable(w); err != nil {
+			return err
+		}
+	}
+	if r.RLChange == nil {
+		return nil
+	}
 	fmt.Fprintln(w)
-	return r.Verdict.WriteTable(w)
+	return r.RLChange.WriteText(w)
 }

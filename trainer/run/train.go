@@ -365,6 +365,9 @@ func (r *runner) rlLoop(ctx context.Context, iterate func() (Iteration, map[stri
 	total := r.cfg.Train.RL.Iterations
 	r.progress("rl", r.iter, total, "rl")
 	start := time.Now()
+	if err := r.heldOutPoint(ctx); err != nil { // the supervised policy's point, iteration 0
+		return err
+	}
 	for r.iter < total {
 		if err := r.stopped(ctx); err != nil {
 			return err
@@ -382,6 +385,9 @@ func (r *runner) rlLoop(ctx context.Context, iterate func() (Iteration, map[stri
 		}
 		r.iter++
 		it.Iter, it.Step = r.iter, r.rl.Steps
+		if err := r.heldOutPoint(ctx); err != nil {
+			return err
+		}
 		if err := r.save(stepMetrics(it.Metrics, extra)); err != nil {
 			return err
 		}
@@ -412,12 +418,13 @@ func (r *runner) logStep(s trainer.StepInfo) {
 
 // stepMetrics are a step's metrics by name, plus extra, for a checkpoint
 // header; step_time is left out, as wall time would make the bytes of two
-// identical runs differ.
+// identical runs differ, and so is advantages/nonzero (metrics.jsonl's,
+// added after checkpoints' bytes were fixed: a header keeps its keys).
 func stepMetrics(m trainer.Metrics, extra map[string]float64) map[string]float64 {
 	out := map[string]float64{}
 	names := trainer.MetricNames()
 	for i, v := range m.AppendValues(nil) {
-		if names[i] != "step_time" {
+		if names[i] != "step_time" && names[i] != "advantages/nonzero" {
 			out[names[i]] = v
 		}
 	}
@@ -499,6 +506,7 @@ func (r *runner) save(metrics map[string]float64) error {
 func (r *runner) finish(ctx context.Context) error {
 	r.res.Iterations, r.res.Steps, r.res.Skipped = r.iter, r.rl.Steps, r.rl.Skipped
 	r.res.Shares = r.metrics.shares()
+	r.res.HeldOut = r.metrics.heldOut
 	if r.cfg.Dir == "" {
 		return nil
 	}

@@ -1,0 +1,26 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/trainer"
+)
+
+// Counterfactual credit on the simulator (which draws its outcomes afresh)
+// is refused before anything trains or is written.
+func TestCreditRefusedOffReplay(t *testing.T) {
+	c := simConfig(t)
+	c.Train.Credit = trainer.CreditCounterfactual
+	c.Dir = filepath.Join(t.TempDir(), "run")
+	if _, err := Train(context.Background(), c, Hooks{}); !errors.Is(err, env.ErrNoCounterfactual) {
+		t.Fatalf("%v, want ErrNoCounterfactual", err)
+	}
+	if _, err := os.Stat(c.Dir); !os.IsNotExist(err) {
+		t.Errorf("the refused run wrote %s (%v)", c.Dir, err)
+	}
+}
