@@ -37,6 +37,11 @@ type Rules struct {
 	MaxString int
 	// Measured names the keys whose string values Stats.MeasuredBytes sums.
 	Measured []string
+	// TopKeysOnly limits the key rules (twice, case) to the top-level
+	// object's keys: for a document whose inner objects' keys are data
+	// that may repeat (LLM-Agora's agent_response, one key per agent's
+	// model). Strings are checked everywhere.
+	TopKeysOnly bool
 
 	once  sync.Once
 	names map[string]nameFlags // the lists above by name, built once
@@ -276,15 +281,16 @@ func (c *checker) members(first int) *Offence {
 		if c.track {
 			c.path = append(c.path, seg{key: key, isKey: true})
 		}
+		shallow := c.r.TopKeysOnly && c.depth > 1
 		for _, k := range c.keys[first:] {
-			if bytes.EqualFold(k, key) {
+			if !shallow && bytes.EqualFold(k, key) {
 				o := c.offence(DuplicateKey, at)
 				o.Key, o.Other = string(key), string(k)
 				return o
 			}
 		}
 		flags := c.r.names[string(key)]
-		if f, ok := c.folded(key, flags); ok {
+		if f, ok := c.folded(key, flags); ok && !shallow {
 			o := c.offence(KeyCase, at)
 			o.Key, o.Other = string(key), f
 			return o
