@@ -238,5 +238,5 @@ func NormalizeMath(s string) string {
 // "-.e3"), which plainNumRe lets through: not a number.
 func sciWithoutMantissa(s string) bool {
 	i := strings.IndexAny(s, "eE")
-	return i >= 0 && strings.IndexAny(s[:i], "0123456789") < 0
+	return i >= 0 && !strings.ContainsAny(s[:i], "0123456789")
 }
