@@ -60,3 +60,7 @@ type DecodeError = jsonscan.DecodeError
 
 // InFile words a DecodeStrict error in a file's name: "NAME:LINE: ...".
 func InFile(name string, err error) error { return jsonscan.InFile(name, err) }
+
+// Clip is s when at most 100 bytes, else its first 100 bytes and its
+// length (internal/jsonscan.Clip): how much of a value an error quotes.
+func Clip(s string) string { return jsonscan.Clip(s) }

@@ -53,4 +53,9 @@ func TestConfigStrictAndShortErrors(t *testing.T) {
 			t.Errorf("%s: %s created for a refused config", c.name, out)
 		}
 	}
+	// A flag's value too (the kernel caps one argument at 128 KiB).
+	b, err := exec.Command(bin, "train", "--seed", strings.Repeat("9", 100_000), "--out", filepath.Join(dir, "run"), "-q").CombinedOutput()
+	if err == nil || len(b) > 600 || !strings.Contains(string(b), "(100000 bytes)") {
+		t.Errorf("--seed of 100,000 digits: %v, %d bytes: %.300s", err, len(b), b)
+	}
 }
