@@ -161,7 +161,7 @@ var (
 	fracHalf2Re = regexp.MustCompile(`\\frac\s*(\{[^{}]*\})\s*(\d)`)
 	sqrtShortRe = regexp.MustCompile(`\\sqrt\s*(\d)`)
 	eqLeftRe    = regexp.MustCompile(`^[A-Za-z](?:_\{?\w+\}?)?(?:\([A-Za-z]\))?=`)
-	plainNumRe  = regexp.MustCompile(`^-?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$`)
+	plainNumRe  = regexp.MustCompile(`^-?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][+-]?\d+)?$`)
 	// ratioRe: a signed \frac of numbers (the sign outside or inside either
 	// brace: \frac{-1}{2} is -\frac12) or a plain a/b.
 	ratioRe = regexp.MustCompile(`^(-?)(?:\\frac\{(-?\d+(?:\.\d+)?)\}\{(-?\d+(?:\.\d+)?)\}|(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?))$`)
@@ -209,7 +209,7 @@ func NormalizeMath(s string) string {
 	if loc := eqLeftRe.FindStringIndex(s); loc != nil && strings.Count(s, "=") == 1 {
 		s = s[loc[1]:]
 	}
-	if plainNumRe.MatchString(s) && s != "" && s != "-" && s != "." && s != "-." {
+	if plainNumRe.MatchString(s) && s != "" && s != "-" && s != "." && s != "-." && !sciWithoutMantissa(s) {
 		// read as written: exact, linear in any length
 		return canonicalLiteral(strings.TrimPrefix(s, "-"), strings.HasPrefix(s, "-"))
 	}
@@ -232,4 +232,11 @@ func NormalizeMath(s string) string {
 		}
 	}
 	return s
+}
+
+// sciWithoutMantissa reports an exponent with no digits before it ("e3",
+// "-.e3"), which plainNumRe lets through: not a number.
+func sciWithoutMantissa(s string) bool {
+	i := strings.IndexAny(s, "eE")
+	return i >= 0 && !strings.ContainsAny(s[:i], "0123456789")
 }

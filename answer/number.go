@@ -107,7 +107,7 @@ func (n number) rat() *big.Rat {
 	if n.quo != nil {
 		return n.quo
 	}
-	v, _ := new(big.Rat).SetString(strings.ReplaceAll(n.lit, ",", ""))
+	v, _ := new(big.Rat).SetString(strings.ReplaceAll(n.lit, ",", "")) // exponent within ±maxExpandExponent (numbers)
 	if n.neg {
 		v.Neg(v)
 	}
@@ -115,10 +115,38 @@ func (n number) rat() *big.Rat {
 }
 
 // numberEnd returns the end of the number at s[p], as the regular
-// expression `\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+` would match it
-// (leftmost-first: 1–3 digits with ",ddd" groups, else a digit run, either
-// with decimals; or ".5"), or -1 when none starts there.
+// expression `(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?`
+// would match it (leftmost-first: 1–3 digits with ",ddd" groups, else a
+// digit run, either with decimals; or ".5"; then an exponent, "1e3",
+// "1.5e+20", "2E-3"), or -1 when none starts there.
 func numberEnd(s string, p int) int {
+	e := mantissaEnd(s, p)
+	if e < 0 {
+		return -1
+	}
+	return exponentEnd(s, e)
+}
+
+// exponentEnd returns the end of an exponent [eE][+-]?\d+ at s[i], or i.
+func exponentEnd(s string, i int) int {
+	if i >= len(s) || s[i] != 'e' && s[i] != 'E' {
+		return i
+	}
+	j := i + 1
+	if j < len(s) && (s[j] == '+' || s[j] == '-') {
+		j++
+	}
+	if j >= len(s) || !isDigit(s[j]) {
+		return i
+	}
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	return j
+}
+
+// mantissaEnd is numberEnd without the exponent.
+func mantissaEnd(s string, p int) int {
 	digits := func(i int) int {
 		for i < len(s) && isDigit(s[i]) {
 			i++
@@ -173,7 +201,8 @@ func numbers(s string) (first, last number, count int) {
 			continue
 		}
 		lit := s[start:end]
-		if count > 0 && start > 0 && s[start-1] == '/' && last.end == start-1 && nonzero(lit) && end-last.start <= MaxQuotientBytes {
+		if count > 0 && start > 0 && s[start-1] == '/' && last.end == start-1 && nonzero(lit) && end-last.start <= MaxQuotientBytes &&
+			smallExponent(lit) && (last.quo != nil || smallExponent(last.lit)) {
 			v, _ := new(big.Rat).SetString(strings.ReplaceAll(lit, ",", ""))
 			last.quo = new(big.Rat).Quo(last.rat(), v)
 			last.end = end
@@ -198,9 +227,49 @@ func numbers(s string) (first, last number, count int) {
 	return first, last, count
 }
 
+// maxExpandExponent bounds the exponents written out in full: "1e1024" is 1,025
+// digits; "1e999999999" is kept as written ("1e999999999"), never expanded
+// nor computed, so that reading stays linear in the text.
+const maxExpandExponent = 1024
+
+// splitExponent splits a number's text at its exponent: the mantissa, and
+// the exponent's value when it is within ±maxExpandExponent (ok false past it).
+// Without an exponent it is (lit, 0, true).
+func splitExponent(lit string) (mant string, exp int, ok bool) {
+	i := strings.IndexAny(lit, "eE")
+	if i < 0 {
+		return lit, 0, true
+	}
+	digits := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(lit[i+1:], "+"), "-"), "0")
+	if len(digits) > 4 {
+		return lit[:i], 0, false
+	}
+	n := 0
+	for j := 0; j < len(digits); j++ {
+		n = 10*n + int(digits[j]-'0')
+	}
+	if n > maxExpandExponent {
+		return lit[:i], 0, false
+	}
+	if lit[i+1] == '-' {
+		n = -n
+	}
+	return lit[:i], n, true
+}
+
+// smallExponent reports whether a number's exponent, if any, is within
+// ±maxExpandExponent: only such a number's value is computed (a quotient).
+func smallExponent(lit string) bool {
+	_, _, ok := splitExponent(lit)
+	return ok
+}
+
 // nonzero reports whether a plain number's text has a digit other than 0.
 func nonzero(lit string) bool {
 	for i := 0; i < len(lit); i++ {
+		if lit[i] == 'e' || lit[i] == 'E' {
+			break
+		}
 		if lit[i] >= '1' && lit[i] <= '9' {
 			return true
 		}
@@ -215,7 +284,30 @@ func canonicalLiteral(lit string, neg bool) string {
 	if strings.IndexByte(lit, ',') >= 0 {
 		lit = strings.ReplaceAll(lit, ",", "")
 	}
-	whole, frac, _ := strings.Cut(lit, ".")
+	mant, exp, ok := splitExponent(lit)
+	if !ok { // past ±maxExpandExponent: the mantissa canonical, the exponent as written
+		i := strings.IndexAny(lit, "eE")
+		e := lit[i+1:]
+		sign := ""
+		if e[0] == '+' || e[0] == '-' {
+			sign, e = strings.TrimPrefix(e[:1], "+"), e[1:]
+		}
+		m := canonicalLiteral(mant, neg)
+		if m == "0" || m == "-0" {
+			return "0"
+		}
+		return m + "e" + sign + strings.TrimLeft(e, "0")
+	}
+	whole, frac, _ := strings.Cut(mant, ".")
+	switch { // move the point by the exponent
+	case exp > 0:
+		frac += strings.Repeat("0", max(0, exp-len(frac)))
+		whole, frac = whole+frac[:exp], frac[exp:]
+	case exp < 0:
+		whole = strings.Repeat("0", max(0, -exp-len(whole))) + whole
+		cut := len(whole) + exp
+		whole, frac = whole[:cut], whole[cut:]+frac
+	}
 	whole = strings.TrimLeft(whole, "0")
 	frac = strings.TrimRight(frac, "0")
 	if whole == "" && frac == "" {

@@ -94,7 +94,7 @@ var (
 	reffracHalf2Re = regexp.MustCompile(`\\frac\s*(\{[^{}]*\})\s*(\d)`)
 	refsqrtShortRe = regexp.MustCompile(`\\sqrt\s*(\d)`)
 	refeqLeftRe    = regexp.MustCompile(`^[A-Za-z](?:_\{?\w+\}?)?(?:\([A-Za-z]\))?=`)
-	refplainNumRe  = regexp.MustCompile(`^-?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$`)
+	refplainNumRe  = regexp.MustCompile(`^-?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][+-]?\d+)?$`) // exponents: issue 34
 	// ratioRe: a signed \frac of numbers (the sign outside or inside either
 	// brace: \frac{-1}{2} is -\frac12) or a plain a/b.
 	refratioRe = regexp.MustCompile(`^(-?)(?:\\frac\{(-?\d+(?:\.\d+)?)\}\{(-?\d+(?:\.\d+)?)\}|(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?))$`)

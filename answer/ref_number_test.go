@@ -50,7 +50,7 @@ func refExtractNumber(text string) string {
 
 // numRe matches an unsigned number: digits with proper thousands groups,
 // plain digits, either with decimals, or a bare ".5".
-var refnumRe = regexp.MustCompile(`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+`)
+var refnumRe = regexp.MustCompile(`(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?`) // exponents: issue 34
 
 // groupsRe matches digit runs separated by a space, a no-break or thin
 // space, or "~" (delatex has already dropped "\," and made "\;" a space).

@@ -56,6 +56,12 @@ type diskAdam struct {
 // cannot overflow before they are compared with the body length.
 const maxLayerWidth = 1 << 30
 
+// maxHeaderBytes bounds the JSON header of a body (a run's header holds its
+// config, metrics and data position: a few KB). A reader decompresses at
+// most this much before it knows whether the body's length is the one the
+// header accounts for.
+const maxHeaderBytes = 16 << 20
+
 // encodeBody checks c and returns the uncompressed body.
 func encodeBody(c *Checkpoint) ([]byte, error) {
 	if err := validate(c); err != nil {
@@ -74,6 +80,9 @@ func encodeBody(c *Checkpoint) ([]byte, error) {
 	js, err := json.Marshal(&h)
 	if err != nil {
 		return nil, fmt.Errorf("header: %w", err)
+	}
+	if len(js) > maxHeaderBytes {
+		return nil, fmt.Errorf("header: %d bytes of JSON, limit %d", len(js), maxHeaderBytes)
 	}
 	arrays := [][]float32{c.Policy.Params}
 	if c.NetKeys != nil {
@@ -252,16 +261,12 @@ func decodeBody(body []byte, featureVersion string) (*Checkpoint, error) {
 	if hlen > uint64(len(body)-4) {
 		return nil, errf(ErrCorrupt, "body offset 0: header of %d bytes in a body of %d", hlen, len(body))
 	}
-	var h diskHeader
-	if err := json.Unmarshal(body[4:4+hlen], &h); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, errf(ErrCorrupt, "body offset %d: header JSON: %v", 4+se.Offset, err)
-		}
-		return nil, errf(ErrCorrupt, "body offset 4: header JSON: %v", err)
+	h, err := parseHeader(body[4 : 4+hlen])
+	if err != nil {
+		return nil, err
 	}
 	rest := body[4+hlen:]
-	c, err := layOut(&h, rest)
+	c, err := layOut(h, rest)
 	if err != nil {
 		return nil, errf(ErrCorrupt, "body offset %d: %v", 4+hlen, err)
 	}
@@ -271,72 +276,27 @@ func decodeBody(body []byte, featureVersion string) (*Checkpoint, error) {
 	return c, nil
 }
 
+// parseHeader decodes the JSON header, the bytes at body offset 4.
+func parseHeader(b []byte) (*diskHeader, error) {
+	var h diskHeader
+	if err := json.Unmarshal(b, &h); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, errf(ErrCorrupt, "body offset %d: header JSON: %v", 4+se.Offset, err)
+		}
+		return nil, errf(ErrCorrupt, "body offset 4: header JSON: %v", err)
+	}
+	return &h, nil
+}
+
 // layOut checks header h against the arrays in data and builds the
 // checkpoint.
 func layOut(h *diskHeader, data []byte) (*Checkpoint, error) {
-	if h.FeatureVersion == "" {
-		return nil, errors.New("header: feature_version is empty")
-	}
-	if h.Step < 0 {
-		return nil, fmt.Errorf("header: step %d, want ≥ 0", h.Step)
-	}
-	act, err := nn.ParseActivation(h.Model.Activation)
+	l, err := checkHeader(h, uint64(len(data)))
 	if err != nil {
-		return nil, fmt.Errorf("header: model: %w", err)
+		return nil, err
 	}
-	if err := checkModel(h.Model.Sizes, act); err != nil {
-		return nil, fmt.Errorf("header: model: %w", err)
-	}
-	if a := h.Model.Attn; a != 0 {
-		if a < 0 || a > maxLayerWidth {
-			return nil, fmt.Errorf("header: model: attention width %d", a)
-		}
-		if _, err := nn.ParamCount(h.Model.Sizes, a); err != nil {
-			return nil, fmt.Errorf("header: model: %w", err)
-		}
-	}
-	// Count parameters, giving up as soon as they outgrow the data, so that
-	// the sizes cannot ask for an allocation the body does not back.
-	params := uint64(nn.AttnParams(h.Model.Attn))
-	for i := 1; i < len(h.Model.Sizes); i++ {
-		in, out := uint64(h.Model.Sizes[i-1]), uint64(h.Model.Sizes[i])
-		params += in*out + out
-		if 4*params > uint64(len(data)) {
-			return nil, fmt.Errorf("header: model %v needs more than the %d bytes that follow", h.Model.Sizes, len(data))
-		}
-	}
-	// In units of one network's parameters: the policy and Adam's moments
-	// hold every network's.
-	nets := uint64(1)
-	if h.Networks != nil {
-		if _, err := metapolicy.AgentPolicyOf(h.Networks); err != nil {
-			return nil, fmt.Errorf("header: networks: %w", err)
-		}
-		if !h.Reference {
-			return nil, errors.New("header: networks without a reference")
-		}
-		nets = uint64(len(h.Networks))
-		if 4*params*nets > uint64(len(data)) {
-			return nil, fmt.Errorf("header: %d networks of %v need more than the %d bytes that follow", nets, h.Model.Sizes, len(data))
-		}
-	}
-	arrays := nets
-	if h.Reference {
-		arrays++
-	}
-	if h.Adam != nil {
-		if err := checkAdam(h.Adam.Config, h.Adam.Step); err != nil {
-			return nil, fmt.Errorf("header: %w", err)
-		}
-		arrays += 2 * nets
-	}
-	if h.RNGBytes < 0 {
-		return nil, fmt.Errorf("header: rng_bytes %d", h.RNGBytes)
-	}
-	if want := 4*params*arrays + uint64(h.RNGBytes); want != uint64(len(data)) {
-		return nil, fmt.Errorf("header: model %v with %d arrays and %d RNG bytes needs %d bytes, the body holds %d",
-			h.Model.Sizes, arrays, h.RNGBytes, want, len(data))
-	}
+	act, params, nets := l.act, l.params, l.nets
 
 	n := int(params)
 	off := 0
@@ -396,6 +356,84 @@ func layOut(h *diskHeader, data []byte) (*Checkpoint, error) {
 		}
 	}
 	return c, nil
+}
+
+// checkHeader checks the header h and the model it describes against the
+// avail bytes that follow the header. It reads only the header, so a reader can refuse a body whose
+// header does not account for its length before decompressing the rest.
+// layout is what a checked header says of the arrays after it.
+type layout struct {
+	act    nn.Activation
+	params uint64 // one network's parameters
+	nets   uint64 // networks in the policy array and in each of Adam's
+}
+
+func checkHeader(h *diskHeader, avail uint64) (l layout, err error) {
+	if h.FeatureVersion == "" {
+		return l, errors.New("header: feature_version is empty")
+	}
+	if h.Step < 0 {
+		return l, fmt.Errorf("header: step %d, want ≥ 0", h.Step)
+	}
+	l.act, err = nn.ParseActivation(h.Model.Activation)
+	if err != nil {
+		return l, fmt.Errorf("header: model: %w", err)
+	}
+	if err = checkModel(h.Model.Sizes, l.act); err != nil {
+		return l, fmt.Errorf("header: model: %w", err)
+	}
+	if a := h.Model.Attn; a != 0 {
+		if a < 0 || a > maxLayerWidth {
+			return l, fmt.Errorf("header: model: attention width %d", a)
+		}
+		if _, err := nn.ParamCount(h.Model.Sizes, a); err != nil {
+			return l, fmt.Errorf("header: model: %w", err)
+		}
+	}
+	// Count parameters, giving up as soon as they outgrow the data, so that
+	// the sizes cannot ask for an allocation the body does not back.
+	params := uint64(nn.AttnParams(h.Model.Attn))
+	for i := 1; i < len(h.Model.Sizes); i++ {
+		in, out := uint64(h.Model.Sizes[i-1]), uint64(h.Model.Sizes[i])
+		params += in*out + out
+		if 4*params > avail {
+			return l, fmt.Errorf("header: model %v needs more than the %d bytes that follow", h.Model.Sizes, avail)
+		}
+	}
+	// In units of one network's parameters: the policy and Adam's moments
+	// hold every network's.
+	nets := uint64(1)
+	if h.Networks != nil {
+		if _, err := metapolicy.AgentPolicyOf(h.Networks); err != nil {
+			return l, fmt.Errorf("header: networks: %w", err)
+		}
+		if !h.Reference {
+			return l, errors.New("header: networks without a reference")
+		}
+		nets = uint64(len(h.Networks))
+		if 4*params*nets > avail {
+			return l, fmt.Errorf("header: %d networks of %v need more than the %d bytes that follow", nets, h.Model.Sizes, avail)
+		}
+	}
+	arrays := nets
+	if h.Reference {
+		arrays++
+	}
+	if h.Adam != nil {
+		if err := checkAdam(h.Adam.Config, h.Adam.Step); err != nil {
+			return l, fmt.Errorf("header: %w", err)
+		}
+		arrays += 2 * nets
+	}
+	if h.RNGBytes < 0 {
+		return l, fmt.Errorf("header: rng_bytes %d", h.RNGBytes)
+	}
+	if want := 4*params*arrays + uint64(h.RNGBytes); want != avail {
+		return l, fmt.Errorf("header: model %v with %d arrays and %d RNG bytes needs %d bytes, the body holds %d",
+			h.Model.Sizes, arrays, h.RNGBytes, want, avail)
+	}
+
+	return layout{act: l.act, params: params, nets: nets}, nil
 }
 
 // appendPlanes appends a as four byte planes: byte 0 of every little-endian

@@ -58,8 +58,12 @@ package checkpoints
 //     ErrCorrupt (Unmarshal and Load; Decode reads a stream and stops at the
 //     checksum);
 //  5. the CRC-32C (ErrCorrupt);
-//  6. the frame decodes to exactly U bytes, into a buffer of capacity U that
-//     the decoder may not outgrow (ErrCorrupt);
+//  6. the body's header, decompressed alone (at most 16 MiB), accounts for
+//     exactly U bytes: header, the arrays of the model it describes, the RNG
+//     state (ErrCorrupt), so a small frame that expands to the limit is
+//     refused before the rest is decompressed; then the frame decodes to
+//     exactly U bytes, into a buffer of capacity U that the decoder may not
+//     outgrow (ErrCorrupt);
 //  7. the body: header JSON, sizes and activation, the body length implied by
 //     the header, finite values, V ≥ 0, a valid Adam configuration
 //     (ErrCorrupt);
@@ -85,6 +89,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // Magic opens every checkpoint file.
@@ -191,6 +197,9 @@ func decode(r io.Reader, size int64, opts []Option) (*Checkpoint, error) {
 		return nil, errf(ErrCorrupt, "offset %d: CRC-32C of bytes [0,%d) is %#08x, file says %#08x", end, end, got, want)
 	}
 
+	if err := checkFrameHeader(frame, rawLen); err != nil {
+		return nil, err
+	}
 	_, dec, err := codecs()
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
@@ -244,4 +253,45 @@ func checkPrefix(p []byte, size int64, maxBytes int64) (rawLen, frameLen uint64,
 		}
 	}
 	return rawLen, frameLen, nil
+}
+
+// checkFrameHeader decompresses only the head of the body, its header, and
+// checks that the header accounts for exactly rawLen bytes (the model's
+// arrays and the RNG state) before the body is decompressed whole: a small
+// frame that expands to the limit (a decompression bomb) with a header that
+// does not describe that much data is refused after reading at most
+// maxHeaderBytes, not after allocating and filling the whole body.
+func checkFrameHeader(frame []byte, rawLen uint64) error {
+	zr, err := zstd.NewReader(bytes.NewReader(frame),
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderMaxWindow(windowSize),
+		zstd.WithDecoderLowmem(true),
+	)
+	if err != nil {
+		return fmt.Errorf("zstd: %w", err)
+	}
+	defer zr.Close()
+	var n [4]byte
+	if _, err := io.ReadFull(zr, n[:]); err != nil {
+		return errf(ErrCorrupt, "offset %d: zstd: %v", prefixLen, err)
+	}
+	hlen := uint64(binary.LittleEndian.Uint32(n[:]))
+	if hlen > rawLen-4 {
+		return errf(ErrCorrupt, "body offset 0: header of %d bytes in a body of %d", hlen, rawLen)
+	}
+	if hlen > maxHeaderBytes {
+		return errf(ErrCorrupt, "body offset 0: header of %d bytes, limit %d", hlen, maxHeaderBytes)
+	}
+	hb := make([]byte, hlen)
+	if _, err := io.ReadFull(zr, hb); err != nil {
+		return errf(ErrCorrupt, "offset %d: zstd: %v", prefixLen, err)
+	}
+	h, err := parseHeader(hb)
+	if err != nil {
+		return err
+	}
+	if _, err := checkHeader(h, rawLen-4-hlen); err != nil {
+		return errf(ErrCorrupt, "body offset %d: %v", 4+hlen, err)
+	}
+	return nil
 }

@@ -182,7 +182,7 @@ func TestErrorKinds(t *testing.T) {
 		{"version-0", reseal(good, offVersion, 0, 4), nil, ErrVersion, "version 0"},
 		{"too-large", reseal(good, offRawLen, 1<<40, 8), nil, ErrTooLarge, "limit"},
 		{"over-limit", good, []Option{WithMaxBytes(16)}, ErrTooLarge, "WithMaxBytes"},
-		{"wrong-raw-length", reseal(good, offRawLen, binary.LittleEndian.Uint64(good[offRawLen:])+1, 8), nil, ErrCorrupt, "decodes to"},
+		{"wrong-raw-length", reseal(good, offRawLen, binary.LittleEndian.Uint64(good[offRawLen:])+1, 8), nil, ErrCorrupt, "the body holds"},
 		{"feature", good, []Option{WithFeatureVersion("mpdf-features/v0")}, ErrFeatureSchema, `"mpdf-features/v0"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
+	"github.com/mpdf/mpdf/outfile"
 )
 
 // Description is what [Inspect] says of a policy file: an [*Info] for a
@@ -271,6 +272,9 @@ func ExportLine(path, out string, ck *Checkpoint, net *nn.MLP[float32], referenc
 // version, step, which network and the [ConfidenceSource]. It returns the
 // checkpoint read and the network written.
 func Export(path, out string, reference bool) (*Checkpoint, *nn.MLP[float32], error) {
+	if err := outfile.NotAnInput(out, path); err != nil {
+		return nil, nil, fmt.Errorf("checkpoints: %w", err)
+	}
 	ck, err := Load(path, WithFeatureVersion(""))
 	if err != nil {
 		return nil, nil, err

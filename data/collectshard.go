@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mpdf/mpdf/internal/jsonscan"
 	"github.com/mpdf/mpdf/outfile"
 )
 
@@ -136,6 +137,9 @@ func ReadCollectShard(path string) (*CollectShard, error) {
 		return nil, fmt.Errorf("%s: over %d bytes: not a shard record", path, maxShardRecordBytes)
 	}
 	var s CollectShard
+	if err := jsonscan.CheckStrict(b, &s); err != nil { // a key twice: which value wins?
+		return nil, jsonscan.InFile(path, err)
+	}
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

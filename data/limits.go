@@ -41,3 +41,26 @@ func TrimBOM(b []byte) []byte { return jsonscan.TrimBOM(b) }
 // negative where only non-negative integers go, or not an integer; "" when
 // it fits. The command line words its numeric flags' errors with it.
 func NumberMismatch(lit string, k reflect.Kind) string { return jsonscan.NumberMismatch(lit, k) }
+
+// DecodeStrict is the one strict reader of a JSON document held in memory
+// (internal/jsonscan.DecodeStrict), for packages outside data that read
+// JSON inputs (a --config file, a tasks file, simulator parameters): a key
+// twice or in another case, invalid UTF-8, a lone surrogate, an unknown
+// field or more after the value are refused; the error names line and
+// field and quotes at most 100 bytes of a value.
+func DecodeStrict(b []byte, v any) error { return jsonscan.DecodeStrict(b, v) }
+
+// CheckStrict is DecodeStrict's first step for a reader that decodes b
+// into v itself: a key twice or in another case, invalid UTF-8 or a lone
+// surrogate is a *DecodeError.
+func CheckStrict(b []byte, v any) error { return jsonscan.CheckStrict(b, v) }
+
+// DecodeError is DecodeStrict's error: Line, Field, Msg.
+type DecodeError = jsonscan.DecodeError
+
+// InFile words a DecodeStrict error in a file's name: "NAME:LINE: ...".
+func InFile(name string, err error) error { return jsonscan.InFile(name, err) }
+
+// Clip is s when at most 100 bytes, else its first 100 bytes and its
+// length (internal/jsonscan.Clip): how much of a value an error quotes.
+func Clip(s string) string { return jsonscan.Clip(s) }

@@ -6,9 +6,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/mpdf/mpdf/internal/errmark"
+	"github.com/mpdf/mpdf/outfile"
 )
 
 // MergeOptions configures MergeShards.
@@ -47,7 +47,7 @@ func MergeShards(shards []string, out string, opts MergeOptions) (Merged, error)
 	recs := make([]*CollectShard, len(shards))
 	byIndex := map[int]int{}
 	for i, path := range shards {
-		if same(path, out) {
+		if outfile.NotAnInput(out, path) != nil {
 			return m, fmt.Errorf("%s: the output is one of the shards", out)
 		}
 		r, err := ReadCollectShard(ShardRecordPath(path))
@@ -181,16 +181,4 @@ func nextEpisode(r *Reader, path, task string, e, eps int) (*Episode, error) {
 		return nil, fmt.Errorf("%s: task %q, want episode %d of %d of task %q (the shard's record and episodes disagree)", rec.Pos, rec.Episode.Task, e, eps, task)
 	}
 	return rec.Episode, nil
-}
-
-// same reports whether a and b name the same file (or, missing, path).
-func same(a, b string) bool {
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	if errA == nil && errB == nil {
-		return os.SameFile(fa, fb)
-	}
-	ca, _ := filepath.Abs(a)
-	cb, _ := filepath.Abs(b)
-	return ca == cb
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // maxManifestBytes bounds manifest.json (its group table grows with the
@@ -54,6 +56,9 @@ func OpenPack(dir string) (*Pack, error) {
 		return nil, fmt.Errorf("data: open pack: %s is over %d bytes", path, maxManifestBytes)
 	}
 	p := &Pack{dir: dir}
+	if err := jsonscan.CheckStrict(b, &p.m); err != nil { // a key twice: which value wins?
+		return nil, fmt.Errorf("data: open pack: %w", jsonscan.InFile(path, err))
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p.m); err != nil {

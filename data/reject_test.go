@@ -82,6 +82,10 @@ func TestRejections(t *testing.T) {
 		{"duplicate decision key", decisionWith(`"reward":1`, `"reward":1,"reward":2`), `reward: duplicate key: the object has it twice; which value wins is up to the reader`},
 		{"invalid UTF-8 answer", episodeWith(`"answer":"5"`, "\"answer\":\"560\xff\""), `rounds[0].turns[1].answer: invalid UTF-8 (byte 164 of the line is 0xff): text must be UTF-8, or bytes that differ would read alike`},
 		{"invalid UTF-8 group", decisionWith(`"g"`, "\"g\xfe\""), `group: invalid UTF-8 (byte 30 of the line is 0xfe): text must be UTF-8, or bytes that differ would read alike`},
+		// Issue 34, cause 4: escaped lone surrogates read as U+FFFD, so two
+		// different answers agreed.
+		{"lone high surrogate answer", episodeWith(`"answer":"5"`, `"answer":"\ud800"`), `rounds[0].turns[1].answer: a lone UTF-16 surrogate \ud800 (byte 161 of the line): not a character, and texts that differ would read alike`},
+		{"lone low surrogate group", decisionWith(`"g"`, `"g\udfff"`), `group: a lone UTF-16 surrogate \udfff (byte 30 of the line): not a character, and texts that differ would read alike`},
 		{"line too long", `{"kind":"decision","group":"` + strings.Repeat("x", 300) + `"}`, `line: 330 bytes, over the limit of 256 (MaxLineBytes)`},
 	}
 	for _, tc := range tests {

@@ -50,6 +50,9 @@ func strictOffence(line []byte) *RecordError {
 	if o.Problem == jsonscan.InvalidUTF8 {
 		return fieldErr(p, "invalid UTF-8 (byte %d of the line is 0x%02x): text must be UTF-8, or bytes that differ would read alike", o.Offset+1, o.Byte)
 	}
+	if o.Problem == jsonscan.LoneSurrogate {
+		return fieldErr(p, "a lone UTF-16 surrogate %s (byte %d of the line): not a character, and texts that differ would read alike", o.Key, o.Offset+1)
+	}
 	what := "twice"
 	if o.Key != o.Other {
 		what = "twice (as " + strconv.Quote(o.Other) + " and " + strconv.Quote(o.Key) + ": names match regardless of case)"

@@ -36,6 +36,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // Validate reports the first value of e that breaks the rules of the
@@ -69,6 +71,8 @@ func validateEpisode(e *Episode) *RecordError {
 		return fieldErr("task", "empty (the task id is the default group key)")
 	case e.Agents < 2:
 		return fieldErr("agents", "%d, want at least 2", e.Agents)
+	case e.Agents > metapolicy.MaxAgents:
+		return fieldErr("agents", "%d, more than the %d a team may hold", e.Agents, metapolicy.MaxAgents)
 	case len(e.Rounds) == 0:
 		return fieldErr("rounds", "empty, want round 0 at least")
 	}

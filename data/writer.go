@@ -70,6 +70,16 @@ func NewWriter(w io.Writer) *Writer {
 // Commit makes the records written so far durable at path while writing
 // goes on, for a writer that must keep them through a crash.
 func Create(path string) (*Writer, error) {
+	return CreateFrom(path)
+}
+
+// CreateFrom is Create for an output made from the files inputs: an output
+// that is one of them (the same file, outfile.NotAnInput) is refused before
+// anything is written.
+func CreateFrom(path string, inputs ...string) (*Writer, error) {
+	if err := outfile.NotAnInput(path, inputs...); err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
 	if err := CheckOutputName(path); err != nil {
 		return nil, err
 	}

@@ -427,6 +427,9 @@ func startEpisode(e Env, pol metapolicy.Policy, task, ep, rounds int, opts *RunO
 	if n < 2 {
 		return nil, fmt.Errorf("%s: %d agents, want ≥ 2", s.where(0), n)
 	}
+	if n > metapolicy.MaxAgents {
+		return nil, fmt.Errorf("%s: %d agents, more than the %d a team may hold", s.where(0), n, metapolicy.MaxAgents)
+	}
 	turns, err := g.Initial()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.where(0), err)

@@ -86,11 +86,23 @@ func Unanimous(answers []string) bool {
 	return true
 }
 
+// MaxAgents is the largest team mpdf plays, reads or featurizes, as serve
+// takes at most 64 agents a request. Every agent's features look at every
+// peer and its leave-one-out tallies (O(n²) a round with tallies by hash):
+// a round of n agents costs a few dozen bytes of input per agent, so the
+// work per input byte grows with n, and a team of 2,000 or 100,000 agents
+// in a small replay or rollout file, or simulate --agents 1e6, cost minutes
+// and gigabytes (issue 34). At 64 a 1 MB input reads in well under a
+// second; the papers' teams hold 3 to 7 agents.
+const MaxAgents = 64
+
 // Check reports an observation the featurizer cannot encode.
 func (o *Observation) Check() error {
 	switch {
 	case len(o.Agents) < 2:
 		return fmt.Errorf("metapolicy: observation has %d agents, want ≥ 2", len(o.Agents))
+	case len(o.Agents) > MaxAgents:
+		return fmt.Errorf("metapolicy: observation has %d agents, more than the %d a team may hold (MaxAgents)", len(o.Agents), MaxAgents)
 	case o.Self < 0 || o.Self >= len(o.Agents):
 		return fmt.Errorf("metapolicy: self index %d outside [0, %d)", o.Self, len(o.Agents))
 	case o.Rounds < 1 || o.Round < 1 || o.Round > o.Rounds:

@@ -22,3 +22,7 @@ func flock(f *os.File) error {
 		return err
 	}
 }
+
+// openNoFollow opens a lock file without following a symbolic link (the
+// open fails with ELOOP) and without waiting on a FIFO or device.
+const openNoFollow = syscall.O_NOFOLLOW | syscall.O_NONBLOCK

@@ -59,9 +59,23 @@ func (e *HeldError) Unwrap() error { return ErrLocked }
 func TryLockFile(lockFile string) (*Lock, error) { return tryLockFile(lockFile, 3) }
 
 func tryLockFile(lockFile string, retry int) (*Lock, error) {
-	f, err := os.OpenFile(lockFile, os.O_RDWR|os.O_CREATE, 0o644)
+	// A lock file planted as a symbolic link would have us truncate what
+	// it points to, and a FIFO or device would block or act on the open:
+	// the open follows no link and does not wait, and anything but a
+	// regular file is refused untouched.
+	f, err := os.OpenFile(lockFile, os.O_RDWR|os.O_CREATE|openNoFollow, 0o644)
 	if err != nil {
+		if fi, lerr := os.Lstat(lockFile); lerr == nil && !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("outfile: lock %s is %s, not a regular file: refused (remove it)", lockFile, describe(fi.Mode()))
+		}
 		return nil, fmt.Errorf("outfile: lock: %w", err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("outfile: lock: %w", err)
+		}
+		return nil, fmt.Errorf("outfile: lock %s is %s, not a regular file: refused (remove it)", lockFile, describe(fi.Mode()))
 	}
 	if afterLockOpen != nil {
 		afterLockOpen(lockFile)

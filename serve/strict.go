@@ -70,6 +70,8 @@ func checkBody(b []byte) (jsonscan.Stats, *ErrorBody) {
 		}
 	case jsonscan.InvalidUTF8:
 		msg = fmt.Sprintf("invalid UTF-8 (byte %d of the body is 0x%02x): text must be UTF-8, or bytes that differ would read alike", o.Offset+1, o.Byte)
+	case jsonscan.LoneSurrogate:
+		msg = fmt.Sprintf("a lone UTF-16 surrogate %s (byte %d of the body): not a character, and texts that differ would read alike", o.Key, o.Offset+1)
 	case jsonscan.TooDeep:
 		msg = fmt.Sprintf("nested deeper than %d levels, more than any request has", maxNesting)
 	}

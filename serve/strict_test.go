@@ -33,6 +33,8 @@ func TestStrictRequests(t *testing.T) {
 		{"null history cell", `{"round":1,"rounds":1,"history":[["1",null]],"agents":` + two + `}`, "history[0][1]", "cannot be null"},
 		{"invalid UTF-8", "{\"round\":1,\"rounds\":1,\"agents\":[{\"answer\":\"560\xff\"},{\"answer\":\"560\xfe\"},{\"answer\":\"7\"}]}", "agents[0].answer", "invalid UTF-8"},
 		{"invalid UTF-8 key", "{\"round\":1,\"rounds\":1,\"agents\":[{\"a\xff\":1},{}]}", "agents[0]", "invalid UTF-8"},
+		// Issue 34, cause 4: both read as U+FFFD before, so they agreed.
+		{"lone surrogates", `{"round":1,"rounds":1,"agents":[{"answer":"\ud800"},{"answer":"\udfff"}]}`, "agents[0].answer", "lone UTF-16 surrogate"},
 		{"too deep", `{"round":1,"rounds":1,"agents":` + two + `,"x":[[[[[[[[1]]]]]]]]}`, "x[0][0][0][0][0][0][0]", "nested deeper"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

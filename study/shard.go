@@ -1,6 +1,7 @@
 package study
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -16,6 +17,7 @@ import (
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/internal/jsonscan"
 	"github.com/mpdf/mpdf/internal/version"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/outfile"
@@ -283,7 +285,14 @@ func ReadShard(path string) (*ShardRecord, error) {
 		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit of a study shard record (split the study into more shards)", path, fi.Size(), maxShardBytes)
 	}
 	var r ShardRecord
-	dec := json.NewDecoder(io.LimitReader(f, maxShardBytes))
+	b, err := io.ReadAll(io.LimitReader(f, maxShardBytes))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := jsonscan.CheckStrict(b, &r); err != nil { // a key twice: which value wins?
+		return nil, fmt.Errorf("not a study shard record: %w", jsonscan.InFile(path, err))
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("%s: not a study shard record: %w", path, err)
 	}

@@ -202,8 +202,14 @@ func NewPolicy(cfg *Config, features int) (*nn.MLP[float32], error) {
 		if features != nn.AttnIn {
 			return nil, fmt.Errorf("trainer: the attention network reads %d features (%s), not %d", nn.AttnIn, metapolicy.FeatureVersionPeers, features)
 		}
+		if err := CheckNetworkMemory(cfg.Sizes(nn.AttnSelf+d), d); err != nil {
+			return nil, err
+		}
 		m, err = nn.NewAttention[float32](d, cfg.Sizes(nn.AttnSelf+d), act)
 	} else {
+		if err := CheckNetworkMemory(cfg.Sizes(features), 0); err != nil {
+			return nil, err
+		}
 		m, err = nn.NewMLP[float32](cfg.Sizes(features), act)
 	}
 	if err != nil {

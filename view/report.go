@@ -190,8 +190,8 @@ func renderReport(w io.Writer, sum *studySummary, rows []studyRow, budget int) e
 			return err
 		}
 	}
-	return fmt.Errorf("view: report: the page would be %.1f MB, over its budget of %.1f MB",
-		float64(buf.Len())/1e6, float64(budget)/1e6)
+	size, limit := sizePair(buf.Len(), budget)
+	return fmt.Errorf("view: report: the page would be %s, over its budget of %s", size, limit)
 }
 
 // reportPage is what report.html renders.

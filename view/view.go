@@ -160,8 +160,9 @@ func Write(w io.Writer, runs []Run, o Options) error {
 		return fmt.Errorf("view: render: %w", err)
 	}
 	if buf.Len() > budget {
-		return errmark.Mark(fmt.Errorf("view: the page would be %.1f MB, over its budget of %.1f MB: show fewer tasks (about %d%% of these fit)",
-			float64(buf.Len())/1e6, float64(budget)/1e6, int64(budget)*100/int64(buf.Len())), ErrOverBudget)
+		size, limit := sizePair(buf.Len(), budget)
+		return errmark.Mark(fmt.Errorf("view: the page would be %s, over its budget of %s: show fewer tasks (about %d%% of these fit)",
+			size, limit, int64(budget)*100/int64(buf.Len())), ErrOverBudget)
 	}
 	_, err = w.Write(buf.Bytes())
 	return err

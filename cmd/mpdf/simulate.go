@@ -15,6 +15,7 @@ import (
 	"github.com/mpdf/mpdf/env/sim/calibrate"
 	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/internal/progress"
+	"github.com/mpdf/mpdf/outfile"
 )
 
 func init() { register[simulateFlags]("simulate --out FILE.jsonl[.gz|.zst] [flags]", cobra.NoArgs) }
@@ -70,6 +71,9 @@ func (fl *simulateFlags) Run(cmd *cobra.Command, _ []string) error {
 	}
 	pol, err := checkpoints.ResolvePolicy(fl.policy)
 	if err != nil {
+		return err
+	}
+	if err := outfile.NotAnInput(fl.out, pol.Path); err != nil {
 		return err
 	}
 	sim, err := sim.New(fl.cfg)

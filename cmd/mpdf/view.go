@@ -8,6 +8,7 @@ import (
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/internal/progress"
+	"github.com/mpdf/mpdf/outfile"
 	"github.com/mpdf/mpdf/view"
 )
 
@@ -44,6 +45,9 @@ func (fl *viewFlags) Run(cmd *cobra.Command, args []string) error {
 	}
 	if fl.out == "" {
 		return fmt.Errorf("--out is required: the HTML file to write")
+	}
+	if err := outfile.NotAnInput(fl.out, args...); err != nil {
+		return err
 	}
 	runs, o, err := fl.runs(cmd, args, played)
 	if err != nil {

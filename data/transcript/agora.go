@@ -35,7 +35,15 @@ func eachAgora(dec *json.Decoder, name string, meta Meta, critic bool, rep *Repo
 	for index := 0; dec.More(); index++ {
 		off := dec.InputOffset()
 		var it agoraItem
-		if err := dec.Decode(&it); err != nil {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == nil {
+			err = strictJSON(raw, &agoraRules)
+		}
+		if err == nil {
+			err = json.Unmarshal(raw, &it)
+		}
+		if err != nil {
 			return fmt.Errorf("transcript: %s: offset %d: question %d: want {question, agent_response: {model: [answers]}, answer}: %w", name, off, index, err)
 		}
 		if it.Question == nil || len(it.AgentResponse) == 0 {

@@ -511,8 +511,8 @@ func (f *fastReader) value(ctxs *[][]message, elem int64) (gold string, extra in
 }
 
 // message reads a chat entry: a string, or an object whose "role" and
-// "content" are strings (the last of a repeated key wins, as in
-// encoding/json); other keys are skipped.
+// "content" are strings; other keys are skipped. A key given twice gives
+// up: the encoding/json path refuses it (strictMessage).
 func (f *fastReader) message() (message, bool) {
 	c, ok := f.peek()
 	if !ok {
@@ -529,16 +529,21 @@ func (f *fastReader) message() (message, bool) {
 	if f.byte_('}') {
 		return m, true
 	}
+	var haveRole, haveContent bool
 	for {
 		k, ok := f.str()
 		if !ok || !f.byte_(':') {
 			return m, false
 		}
 		switch {
-		case k == "role":
+		case k == "role" && !haveRole:
 			m.Role, ok = f.str()
-		case k == "content":
+			haveRole = true
+		case k == "content" && !haveContent:
 			m.Content, ok = f.str()
+			haveContent = true
+		case k == "role" || k == "content":
+			return m, false // twice
 		case strings.EqualFold(k, "role") || strings.EqualFold(k, "content"):
 			return m, false // encoding/json would match it regardless of case
 		default:

@@ -64,7 +64,7 @@ func Import(out string, paths []string, opts ImportOptions) (*Imported, error) {
 		}
 		bases[b] = p
 	}
-	w, err := data.Create(out)
+	w, err := data.CreateFrom(out, paths...)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // MaxQuestionBytes caps one question of a transcript as written: its key
@@ -96,6 +97,9 @@ func (m *message) UnmarshalJSON(b []byte) error {
 	if len(b) > 0 && b[0] == '"' {
 		m.plain = true
 		return json.Unmarshal(b, &m.Content)
+	}
+	if err := strictJSON(b, &messageRules); err != nil {
+		return err
 	}
 	type msg message
 	var v msg
@@ -238,7 +242,10 @@ func eachSlow(r io.Reader, name string, meta Meta, opts Options, fn func(q *Ques
 // question over its limit (the guard's), and a stream that ends early.
 func explain(err error, name string, dr io.Reader) error {
 	var le *data.LimitError
+	var se *jsonscan.SurrogateError
 	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("transcript: %s: offset %d: question %d: a lone UTF-16 surrogate \\u%04x: not a character, and texts that differ would read alike", name, se.Offset, se.Element, se.Escape)
 	case errors.As(err, &le) && le.String:
 		return fmt.Errorf("transcript: %s: offset %d: question %d: a text longer than %d bytes, the limit per text (runaway output or not a transcript)", name, le.Offset, le.Element, le.Limit)
 	case errors.As(err, &le):

@@ -109,7 +109,7 @@ func checkErrorText(t *testing.T, err error, in []byte) {
 
 // taskReason matches what follows "llm: fuzz:LINE: " in a DecodeTasks error:
 // a field and its reason, or what is wrong with the line as a whole.
-var taskReason = regexp.MustCompile(`^((id|question|gold|kind): |.*: unknown field \(want |invalid JSON|want a JSON object|more than one JSON value|line longer than)`)
+var taskReason = regexp.MustCompile(`^((id|question|gold|kind): |.*: unknown field \(want |.*: given twice|.*: invalid UTF-8|.*: a lone UTF-16 surrogate|invalid JSON|want a JSON object|more than one JSON value|line longer than)`)
 
 // FuzzDecodeTasks feeds arbitrary bytes as a tasks file. It must never
 // panic; an error must say "llm: FILE:LINE: " and then the field and the

@@ -120,6 +120,13 @@ func DecodeTasks(r io.Reader, name string) ([]Task, error) {
 			continue
 		}
 		var t Task
+		// The strict rules of every JSON input (jsonscan.CheckStrict): "gold"
+		// twice, or "Gold", was read with the last value winning.
+		if err := jsonscan.CheckStrict(b, &t); err != nil {
+			var de *jsonscan.DecodeError
+			errors.As(err, &de)
+			return nil, fmt.Errorf("llm: %s:%d: %s: %s", name, line, de.Field, de.Msg)
+		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&t); err != nil {

@@ -63,6 +63,10 @@ func TestReadTasksErrors(t *testing.T) {
 		{"no kind", `{"id":"a","question":"q"}`, `t.jsonl:1: kind: "" is not a task kind`},
 		{"duplicate", good + "\n" + good, `t.jsonl:3: id: "a" repeats line 1`},
 		{"two values", `{"id":"a","question":"q","kind":"gsm"} {}`, "t.jsonl:1: more than one JSON value"},
+		// Issue 34, cause 5: the last "gold" won; "Gold" was read as gold.
+		{"gold twice", `{"id":"a","question":"q","gold":"4","kind":"gsm","gold":"5"}`, `t.jsonl:1: gold: given twice`},
+		{"Gold", `{"id":"a","question":"q","Gold":"4","kind":"gsm"}`, `t.jsonl:1: Gold: unknown field (want "gold": keys are case-sensitive)`},
+		{"lone surrogate", `{"id":"a","question":"q\ud800","kind":"gsm"}`, `t.jsonl:1: question: a lone UTF-16 surrogate \ud800`},
 		{"array", `[1]`, "t.jsonl:1: want a JSON object, got JSON array"},
 		{"gsm gold not a number", `{"id":"a","question":"q","gold":"forty-two","kind":"gsm"}`, `t.jsonl:1: gold: "forty-two" is not a number`},
 		{"gsm solution without a number", `{"id":"a","question":"q","gold":"so\n#### many","kind":"gsm"}`, `t.jsonl:1: gold: "so\n#### many" is not a number`},

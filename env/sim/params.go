@@ -147,6 +147,11 @@ func DefaultParams() Params {
 // by hand): every field must be present, known and valid.
 func ParseParams(b []byte) (Params, error) {
 	b = data.TrimBOM(b) // a hand-edited file may start with one
+	// The strict rules of every JSON input: a field twice or in another
+	// case would be read with the last value winning.
+	if err := data.CheckStrict(b, &Params{}); err != nil {
+		return Params{}, fmt.Errorf("sim: simulator parameters: %w", err)
+	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return Params{}, fmt.Errorf("sim: simulator parameters: %w", err)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // Config configures the deliberation simulator. The zero value is the
@@ -147,6 +148,9 @@ func New(cfg Config) (*Simulator, error) {
 	}
 	if cfg.Agents < 2 {
 		return nil, fmt.Errorf("sim: simulator: agents %d, want ≥ 2", cfg.Agents)
+	}
+	if cfg.Agents > metapolicy.MaxAgents {
+		return nil, fmt.Errorf("sim: simulator: agents %d, more than the %d a team may hold", cfg.Agents, metapolicy.MaxAgents)
 	}
 	if cfg.Skills == nil {
 		cfg.Skills = make([]float64, cfg.Agents)

@@ -25,13 +25,13 @@ func NumberError(_ *cobra.Command, err error) error {
 		return err
 	}
 	if errors.Is(err, errNegative) {
-		return fmt.Errorf("--%s %s: %s", iv.GetFlag().Name, iv.GetValue(), errNegative)
+		return fmt.Errorf("--%s %s: %s", iv.GetFlag().Name, data.Clip(iv.GetValue()), errNegative)
 	}
 	msg := data.NumberMismatch(iv.GetValue(), kind)
 	if msg == "" {
 		return err
 	}
-	return fmt.Errorf("--%s %q: %s", iv.GetFlag().Name, iv.GetValue(), msg)
+	return fmt.Errorf("--%s %q: %s", iv.GetFlag().Name, data.Clip(iv.GetValue()), msg) // at most 100 bytes of it
 }
 
 // numberKinds maps pflag's numeric value types to the kinds they hold.

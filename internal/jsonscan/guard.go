@@ -28,6 +28,15 @@ type Guard struct {
 	elemStart int64
 	elem      int
 	err       error
+	// A \u escape being read: hex digits left, the value so far, where
+	// its backslash is; a high surrogate waiting for its low one (wantLow,
+	// its backslash at highAt).
+	uLeft   int
+	uVal    rune
+	escAt   int64
+	wantLow bool
+	highAt  int64
+	highVal rune
 }
 
 // LimitError is a Guard's failure: a string, or a top-level element,
@@ -44,6 +53,20 @@ func (e *LimitError) Error() string {
 		return fmt.Sprintf("offset %d: a string longer than %d bytes (element %d)", e.Offset, e.Limit, e.Element)
 	}
 	return fmt.Sprintf("offset %d: element %d is longer than %d bytes", e.Offset, e.Element, e.Limit)
+}
+
+// SurrogateError is a Guard's failure on an escaped UTF-16 surrogate
+// outside a pair ("\ud800", "\udfff"): no character, which a decoder
+// turns into U+FFFD, so that different texts would read alike. Offset is
+// its backslash in the stream.
+type SurrogateError struct {
+	Offset  int64
+	Element int
+	Escape  rune
+}
+
+func (e *SurrogateError) Error() string {
+	return fmt.Sprintf("offset %d: a lone UTF-16 surrogate \\u%04x (element %d): not a character, and texts that differ would read alike", e.Offset, e.Escape, e.Element)
 }
 
 // Read reads from R and passes on the bytes before the first one over a
@@ -66,13 +89,20 @@ func (g *Guard) Read(p []byte) (int, error) {
 func (g *Guard) step(c byte) bool {
 	switch {
 	case g.inStr:
+		if g.surrogate(c) {
+			return true
+		}
 		switch {
 		case g.esc:
 			g.esc = false
+			if c == 'u' {
+				g.uLeft, g.uVal = 4, 0
+			}
+		case g.uLeft > 0:
 		case c == '"':
 			g.inStr = false
 		case c == '\\':
-			g.esc = true
+			g.esc, g.escAt = true, g.off
 		}
 		if g.inStr && g.MaxString > 0 && g.off-g.strStart > g.MaxString {
 			g.err = &LimitError{String: true, Offset: g.strStart, Element: g.elem, Limit: g.MaxString}
@@ -106,4 +136,55 @@ func (g *Guard) step(c byte) bool {
 		return true
 	}
 	return false
+}
+
+// surrogate follows \u escapes inside a string, at the byte c, and reports
+// whether it completes a lone surrogate (setting g.err). A malformed escape
+// is left to the decoder.
+func (g *Guard) surrogate(c byte) bool {
+	if g.uLeft > 0 {
+		d, ok := hexDigit(c)
+		if !ok {
+			g.uLeft, g.wantLow = 0, false
+			return false
+		}
+		g.uVal = g.uVal<<4 | d
+		if g.uLeft--; g.uLeft > 0 {
+			return false
+		}
+		r := g.uVal
+		switch {
+		case g.wantLow && r >= 0xdc00 && r <= 0xdfff:
+			g.wantLow = false
+		case g.wantLow:
+			return g.lone(g.highAt, g.highVal)
+		case r >= 0xd800 && r <= 0xdbff:
+			g.wantLow, g.highAt, g.highVal = true, g.escAt, r
+		case r >= 0xdc00 && r <= 0xdfff:
+			return g.lone(g.escAt, r)
+		}
+		return false
+	}
+	// A high surrogate must be followed at once by "\u" and a low one.
+	if g.wantLow && !(c == '\\' && !g.esc) && !(g.esc && c == 'u') {
+		return g.lone(g.highAt, g.highVal)
+	}
+	return false
+}
+
+func (g *Guard) lone(at int64, r rune) bool {
+	g.err = &SurrogateError{Offset: at, Element: g.elem, Escape: r}
+	return true
+}
+
+func hexDigit(c byte) (rune, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return rune(c - '0'), true
+	case c >= 'a' && c <= 'f':
+		return rune(c-'a') + 10, true
+	case c >= 'A' && c <= 'F':
+		return rune(c-'A') + 10, true
+	}
+	return 0, false
 }

@@ -81,3 +81,34 @@ func TestGuardElements(t *testing.T) {
 		t.Fatal("read after the limit succeeded")
 	}
 }
+
+// TestGuardLoneSurrogates: the Guard stops a stream at an escaped UTF-16
+// surrogate outside a pair, wherever the string is (a key, a value, deep),
+// naming its backslash; pairs and other escapes pass (issue 34, cause 4).
+func TestGuardLoneSurrogates(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		wantOff int64 // -1: passes
+		escape  rune
+	}{
+		{`{"q": ["\ud83d\ude00", "\u00e9\n\\ud800"]}`, -1, 0},
+		{`{"q": ["\ud800"]}`, 8, 0xd800},
+		{`{"q": ["ab\udfff"]}`, 10, 0xdfff},
+		{`{"\uD800\u0041": 1}`, 2, 0xd800},
+		{`{"q": ["\ud800\\udc00"]}`, 8, 0xd800},
+		{`{"q": ["\ud800x"]}`, 8, 0xd800},
+		{`["\udbff\udfff", "\udc00"]`, 18, 0xdc00},
+	} {
+		out, err := readGuarded(c.in, 0, 0)
+		var se *SurrogateError
+		if c.wantOff < 0 {
+			if err != nil || out != c.in {
+				t.Errorf("%s: %q, %v; want it passed whole", c.in, out, err)
+			}
+			continue
+		}
+		if !errors.As(err, &se) || se.Offset != c.wantOff || se.Escape != c.escape {
+			t.Errorf("%s: %v, want a lone surrogate %#x at offset %d", c.in, err, c.escape, c.wantOff)
+		}
+	}
+}

@@ -14,6 +14,15 @@ import (
 // only non-negative integers go, or not an integer. It returns "" when lit
 // fits k.
 func NumberMismatch(lit string, k reflect.Kind) string {
+	if w := numberMismatch(lit, k); w != "" {
+		return Clip(lit) + w
+	}
+	return ""
+}
+
+// numberMismatch is NumberMismatch's words after the literal, which
+// NumberMismatch quotes at most MaxQuote bytes of (Clip).
+func numberMismatch(lit string, k reflect.Kind) string {
 	switch k {
 	case reflect.Float32, reflect.Float64:
 		bits := 64
@@ -23,28 +32,28 @@ func NumberMismatch(lit string, k reflect.Kind) string {
 		if _, err := strconv.ParseFloat(lit, bits); err == nil {
 			return ""
 		} else if isRange(err) {
-			return lit + " overflows a " + strconv.Itoa(bits) + "-bit float: want a finite number within ±" + strconv.FormatFloat(maxFloat(bits), 'g', 2, 64)
+			return " overflows a " + strconv.Itoa(bits) + "-bit float: want a finite number within ±" + strconv.FormatFloat(maxFloat(bits), 'g', 2, 64)
 		}
-		return lit + " is not a number"
+		return " is not a number"
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		bits := bitSize(k)
 		if _, err := strconv.ParseUint(lit, 10, bits); err == nil {
 			return ""
 		} else if isRange(err) {
-			return lit + " is too large: want a non-negative integer up to " + strconv.FormatUint(math.MaxUint64>>(64-bits), 10)
+			return " is too large: want a non-negative integer up to " + strconv.FormatUint(math.MaxUint64>>(64-bits), 10)
 		}
 		if f, err := strconv.ParseFloat(lit, 64); err == nil && f < 0 {
-			return lit + " is negative: want a non-negative integer"
+			return " is negative: want a non-negative integer"
 		}
-		return lit + " is not an integer: want a non-negative integer"
+		return " is not an integer: want a non-negative integer"
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		bits := bitSize(k)
 		if _, err := strconv.ParseInt(lit, 10, bits); err == nil {
 			return ""
 		} else if isRange(err) {
-			return lit + " is out of range: want an integer from " + strconv.FormatInt(math.MinInt64>>(64-bits), 10) + " to " + strconv.FormatInt(math.MaxInt64>>(64-bits), 10)
+			return " is out of range: want an integer from " + strconv.FormatInt(math.MinInt64>>(64-bits), 10) + " to " + strconv.FormatInt(math.MaxInt64>>(64-bits), 10)
 		}
-		return lit + " is not an integer: want an integer"
+		return " is not an integer: want an integer"
 	}
 	return ""
 }

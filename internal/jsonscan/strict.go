@@ -37,6 +37,11 @@ type Rules struct {
 	MaxString int
 	// Measured names the keys whose string values Stats.MeasuredBytes sums.
 	Measured []string
+	// TopKeysOnly limits the key rules (twice, case) to the top-level
+	// object's keys: for a document whose inner objects' keys are data
+	// that may repeat (LLM-Agora's agent_response, one key per agent's
+	// model). Strings are checked everywhere.
+	TopKeysOnly bool
 
 	once  sync.Once
 	names map[string]nameFlags // the lists above by name, built once
@@ -79,6 +84,11 @@ const (
 	InvalidUTF8
 	TooDeep
 	TooLong // a string over Rules.MaxString
+	// LoneSurrogate is an escaped UTF-16 surrogate not in a pair ("\ud800",
+	// "\udfff"): no character, which encoding/json turns into U+FFFD, so
+	// that two different escapes would read as one text. Offset is its
+	// backslash, Key the escape as written.
+	LoneSurrogate
 )
 
 // Offence is the first thing Check refused, in document order.
@@ -86,7 +96,7 @@ type Offence struct {
 	Problem Problem
 	Path    []PathSeg // where: the offending member or element
 	Offset  int       // byte offset of the offending token in the document
-	Key     string    // the key as written (DuplicateKey, KeyCase)
+	Key     string    // the key as written (DuplicateKey, KeyCase); the escape (LoneSurrogate)
 	Other   string    // the earlier key (DuplicateKey) or the field (KeyCase)
 	Byte    byte      // the first invalid byte (InvalidUTF8)
 	Len     int       // the string's length as written (TooLong)
@@ -271,15 +281,16 @@ func (c *checker) members(first int) *Offence {
 		if c.track {
 			c.path = append(c.path, seg{key: key, isKey: true})
 		}
+		shallow := c.r.TopKeysOnly && c.depth > 1
 		for _, k := range c.keys[first:] {
-			if bytes.EqualFold(k, key) {
+			if !shallow && bytes.EqualFold(k, key) {
 				o := c.offence(DuplicateKey, at)
 				o.Key, o.Other = string(key), string(k)
 				return o
 			}
 		}
 		flags := c.r.names[string(key)]
-		if f, ok := c.folded(key, flags); ok {
+		if f, ok := c.folded(key, flags); ok && !shallow {
 			o := c.offence(KeyCase, at)
 			o.Key, o.Other = string(key), f
 			return o
@@ -334,6 +345,16 @@ func (c *checker) str() ([]byte, *Offence) {
 		c.I += k
 		switch c.B[c.I] {
 		case '\\':
+			if c.I+1 < len(c.B) && c.B[c.I+1] == 'u' {
+				if n, ok := surrogatePair(c.B[c.I:]); !ok {
+					o := c.offence(LoneSurrogate, c.I-start+1)
+					o.Key = string(c.B[c.I:min(c.I+6, len(c.B))])
+					return nil, o
+				} else if n > 0 {
+					c.I += n
+					continue
+				}
+			}
 			c.I += 2
 			continue
 		case '"':
@@ -364,4 +385,43 @@ func (c *checker) str() ([]byte, *Offence) {
 	}
 	c.I = len(c.B)
 	return c.B[start:], nil
+}
+
+// surrogatePair looks at a \u escape at the start of b: one of a UTF-16
+// surrogate that is part of a pair (a high one followed by an escaped low
+// one) gives the pair's length, 12; a lone surrogate gives ok false; any
+// other escape (malformed ones are the decoder's to report) gives 0.
+func surrogatePair(b []byte) (n int, ok bool) {
+	r, valid := hex4u(b)
+	switch {
+	case !valid || r < 0xd800 || r > 0xdfff:
+		return 0, true
+	case r >= 0xdc00: // a low surrogate first
+		return 0, false
+	}
+	if r2, valid := hex4u(b[min(6, len(b)):]); valid && r2 >= 0xdc00 && r2 <= 0xdfff {
+		return 12, true
+	}
+	return 0, false
+}
+
+// hex4u reads the escape \uXXXX at the start of b.
+func hex4u(b []byte) (rune, bool) {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[2:6] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }

@@ -40,3 +40,34 @@ func BenchmarkCheckEscapes(b *testing.B) {
 		})
 	}
 }
+
+// TestCheckLoneSurrogates: an escaped UTF-16 surrogate outside a pair is
+// refused, naming the field, its escape and its byte; a pair (an escaped
+// character past U+FFFF) and other escapes are not (issue 34, cause 4:
+// "\ud800" and "\udfff" both read as U+FFFD, so different answers agreed).
+func TestCheckLoneSurrogates(t *testing.T) {
+	for _, c := range []struct {
+		doc    string
+		lone   string
+		offset int
+	}{
+		{`{"a":"\ud800"}`, `\ud800`, 6},
+		{`{"a":"\udfff"}`, `\udfff`, 6},
+		{`{"a":"x\uD800\u0041"}`, `\uD800`, 7},
+		{`{"a":"\ud83d"}`, `\ud83d`, 6},
+		{`{"a":"\udc00\ud800"}`, `\udc00`, 6},
+		{`{"\ud800":1}`, `\ud800`, 2},
+		{`["ok","\ud800x"]`, `\ud800`, 7},
+		{`{"a":"\ud800\\udc00"}`, `\ud800`, 6},
+	} {
+		_, o := Check([]byte(c.doc), &Rules{})
+		if o == nil || o.Problem != LoneSurrogate || o.Key != c.lone || o.Offset != c.offset {
+			t.Errorf("%s: offence %+v, want LoneSurrogate %s at byte %d", c.doc, o, c.lone, c.offset)
+		}
+	}
+	for _, doc := range []string{`{"a":"\ud83d\ude00"}`, `{"a":"\uD83D\uDE00 \u00e9 \\ud800 \u0000"}`, `{"a":"\ud7ff\ue000"}`} {
+		if _, o := Check([]byte(doc), &Rules{}); o != nil {
+			t.Errorf("%s: offence %+v in a valid document", doc, o)
+		}
+	}
+}
