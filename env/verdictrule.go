@@ -150,14 +150,23 @@ func explain(rows []VerdictRow, pairs [][]pairStat, lambda float64, d decision, 
 			}
 		}
 	}
-	// The learned policies the rule did not pick, dominated: by whom.
+	// The learned policies the rule did not pick, dominated: by whom (one
+	// clause per dominator).
+	var by []int
+	of := map[int][]string{}
 	for l := range rows {
 		k := d.dominator[l]
 		if b, ok := as[l]; !rows[l].Learned || l == u || k < 0 || ok && k == b {
 			continue
 		}
-		why = append(why, fmt.Sprintf("%s is as accurate or more at fewer tokens (%s; %s)", name(k), diff(k, l, false), tokens(k, l)))
+		if of[k] == nil {
+			by = append(by, k)
+		}
+		of[k] = append(of[k], fmt.Sprintf("%s; %s", diff(k, l, false), tokens(k, l)))
 		said[l], said[k] = true, true
+	}
+	for _, k := range by {
+		why = append(why, fmt.Sprintf("%s is as accurate or more at fewer tokens (%s)", name(k), strings.Join(of[k], "; ")))
 	}
 	// The cheaper frontier rows: each beaten, established, by some row.
 	at := slices.Index(front, u)

@@ -60,7 +60,7 @@ func TestTrainReplayDefaultsAndVerdict(t *testing.T) {
 	if cfg.SFT.Labels != trainer.ReplayLabels || cfg.SFT.Epochs != trainer.ReplaySFTEpochs || cfg.Features != rep.Train.Features {
 		t.Errorf("stored config %+v: want the replay recipe", cfg)
 	}
-	if !strings.Contains(stdout, "mpdf/greedy against the fixed protocols") || !strings.Contains(stdout, "verdict: on these questions") {
+	if !strings.Contains(stdout, "mpdf/greedy against the fixed protocols") || !strings.Contains(stdout, "verdict (λ 0, accuracy alone): use ") {
 		t.Errorf("stdout lacks the verdict on the greedy policy:\n%s", stdout)
 	}
 	b, err := os.ReadFile(filepath.Join(out, run.EvalName))
@@ -86,7 +86,7 @@ func TestTrainReplayDefaultsAndVerdict(t *testing.T) {
 		t.Fatalf("eval: %v\n%s", err, stderr)
 	}
 	if !strings.Contains(stderr, "evaluating on that replay") || !strings.Contains(stdout, "env replay:") ||
-		!strings.Contains(stdout, "verdict:") {
+		!strings.Contains(stdout, "verdict (λ 0") {
 		t.Errorf("eval without --env:\nstdout %s\nstderr %s\nwant the run's replay and a verdict", stdout, stderr)
 	}
 	// Flags given win over the recipe, and the simulator keeps its defaults.
