@@ -211,7 +211,7 @@ func explain(rows []VerdictRow, pairs [][]pairStat, lambda float64, d decision, 
 	// A learned policy on the frontier the sentence has not named yet.
 	for _, l := range front {
 		if rows[l].Learned && !said[l] {
-			why = append(why, fmt.Sprintf("%s", diff(l, u, true)))
+			why = append(why, diff(l, u, true))
 		}
 	}
 	return fmt.Sprintf("use %s: %s.", name(u), strings.Join(why, "; "))

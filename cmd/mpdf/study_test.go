@@ -72,10 +72,10 @@ func TestStudyCommand(t *testing.T) {
 func TestStudySFTEpochsDefault(t *testing.T) {
 	glob := filepath.Join(testenv.Shared(t, "data", "debates", "slm-debate", "gsm"), "*Qwen3-0.6B*agents3*.json")
 	dir := t.TempDir()
-	out := mustRun(t, "study", "--env", "replay:"+glob, "--sft-labels", "hindsight", "--folds", "2", "--seeds", "1",
+	mustRun(t, "study", "--env", "replay:"+glob, "--sft-labels", "hindsight", "--folds", "2", "--seeds", "1",
 		"--lambdas", "0", "--iterations", "1", "--tasks-per-iter", "4", "--episodes-per-task", "1",
 		"--baselines", "persist", "--resamples", "50", "-q", "--out", dir)
-	out = studyReport(t, dir)
+	out := studyReport(t, dir)
 	if want := fmt.Sprintf("%d SFT epochs (labels hindsight)", study.DefaultSFTEpochs); !strings.Contains(out, want) {
 		t.Errorf("report lacks %q:\n%s", want, out)
 	}
