@@ -65,7 +65,7 @@ func (s *Study) hasVerdictBaseline() bool {
 }
 
 // results pools the rows into one env.Result per baseline and learned
-// policy (the oracle is a ceiling, not a row to use), each task id's rows
+// policy (the oracle is a ceiling, not a row to use), each question's rows
 // over seeds and files together, in the order of the rows.
 func (s *Study) results() env.Results {
 	names := append(append([]string(nil), s.Fixed...), s.Learned...)
@@ -81,12 +81,18 @@ func (s *Study) results() env.Results {
 		if !ok {
 			continue
 		}
+		// Paired and resampled by question (TaskInfo.Unit), as the
+		// report's differences are.
+		q := r.Task
+		if r.Index >= 0 && r.Index < len(s.Tasks) {
+			q = s.Tasks[r.Index].Unit
+		}
 		res := &rs[i]
-		k, ok := tasks[i][r.Task]
+		k, ok := tasks[i][q]
 		if !ok {
 			k = len(res.ByTask)
-			tasks[i][r.Task] = k
-			res.ByTask = append(res.ByTask, env.TaskOutcome{Task: r.Task})
+			tasks[i][q] = k
+			res.ByTask = append(res.ByTask, env.TaskOutcome{Task: q})
 		}
 		t := &res.ByTask[k]
 		t.Episodes += r.Episodes
