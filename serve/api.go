@@ -176,6 +176,10 @@ type PolicyInfo struct {
 	// for an agent none is named for. Absent for one shared network.
 	AgentPolicy string   `json:"agent_policy,omitempty"`
 	Networks    []string `json:"networks,omitempty"`
+	// Verdict is what the run that wrote this checkpoint found it worth
+	// against the fixed protocols (its eval.json), when that judged this
+	// file at this step.
+	Verdict *PolicyVerdict `json:"verdict,omitempty"`
 }
 
 // ErrorBody is the body of every 4xx and 5xx answer.
