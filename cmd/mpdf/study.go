@@ -45,7 +45,7 @@ func (fl *studyFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	shared(f, &fl.env, "env", "")
 	cliflag.Kind(f, &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
-	shared(f, &fl.out, "out", "", ": the study's directory of results.json, report.md, pareto.png and report.html")
+	shared(f, &fl.out, "out", "o", ": the study's directory of results.json, report.md, pareto.png and report.html")
 	shared(f, &fl.overwrite, "overwrite", "")
 	f.IntVar(&fl.cfg.Folds, "folds", def.Folds, "K of the K-fold split by question")
 	f.IntVar(&fl.cfg.Seeds, "seeds", def.Seeds, "repetitions of the cross-validation, seeds --seed, --seed+1, …")
