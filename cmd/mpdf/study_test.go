@@ -115,3 +115,22 @@ func studyReport(t *testing.T, dir string) string {
 	}
 	return string(b)
 }
+
+// study's --sft-epochs and --sft-labels show one default each (not given:
+// the recipe's, which the usage says), and a negative --sft-epochs is
+// refused, as every count's is (issue 33).
+func TestStudySFTFlagsOneDefault(t *testing.T) {
+	cmd, _, err := newRoot().Find([]string{"study"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"sft-epochs", "sft-labels"} {
+		f := cmd.Flags().Lookup(name)
+		if f.DefValue != "" && f.DefValue != "0" || !strings.Contains(f.Usage, "not given: ") {
+			t.Errorf("--%s: default %q, usage %q: want the recipe's, said once", name, f.DefValue, f.Usage)
+		}
+	}
+	if _, err := runCmd(t, "study", "--sft-epochs", "-1", "-q", "--out", t.TempDir()); err == nil || !strings.Contains(err.Error(), "--sft-epochs -1: want ≥ 0") {
+		t.Errorf("--sft-epochs -1: %v", err)
+	}
+}
