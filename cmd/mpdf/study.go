@@ -106,6 +106,11 @@ func (fl *studyFlags) Run(cmd *cobra.Command, _ []string) error {
 		if _, err := study.AblationSettings(fl.ablate); err != nil {
 			return fmt.Errorf("--ablate: %w", err)
 		}
+		// A flag the ablation sweeps would be silently overridden by each
+		// setting: refused rather than ignored.
+		if swept, ok := ablationFlags[fl.ablate]; ok && f.Changed(swept) {
+			return fmt.Errorf("--ablate %s sweeps --%s itself: give one or the other", fl.ablate, swept)
+		}
 	}
 	if fl.shard != "" || fl.resume {
 		return runStudyShard(cmd, e, fl) // studymerge.go
@@ -135,4 +140,10 @@ func runStudyDir(cmd *cobra.Command, e env.Env, fl *studyFlags, dir *study.Dir) 
 		fmt.Fprintln(cmd.ErrOrStderr(), r.Wrote(fl.out, time.Since(start)))
 	}
 	return r.WriteOut(cmd.OutOrStdout(), fl.asJSON)
+}
+
+// ablationFlags are the study flags each ablation sweeps (study.Ablate*).
+var ablationFlags = map[string]string{
+	study.AblateGamma: "gamma", study.AblateLoss: "loss", study.AblateAgentPolicy: "agent-policy",
+	study.AblateTeamSize: "agents", study.AblateArch: "features",
 }

@@ -134,3 +134,14 @@ func TestStudySFTFlagsOneDefault(t *testing.T) {
 		t.Errorf("--sft-epochs -1: %v", err)
 	}
 }
+
+// A flag the ablation sweeps is refused beside --ablate, not silently
+// overridden by each setting (issue 33).
+func TestStudyAblateRefusesTheSweptFlag(t *testing.T) {
+	for _, c := range [][]string{{"gamma", "--gamma", "0.5"}, {"loss", "--loss", "rank-match"}, {"team-size", "--agents", "5"}} {
+		_, err := runCmd(t, "study", "--ablate", c[0], c[1], c[2], "-q", "--out", t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), "--ablate "+c[0]+" sweeps "+c[1]+" itself") {
+			t.Errorf("--ablate %s %s %s: %v", c[0], c[1], c[2], err)
+		}
+	}
+}
