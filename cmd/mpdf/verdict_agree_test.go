@@ -62,7 +62,17 @@ func TestTrainEvalStudyAgree(t *testing.T) {
 	if s := mustRun(t, "eval", "--env", spec, "--policy", filepath.Join(out, "best.mpdf"), "-q", "--greedy=false"); !strings.Contains(s, "(played sampled; Δ paired") {
 		t.Errorf("eval --greedy=false does not say it sampled:\n%s", s)
 	}
-	st := mustRun(t, "study", "--env", spec, "--out", filepath.Join(t.TempDir(), "study"), "--folds", "2", "--seeds", "1",
+	// A clean run leaves no lock file behind.
+	if _, err := os.Stat(filepath.Join(out, run.LockName)); !os.IsNotExist(err) {
+		t.Errorf("train left %s: %v", run.LockName, err)
+	}
+	sdir := filepath.Join(t.TempDir(), "study")
+	defer func() {
+		if m, _ := filepath.Glob(filepath.Join(sdir, "*.lock")); len(m) > 0 {
+			t.Errorf("study left %v", m)
+		}
+	}()
+	st := mustRun(t, "study", "--env", spec, "--out", sdir, "--folds", "2", "--seeds", "1",
 		"--lambdas", "0", "--iterations", "1", "--sft-epochs", "1", "-q")
 	lines := strings.Split(strings.TrimSpace(st), "\n")
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], "mpdf λ=0, played greedy — verdict (λ 0, accuracy alone): use ") {
