@@ -204,7 +204,7 @@ func TestTrainReplay(t *testing.T) {
 	dir := testenv.Shared(t, "data", "debates", "slm-debate", "gsm")
 	glob := filepath.Join(dir, "*Qwen3-0.6B*agents3*.json")
 	out := train(t, t.TempDir(), "--env", "replay:"+glob, "--iterations", "2", "--sft-epochs", "0", "--eval-tasks", "5")
-	for _, want := range []string{"rl.rounds set to 2", "questions for training", "held out", "evaluation on 5 held-out tasks of replay:"} {
+	for _, want := range []string{"rl.rounds set to 2", "distinct questions for training;", "held out", "evaluation on 5 held-out tasks of replay:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
