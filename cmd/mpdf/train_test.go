@@ -88,12 +88,9 @@ func TestTrainConfigFileAndFlags(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "cfg.json")
 	os.WriteFile(cfgPath, []byte(`{"seed": 9, "tau": 0.5, "rl": {"iterations": 1, "batch_size": 32, "update_epochs": 1, "tasks_per_iter": 4, "episodes_per_task": 2, "rounds": 2}}`), 0o644)
-	out := train(t, filepath.Join(dir, "run"), "--config", cfgPath, "--tau", "0.3")
-	if !strings.Contains(out, `"seed": 9`) {
-		t.Error("the config file's seed was not used")
-	}
-	if !strings.Contains(out, `"tau": 0.3`) {
-		t.Error("the --tau flag did not win over the config file")
+	// -q prints no resolved config: the checkpoint's is checked below.
+	if out := train(t, filepath.Join(dir, "run"), "--config", cfgPath, "--tau", "0.3"); strings.Contains(out, "resolved config") {
+		t.Errorf("-q printed the resolved config:\n%s", out)
 	}
 	c, err := checkpoints.Load(filepath.Join(dir, "run", "best.mpdf"))
 	if err != nil {
