@@ -90,7 +90,7 @@ func TestTrainReplayDefaultsAndVerdict(t *testing.T) {
 		t.Errorf("eval without --env:\nstdout %s\nstderr %s\nwant the run's replay and a verdict", stdout, stderr)
 	}
 	// Flags given win over the recipe, and the simulator keeps its defaults.
-	stdout, _, err = execute("train", "-q", "--out", filepath.Join(dir, "run2"), "--env", spec, "--iterations", "1", "--hidden", "8",
+	_, _, err = execute("train", "-q", "--out", filepath.Join(dir, "run2"), "--env", spec, "--iterations", "1", "--hidden", "8",
 		"--tasks-per-iter", "2", "--episodes-per-task", "2", "--sft-labels", "gate", "--eval-tasks", "0")
 	if stored := storedConfig(t, filepath.Join(dir, "run2")); err != nil || !strings.Contains(stored, `"labels":"gate"`) || !strings.Contains(stored, `"features":"mpdf-features/v2"`) {
 		t.Errorf("--sft-labels gate on a replay: %v\n%s", err, stored)
