@@ -12,11 +12,21 @@ COUNT ?= 6
 # fuzz: how long each fuzz target runs.
 FUZZTIME ?= 30s
 
-.PHONY: help test check bench fuzz golden ci
+# install: the commit named by mpdf --version even where VCS stamping is
+# off (-buildvcs=false; a VCS stamp, when there is one, wins).
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS ?= -X github.com/mpdf/mpdf/internal/version.Commit=$(COMMIT)
+
+.PHONY: help test check bench fuzz golden ci install
 
 ## help: list the targets.
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+## install: go install ./cmd/mpdf, the commit stamped for mpdf --version
+##   (LDFLAGS; COMMIT defaults to git rev-parse HEAD).
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/mpdf
 
 ## test: the README's test command, every package.
 test:

@@ -80,7 +80,14 @@ func ResolvePolicy(spec string) (Resolved, error) {
 	}
 	p, err := metapolicy.ParseHeuristic(spec)
 	if err != nil {
-		if _, statErr := os.Stat(spec); statErr == nil {
+		if st, statErr := os.Stat(spec); statErr == nil {
+			if st.IsDir() {
+				hint := ""
+				if _, err := os.Stat(filepath.Join(spec, BestName)); err == nil {
+					hint = fmt.Sprintf(": give its checkpoint, %s", filepath.Join(spec, BestName))
+				}
+				return Resolved{}, fmt.Errorf("policy %s: a directory, not a .mpdf checkpoint or a .safetensors export%s", spec, hint)
+			}
 			return Resolved{}, fmt.Errorf("policy %s: a file, but not a .mpdf checkpoint or a .safetensors export", spec)
 		}
 		return Resolved{}, fmt.Errorf("policy %q: not a heuristic (%s, threshold:HIGH:LOW) nor a .mpdf or .safetensors file: %w",

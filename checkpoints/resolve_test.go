@@ -2,6 +2,7 @@ package checkpoints
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -125,5 +126,20 @@ func TestPoliciesAgree(t *testing.T) {
 	}
 	if _, _, err := TextCritic([]Resolved{a, b}); err == nil || !strings.Contains(err.Error(), "gate trained with the text critic (critic=on) and debate without") || !errors.Is(err, ErrTrainedCritics) {
 		t.Errorf("TextCritic of both: %v", err)
+	}
+}
+
+// A run directory given as a policy is refused with its best.mpdf named
+// (issue 33); a directory without one is refused as a directory.
+func TestResolvePolicyDirSuggestsBest(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ResolvePolicy(dir); err == nil || !strings.Contains(err.Error(), "a directory") || strings.Contains(err.Error(), BestName) {
+		t.Errorf("empty directory: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, BestName), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ResolvePolicy(dir); err == nil || !strings.Contains(err.Error(), "give its checkpoint, "+filepath.Join(dir, BestName)) {
+		t.Errorf("run directory: %v", err)
 	}
 }

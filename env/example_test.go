@@ -38,7 +38,7 @@ func ExampleEvaluate() {
 	if err := results.WriteTable(os.Stdout); err != nil {
 		panic(err)
 	}
-	v, err := env.Judge(results, candidate.Name(), true)
+	v, err := env.Judge(results, candidate.Name(), env.JudgeOptions{Confidence: true, Play: env.PlayGreedy})
 	if err != nil {
 		panic(err)
 	}
@@ -51,5 +51,5 @@ func ExampleEvaluate() {
 	// gate               60        0.733     [0.617, 0.850]  0.683    6651         0.567    0.433   0.000
 	// until-consensus    60        0.733     [0.617, 0.850]  0.683    5169         0.689    0.311   0.000
 	// threshold          60        0.717     [0.600, 0.833]  0.683    4601         0.537    0.254   0.209
-	// on these questions until-consensus is as accurate as this policy (policy − until-consensus: +3.3 points [-5.0, +11.7]) at fewer tokens (5169 vs 6005 per task): use until-consensus.
+	// use majority: no row is shown more accurate (this policy − majority: +8.3 points [-1.7, +18.3], not established; 6005 vs 1019 tokens per task).
 }

@@ -125,8 +125,8 @@ func (d *Dir) Abandon(names ...string) error {
 	return errors.Join(errs...)
 }
 
-// Unlock releases the lock; the lock file stays, empty, for the next
-// writer. It is safe to call twice.
+// Unlock releases the lock and removes its file (Lock.Unlock). It is safe
+// to call twice.
 func (d *Dir) Unlock() error {
 	if d == nil || d.lock == nil {
 		return nil

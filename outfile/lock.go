@@ -16,10 +16,14 @@ var ErrLocked = errors.New("locked by another process")
 // episodes). It is an flock(2) on a hidden file beside the target,
 // .NAME.lock, which records the holder's pid and host for the message a
 // second process gets. The kernel releases it when its process ends, even
-// by kill -9, so a lock is never stale; the file itself stays (it holds no
-// state). Where flock is not available (Windows) Lock does not exclude.
+// by kill -9, so a lock is never stale; the file a killed holder leaves
+// holds no state and is taken over. Unlock removes the file when this
+// lock created it: a clean run leaves none (one that was there before
+// stays). Where flock is not available (Windows) Lock does not exclude.
 type Lock struct {
-	f *os.File
+	f    *os.File
+	path string
+	made bool // the file did not exist before the lock
 }
 
 // LockPath is the lock file of the target path.
@@ -59,6 +63,8 @@ func (e *HeldError) Unwrap() error { return ErrLocked }
 func TryLockFile(lockFile string) (*Lock, error) { return tryLockFile(lockFile, 3) }
 
 func tryLockFile(lockFile string, retry int) (*Lock, error) {
+	_, statErr := os.Lstat(lockFile)
+	made := errors.Is(statErr, os.ErrNotExist)
 	// A lock file planted as a symbolic link would have us truncate what
 	// it points to, and a FIFO or device would block or act on the open:
 	// the open follows no link and does not wait, and anything but a
@@ -113,19 +119,28 @@ func tryLockFile(lockFile string, retry int) (*Lock, error) {
 		f.Close()
 		return nil, fmt.Errorf("outfile: lock %s: %w", lockFile, err)
 	}
-	return &Lock{f: f}, nil
+	return &Lock{f: f, path: lockFile, made: made}, nil
 }
 
 // afterLockOpen, set by a test, runs between the open and the flock of a
 // lock file: where a racing Dir.Abandon may unlink it.
 var afterLockOpen func(lockFile string)
 
-// Unlock releases the lock. It is safe to call twice.
+// Unlock releases the lock and removes its file if it made it, still
+// holding the flock:
+// a process that opened the file before and takes its flock after finds
+// it unlinked and takes the one at the path instead (tryLockFile). It is
+// safe to call twice.
 func (l *Lock) Unlock() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	l.f.Truncate(0)    // the next holder finds no stale pid
+	l.f.Truncate(0) // the next holder finds no stale pid
+	if fi, err := l.f.Stat(); err == nil && l.made {
+		if cur, err := os.Stat(l.path); err == nil && os.SameFile(fi, cur) {
+			os.Remove(l.path) // ours only: never another holder's
+		}
+	}
 	err := l.f.Close() // closing the descriptor releases the flock
 	l.f = nil
 	return err

@@ -109,7 +109,16 @@ type Result struct {
 	TeamAnswer string `json:"team_answer"`
 	// Agents holds one decision per agent, in request order.
 	Agents []Decision `json:"agents"`
+	// FeaturesIncomplete says what the policy's features lacked, when they
+	// lacked something (HistoryMissing); absent when complete.
+	FeaturesIncomplete string `json:"features_incomplete,omitempty"`
 }
+
+// HistoryMissing is Result.FeaturesIncomplete of a deliberation past round
+// 0 sent without its history to a policy whose layout reads it
+// (mpdf-features/v2): its features saw the past rounds as unknown, unlike
+// its training's. The server decides anyway, says so, and logs it.
+const HistoryMissing = "history absent: this mpdf-features/v2 policy read the past rounds as unknown (send history: every agent's answer of rounds 0..round-1)"
 
 // Decision is one agent's meta-action.
 type Decision struct {
@@ -176,6 +185,10 @@ type PolicyInfo struct {
 	// for an agent none is named for. Absent for one shared network.
 	AgentPolicy string   `json:"agent_policy,omitempty"`
 	Networks    []string `json:"networks,omitempty"`
+	// Verdict is what the run that wrote this checkpoint found it worth
+	// against the fixed protocols (its eval.json), when that judged this
+	// file at this step.
+	Verdict *PolicyVerdict `json:"verdict,omitempty"`
 }
 
 // ErrorBody is the body of every 4xx and 5xx answer.

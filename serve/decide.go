@@ -155,6 +155,9 @@ func (p *Policy) decide(st stopper, req *DecideRequest, ds []delib, a *arena) (*
 		d := &ds[i]
 		n := len(d.agents)
 		res := Result{ID: d.id, TeamAnswer: teams[i], Agents: decisions[r : r+n : r+n]}
+		if d.history == nil && d.round > 0 && p.fz.Version == metapolicy.FeatureVersionV2 {
+			res.FeaturesIncomplete = HistoryMissing
+		}
 		var rng *rand.Rand
 		if resp.Mode == modeSample {
 			rng = rand.New(rand.NewPCG(seed, uint64(i)))

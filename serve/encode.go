@@ -103,7 +103,12 @@ func appendResultFields(b []byte, r *Result, flush func([]byte) []byte) ([]byte,
 			b = flush(b)
 		}
 	}
-	return append(b, ']'), nil
+	b = append(b, ']')
+	if r.FeaturesIncomplete != "" {
+		b = append(b, `,"features_incomplete":`...)
+		b = appendString(b, r.FeaturesIncomplete)
+	}
+	return b, nil
 }
 
 // checkResponse returns the error appendResponse would meet in r (an

@@ -23,13 +23,14 @@ var apiTypes = map[string]reflect.Type{
 	"Decision":       reflect.TypeFor[Decision](),
 	"Probs":          reflect.TypeFor[Probs](),
 	"PolicyInfo":     reflect.TypeFor[PolicyInfo](),
+	"PolicyVerdict":  reflect.TypeFor[PolicyVerdict](),
 	"ErrorBody":      reflect.TypeFor[ErrorBody](),
 	"Health":         reflect.TypeFor[Health](),
 }
 
 // responseTypes are always written whole: a field without omitempty is
 // always present, so the spec must list it as required.
-var responseTypes = []string{"DecideResponse", "Result", "Decision", "Probs", "PolicyInfo", "ErrorBody", "Health"}
+var responseTypes = []string{"DecideResponse", "Result", "Decision", "Probs", "PolicyInfo", "PolicyVerdict", "ErrorBody", "Health"}
 
 type specSchema struct {
 	Type       any                    `json:"type"`

@@ -52,6 +52,9 @@ func LoadPolicy(path string) (*Policy, error) {
 			info.TrainConfigHash = hex.EncodeToString(sum[:])
 		}
 		net, info.FeatureVersion = ck.Policy, h.FeatureVersion
+		if info.Verdict, err = runVerdict(path, h.Step); err != nil {
+			info.Warnings = append(info.Warnings, "no verdict: "+err.Error())
+		}
 		if nets, err = ck.Networks(); err != nil {
 			return nil, fmt.Errorf("serve: policy %s: %w", path, err)
 		}

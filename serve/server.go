@@ -428,10 +428,17 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 	}
 	resp := j.resp
 	var counts [metapolicy.NumActions]int
+	incomplete := 0
 	for _, res := range resp.results() {
 		for _, d := range res.Agents {
 			counts[d.Action]++
 		}
+		if res.FeaturesIncomplete != "" {
+			incomplete++
+		}
+	}
+	if incomplete > 0 {
+		s.cfg.Log.Warn("decide: features incomplete", "deliberations", incomplete, "why", HistoryMissing, "remote", r.RemoteAddr)
 	}
 	for a, n := range counts {
 		if n > 0 {

@@ -91,6 +91,11 @@ func TestServeV2MatchesMetapolicy(t *testing.T) {
 		t.Fatalf("decide feature_version %q", got.FeatureVersion)
 	}
 	for i, d := range req.Deliberations {
+		// A deliberation past round 0 without its history is said to have
+		// incomplete features; one with it, or at round 0, is not.
+		if inc, want := got.Results[i].FeaturesIncomplete, d.History == nil && d.Round > 0; (inc == HistoryMissing) != want || !want && inc != "" {
+			t.Errorf("deliberation %d (round %d, history %v): features_incomplete %q", i, d.Round, d.History != nil, inc)
+		}
 		obs := observation(t, d, 0)
 		obs.History = d.History
 		for self, dec := range got.Results[i].Agents {

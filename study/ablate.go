@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
 	"github.com/mpdf/mpdf/stats"
@@ -162,9 +163,12 @@ type AblationRow struct {
 	// Ref" in accuracy (same task, same seed, bootstrap by question),
 	// nil for a reference itself; DeltaTokens the mean difference of
 	// tokens per task.
-	Ref         string          `json:"ref,omitempty"`
-	Delta       *stats.Interval `json:"delta,omitempty"`
-	DeltaTokens float64         `json:"delta_tokens_per_task"`
+	Ref   string          `json:"ref,omitempty"`
+	Delta *stats.Interval `json:"delta,omitempty"`
+	// Note says when the setting's networks trained nothing the test side
+	// plays (untrainedModels), so that its row is not read as a result.
+	Note        string  `json:"note,omitempty"`
+	DeltaTokens float64 `json:"delta_tokens_per_task"`
 	// DeltaTokensCI is DeltaTokens with its interval (the same bootstrap
 	// by question), for the rl-signal ablation.
 	DeltaTokensCI *stats.Interval `json:"delta_tokens_ci,omitempty"`
@@ -315,6 +319,9 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 		p := stat[st.Name]
 		row := AblationRow{Setting: st.Name, Rows: p.Rows, Accuracy: p.Accuracy, TokensPerTask: p.TokensPerTask,
 			PersistSFT: persistSFT, PersistRL: p.Persist}
+		if kind == AblateAgentPolicy && st.Name == string(metapolicy.AgentModel) {
+			row.Note = untrainedModels(e, cfg.GroupBy)
+		}
 		if st.Ref != i {
 			ref := settings[st.Ref].Name
 			d, dt, err := merged.pairedDelta(st.Name, ref)
@@ -392,4 +399,19 @@ func (s *Study) pairedDelta(a, b string) (*stats.Interval, float64, error) {
 	})
 	unit, _ := s.units()
 	return s.pairedDiff(pairs, unit)
+}
+
+// untrainedModels is the note of the agent-policy ablation's model row
+// when its per-model networks cannot have decided on the test side: the
+// environment's agents name no model (the simulator's), so the untrained
+// fallback network decides for every agent; or the folds are the models,
+// so each test fold's model had no network trained. "" otherwise.
+func untrainedModels(e env.Env, by GroupBy) string {
+	if _, ok := e.(*replay.Env); !ok {
+		return "trained nothing: the agents name no model, so the untrained fallback network decided for all of them"
+	}
+	if by == ByModel {
+		return "trained nothing: the folds are the models, so each test fold's model has no network trained and the untrained fallback decided"
+	}
+	return ""
 }

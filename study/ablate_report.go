@@ -81,7 +81,11 @@ func (a *Ablation) WriteMarkdown(w io.Writer) error {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %.3f [%.3f, %.3f] | %.0f | %s | %s | %.3f | %.3f |\n", r.Setting,
+		setting := r.Setting
+		if r.Note != "" {
+			setting += " (" + r.Note + ")"
+		}
+		fmt.Fprintf(&b, "| %s | %.3f [%.3f, %.3f] | %.0f | %s | %s | %.3f | %.3f |\n", setting,
 			r.Accuracy.Estimate, r.Accuracy.Low, r.Accuracy.High, r.TokensPerTask, delta, dt, r.PersistSFT, r.PersistRL)
 	}
 	if len(a.Baselines) > 0 {

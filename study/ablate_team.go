@@ -102,7 +102,7 @@ func AblateTeams(teams []TeamEnv, cfg Config) (*Ablation, error) {
 			}
 			return r
 		}
-		envs = append(envs, fmt.Sprintf("%d agents (%d tasks)", tm.Agents, a.Summary.Tasks))
+		envs = append(envs, fmt.Sprintf("%d agents (%d tasks, %d distinct questions, %d rounds)", tm.Agents, a.Summary.Tasks, a.Summary.Questions, a.Summary.Rounds))
 		if out == nil {
 			out = a
 			out.Kind = AblateTeamSize
@@ -134,6 +134,13 @@ func AblateTeams(teams []TeamEnv, cfg Config) (*Ablation, error) {
 	// Each team's pooled tables are in its rows above; one team's scopes
 	// would read as all of them.
 	out.Summary.Scopes = nil
+	// A question debated by several team sizes is one question, as each
+	// team's count says.
+	units := map[string]bool{}
+	for _, t := range out.Study.Tasks {
+		units[t.Unit] = true
+	}
+	out.Summary.Questions = len(units)
 	return out, nil
 }
 

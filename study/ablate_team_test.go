@@ -69,7 +69,10 @@ func TestAblateTeamsStub(t *testing.T) {
 	if err := a.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"# mpdf ablation: team-size", "| 5 agents |", "vs debate (7 agents): +0.0", "| majority (3 agents) |"} {
+	// The header says what each team played, and counts a question the
+	// three teams share once.
+	for _, s := range []string{"# mpdf ablation: team-size", "| 5 agents |", "vs debate (7 agents): +0.0", "| majority (3 agents) |",
+		"3 agents (20 tasks, 20 distinct questions, 3 rounds), 5 agents (20 tasks, 20 distinct questions, 3 rounds)", "; 60 tasks, 20 distinct questions;"} {
 		if !strings.Contains(md.String(), s) {
 			t.Errorf("report lacks %q:\n%s", s, md.String())
 		}

@@ -296,3 +296,24 @@ func TestAblateRLSignalStub(t *testing.T) {
 		t.Errorf("row %+v: want the baseline credit's (debate) Δ against SFT only (majority), not 0", r)
 	}
 }
+
+// The agent-policy ablation's model row is marked where its per-model
+// networks cannot have decided: agents that name no model (the
+// simulator), or folds that are the models; a replay folded by question is
+// not marked (issue 33).
+func TestUntrainedModelsMarked(t *testing.T) {
+	s, err := sim.New(sim.Config{Tasks: 4, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := untrainedModels(s, ByQuestion); !strings.HasPrefix(n, "trained nothing: the agents name no model") {
+		t.Errorf("simulator: %q", n)
+	}
+	r := shared(t, "slm-debate/gsm/*Qwen3-0.6B*agents3*.json")
+	if n := untrainedModels(r, ByQuestion); n != "" {
+		t.Errorf("replay by question: %q, want no note", n)
+	}
+	if n := untrainedModels(r, ByModel); !strings.Contains(n, "the folds are the models") {
+		t.Errorf("replay by model: %q", n)
+	}
+}

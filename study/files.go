@@ -89,7 +89,7 @@ func (d *Dir) Write(s *Study, sum *Summary) error { return s.WriteDir(d.d.Path, 
 // lock file and the directory when OpenDir created them.
 func (d *Dir) Abandon() error { return d.d.Abandon() }
 
-// Close releases the lock; the lock file stays, empty.
+// Close releases the lock and removes its file.
 func (d *Dir) Close() error { return d.d.Unlock() }
 
 // WriteDir writes the study's four files into dir (created if missing),

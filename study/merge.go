@@ -81,7 +81,7 @@ func MergeShards(paths []string, out string) (*Study, error) {
 		}
 	}
 	h := &recs[0].Study
-	s := &Study{Config: h.Config, Env: h.Env, Rounds: h.Rounds, Tasks: h.Tasks, Folds: h.Folds, Learned: h.Learned, Fixed: h.Fixed}
+	s := &Study{Config: h.Config, Env: h.Env, Rounds: h.Rounds, Tasks: h.Tasks, Folds: h.Folds, Learned: h.Learned, Fixed: h.Fixed, Notes: h.Notes}
 	cells := map[int]*ShardCell{}
 	for _, r := range recs {
 		for i := range r.Done {
@@ -172,16 +172,12 @@ func sameDir(path, out string) bool {
 	return filepath.Clean(path) == filepath.Clean(out)
 }
 
-// Publish writes the study's three files into the held directory and
-// prints its report to w (its summary as JSON with asJSON): what mpdf
+// Publish writes the study's files into the held directory and prints
+// its verdict lines to w (its summary as JSON with asJSON): what mpdf
 // study and mpdf study merge end with.
 func (d *Dir) Publish(s *Study, w io.Writer, asJSON bool) error {
 	sum, err := s.Summarise()
 	if err != nil {
-		return err
-	}
-	var report bytes.Buffer
-	if err := sum.WriteMarkdown(&report); err != nil {
 		return err
 	}
 	if err := d.Write(s, sum); err != nil {
@@ -190,6 +186,5 @@ func (d *Dir) Publish(s *Study, w io.Writer, asJSON bool) error {
 	if asJSON {
 		return sum.WriteJSON(w)
 	}
-	_, err = w.Write(report.Bytes())
-	return err
+	return sum.WriteVerdict(w)
 }

@@ -64,6 +64,12 @@ type Summary struct {
 	// (counted in tokens and actions, not in accuracy); the oracle's rows,
 	// copies of baseline rows, are not counted again.
 	Unscored int `json:"unscored_rows"`
+	// Verdicts are the study's verdict lines (design §9.1): one per λ,
+	// then all λ pooled; the report opens with them and mpdf study prints
+	// them.
+	Verdicts []VerdictLine `json:"verdicts,omitempty"`
+	// Notes say what the study left out and why (Study.Notes).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Summarise pools the rows: over all tasks, then per model (when there
@@ -84,7 +90,14 @@ func (s *Study) Summarise() (*Summary, error) {
 		}
 	}
 	slices.Sort(models)
-	sum := &Summary{Env: s.Env, Tasks: len(s.Tasks), Questions: questions, Models: models, Folds: s.Folds, Rounds: s.Rounds, Config: s.Config}
+	sum := &Summary{Env: s.Env, Tasks: len(s.Tasks), Questions: questions, Models: models, Folds: s.Folds, Rounds: s.Rounds, Config: s.Config, Notes: s.Notes}
+	if s.isCrossValidation() && s.hasVerdictBaseline() {
+		v, err := s.verdicts()
+		if err != nil {
+			return nil, err
+		}
+		sum.Verdicts = v
+	}
 	for _, r := range s.Rows {
 		if r.Scored == 0 && r.Policy != OracleName {
 			sum.Unscored++
@@ -316,6 +329,13 @@ func (sum *Summary) WriteMarkdown(w io.Writer) error {
 	c := &sum.Config
 	var b strings.Builder
 	fmt.Fprintf(&b, "# mpdf study\n\n")
+	if len(sum.Verdicts) > 0 {
+		fmt.Fprintf(&b, "## Verdict\n\n")
+		for _, v := range sum.Verdicts {
+			fmt.Fprintf(&b, "- %s\n", v.Line)
+		}
+		fmt.Fprintf(&b, "\n## What ran\n\n")
+	}
 	fmt.Fprintf(&b, "- environment: `%s`\n", shorten(sum.Env))
 	fmt.Fprintf(&b, "- %d tasks, %d distinct questions, models: %s; up to %d deliberation rounds (a replayed task plays the rounds it recorded)\n",
 		sum.Tasks, sum.Questions, strings.Join(quoteAll(sum.Models), ", "), sum.Rounds)
@@ -339,6 +359,9 @@ func (sum *Summary) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "- `%s` is a ceiling, not a policy: per task the best fixed protocol (random excluded), chosen knowing the answer\n", OracleName)
 	if sum.Unscored > 0 {
 		fmt.Fprintf(&b, "- %d rows have no readable gold answer: counted in tokens and actions, not in accuracy\n", sum.Unscored)
+	}
+	for _, n := range sum.Notes {
+		fmt.Fprintf(&b, "- %s\n", n)
 	}
 	for _, sc := range sum.Scopes {
 		title := "All models"
@@ -460,4 +483,15 @@ func (t *policyTally) counts(ps *PolicyStats) {
 	if d := float64(t.acts[0] + t.acts[1] + t.acts[2]); d > 0 {
 		ps.Persist, ps.Refine, ps.Concede = float64(t.acts[0])/d, float64(t.acts[1])/d, float64(t.acts[2])/d
 	}
+}
+
+// WriteVerdict writes the verdict lines, one per line: what mpdf study
+// prints (report.md holds the rest).
+func (sum *Summary) WriteVerdict(w io.Writer) error {
+	for _, v := range sum.Verdicts {
+		if _, err := fmt.Fprintln(w, v.Line); err != nil {
+			return err
+		}
+	}
+	return nil
 }

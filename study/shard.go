@@ -81,6 +81,7 @@ type ShardStudy struct {
 	Folds   []string   `json:"folds"`
 	Learned []string   `json:"learned"`
 	Fixed   []string   `json:"baselines"`
+	Notes   []string   `json:"notes,omitempty"` // Study.Notes
 }
 
 // ShardCell is one finished cell and its rows (the oracle's rows of a

@@ -67,7 +67,7 @@ func RunShard(e env.Env, cfg Config, dir string, o ShardOptions) (*ShardRun, err
 	cells := cellOrder(jobs)
 	rec := &ShardRecord{Format: shardFormat, Version: shardVersion, Shard: o.Shard, Shards: o.Shards, Rule: ShardRule,
 		Cells: len(jobs), Inputs: inputs, Study: ShardStudy{Config: cfg, Env: s.Env, Rounds: s.Rounds, Tasks: s.Tasks,
-			Folds: s.Folds, Learned: s.Learned, Fixed: s.Fixed}, Done: []ShardCell{}}
+			Folds: s.Folds, Learned: s.Learned, Fixed: s.Fixed, Notes: s.Notes}, Done: []ShardCell{}}
 	run := &ShardRun{Record: rec, Path: path}
 	if o.Resume {
 		old, err := ReadShard(path)

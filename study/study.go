@@ -174,6 +174,9 @@ type Study struct {
 	Rows    []ResultRow `json:"rows"`
 	Learned []string    `json:"learned"`   // learned policy names, by λ
 	Fixed   []string    `json:"baselines"` // baseline names, in order
+	// Notes say what the study left out and why: a default baseline that
+	// plays as another by construction (threshold without a confidence).
+	Notes []string `json:"notes,omitempty"`
 
 	free *seedFree // baseline rows that no seed changes (nil: none kept)
 }
@@ -306,8 +309,15 @@ func plan(e env.Env, cfg Config) (*Study, Config, []metapolicy.Policy, []job, er
 	if err := cfg.resolve(); err != nil {
 		return nil, cfg, nil, nil, err
 	}
+	var notes []string
 	if cfg.Baselines == nil {
 		cfg.Baselines = env.Baselines(e)
+		// Without a confidence, threshold refines on every turn: debate's
+		// row under another name (the verdict's rule would drop it too).
+		if r, ok := e.(*replay.Env); ok && !r.Critic() {
+			cfg.Baselines = slices.DeleteFunc(cfg.Baselines, func(b string) bool { return b == metapolicy.HeuristicThreshold })
+			notes = append(notes, "threshold left out: the transcripts state no confidence, so it refines on every turn, as debate does (critic=on in the env spec reads one from each text)")
+		}
 	}
 	rounds := cfg.Rounds
 	if rounds == 0 {
@@ -316,7 +326,7 @@ func plan(e env.Env, cfg Config) (*Study, Config, []metapolicy.Policy, []job, er
 			rounds = r.Rounds()
 		}
 	}
-	s := &Study{Config: cfg, Env: e.Name(), Rounds: rounds, Tasks: Describe(e), free: &seedFree{}}
+	s := &Study{Config: cfg, Env: e.Name(), Rounds: rounds, Tasks: Describe(e), Notes: notes, free: &seedFree{}}
 	bases, err := s.baselines()
 	if err != nil {
 		return nil, cfg, nil, nil, err

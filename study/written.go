@@ -54,13 +54,13 @@ func (r *Report) Wrote(dir string, took time.Duration) string {
 		ResultsName, ReportName, ParetoName, HTMLName)
 }
 
-// WriteOut prints r: report.md, or with asJSON its summary.
+// WriteOut prints r: its verdict lines (report.md opens with them and
+// holds the tables), or with asJSON its summary.
 func (r *Report) WriteOut(w io.Writer, asJSON bool) error {
 	if asJSON {
 		return r.Summary.WriteJSON(w)
 	}
-	_, err := w.Write(r.Markdown)
-	return err
+	return r.Summary.WriteVerdict(w)
 }
 
 // Wrote is the line that says a was written into dir (Dir.RunAblation),

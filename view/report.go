@@ -51,7 +51,13 @@ type studySummary struct {
 	Rounds    int          `json:"rounds"`
 	Scopes    []studyScope `json:"scopes"`
 	Unscored  int          `json:"unscored_rows"`
-	Config    struct {
+	// Verdicts are the study's verdict lines (study.VerdictLine), which
+	// the page opens with, as report.md does.
+	Verdicts []struct {
+		Line string `json:"line"`
+	} `json:"verdicts"`
+	Notes  []string `json:"notes"`
+	Config struct {
 		Seeds     int `json:"seeds"`
 		Bootstrap struct {
 			Resamples int
@@ -196,6 +202,7 @@ func renderReport(w io.Writer, sum *studySummary, rows []studyRow, budget int) e
 
 // reportPage is what report.html renders.
 type reportPage struct {
+	Verdict   []string
 	Facts     []string
 	Scopes    []reportScope
 	ViewCmd   string
@@ -268,6 +275,10 @@ func buildReport(sum *studySummary, rows []studyRow, list int) *reportPage {
 	}
 	if sum.Unscored > 0 {
 		p.Facts = append(p.Facts, fmt.Sprintf("%d rows have no readable gold answer: counted in tokens and actions, not in accuracy", sum.Unscored))
+	}
+	p.Facts = append(p.Facts, sum.Notes...)
+	for _, v := range sum.Verdicts {
+		p.Verdict = append(p.Verdict, v.Line)
 	}
 	files := map[string]bool{}
 	var fileList []string

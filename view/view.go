@@ -44,6 +44,9 @@ type Options struct {
 	// Confidence, when set, says where every episode's confidences come
 	// from; otherwise each episode's Source tells (confidenceSource).
 	Confidence string
+	// Verdict, when set, is the verdict lines shown under the summary
+	// (PlayEvaluation: eval's, design §9.1).
+	Verdict []string
 }
 
 // Play plays each policy on e with the same options (the tasks and seeds
@@ -151,7 +154,7 @@ func Write(w io.Writer, runs []Run, o Options) error {
 	if err != nil {
 		return err
 	}
-	p := page{Title: o.Title, Summary: sum, CSS: template.CSS(pageCSS), JS: template.JS(pageJS)}
+	p := page{Title: o.Title, Summary: sum, Verdict: o.Verdict, CSS: template.CSS(pageCSS), JS: template.JS(pageJS)}
 	if p.Data, p.Texts, err = m.pack(); err != nil {
 		return err
 	}
@@ -173,6 +176,7 @@ func Write(w io.Writer, runs []Run, o Options) error {
 type page struct {
 	Title       string
 	Summary     []Summary
+	Verdict     []string
 	Data, Texts string
 	CSS         template.CSS
 	JS          template.JS

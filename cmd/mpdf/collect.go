@@ -113,7 +113,7 @@ func (fl *collectFlags) Add(cmd *cobra.Command) {
 	shared(f, &fl.cc.Client.Model, "model", "", " (else "+llm.EnvModel[0]+")")
 	f.StringVar(&fl.cc.Client.APIKey, "api-key", "", "API key (else "+strings.Join(llm.EnvAPIKey, " or ")+"; prefer the environment)")
 	f.StringVar(&fl.cc.TasksFile, "tasks-file", "", "tasks file, JSON Lines of {id, question, gold, kind} (required)")
-	shared(f, &fl.policy, "policy", "", "; it chooses the actions (required)")
+	shared(f, &fl.policy, "policy", "p", "; it chooses the actions (required)")
 	shared(f, &fl.cc.Out, "out", "o", ": the episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
 	shared(f, &fl.cc.Rounds, "rounds", "")
 	shared(f, &fl.cc.Episodes, "episodes", "")

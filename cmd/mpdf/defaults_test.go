@@ -60,7 +60,7 @@ func TestTrainReplayDefaultsAndVerdict(t *testing.T) {
 	if cfg.SFT.Labels != trainer.ReplayLabels || cfg.SFT.Epochs != trainer.ReplaySFTEpochs || cfg.Features != rep.Train.Features {
 		t.Errorf("stored config %+v: want the replay recipe", cfg)
 	}
-	if !strings.Contains(stdout, "mpdf/greedy against the fixed protocols") || !strings.Contains(stdout, "verdict: on these questions") {
+	if !strings.Contains(stdout, "mpdf/greedy against the fixed protocols") || !strings.Contains(stdout, "verdict (λ 0, accuracy alone): use ") {
 		t.Errorf("stdout lacks the verdict on the greedy policy:\n%s", stdout)
 	}
 	b, err := os.ReadFile(filepath.Join(out, run.EvalName))
@@ -86,18 +86,18 @@ func TestTrainReplayDefaultsAndVerdict(t *testing.T) {
 		t.Fatalf("eval: %v\n%s", err, stderr)
 	}
 	if !strings.Contains(stderr, "evaluating on that replay") || !strings.Contains(stdout, "env replay:") ||
-		!strings.Contains(stdout, "verdict:") {
+		!strings.Contains(stdout, "verdict (λ 0") {
 		t.Errorf("eval without --env:\nstdout %s\nstderr %s\nwant the run's replay and a verdict", stdout, stderr)
 	}
 	// Flags given win over the recipe, and the simulator keeps its defaults.
-	stdout, _, err = execute("train", "-q", "--out", filepath.Join(dir, "run2"), "--env", spec, "--iterations", "1", "--hidden", "8",
+	_, _, err = execute("train", "-q", "--out", filepath.Join(dir, "run2"), "--env", spec, "--iterations", "1", "--hidden", "8",
 		"--tasks-per-iter", "2", "--episodes-per-task", "2", "--sft-labels", "gate", "--eval-tasks", "0")
-	if err != nil || !strings.Contains(stdout, `"labels": "gate"`) || !strings.Contains(stdout, `"features": "mpdf-features/v2"`) {
-		t.Errorf("--sft-labels gate on a replay: %v\n%s", err, stdout)
+	if stored := storedConfig(t, filepath.Join(dir, "run2")); err != nil || !strings.Contains(stored, `"labels":"gate"`) || !strings.Contains(stored, `"features":"mpdf-features/v2"`) {
+		t.Errorf("--sft-labels gate on a replay: %v\n%s", err, stored)
 	}
 	stdout, stderr, err = execute("train", "-q", "--out", filepath.Join(dir, "sim"), "--iterations", "1", "--hidden", "8",
 		"--tasks-per-iter", "2", "--episodes-per-task", "2", "--sft-epochs", "1", "--eval-tasks", "20")
-	if err != nil || !strings.Contains(stdout, `"labels": "threshold:0.95:0.15"`) || strings.Contains(stderr, "defaults for transcripts") ||
+	if err != nil || !strings.Contains(storedConfig(t, filepath.Join(dir, "sim")), `"labels":"threshold:0.95:0.15"`) || strings.Contains(stderr, "defaults for transcripts") ||
 		!strings.Contains(stdout, "mpdf against the fixed protocols") {
 		t.Errorf("sim: %v\nstdout %s\nstderr %s\nwant the simulator's defaults and a verdict on the sampled policy", err, stdout, stderr)
 	}
@@ -161,4 +161,15 @@ func TestTrainTeacherFallbackSaysSo(t *testing.T) {
 	if !strings.Contains(string(b), note) {
 		t.Errorf("eval.json lacks the note:\n%s", b)
 	}
+}
+
+// storedConfig is the training config a run's best.mpdf stores (-q prints
+// none).
+func storedConfig(t *testing.T, dir string) string {
+	t.Helper()
+	c, err := checkpoints.Load(filepath.Join(dir, "best.mpdf"), checkpoints.WithFeatureVersion(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(c.Header.Train)
 }

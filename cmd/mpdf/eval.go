@@ -39,7 +39,8 @@ func (fl *evalFlags) addPlay(cmd *cobra.Command) {
 	shared(f, &c.Split, "split", "", " (default: all, but test for a checkpoint trained on a replay split)")
 	shared(f, &c.HeldOut, "held-out", "", " by --split")
 	shared(f, &c.SplitSeed, "split-seed", "")
-	shared(f, &c.Greedy, "greedy", "", " (heuristics unaffected)")
+	shared(f, &c.Greedy, "greedy", "", " (default on a replay: --greedy=false samples; heuristics unaffected)")
+	shared(f, &c.Lambda, "lambda", "", ": the verdict's price of tokens (0: accuracy alone)")
 	shared(f, &c.Workers, "workers", "")
 	shared(f, &fl.quiet, "quiet", "q")
 	cliflag.Sim(cmd.Flags(), &c.Sim)
@@ -68,7 +69,7 @@ func (fl *evalFlags) Run(cmd *cobra.Command, _ []string) error {
 // checkpoints' defaults said on stderr.
 func (fl *evalFlags) open(cmd *cobra.Command) (*replay.Evaluation, error) {
 	c, f := fl.cfg, cmd.Flags()
-	c.EnvGiven, c.HeldOutGiven, c.SplitSeedGiven = f.Changed("env"), f.Changed("held-out"), f.Changed("split-seed")
+	c.EnvGiven, c.HeldOutGiven, c.SplitSeedGiven, c.GreedyGiven = f.Changed("env"), f.Changed("held-out"), f.Changed("split-seed"), f.Changed("greedy")
 	c.Notes, c.Log = cmd.ErrOrStderr(), cliflag.LogUnless(fl.quiet, cmd.ErrOrStderr())
 	return replay.OpenEvaluation(c)
 }

@@ -86,6 +86,8 @@ func TestFlagsMeanOneThing(t *testing.T) {
 				}
 				if ex.Default != "" {
 					wantDef = ex.Default
+				} else if ex.NoDefault {
+					wantDef = ""
 				}
 			}
 			if got := u.flag.Value.Type(); got != wantType {

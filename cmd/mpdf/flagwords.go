@@ -60,7 +60,11 @@ func inFlagWords(cmd *cobra.Command, err error) error {
 	err = cliflag.SettingInFlags(cmd, cliflag.InWords(flagWords, cmd.CommandPath(), err))
 	var te *data.TranscriptError
 	if errors.As(err, &te) {
-		err = cliflag.Rewrite(err, te, te.What()+": replay it with --env 'replay:"+te.File+"', or convert it with mpdf import")
+		do := ": replay it with --env 'replay:" + te.File + "', or convert it with mpdf import"
+		if cmd.CommandPath() == "mpdf train" { // imported episodes record one behaviour: refused for training
+			do = ": train on it with --env 'replay:" + te.File + "'"
+		}
+		err = cliflag.Rewrite(err, te, te.What()+do)
 	}
 	var se *serve.SettingError
 	if errors.As(err, &se) {

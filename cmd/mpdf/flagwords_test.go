@@ -32,6 +32,8 @@ func TestFlagWords(t *testing.T) {
 		{"mpdf eval", eerr, `--env: "bogus": want sim or ` + replay.Syntax},
 		{"mpdf data validate", fmt.Errorf("read: %w", &data.TranscriptError{File: "g.json", Layout: "debate"}),
 			"read: data: g.json: this is a debate transcript (LLM-Debate layout: question → [agent_contexts, gold]), not rollout records (episodes or decisions, one JSON object a line): replay it with --env 'replay:g.json', or convert it with mpdf import"},
+		{"mpdf train", fmt.Errorf("read: %w", &data.TranscriptError{File: "g.json", Layout: "debate"}),
+			"read: data: g.json: this is a debate transcript (LLM-Debate layout: question → [agent_contexts, gold]), not rollout records (episodes or decisions, one JSON object a line): train on it with --env 'replay:g.json'"},
 		{"mpdf eval", terr, "--tasks -1: want ≥ 0 (0: all)"},
 		{"mpdf serve", terr, "replay: tasks -1: want ≥ 0 (0: all)"}, // no --tasks there
 	} {

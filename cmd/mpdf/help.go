@@ -28,10 +28,11 @@ var helpVars = strings.NewReplacer(
 	"{max-text-bytes}", strconv.Itoa(view.MaxTextBytes),
 )
 
-// policySpecHelp describes what a --policy value may be, for help texts.
-const policySpecHelp = `A policy is a heuristic baseline — persist, refine, debate,
-threshold (or threshold:HIGH:LOW, e.g. threshold:0.9:0.3), random — or a
-learned policy: a checkpoint (*.mpdf, written by mpdf train) or a
+// policySpecHelp describes what a --policy value may be, for help texts:
+// every heuristic this build knows (metapolicy.HeuristicNames).
+var policySpecHelp = `A policy is a heuristic baseline — ` + strings.Join(metapolicy.HeuristicNames(), ", ") + `
+(threshold:HIGH:LOW sets its bounds, e.g. threshold:0.9:0.3; persist is
+majority's old name) — or a learned policy: a checkpoint (*.mpdf, written by mpdf train) or a
 safetensors export (*.safetensors). A learned policy reads the feature
 layout its file records (` + metapolicy.FeatureVersion + `, ` + metapolicy.FeatureVersionV2 + `, or
 ` + metapolicy.FeatureVersionPeers + ` for an attention network, teams of up to 8).`

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -198,6 +199,21 @@ func TestHelpFiles(t *testing.T) {
 	for _, f := range files {
 		if !names[f.Name()] {
 			t.Errorf("help/%s: no such command", f.Name())
+		}
+	}
+}
+
+// train's help has its examples, and the policy help names every
+// heuristic this build knows (issue 33).
+func TestTrainExamplesAndEveryBaseline(t *testing.T) {
+	root := newRoot()
+	c, _, err := root.Find([]string{"train"})
+	if err != nil || !strings.Contains(c.Example, "mpdf train --env 'replay:") {
+		t.Errorf("train -h examples %q (%v)", c.Example, err)
+	}
+	for _, h := range metapolicy.HeuristicNames() {
+		if !strings.Contains(policySpecHelp, h) {
+			t.Errorf("the policy help does not name %s", h)
 		}
 	}
 }

@@ -414,6 +414,7 @@ func TestReadmeQuickstart(t *testing.T) {
 	}
 	path := filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")
 	ran := 0
+	var printed []byte
 	for _, l := range quick {
 		where := fmt.Sprintf("README.md:%d", l.line)
 		words := shellWords(l.text)
@@ -432,6 +433,7 @@ func TestReadmeQuickstart(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %s: %v\n%s", where, text, err, tail(out, 40))
 		}
+		printed = append(printed, out...)
 		t.Logf("%s: %s: ok", where, text)
 		for _, o := range outputsOf(cmds[0]) {
 			if _, err := os.Stat(filepath.Join(work, o)); err != nil {
@@ -454,6 +456,16 @@ func TestReadmeQuickstart(t *testing.T) {
 	}
 	if ran < 3 {
 		t.Errorf("the quickstart ran %d mpdf commands; the README promises train, eval, study and export", ran)
+	}
+	// Every verdict line the README shows is one these commands printed,
+	// word for word (design §9.1's rule, as a user sees it).
+	for i, l := range strings.Split(readDoc(t, "README.md"), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "verdict (") || strings.Contains(l, " — verdict (") {
+			if !strings.Contains(string(printed), l+"\n") {
+				t.Errorf("README.md:%d shows a verdict no quickstart command printed: %s", i+1, l)
+			}
+		}
 	}
 	var outside []string
 	err = filepath.WalkDir(work, func(p string, d fs.DirEntry, err error) error {

@@ -25,7 +25,7 @@ type serveFlags struct {
 // Add defines the flags on cmd.
 func (fl *serveFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	shared(f, &fl.cfg.PolicyPath, "policy", "", "; served: a learned one only")
+	shared(f, &fl.cfg.PolicyPath, "policy", "p", "; served: a learned one only")
 	f.StringVar(&fl.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
 	f.Var(cliflag.Scaled(&fl.cfg.MaxBodyBytes, 10, 1024), "max-body-kib", "largest request body in KiB (413 beyond)")
 	f.IntVar(&fl.cfg.MaxInflight, "max-inflight", 64, "decide requests served at once (429 beyond)")

@@ -33,7 +33,7 @@ type signalFlags struct {
 
 func (fl *signalFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	shared(f, &fl.policy, "policy", "", "; the behaviour whose decisions are measured")
+	shared(f, &fl.policy, "policy", "p", "; the behaviour whose decisions are measured")
 	cliflag.Kind(f, &fl.kind, "task of the transcripts")
 	shared(f, &fl.episodes, "episodes", "")
 	shared(f, &fl.seed, "seed", "")

@@ -35,7 +35,7 @@ type simulateFlags struct {
 // Add defines the flags on cmd.
 func (fl *simulateFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	shared(f, &fl.policy, "policy", "", "; it chooses the actions")
+	shared(f, &fl.policy, "policy", "p", "; it chooses the actions")
 	shared(f, &fl.out, "out", "o", ": the episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
 	shared(f, &fl.tasks, "tasks", "", "; the first of the pool")
 	shared(f, &fl.episodes, "episodes", "")

@@ -14,6 +14,7 @@ import (
 	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/internal/progress"
 	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
@@ -46,7 +47,7 @@ func (fl *studyFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	shared(f, &fl.env, "env", "")
 	cliflag.Kind(f, &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
-	shared(f, &fl.out, "out", "", ": the study's directory of results.json, report.md, pareto.png and report.html")
+	shared(f, &fl.out, "out", "o", ": the study's directory of results.json, report.md, pareto.png and report.html")
 	shared(f, &fl.overwrite, "overwrite", "")
 	f.IntVar(&fl.cfg.Folds, "folds", def.Folds, "K of the K-fold split by question")
 	f.IntVar(&fl.cfg.Seeds, "seeds", def.Seeds, "repetitions of the cross-validation, seeds --seed, --seed+1, …")
@@ -66,8 +67,8 @@ func (fl *studyFlags) Add(cmd *cobra.Command) {
 	f.Var(creditFlag(&fl.cfg.Train.Credit), "credit", usageOf("credit")+" of the learned policies")
 	f.StringVar(&fl.ablate, "ablate", "", "run an ablation instead of the study: estimator, tau, reward-scale, gamma, loss, team-size (the simulator at 3, 5 and 7 agents, or a replay's files by team size), agent-policy, arch (the MLP, the MLP on peers-v1 features, the attention network) or rl-signal (where RL on a replay gets a signal: credit, groups, γ, SFT, lr, iterations, KL; each against SFT alone and gate), each setting with the study's folds, seeds and paired intervals, at the first --lambdas (writes ablation.md, ablation.json, results.json)")
 	f.Var(cliflag.Hidden(&fl.cfg.Train.Hidden), "hidden", usageOf("hidden")+", e.g. 64,64")
-	shared(f, &fl.sftEpochs, "sft-epochs", "", " (-1 = 5; on a replay 20 with the default pivotal teacher, 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
-	shared(f, &fl.cfg.Train.SFT.Labels, "sft-labels", "", ": a heuristic, hindsight, pivotal[:K] or pivotal:P (see mpdf train -h; default pivotal:gate on a replay)")
+	shared(f, &fl.sftEpochs, "sft-epochs", "", " (0 skips it; not given: 5, on a replay 20 with the default pivotal teacher and 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
+	shared(f, &fl.cfg.Train.SFT.Labels, "sft-labels", "", ": a heuristic, hindsight, pivotal[:K] or pivotal:P (see mpdf train -h; not given: "+def.Train.SFT.Labels+" on the simulator, "+trainer.ReplayLabels+" on a replay)")
 	shared(f, &fl.cfg.Train.Features, "features", "", " (default: v1 on the simulator, v2 on a replay)")
 	f.Var(cliflag.AgentPolicy(&fl.cfg.Train.AgentPolicy), "agent-policy", usageOf("agent-policy")+" of the learned policies")
 	f.Var(cliflag.Loss(&fl.cfg.Train.Loss.Kind), "loss", usageOf("loss")+" of the learned policies (see mpdf train -h)")
@@ -90,6 +91,16 @@ func (fl *studyFlags) Run(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	f := cmd.Flags()
+	// Not given, the supervised stage is the recipe's (study.Resolve).
+	switch {
+	case !f.Changed("sft-epochs"):
+		fl.sftEpochs = -1
+	case fl.sftEpochs < 0:
+		return fmt.Errorf("--sft-epochs %d: want ≥ 0 (0 skips the supervised stage; not given, the recipe's)", fl.sftEpochs)
+	}
+	if !f.Changed("sft-labels") {
+		fl.cfg.Train.SFT.Labels = study.DefaultConfig().Train.SFT.Labels
+	}
 	given := study.RecipeGiven{Labels: f.Changed("sft-labels"), Epochs: f.Changed("sft-epochs"), Features: f.Changed("features"), Greedy: f.Changed("greedy")}
 	if fl.cfg, err = study.Resolve(e, fl.cfg, fl.sftEpochs, given, study.Teacher{Handles: teacher.Handles, Train: teacher.Train}); err != nil {
 		return err
@@ -105,6 +116,11 @@ func (fl *studyFlags) Run(cmd *cobra.Command, _ []string) error {
 	if fl.ablate != "" {
 		if _, err := study.AblationSettings(fl.ablate); err != nil {
 			return fmt.Errorf("--ablate: %w", err)
+		}
+		// A flag the ablation sweeps would be silently overridden by each
+		// setting: refused rather than ignored.
+		if swept, ok := ablationFlags[fl.ablate]; ok && f.Changed(swept) {
+			return fmt.Errorf("--ablate %s sweeps --%s itself: give one or the other", fl.ablate, swept)
 		}
 	}
 	if fl.shard != "" || fl.resume {
@@ -135,4 +151,10 @@ func runStudyDir(cmd *cobra.Command, e env.Env, fl *studyFlags, dir *study.Dir) 
 		fmt.Fprintln(cmd.ErrOrStderr(), r.Wrote(fl.out, time.Since(start)))
 	}
 	return r.WriteOut(cmd.OutOrStdout(), fl.asJSON)
+}
+
+// ablationFlags are the study flags each ablation sweeps (study.Ablate*).
+var ablationFlags = map[string]string{
+	study.AblateGamma: "gamma", study.AblateLoss: "loss", study.AblateAgentPolicy: "agent-policy",
+	study.AblateTeamSize: "agents", study.AblateArch: "features",
 }

@@ -13,8 +13,9 @@ import (
 	"github.com/mpdf/mpdf/study"
 )
 
-// mpdf study on a small simulator writes its three files, prints the
-// report it wrote, and gives the same bytes when run again.
+// mpdf study on a small simulator writes its files, prints the verdict
+// lines report.md opens with (not the report), and gives the same bytes
+// when run again.
 func TestStudyCommand(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"study", "--sim-tasks", "30", "--folds", "2", "--seeds", "1", "--lambdas", "0,1",
@@ -34,13 +35,18 @@ func TestStudyCommand(t *testing.T) {
 		if !bytes.Equal(a, b) {
 			t.Errorf("%s differs between two runs of the same flags", f)
 		}
-		if f == "report.md" && string(a) != out {
-			t.Error("printed report is not report.md")
+		if f == "report.md" && !strings.HasPrefix(string(a), "# mpdf study\n\n## Verdict\n\n- "+strings.ReplaceAll(strings.TrimSuffix(out, "\n"), "\n", "\n- ")+"\n\n") {
+			t.Errorf("report.md does not open with the printed verdict lines:\n%s\nreport.md:\n%.600s", out, a)
 		}
 	}
-	for _, want := range []string{"mpdf λ=0", "mpdf λ=1", "oracle (hindsight)", "| debate |", "learned − other"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q:\n%s", want, out)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[0], "mpdf λ=0, played sampled — verdict (λ 0, accuracy alone): use ") ||
+		!strings.HasPrefix(lines[1], "mpdf λ=1, played sampled — verdict (λ 1, 100 points per 1000 tokens): use ") || !strings.HasPrefix(lines[2], "all λ pooled, played sampled — verdict (λ 0, ") {
+		t.Errorf("printed:\n%s\nwant a verdict line per λ, then all λ pooled", out)
+	}
+	report := studyReport(t, filepath.Join(dir, "a"))
+	for _, want := range []string{"mpdf λ=0", "mpdf λ=1", "oracle (hindsight)", "| debate |", "| threshold |", "learned − other"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
 		}
 	}
 	f, err := os.Open(filepath.Join(dir, "a", "pareto.png"))
@@ -65,9 +71,11 @@ func TestStudyCommand(t *testing.T) {
 // given (it was 0, the threshold teacher's replay default: no stage at all).
 func TestStudySFTEpochsDefault(t *testing.T) {
 	glob := filepath.Join(testenv.Shared(t, "data", "debates", "slm-debate", "gsm"), "*Qwen3-0.6B*agents3*.json")
-	out := mustRun(t, "study", "--env", "replay:"+glob, "--sft-labels", "hindsight", "--folds", "2", "--seeds", "1",
+	dir := t.TempDir()
+	mustRun(t, "study", "--env", "replay:"+glob, "--sft-labels", "hindsight", "--folds", "2", "--seeds", "1",
 		"--lambdas", "0", "--iterations", "1", "--tasks-per-iter", "4", "--episodes-per-task", "1",
-		"--baselines", "persist", "--resamples", "50", "-q", "--out", t.TempDir())
+		"--baselines", "persist", "--resamples", "50", "-q", "--out", dir)
+	out := studyReport(t, dir)
 	if want := fmt.Sprintf("%d SFT epochs (labels hindsight)", study.DefaultSFTEpochs); !strings.Contains(out, want) {
 		t.Errorf("report lacks %q:\n%s", want, out)
 	}
@@ -81,6 +89,10 @@ func TestStudyReplayRecipeDefault(t *testing.T) {
 	out := mustRun(t, "study", "--env", "replay:"+glob, "--folds", "2", "--seeds", "1",
 		"--lambdas", "0", "--iterations", "1", "--tasks-per-iter", "4", "--episodes-per-task", "1",
 		"--baselines", "majority", "--resamples", "50", "-q", "--out", dir)
+	if !strings.HasPrefix(out, "mpdf λ=0, played greedy — verdict (λ 0, accuracy alone): use ") {
+		t.Errorf("printed %q, want the verdict on the greedy policy", out)
+	}
+	out = studyReport(t, dir)
 	for _, want := range []string{"20 SFT epochs (labels pivotal:gate)", "learned policies greedy"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
@@ -91,5 +103,45 @@ func TestStudyReplayRecipeDefault(t *testing.T) {
 		"--baselines", "majority", "--resamples", "50", "-q", "--out", t.TempDir(), "--json")
 	if !strings.Contains(js, `"features": "mpdf-features/v2"`) {
 		t.Errorf("the summary does not record the v2 layout:\n%s", js)
+	}
+}
+
+// studyReport is the report.md a study wrote into dir.
+func studyReport(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// study's --sft-epochs and --sft-labels show one default each (not given:
+// the recipe's, which the usage says), and a negative --sft-epochs is
+// refused, as every count's is (issue 33).
+func TestStudySFTFlagsOneDefault(t *testing.T) {
+	cmd, _, err := newRoot().Find([]string{"study"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"sft-epochs", "sft-labels"} {
+		f := cmd.Flags().Lookup(name)
+		if f.DefValue != "" && f.DefValue != "0" || !strings.Contains(f.Usage, "not given: ") {
+			t.Errorf("--%s: default %q, usage %q: want the recipe's, said once", name, f.DefValue, f.Usage)
+		}
+	}
+	if _, err := runCmd(t, "study", "--sft-epochs", "-1", "-q", "--out", t.TempDir()); err == nil || !strings.Contains(err.Error(), "--sft-epochs -1: want ≥ 0") {
+		t.Errorf("--sft-epochs -1: %v", err)
+	}
+}
+
+// A flag the ablation sweeps is refused beside --ablate, not silently
+// overridden by each setting (issue 33).
+func TestStudyAblateRefusesTheSweptFlag(t *testing.T) {
+	for _, c := range [][]string{{"gamma", "--gamma", "0.5"}, {"loss", "--loss", "rank-match"}, {"team-size", "--agents", "5"}} {
+		_, err := runCmd(t, "study", "--ablate", c[0], c[1], c[2], "-q", "--out", t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), "--ablate "+c[0]+" sweeps "+c[1]+" itself") {
+			t.Errorf("--ablate %s %s %s: %v", c[0], c[1], c[2], err)
+		}
 	}
 }

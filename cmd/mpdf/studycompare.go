@@ -19,7 +19,7 @@ func (fl *compareFlags) Add(cmd *cobra.Command) {
 	fl.cfg = study.CompareConfig{Bootstrap: study.DefaultConfig().Bootstrap}
 	f := cmd.Flags()
 	shared(f, &fl.by, "by", "", ": kind, model or model-kind (after all rows)")
-	shared(f, &fl.cfg.Policy, "policy", "", "; here the name of the one compared, as results.json has it (default: the first learned policy)")
+	shared(f, &fl.cfg.Policy, "policy", "p", "; here the name of the one compared, as results.json has it (default: the first learned policy)")
 	f.StringSliceVar(&fl.cfg.Against, "against", nil, "policies --policy is compared with, paired by task and seed (default: every fixed protocol)")
 	f.StringVar(&fl.pair, "pair", "", "another study's results.json to pair with, by transcript file, task and seed")
 	f.StringSliceVar(&fl.cfg.PairAgainst, "pair-against", nil, "policies of --pair that --policy is compared with (default: every common policy with itself)")

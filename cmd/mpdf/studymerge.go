@@ -43,7 +43,7 @@ type studyMergeFlags struct {
 
 func (fl *studyMergeFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	shared(f, &fl.out, "out", "", ": the merged study's directory (required)")
+	shared(f, &fl.out, "out", "o", ": the merged study's directory (required)")
 	shared(f, &fl.overwrite, "overwrite", "")
 	shared(f, &fl.asJSON, "json", "")
 	_ = cmd.MarkFlagRequired("out")

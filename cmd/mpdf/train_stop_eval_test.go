@@ -74,7 +74,7 @@ func TestTrainSIGTERMDuringEvaluation(t *testing.T) {
 	if r.Position.Iter != 2 {
 		t.Errorf("latest checkpoint at iteration %d, want 2", r.Position.Iter)
 	}
-	if b := readFile(t, filepath.Join(out, run.LockName)); len(b) != 0 {
-		t.Errorf("lock file after SIGTERM: %q, want released (empty)", b)
+	if b, err := os.ReadFile(filepath.Join(out, run.LockName)); err == nil && len(b) != 0 {
+		t.Errorf("lock file after SIGTERM: %q, want released (removed, or empty)", b)
 	}
 }

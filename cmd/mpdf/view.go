@@ -54,7 +54,13 @@ func (fl *viewFlags) Run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.MaxBytes = fl.maxBytes
-	return view.WriteFile(fl.out, runs, o)
+	if err := view.WriteFile(fl.out, runs, o); err != nil {
+		return err
+	}
+	if !fl.quiet {
+		fmt.Fprintln(cmd.ErrOrStderr(), "wrote", fl.out)
+	}
+	return nil
 }
 
 // runs are the page's deliberations: read from the episode files args

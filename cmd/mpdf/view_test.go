@@ -68,6 +68,8 @@ func TestViewPlaysAsEval(t *testing.T) {
 	page2 := filepath.Join(dir, "eps.html")
 	if _, stderr, err := execute("view", eps, "--tasks", "10", "--out", page2); err != nil {
 		t.Fatalf("view of episodes: %v\n%s", err, stderr)
+	} else if !strings.Contains(stderr, "wrote "+page2+"\n") {
+		t.Errorf("view --out does not say what it wrote: %q", stderr)
 	}
 	s := viewSummary(t, page2)
 	if len(s) != 1 || s[0].Policy != "random" || s[0].Tasks != 10 || s[0].Episodes != 20 {

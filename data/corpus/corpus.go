@@ -196,7 +196,7 @@ func (r *FileRow) finish() {
 func Write(w io.Writer, c *Table) error {
 	rounds := len(c.Pooled.Unreadable)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	head := []string{"task", "model(s)", "agents×rounds", "questions"}
+	head := []string{"task", "model(s)", "agents×answers", "questions"} // answers per agent: round 0 and each deliberation round (import says the rounds)
 	for t := range rounds {
 		head = append(head, fmt.Sprintf("unread r%d", t))
 	}

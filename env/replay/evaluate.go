@@ -29,5 +29,16 @@ func (ev *Evaluation) WriteText(w io.Writer, results env.Results) error {
 	if err := results.WriteTable(w); err != nil {
 		return err
 	}
-	return env.WriteVerdicts(w, results, ev.Learned(), ev.Confidence())
+	return env.WriteVerdicts(w, results, ev.Learned(), ev.JudgeOptions())
+}
+
+// JudgeOptions are the verdict's options of this evaluation: its price of
+// tokens, whether the agents state a confidence, and how learned policies
+// were played.
+func (ev *Evaluation) JudgeOptions() env.JudgeOptions {
+	play := env.PlaySampled
+	if ev.Greedy {
+		play = env.PlayGreedy
+	}
+	return env.JudgeOptions{Lambda: ev.Lambda, Confidence: ev.Confidence(), Play: play}
 }

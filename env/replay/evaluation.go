@@ -31,6 +31,11 @@ type EvalConfig struct {
 	Seed     uint64
 	Workers  int
 	Greedy   bool
+	// GreedyGiven says Greedy was given: otherwise a replay plays learned
+	// policies greedy, as train and study judge them (trainer.Recipe).
+	GreedyGiven bool
+	// Lambda is the verdict's price of tokens (env.JudgeOptions.Lambda).
+	Lambda float64
 	// Split is the side played ("train", "test", "all" or "": all, or
 	// test for a checkpoint trained on a replay split), HeldOut and
 	// SplitSeed the split's; the Given flags say which the user gave.
@@ -82,6 +87,10 @@ func OpenEvaluation(c EvalConfig) (*Evaluation, error) {
 	}
 	c.Episodes = max(c.Episodes, 1)
 	if r, ok := e.(*Env); ok {
+		if !c.GreedyGiven && slices.ContainsFunc(pols, func(p checkpoints.Resolved) bool { return p.Learned }) {
+			c.Greedy = true
+			note(c.Notes, "eval: learned policies play greedy on a replay, as train and study judge them (--greedy=false samples)\n")
+		}
 		if e, err = trainedCritic(c.Notes, r, c.Env, pols); err != nil {
 			return nil, err
 		}

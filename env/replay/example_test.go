@@ -59,7 +59,7 @@ func ExampleOpenEnv() {
 		fmt.Printf("%s: %d of %d correct\n", r.Policy, r.Correct, r.Scored)
 	}
 	// Output:
-	// replay of 2 files (4 questions) rounds 2
+	// replay of 2 files (4 tasks, 4 distinct questions) rounds 2
 	// majority: 4 of 4 correct
 	// gate: 3 of 4 correct
 }

@@ -180,13 +180,25 @@ func sideOf(e env.Env, side string, heldOut float64, seed uint64) ([]int, error)
 }
 
 // Title names e in a report's heading: its Name, or for a replay of
-// several files (whose Name lists them all) their count and its questions'.
+// several files (whose Name lists them all) their count, its tasks (a
+// question of one file) and its distinct questions.
 func Title(e env.Env) string {
 	name := e.Name()
 	if r, ok := e.(*Env); ok && strings.Count(name, ",") > 0 {
-		return fmt.Sprintf("replay of %d files (%d questions)", strings.Count(name, ",")+1, r.NumTasks())
+		return fmt.Sprintf("replay of %d files (%s)", strings.Count(name, ",")+1, Counts(r))
 	}
 	return name
+}
+
+// Counts says a replay's size in the words every report uses: "N tasks,
+// M distinct questions" (a task is one file's question; a question
+// debated in several files is one question, and one pair of the verdict).
+func Counts(r *Env) string {
+	ids := make(map[string]struct{}, r.NumTasks())
+	for i := range r.NumTasks() {
+		ids[r.Question(i).ID] = struct{}{}
+	}
+	return fmt.Sprintf("%d tasks, %d distinct questions", r.NumTasks(), len(ids))
 }
 
 // OpenTraining is OpenSplit for a run of *rounds deliberation rounds: on
@@ -204,6 +216,14 @@ func OpenTraining(spec string, c EnvConfig, heldOut float64, splitSeed uint64, r
 		fmt.Fprintf(log, "replay: %d deliberation rounds recorded; rl.rounds set to %d\n", recorded, recorded)
 		*rounds = recorded
 	}
-	fmt.Fprintf(log, "replay: %d questions for training, %d held out\n", train.NumTasks(), held.NumTasks())
+	fmt.Fprintf(log, "replay: %s for training; %s held out\n", countsOf(train), countsOf(held))
 	return train, held, nil
+}
+
+// countsOf is Counts of a replay, or its tasks.
+func countsOf(e env.Env) string {
+	if r, ok := e.(*Env); ok {
+		return Counts(r)
+	}
+	return fmt.Sprintf("%d tasks", e.NumTasks())
 }

@@ -72,6 +72,8 @@ func SetDefaults(c *cobra.Command) {
 		def := s.Default
 		if ex, ok := s.Except[c.CommandPath()]; ok && ex.Default != "" {
 			def = ex.Default
+		} else if ok && ex.NoDefault {
+			def = ""
 		}
 		if def != "" && def != "[]" {
 			if err := f.Value.Set(def); err != nil {

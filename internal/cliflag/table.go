@@ -23,8 +23,13 @@ type Shared struct {
 	Except map[string]Exception
 }
 
-// An Exception is one command's other type or default of a shared flag.
-type Exception struct{ Type, Default, Why string }
+// An Exception is one command's other type or default of a shared flag;
+// NoDefault says that command's default is empty (not given: the command
+// decides, and its usage says how).
+type Exception struct {
+	Type, Default, Why string
+	NoDefault          bool
+}
 
 // kindType is the type name of --kind, the task kinds.
 var kindType = new(answer.Kind).Type()
@@ -88,8 +93,9 @@ var Table = []Shared{
 	{Name: "seed", Type: "uint64", Default: "1", Meaning: "seed of what the command draws at random", Says: []string{"seed"}},
 	{Name: "shard", Type: "string", Default: "", Meaning: "run only shard K/N of the work (0 ≤ K < N) and record it for a merge", Says: []string{"shard K/N"}},
 	{Name: "sft-epochs", Type: "int", Default: "5", Meaning: "epochs of the supervised stage before RL", Says: []string{"epochs", "supervised"},
-		Except: map[string]Exception{"mpdf study": {Default: "-1", Why: "-1: the recipe's, which depends on the environment and teacher"}}},
-	{Name: "sft-labels", Type: "string", Default: "threshold:0.95:0.15", Meaning: "teacher of the supervised stage", Says: []string{"teacher of the supervised stage"}},
+		Except: map[string]Exception{"mpdf study": {Default: "0", Why: "not given: the recipe's, which depends on the environment and teacher (0 given skips the stage)"}}},
+	{Name: "sft-labels", Type: "string", Default: "threshold:0.95:0.15", Meaning: "teacher of the supervised stage", Says: []string{"teacher of the supervised stage"},
+		Except: map[string]Exception{"mpdf study": {NoDefault: true, Why: "not given: the recipe's, which depends on the environment"}}},
 	{Name: "sim-seed", Type: "uint64", Default: "0", Meaning: "seed of the simulator's task pool", Says: []string{"simulator's task pool"}},
 	{Name: "sim-tasks", Type: "int", Default: "0", Meaning: "size of the simulator's task pool", Says: []string{"simulator's task pool"}},
 	{Name: "skip-invalid", Type: "bool", Default: "false", Meaning: "skip rejected records instead of stopping", Says: []string{"skip rejected records"}},

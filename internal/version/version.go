@@ -16,6 +16,13 @@ import (
 // Module is mpdf's module path.
 const Module = "github.com/mpdf/mpdf"
 
+// Commit is the commit the binary was built from, when the build said so
+// with -ldflags "-X github.com/mpdf/mpdf/internal/version.Commit=…" (make
+// install does): a build without VCS stamping (-buildvcs=false, or GOFLAGS
+// saying so) then still names its commit. A VCS revision, when stamped,
+// wins.
+var Commit string
+
 // Info is a build of mpdf.
 type Info struct {
 	// Version is the module's: a tag when installed with go install
@@ -74,6 +81,9 @@ func Describe() string {
 			}
 			rev = fmt.Sprintf(" (revision %s, %s%s)", i.Revision, i.Time, dirty)
 		}
+	}
+	if rev == "" && Commit != "" {
+		rev = fmt.Sprintf(" (commit %s)", Commit)
 	}
 	return fmt.Sprintf("%s%s %s %s/%s", v, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

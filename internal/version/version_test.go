@@ -21,3 +21,16 @@ func TestReadAndDescribe(t *testing.T) {
 		t.Errorf("Describe %q: want the revision %s", d, i.Revision)
 	}
 }
+
+// A build without VCS stamping names the commit -ldflags gave it (make
+// install); a stamped revision wins.
+func TestDescribeNamesTheLinkedCommit(t *testing.T) {
+	defer func(c string) { Commit = c }(Commit)
+	Commit = "0123456789ab"
+	d := Describe()
+	if i, _ := Read(); i.Revision == "" && !strings.Contains(d, " (commit 0123456789ab) ") {
+		t.Errorf("Describe %q: want the linked commit", d)
+	} else if i.Revision != "" && strings.Contains(d, "0123456789ab") {
+		t.Errorf("Describe %q: the stamped revision %s should win", d, i.Revision)
+	}
+}

@@ -7,7 +7,7 @@ refine (revise, shown the peers' answers: one LLM call) or concede (adopt the
 peers' best-supported answer, no LLM call). The final answer is the team's
 plurality answer, as mpdf reads it.
 
-    mpdf serve --policy runs/mpdf/best.mpdf --addr 127.0.0.1:8091 &
+    mpdf serve --policy runs/mpdf/best.mpdf --addr 127.0.0.1:8080 &
     python3 python/examples/debate.py --llm-base-url http://127.0.0.1:8000/v1 \\
         --model local --question "What is 6 times 7?" --kind gsm
 
@@ -117,7 +117,7 @@ def main(argv=None):
     ap.add_argument("--llm-base-url", required=True, help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     ap.add_argument("--model", required=True)
     ap.add_argument("--api-key", default=os.environ.get("OPENAI_API_KEY"))
-    ap.add_argument("--mpdf-url", default="http://127.0.0.1:8091")
+    ap.add_argument("--mpdf-url", default="http://127.0.0.1:8080")
     ap.add_argument("--question", required=True)
     ap.add_argument("--kind", choices=sorted(SOLVE), default="gsm")
     ap.add_argument("--agents", type=int, default=3)

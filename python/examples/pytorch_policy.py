@@ -40,7 +40,7 @@ DELIBERATIONS = [
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("policy", help="policy.safetensors of a run, or an mpdf export")
-    ap.add_argument("--server", help="URL of mpdf serve running the same policy, e.g. http://127.0.0.1:8091")
+    ap.add_argument("--server", help="URL of mpdf serve running the same policy, e.g. http://127.0.0.1:8080")
     args = ap.parse_args(argv)
 
     net = mpdf.torch.load(args.policy)       # a torch.nn.Module, in eval mode

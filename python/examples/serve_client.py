@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Ask a served mpdf policy who persists, refines or concedes.
 
-    mpdf serve --policy runs/quick/best.mpdf --addr 127.0.0.1:8091 &
-    python3 python/examples/serve_client.py --url http://127.0.0.1:8091
+    mpdf serve --policy runs/quick/best.mpdf --addr 127.0.0.1:8080 &
+    python3 python/examples/serve_client.py --url http://127.0.0.1:8080
 
 An agent is its normalised answer (or the raw text of its last response,
 read by the server's answer reader), with an optional confidence (absent =
@@ -13,13 +13,14 @@ Standard library only.
 
 import argparse
 import json
+import sys
 
-from mpdf import Client, agent
+from mpdf import Client, MpdfError, agent
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--url", default="http://127.0.0.1:8091", help="mpdf serve's address")
+    ap.add_argument("--url", default="http://127.0.0.1:8080", help="mpdf serve's address")
     args = ap.parse_args(argv)
     c = Client(args.url)
     info = c.policy()
@@ -32,4 +33,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except MpdfError as e:
+        sys.exit("serve_client: %s" % e)

@@ -9,7 +9,8 @@ import urllib.request
 class MpdfError(Exception):
     """An error answered by the server: ``status`` (HTTP code), ``kind``
     (bad_json, invalid, too_large, overloaded, ...), ``field`` (the JSON path
-    at fault, or None) and the server's message."""
+    at fault, or None) and the server's message; or no server there:
+    ``status`` None, ``kind`` "unreachable", a sentence saying so."""
 
     def __init__(self, status, kind, message, field=None):
         super().__init__(message)
@@ -58,6 +59,12 @@ class Client:
                     time.sleep(float(e.headers.get("Retry-After") or 1))
                     continue
                 raise MpdfError(e.code, eb.get("kind"), eb.get("error"), eb.get("field")) from None
+            except (urllib.error.URLError, ConnectionError) as e:
+                # A server that is not there: one sentence, not a chain of
+                # socket tracebacks.
+                reason = getattr(e, "reason", e)
+                raise MpdfError(None, "unreachable", "cannot reach mpdf serve at %s (%s): is it running? "
+                                "start it with: mpdf serve --policy FILE --addr HOST:PORT" % (self.base_url, reason)) from None
 
     def decide(self, agents, round, rounds, kind=None, mode="greedy", seed=None, id=None, history=None):
         """Decide every agent's meta-action in one deliberation.

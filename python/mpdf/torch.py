@@ -91,8 +91,11 @@ class Policy(torch.nn.Module, _policy._Provenance):
         return self.layers[-1](x)
 
     def probs(self, x):
-        """pi(.|x): the softmax of the logits, columns persist, refine, concede."""
-        return torch.softmax(self.forward(x), dim=-1)
+        """pi(.|x): the softmax of the logits, columns persist, refine,
+        concede; for inference, without a gradient (``.numpy()`` works as
+        is). Train through :meth:`forward`, the logits."""
+        with torch.no_grad():
+            return torch.softmax(self.forward(x), dim=-1)
 
     def features(self, agents, round, rounds, history=None):
         """Every agent's feature vector in this policy's layout, as a
@@ -217,7 +220,9 @@ class DecoupledPolicy(torch.nn.Module, _policy._Provenance):
         return out
 
     def probs(self, x, net):
-        return torch.softmax(self.forward(x, net), dim=-1)
+        """As :meth:`Policy.probs`: for inference, without a gradient."""
+        with torch.no_grad():
+            return torch.softmax(self.forward(x, net), dim=-1)
 
     def features(self, agents, round, rounds, history=None):
         """Every agent's feature vector, [agents, width] float32."""

@@ -9,12 +9,15 @@ import http.server
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 import unittest
 
 import support
 from support import Served
+import mpdf
 from mpdf import MpdfError, agent, features, policy
 
 debate = support.load_example("debate")
@@ -245,3 +248,21 @@ class ReloadTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class UnreachableTest(unittest.TestCase):
+    def test_refused_connection_is_one_sentence(self):
+        # Nothing listens on port 1: the client says so in one sentence
+        # (MpdfError, no chained socket traceback), and the example exits
+        # with it instead of a traceback.
+        with self.assertRaises(MpdfError) as e:
+            mpdf.Client("http://127.0.0.1:1", retries=0).policy()
+        self.assertEqual(e.exception.kind, "unreachable")
+        self.assertIsNone(e.exception.__cause__)
+        self.assertIn("cannot reach mpdf serve at http://127.0.0.1:1", str(e.exception))
+        ex = os.path.join(os.path.dirname(__file__), "..", "examples", "serve_client.py")
+        p = subprocess.run([sys.executable, ex, "--url", "http://127.0.0.1:1"], capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..")))
+        self.assertEqual(p.returncode, 1)
+        self.assertNotIn("Traceback", p.stderr)
+        self.assertIn("serve_client: cannot reach mpdf serve", p.stderr)

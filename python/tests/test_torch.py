@@ -103,8 +103,11 @@ class OneSetOfWeights(unittest.TestCase):
         x = net.features(d["agents"], d["round"], d["rounds"], d.get("history"))
         width, _ = features.featurizer_for(net.feature_version)
         self.assertEqual((x.dtype, tuple(x.shape)), (torch.float32, (len(d["agents"]), width)))
-        with torch.no_grad():
-            p = net.probs(x)
+        # The probabilities are for inference: no gradient, .numpy() as the
+        # README shows it.
+        p = net.probs(x)
+        self.assertFalse(p.requires_grad)
+        self.assertEqual(p.numpy().shape, (len(d["agents"]), 3))
         for row, (_, probs) in zip(p.tolist(), net.decide(d["agents"], d["round"], d["rounds"], d.get("history"))):
             self.assertEqual(row, [probs[a] for a in policy.ACTIONS])
         return worst, net

@@ -38,7 +38,8 @@ func LockDir(dir string) (*DirLock, error) {
 	return &DirLock{d: d}, nil
 }
 
-// Unlock releases the lock; the file stays, empty, for the next run.
+// Unlock releases the lock and removes the file: a finished run leaves
+// none.
 func (l *DirLock) Unlock() {
 	if l == nil {
 		return

@@ -179,15 +179,17 @@ func (r *runner) evaluate(ctx context.Context, fz metapolicy.Featurizer) error {
 		return err
 	}
 	r.res.Eval, r.res.EvalTasks = res, n
-	judged := learned.Name()
+	judged, play := learned.Name(), env.PlaySampled
 	if r.cfg.Greedy {
-		judged = metapolicy.GreedyPolicy{Policy: learned}.Name()
+		judged, play = metapolicy.GreedyPolicy{Policy: learned}.Name(), env.PlayGreedy
 	}
 	conf := checkpoints.ConfidenceSourceOfEnv(r.cfg.EnvName)
 	notes := r.cfg.Notes
 	// No verdict (no gold answer to score, say) leaves the evaluation
-	// standing: the note says why.
-	v, err := env.Judge(res, judged, conf == checkpoints.ConfidenceGiven || conf == checkpoints.ConfidenceTextCritic)
+	// standing: the note says why. The price of tokens is the one the run
+	// trained at (the reward's λ): the user's own.
+	v, err := env.Judge(res, judged, env.JudgeOptions{Lambda: r.cfg.Train.Reward.Lambda, Play: play,
+		Confidence: conf == checkpoints.ConfidenceGiven || conf == checkpoints.ConfidenceTextCritic})
 	if err != nil {
 		notes = append(slices.Clip(notes), "no verdict: "+err.Error())
 	}

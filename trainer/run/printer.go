@@ -19,7 +19,8 @@ type Printer struct {
 	stage  string
 }
 
-// NewPrinter returns a Printer; quiet drops its progress bars.
+// NewPrinter returns a Printer; quiet drops its progress bars and the
+// resolved config (run.json and each checkpoint keep it).
 func NewPrinter(stdout io.Writer, quiet bool) *Printer {
 	return &Printer{stdout: stdout, quiet: quiet}
 }
@@ -36,6 +37,9 @@ func (p *Printer) Hooks(stderr io.Writer) Hooks {
 }
 
 func (p *Printer) start(s Start) {
+	if p.quiet {
+		return
+	}
 	resolved, _ := json.MarshalIndent(s.Config, "", "  ")
 	fmt.Fprintf(p.stdout, "mpdf train: resolved config\n%s\n", resolved)
 }
