@@ -770,16 +770,16 @@ func decodeJSON(b []byte, v any) *ErrorBody {
 			return &ErrorBody{Kind: "bad_json", Error: fmt.Sprintf("body: %s, want a JSON object", typ.Value)}
 		}
 		if m := jsonscan.TypeMismatch(typ.Value, typ.Type); m != "" {
-			return &ErrorBody{Kind: "invalid", Field: field, Error: field + ": " + m}
+			return &ErrorBody{Kind: "invalid", Field: field, Error: field + ": " + clipLiteral(m, strings.TrimPrefix(typ.Value, "number "))}
 		}
-		return &ErrorBody{Kind: "invalid", Field: field, Error: fmt.Sprintf("%s: %s, want %s", field, typ.Value, jsonscan.Want(typ.Type))}
+		return &ErrorBody{Kind: "invalid", Field: field, Error: fmt.Sprintf("%s: %s, want %s", field, clip(typ.Value), jsonscan.Want(typ.Type))}
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return &ErrorBody{Kind: "bad_json", Error: "body: the JSON ends early"}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
 		field := pathOfKey(b, name)
 		if field == "" {
-			field = name
+			field = clip(name)
 		}
 		return &ErrorBody{Kind: "invalid", Field: field, Error: field + ": unknown field"}
 	}
@@ -809,6 +809,7 @@ func (s *Server) writeJSON(w http.ResponseWriter, code int, v any) {
 
 // writeError writes an error body and counts it by kind.
 func (s *Server) writeError(w http.ResponseWriter, code int, eb *ErrorBody) {
+	clipErrorBody(eb)
 	s.metrics.errors.WithLabelValues(eb.Kind).Inc()
 	s.writeJSON(w, code, eb)
 }
