@@ -10,7 +10,8 @@ import (
 // Validate reports the first setting of c that no server can run with:
 // a negative size, count, timeout or memory budget (zero means the
 // default; a negative value used to fall back to it silently), a GOGC
-// below zero, or a memory budget too small for one request of the
+// below zero, a timeout under minTimeout, a budget or MaxInflight past
+// its range, or a memory budget too small for one request of the
 // largest body. The error is a *SettingError naming the fields.
 func (c *Config) Validate() error {
 	const negative = "%s: negative; want 0 (the default) or more"
@@ -25,6 +26,20 @@ func (c *Config) Validate() error {
 	}
 	if c.GOGC < 0 {
 		return settingErr("%s: negative; want a percentage above 0, or 0 for the GOGC environment variable's", one("GOGC", c.GOGC))
+	}
+	for _, s := range []Setting{
+		{"ReadHeaderTimeout", c.ReadHeaderTimeout}, {"ReadTimeout", c.ReadTimeout}, {"WriteTimeout", c.WriteTimeout},
+		{"IdleTimeout", c.IdleTimeout}, {"RequestTimeout", c.RequestTimeout},
+	} {
+		if d := s.Value.(time.Duration); d > 0 && d < minTimeout {
+			return settingErr("%s: shorter than the %v a server needs to answer at all; want at least that, or 0 for the default", []Setting{s}, minTimeout)
+		}
+	}
+	if c.MaxMemory > maxMemoryLimit {
+		return settingErr("%s: too large; want at most %s", one("MaxMemory", c.MaxMemory), sizeString(maxMemoryLimit))
+	}
+	if c.MaxInflight > maxInflightLimit {
+		return settingErr("%s: too large; want at most %d", one("MaxInflight", c.MaxInflight), maxInflightLimit)
 	}
 	d := *c
 	d.defaults()
@@ -58,8 +73,17 @@ func isNegative(v any) bool {
 	return false
 }
 
-// maxBodyLimit is the largest body a server accepts to be configured for.
-const maxBodyLimit = 1 << 30
+// Range limits of the settings (Validate). A timeout under minTimeout
+// cuts every connection, health checks included, before a status can be
+// written (1 ns used to start a server that reset them all); a budget past
+// maxMemoryLimit would overflow the budget's arithmetic, and a MaxInflight
+// past maxInflightLimit is a slot table larger than any budget can serve.
+const (
+	maxBodyLimit     = 1 << 30
+	maxMemoryLimit   = 1 << 40
+	maxInflightLimit = 1 << 16
+	minTimeout       = 100 * time.Millisecond
+)
 
 // sizeString writes a byte count in MiB or KiB when it divides: sizes the
 // server derives (limits, needs).
