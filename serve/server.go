@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"strconv"
@@ -78,6 +79,12 @@ type Config struct {
 	// checkpoint says otherwise (checkpoints.ConfidenceSource) is served
 	// anyway, with a warning logged and in PolicyInfo.Warnings.
 	Critic bool
+	// AllowReload lets POST /v1/reload re-read PolicyPath (off by
+	// default: any process that reaches the port could make the server
+	// re-read its file). Even then a reload is taken only as an
+	// application/json request without an Origin header: never from a web
+	// page. SIGHUP (ListenAndServe) and Reload reload whatever it says.
+	AllowReload bool
 	// Log receives start, reload and shutdown events; nil discards them.
 	Log *slog.Logger
 }
@@ -379,13 +386,46 @@ func (s *Server) handlePolicy(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, s.Info(p))
 }
 
+// handleReload reloads the policy on POST /v1/reload, only when the
+// server allows it (Config.AllowReload), only for a JSON request (an
+// application/json body cannot be sent cross-origin by a web page without
+// a CORS preflight, which this server never grants), and never for a
+// request from a web page at all (one with an Origin header: a browser
+// sends it on every POST, a page of a rebound DNS name included, and no
+// other client needs to). The body is empty or {}.
 func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case !s.cfg.AllowReload:
+		s.writeError(w, http.StatusForbidden, &ErrorBody{Kind: "forbidden",
+			Error: "reload over HTTP is off on this server (it reloads on SIGHUP; mpdf serve --allow-reload, Config.AllowReload, turns it on)"})
+		return
+	case r.Header.Get("Origin") != "":
+		s.writeError(w, http.StatusForbidden, &ErrorBody{Kind: "forbidden",
+			Error: "reload is not taken from a web page (the request has an Origin header)"})
+		return
+	case !isJSON(r.Header.Get("Content-Type")):
+		s.writeError(w, http.StatusUnsupportedMediaType, &ErrorBody{Kind: "content_type",
+			Error: fmt.Sprintf("Content-Type %s, want application/json", quote(r.Header.Get("Content-Type")))})
+		return
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, 1<<10))
+	if t := bytes.TrimSpace(b); err != nil || len(t) > 0 && !bytes.Equal(t, []byte("{}")) {
+		s.writeError(w, http.StatusBadRequest, &ErrorBody{Kind: "bad_json", Error: "body: want none, or {}"})
+		return
+	}
 	info, err := s.Reload()
 	if err != nil {
 		s.writeError(w, http.StatusInternalServerError, &ErrorBody{Kind: "reload", Error: err.Error()})
 		return
 	}
 	s.writeJSON(w, http.StatusOK, info)
+}
+
+// isJSON reports whether a Content-Type header is application/json (any
+// parameters, such as a charset, allowed).
+func isJSON(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
 }
 
 // jsonContentType is shared by every response: net/http copies the header

@@ -36,6 +36,7 @@ func (fl *serveFlags) Add(cmd *cobra.Command) {
 	f.DurationVar(&fl.cfg.ShutdownTimeout, "shutdown-timeout", 0, "time given to requests in flight on SIGTERM (0 = 10s)")
 	f.IntVar(&fl.cfg.GOGC, "gogc", 0, "garbage collector target percentage, as GOGC (0 = the GOGC environment variable's, else 100); 400 trims the tail at saturation for a few MB of heap")
 	shared(f, &fl.cfg.Critic, "critic", "", "; here of agents given as text (for a policy trained on a replay with critic=on)")
+	f.BoolVar(&fl.cfg.AllowReload, "allow-reload", false, "let POST /v1/reload re-read --policy (an application/json request without an Origin header only: never from a web page); SIGHUP reloads either way")
 	shared(f, &fl.quiet, "quiet", "q", ": warnings and errors only")
 	cliflag.Sets(cmd, "max-body-kib", "max_body_bytes") // their errors' words (FlagWords)
 	cliflag.Sets(cmd, "max-memory-mib", "max_memory")
