@@ -45,7 +45,7 @@ func newMetrics() *metrics {
 		m.decisions[a] = dec.WithLabelValues(a.String())
 	}
 	m.errors = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "mpdf_serve_errors_total", Help: "Requests answered with an error, by kind (the kind field of the error body).",
+		Name: "mpdf_serve_errors_total", Help: "Requests answered with an error, by kind (the kind field of the error body; cut_short: a decide response whose body was cut after its 200, recorded under code 599, or 499 when the client left).",
 	}, []string{"kind"})
 	m.inflight = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "mpdf_serve_inflight_requests", Help: "Decide requests being served.",

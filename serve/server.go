@@ -487,21 +487,59 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 			s.outs.Put(out)
 		}
 	}()
+	// The write timeout counts from here: the work may have used most of
+	// the time net/http's deadline (set when the headers were read) gave.
+	setWriteDeadline(w, time.Now().Add(s.cfg.WriteTimeout))
 	w.Header()["Content-Type"] = jsonContentType
 	w.WriteHeader(http.StatusOK)
 	var werr error
+	var written int64
 	flush := func(b []byte) []byte {
 		if werr == nil {
 			_, werr = w.Write(b)
+			written += int64(len(b))
 		}
 		return b[:0]
 	}
 	b, _ := appendResponse((*out)[:0], resp, flush) // run's checkResponse found no error
 	b = append(b, '\n')
 	*out = flush(b)
-	if werr != nil {
-		s.cfg.Log.Warn("decide response cut short", "err", werr, "remote", r.RemoteAddr, "elapsed", time.Since(start))
+	if werr == nil && written > flushAfter {
+		// A long response's last bytes sit in net/http's buffers: flushed
+		// here, a cut at its end is seen too.
+		werr = flushConn(w)
 	}
+	if werr != nil {
+		s.cutShort(w, r, start, written, werr)
+	}
+}
+
+// flushAfter is the response length past which handleDecide flushes the
+// end of the response itself (shorter ones are written whole by net/http's
+// flush at the end of the request, an extra write saved).
+const flushAfter = 64 << 10
+
+// statusCutShort is the status recorded (never sent) for a decide response
+// whose 200 was sent but whose body was cut, by the write timeout or a
+// network error: a 5xx, so that the metrics count it as the error it is,
+// not as a 200.
+const statusCutShort = 599
+
+// cutShort records a response cut short: statusCutShort when the write
+// timeout cut it, 499 when the client went away (any other write error;
+// net/http cancels the request's context on either), counted in
+// mpdf_serve_errors_total{kind="cut_short"} and logged.
+func (s *Server) cutShort(w http.ResponseWriter, r *http.Request, start time.Time, written int64, err error) {
+	code := statusClientGone
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		code = statusCutShort
+	}
+	if sw, ok := w.(*statusWriter); ok {
+		sw.code = code
+	}
+	s.metrics.errors.WithLabelValues("cut_short").Inc()
+	s.cfg.Log.Warn("decide response cut short; counted as an error", "code", code, "err", err, "written", written,
+		"write_timeout", s.cfg.WriteTimeout, "remote", r.RemoteAddr, "elapsed", time.Since(start))
 }
 
 // admit reads and checks a decide request's body and reserves its memory,
@@ -717,18 +755,41 @@ func (j *decideJob) release() {
 
 // setReadDeadline sets the read deadline of w's connection, when w reaches
 // one (http.ResponseController's way, without its error for a writer that
-// does not).
+// does not, and without its allocation).
 func setReadDeadline(w http.ResponseWriter, t time.Time) {
+	if c, ok := unwrapTo[interface{ SetReadDeadline(time.Time) error }](w); ok {
+		_ = c.SetReadDeadline(t)
+	}
+}
+
+// setWriteDeadline sets the write deadline of w's connection, as
+// setReadDeadline does the read deadline.
+func setWriteDeadline(w http.ResponseWriter, t time.Time) {
+	if c, ok := unwrapTo[interface{ SetWriteDeadline(time.Time) error }](w); ok {
+		_ = c.SetWriteDeadline(t)
+	}
+}
+
+// flushConn sends what w has buffered, and says whether that failed.
+func flushConn(w http.ResponseWriter) error {
+	if c, ok := unwrapTo[interface{ FlushError() error }](w); ok {
+		return c.FlushError()
+	}
+	return nil
+}
+
+// unwrapTo finds the writer under w (through Unwrap) that implements T.
+func unwrapTo[T any](w http.ResponseWriter) (T, bool) {
 	for {
-		switch v := w.(type) {
-		case interface{ SetReadDeadline(time.Time) error }:
-			_ = v.SetReadDeadline(t)
-			return
-		case interface{ Unwrap() http.ResponseWriter }:
-			w = v.Unwrap()
-		default:
-			return
+		if v, ok := w.(T); ok {
+			return v, true
 		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			var zero T
+			return zero, false
+		}
+		w = u.Unwrap()
 	}
 }
 
@@ -842,6 +903,11 @@ func (s *Server) writeJSON(w http.ResponseWriter, code int, v any) {
 		http.Error(w, `{"error":"encoding the response failed","kind":"internal"}`, http.StatusInternalServerError)
 		return
 	}
+	// A fresh write timeout: an answer written late (a 503 at the request
+	// timeout, a 408 at the read timeout, on a loaded machine) still goes
+	// out with its status rather than be cut by the deadline net/http set
+	// when the headers were read.
+	setWriteDeadline(w, time.Now().Add(s.cfg.WriteTimeout))
 	w.Header()["Content-Type"] = jsonContentType
 	w.WriteHeader(code)
 	w.Write(buf.Bytes())
