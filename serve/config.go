@@ -16,7 +16,7 @@ import (
 func (c *Config) Validate() error {
 	const negative = "%s: negative; want 0 (the default) or more"
 	for _, s := range []Setting{
-		{"MaxBodyBytes", c.MaxBodyBytes}, {"MaxInflight", c.MaxInflight}, {"MaxMemory", c.MaxMemory},
+		{"MaxBodyBytes", c.MaxBodyBytes}, {"MaxInflight", c.MaxInflight}, {"MaxMemory", c.MaxMemory}, {"MaxConns", c.MaxConns},
 		{"ReadHeaderTimeout", c.ReadHeaderTimeout}, {"ReadTimeout", c.ReadTimeout}, {"WriteTimeout", c.WriteTimeout},
 		{"IdleTimeout", c.IdleTimeout}, {"ShutdownTimeout", c.ShutdownTimeout}, {"RequestTimeout", c.RequestTimeout},
 	} {
@@ -41,6 +41,9 @@ func (c *Config) Validate() error {
 	if c.MaxInflight > maxInflightLimit {
 		return settingErr("%s: too large; want at most %d", one("MaxInflight", c.MaxInflight), maxInflightLimit)
 	}
+	if c.MaxConns > maxConnsLimit {
+		return settingErr("%s: too large; want at most %d", one("MaxConns", c.MaxConns), maxConnsLimit)
+	}
 	d := *c
 	d.defaults()
 	if d.MaxBodyBytes > maxBodyLimit {
@@ -49,7 +52,11 @@ func (c *Config) Validate() error {
 	if d.MaxMemory < minMemory {
 		return settingErr("%s: less than the %s the server needs", one("MaxMemory", d.MaxMemory), sizeString(minMemory))
 	}
-	if need, pool := bodyCost(d.MaxBodyBytes), admitPool(d.MaxMemory); need > pool {
+	if c.MaxConns > 0 && admitPool(d.MaxMemory, d.MaxConns) < admitPool(d.MaxMemory, 0)/2 {
+		return settingErr("%s: more than half of what %s leaves to requests would go to connections (%s each); lower the first or raise the second",
+			[]Setting{{"MaxConns", d.MaxConns}, {"MaxMemory", d.MaxMemory}}, sizeString(connCost))
+	}
+	if need, pool := bodyCost(d.MaxBodyBytes), admitPool(d.MaxMemory, d.MaxConns); need > pool {
 		return settingErr("%s cannot take in one body of the largest size (%s needs %s; the budget leaves %s to requests): raise the first or lower the second",
 			[]Setting{{"MaxMemory", d.MaxMemory}, {"MaxBodyBytes", d.MaxBodyBytes}}, sizeString(need), sizeString(pool))
 	}

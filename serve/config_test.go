@@ -32,6 +32,9 @@ func TestConfigValidate(t *testing.T) {
 		{Config{IdleTimeout: time.Millisecond}, "Config.IdleTimeout 1ms: shorter than the 100ms"},
 		{Config{MaxMemory: 1 << 62}, "Config.MaxMemory 4611686018427387904: too large; want at most 1048576MiB"},
 		{Config{MaxInflight: 1 << 40}, "Config.MaxInflight 1099511627776: too large"},
+		{Config{MaxConns: -1}, "Config.MaxConns -1: negative"},
+		{Config{MaxConns: 1 << 21}, "Config.MaxConns 2097152: too large"},
+		{Config{MaxConns: 10000}, "Config.MaxConns 10000: more than half of what Config.MaxMemory 536870912 leaves to requests"},
 	} {
 		c.cfg.PolicyPath = writeTestPolicy(t)
 		_, err := New(c.cfg)

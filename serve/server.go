@@ -47,6 +47,11 @@ type Config struct {
 	// one more gets 429 at once (health checks and metrics are not
 	// limited). With MaxBodyBytes it bounds memory.
 	MaxInflight int
+	// MaxConns bounds the open connections (default: as many as 1/16 of
+	// MaxMemory holds at 32 KiB each, 1024 for 512 MiB). Each is counted
+	// at 32 KiB out of the budget whether idle or not; at the cap a new
+	// connection takes the place of the one idle longest (conns.go).
+	MaxConns int
 	// Timeouts of the HTTP server: reading the headers (default 5 s), the
 	// whole request (10 s; a client sending its body slower is cut off),
 	// writing the response (10 s), idle keep-alive connections (60 s).
@@ -110,6 +115,9 @@ func (c *Config) defaults() {
 	if c.MaxMemory <= 0 {
 		c.MaxMemory = defaultMaxMemory
 	}
+	if c.MaxConns <= 0 {
+		c.MaxConns = defaultMaxConns(c.MaxMemory)
+	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
@@ -126,6 +134,7 @@ type Server struct {
 	budget   budget
 	metrics  *metrics
 	mux      *http.ServeMux
+	conns    atomic.Pointer[connLimit] // Serve's listener
 	reloadMu sync.Mutex
 	stopping atomic.Bool
 	bufs     sync.Pool // *bytes.Buffer for bodies and error responses
@@ -139,7 +148,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.defaults()
 	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.MaxInflight), metrics: newMetrics()}
-	s.budget.pool = admitPool(cfg.MaxMemory)
+	s.budget.pool = admitPool(cfg.MaxMemory, cfg.MaxConns)
 	s.budget.gauge = s.metrics.reserved
 	s.bufs.New = func() any { return new(bytes.Buffer) }
 	s.outs.New = func() any { return new([]byte) }
@@ -225,8 +234,11 @@ func (s *Server) Reload() (PolicyInfo, error) {
 // connections, marks itself not ready, and waits up to ShutdownTimeout for
 // the requests in flight to finish. It returns nil after a clean shutdown.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	cl := newConnLimit(ln, s.cfg.MaxConns, s.metrics)
+	s.conns.Store(cl)
 	hs := &http.Server{
 		Handler:           s,
+		ConnState:         cl.connState,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		ReadTimeout:       s.cfg.ReadTimeout,
 		WriteTimeout:      s.cfg.WriteTimeout,
@@ -235,7 +247,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(cl) }()
 	s.cfg.Log.Info("serving", "addr", ln.Addr().String())
 	select {
 	case err := <-errc:
@@ -603,7 +615,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, start time.Time) 
 	}
 	j.decoded, j.text = fast, shape.MeasuredBytes > 0
 	need := requestCost(j.buf.Len(), shape, s.cfg.Critic)
-	if pool := admitPool(s.cfg.MaxMemory); need > pool {
+	if pool := s.budget.pool; need > pool {
 		s.writeError(w, http.StatusRequestEntityTooLarge, &ErrorBody{Kind: "too_large",
 			Error: fmt.Sprintf("body: would take about %d MiB to serve, more than the server's memory budget gives a request (%d MiB); split the batch", need>>20, pool>>20)})
 		return nil

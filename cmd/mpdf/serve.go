@@ -29,6 +29,7 @@ func (fl *serveFlags) Add(cmd *cobra.Command) {
 	f.StringVar(&fl.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
 	f.Var(cliflag.Scaled(&fl.cfg.MaxBodyBytes, 10, 1024), "max-body-kib", "largest request body in KiB (413 beyond)")
 	f.IntVar(&fl.cfg.MaxInflight, "max-inflight", 64, "decide requests served at once (429 beyond)")
+	f.IntVar(&fl.cfg.MaxConns, "max-conns", 0, "open connections at most, each counted at 32 KiB of --max-memory-mib; at the cap a new one replaces the one idle longest, else waits (0 = what 1/16 of the budget holds: 1024 for 512 MiB)")
 	f.Var(cliflag.Scaled(&fl.cfg.MaxMemory, 20, 512), "max-memory-mib", "memory budget in MiB: a decide request is admitted only if its estimated memory fits in what the requests in flight leave (503 with Retry-After beyond; 413 if it alone cannot); also the garbage collector's soft limit unless GOMEMLIMIT is set")
 	f.DurationVar(&fl.cfg.ReadTimeout, "read-timeout", 0, "time to read a whole request (0 = 10s)")
 	f.DurationVar(&fl.cfg.WriteTimeout, "write-timeout", 0, "time to write a response (0 = 10s)")
