@@ -88,6 +88,7 @@ func (l *connLimit) Accept() (net.Conn, error) {
 		case l.slots <- struct{}{}:
 			return l.add(c), nil
 		case <-l.ready:
+		case <-time.After(newGrace): // a new connection may have grown slow
 		case <-l.closed:
 			c.Close()
 			return nil, net.ErrClosed

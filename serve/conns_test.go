@@ -168,3 +168,42 @@ func TestIdleConnectionsInBudget(t *testing.T) {
 		t.Errorf("peak RSS %d MiB over the %d MiB budget with %d idle connections", peak>>20, budget>>20, served)
 	}
 }
+
+// TestConnectionCapSlowHeaders: when every connection is a new one that has
+// sent no headers (slow clients holding the cap), a connection that comes
+// takes the place of the oldest of them once it has been silent newGrace,
+// rather than wait for the header timeout.
+func TestConnectionCapSlowHeaders(t *testing.T) {
+	const max = 4
+	// A header timeout far off: the silent connections are closed by the
+	// cap, not by it.
+	s, err := New(Config{PolicyPath: writeTestPolicy(t), MaxConns: max, ReadHeaderTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, stop := serveLoopback(t, s)
+	defer stop()
+	var silent []*client
+	for range max {
+		c := dial(t, url)
+		io.WriteString(c.c, "GET /healthz HTTP/1.1\r\n") // and nothing more
+		silent = append(silent, c)
+	}
+	waitFor(t, func() bool { return s.conns.Load().count() == max })
+	if err := dial(t, url).healthz(); err != nil {
+		t.Fatalf("a connection at a cap of silent ones: %v", err)
+	}
+	closed := 0
+	for _, c := range silent {
+		c.c.SetReadDeadline(time.Now().Add(time.Second))
+		if _, err := c.br.ReadByte(); err == io.EOF {
+			closed++
+		}
+	}
+	if closed != 1 {
+		t.Errorf("%d silent connections closed, want 1", closed)
+	}
+	for _, c := range silent {
+		c.c.Close() // before stop, which would wait for them
+	}
+}
