@@ -10,7 +10,6 @@ package checkpoints
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/mpdf/mpdf/outfile"
 )
@@ -39,7 +38,7 @@ func Save(path string, c *Checkpoint) error {
 // layout unless WithFeatureVersion says otherwise. Writers refuse a
 // checkpoint a reader would reject, so every file written reads back.
 func Load(path string, opts ...Option) (*Checkpoint, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoints: %w", err)
 	}

@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/mpdf/mpdf/metapolicy"
@@ -186,7 +185,7 @@ func networksOf(nets map[string]*nn.MLP[float32], meta map[string]string) (*Netw
 // LoadSafetensorsAny reads an export of one network (m) or of several
 // (nets), whichever the file holds; checks and options as LoadSafetensors.
 func LoadSafetensorsAny(path string, opts ...Option) (m *nn.MLP[float32], nets *Networks, meta map[string]string, err error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("checkpoints: %w", err)
 	}

@@ -42,7 +42,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -118,7 +117,7 @@ func ImportSafetensors(r io.Reader, opts ...Option) (*nn.MLP[float32], map[strin
 // LoadSafetensors reads the safetensors file at path (see ImportSafetensors);
 // its lengths are checked against the file size before any allocation.
 func LoadSafetensors(path string, opts ...Option) (*nn.MLP[float32], map[string]string, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkpoints: %w", err)
 	}

@@ -37,7 +37,8 @@ const (
 	// minMemory is the least budget a server is configured with.
 	minMemory = 128 << 20
 	// baseMemory is held back from the budget for the server itself: the
-	// runtime, the policy, net/http's connections, the pools.
+	// runtime, the policy, the pools (its connections are counted apart,
+	// conns.go).
 	baseMemory = 48 << 20
 	// Per request: a fixed part (pools, net/http's request, the goroutine)
 	// and per body byte (the body, its one string copy, the response's
@@ -80,8 +81,11 @@ func requestCost(n int, st jsonscan.Stats, critic bool) int64 {
 func gcLimit(maxMemory int64) int64 { return maxMemory - maxMemory/8 }
 
 // admitPool is the part of a budget requests may reserve: what the server
-// holds back, and room for the garbage between collections, left out.
-func admitPool(maxMemory int64) int64 { return maxMemory*3/4 - baseMemory }
+// holds back, its connections (maxConns at connCost each, conns.go), and
+// room for the garbage between collections, left out.
+func admitPool(maxMemory int64, maxConns int) int64 {
+	return maxMemory*3/4 - baseMemory - int64(maxConns)*connCost
+}
 
 // budget counts the memory reserved by the requests in flight.
 type budget struct {

@@ -28,6 +28,13 @@ func TestConfigValidate(t *testing.T) {
 		{Config{MaxBodyBytes: 2 << 30}, "more than the 1024MiB"},
 		{Config{RequestTimeout: 10 * time.Second}, "Config.RequestTimeout 10s: not shorter than Config.WriteTimeout 10s"},
 		{Config{WriteTimeout: time.Second, RequestTimeout: 2 * time.Second}, "Config.RequestTimeout 2s: not shorter than Config.WriteTimeout 1s"},
+		{Config{WriteTimeout: time.Nanosecond}, "Config.WriteTimeout 1ns: shorter than the 100ms"},
+		{Config{IdleTimeout: time.Millisecond}, "Config.IdleTimeout 1ms: shorter than the 100ms"},
+		{Config{MaxMemory: 1 << 62}, "Config.MaxMemory 4611686018427387904: too large; want at most 1048576MiB"},
+		{Config{MaxInflight: 1 << 20}, "Config.MaxInflight 1048576: too large"},
+		{Config{MaxConns: -1}, "Config.MaxConns -1: negative"},
+		{Config{MaxConns: 1 << 21}, "Config.MaxConns 2097152: too large"},
+		{Config{MaxConns: 10000}, "Config.MaxConns 10000: more than half of what Config.MaxMemory 536870912 leaves to requests"},
 	} {
 		c.cfg.PolicyPath = writeTestPolicy(t)
 		_, err := New(c.cfg)

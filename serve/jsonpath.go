@@ -30,7 +30,7 @@ func framesPath(st []pathFrame) string {
 		if b.Len() > 0 {
 			b.WriteByte('.')
 		}
-		b.WriteString(f.key)
+		b.WriteString(clip(f.key))
 	}
 	return b.String()
 }

@@ -18,7 +18,7 @@ import (
 // load keeps the old policy serving and the error says why; decide
 // requests running across the reloads all succeed.
 func TestReload(t *testing.T) {
-	s, hs, path := newTestServer(t, Config{})
+	s, hs, path := newTestServer(t, Config{AllowReload: true})
 	policyStep := func() int64 {
 		code, b := get(t, hs.URL+"/v1/policy")
 		var info PolicyInfo

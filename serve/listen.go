@@ -17,9 +17,26 @@ import (
 // previous one serving; the server logs the outcome).
 func ListenAndServe(ctx context.Context, cfg Config, addr string, announce io.Writer) error {
 	cfg.TuneRuntime()
-	s, err := New(cfg)
-	if err != nil {
-		return err
+	// The policy loads while ctx is watched: SIGTERM ends a start that a
+	// slow policy file holds up.
+	type made struct {
+		s   *Server
+		err error
+	}
+	mc := make(chan made, 1)
+	go func() {
+		s, err := New(cfg)
+		mc <- made{s, err}
+	}()
+	var s *Server
+	select {
+	case m := <-mc:
+		if m.err != nil {
+			return m.err
+		}
+		s = m.s
+	case <-ctx.Done():
+		return fmt.Errorf("serve: stopped while loading the policy: %w", context.Cause(ctx))
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -22,6 +22,8 @@ type metrics struct {
 	inflight  prometheus.Gauge
 	reserved  prometheus.Gauge       // bytes of the memory budget reserved
 	reloads   *prometheus.CounterVec // result
+	conns     prometheus.Gauge       // open connections
+	evicted   prometheus.Counter     // connections closed to make room at the cap
 	handler   http.Handler
 	// The series of a successful decide, resolved once: the label lookup
 	// hashes and allocates, and this is the request served most.
@@ -45,7 +47,7 @@ func newMetrics() *metrics {
 		m.decisions[a] = dec.WithLabelValues(a.String())
 	}
 	m.errors = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "mpdf_serve_errors_total", Help: "Requests answered with an error, by kind (the kind field of the error body).",
+		Name: "mpdf_serve_errors_total", Help: "Requests answered with an error, by kind (the kind field of the error body; cut_short: a decide response whose body was cut after its 200, recorded under code 599, or 499 when the client left).",
 	}, []string{"kind"})
 	m.inflight = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "mpdf_serve_inflight_requests", Help: "Decide requests being served.",
@@ -56,7 +58,13 @@ func newMetrics() *metrics {
 	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mpdf_serve_reloads_total", Help: "Policy reloads, by result (ok, failed).",
 	}, []string{"result"})
-	m.reg.MustRegister(m.requests, m.latency, dec, m.errors, m.inflight, m.reserved, m.reloads,
+	m.conns = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "mpdf_serve_connections", Help: "Open HTTP connections (at most --max-conns).",
+	})
+	m.evicted = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "mpdf_serve_connections_evicted_total", Help: "Connections closed at the connection cap to make room for a new one: the one idle longest, else a new one slow to send its headers.",
+	})
+	m.reg.MustRegister(m.requests, m.latency, dec, m.errors, m.inflight, m.reserved, m.reloads, m.conns, m.evicted,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.decideOK = m.requests.WithLabelValues(routeDecide, "200")
 	m.decideLatency = m.latency.WithLabelValues(routeDecide)

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"strconv"
@@ -46,6 +47,11 @@ type Config struct {
 	// one more gets 429 at once (health checks and metrics are not
 	// limited). With MaxBodyBytes it bounds memory.
 	MaxInflight int
+	// MaxConns bounds the open connections (default: as many as 1/16 of
+	// MaxMemory holds at 32 KiB each, 1024 for 512 MiB). Each is counted
+	// at 32 KiB out of the budget whether idle or not; at the cap a new
+	// connection takes the place of the one idle longest (conns.go).
+	MaxConns int
 	// Timeouts of the HTTP server: reading the headers (default 5 s), the
 	// whole request (10 s; a client sending its body slower is cut off),
 	// writing the response (10 s), idle keep-alive connections (60 s).
@@ -78,6 +84,12 @@ type Config struct {
 	// checkpoint says otherwise (checkpoints.ConfidenceSource) is served
 	// anyway, with a warning logged and in PolicyInfo.Warnings.
 	Critic bool
+	// AllowReload lets POST /v1/reload re-read PolicyPath (off by
+	// default: any process that reaches the port could make the server
+	// re-read its file). Even then a reload is taken only as an
+	// application/json request without an Origin header: never from a web
+	// page. SIGHUP (ListenAndServe) and Reload reload whatever it says.
+	AllowReload bool
 	// Log receives start, reload and shutdown events; nil discards them.
 	Log *slog.Logger
 }
@@ -103,6 +115,9 @@ func (c *Config) defaults() {
 	if c.MaxMemory <= 0 {
 		c.MaxMemory = defaultMaxMemory
 	}
+	if c.MaxConns <= 0 {
+		c.MaxConns = defaultMaxConns(c.MaxMemory)
+	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
@@ -119,6 +134,7 @@ type Server struct {
 	budget   budget
 	metrics  *metrics
 	mux      *http.ServeMux
+	conns    atomic.Pointer[connLimit] // Serve's listener
 	reloadMu sync.Mutex
 	stopping atomic.Bool
 	bufs     sync.Pool // *bytes.Buffer for bodies and error responses
@@ -132,7 +148,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.defaults()
 	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.MaxInflight), metrics: newMetrics()}
-	s.budget.pool = admitPool(cfg.MaxMemory)
+	s.budget.pool = admitPool(cfg.MaxMemory, cfg.MaxConns)
 	s.budget.gauge = s.metrics.reserved
 	s.bufs.New = func() any { return new(bytes.Buffer) }
 	s.outs.New = func() any { return new([]byte) }
@@ -218,8 +234,11 @@ func (s *Server) Reload() (PolicyInfo, error) {
 // connections, marks itself not ready, and waits up to ShutdownTimeout for
 // the requests in flight to finish. It returns nil after a clean shutdown.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	cl := newConnLimit(ln, s.cfg.MaxConns, s.metrics)
+	s.conns.Store(cl)
 	hs := &http.Server{
 		Handler:           s,
+		ConnState:         cl.connState,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		ReadTimeout:       s.cfg.ReadTimeout,
 		WriteTimeout:      s.cfg.WriteTimeout,
@@ -228,7 +247,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(cl) }()
 	s.cfg.Log.Info("serving", "addr", ln.Addr().String())
 	select {
 	case err := <-errc:
@@ -379,13 +398,46 @@ func (s *Server) handlePolicy(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, s.Info(p))
 }
 
+// handleReload reloads the policy on POST /v1/reload, only when the
+// server allows it (Config.AllowReload), only for a JSON request (an
+// application/json body cannot be sent cross-origin by a web page without
+// a CORS preflight, which this server never grants), and never for a
+// request from a web page at all (one with an Origin header: a browser
+// sends it on every POST, a page of a rebound DNS name included, and no
+// other client needs to). The body is empty or {}.
 func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case !s.cfg.AllowReload:
+		s.writeError(w, http.StatusForbidden, &ErrorBody{Kind: "forbidden",
+			Error: "reload over HTTP is off on this server (it reloads on SIGHUP; mpdf serve --allow-reload, Config.AllowReload, turns it on)"})
+		return
+	case r.Header.Get("Origin") != "":
+		s.writeError(w, http.StatusForbidden, &ErrorBody{Kind: "forbidden",
+			Error: "reload is not taken from a web page (the request has an Origin header)"})
+		return
+	case !isJSON(r.Header.Get("Content-Type")):
+		s.writeError(w, http.StatusUnsupportedMediaType, &ErrorBody{Kind: "content_type",
+			Error: fmt.Sprintf("Content-Type %s, want application/json", quote(r.Header.Get("Content-Type")))})
+		return
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, 1<<10))
+	if t := bytes.TrimSpace(b); err != nil || len(t) > 0 && !bytes.Equal(t, []byte("{}")) {
+		s.writeError(w, http.StatusBadRequest, &ErrorBody{Kind: "bad_json", Error: "body: want none, or {}"})
+		return
+	}
 	info, err := s.Reload()
 	if err != nil {
 		s.writeError(w, http.StatusInternalServerError, &ErrorBody{Kind: "reload", Error: err.Error()})
 		return
 	}
 	s.writeJSON(w, http.StatusOK, info)
+}
+
+// isJSON reports whether a Content-Type header is application/json (any
+// parameters, such as a charset, allowed).
+func isJSON(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
 }
 
 // jsonContentType is shared by every response: net/http copies the header
@@ -454,21 +506,59 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 			s.outs.Put(out)
 		}
 	}()
+	// The write timeout counts from here: the work may have used most of
+	// the time net/http's deadline (set when the headers were read) gave.
+	setWriteDeadline(w, time.Now().Add(s.cfg.WriteTimeout))
 	w.Header()["Content-Type"] = jsonContentType
 	w.WriteHeader(http.StatusOK)
 	var werr error
+	var written int64
 	flush := func(b []byte) []byte {
 		if werr == nil {
 			_, werr = w.Write(b)
+			written += int64(len(b))
 		}
 		return b[:0]
 	}
 	b, _ := appendResponse((*out)[:0], resp, flush) // run's checkResponse found no error
 	b = append(b, '\n')
 	*out = flush(b)
-	if werr != nil {
-		s.cfg.Log.Warn("decide response cut short", "err", werr, "remote", r.RemoteAddr, "elapsed", time.Since(start))
+	if werr == nil && written > flushAfter {
+		// A long response's last bytes sit in net/http's buffers: flushed
+		// here, a cut at its end is seen too.
+		werr = flushConn(w)
 	}
+	if werr != nil {
+		s.cutShort(w, r, start, written, werr)
+	}
+}
+
+// flushAfter is the response length past which handleDecide flushes the
+// end of the response itself (shorter ones are written whole by net/http's
+// flush at the end of the request, an extra write saved).
+const flushAfter = 64 << 10
+
+// statusCutShort is the status recorded (never sent) for a decide response
+// whose 200 was sent but whose body was cut, by the write timeout or a
+// network error: a 5xx, so that the metrics count it as the error it is,
+// not as a 200.
+const statusCutShort = 599
+
+// cutShort records a response cut short: statusCutShort when the write
+// timeout cut it, 499 when the client went away (any other write error;
+// net/http cancels the request's context on either), counted in
+// mpdf_serve_errors_total{kind="cut_short"} and logged.
+func (s *Server) cutShort(w http.ResponseWriter, r *http.Request, start time.Time, written int64, err error) {
+	code := statusClientGone
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		code = statusCutShort
+	}
+	if sw, ok := w.(*statusWriter); ok {
+		sw.code = code
+	}
+	s.metrics.errors.WithLabelValues("cut_short").Inc()
+	s.cfg.Log.Warn("decide response cut short; counted as an error", "code", code, "err", err, "written", written,
+		"write_timeout", s.cfg.WriteTimeout, "remote", r.RemoteAddr, "elapsed", time.Since(start))
 }
 
 // admit reads and checks a decide request's body and reserves its memory,
@@ -532,7 +622,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, start time.Time) 
 	}
 	j.decoded, j.text = fast, shape.MeasuredBytes > 0
 	need := requestCost(j.buf.Len(), shape, s.cfg.Critic)
-	if pool := admitPool(s.cfg.MaxMemory); need > pool {
+	if pool := s.budget.pool; need > pool {
 		s.writeError(w, http.StatusRequestEntityTooLarge, &ErrorBody{Kind: "too_large",
 			Error: fmt.Sprintf("body: would take about %d MiB to serve, more than the server's memory budget gives a request (%d MiB); split the batch", need>>20, pool>>20)})
 		return nil
@@ -684,18 +774,41 @@ func (j *decideJob) release() {
 
 // setReadDeadline sets the read deadline of w's connection, when w reaches
 // one (http.ResponseController's way, without its error for a writer that
-// does not).
+// does not, and without its allocation).
 func setReadDeadline(w http.ResponseWriter, t time.Time) {
+	if c, ok := unwrapTo[interface{ SetReadDeadline(time.Time) error }](w); ok {
+		_ = c.SetReadDeadline(t)
+	}
+}
+
+// setWriteDeadline sets the write deadline of w's connection, as
+// setReadDeadline does the read deadline.
+func setWriteDeadline(w http.ResponseWriter, t time.Time) {
+	if c, ok := unwrapTo[interface{ SetWriteDeadline(time.Time) error }](w); ok {
+		_ = c.SetWriteDeadline(t)
+	}
+}
+
+// flushConn sends what w has buffered, and says whether that failed.
+func flushConn(w http.ResponseWriter) error {
+	if c, ok := unwrapTo[interface{ FlushError() error }](w); ok {
+		return c.FlushError()
+	}
+	return nil
+}
+
+// unwrapTo finds the writer under w (through Unwrap) that implements T.
+func unwrapTo[T any](w http.ResponseWriter) (T, bool) {
 	for {
-		switch v := w.(type) {
-		case interface{ SetReadDeadline(time.Time) error }:
-			_ = v.SetReadDeadline(t)
-			return
-		case interface{ Unwrap() http.ResponseWriter }:
-			w = v.Unwrap()
-		default:
-			return
+		if v, ok := w.(T); ok {
+			return v, true
 		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			var zero T
+			return zero, false
+		}
+		w = u.Unwrap()
 	}
 }
 
@@ -777,16 +890,16 @@ func decodeJSON(b []byte, v any) *ErrorBody {
 			return &ErrorBody{Kind: "bad_json", Error: fmt.Sprintf("body: %s, want a JSON object", typ.Value)}
 		}
 		if m := jsonscan.TypeMismatch(typ.Value, typ.Type); m != "" {
-			return &ErrorBody{Kind: "invalid", Field: field, Error: field + ": " + m}
+			return &ErrorBody{Kind: "invalid", Field: field, Error: field + ": " + clipLiteral(m, strings.TrimPrefix(typ.Value, "number "))}
 		}
-		return &ErrorBody{Kind: "invalid", Field: field, Error: fmt.Sprintf("%s: %s, want %s", field, typ.Value, jsonscan.Want(typ.Type))}
+		return &ErrorBody{Kind: "invalid", Field: field, Error: fmt.Sprintf("%s: %s, want %s", field, clip(typ.Value), jsonscan.Want(typ.Type))}
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return &ErrorBody{Kind: "bad_json", Error: "body: the JSON ends early"}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
 		field := pathOfKey(b, name)
 		if field == "" {
-			field = name
+			field = clip(name)
 		}
 		return &ErrorBody{Kind: "invalid", Field: field, Error: field + ": unknown field"}
 	}
@@ -809,6 +922,11 @@ func (s *Server) writeJSON(w http.ResponseWriter, code int, v any) {
 		http.Error(w, `{"error":"encoding the response failed","kind":"internal"}`, http.StatusInternalServerError)
 		return
 	}
+	// A fresh write timeout: an answer written late (a 503 at the request
+	// timeout, a 408 at the read timeout, on a loaded machine) still goes
+	// out with its status rather than be cut by the deadline net/http set
+	// when the headers were read.
+	setWriteDeadline(w, time.Now().Add(s.cfg.WriteTimeout))
 	w.Header()["Content-Type"] = jsonContentType
 	w.WriteHeader(code)
 	w.Write(buf.Bytes())
@@ -816,6 +934,7 @@ func (s *Server) writeJSON(w http.ResponseWriter, code int, v any) {
 
 // writeError writes an error body and counts it by kind.
 func (s *Server) writeError(w http.ResponseWriter, code int, eb *ErrorBody) {
+	clipErrorBody(eb)
 	s.metrics.errors.WithLabelValues(eb.Kind).Inc()
 	s.writeJSON(w, code, eb)
 }

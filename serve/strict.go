@@ -7,7 +7,6 @@ package serve
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/mpdf/mpdf/internal/jsonscan"
 )
@@ -55,11 +54,11 @@ func checkBody(b []byte) (jsonscan.Stats, *ErrorBody) {
 	case jsonscan.DuplicateKey:
 		what := "twice"
 		if o.Key != o.Other {
-			what = "twice (as " + strconv.Quote(o.Other) + " and " + strconv.Quote(o.Key) + ": names match regardless of case)"
+			what = "twice (as " + quote(o.Other) + " and " + quote(o.Key) + ": names match regardless of case)"
 		}
 		msg = "duplicate key: the object has it " + what + "; which value wins is up to the reader"
 	case jsonscan.KeyCase:
-		msg = fmt.Sprintf("unknown field (keys are case-sensitive: did you mean %q?)", o.Other)
+		msg = fmt.Sprintf("unknown field (keys are case-sensitive: did you mean %s?)", quote(o.Other))
 	case jsonscan.NullContainer:
 		if field == "" {
 			return st, &ErrorBody{Kind: "bad_json", Error: "body: null, want a JSON object"}

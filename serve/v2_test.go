@@ -199,7 +199,7 @@ func decideHTTP(t testing.TB, url string, req *DecideRequest) *DecideResponse {
 // TestReloadSwitchesLayout: reloading a v1 server onto a v2 file and back
 // switches the layout requests are featurized with, on the pooled buffers.
 func TestReloadSwitchesLayout(t *testing.T) {
-	_, hs, path := newTestServer(t, Config{})
+	_, hs, path := newTestServer(t, Config{AllowReload: true})
 	rng := rand.New(rand.NewPCG(8, 8))
 	var req DecideRequest
 	for i := range 40 {

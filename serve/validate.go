@@ -37,8 +37,10 @@ func ferr(field, format string, args ...any) *fieldError {
 	return &fieldError{field: field, msg: fmt.Sprintf(format, args...)}
 }
 
-// join appends a field name to a JSON path.
+// join appends a field name to a JSON path; a name from the body is
+// clipped.
 func join(path, name string) string {
+	name = clip(name)
 	if path == "" {
 		return name
 	}
@@ -99,7 +101,7 @@ func (req *DecideRequest) checkIn(st stopper, a *arena, critic bool) ([]delib, *
 	switch req.Mode {
 	case "", modeGreedy, modeSample:
 	default:
-		return nil, ferr("mode", "%q, want %q or %q", req.Mode, modeGreedy, modeSample)
+		return nil, ferr("mode", "%s, want %q or %q", quote(req.Mode), modeGreedy, modeSample)
 	}
 	single := req.Deliberation
 	if req.Deliberations == nil {
@@ -207,7 +209,7 @@ func (d *Deliberation) checkHistory(path string, agents []metapolicy.AgentState)
 	last := index(path, len(h)-1)
 	for i, a := range h[len(h)-1] {
 		if a != agents[i].Answer {
-			return ferr(index(last, i), "%q, but agents[%d]'s answer is %q (the last round holds the current answers)", a, i, agents[i].Answer)
+			return ferr(index(last, i), "%s, but agents[%d]'s answer is %s (the last round holds the current answers)", quote(a), i, quote(agents[i].Answer))
 		}
 	}
 	return nil
@@ -250,7 +252,7 @@ func (a *Agent) check(kind string, critic bool) (metapolicy.AgentState, *fieldEr
 		fill := critic && a.Confidence == nil
 		ans, p, conf, ok := readText(kind, *a.Text, tokens, fill)
 		if !ok {
-			return s, ferr("kind", "%q: reading an answer from text needs a kind: gsm8k (gsm), mmlu, arithmetic or math", kind)
+			return s, ferr("kind", "%s: reading an answer from text needs a kind: gsm8k (gsm), mmlu, arithmetic or math", kind)
 		}
 		s.Answer, s.Profile = ans, p
 		if fill {

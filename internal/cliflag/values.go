@@ -109,8 +109,16 @@ func (v scaled) Type() string   { return "int64" }
 func (v scaled) String() string { return strconv.FormatInt(*v.p>>v.shift, 10) }
 func (v scaled) Set(s string) error {
 	n, err := strconv.ParseInt(s, 0, 64) // as pflag's int64 parses
+	if err != nil {
+		return err
+	}
+	// n << shift must not wrap (9999999999999 MiB used to read as a
+	// negative budget).
+	if limit := int64(math.MaxInt64) >> v.shift; n > limit || n < -limit {
+		return fmt.Errorf("%s is too large: want at most %d", s, limit)
+	}
 	*v.p = n << v.shift
-	return err
+	return nil
 }
 
 // Hidden, Loss and AgentPolicy are the flags of the training config's

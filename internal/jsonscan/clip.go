@@ -13,15 +13,18 @@ const MaxQuote = 100
 // Clip returns s when it is at most MaxQuote bytes, else its first
 // MaxQuote bytes (cut at a character boundary) and how long it was:
 // "123…(1000000 bytes)".
-func Clip(s string) string {
-	if len(s) <= MaxQuote {
+func Clip(s string) string { return ClipAt(s, MaxQuote) }
+
+// ClipAt is Clip with another limit of n bytes (a whole message's).
+func ClipAt(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	n := MaxQuote
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
 	}
-	return s[:n] + "…(" + strconv.Itoa(len(s)) + " bytes)"
+	return s[:cut] + "…(" + strconv.Itoa(len(s)) + " bytes)"
 }
 
 // ClipWords clips every run of s without white space longer than MaxQuote

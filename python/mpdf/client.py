@@ -99,7 +99,8 @@ class Client:
         return self._call("GET", "/v1/policy")
 
     def reload(self):
-        """Make the server re-read its policy file."""
+        """Make the server re-read its policy file: only a server started
+        with ``--allow-reload`` does (else MpdfError 403, kind forbidden)."""
         return self._call("POST", "/v1/reload")
 
     def ready(self):

@@ -225,7 +225,7 @@ class ReloadTest(unittest.TestCase):
     def test_sighup_reloads_and_bad_file_keeps_serving(self):
         path = os.path.join(TMP, "reload.safetensors")
         policy.save(path, policy.random_policy([26, 16, 3], seed=1))
-        s = Served(path)
+        s = Served(path, "--allow-reload")
         try:
             agents = [agent("1", 0.3), agent("2")]
             before = s.client.decide(agents, 1, 2)["agents"][0]["probs"]
@@ -242,6 +242,18 @@ class ReloadTest(unittest.TestCase):
                 s.client.reload()
             self.assertEqual((e.exception.status, e.exception.kind), (500, "reload"))
             self.assertEqual(s.client.decide(agents, 1, 2), after)
+        finally:
+            self.assertEqual(s.stop(), 0)
+
+    def test_reload_over_http_is_opt_in(self):
+        path = os.path.join(TMP, "reload-off.safetensors")
+        policy.save(path, policy.random_policy([26, 16, 3], seed=1))
+        s = Served(path)
+        try:
+            with self.assertRaises(MpdfError) as e:
+                s.client.reload()
+            self.assertEqual((e.exception.status, e.exception.kind), (403, "forbidden"))
+            self.assertIn("--allow-reload", e.exception.message)
         finally:
             self.assertEqual(s.stop(), 0)
 
