@@ -57,6 +57,9 @@ func MergeShards(shards []string, out string, opts MergeOptions) (Merged, error)
 		if err != nil {
 			return m, err
 		}
+		if _, err := os.Lstat(SpoolPath(path)); err == nil {
+			return m, fmt.Errorf("%s was left mid-way: its finished episodes wait in %s, out of order (resume its collection first: it puts them in order and plays the missing ones)", path, SpoolPath(path))
+		}
 		if i > 0 {
 			if d := recs[0].Same(r); d != "" {
 				return m, fmt.Errorf("%s is not a shard of the collection of %s: %s", path, shards[0], d)
@@ -178,7 +181,7 @@ func nextEpisode(r *Reader, path, task string, e, eps int) (*Episode, error) {
 		return nil, fmt.Errorf("%s: a decision record: not a collection's output", rec.Pos)
 	}
 	if rec.Episode.Task != task {
-		return nil, fmt.Errorf("%s: task %q, want episode %d of %d of task %q (the shard's record and episodes disagree)", rec.Pos, rec.Episode.Task, e, eps, task)
+		return nil, fmt.Errorf("%s: task %q, want episode %d of %d of task %q: the shard is incomplete, or its record and episodes disagree (resume its collection first)", rec.Pos, rec.Episode.Task, e, eps, task)
 	}
 	return rec.Episode, nil
 }

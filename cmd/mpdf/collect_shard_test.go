@@ -229,10 +229,10 @@ func TestShardKilledResumesThenMerges(t *testing.T) {
 	arg := func(k int) string { return fmt.Sprintf("%d/2", k) }
 	runBin(t, bin, collectArgs(newGateServer(t, -1), tasks, shards[1-killed], "--shard", arg(1-killed))...)
 	cmd := exec.Command(bin, collectArgs(newGateServer(t, 2*callsPerEpisode), tasks, shards[killed], "--shard", arg(killed))...)
-	startUntil(t, cmd, shards[killed], 2)
+	startUntil(t, cmd, data.SpoolPath(shards[killed]), 2)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	tearTail(t, shards[killed])
+	tearTail(t, data.SpoolPath(shards[killed]))
 
 	merged := filepath.Join(dir, "merged.jsonl")
 	b, err := exec.Command(bin, "data", "merge", shards[0], shards[1], "--out", merged).CombinedOutput()
