@@ -75,6 +75,7 @@ var owners = map[string][]string{
 	"gonum.org/v1/plot":              {"plots"},
 	"gonum.org/v1/gonum":             {"nn", "trainer", "env", "data"},
 	"github.com/prometheus/":         {"serve"},
+	"go.etcd.io/bbolt":               {"env/llm"},
 	"golang.org/x/sys/cpu":           {"nn"},
 	"github.com/mmcloughlin/avo":     {"nn/_generate"}, // its own module: never a dependency of nn
 }

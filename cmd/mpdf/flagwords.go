@@ -34,6 +34,8 @@ var flagWords = []cliflag.Word{
 	{Err: checkpoints.ErrTrainedCritics, Format: "%s: add critic=on or critic=off to --env"},
 	{Err: checkpoints.ErrTrainedSplits, Format: "%s: give --split with --held-out and --split-seed, or --split all"},
 	{Err: llm.ErrExists, Format: "%s: --resume continues its collection, --overwrite replaces it"},
+	{Err: llm.ErrCacheBusy, Format: "%s: give each collection running at once its own --cache, and share the others' with --cache-from (read-only)"},
+	{Err: llm.ErrReplyTooLong, Format: "%s: raise --max-reply-bytes, or bound the replies with --max-tokens"},
 	{Err: llm.ErrMidway, Format: "%s: --resume puts them in order and plays the missing ones, --overwrite drops them"},
 	{Err: llm.ErrForeign, Format: "%s: resume with the first run's flags, or give another --out"},
 	{Err: llm.ErrShardOutput, Format: "%s: resume it with the same --shard"},

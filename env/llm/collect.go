@@ -52,6 +52,12 @@ type CollectConfig struct {
 	Out               string
 	Resume, Overwrite bool
 	MaxLineBytes      int // longest record line written or read
+	// Cache, when set, is the response cache file (OpenCache): every
+	// answer is kept there as it comes, and a request it holds is not sent
+	// (a resumed or re-run collection pays for no call twice). CacheFrom
+	// are more caches only read (other shards', say), after Cache.
+	Cache     string
+	CacheFrom []string
 	// Hint, when set, ends the error of a collection that stopped with
 	// episodes kept in Out: how to go on (e.g. the command to resume).
 	Hint string
@@ -114,6 +120,7 @@ type Collection struct {
 	// Endpoints are the client's endpoints with their calls, tokens and
 	// errors, in the order Client.BaseURL and BaseURLs gave them.
 	Endpoints []EndpointStats
+	Cache     *CacheStats // the response cache, when there is one
 
 	out, policy             string // for the report
 	tasks, episodes, rounds int
@@ -128,8 +135,9 @@ func (c *Collection) MarshalJSON() ([]byte, error) {
 		Model     string          `json:"model"`
 		Client    Stats           `json:"client"`
 		Endpoints []EndpointStats `json:"endpoints"`
+		Cache     *CacheStats     `json:"cache,omitempty"`
 		Results   env.Results     `json:"results"`
-	}{c.out, c.Written + c.Kept, c.Model, c.Stats, c.Endpoints, env.Results{c.Result}})
+	}{c.out, c.Written + c.Kept, c.Model, c.Stats, c.Endpoints, c.Cache, env.Results{c.Result}})
 }
 
 // WriteText reports the collection: what was written (or that nothing
@@ -147,6 +155,13 @@ func (c *Collection) WriteText(w io.Writer) error {
 	st := c.Stats
 	fmt.Fprintf(w, "calls: %d requests, %d attempts, %d retries, %d failed; tokens: %d prompt, %d completion (%d answers without usage)\n",
 		st.Requests, st.Attempts, st.Retries, st.Failures, st.PromptTokens, st.CompletionTokens, st.MissingUsage)
+	if st.NullContent > 0 {
+		fmt.Fprintf(w, "warning: %d answers had null content, recorded as empty replies\n", st.NullContent)
+	}
+	if cs := c.Cache; cs != nil {
+		fmt.Fprintf(w, "cache: %s holds %d responses in %.1f MB; %d answers taken from it (no request sent), %d added\n",
+			cs.Path, cs.Responses, float64(cs.Bytes)/1e6, cs.Hits, cs.Added)
+	}
 	if len(c.Endpoints) > 1 {
 		writeEndpoints(w, c.Endpoints, st.Moved)
 	}
@@ -215,6 +230,14 @@ func Collect(cfg CollectConfig) (*Collection, error) {
 		return nil, err
 	}
 	defer lock.Unlock()
+	if cfg.Cache != "" {
+		cache, err := openCaches(cfg.Cache, cfg.CacheFrom)
+		if err != nil {
+			return nil, err
+		}
+		defer cache.Close()
+		client.cfg.Cache = cache
+	}
 	p := collectPlan{policy: cfg.Policy.Name(), seed: cfg.Seed, source: e.Name(), agents: e.opts.Agents,
 		rounds: cfg.Rounds, episodes: cfg.Episodes, tasks: cfg.Tasks}
 	if err := p.shard(cfg, client, e); err != nil {
@@ -249,10 +272,32 @@ func Collect(cfg CollectConfig) (*Collection, error) {
 		cancel(err)
 	}
 	c.Stats, c.Endpoints = client.Stats(), client.Endpoints()
+	if client.cfg.Cache != nil {
+		cs := client.cfg.Cache.Stats()
+		c.Cache = &cs
+	}
+	if n := c.Stats.NullContent; n > 0 && cfg.Log != nil {
+		fmt.Fprintf(cfg.Log, "collect: warning: %d of %d answers had null content, recorded as empty replies (is the model served with a chat template? does it put its reply elsewhere?)\n", n, c.Stats.Requests)
+	}
 	if err != nil {
 		return c, p.stopped(cfg, c, sp, err)
 	}
 	return c, p.settle(cfg, c, sp)
+}
+
+// openCaches opens the cache at path to write and those of from to read.
+func openCaches(path string, from []string) (*Cache, error) {
+	c, err := OpenCache(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range from {
+		if err := c.AddReadOnly(f); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // settle writes Out from the spool in task order, tallying the episodes,
