@@ -142,16 +142,26 @@ func TestShardedCollectMergesToTheUnshardedBytes(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec, err := data.ReadCollectShard(data.ShardRecordPath(shards[2]))
-			if err != nil || rec.Inputs["mpdf"] == "" {
-				t.Fatalf("shard record without the mpdf build: %v %v", err, rec)
+			if err != nil || !strings.HasPrefix(rec.Build, "mpdf ") || strings.Contains(rec.Build, "executable") {
+				t.Fatalf("shard record without the mpdf build, or naming its executable: %v %v", err, rec)
 			}
-			rec.Inputs["mpdf"] = "mpdf v9.9.9 go1.99"
+			mine := rec.Build
+			rec.Build = "mpdf v9.9.9 go1.99 amd64"
 			if err := data.WriteCollectShard(data.ShardRecordPath(build), rec); err != nil {
 				t.Fatal(err)
 			}
-			refused("a shard of another build", build+" is not a shard of the collection of "+shards[0]+`: mpdf "mpdf v9.9.9 go1.99"`, shards[0], shards[1], build)
+			refused("a shard of another build", fmt.Sprintf("%s was collected by %q, %s by %q: merge shards of one build, or give --allow-other-build", shards[0], mine, build, rec.Build), shards[0], shards[1], build)
+			// Told to, it merges them, and the provenance says so.
+			other := filepath.Join(dir, "otherbuild"+ext)
+			runBin(t, bin, "data", "merge", shards[0], shards[1], build, "--out", other, "--allow-other-build")
+			if a, b := mustRead(t, single), mustRead(t, other); !bytes.Equal(a, b) {
+				t.Error("the merge across builds differs from the single run")
+			}
+			if prov := string(mustRead(t, data.MergeRecordPath(other))); !strings.Contains(prov, `"allow_other_build": true`) || !strings.Contains(prov, rec.Build) || !strings.Contains(prov, mine) {
+				t.Errorf("the merged provenance does not record both builds and the override:\n%s", prov)
+			}
 			// Shards of another N.
-			other := filepath.Join(dir, "other"+ext)
+			other = filepath.Join(dir, "other"+ext)
 			runBin(t, bin, shardArgs(srv, tasks, other, "--shard", "1/4")...)
 			refused("shards of different N", other+" is not a shard of the collection of "+shards[0]+": 4 shards, not 3", shards[0], other, shards[2])
 			// An unsharded output has no record.
@@ -249,4 +259,13 @@ func TestShardKilledResumesThenMerges(t *testing.T) {
 	if !bytes.Equal(a, m) {
 		t.Fatal("the merge of a killed-then-resumed shard differs from the single run")
 	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -23,6 +23,7 @@ var flagWords = []cliflag.Word{
 	{Err: data.ErrPackReward, Format: "%s; drop the reward flags"},
 	{Err: data.ErrNoShardRecord, Format: "%s: not the output of collect --shard"},
 	{Err: data.ErrExists, Format: "%s: --overwrite replaces it"},
+	{Err: data.ErrOtherBuild, Format: "%s: merge shards of one build, or give --allow-other-build (recorded in the merged file's .merge.json)"},
 	{Err: llm.ErrNoModel, Format: "%s (set --model or " + llm.EnvModel[0] + ")"},
 	{Err: llm.ErrNoBaseURL, Format: "%s (set --base-url or " + llm.EnvBaseURL[0] + ")"},
 	{Err: calibrate.ErrFiles, Format: "--calibrate: %s"},

@@ -13,15 +13,16 @@ import (
 
 // mergeFlags are data merge's flags.
 type mergeFlags struct {
-	out, cache string
-	overwrite  bool
-	maxLine    int
+	out, cache        string
+	overwrite, others bool
+	maxLine           int
 }
 
 func (fl *mergeFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	shared(f, &fl.out, "out", "o", ": the merged episodes file, .jsonl, .jsonl.gz or .jsonl.zst (required)")
 	shared(f, &fl.overwrite, "overwrite", "")
+	f.BoolVar(&fl.others, "allow-other-build", false, "merge shards collected by different builds of mpdf (recorded in --out's .merge.json)")
 	f.StringVar(&fl.cache, "cache-out", "", "also join the shards' response caches (FILE.cache beside each shard) into this cache file")
 	cliflag.MaxLine(cmd, &fl.maxLine)
 	_ = cmd.MarkFlagRequired("out")
@@ -29,7 +30,7 @@ func (fl *mergeFlags) Add(cmd *cobra.Command) {
 
 // Run merges the collection shards args name (data.MergeShards).
 func (fl *mergeFlags) Run(cmd *cobra.Command, args []string) error {
-	m, err := data.MergeShards(args, fl.out, data.MergeOptions{Overwrite: fl.overwrite, MaxLineBytes: fl.maxLine})
+	m, err := data.MergeShards(args, fl.out, data.MergeOptions{Overwrite: fl.overwrite, MaxLineBytes: fl.maxLine, AllowOtherBuild: fl.others})
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/internal/errmark"
-	"github.com/mpdf/mpdf/internal/version"
 )
 
 // shard sets the tasks p plays: all of them, or with cfg.Shards those of
@@ -69,6 +68,11 @@ func (p *collectPlan) shard(cfg CollectConfig, client *Client, e *Env) error {
 			if d := old.Same(rec); d != "" {
 				return fmt.Errorf("%s: this run has %s: resume with the first run's flags", recPath, d)
 			}
+			if old.Build != rec.Build {
+				// One shard's episodes come from one build; its cache makes
+				// starting it over cheap when the prompts did not change.
+				return fmt.Errorf("%s was collected by %s, this is %s: resume with that build, or start the shard over (its response cache answers the calls that did not change)", cfg.Out, old.Build, rec.Build)
+			}
 		}
 	} else if _, err := os.Lstat(cfg.Out); err == nil && !cfg.Overwrite {
 		return fmt.Errorf("%s %w", cfg.Out, ErrExists)
@@ -97,7 +101,6 @@ func (p *collectPlan) inputs(cfg CollectConfig, client *Client, e *Env) (map[str
 		temp = strconv.FormatFloat(*t, 'g', -1, 64)
 	}
 	in := map[string]string{
-		"mpdf":           version.Build(),
 		"tasks_sha256":   hex.EncodeToString(h.Sum(nil)),
 		"policy":         p.policy,
 		"seed":           strconv.FormatUint(p.seed, 10),
