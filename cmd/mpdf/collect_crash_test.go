@@ -458,3 +458,63 @@ func taskIDs(from, to int) []string {
 	}
 	return ids
 }
+
+// contentServer answers each request with reply(question), nil meaning
+// "content": null.
+func contentServer(t *testing.T, reply func(q string) *string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
+			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+			return
+		}
+		q := ""
+		if i := strings.Index(req.Messages[0].Content, "Q-"); i >= 0 {
+			q = req.Messages[0].Content[i : i+4]
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"model": req.Model,
+			"choices": []any{map[string]any{"finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": reply(q)}}}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// A reply over --max-reply-bytes stops the collection with an error naming
+// the flag, keeping the finished episodes; null content is counted and
+// warned of (issue 34, causes 8 and 13).
+func TestCollectReplyCapAndNullContent(t *testing.T) {
+	bin := mpdfBinary(t)
+	dir := t.TempDir()
+	tasks := crashTasks(t, dir, 4)
+	long, ok := strings.Repeat("7", 5000), "The total is \\boxed{42}."
+	srv := contentServer(t, func(q string) *string {
+		if q == "Q-03" {
+			return &long
+		}
+		return &ok
+	})
+	out := filepath.Join(dir, "cap.jsonl")
+	args := []string{"collect", "--base-url", srv.URL + "/v1", "--model", "m", "--tasks-file", tasks, "--policy", "debate",
+		"--rounds", "1", "--agents", "2", "--no-judge", "--concurrency", "1", "--retries", "0", "-q", "--max-reply-bytes", "4096", "--out", out}
+	b, err := exec.Command(bin, args...).CombinedOutput()
+	if err == nil || !strings.Contains(string(b), "5000 bytes") || !strings.Contains(string(b), "--max-reply-bytes") || !strings.Contains(string(b), "kept 3 episodes") {
+		t.Fatalf("a reply over the cap: %v\n%s", err, b)
+	}
+	if ids, c, _ := countEpisodes(out); strings.Join(ids, ",") != "t0,t1,t2" || c.Rejected != 0 {
+		t.Errorf("after the cap: %v %v, want t0,t1,t2", ids, c)
+	}
+
+	null := contentServer(t, func(string) *string { return nil })
+	out = filepath.Join(dir, "null.jsonl")
+	args[2], args[len(args)-1] = null.URL+"/v1", out
+	b, err = exec.Command(bin, args...).CombinedOutput()
+	if err != nil || !strings.Contains(string(b), "warning: 16 of 16 answers had null content") {
+		t.Errorf("null content: %v\n%s", err, b)
+	}
+}
