@@ -82,7 +82,7 @@ func (fl *collectFlags) config(f *pflag.FlagSet) (llm.CollectConfig, error) {
 		return cc, errors.New("--no-cache keeps no cache: drop --cache and --cache-from")
 	case fl.noCache:
 	case cc.Cache == "":
-		cc.Cache = cc.Out + ".cache"
+		cc.Cache = llm.CachePath(cc.Out)
 	}
 	cc.Client, err = fl.client(f)
 	return cc, err

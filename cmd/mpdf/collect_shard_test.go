@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -109,9 +110,19 @@ func TestShardedCollectMergesToTheUnshardedBytes(t *testing.T) {
 			}
 			merged := filepath.Join(dir, "merged"+ext)
 			// Given in any order.
-			say := runBin(t, bin, "data", "merge", shards[2], shards[0], shards[1], "--out", merged)
-			if !strings.Contains(say, "merged 3 shards: 20 episodes of 10 tasks") {
+			joined := filepath.Join(dir, "joined"+ext+".cache")
+			say := runBin(t, bin, "data", "merge", shards[2], shards[0], shards[1], "--out", merged, "--cache-out", joined)
+			if !strings.Contains(say, "merged 3 shards: 20 episodes of 10 tasks") || !strings.Contains(say, "joined 3 shard caches into "+joined) {
 				t.Errorf("merge said %q", say)
+			}
+			// The joined cache answers an unsharded re-run entirely.
+			rerun := filepath.Join(dir, "rerun"+ext)
+			say = runBin(t, bin, shardArgs(srv, tasks, rerun, "--cache-from", joined)...)
+			if !regexp.MustCompile(`calls: [1-9]\d* requests, 0 attempts`).MatchString(say) || !strings.Contains(say, ", 0 added") {
+				t.Errorf("a re-run reading the joined cache said:\n%s", say)
+			}
+			if a, b := mustRead(t, single), mustRead(t, rerun); !bytes.Equal(a, b) {
+				t.Error("the re-run from the joined cache differs from the single run")
 			}
 			a, _ := os.ReadFile(single)
 			b, _ := os.ReadFile(merged)
@@ -243,6 +254,12 @@ func TestShardKilledResumesThenMerges(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	tearTail(t, data.SpoolPath(shards[killed]))
+	// Run again without --resume (and other flags): refused before its
+	// record is touched, so the resume below still finds the killed run's.
+	if b, err := exec.Command(bin, collectArgs(newGateServer(t, -1), tasks, shards[killed], "--shard", arg(killed), "--seed", "5")...).CombinedOutput(); err == nil ||
+		!strings.Contains(string(b), "left mid-way") {
+		t.Errorf("a killed shard run again without --resume: %v\n%s", err, b)
+	}
 
 	merged := filepath.Join(dir, "merged.jsonl")
 	b, err := exec.Command(bin, "data", "merge", shards[0], shards[1], "--out", merged).CombinedOutput()

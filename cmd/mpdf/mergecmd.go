@@ -39,8 +39,8 @@ func (fl *mergeFlags) Run(cmd *cobra.Command, args []string) error {
 	}
 	var caches []string
 	for _, s := range args {
-		if _, err := os.Stat(s + ".cache"); err == nil {
-			caches = append(caches, s+".cache")
+		if _, err := os.Stat(llm.CachePath(s)); err == nil {
+			caches = append(caches, llm.CachePath(s))
 		}
 	}
 	n, err := llm.MergeCaches(fl.cache, caches)

@@ -53,6 +53,11 @@ type cachedResponse struct {
 	UsageKnown   bool   `json:"usage_known,omitempty"`
 }
 
+// CachePath is the response cache of a collection writing to out when
+// none is named: FILE.cache beside it (where data merge's callers find the
+// shards' caches to join).
+func CachePath(out string) string { return out + ".cache" }
+
 // cacheOpenTimeout bounds the wait for a cache another process holds.
 const cacheOpenTimeout = time.Second
 

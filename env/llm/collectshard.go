@@ -76,6 +76,9 @@ func (p *collectPlan) shard(cfg CollectConfig, client *Client, e *Env) error {
 		}
 	} else if _, err := os.Lstat(cfg.Out); err == nil && !cfg.Overwrite {
 		return fmt.Errorf("%s %w", cfg.Out, ErrExists)
+	} else if fi, err := os.Lstat(data.SpoolPath(cfg.Out)); err == nil && fi.Size() > 0 && !cfg.Overwrite {
+		// Checked before the record is rewritten: it must stay the killed run's.
+		return errmark.Mark(fmt.Errorf("%s was left mid-way: %s holds its finished episodes", cfg.Out, data.SpoolPath(cfg.Out)), ErrMidway)
 	}
 	return data.WriteCollectShard(recPath, rec)
 }
