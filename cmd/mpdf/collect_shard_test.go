@@ -286,3 +286,41 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// Two builds of one checkout with different executables (here: one
+// stripped) record the same build, so their shards merge; the build is
+// named by the sources, not the executable's bytes.
+func TestShardsOfTwoBuildsOfOneCheckoutMerge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds mpdf twice")
+	}
+	dir := t.TempDir()
+	bins := []string{filepath.Join(dir, "mpdf-a"), filepath.Join(dir, "mpdf-b")}
+	for i, flags := range [][]string{{"-buildvcs=false"}, {"-buildvcs=false", "-ldflags=-s -w"}} {
+		if b, err := exec.Command("go", append(append([]string{"build"}, flags...), "-o", bins[i], ".")...).CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, b)
+		}
+	}
+	if a, b := mustRead(t, bins[0]), mustRead(t, bins[1]); bytes.Equal(a, b) {
+		t.Fatal("the two builds are the same executable: the test shows nothing")
+	}
+	srv := newSeededServer(t)
+	tasks := filepath.Join(dir, "tasks.jsonl")
+	var b strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&b, `{"id":"t%d","question":"what is %d + 2?","gold":"%d","kind":"gsm"}`+"\n", i, 40+i, 42+i)
+	}
+	os.WriteFile(tasks, []byte(b.String()), 0o644)
+	var parts []string
+	for k, bin := range bins {
+		part := filepath.Join(dir, fmt.Sprintf("part-%d.jsonl", k))
+		runBin(t, bin, shardArgs(srv, tasks, part, "--shard", fmt.Sprintf("%d/2", k))...)
+		parts = append(parts, part)
+	}
+	r0, _ := data.ReadCollectShard(data.ShardRecordPath(parts[0]))
+	r1, _ := data.ReadCollectShard(data.ShardRecordPath(parts[1]))
+	if r0 == nil || r1 == nil || r0.Build != r1.Build || !strings.Contains(r0.Build, " sources ") {
+		t.Fatalf("the shards' builds: %v / %v, want one build named by its sources", r0, r1)
+	}
+	runBin(t, bins[0], "data", "merge", parts[0], parts[1], "--out", filepath.Join(dir, "merged.jsonl"))
+}
