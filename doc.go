@@ -11,7 +11,7 @@
 //
 //	internal/testenv  what tests need beyond Go (PyTorch oracle, shared transcripts, Chromium): skip locally, fail under CI
 //	internal/browser  headless Chromium for the HTML pages' tests, over the DevTools protocol's pipe
-//	internal/version  which build of mpdf runs: its module version and VCS revision
+//	internal/version  which build of mpdf runs: its module version and VCS revision, else the hash of its embedded sources
 //	internal/errmark  an error marked with a sentinel (one may name a setting), its message unchanged, or a setting out of range named by its key: a library's errors a caller words
 //	internal/progress progress of long work on stderr: a bar on a terminal, plain lines elsewhere
 //	internal/jsonscan the byte-level JSON scanner of the fast paths (data's decision lines, serve's requests; transcripts' numbers)

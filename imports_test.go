@@ -31,7 +31,7 @@ var layers = []layer{
 	{".", "the module's doc; the architecture test and the update-step benchmarks", nil},
 	{"internal/testenv", "what tests need beyond Go (PyTorch oracle, shared transcripts, Chromium): skip locally, fail under CI", nil},
 	{"internal/browser", "headless Chromium for the HTML pages' tests, over the DevTools protocol's pipe", nil},
-	{"internal/version", "which build of mpdf runs: its module version and VCS revision", nil},
+	{"internal/version", "which build of mpdf runs: its module version and VCS revision, else the hash of its embedded sources", []string{"."}},
 	{"internal/errmark", "an error marked with a sentinel (one may name a setting), its message unchanged, or a setting out of range named by its key: a library's errors a caller words", nil},
 	{"internal/progress", "progress of long work on stderr: a bar on a terminal, plain lines elsewhere", nil},
 	{"internal/jsonscan", "the byte-level JSON scanner of the fast paths (data's decision lines, serve's requests; transcripts' numbers)", nil},
@@ -75,6 +75,7 @@ var owners = map[string][]string{
 	"gonum.org/v1/plot":              {"plots"},
 	"gonum.org/v1/gonum":             {"nn", "trainer", "env", "data"},
 	"github.com/prometheus/":         {"serve"},
+	"go.etcd.io/bbolt":               {"env/llm"},
 	"golang.org/x/sys/cpu":           {"nn"},
 	"github.com/mmcloughlin/avo":     {"nn/_generate"}, // its own module: never a dependency of nn
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mpdf/mpdf/internal/jsonscan"
+	"github.com/mpdf/mpdf/internal/version"
 	"github.com/mpdf/mpdf/outfile"
 )
 
@@ -91,6 +92,11 @@ type CollectShard struct {
 	// policy, seed, rounds, team, model...): every shard of a collection
 	// has the same.
 	Inputs map[string]string `json:"inputs"`
+	// Build is the build of mpdf that collected the shard (version.Build:
+	// module version and VCS revision, else the hash of its sources, and
+	// the toolchain). MergeShards refuses shards of different builds unless
+	// told (MergeOptions.AllowOtherBuild).
+	Build string `json:"build,omitempty"`
 	// Tasks are this shard's tasks, in the order they are played: the
 	// order of the tasks file.
 	Tasks []ShardTask `json:"tasks"`
@@ -107,10 +113,11 @@ const (
 	shardRecordVersion = 1
 )
 
-// NewCollectShard returns the record of shard k of n.
+// NewCollectShard returns the record of shard k of n, collected by this
+// build (version.Build).
 func NewCollectShard(k, n, totalTasks, episodes int, inputs map[string]string, tasks []ShardTask) *CollectShard {
 	return &CollectShard{Format: shardRecordFormat, Version: shardRecordVersion, Shard: k, Shards: n, Rule: ShardRule,
-		TotalTasks: totalTasks, Episodes: episodes, Inputs: inputs, Tasks: tasks}
+		TotalTasks: totalTasks, Episodes: episodes, Inputs: inputs, Build: version.Build(), Tasks: tasks}
 }
 
 // WriteCollectShard writes s to path atomically.

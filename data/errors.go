@@ -69,4 +69,7 @@ var (
 	ErrNoShardRecord = errors.New("no shard record")
 	// ErrExists: the output exists and MergeOptions.Overwrite is not set.
 	ErrExists = errors.New("output exists")
+	// ErrOtherBuild: shards of different builds (CollectShard.Build), and
+	// MergeOptions.AllowOtherBuild is not set.
+	ErrOtherBuild = errors.New("shards of different builds")
 )

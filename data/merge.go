@@ -1,11 +1,13 @@
 package data
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 
 	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/outfile"
@@ -15,7 +17,31 @@ import (
 type MergeOptions struct {
 	Overwrite    bool // replace an existing output (else it is refused)
 	MaxLineBytes int  // longest record line read or written; 0 = the default
+	// AllowOtherBuild merges shards collected by different builds of mpdf
+	// (refused otherwise: ErrOtherBuild); the provenance record says so.
+	AllowOtherBuild bool
 }
+
+// MergeProvenance is the record MergeShards writes beside its output
+// (MergeRecordPath): the shards merged, each with its build, and whether
+// shards of different builds were allowed.
+type MergeProvenance struct {
+	Format          string        `json:"format"` // "mpdf-collect-merge"
+	Version         int           `json:"version"`
+	Shards          []MergedShard `json:"shards"`
+	Builds          []string      `json:"builds"` // the distinct builds, in shard order
+	AllowOtherBuild bool          `json:"allow_other_build"`
+}
+
+// MergedShard is one shard of a merge.
+type MergedShard struct {
+	Path  string `json:"path"`
+	Shard int    `json:"shard"`
+	Build string `json:"build"`
+}
+
+// MergeRecordPath is where MergeShards records the provenance of out.
+func MergeRecordPath(out string) string { return out + ".merge.json" }
 
 // Merged is what MergeShards wrote.
 type Merged struct {
@@ -57,6 +83,9 @@ func MergeShards(shards []string, out string, opts MergeOptions) (Merged, error)
 		if err != nil {
 			return m, err
 		}
+		if _, err := os.Lstat(SpoolPath(path)); err == nil {
+			return m, fmt.Errorf("%s was left mid-way: its finished episodes wait in %s, out of order (resume its collection first: it puts them in order and plays the missing ones)", path, SpoolPath(path))
+		}
 		if i > 0 {
 			if d := recs[0].Same(r); d != "" {
 				return m, fmt.Errorf("%s is not a shard of the collection of %s: %s", path, shards[0], d)
@@ -67,6 +96,16 @@ func MergeShards(shards []string, out string, opts MergeOptions) (Merged, error)
 		}
 		byIndex[r.Shard] = i
 		recs[i] = r
+	}
+	prov := MergeProvenance{Format: "mpdf-collect-merge", Version: 1, AllowOtherBuild: opts.AllowOtherBuild}
+	for i, r := range recs {
+		prov.Shards = append(prov.Shards, MergedShard{Path: shards[i], Shard: r.Shard, Build: r.Build})
+		if !slices.Contains(prov.Builds, r.Build) {
+			prov.Builds = append(prov.Builds, r.Build)
+		}
+		if r.Build != recs[0].Build && !opts.AllowOtherBuild {
+			return m, errmark.Mark(fmt.Errorf("%s was collected by %q, %s by %q", shards[0], recs[0].Build, shards[i], r.Build), ErrOtherBuild)
+		}
 	}
 	n := recs[0].Shards
 	for k := range n {
@@ -156,6 +195,13 @@ func MergeShards(shards []string, out string, opts MergeOptions) (Merged, error)
 	if err := w.Close(); err != nil {
 		return m, err
 	}
+	b, err := json.MarshalIndent(prov, "", "  ")
+	if err == nil {
+		err = outfile.WriteLine(MergeRecordPath(out), b)
+	}
+	if err != nil {
+		return m, fmt.Errorf("%s is merged, its provenance not: %w", out, err)
+	}
 	m.Shards, m.Tasks = n, total
 	return m, nil
 }
@@ -178,7 +224,7 @@ func nextEpisode(r *Reader, path, task string, e, eps int) (*Episode, error) {
 		return nil, fmt.Errorf("%s: a decision record: not a collection's output", rec.Pos)
 	}
 	if rec.Episode.Task != task {
-		return nil, fmt.Errorf("%s: task %q, want episode %d of %d of task %q (the shard's record and episodes disagree)", rec.Pos, rec.Episode.Task, e, eps, task)
+		return nil, fmt.Errorf("%s: task %q, want episode %d of %d of task %q: the shard is incomplete, or its record and episodes disagree (resume its collection first)", rec.Pos, rec.Episode.Task, e, eps, task)
 	}
 	return rec.Episode, nil
 }

@@ -56,7 +56,24 @@ type RunOptions struct {
 	// Context, when set, stops Play with its error before the next
 	// episode is delivered (a signal during a long evaluation).
 	Context context.Context
+	// Unordered delivers each episode as soon as it ends, whatever the
+	// episodes before it in task order are doing, and plays one episode
+	// per job: a slow episode holds one worker, never the others, and at
+	// most Workers episodes are in memory. The episodes are the same as
+	// ordered (each draws from its own streams); only their order differs,
+	// and Index restores it. A writer that must keep every finished
+	// episode through a crash wants this (env/llm's Collect).
+	Unordered bool
+	// Skip, when set, leaves out episode ep of the task numbered task (an
+	// episode a resumed run already holds): it is not played, and the
+	// others draw what they would have drawn.
+	Skip func(task, ep int) bool
 }
+
+// Index is the place of episode ep of the k-th task of the run
+// (RunOptions.Tasks, or the first tasks) in the order Play delivers
+// episodes when ordered: task order, then episode order.
+func Index(k, ep, episodes int) int { return k*max(episodes, 1) + ep }
 
 // DefaultBatch is the number of episodes a worker plays in lockstep when
 // RunOptions.Batch is 0: enough rows for the batched forward pass to pay
@@ -160,6 +177,9 @@ func Play(e Env, pol metapolicy.Policy, opts RunOptions, emit func(*data.Episode
 		return fmt.Errorf("env: %s cannot play policy %s: its agents refine without seeing the peers, "+
 			"and every refine of this environment reflects them (it would be a debate under another name)", e.Name(), pol.Name())
 	}
+	if opts.Unordered || opts.Skip != nil {
+		return playEach(e, pol, p, &opts, emit)
+	}
 	total := len(p.tasks) * p.episodes
 	chunks := (total + p.batch - 1) / p.batch
 	bp := metapolicy.Batch(pol)
@@ -200,6 +220,123 @@ func Play(e Env, pol metapolicy.Policy, opts RunOptions, emit func(*data.Episode
 		return nil
 	}
 	return runParallel(chunks, p.workers, play, deliver)
+}
+
+// playEach plays the episodes not skipped one per job; with
+// opts.Unordered it delivers each as it ends, else in task order.
+func playEach(e Env, pol metapolicy.Policy, p plan, opts *RunOptions, emit func(*data.Episode) error) error {
+	var ks []int // the episodes to play, by place in task-then-episode order
+	for j, task := range p.tasks {
+		for ep := range p.episodes {
+			if opts.Skip == nil || !opts.Skip(task, ep) {
+				ks = append(ks, j*p.episodes+ep)
+			}
+		}
+	}
+	total := len(ks)
+	bp := metapolicy.Batch(pol)
+	play := func(i int) played { return playBatch(e, pol, bp, p, ks[i:i+1], opts)[0] }
+	done := 0
+	deliver := func(_ int, r played) error {
+		if r.err != nil {
+			return r.err
+		}
+		done++
+		if opts.Context != nil {
+			if err := opts.Context.Err(); err != nil {
+				return fmt.Errorf("env: stopped after %d of %d episodes: %w", done-1, total, err)
+			}
+		}
+		if err := emit(r.ep); err != nil {
+			return err
+		}
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+		return nil
+	}
+	if total == 0 {
+		return nil
+	}
+	if !opts.Unordered {
+		if p.workers == 1 {
+			for i := range total {
+				if err := deliver(i+1, play(i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		return runParallel(total, p.workers, play, deliver)
+	}
+	// Unordered: an episode that ended is handed over even when the run is
+	// stopping (its calls are paid); only new episodes stop.
+	return runUnordered(total, p.workers, play, func(_ int, r played) error {
+		if r.err != nil {
+			return r.err
+		}
+		done++
+		if err := emit(r.ep); err != nil {
+			return err
+		}
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+		if opts.Context != nil {
+			if err := opts.Context.Err(); err != nil {
+				return fmt.Errorf("env: stopped after %d of %d episodes: %w", done, total, err)
+			}
+		}
+		return nil
+	})
+}
+
+// runUnordered plays items 0..total-1 on workers goroutines and delivers
+// each as it ends. A worker takes the next item as soon as it has handed
+// over its last, so the others stay busy whatever one item does, and at
+// most workers items are in play or waiting. After the first error of
+// deliver no item starts; the ones in play end and are delivered (their
+// errors dropped), and the first error is returned.
+func runUnordered[R any](total, workers int, play func(int) R, deliver func(int, R) error) error {
+	type result struct {
+		k int
+		r R
+	}
+	jobs := make(chan int)
+	results := make(chan result)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(jobs)
+		for k := range total {
+			select {
+			case jobs <- k:
+			case <-quit:
+				return
+			}
+		}
+	})
+	var players sync.WaitGroup
+	for range min(workers, total) {
+		players.Go(func() {
+			for k := range jobs {
+				results <- result{k, play(k)}
+			}
+		})
+	}
+	go func() {
+		players.Wait()
+		close(results)
+	}()
+	var first error
+	for r := range results {
+		if err := deliver(r.k+1, r.r); err != nil && first == nil {
+			first = err
+			close(quit)
+		}
+	}
+	wg.Wait()
+	return first
 }
 
 // played is one episode's outcome: the episode, or the error that ended it.

@@ -28,7 +28,7 @@ type collectFlags struct {
 	cc                               llm.CollectConfig
 	backend, policy, shard, urlsFile string
 	baseURLs                         []string
-	greedy, quiet, asJSON            bool
+	greedy, quiet, asJSON, noCache   bool
 }
 
 // Run runs the collection the flags ask for (llm.Collect) and says what
@@ -77,6 +77,13 @@ func (fl *collectFlags) config(f *pflag.FlagSet) (llm.CollectConfig, error) {
 		}
 	}
 	cc.Policy, cc.PolicyFile, cc.Greedy = pol, pol.Path, fl.greedy && pol.Learned
+	switch {
+	case fl.noCache && (cc.Cache != "" || len(cc.CacheFrom) > 0):
+		return cc, errors.New("--no-cache keeps no cache: drop --cache and --cache-from")
+	case fl.noCache:
+	case cc.Cache == "":
+		cc.Cache = llm.CachePath(cc.Out)
+	}
 	cc.Client, err = fl.client(f)
 	return cc, err
 }
@@ -132,6 +139,10 @@ func (fl *collectFlags) Add(cmd *cobra.Command) {
 	f.BoolVar(&fl.cc.Options.NoJudge, "no-judge", false, "skip the judge call (the LLM grading the answer) after each answer (confidences missing)")
 	f.BoolVar(&fl.cc.Options.ConcedeCall, "concede-call", false, "a conceding agent restates the adopted solution with a call (default: no call)")
 	f.BoolVar(&fl.cc.Options.NoSeed, "no-seed", false, "send no per-call seed to the server")
+	f.IntVar(&fl.cc.Client.MaxReplyBytes, "max-reply-bytes", llm.DefaultMaxReplyBytes, "longest reply taken (content and reasoning, bytes): a longer one stops the run, keeping the finished episodes; it bounds an episode's memory")
+	f.StringVar(&fl.cc.Cache, "cache", "", "response cache file: every answer kept, a request it holds not sent (default: --out's name + .cache)")
+	f.StringArrayVar(&fl.cc.CacheFrom, "cache-from", nil, "another response cache, only read (another shard's); repeatable")
+	f.BoolVar(&fl.noCache, "no-cache", false, "keep no response cache")
 	shared(f, &fl.quiet, "quiet", "q")
 	shared(f, &fl.asJSON, "json", "")
 	shared(f, &fl.cc.Resume, "resume", "", ": keep its episodes, play only the missing ones (same flags as the first run)")

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -129,7 +130,9 @@ func countEpisodes(path string) (ids []string, c data.Counts, errs []*data.Recor
 	return ids, r.Counts(), r.Errors()
 }
 
-// startUntil starts cmd and waits until path holds want whole episodes.
+// startUntil starts cmd and waits until path holds want whole episodes
+// (a collection's finished episodes are in its spool, data.SpoolPath,
+// until it ends).
 func startUntil(t *testing.T, cmd *exec.Cmd, path string, want int) {
 	t.Helper()
 	if err := cmd.Start(); err != nil {
@@ -161,7 +164,8 @@ func TestCollectSurvivesKill9AndResumes(t *testing.T) {
 			out := filepath.Join(dir, name)
 			srv := newGateServer(t, 2*callsPerEpisode)
 			cmd := exec.Command(bin, collectArgs(srv, tasks, out)...)
-			startUntil(t, cmd, out, 2)
+			spool := data.SpoolPath(out)
+			startUntil(t, cmd, spool, 2)
 			// A second collection into the same output is refused while
 			// the first runs, naming it.
 			b, err := exec.Command(bin, collectArgs(newGateServer(t, -1), tasks, out, "--resume")...).CombinedOutput()
@@ -171,25 +175,25 @@ func TestCollectSurvivesKill9AndResumes(t *testing.T) {
 			cmd.Process.Signal(syscall.SIGKILL)
 			cmd.Wait()
 
-			ids, c, _ := countEpisodes(out)
+			ids, c, _ := countEpisodes(spool)
 			if strings.Join(ids, ",") != "t0,t1" || c.Rejected != 0 {
 				t.Fatalf("after kill -9: episodes %v, counts %v; want t0,t1 whole", ids, c)
 			}
 			// A kill in the middle of a write leaves a torn record: add one.
-			tearTail(t, out)
-			if _, c, errs := countEpisodes(out); c.Rejected != 1 || !errs[0].Torn {
+			tearTail(t, spool)
+			if _, c, errs := countEpisodes(spool); c.Rejected != 1 || !errs[0].Torn {
 				t.Fatalf("torn tail: counts %v, errors %v; want one torn record reported", c, errs)
 			}
 
-			// Without --resume the file is not touched.
-			before, _ := os.ReadFile(out)
+			// Without --resume the spool is not touched.
+			before, _ := os.ReadFile(spool)
 			srv2 := newGateServer(t, -1)
 			if b, err := exec.Command(bin, collectArgs(srv2, tasks, out)...).CombinedOutput(); err == nil ||
-				!strings.Contains(string(b), "--resume") {
-				t.Fatalf("collect over an existing output: %v\n%s", err, b)
+				!strings.Contains(string(b), "left mid-way") || !strings.Contains(string(b), "--resume") {
+				t.Fatalf("collect over a killed run's spool: %v\n%s", err, b)
 			}
-			if after, _ := os.ReadFile(out); !bytes.Equal(before, after) {
-				t.Fatal("a refused collect changed the output")
+			if after, _ := os.ReadFile(spool); !bytes.Equal(before, after) {
+				t.Fatal("a refused collect changed the spool")
 			}
 
 			// The killed run's lock died with it.
@@ -203,6 +207,9 @@ func TestCollectSurvivesKill9AndResumes(t *testing.T) {
 			ids, c, _ = countEpisodes(out)
 			if strings.Join(ids, ",") != "t0,t1,t2,t3,t4,t5" || c.Rejected != 0 {
 				t.Fatalf("after --resume: episodes %v, counts %v; want every task once", ids, c)
+			}
+			if _, err := os.Lstat(spool); err == nil {
+				t.Error("the spool outlived the finished collection")
 			}
 			for q, want := range map[string]int{"Q-00": 0, "Q-01": 0, "Q-02": callsPerEpisode, "Q-05": callsPerEpisode} {
 				if got := srv2.asked(q); got != want {
@@ -255,7 +262,7 @@ func TestCollectSIGTERMKeepsEpisodes(t *testing.T) {
 	cmd := exec.Command(bin, collectArgs(srv, tasks, out)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	startUntil(t, cmd, out, 3)
+	startUntil(t, cmd, data.SpoolPath(out), 3)
 	cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()
 	var ee *exec.ExitError
@@ -289,7 +296,8 @@ func TestCollectDiskFullKeepsEpisodes(t *testing.T) {
 	out := filepath.Join(dir, "live.jsonl")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperFileSizeLimit$")
 	cmd.Env = append(os.Environ(), "MPDF_TEST_FSIZE="+strconv.FormatInt(limit, 10),
-		"MPDF_TEST_EXEC="+strings.Join(append([]string{bin}, collectArgs(srv, tasks, out)...), "\x1f"))
+		// The size limit is per file: a cache (bbolt pages) would hit it first.
+		"MPDF_TEST_EXEC="+strings.Join(append([]string{bin}, collectArgs(srv, tasks, out, "--no-cache")...), "\x1f"))
 	b, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(b), "file too large") || !strings.Contains(string(b), "kept 2 episodes") {
 		t.Fatalf("collect past the size limit: %v\n%s", err, b)
@@ -321,4 +329,192 @@ func TestHelperFileSizeLimit(t *testing.T) {
 	err := syscall.Exec(argv[0], argv, env)
 	t.Fatal(err)
 	io.WriteString(os.Stderr, "unreachable")
+}
+
+// slowServer answers every request at once but the deliberation calls
+// (round ≥ 1: the request carries the agent's own answer back) about
+// question slow, which wait until the test ends: one slow episode among
+// fast ones, as a long-tailed model gives. It counts what it received per
+// question.
+func slowServer(t *testing.T, slow string) *gateServer {
+	s := &gateServer{open: -1, questions: map[string]int{}}
+	release := make(chan struct{})
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
+			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+			return
+		}
+		q := ""
+		if i := strings.Index(req.Messages[0].Content, "Q-"); i >= 0 {
+			q = req.Messages[0].Content[i : i+4]
+		}
+		s.mu.Lock()
+		s.served++
+		s.questions[q]++
+		s.mu.Unlock()
+		if q == slow && len(req.Messages) > 1 {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": "c1", "object": "chat.completion", "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": "The total is \\boxed{42}."}}},
+			"usage": map[string]any{"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
+		})
+	}))
+	t.Cleanup(s.Close)
+	t.Cleanup(func() { close(release) })
+	return s
+}
+
+// A collection stopped (kill -9, SIGTERM) while its first task's episode
+// hangs keeps every episode that had ended after it: with --concurrency 4
+// the other episodes go on past the slow one and are committed as they end;
+// --resume plays only the slow task, sending only the requests its
+// response cache lacks (the slow episode's round-1 calls, not its paid
+// round 0), and writes every task in task order.
+func TestCollectStoppedBehindSlowEpisodeKeepsTheRest(t *testing.T) {
+	bin := mpdfBinary(t)
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			const n = 12
+			tasks := crashTasks(t, dir, n)
+			out := filepath.Join(dir, "live.jsonl.gz")
+			spool := data.SpoolPath(out)
+			srv := slowServer(t, "Q-00")
+			cmd := exec.Command(bin, collectArgs(srv, tasks, out, "--concurrency", "4")...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			startUntil(t, cmd, spool, n-1)
+			cmd.Process.Signal(sig)
+			cmd.Wait()
+
+			kept, want := out, strings.Join(taskIDs(1, n), ",")
+			if sig == syscall.SIGKILL {
+				kept = spool // the killed run left its episodes in the spool, in the order they ended
+			} else if !strings.Contains(stderr.String(), fmt.Sprintf("kept %d episodes", n-1)) {
+				t.Errorf("stderr after SIGTERM:\n%s", stderr.String())
+			}
+			ids, c, _ := countEpisodes(kept)
+			if sig == syscall.SIGKILL {
+				slices.Sort(ids)
+				w := taskIDs(1, n)
+				slices.Sort(w)
+				want = strings.Join(w, ",")
+			}
+			if strings.Join(ids, ",") != want || c.Rejected != 0 {
+				t.Fatalf("after %v: %s holds %v (counts %v), want %s", sig, kept, ids, c, want)
+			}
+
+			srv2 := slowServer(t, "")
+			say := runBin(t, bin, collectArgs(srv2, tasks, out, "--concurrency", "4", "--resume")...)
+			if !strings.Contains(say, fmt.Sprintf("wrote %d episodes", n)) {
+				t.Errorf("--resume said:\n%s", say)
+			}
+			// Round 0 of the slow episode (2 calls) was answered and cached
+			// before the stop: only its 2 round-1 calls are sent again.
+			if got := srv2.asked("Q-00"); got != 2 {
+				t.Errorf("--resume sent %d requests about the slow task, want its 2 uncached ones", got)
+			}
+			if srv2.served != 2 {
+				t.Errorf("--resume sent %d requests in all, want 2", srv2.served)
+			}
+			if !strings.Contains(say, "2 answers taken from it") {
+				t.Errorf("--resume's report does not count the 2 cached answers:\n%s", say)
+			}
+			ids, c, _ = countEpisodes(out)
+			if strings.Join(ids, ",") != strings.Join(taskIDs(0, n), ",") || c.Rejected != 0 {
+				t.Fatalf("after --resume: %v (counts %v), want every task once in task order", ids, c)
+			}
+			// Byte for byte what an uninterrupted collection writes.
+			single := filepath.Join(dir, "single.jsonl.gz")
+			runBin(t, bin, collectArgs(slowServer(t, ""), tasks, single, "--concurrency", "4")...)
+			a, _ := os.ReadFile(single)
+			b, _ := os.ReadFile(out)
+			if !bytes.Equal(a, b) {
+				t.Error("the stopped-then-resumed output differs from the uninterrupted one")
+			}
+		})
+	}
+}
+
+// taskIDs are t<from> ... t<to−1>.
+func taskIDs(from, to int) []string {
+	var ids []string
+	for i := from; i < to; i++ {
+		ids = append(ids, fmt.Sprintf("t%d", i))
+	}
+	return ids
+}
+
+// contentServer answers each request with reply(question), nil meaning
+// "content": null.
+func contentServer(t *testing.T, reply func(q string) *string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
+			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+			return
+		}
+		q := ""
+		if i := strings.Index(req.Messages[0].Content, "Q-"); i >= 0 {
+			q = req.Messages[0].Content[i : i+4]
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"model": req.Model,
+			"choices": []any{map[string]any{"finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": reply(q)}}}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// A reply over --max-reply-bytes stops the collection with an error naming
+// the flag, keeping the finished episodes; null content is counted and
+// warned of (issue 34, causes 8 and 13).
+func TestCollectReplyCapAndNullContent(t *testing.T) {
+	bin := mpdfBinary(t)
+	dir := t.TempDir()
+	tasks := crashTasks(t, dir, 4)
+	long, ok := strings.Repeat("7", 5000), "The total is \\boxed{42}."
+	srv := contentServer(t, func(q string) *string {
+		if q == "Q-03" {
+			return &long
+		}
+		return &ok
+	})
+	out := filepath.Join(dir, "cap.jsonl")
+	args := []string{"collect", "--base-url", srv.URL + "/v1", "--model", "m", "--tasks-file", tasks, "--policy", "debate",
+		"--rounds", "1", "--agents", "2", "--no-judge", "--concurrency", "1", "--retries", "0", "-q", "--max-reply-bytes", "4096", "--out", out}
+	b, err := exec.Command(bin, args...).CombinedOutput()
+	if err == nil || !strings.Contains(string(b), "5000 bytes") || !strings.Contains(string(b), "--max-reply-bytes") || !strings.Contains(string(b), "kept 3 episodes") {
+		t.Fatalf("a reply over the cap: %v\n%s", err, b)
+	}
+	if ids, c, _ := countEpisodes(out); strings.Join(ids, ",") != "t0,t1,t2" || c.Rejected != 0 {
+		t.Errorf("after the cap: %v %v, want t0,t1,t2", ids, c)
+	}
+
+	null := contentServer(t, func(string) *string { return nil })
+	out = filepath.Join(dir, "null.jsonl")
+	args[2], args[len(args)-1] = null.URL+"/v1", out
+	b, err = exec.Command(bin, args...).CombinedOutput()
+	if err != nil || !strings.Contains(string(b), "warning: 16 of 16 answers had null content") {
+		t.Errorf("null content: %v\n%s", err, b)
+	}
 }

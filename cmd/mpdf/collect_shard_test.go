@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -109,9 +110,19 @@ func TestShardedCollectMergesToTheUnshardedBytes(t *testing.T) {
 			}
 			merged := filepath.Join(dir, "merged"+ext)
 			// Given in any order.
-			say := runBin(t, bin, "data", "merge", shards[2], shards[0], shards[1], "--out", merged)
-			if !strings.Contains(say, "merged 3 shards: 20 episodes of 10 tasks") {
+			joined := filepath.Join(dir, "joined"+ext+".cache")
+			say := runBin(t, bin, "data", "merge", shards[2], shards[0], shards[1], "--out", merged, "--cache-out", joined)
+			if !strings.Contains(say, "merged 3 shards: 20 episodes of 10 tasks") || !strings.Contains(say, "joined 3 shard caches into "+joined) {
 				t.Errorf("merge said %q", say)
+			}
+			// The joined cache answers an unsharded re-run entirely.
+			rerun := filepath.Join(dir, "rerun"+ext)
+			say = runBin(t, bin, shardArgs(srv, tasks, rerun, "--cache-from", joined)...)
+			if !regexp.MustCompile(`calls: [1-9]\d* requests, 0 attempts`).MatchString(say) || !strings.Contains(say, ", 0 added") {
+				t.Errorf("a re-run reading the joined cache said:\n%s", say)
+			}
+			if a, b := mustRead(t, single), mustRead(t, rerun); !bytes.Equal(a, b) {
+				t.Error("the re-run from the joined cache differs from the single run")
 			}
 			a, _ := os.ReadFile(single)
 			b, _ := os.ReadFile(merged)
@@ -142,16 +153,26 @@ func TestShardedCollectMergesToTheUnshardedBytes(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec, err := data.ReadCollectShard(data.ShardRecordPath(shards[2]))
-			if err != nil || rec.Inputs["mpdf"] == "" {
-				t.Fatalf("shard record without the mpdf build: %v %v", err, rec)
+			if err != nil || !strings.HasPrefix(rec.Build, "mpdf ") || strings.Contains(rec.Build, "executable") {
+				t.Fatalf("shard record without the mpdf build, or naming its executable: %v %v", err, rec)
 			}
-			rec.Inputs["mpdf"] = "mpdf v9.9.9 go1.99"
+			mine := rec.Build
+			rec.Build = "mpdf v9.9.9 go1.99 amd64"
 			if err := data.WriteCollectShard(data.ShardRecordPath(build), rec); err != nil {
 				t.Fatal(err)
 			}
-			refused("a shard of another build", build+" is not a shard of the collection of "+shards[0]+`: mpdf "mpdf v9.9.9 go1.99"`, shards[0], shards[1], build)
+			refused("a shard of another build", fmt.Sprintf("%s was collected by %q, %s by %q: merge shards of one build, or give --allow-other-build", shards[0], mine, build, rec.Build), shards[0], shards[1], build)
+			// Told to, it merges them, and the provenance says so.
+			other := filepath.Join(dir, "otherbuild"+ext)
+			runBin(t, bin, "data", "merge", shards[0], shards[1], build, "--out", other, "--allow-other-build")
+			if a, b := mustRead(t, single), mustRead(t, other); !bytes.Equal(a, b) {
+				t.Error("the merge across builds differs from the single run")
+			}
+			if prov := string(mustRead(t, data.MergeRecordPath(other))); !strings.Contains(prov, `"allow_other_build": true`) || !strings.Contains(prov, rec.Build) || !strings.Contains(prov, mine) {
+				t.Errorf("the merged provenance does not record both builds and the override:\n%s", prov)
+			}
 			// Shards of another N.
-			other := filepath.Join(dir, "other"+ext)
+			other = filepath.Join(dir, "other"+ext)
 			runBin(t, bin, shardArgs(srv, tasks, other, "--shard", "1/4")...)
 			refused("shards of different N", other+" is not a shard of the collection of "+shards[0]+": 4 shards, not 3", shards[0], other, shards[2])
 			// An unsharded output has no record.
@@ -229,10 +250,16 @@ func TestShardKilledResumesThenMerges(t *testing.T) {
 	arg := func(k int) string { return fmt.Sprintf("%d/2", k) }
 	runBin(t, bin, collectArgs(newGateServer(t, -1), tasks, shards[1-killed], "--shard", arg(1-killed))...)
 	cmd := exec.Command(bin, collectArgs(newGateServer(t, 2*callsPerEpisode), tasks, shards[killed], "--shard", arg(killed))...)
-	startUntil(t, cmd, shards[killed], 2)
+	startUntil(t, cmd, data.SpoolPath(shards[killed]), 2)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	tearTail(t, shards[killed])
+	tearTail(t, data.SpoolPath(shards[killed]))
+	// Run again without --resume (and other flags): refused before its
+	// record is touched, so the resume below still finds the killed run's.
+	if b, err := exec.Command(bin, collectArgs(newGateServer(t, -1), tasks, shards[killed], "--shard", arg(killed), "--seed", "5")...).CombinedOutput(); err == nil ||
+		!strings.Contains(string(b), "left mid-way") {
+		t.Errorf("a killed shard run again without --resume: %v\n%s", err, b)
+	}
 
 	merged := filepath.Join(dir, "merged.jsonl")
 	b, err := exec.Command(bin, "data", "merge", shards[0], shards[1], "--out", merged).CombinedOutput()
@@ -249,4 +276,51 @@ func TestShardKilledResumesThenMerges(t *testing.T) {
 	if !bytes.Equal(a, m) {
 		t.Fatal("the merge of a killed-then-resumed shard differs from the single run")
 	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Two builds of one checkout with different executables (here: one
+// stripped) record the same build, so their shards merge; the build is
+// named by the sources, not the executable's bytes.
+func TestShardsOfTwoBuildsOfOneCheckoutMerge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds mpdf twice")
+	}
+	dir := t.TempDir()
+	bins := []string{filepath.Join(dir, "mpdf-a"), filepath.Join(dir, "mpdf-b")}
+	for i, flags := range [][]string{{"-buildvcs=false"}, {"-buildvcs=false", "-ldflags=-s -w"}} {
+		if b, err := exec.Command("go", append(append([]string{"build"}, flags...), "-o", bins[i], ".")...).CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, b)
+		}
+	}
+	if a, b := mustRead(t, bins[0]), mustRead(t, bins[1]); bytes.Equal(a, b) {
+		t.Fatal("the two builds are the same executable: the test shows nothing")
+	}
+	srv := newSeededServer(t)
+	tasks := filepath.Join(dir, "tasks.jsonl")
+	var b strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&b, `{"id":"t%d","question":"what is %d + 2?","gold":"%d","kind":"gsm"}`+"\n", i, 40+i, 42+i)
+	}
+	os.WriteFile(tasks, []byte(b.String()), 0o644)
+	var parts []string
+	for k, bin := range bins {
+		part := filepath.Join(dir, fmt.Sprintf("part-%d.jsonl", k))
+		runBin(t, bin, shardArgs(srv, tasks, part, "--shard", fmt.Sprintf("%d/2", k))...)
+		parts = append(parts, part)
+	}
+	r0, _ := data.ReadCollectShard(data.ShardRecordPath(parts[0]))
+	r1, _ := data.ReadCollectShard(data.ShardRecordPath(parts[1]))
+	if r0 == nil || r1 == nil || r0.Build != r1.Build || !strings.Contains(r0.Build, " sources ") {
+		t.Fatalf("the shards' builds: %v / %v, want one build named by its sources", r0, r1)
+	}
+	runBin(t, bins[0], "data", "merge", parts[0], parts[1], "--out", filepath.Join(dir, "merged.jsonl"))
 }

@@ -236,6 +236,15 @@ func TestRecipesShardedCollect(t *testing.T) {
 		r.run(nil, "bash", filepath.Join(recipeDir, "slurm-collect-merge.sbatch"))
 		calls := r.calls("collect")
 		checkShards(t, calls, last+1)
+		// A 1-based array (--array=1-4) is refused before any call.
+		for _, sbatch := range []string{"slurm-collect.sbatch", "slurm-study.sbatch"} {
+			cmd := exec.Command("bash", filepath.Join(recipeDir, sbatch))
+			cmd.Env = append(slices.Clone(r.env), "SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_MAX=4", "SLURM_ARRAY_TASK_COUNT=4")
+			b, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(string(b), "want --array=0-3") || len(r.calls("collect")) != len(calls) || len(r.calls("study")) != 0 {
+				t.Errorf("%s with --array=1-4: %v\n%s\nwant refused before any mpdf call", sbatch, err, b)
+			}
+		}
 		single := filepath.Join(t.TempDir(), "single.jsonl.zst")
 		r.unsharded(calls[0], single)
 		sameFile(t, single, filepath.Join(data, "runs", "collect.jsonl.zst"))
@@ -245,7 +254,7 @@ func TestRecipesShardedCollect(t *testing.T) {
 		crashTasks(t, data, 10)
 		r := newRecipeRunner(t, data)
 		job := readJob(t, filepath.Join(recipeDir, "k8s-collect-job.yaml"))
-		r.runJob(job, "DATA="+data, "MPDF_BASE_URL="+srv.URL+"/v1")
+		r.runJob(job, "DATA="+data, "MPDF_BASE_URLS_FILE=", "MPDF_BASE_URL="+srv.URL+"/v1")
 		r.runJob(readJob(t, filepath.Join(recipeDir, "k8s-collect-merge-job.yaml")), "DATA="+data)
 		calls := r.calls("collect")
 		checkShards(t, calls, job.completions)

@@ -58,11 +58,12 @@ type Request struct {
 // Response is the first choice of a completion.
 type Response struct {
 	Content      string // the message content; "" when the server sent null
+	Null         bool   // the server sent "content": null (counted: Stats.NullContent)
 	Reasoning    string // "reasoning_content", when the server splits it off
 	FinishReason string // "stop", "length", ...
 	Model        string // the model the server says answered
 	Usage        Usage
-	Attempts     int // attempts made, 1 when the first succeeded
+	Attempts     int // attempts made, 1 when the first succeeded, 0 when the cache answered
 }
 
 // Usage is the server's token count of one completion. Known is false when
@@ -85,6 +86,13 @@ type Stats struct {
 	PromptTokens     int64 // from the server's usage
 	CompletionTokens int64
 	MissingUsage     int64 // successful answers without usage
+	// Cached counts the answers taken from Config.Cache: no request sent,
+	// no token paid (they are not in the token counts).
+	Cached int64
+	// NullContent counts answers whose content was null: recorded as
+	// empty replies (a server that cannot answer, or one that put the
+	// whole reply elsewhere), which the report warns about.
+	NullContent int64
 }
 
 // Client sends chat completions to an OpenAI-compatible server, or spreads
@@ -109,6 +117,7 @@ type Client struct {
 	moved                                 atomic.Int64
 	promptTokens, completionTokens        atomic.Int64
 	missingUsage                          atomic.Int64
+	cached, nullContent                   atomic.Int64
 }
 
 // NewClient checks cfg, fills its defaults and returns a client.
@@ -155,6 +164,7 @@ func (c *Client) Stats() Stats {
 		Requests: c.requests.Load(), Attempts: c.attempts.Load(), Retries: c.retries.Load(), Moved: c.moved.Load(),
 		Failures: c.failures.Load(), PromptTokens: c.promptTokens.Load(),
 		CompletionTokens: c.completionTokens.Load(), MissingUsage: c.missingUsage.Load(),
+		Cached: c.cached.Load(), NullContent: c.nullContent.Load(),
 	}
 }
 
@@ -169,9 +179,19 @@ func (c *Client) Stats() Stats {
 func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	c.requests.Add(1)
 	resp, err := c.chat(ctx, req)
+	if err == nil {
+		err = c.checkReply(resp)
+	}
 	if err != nil {
 		c.failures.Add(1)
 		return resp, err
+	}
+	if resp.Null {
+		c.nullContent.Add(1)
+	}
+	if resp.Attempts == 0 { // from the cache: nothing paid now
+		c.cached.Add(1)
+		return resp, nil
 	}
 	if resp.Usage.Known {
 		c.promptTokens.Add(int64(resp.Usage.PromptTokens))
@@ -193,12 +213,22 @@ func (c *Client) chat(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return Response{}, fmt.Errorf("llm: encode request: %w", err)
 	}
+	if c.cfg.Cache != nil {
+		if resp, ok := c.cfg.Cache.get(body); ok {
+			return resp, nil
+		}
+	}
 	retries, moves := 0, 0
 	failed := "" // the endpoint of the last failed attempt
 	for attempt := 1; ; attempt++ {
 		resp, url, err := c.attempt(ctx, body, failed)
 		if err == nil {
 			resp.Attempts = attempt
+			if c.cfg.Cache != nil { // paid: kept before it is used, whatever happens next
+				if err := c.cfg.Cache.put(body, resp); err != nil {
+					return resp, err
+				}
+			}
 			return resp, nil
 		}
 		if ctx.Err() != nil {
@@ -233,6 +263,16 @@ func (c *Client) chat(ctx context.Context, req Request) (Response, error) {
 			return Response{Attempts: attempt}, fmt.Errorf("llm: POST %s: %w (waiting to retry after: %v)", url, serr, err)
 		}
 	}
+}
+
+// checkReply refuses a reply longer than Config.MaxReplyBytes: a reply
+// goes into the peers' prompts of the next round and into the episode, so
+// the cap bounds an episode's memory (docs/operations.md has the sum).
+func (c *Client) checkReply(r Response) error {
+	if n := len(r.Content) + len(r.Reasoning); n > c.cfg.MaxReplyBytes {
+		return fmt.Errorf("llm: %w: %d bytes of content and reasoning, over the cap of %d (MaxReplyBytes)", ErrReplyTooLong, n, c.cfg.MaxReplyBytes)
+	}
+	return nil
 }
 
 // errTransport marks a request that failed before a status came back

@@ -52,6 +52,12 @@ type CollectConfig struct {
 	Out               string
 	Resume, Overwrite bool
 	MaxLineBytes      int // longest record line written or read
+	// Cache, when set, is the response cache file (OpenCache): every
+	// answer is kept there as it comes, and a request it holds is not sent
+	// (a resumed or re-run collection pays for no call twice). CacheFrom
+	// are more caches only read (other shards', say), after Cache.
+	Cache     string
+	CacheFrom []string
 	// Hint, when set, ends the error of a collection that stopped with
 	// episodes kept in Out: how to go on (e.g. the command to resume).
 	Hint string
@@ -114,6 +120,7 @@ type Collection struct {
 	// Endpoints are the client's endpoints with their calls, tokens and
 	// errors, in the order Client.BaseURL and BaseURLs gave them.
 	Endpoints []EndpointStats
+	Cache     *CacheStats // the response cache, when there is one
 
 	out, policy             string // for the report
 	tasks, episodes, rounds int
@@ -128,8 +135,9 @@ func (c *Collection) MarshalJSON() ([]byte, error) {
 		Model     string          `json:"model"`
 		Client    Stats           `json:"client"`
 		Endpoints []EndpointStats `json:"endpoints"`
+		Cache     *CacheStats     `json:"cache,omitempty"`
 		Results   env.Results     `json:"results"`
-	}{c.out, c.Written + c.Kept, c.Model, c.Stats, c.Endpoints, env.Results{c.Result}})
+	}{c.out, c.Written + c.Kept, c.Model, c.Stats, c.Endpoints, c.Cache, env.Results{c.Result}})
 }
 
 // WriteText reports the collection: what was written (or that nothing
@@ -147,6 +155,13 @@ func (c *Collection) WriteText(w io.Writer) error {
 	st := c.Stats
 	fmt.Fprintf(w, "calls: %d requests, %d attempts, %d retries, %d failed; tokens: %d prompt, %d completion (%d answers without usage)\n",
 		st.Requests, st.Attempts, st.Retries, st.Failures, st.PromptTokens, st.CompletionTokens, st.MissingUsage)
+	if st.NullContent > 0 {
+		fmt.Fprintf(w, "warning: %d answers had null content, recorded as empty replies\n", st.NullContent)
+	}
+	if cs := c.Cache; cs != nil {
+		fmt.Fprintf(w, "cache: %s holds %d responses in %.1f MB; %d answers taken from it (no request sent), %d added\n",
+			cs.Path, cs.Responses, float64(cs.Bytes)/1e6, cs.Hits, cs.Added)
+	}
 	if len(c.Endpoints) > 1 {
 		writeEndpoints(w, c.Endpoints, st.Moved)
 	}
@@ -172,15 +187,20 @@ func writeEndpoints(w io.Writer, eps []EndpointStats, moved int64) {
 }
 
 // Collect plays cfg.Policy with the team of cfg.Options through the
-// server of cfg.Client and commits every episode to cfg.Out as it ends
-// (flushed, its own compressed member, synced), so that an error, an
-// interrupt (cfg.Options.Context cancelled) or even a kill keeps every
-// episode finished before it. One collection writes to an Out at a time:
+// server of cfg.Client. Each episode is committed as it ends, whatever the
+// episodes before it in task order are doing, to a spool beside cfg.Out
+// (data.SpoolPath: appended, flushed and synced), and when the run ends —
+// finished, failed or interrupted (cfg.Options.Context cancelled) — Out
+// is written from the spool in task order, then the spool removed. So an
+// error, an interrupt or even a kill keeps every episode that had ended,
+// and one slow episode holds one of the cfg.Client.Concurrency episodes
+// in play, never the others. One collection writes to an Out at a time:
 // another is refused while this one holds Out's lock (outfile.TryLock).
-// With cfg.Resume the episodes already in Out are kept (a torn last
-// record dropped) and only the missing ones are played; they must come
-// from the same policy, seed, tasks, server, model, team and rounds. On
-// an error before any episode was collected, Out is left as it was.
+// With cfg.Resume the episodes already in Out and in a spool left by a
+// killed run are kept (a torn last record dropped) and only the missing
+// ones are played; they must come from the same policy, seed, tasks,
+// server, model, team and rounds. On an error before any episode was
+// collected, Out is left as it was.
 func Collect(cfg CollectConfig) (*Collection, error) {
 	if cfg.Resume && cfg.Overwrite {
 		return nil, errors.New("llm: collect: Resume keeps Out's episodes, Overwrite replaces them: give one")
@@ -188,6 +208,12 @@ func Collect(cfg CollectConfig) (*Collection, error) {
 	if err := cfg.resolve(); err != nil {
 		return nil, err
 	}
+	// A failed episode stops the others at once: their calls would be
+	// paid for episodes the run drops.
+	parent := cmp.Or(cfg.Options.Context, context.Background())
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	cfg.Options.Context = ctx
 	client, err := NewClient(cfg.Client)
 	if err != nil {
 		return nil, err
@@ -204,46 +230,85 @@ func Collect(cfg CollectConfig) (*Collection, error) {
 		return nil, err
 	}
 	defer lock.Unlock()
+	if cfg.Cache != "" {
+		cache, err := openCaches(cfg.Cache, cfg.CacheFrom)
+		if err != nil {
+			return nil, err
+		}
+		defer cache.Close()
+		client.cfg.Cache = cache
+	}
 	p := collectPlan{policy: cfg.Policy.Name(), seed: cfg.Seed, source: e.Name(), agents: e.opts.Agents,
 		rounds: cfg.Rounds, episodes: cfg.Episodes, tasks: cfg.Tasks}
 	if err := p.shard(cfg, client, e); err != nil {
 		return nil, err
 	}
-	w, kept, err := p.open(cfg)
+	sp, kept, err := p.open(cfg)
 	if err != nil {
 		return nil, err
 	}
-	c := &Collection{Model: client.cfg.Model, Kept: kept.Records, out: cfg.Out, policy: p.policy,
+	c := &Collection{Model: client.cfg.Model, Kept: kept, out: cfg.Out, policy: p.policy,
 		tasks: len(p.play), episodes: cfg.Episodes, rounds: cfg.Rounds}
 	todo := p.remaining()
 	if len(todo) == 0 {
-		c.Result, c.Stats, c.Endpoints = p.tally.Result(), client.Stats(), client.Endpoints()
-		return c, w.Close()
+		c.Stats, c.Endpoints = client.Stats(), client.Endpoints()
+		return c, p.settle(cfg, c, sp)
 	}
 	progress := progressOf(cfg, client)
 	opts := env.RunOptions{Tasks: todo, Episodes: cfg.Episodes, Rounds: cfg.Rounds, Seed: cfg.Seed,
-		Greedy: cfg.Greedy, Workers: client.cfg.Concurrency, Progress: progress}
+		Greedy: cfg.Greedy, Workers: client.cfg.Concurrency, Progress: progress, Context: ctx, Unordered: true,
+		Skip: func(task, ep int) bool { return p.done[env.EpisodeID(p.policy, p.seed, p.tasks[task].ID, ep)] }}
 	if progress != nil {
-		progress(0, len(todo)*cfg.Episodes)
+		progress(0, p.missing())
 	}
 	err = env.Play(e, cfg.Policy, opts, func(ep *data.Episode) error {
-		if p.done[ep.ID] { // a task played again replays its kept episodes
-			return nil
-		}
-		if err := w.WriteEpisode(ep); err != nil {
-			return err
-		}
-		if err := w.Commit(); err != nil {
+		if err := sp.Add(ep, true); err != nil {
 			return err
 		}
 		c.Written++
-		return p.tally.Add(ep)
+		return nil
 	})
-	c.Result, c.Stats, c.Endpoints = p.tally.Result(), client.Stats(), client.Endpoints()
 	if err != nil {
-		return c, p.stopped(cfg, c, w, err)
+		cancel(err)
 	}
-	return c, w.Close()
+	c.Stats, c.Endpoints = client.Stats(), client.Endpoints()
+	if client.cfg.Cache != nil {
+		cs := client.cfg.Cache.Stats()
+		c.Cache = &cs
+	}
+	if n := c.Stats.NullContent; n > 0 && cfg.Log != nil {
+		fmt.Fprintf(cfg.Log, "collect: warning: %d of %d answers had null content, recorded as empty replies (is the model served with a chat template? does it put its reply elsewhere?)\n", n, c.Stats.Requests)
+	}
+	if err != nil {
+		return c, p.stopped(cfg, c, sp, err)
+	}
+	return c, p.settle(cfg, c, sp)
+}
+
+// openCaches opens the cache at path to write and those of from to read.
+func openCaches(path string, from []string) (*Cache, error) {
+	c, err := OpenCache(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range from {
+		if err := c.AddReadOnly(f); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// settle writes Out from the spool in task order, tallying the episodes,
+// and removes the spool.
+func (p *collectPlan) settle(cfg CollectConfig, c *Collection, sp *data.Spool) error {
+	if _, err := sp.WriteOrdered(cfg.Out, p.ids(), p.tally.Add); err != nil {
+		sp.Close()
+		return fmt.Errorf("%w (every finished episode is kept in %s: resume to write %s)", err, sp.Path(), cfg.Out)
+	}
+	c.Result = p.tally.Result()
+	return sp.Remove()
 }
 
 // progressOf is cfg.Progress followed, with several endpoints, by
@@ -268,15 +333,15 @@ func progressOf(cfg CollectConfig, client *Client) func(done, total int) {
 	}
 }
 
-// stopped ends a collection that failed with err: Out is left as it was
-// when nothing was collected; otherwise every episode was committed as it
-// came and Close keeps them (after a failed write, cutting the torn one off).
-func (p *collectPlan) stopped(cfg CollectConfig, c *Collection, w *data.Writer, err error) error {
+// stopped ends a collection that failed with err: Out and the spool are
+// left as they were when nothing was collected; otherwise Out is written
+// from the spool in task order (settle), with the episodes it holds.
+func (p *collectPlan) stopped(cfg CollectConfig, c *Collection, sp *data.Spool, err error) error {
 	if errors.Is(err, context.Canceled) {
 		err = errors.New("interrupted")
 	}
 	if c.Written+c.Kept == 0 {
-		w.Abort()
+		sp.Remove() // nothing in it
 		return err
 	}
 	hint := ""
@@ -284,7 +349,7 @@ func (p *collectPlan) stopped(cfg CollectConfig, c *Collection, w *data.Writer, 
 		hint = "; " + cfg.Hint
 	}
 	return errors.Join(fmt.Errorf("%w (kept %d episodes in %s, %d of them from this run%s; %d requests, %d failed)",
-		err, c.Written+c.Kept, cfg.Out, c.Written, hint, c.Stats.Requests, c.Stats.Failures), w.Close())
+		err, c.Written+c.Kept, cfg.Out, c.Written, hint, c.Stats.Requests, c.Stats.Failures), p.settle(cfg, c, sp))
 }
 
 // collectPlan is what one collection plays and, on resume, what Out
@@ -300,31 +365,104 @@ type collectPlan struct {
 	tally          *env.Tally
 }
 
-// open creates Out, or with Resume continues it: its episodes must be
-// ones this plan plays (same policy, seed, tasks, source, team and rounds).
-func (p *collectPlan) open(cfg CollectConfig) (*data.Writer, data.Continued, error) {
+// open opens the spool beside Out. Without Resume, Out and a spool left
+// by a killed run are refused unless Overwrite (which drops them). With
+// Resume, the spool's episodes and Out's are kept: Out's are added to the
+// spool (those it lacks), so that the spool holds every episode kept; Out
+// stays as it was until settle replaces it.
+func (p *collectPlan) open(cfg CollectConfig) (*data.Spool, int64, error) {
 	p.done = map[string]bool{}
 	p.tally = &env.Tally{Policy: p.policy}
-	out := cfg.Out
+	out, spool := cfg.Out, data.SpoolPath(cfg.Out)
 	if !cfg.Resume {
-		if _, err := os.Lstat(out); err == nil && !cfg.Overwrite {
-			return nil, data.Continued{}, fmt.Errorf("%s %w", out, ErrExists)
+		_, outErr := os.Lstat(out)
+		sfi, spErr := os.Lstat(spool)
+		switch {
+		case cfg.Overwrite:
+			if spErr == nil {
+				if err := os.Remove(spool); err != nil {
+					return nil, 0, err
+				}
+			}
+		case outErr == nil:
+			return nil, 0, fmt.Errorf("%s %w", out, ErrExists)
+		case spErr == nil && sfi.Size() > 0:
+			return nil, 0, errmark.Mark(fmt.Errorf("%s was left mid-way: %s holds its finished episodes", out, spool), ErrMidway)
 		}
-		w, err := data.Create(out)
-		if err != nil {
-			return nil, data.Continued{}, err
-		}
-		w.SetMaxLineBytes(cfg.MaxLineBytes)
-		return w, data.Continued{}, nil
+		sp, _, err := data.OpenSpool(spool, cfg.MaxLineBytes, nil)
+		return sp, 0, err
 	}
-	w, c, err := data.Continue(out, data.ReaderOptions{MaxLineBytes: cfg.MaxLineBytes}, p.keep(p.want()))
+	want := p.want()
+	check := p.keep(want)
+	sp, info, err := data.OpenSpool(spool, cfg.MaxLineBytes, check)
 	if err != nil {
-		return nil, c, errmark.Mark(err, ErrResume)
+		return nil, 0, errmark.Mark(err, ErrResume)
 	}
-	if c.Torn != nil && cfg.Log != nil {
-		fmt.Fprintf(cfg.Log, "collect: dropped the torn last record of %s (%s)\n", out, c.Torn)
+	if info.Torn && cfg.Log != nil {
+		fmt.Fprintf(cfg.Log, "collect: dropped the torn last record of %s\n", spool)
 	}
-	return w, c, nil
+	if _, err := os.Lstat(out); err == nil {
+		if err := p.fold(cfg, sp, check); err != nil {
+			sp.Close()
+			return nil, 0, errmark.Mark(err, ErrResume)
+		}
+	}
+	return sp, int64(sp.Len()), nil
+}
+
+// fold adds Out's episodes the spool lacks to it (one sync at the end: Out
+// keeps them until the spool has).
+func (p *collectPlan) fold(cfg CollectConfig, sp *data.Spool, check func(*data.Episode) error) error {
+	r, err := data.Open([]string{cfg.Out}, data.ReaderOptions{MaxLineBytes: cfg.MaxLineBytes, KeepErrors: -1})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return sp.Sync()
+		}
+		var re *data.RecordError
+		if errors.As(err, &re) && re.Torn {
+			if cfg.Log != nil {
+				fmt.Fprintf(cfg.Log, "collect: dropped the torn last record of %s (%s)\n", cfg.Out, re)
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%w (the file holds a record its writer would not write)", err)
+		}
+		if rec.Episode == nil {
+			return fmt.Errorf("%s: a decision record: not a collection's output", rec.Pos)
+		}
+		if sp.Has(rec.Episode.ID) {
+			continue // added by a run killed after writing Out, before removing the spool
+		}
+		if err := check(rec.Episode); err != nil {
+			return fmt.Errorf("%s: %w", rec.Pos, err)
+		}
+		if err := sp.Add(rec.Episode, false); err != nil {
+			return err
+		}
+	}
+}
+
+// ids are the plan's episode ids in task order, then episode order: the
+// order of Out.
+func (p *collectPlan) ids() []string {
+	ids := make([]string, 0, len(p.play)*p.episodes)
+	for _, k := range p.play {
+		for e := range p.episodes {
+			ids = append(ids, env.EpisodeID(p.policy, p.seed, p.tasks[k].ID, e))
+		}
+	}
+	return ids
+}
+
+// missing is the number of the plan's episodes still to play.
+func (p *collectPlan) missing() int {
+	return len(p.play)*p.episodes - len(p.done)
 }
 
 // want is the set of the plan's episode ids.
@@ -339,13 +477,10 @@ func (p *collectPlan) want() map[string]bool {
 	return want
 }
 
-// keep checks a record of the output being resumed and tallies it.
-func (p *collectPlan) keep(want map[string]bool) func(data.Record) error {
-	return func(rec data.Record) error {
-		ep := rec.Episode
+// keep checks an episode of the output being resumed and marks it done.
+func (p *collectPlan) keep(want map[string]bool) func(*data.Episode) error {
+	return func(ep *data.Episode) error {
 		switch {
-		case ep == nil:
-			return errors.New("a decision record: not a collection's output")
 		case !want[ep.ID]:
 			return errmark.Mark(fmt.Errorf("episode %q is not one of this collection's (policy %s, seed %d, %d tasks × %d episodes)",
 				ep.ID, p.policy, p.seed, len(p.play), p.episodes), ErrForeign)
@@ -357,7 +492,7 @@ func (p *collectPlan) keep(want map[string]bool) func(data.Record) error {
 			return fmt.Errorf("episode %q has %d agents and %d rounds, this run %d and %d", ep.ID, ep.Agents, len(ep.Rounds)-1, p.agents, p.rounds)
 		}
 		p.done[ep.ID] = true
-		return p.tally.Add(ep)
+		return nil
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/internal/errmark"
-	"github.com/mpdf/mpdf/internal/version"
 )
 
 // shard sets the tasks p plays: all of them, or with cfg.Shards those of
@@ -69,9 +68,17 @@ func (p *collectPlan) shard(cfg CollectConfig, client *Client, e *Env) error {
 			if d := old.Same(rec); d != "" {
 				return fmt.Errorf("%s: this run has %s: resume with the first run's flags", recPath, d)
 			}
+			if old.Build != rec.Build {
+				// One shard's episodes come from one build; its cache makes
+				// starting it over cheap when the prompts did not change.
+				return fmt.Errorf("%s was collected by %s, this is %s: resume with that build, or start the shard over (its response cache answers the calls that did not change)", cfg.Out, old.Build, rec.Build)
+			}
 		}
 	} else if _, err := os.Lstat(cfg.Out); err == nil && !cfg.Overwrite {
 		return fmt.Errorf("%s %w", cfg.Out, ErrExists)
+	} else if fi, err := os.Lstat(data.SpoolPath(cfg.Out)); err == nil && fi.Size() > 0 && !cfg.Overwrite {
+		// Checked before the record is rewritten: it must stay the killed run's.
+		return errmark.Mark(fmt.Errorf("%s was left mid-way: %s holds its finished episodes", cfg.Out, data.SpoolPath(cfg.Out)), ErrMidway)
 	}
 	return data.WriteCollectShard(recPath, rec)
 }
@@ -97,7 +104,6 @@ func (p *collectPlan) inputs(cfg CollectConfig, client *Client, e *Env) (map[str
 		temp = strconv.FormatFloat(*t, 'g', -1, 64)
 	}
 	in := map[string]string{
-		"mpdf":           version.Build(),
 		"tasks_sha256":   hex.EncodeToString(h.Sum(nil)),
 		"policy":         p.policy,
 		"seed":           strconv.FormatUint(p.seed, 10),

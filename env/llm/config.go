@@ -73,6 +73,15 @@ type Config struct {
 	// server.
 	MaxTokens int
 
+	// MaxReplyBytes caps one reply (content and reasoning): a longer one
+	// is an error (ErrReplyTooLong), not retried; 0 means
+	// DefaultMaxReplyBytes. Replies go into the peers' prompts and the
+	// episode, so the cap bounds what an episode holds.
+	MaxReplyBytes int
+	// Cache, when set, answers a request it holds without sending it,
+	// and keeps every answer the server gives (see Cache).
+	Cache *Cache
+
 	// HTTPClient sends the requests; nil means a client of the package's
 	// own with keep-alive connections for Concurrency requests. Its own
 	// Timeout, if any, applies on top of Timeout.
@@ -103,6 +112,10 @@ const (
 	DefaultBackoffMax     = 30 * time.Second
 	DefaultMaxRetryAfter  = 60 * time.Second
 	DefaultConcurrency    = 4
+	// DefaultMaxReplyBytes is 256 KiB, some 64k tokens of text: room for
+	// a reasoning model's longest answers, while a 3-agent, 3-round
+	// episode stays under 32 MB (docs/operations.md).
+	DefaultMaxReplyBytes = 256 << 10
 )
 
 // Environment variables read by ConfigFromEnv, first found wins.
@@ -185,6 +198,8 @@ func (c *Config) withDefaults() ([]string, error) {
 		return nil, errmark.Bad(configScope, "per_endpoint", c.PerEndpoint, "negative; want ≥ 0 (0: the concurrency over the endpoints)")
 	case c.MaxTokens < 0:
 		return nil, errmark.Bad(configScope, "max_tokens", c.MaxTokens, "negative; want ≥ 0 (0: the server's)")
+	case c.MaxReplyBytes < 0 || c.MaxReplyBytes > maxBody:
+		return nil, errmark.Bad(configScope, "max_reply_bytes", c.MaxReplyBytes, fmt.Sprintf("want 0 ≤ bytes ≤ %d, what one answer's body may hold (0: %d)", maxBody, DefaultMaxReplyBytes))
 	case c.Backoff.Initial < 0 || c.Backoff.Max < 0 || c.MaxRetryAfter < 0:
 		return nil, fmt.Errorf("llm: config: backoff: negative duration")
 	case !(c.Backoff.Jitter >= 0 && c.Backoff.Jitter <= 1):
@@ -216,6 +231,9 @@ func (c *Config) withDefaults() ([]string, error) {
 	}
 	if c.Concurrency == 0 {
 		c.Concurrency = DefaultConcurrency
+	}
+	if c.MaxReplyBytes == 0 {
+		c.MaxReplyBytes = DefaultMaxReplyBytes
 	}
 	if c.PerEndpoint == 0 {
 		c.PerEndpoint = (c.Concurrency + len(endpoints) - 1) / len(endpoints)

@@ -2,8 +2,11 @@
 // OpenAI chat-completions API — vLLM, llama.cpp's llama-server, Ollama, or
 // a hosted endpoint — and records them as data.Episodes that the trainer
 // reads (the recorded environment is env/replay). [Collect] plays a policy
-// and commits every episode to a file as it ends, resumable after an
-// interrupt or a kill: what mpdf collect runs.
+// and commits every episode as it ends, in whatever order episodes end, to
+// a spool beside its output, written in task order when the run ends;
+// every answer goes to a response [Cache] (bbolt) as it comes. A run is
+// resumable after an interrupt or a kill, paying for no call twice: what
+// mpdf collect runs.
 //
 //	tasks, err := llm.ReadTasks("gsm.jsonl")
 //	cfg := llm.ConfigFromEnv() // MPDF_OPENAI_BASE_URL, MPDF_OPENAI_MODEL, MPDF_OPENAI_API_KEY

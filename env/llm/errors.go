@@ -71,6 +71,11 @@ var (
 	ErrNotShard = errors.New("not a shard's output")
 	// ErrOtherShard: Out is another shard's.
 	ErrOtherShard = errors.New("another shard's output")
+	// ErrMidway: a killed collection left its finished episodes in Out's
+	// spool (data.SpoolPath), neither Resume nor Overwrite was asked.
+	ErrMidway = errors.New("left mid-way")
+	// ErrReplyTooLong: a reply is longer than Config.MaxReplyBytes.
+	ErrReplyTooLong = errors.New("reply too long")
 )
 
 // The settings a Config cannot go without, which a caller words in terms

@@ -80,6 +80,9 @@ func encodeResponse(t *testing.T, r Response) []byte {
 		Content          *string `json:"content"`
 		ReasoningContent *string `json:"reasoning_content"`
 	}{"assistant", &r.Content, &r.Reasoning}
+	if r.Null {
+		c.Message.Content = nil
+	}
 	w.Choices = []wireChoice{c}
 	if r.Usage.Known {
 		w.Usage = &wireUsage{PromptTokens: &r.Usage.PromptTokens, CompletionTokens: &r.Usage.CompletionTokens}

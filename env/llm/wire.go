@@ -67,7 +67,7 @@ func decodeResponse(body []byte, status int) (Response, error) {
 	if c.Message == nil {
 		return Response{}, fmt.Errorf("llm: %w: choices[0] has no message; body starts %s", ErrMalformed, quote(body))
 	}
-	r := Response{Model: w.Model}
+	r := Response{Model: w.Model, Null: c.Message.Content == nil}
 	if c.Message.Content != nil {
 		r.Content = *c.Message.Content
 	}

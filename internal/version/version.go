@@ -4,13 +4,11 @@
 package version
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/mpdf/mpdf"
 )
 
 // Module is mpdf's module path.
@@ -89,11 +87,13 @@ func Describe() string {
 }
 
 // Build names the running build for records that must only be combined
-// with records of the same build (study and collection shards): module
-// version, VCS revision and Go version. A build that names neither
-// version nor revision, or was built from a modified checkout, is also
-// named by its executable's SHA-256, so that two such builds of other
-// code never pass for one.
+// with records of the same build (study and collection shards): what it
+// runs, not its executable's bytes, which differ between two builds of
+// one commit. That is the module version and VCS revision where known,
+// else (a build without VCS information, or from a modified checkout) the
+// SHA-256 of the sources that shape episodes as they were embedded at
+// build (mpdf.SourcesSHA256); then the toolchain, Go version and GOARCH
+// (arm64 fuses multiply-adds, amd64 does not).
 func Build() string {
 	v, rev, dirty := "(unknown)", "", false
 	if i, ok := Read(); ok {
@@ -105,28 +105,9 @@ func Build() string {
 		}
 		dirty = i.Modified
 	}
-	id := fmt.Sprintf("mpdf %s%s %s", v, rev, runtime.Version())
+	id := "mpdf " + v + rev
 	if (v == "(devel)" || v == "(unknown)") && rev == "" || dirty {
-		id += " executable " + executableHash()
+		id += " sources " + mpdf.SourcesSHA256()[:16]
 	}
-	return id
-}
-
-// executableHash is the SHA-256 of the running executable ("unknown" when
-// it cannot be read).
-func executableHash() string {
-	path, err := os.Executable()
-	if err != nil {
-		return "unknown"
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "unknown"
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	return id + " " + runtime.Version() + " " + runtime.GOARCH
 }
