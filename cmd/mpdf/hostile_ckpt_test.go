@@ -4,10 +4,8 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -71,7 +69,7 @@ func TestCheckpointBombBoundedMemory(t *testing.T) {
 		{"train", "--resume", "--out", runDir, "-q"},
 		{"serve", "--policy", bomb, "--addr", "127.0.0.1:0"},
 	} {
-		cmd := exec.Command(bin, args...)
+		cmd, peak := measured(t, bin, args...)
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
@@ -87,8 +85,7 @@ func TestCheckpointBombBoundedMemory(t *testing.T) {
 			<-done
 			t.Fatalf("mpdf %s: still running after 2 minutes\n%s", strings.Join(args, " "), out.String())
 		}
-		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		rssMiB := ru.Maxrss >> 10
+		rssMiB := peak()
 		t.Logf("mpdf %s: peak RSS %d MiB; %s", args[0], rssMiB, strings.TrimSpace(out.String()))
 		if err == nil {
 			t.Errorf("mpdf %s: accepted the bomb", strings.Join(args, " "))

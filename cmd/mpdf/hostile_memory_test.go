@@ -2,10 +2,8 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -18,9 +16,9 @@ import (
 func TestTrainRefusesNetworkOverMemory(t *testing.T) {
 	bin := mpdfBinary(t)
 	out := filepath.Join(t.TempDir(), "run")
-	cmd := exec.Command(bin, "train", "--hidden", "65536,65536,65536", "--out", out, "-q")
+	cmd, peak := measured(t, bin, "train", "--hidden", "65536,65536,65536", "--out", out, "-q")
 	b, err := cmd.CombinedOutput()
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss >> 10
+	rss := peak()
 	t.Logf("peak RSS %d MiB: %s", rss, b)
 	if !memAvailableKnown() {
 		t.Skip("no MemAvailable here: nothing is refused")

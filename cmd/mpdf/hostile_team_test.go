@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -68,15 +67,15 @@ func TestTeamSizeBounded(t *testing.T) {
 		{[]string{"data", "validate", episodes}, "team.jsonl:1: agents: 2000, more than the 64 a team may hold"},
 		{[]string{"train", episodes, "--out", filepath.Join(dir, "run"), "-q"}, "team.jsonl:1: agents: 2000, more than the 64 a team may hold"},
 	} {
-		cmd := exec.Command(bin, c.args...)
+		cmd, peak := measured(t, bin, c.args...)
 		b, err := cmd.CombinedOutput()
-		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		t.Logf("mpdf %s: peak RSS %d MiB: %.300s", c.args[0], ru.Maxrss>>10, b)
+		rss := peak()
+		t.Logf("mpdf %s: peak RSS %d MiB: %.300s", c.args[0], rss, b)
 		if !strings.Contains(string(b), c.want) {
 			t.Errorf("mpdf %s: %v %q, want it to say %q", strings.Join(c.args[:2], " "), err, b, c.want)
 		}
-		if ru.Maxrss>>10 > 200 {
-			t.Errorf("mpdf %s: peak RSS %d MiB, want under 200", c.args[0], ru.Maxrss>>10)
+		if rss > 200 {
+			t.Errorf("mpdf %s: peak RSS %d MiB, want under 200", c.args[0], rss)
 		}
 	}
 	// Under the cap: played, by a learned policy (every agent featurized).
