@@ -21,8 +21,8 @@ type Behaviour struct {
 	// Episodes and Imported count episode records, and those imported
 	// from debate transcripts (mpdf import: a Source of a transcript
 	// layout, data.ImportedFrom: "llm-debate:" or "llm-agora:"), which
-	// record the debate as it was run, one
-	// deterministic behaviour (every agent refines).
+	// record the debate as it was run, one deterministic behaviour (every
+	// agent refines).
 	Episodes, Imported int64
 }
 
