@@ -290,12 +290,13 @@ func (m *model) convert(ep *data.Episode, probs [][][metapolicy.NumActions]float
 // older replay's Source names all its files, not the episode's).
 func origin(source, task string) (model, kind string) {
 	scheme, rest, _ := strings.Cut(source, ":")
-	switch scheme {
-	case "simulator":
+	_, imported := data.ImportedFrom(scheme + ":") // a transcript layout's Source
+	switch {
+	case scheme == "simulator":
 		model, kind = "simulator", "sim"
-	case "openai":
+	case scheme == "openai":
 		model = rest
-	case "replay", "llm-debate", "llm-agora":
+	case scheme == "replay" || imported:
 		file, models, agora := strings.Cut(rest, " models=")
 		if !strings.Contains(file, ",") {
 			meta := transcript.ParseName(file)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/data/transcript"
@@ -8,7 +10,7 @@ import (
 )
 
 func init() {
-	register[importFlags]("import FILES... --out episodes.jsonl [--kind gsm8k|mmlu|arithmetic|math] [--layout auto|debate|agora]", cobra.MinimumNArgs(1))
+	register[importFlags]("import FILES... --out episodes.jsonl [--kind gsm8k|mmlu|arithmetic|math] [--layout "+strings.Join(transcript.LayoutNames(), "|")+"]", cobra.MinimumNArgs(1))
 }
 
 // importFlags are import's flags.

@@ -72,14 +72,16 @@ func ToEpisode(q *Question, opts EpisodeOptions) data.Episode {
 	return ep
 }
 
-// source is the episode's Source: "llm-debate:FILE", or for a heterogeneous
-// team "llm-agora:FILE models=M0,M1,..." (agent k's model k-th). Each turn
+// source is the episode's Source, its layout's scheme
+// (data.TranscriptLayout.Source) and the file: "llm-debate:FILE", or for a
+// heterogeneous team "llm-agora:FILE models=M0,M1,..." (agent k's model
+// k-th). Each turn
 // also records its agent's model (data.Turn.Model, from AgentModels); the
 // models in the Source stay so that a reader of the episode line alone, or
 // of files written before turns had the field, still sees the team.
 func source(q *Question) string {
 	if q.Models == nil {
-		return "llm-debate:" + q.File
+		return sourceScheme(LayoutDebate) + ":" + q.File
 	}
-	return "llm-agora:" + q.File + " models=" + strings.Join(q.Models, ",")
+	return sourceScheme(LayoutAgora) + ":" + q.File + " models=" + strings.Join(q.Models, ",")
 }

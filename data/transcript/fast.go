@@ -359,21 +359,28 @@ func (f *fastReader) skip(depth int) bool {
 	return false
 }
 
-// eachDebateFast reads the debate layout as eachDebate does (the agora
-// layout as eachAgora does: fastReader.agora), calling fn
-// with each question and counting them in delivered; errFallback when it
-// cannot be sure to read as eachDebate would.
-func eachDebateFast(r io.Reader, meta Meta, critic bool, rep *Report, fn func(q *Question) error, delivered *int) error {
+// eachLayoutFast reads the file in rep.Layout by its fast reader,
+// calling fn with each question and counting them in delivered;
+// errFallback when the layout has none, or it cannot be sure to read as
+// the layout's reference reader would.
+func eachLayoutFast(r io.Reader, meta Meta, critic bool, rep *Report, fn func(q *Question) error, delivered *int) error {
+	l, ok := layoutNamed(rep.Layout)
+	if !ok || l.fast == nil {
+		return errFallback
+	}
 	f := &fastReader{r: r, buf: make([]byte, 64<<10), limit: math.MaxInt64}
 	for f.n-f.i < 3 && f.fill(f.i) {
 	}
 	if f.n-f.i >= 3 && len(data.TrimBOM(f.buf[:3])) == 0 {
 		f.i = 3
 	}
-	if c, _ := f.peek(); c == '[' && rep.Layout == LayoutAgora {
-		return f.agora(meta, critic, rep, fn, delivered)
-	}
-	if rep.Layout != LayoutDebate || !f.byte_('{') {
+	return l.fast(f, meta, critic, rep, fn, delivered)
+}
+
+// debate reads the debate layout as eachDebate does: an object mapping
+// each question to [agent_contexts, gold, extra...].
+func (f *fastReader) debate(meta Meta, critic bool, rep *Report, fn func(q *Question) error, delivered *int) error {
+	if !f.byte_('{') {
 		return errFallback
 	}
 	seen := questionSet{}
@@ -410,7 +417,7 @@ func eachDebateFast(r io.Reader, meta Meta, critic bool, rep *Report, fn func(q 
 	return nil
 }
 
-// eachFast is each by the fast path (eachDebateFast); errFallback when
+// eachFast is each by the fast path (eachLayoutFast); errFallback when
 // the slow path must read the file, after delivered questions went to fn.
 func eachFast(r io.Reader, name string, meta Meta, opts Options, fn func(q *Question) error, delivered *int) (*Report, error) {
 	dr, err := data.Decompress(r, name)
@@ -422,17 +429,20 @@ func eachFast(r io.Reader, name string, meta Meta, opts Options, fn func(q *Ques
 	if layout == LayoutAuto {
 		br := bufio.NewReader(dr) // to peek at the layout's first byte
 		first, err := firstByte(br)
-		if err != nil || first != '{' && first != '[' {
+		if err != nil {
 			return nil, errFallback
 		}
-		layout = map[byte]Layout{'{': LayoutDebate, '[': LayoutAgora}[first]
+		var ok bool
+		if layout, ok = layoutOpening(first); !ok {
+			return nil, errFallback
+		}
 		dr = struct {
 			io.Reader
 			io.Closer
 		}{br, dr}
 	}
 	rep := &Report{File: meta.File, Task: meta.Task, Model: meta.Model, Layout: layout}
-	if err := eachDebateFast(dr, meta, !opts.SkipCritic, rep, fn, delivered); err != nil {
+	if err := eachLayoutFast(dr, meta, !opts.SkipCritic, rep, fn, delivered); err != nil {
 		if err == errFallback {
 			return nil, err
 		}

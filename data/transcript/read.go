@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mpdf/mpdf/answer"
@@ -42,25 +43,29 @@ const MaxQuestionBytes = 32 << 20
 //     order, and the episode's Source names them.
 type Layout string
 
-// The layouts Each reads. LayoutAuto detects the layout from the first
-// byte of the JSON: an object is LLM-Debate's, an array LLM-Agora's.
+// The layouts Each reads (layouts.go registers their readers). LayoutAuto
+// detects the layout from the first byte of the JSON (each layout's
+// data.TranscriptLayout.Opens): an object is LLM-Debate's, an array
+// LLM-Agora's.
 const (
 	LayoutAuto   Layout = ""
-	LayoutDebate Layout = "debate" // LLM-Debate and its variants (plain-string contexts, extra elements, DyLAN)
-	LayoutAgora  Layout = "agora"  // LLM-Agora: a list of {question, agent_response, answer}
+	LayoutDebate Layout = data.TranscriptDebate // LLM-Debate and its variants (plain-string contexts, extra elements, DyLAN)
+	LayoutAgora  Layout = data.TranscriptAgora  // LLM-Agora: a list of {question, agent_response, answer}
 )
 
-// ParseLayout reads a layout name: "auto" (or ""), "debate", "agora".
+// ParseLayout reads a layout name: "auto" (or ""), or a registered
+// layout's name or alias (LayoutNames), in any case.
 func ParseLayout(s string) (Layout, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "auto":
+	name := strings.ToLower(strings.TrimSpace(s))
+	if name == "" || name == "auto" {
 		return LayoutAuto, nil
-	case "debate", "llm-debate", "dylan":
-		return LayoutDebate, nil
-	case "agora", "llm-agora":
-		return LayoutAgora, nil
 	}
-	return "", fmt.Errorf("transcript: unknown layout %q (want auto, debate or agora)", s)
+	for _, l := range layouts {
+		if name == l.Name || slices.Contains(l.Aliases, name) {
+			return Layout(l.Name), nil
+		}
+	}
+	return "", fmt.Errorf("transcript: unknown layout %q (want %s)", s, layoutChoices())
 }
 
 // Options control how a transcript is read. Zero values mean: take it from
@@ -205,23 +210,16 @@ func eachSlow(r io.Reader, name string, meta Meta, opts Options, fn func(q *Ques
 		return nil, fmt.Errorf("transcript: %s: %w", name, err)
 	}
 	if layout == LayoutAuto {
-		switch first {
-		case '{':
-			layout = LayoutDebate
-		case '[':
-			layout = LayoutAgora
-		default:
-			return nil, fmt.Errorf("transcript: %s: offset 0: want a JSON object (LLM-Debate layout: question → [agent_contexts, gold, ...]) or a JSON array (LLM-Agora layout: [{question, agent_response, answer}, ...]), got %q", name, first)
+		var ok bool
+		if layout, ok = layoutOpening(first); !ok {
+			return nil, fmt.Errorf("transcript: %s: offset 0: want %s, got %q", name, detectWant(), first)
 		}
 	}
 	rep := &Report{File: meta.File, Task: meta.Task, Model: meta.Model, Layout: layout}
 	dec := json.NewDecoder(br)
-	switch layout {
-	case LayoutDebate:
-		err = eachDebate(dec, name, meta, !opts.SkipCritic, rep, fn)
-	case LayoutAgora:
-		err = eachAgora(dec, name, meta, !opts.SkipCritic, rep, fn)
-	default:
+	if l, ok := layoutNamed(layout); ok {
+		err = l.read(dec, name, meta, !opts.SkipCritic, rep, fn)
+	} else {
 		err = fmt.Errorf("transcript: %s: unknown layout %q", name, layout)
 	}
 	if err == nil {
@@ -321,9 +319,9 @@ func eachDebate(dec *json.Decoder, name string, meta Meta, critic bool, rep *Rep
 func resolveMeta(name string, opts Options) (Meta, error) {
 	meta := ParseName(name)
 	if opts.Task != "" {
-		t, err := ParseTask(string(opts.Task))
+		t, err := answer.ParseKind(string(opts.Task))
 		if err != nil {
-			return meta, err
+			return meta, fmt.Errorf("transcript: %w", err)
 		}
 		meta.Task = t
 	}

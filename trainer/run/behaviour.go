@@ -19,14 +19,12 @@ type Behaviour struct {
 	Decisions int64
 	Actions   [metapolicy.NumActions]int64
 	// Episodes and Imported count episode records, and those imported
-	// from debate transcripts (mpdf import: a Source of "llm-debate:" or
-	// "llm-agora:"), which record the debate as it was run, one
-	// deterministic behaviour (every agent refines).
+	// from debate transcripts (mpdf import: a Source of a transcript
+	// layout, data.ImportedFrom: "llm-debate:" or "llm-agora:"), which
+	// record the debate as it was run, one deterministic behaviour (every
+	// agent refines).
 	Episodes, Imported int64
 }
-
-// Imported transcripts' episode sources (data/transcript's ToEpisode).
-var importedSources = []string{"llm-debate:", "llm-agora:"}
 
 // ErrSingleBehaviour is the error (wrapped) of CheckBehaviour.
 var ErrSingleBehaviour = errors.New("the rollouts hold one deterministic behaviour")
@@ -85,11 +83,8 @@ func ScanBehaviour(paths []string) (*Behaviour, error) {
 		}
 		ep := rec.Episode
 		b.Episodes++
-		for _, src := range importedSources {
-			if strings.HasPrefix(ep.Source, src) {
-				b.Imported++
-				break
-			}
+		if _, ok := data.ImportedFrom(ep.Source); ok {
+			b.Imported++
 		}
 		for _, round := range ep.Rounds[min(1, len(ep.Rounds)):] {
 			for _, t := range round.Turns {
