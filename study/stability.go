@@ -289,7 +289,7 @@ func (s *Stability) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "# Stability: %s\n\n", s.Env)
 	fmt.Fprintf(&b, "%d seeds (%v); λ %v; reward noise %s; reward transform %s; %d training tasks, %d held out, %d played per point (greedy %v)\n\n",
 		len(s.Seeds), s.Seeds, s.Lambda, cmp.Or(s.RewardNoise, "none"), cmp.Or(s.Transform, "identity"), s.TrainTasks, s.HeldOutTasks, s.EvalTasks, s.Greedy)
-	b.WriteString("| estimator | points | first: median [min, max] | last: median [min, max] | last IQR | last − first, median over seeds | largest spread (max − min) | seeds ending below their start |\n|---|---:|---|---|---|---|---|---:|\n")
+	b.WriteString("| estimator | points | first: median [min, max] | last: median [min, max] | last IQR | last − first, median over seeds | largest spread (max − min) | seeds ending below their start | tokens/task first → last, median | persist first → last, median |\n|---|---:|---|---|---|---|---|---:|---|---|\n")
 	for _, band := range s.Bands {
 		n := len(band.Iter) - 1
 		var deltas []float64
@@ -308,9 +308,22 @@ func (s *Stability) WriteMarkdown(w io.Writer) error {
 			widest = max(widest, band.Max[i]-band.Min[i])
 		}
 		slices.Sort(deltas)
-		fmt.Fprintf(&b, "| %s | %d | %.3f [%.3f, %.3f] | %.3f [%.3f, %.3f] | %.3f–%.3f | %+.1f points | %.1f points | %d of %d |\n",
+		med := func(pick func(StabilityCurve) []float64, i int) float64 {
+			var v []float64
+			for _, c := range s.Curves {
+				if c.Estimator == band.Estimator {
+					v = append(v, pick(c)[i])
+				}
+			}
+			slices.Sort(v)
+			return quantile(v, 0.5)
+		}
+		tokens := func(c StabilityCurve) []float64 { return c.Tokens }
+		persist := func(c StabilityCurve) []float64 { return c.Persist }
+		fmt.Fprintf(&b, "| %s | %d | %.3f [%.3f, %.3f] | %.3f [%.3f, %.3f] | %.3f–%.3f | %+.1f points | %.1f points | %d of %d | %.0f → %.0f | %.3f → %.3f |\n",
 			band.Estimator, len(band.Iter), band.Median[0], band.Min[0], band.Max[0], band.Median[n], band.Min[n], band.Max[n],
-			band.Q1[n], band.Q3[n], 100*quantile(deltas, 0.5), 100*widest, worse, len(deltas))
+			band.Q1[n], band.Q3[n], 100*quantile(deltas, 0.5), 100*widest, worse, len(deltas),
+			med(tokens, 0), med(tokens, n), med(persist, 0), med(persist, n))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
