@@ -39,7 +39,7 @@ var layers = []layer{
 	{"nn", "MLP parameters, Adam, fast batched CPU kernels of the update step", nil},
 	{"stats", "cluster-bootstrap confidence intervals and the AUC, plain Go", nil},
 	{"outfile", "output files replaced whole (temp file, sync, rename) and run-directory locks", nil},
-	{"plots", "the figures as PNG: training curves, a study's accuracy-against-tokens plane", nil},
+	{"plots", "the figures as PNG: training curves, a study's accuracy-against-tokens plane, curves as bands over seeds", nil},
 	{"autodiff", "the same model and loss as a Gorgonia graph: the reference for the kernels", []string{"nn"}},
 	{"metapolicy", "actions, meta-cognitive state, consensus rules, featurizer, policies, baselines", []string{"nn"}},
 	{"answer", "one reader of model text: answers (gsm8k, mmlu, arithmetic, math) and profiles", nil},

@@ -3,6 +3,7 @@ package plots
 import (
 	"bytes"
 	"image/png"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -67,5 +68,48 @@ func TestCurvesRefusesBadInput(t *testing.T) {
 	c.KL = c.KL[:2]
 	if err := WriteCurves(&buf, c); err == nil || !strings.Contains(err.Error(), "2 values for 3 steps") {
 		t.Errorf("ragged curves: %v", err)
+	}
+}
+
+func bands() []Band {
+	return []Band{
+		{Name: "a", X: []float64{0, 5, 10}, Median: []float64{0.5, 0.55, 0.6}, Q1: []float64{0.48, 0.5, 0.55}, Q3: []float64{0.52, 0.6, 0.62}, Min: []float64{0.45, 0.4, 0.5}, Max: []float64{0.55, 0.7, 0.7}},
+		{Name: "b", X: []float64{0, 5, 10}, Median: []float64{0.5, 0.5, 0.5}, Q1: []float64{0.5, 0.5, 0.5}, Q3: []float64{0.5, 0.5, 0.5}, Min: []float64{0.5, 0.5, 0.5}, Max: []float64{0.5, 0.5, 0.5}},
+	}
+}
+
+// The band figure is a PNG of one 300-point panel per band, and the same
+// numbers give the same bytes.
+func TestBandsArePNGsAndDeterministic(t *testing.T) {
+	var a, b bytes.Buffer
+	if err := WriteBands(&a, "title", "x", "y", bands()); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBands(&b, "title", "x", "y", bands()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("the same numbers drew different bytes")
+	}
+	img, err := png.Decode(&a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := img.Bounds().Size(); got.X != 800 || got.Y != 400 {
+		t.Errorf("size %v, want 800x400 (2 panels of 300×300 points at 96 dpi)", got)
+	}
+}
+
+func TestBandsRefuseBadInput(t *testing.T) {
+	for name, edit := range map[string]func([]Band) []Band{
+		"none":         func([]Band) []Band { return nil },
+		"no point":     func(b []Band) []Band { b[0] = Band{Name: "a"}; return b },
+		"short series": func(b []Band) []Band { b[0].Q3 = b[0].Q3[:2]; return b },
+		"NaN":          func(b []Band) []Band { b[1].Median[0] = math.NaN(); return b },
+		"out of order": func(b []Band) []Band { b[0].Median[1] = 0.9; return b },
+	} {
+		if err := WriteBands(io.Discard, "t", "x", "y", edit(bands())); err == nil {
+			t.Errorf("%s: no error", name)
+		}
 	}
 }

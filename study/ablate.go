@@ -209,6 +209,9 @@ type Ablation struct {
 // The team-size ablation plays one study per team size (TeamsOf e,
 // AblateTeams).
 func Ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
+	if kind == AblateStability {
+		return nil, fmt.Errorf("study: %s is curves over seeds, not a table of settings: RunStability", kind)
+	}
 	if kind == AblateTeamSize {
 		teams, err := TeamsOf(e)
 		if err != nil {

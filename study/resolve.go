@@ -4,6 +4,7 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/trainer"
+	"github.com/mpdf/mpdf/trainer/run"
 )
 
 // A Teacher is a Trainer for the supervised labels it handles (hindsight
@@ -12,6 +13,9 @@ import (
 type Teacher struct {
 	Handles func(labels string) bool
 	Train   Trainer
+	// Run is the same teacher as a run.Teacher (teacher.RunTeacher), for
+	// RunStability; nil leaves Config.RunTeacher unset.
+	Run func(trainer.Config) (*run.Teacher, error)
 }
 
 // Resolve completes cfg for a study on e as mpdf study does, then checks
@@ -28,7 +32,7 @@ func Resolve(e env.Env, cfg Config, sftEpochs int, given RecipeGiven, t Teacher)
 	}
 	answers := t.Handles != nil && t.Handles(cfg.Train.SFT.Labels)
 	if answers {
-		cfg.Trainer = t.Train
+		cfg.Trainer, cfg.RunTeacher = t.Train, t.Run
 	}
 	cfg.Train.SFT.Epochs = SFTEpochs(sftEpochs, answers, isReplay)
 	return cfg, Check(e, cfg)

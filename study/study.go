@@ -14,6 +14,7 @@ import (
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/stats"
 	"github.com/mpdf/mpdf/trainer"
+	"github.com/mpdf/mpdf/trainer/run"
 )
 
 // Config says which study to run. The zero value of a field means its
@@ -58,6 +59,13 @@ type Config struct {
 
 	// Trainer trains a fold's policy; nil means TrainInMemory.
 	Trainer Trainer `json:"-"`
+	// EvalEvery is RunStability's period of held-out points, in RL
+	// iterations (0: run.DefaultEvalEvery); the study itself takes none.
+	EvalEvery int `json:"eval_every,omitempty"`
+	// RunTeacher, when set, labels the supervised stage of the runs
+	// RunStability trains (whose held-out points need the run itself, not
+	// a Trainer's policy): Resolve sets it with Trainer.
+	RunTeacher func(trainer.Config) (*run.Teacher, error) `json:"-"`
 	// Workers is the number of folds run at once (0: GOMAXPROCS); the
 	// results do not depend on it.
 	Workers int `json:"-"`

@@ -21,8 +21,15 @@ type Written interface {
 
 // CrossValidateOrAblate runs into d the study of cfg on e
 // (Dir.CrossValidate) or, when ablate names one, that ablation
-// (Dir.RunAblation). On an error the Written is nil.
+// (Dir.RunAblation), or the stability study (Dir.RunStability). On an error the Written is nil.
 func (d *Dir) CrossValidateOrAblate(e env.Env, cfg Config, ablate string) (Written, error) {
+	if ablate == AblateStability {
+		st, err := d.RunStability(e, cfg)
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
 	if ablate == "" {
 		r, err := d.CrossValidate(e, cfg)
 		if err != nil {

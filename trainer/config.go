@@ -63,6 +63,12 @@ type Config struct {
 	// with the other agents held fixed (a replay). Omitted when "", so
 	// configs written before it keep their bytes.
 	Credit string `json:"credit,omitempty"`
+
+	// RewardNoise is heavy-tailed noise added to every online decision's
+	// reward before its advantage (ParseRewardNoise: "student-t:NU:S";
+	// noise.go): the stability study's model of heavy-tailed rewards. ""
+	// adds none and is omitted, so configs keep their bytes.
+	RewardNoise string `json:"reward_noise,omitempty"`
 }
 
 // ArchAttention is Config.Arch's value for the attention network.
@@ -231,6 +237,12 @@ func (c *Config) Validate() error {
 	}
 	if _, err := ParseRewardTransform(c.RewardTransform); err != nil {
 		return fmt.Errorf("trainer: config: reward_transform: %w", err)
+	}
+	if _, err := ParseRewardNoise(c.RewardNoise); err != nil {
+		return fmt.Errorf("trainer: config: reward_noise: %w", err)
+	}
+	if c.RewardNoise != "" && c.Credit != "" {
+		return fmt.Errorf("trainer: config: reward_noise %q with credit %q: the counterfactual rewards would stay noiseless; use one or the other", c.RewardNoise, c.Credit)
 	}
 	if err := c.Loss.Validate(); err != nil {
 		return fmt.Errorf("trainer: config: %w", err)

@@ -157,6 +157,9 @@ func (r *RL) Iterate(e env.Env, iter int) (IterResult, error) {
 		return res, fmt.Errorf("trainer: online iteration %d: no decisions with a reward", iter)
 	}
 	r.rolloutNets, r.counter = batch.Nets, batch.Counter
+	if noise, _ := ParseRewardNoise(r.cfg.RewardNoise); noise != nil {
+		noise.Add(batch.Rewards, r.cfg.Seed, iter) // Validate parsed it
+	}
 	res.Update, err = r.Update(batch)
 	return res, err
 }

@@ -65,7 +65,9 @@ func (fl *studyFlags) Add(cmd *cobra.Command) {
 	shared(f, &fl.cfg.Train.Adam.LR, "lr", "")
 	shared(f, &fl.cfg.Train.Reward.Gamma, "gamma", "")
 	f.Var(creditFlag(&fl.cfg.Train.Credit), "credit", usageOf("credit")+" of the learned policies")
-	f.StringVar(&fl.ablate, "ablate", "", "run an ablation instead of the study: estimator, tau, reward-scale, gamma, loss, team-size (the simulator at 3, 5 and 7 agents, or a replay's files by team size), agent-policy, arch (the MLP, the MLP on peers-v1 features, the attention network) or rl-signal (where RL on a replay gets a signal: credit, groups, γ, SFT, lr, iterations, KL; each against SFT alone and gate), each setting with the study's folds, seeds and paired intervals, at the first --lambdas (writes ablation.md, ablation.json, results.json)")
+	f.StringVar(&fl.ablate, "ablate", "", "run an ablation instead of the study: estimator, tau, reward-scale, gamma, loss, team-size (the simulator at 3, 5 and 7 agents, or a replay's files by team size), agent-policy, arch (the MLP, the MLP on peers-v1 features, the attention network) or rl-signal (where RL on a replay gets a signal: credit, groups, γ, SFT, lr, iterations, KL; each against SFT alone and gate), each setting with the study's folds, seeds and paired intervals, at the first --lambdas (writes ablation.md, ablation.json, results.json); or stability: SoftRankPO, GRPO and Dr.GRPO trained once per seed on one split (fold 0 of --folds held out), the held-out accuracy every --eval-every iterations as a band over --seeds (writes stability.md, stability.json, stability.png)")
+	f.StringVar(&fl.cfg.Train.RewardNoise, "reward-noise", "", "heavy-tailed noise added to each training reward of the learned policies: student-t:NU:S (S times a Student-t draw with NU degrees of freedom; NU 1 is Cauchy); none by default")
+	shared(f, &fl.cfg.EvalEvery, "eval-every", "", "; with --ablate stability")
 	f.Var(cliflag.Hidden(&fl.cfg.Train.Hidden), "hidden", usageOf("hidden")+", e.g. 64,64")
 	shared(f, &fl.sftEpochs, "sft-epochs", "", " (0 skips it; not given: 5, on a replay 20 with the default pivotal teacher and 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
 	shared(f, &fl.cfg.Train.SFT.Labels, "sft-labels", "", ": a heuristic, hindsight, pivotal[:K] or pivotal:P (see mpdf train -h; not given: "+def.Train.SFT.Labels+" on the simulator, "+trainer.ReplayLabels+" on a replay)")
@@ -102,7 +104,7 @@ func (fl *studyFlags) Run(cmd *cobra.Command, _ []string) error {
 		fl.cfg.Train.SFT.Labels = study.DefaultConfig().Train.SFT.Labels
 	}
 	given := study.RecipeGiven{Labels: f.Changed("sft-labels"), Epochs: f.Changed("sft-epochs"), Features: f.Changed("features"), Greedy: f.Changed("greedy")}
-	if fl.cfg, err = study.Resolve(e, fl.cfg, fl.sftEpochs, given, study.Teacher{Handles: teacher.Handles, Train: teacher.Train}); err != nil {
+	if fl.cfg, err = study.Resolve(e, fl.cfg, fl.sftEpochs, given, study.Teacher{Handles: teacher.Handles, Train: teacher.Train, Run: teacher.RunTeacher}); err != nil {
 		return err
 	}
 	if fl.recipe != "" {
@@ -113,7 +115,7 @@ func (fl *studyFlags) Run(cmd *cobra.Command, _ []string) error {
 			namedRecipeNote(cmd.ErrOrStderr(), "study", fl.recipe, false, fl.cfg.RecipeSet, f)
 		}
 	}
-	if fl.ablate != "" {
+	if fl.ablate != "" && fl.ablate != study.AblateStability {
 		if _, err := study.AblationSettings(fl.ablate); err != nil {
 			return fmt.Errorf("--ablate: %w", err)
 		}

@@ -48,7 +48,7 @@ func (fl *trainFlags) Add(cmd *cobra.Command) {
 	f.StringVar(&fl.set.BestMetric, "best-metric", "", "metric that picks best.mpdf: a metrics.jsonl name, or team_accuracy/tokens_per_episode (online), prefix - for lower is better; or last, the latest checkpoint (default team_accuracy online, -loss offline)")
 	shared(f, &fl.quiet, "quiet", "q")
 	f.IntVar(&fl.set.EvalTasks, "eval-tasks", 500, "held-out tasks in the final evaluation (0 skips it)")
-	f.IntVar(&fl.set.EvalEvery, "eval-every", 0, "online: every this many RL iterations (and before the first), metrics.jsonl gets a line of the policy's held-out accuracy, tokens and actions, on up to 200 of the --eval-tasks (0: 5; -1: none)")
+	shared(f, &fl.set.EvalEvery, "eval-every", "", "; online, a line of metrics.jsonl, of the --eval-tasks (-1: none)")
 	shared(f, &fl.set.SkipInvalid, "skip-invalid", "")
 	f.IntVar(&fl.threads, "threads", 0, "kernel threads (0: all cores)")
 	f.StringVar(&fl.set.MetricsEvery, "metrics-every", "", "metrics.jsonl lines: step (one per RL step) or iteration (one per RL iteration: means over its steps); default iteration offline, step online")

@@ -45,6 +45,7 @@ var Table = []Shared{
 	{Name: "episodes", Type: "int", Default: "1", Meaning: "episodes played per task (question)", Says: []string{"per task"}},
 	{Name: "episodes-per-task", Type: "int", Default: "8", Meaning: "training episodes per task: one SoftRankPO group", Says: []string{"SoftRankPO group"},
 		Except: map[string]Exception{"mpdf study": {Default: "4", Why: "a study trains a policy per fold, seed and λ: shorter runs"}}},
+	{Name: "eval-every", Type: "int", Default: "0", Meaning: "every this many RL iterations (and before the first), a held-out point: the policy's held-out accuracy, tokens and actions on up to 200 held-out tasks (0: 5)", Says: []string{"held-out point"}},
 	{Name: "feature-width", Type: "int", Default: "0", Meaning: "features per decision record (0: as read)", Says: []string{"decision record"}},
 	{Name: "features", Type: "string", Default: "", Meaning: "feature layout a learned policy reads (mpdf-features/v1, mpdf-features/v2, or mpdf-features/peers-v1, the attention network's)", Says: []string{"feature layout"}},
 	{Name: "loss", Type: "loss", Default: "clip", Meaning: "policy loss: clip (PPO-clip surrogate + β·KL) or rank-match (the paper's implicit-reward fit)", Says: []string{"policy loss", "rank-match"}},

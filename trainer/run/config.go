@@ -61,6 +61,11 @@ type Config struct {
 	// HeldOut): 0 is DefaultEvalEvery, a negative value takes none. They
 	// change nothing the run trains.
 	EvalEvery int
+	// CurveSeed is the episode seed of the held-out points; 0 is
+	// Train.Seed + 7, the final evaluation's. A caller comparing runs of
+	// several training seeds (study.RunStability) gives them one, so
+	// that their points play the same episodes.
+	CurveSeed uint64
 	// MetricsEvery is the grain of metrics.jsonl: MetricsEveryStep or
 	// MetricsEveryIteration. Empty: per iteration offline (where a pass
 	// over millions of decisions is thousands of steps), per step online.
@@ -269,6 +274,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("run: features %s: the offline data's are %s", fz.Version, c.featureVersion())
 	case offline && c.Teacher != nil:
 		return fmt.Errorf("run: a teacher labels online runs only")
+	case offline && c.Train.RewardNoise != "":
+		return fmt.Errorf("run: reward noise %s: added to online rollouts only (an offline run's rewards are its data's)", c.Train.RewardNoise)
 	case c.Train.Credit != "" && (offline || c.Env.NumTasks() == 0 || !env.IsUnseeded(c.Env, 0)):
 		// Refused before the supervised stage runs (Iterate would, after it).
 		return fmt.Errorf("run: credit %s: %w", c.Train.Credit, env.ErrNoCounterfactual)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mpdf/mpdf/env"
@@ -22,5 +23,16 @@ func TestCreditRefusedOffReplay(t *testing.T) {
 	}
 	if _, err := os.Stat(c.Dir); !os.IsNotExist(err) {
 		t.Errorf("the refused run wrote %s (%v)", c.Dir, err)
+	}
+}
+
+// Reward noise is added to online rollouts only: an offline run, whose
+// rewards are its data's, refuses it before it trains.
+func TestRewardNoiseRefusedOffline(t *testing.T) {
+	cfg := trainer.DefaultConfig()
+	cfg.RewardNoise = "student-t:2:0.5"
+	_, err := Train(context.Background(), Config{Train: cfg, Data: &chunkedSource{memSource: memRows()}}, Hooks{})
+	if err == nil || !strings.Contains(err.Error(), "reward noise") {
+		t.Fatalf("%v, want a refusal naming the reward noise", err)
 	}
 }

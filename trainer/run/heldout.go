@@ -8,10 +8,11 @@ package run
 // the final evaluation pairs the trained policy with the supervised
 // policy alone on the same tasks and seeds (RLChange). These evaluations
 // draw from their own episode streams (seed Train.Seed + 7, as the final
-// evaluation's) and read the policy without training it: the run's
+// evaluation's, or Config.CurveSeed) and read the policy without training it: the run's
 // training random streams and bytes are the same with them or without.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -93,7 +94,7 @@ func (r *runner) heldOutPoint(ctx context.Context) error {
 	held := r.cfg.HeldOutEnv
 	n := min(r.cfg.EvalTasks, held.NumTasks(), maxCurveTasks)
 	res, err := env.Evaluate(held, []metapolicy.Policy{p}, env.RunOptions{
-		NumTasks: n, Episodes: 1, Rounds: r.cfg.Train.RL.Rounds, Seed: r.cfg.Train.Seed + 7, Context: ctx,
+		NumTasks: n, Episodes: 1, Rounds: r.cfg.Train.RL.Rounds, Seed: cmp.Or(r.cfg.CurveSeed, r.cfg.Train.Seed+7), Context: ctx,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
