@@ -14,7 +14,7 @@ func TestByNameWritesTheStructsBytes(t *testing.T) {
 		Refine  float64 `json:"refine"`
 		Concede float64 `json:"concede"`
 	}
-	for _, v := range [][NumActions]float64{{0, 0, 0}, {1, 0, 0}, {0.1, 1e-7, 1e21}, {1.0 / 3, 2.0 / 3, -0.0}} {
+	for _, v := range [][NumActions]float64{{0, 0, 0}, {1, 0, 0}, {0.1, 1e-7, 1e21}, {1.0 / 3, 2.0 / 3, -1e-300}} {
 		want, _ := json.MarshalIndent(struct{ P fields }{fields{v[0], v[1], v[2]}}, "", "  ")
 		got, err := json.MarshalIndent(struct{ P ByName[float64] }{v}, "", "  ")
 		if err != nil || string(got) != string(want) {
