@@ -46,7 +46,12 @@ func NamesList() string {
 }
 
 // Actions lists the meta-actions in index order.
-var Actions = [NumActions]Action{Persist, Refine, Concede}
+var Actions = func() (as [NumActions]Action) {
+	for i := range as {
+		as[i] = Action(i) // from the list's indices: no action is left out
+	}
+	return as
+}()
 
 func (a Action) String() string {
 	if a < NumActions {
