@@ -105,7 +105,7 @@ func validateTurn(u *Turn, t, i int) *RecordError {
 			return fieldErr(turnPath(t, i)+".action", "missing (every turn of round ≥ 1 has an action)")
 		}
 		if !u.Action.Valid() {
-			return fieldErr(turnPath(t, i)+".action", "invalid action %d (want persist, refine or concede)", uint8(*u.Action))
+			return fieldErr(turnPath(t, i)+".action", "invalid action %d (want %s)", uint8(*u.Action), metapolicy.NamesList())
 		}
 		if v := u.LogProb; v != nil && !(*v <= 0 && !math.IsInf(*v, -1)) {
 			return checkLogProb(turnPath(t, i)+".logprob", *v)
@@ -163,7 +163,7 @@ func validateDecision(d *Decision, width int) *RecordError {
 		}
 	}
 	if !d.Action.Valid() {
-		return fieldErr("action", "invalid action %d (want persist, refine or concede)", uint8(d.Action))
+		return fieldErr("action", "invalid action %d (want %s)", uint8(d.Action), metapolicy.NamesList())
 	}
 	if err := checkFinite("reward", d.Reward); err != nil {
 		return err

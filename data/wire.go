@@ -260,7 +260,7 @@ func (w *wireRecord) decision(width int) (*Decision, *RecordError) {
 func parseAction(field, s string) (metapolicy.Action, *RecordError) {
 	a, err := metapolicy.ParseAction(s)
 	if err != nil {
-		return 0, fieldErr(field, "unknown action %q (want persist, refine or concede)", s)
+		return 0, fieldErr(field, "unknown action %q (want %s)", s, metapolicy.NamesList())
 	}
 	return a, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/mpdf/mpdf/data"
@@ -50,12 +51,9 @@ type TaskOutcome struct {
 	Tokens   int64 // over all episodes and rounds
 }
 
-// ActionShares are the shares of the three actions among decisions.
-type ActionShares struct {
-	Persist float64 `json:"persist"`
-	Refine  float64 `json:"refine"`
-	Concede float64 `json:"concede"`
-}
+// ActionShares are the actions' shares among decisions, in action order,
+// written to JSON keyed by the actions' names.
+type ActionShares = metapolicy.ByName[float64]
 
 // Results is one Result per policy, in the order evaluated.
 type Results []Result
@@ -153,10 +151,8 @@ func (t *Tally) Result() Result {
 		r.TokensPerTask = float64(t.tokens) / float64(t.episodes)
 	}
 	if d := float64(t.decisions); d > 0 {
-		r.Actions = ActionShares{
-			Persist: float64(t.actions[metapolicy.Persist]) / d,
-			Refine:  float64(t.actions[metapolicy.Refine]) / d,
-			Concede: float64(t.actions[metapolicy.Concede]) / d,
+		for a, n := range t.actions {
+			r.Actions[a] = float64(n) / d
 		}
 	}
 	return r
@@ -232,11 +228,15 @@ func Wilson(k, n int) (lo, hi float64) {
 // WriteTable writes the results as an aligned text table.
 func (rs Results) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "policy\tepisodes\taccuracy\t95% CI (tasks)\tround 0\ttokens/task\tpersist\trefine\tconcede")
+	names := metapolicy.Names()
+	fmt.Fprintln(tw, "policy\tepisodes\taccuracy\t95% CI (tasks)\tround 0\ttokens/task\t"+strings.Join(names[:], "\t"))
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%d\t%.3f\t[%.3f, %.3f]\t%.3f\t%.0f\t%.3f\t%.3f\t%.3f\n",
-			r.Policy, r.Episodes, r.Accuracy, r.CILow, r.CIHigh, r.Round0Accuracy, r.TokensPerTask,
-			r.Actions.Persist, r.Actions.Refine, r.Actions.Concede)
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t[%.3f, %.3f]\t%.3f\t%.0f",
+			r.Policy, r.Episodes, r.Accuracy, r.CILow, r.CIHigh, r.Round0Accuracy, r.TokensPerTask)
+		for _, v := range r.Actions {
+			fmt.Fprintf(tw, "\t%.3f", v)
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }

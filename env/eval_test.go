@@ -90,7 +90,7 @@ func TestBaselines(t *testing.T) {
 		if r.Episodes != 1000 || r.Tasks != 500 || r.Scored != 1000 {
 			t.Errorf("%s: %d episodes, %d tasks, %d scored", r.Policy, r.Episodes, r.Tasks, r.Scored)
 		}
-		if sum := r.Actions.Persist + r.Actions.Refine + r.Actions.Concede; math.Abs(sum-1) > 1e-12 {
+		if sum := r.Actions[metapolicy.Persist] + r.Actions[metapolicy.Refine] + r.Actions[metapolicy.Concede]; math.Abs(sum-1) > 1e-12 {
 			t.Errorf("%s: action shares sum to %v", r.Policy, sum)
 		}
 		if !(r.CILow <= r.Accuracy && r.Accuracy <= r.CIHigh) {
@@ -98,13 +98,13 @@ func TestBaselines(t *testing.T) {
 		}
 	}
 	majority, debate := by["majority"], by["debate"]
-	if majority.Accuracy != majority.Round0Accuracy || majority.Actions.Persist != 1 {
+	if majority.Accuracy != majority.Round0Accuracy || majority.Actions[metapolicy.Persist] != 1 {
 		t.Errorf("majority: accuracy %v, round 0 %v, persist share %v: not the round-0 majority",
-			majority.Accuracy, majority.Round0Accuracy, majority.Actions.Persist)
+			majority.Accuracy, majority.Round0Accuracy, majority.Actions[metapolicy.Persist])
 	}
-	if debate.Actions.Refine != 1 || debate.TokensPerTask <= majority.TokensPerTask {
+	if debate.Actions[metapolicy.Refine] != 1 || debate.TokensPerTask <= majority.TokensPerTask {
 		t.Errorf("debate: refine share %v, %.0f tokens a task against majority's %.0f",
-			debate.Actions.Refine, debate.TokensPerTask, majority.TokensPerTask)
+			debate.Actions[metapolicy.Refine], debate.TokensPerTask, majority.TokensPerTask)
 	}
 }
 
@@ -144,9 +144,9 @@ func TestEvaluateDeterministic(t *testing.T) {
 func TestResultsOutput(t *testing.T) {
 	rs := env.Results{
 		{Policy: "persist", Episodes: 10, Accuracy: 0.5, CILow: 0.2366, CIHigh: 0.7634, TokensPerTask: 1234,
-			Actions: env.ActionShares{Persist: 1}},
+			Actions: env.ActionShares{1, 0, 0}},
 		{Policy: "threshold:0.9:0.3", Episodes: 10, Accuracy: 0.8, TokensPerTask: 99,
-			Actions: env.ActionShares{Persist: 0.5, Refine: 0.25, Concede: 0.25}},
+			Actions: env.ActionShares{0.5, 0.25, 0.25}},
 	}
 	var buf bytes.Buffer
 	if err := rs.WriteTable(&buf); err != nil {
@@ -197,7 +197,7 @@ func TestTally(t *testing.T) {
 	}
 	// Round 0 ties 1–1; summed confidence picks "2": wrong. Round 1 is right.
 	r := tl.Result()
-	if r.Correct != 1 || r.Round0Accuracy != 0 || r.TokensPerTask != 240 || r.Actions.Concede != 1 {
+	if r.Correct != 1 || r.Round0Accuracy != 0 || r.TokensPerTask != 240 || r.Actions[metapolicy.Concede] != 1 {
 		t.Errorf("result %+v", r)
 	}
 	unknown := ep

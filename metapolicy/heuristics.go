@@ -177,7 +177,9 @@ func (h *heuristic) Probs(p *[NumActions]float64, obs *Observation) error {
 			p[Refine] = 1
 		}
 	case HeuristicRandom:
-		*p = [NumActions]float64{1.0 / 3, 1.0 / 3, 1.0 / 3}
+		for i := range p {
+			p[i] = 1.0 / NumActions
+		}
 	case HeuristicThreshold:
 		switch c := obs.Agents[obs.Self].Confidence; {
 		case !Known(c):

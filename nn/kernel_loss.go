@@ -88,6 +88,10 @@ func lossRows[T Float](dz, z []T, ld int, b *Batch[T], r0, rows int, cfg LossCon
 	s.add(acc)
 }
 
+// softmax3 and putRowGrad are unrolled for three actions (float64, one row
+// in registers): this fails to build when NumActions changes, naming them.
+var _ = [1]struct{}{}[NumActions-3]
+
 // softmax3 returns the softmax p and log-softmax l of one row's three
 // logits, in float64 whatever T is: the row maximum is subtracted before
 // the exponentials, and l is z minus the log-sum-exp. lossRows and

@@ -6,7 +6,11 @@ import (
 	"unsafe"
 )
 
-// NumActions is the width of the policy's output: persist, refine, concede.
+// NumActions is the width of the policy's output, one logit per action:
+// the one count of the action set, whose names live in metapolicy (which
+// asserts that its list has this length). Kernels written for exactly three
+// actions assert NumActions == 3 where they are, so raising it fails to
+// build in those places (docs/architecture.md, "Adding an action").
 const NumActions = 3
 
 // LossConfig holds the coefficients of the SoftRankPO loss of design §4.

@@ -14,6 +14,12 @@ import (
 // AVX-512 first, then AVX2 with FMA, then the portable loops. float64 runs
 // the portable loops.
 
+// The assembly (nn/_generate's numActions: logSoftmax3AVX2, lossVecAVX2's
+// columns, lossRowsAVX512's gathers) and lossAVX2's columns z0…z2, g0…g2
+// are written for three actions: this fails to build when NumActions
+// changes. The generator is its own module and cannot see NumActions.
+var _ = [1]struct{}{}[NumActions-3]
+
 var kernelSets32 = sync.OnceValue(func() []*kernelSet[float32] {
 	var ks []*kernelSet[float32]
 	avx2 := cpu.X86.HasAVX2 && cpu.X86.HasFMA

@@ -357,6 +357,10 @@ func (w *Workspace[T]) rankMatch(grad []T, m *MLP[T], b *Batch[T], cfg LossConfi
 	return st
 }
 
+// rankCoef's log-sum-exp is unrolled for three actions: this fails to
+// build when NumActions changes.
+var _ = [1]struct{}{}[NumActions-3]
+
 // rankCoef is rankMatch's first pass: the logits of every row, and from
 // them each row's coefficient (rankMatchCoef) and Σ e².
 func (w *Workspace[T]) rankCoef(m *MLP[T], b *Batch[T], cfg LossConfig) ([]float64, float64) {

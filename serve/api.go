@@ -123,7 +123,7 @@ const HistoryMissing = "history absent: this mpdf-features/v2 policy read the pa
 // Decision is one agent's meta-action.
 type Decision struct {
 	Action metapolicy.Action `json:"action"`
-	// Probs is π(·|state) over the three actions.
+	// Probs is π(·|state) over the actions.
 	Probs Probs `json:"probs"`
 	// LogProb is log π(action|state), the behaviour log-probability a
 	// rollout records.
@@ -136,12 +136,10 @@ type Decision struct {
 	ConcedeTarget string `json:"concede_target"`
 }
 
-// Probs is a distribution over the three actions.
-type Probs struct {
-	Persist float64 `json:"persist"`
-	Refine  float64 `json:"refine"`
-	Concede float64 `json:"concede"`
-}
+// Probs is a distribution over the actions, in action order, written as an
+// object keyed by the actions' names ({"persist": …, "refine": …,
+// "concede": …}: api/openapi.json's Probs).
+type Probs = metapolicy.ByName[float64]
 
 // PolicyInfo is the body of GET /v1/policy and POST /v1/reload: what is
 // being served.

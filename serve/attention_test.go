@@ -69,13 +69,13 @@ func TestServeAttention(t *testing.T) {
 			if err := ref.Probs(&want, obs); err != nil {
 				t.Fatal(err)
 			}
-			p := [3]float64{dec.Probs.Persist, dec.Probs.Refine, dec.Probs.Concede}
+			p := [3]float64{dec.Probs[metapolicy.Persist], dec.Probs[metapolicy.Refine], dec.Probs[metapolicy.Concede]}
 			for k := range p {
 				if math.Abs(p[k]-want[k]) > 1e-6 {
 					t.Fatalf("deliberation %d agent %d: probs %v, metapolicy %v", i, self, p, want)
 				}
 			}
-			spread = max(spread, math.Abs(p[0]-got.Results[0].Agents[0].Probs.Persist))
+			spread = max(spread, math.Abs(p[0]-got.Results[0].Agents[0].Probs[metapolicy.Persist]))
 		}
 	}
 	if spread < 1e-3 {

@@ -183,7 +183,7 @@ func (p *Policy) decide(st stopper, req *DecideRequest, ds []delib, a *arena) (*
 			}
 			decisions[r] = Decision{
 				Action:        a,
-				Probs:         Probs{Persist: probs[metapolicy.Persist], Refine: probs[metapolicy.Refine], Concede: probs[metapolicy.Concede]},
+				Probs:         Probs(*probs),
 				LogProb:       lp,
 				Answer:        d.agents[self].Answer,
 				ConcedeTarget: targets[r],

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // A decide response is written by hand rather than by encoding/json's
@@ -82,13 +84,17 @@ func appendResultFields(b []byte, r *Result, flush func([]byte) []byte) ([]byte,
 		}
 		b = append(b, `{"action":"`...)
 		b = append(b, d.Action.String()...)
-		b = append(b, `","probs":{"persist":`...)
+		b = append(b, `","probs":{`...)
 		ok := true
-		b, ok = appendFloat(b, d.Probs.Persist, ok)
-		b = append(b, `,"refine":`...)
-		b, ok = appendFloat(b, d.Probs.Refine, ok)
-		b = append(b, `,"concede":`...)
-		b, ok = appendFloat(b, d.Probs.Concede, ok)
+		for a, p := range d.Probs {
+			if a > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '"')
+			b = append(b, metapolicy.Action(a).String()...)
+			b = append(b, `":`...)
+			b, ok = appendFloat(b, p, ok)
+		}
 		b = append(b, `},"log_prob":`...)
 		b, ok = appendFloat(b, d.LogProb, ok)
 		if !ok {
@@ -122,10 +128,12 @@ func checkResponse(r *DecideResponse) error {
 				_, err := d.Action.MarshalText()
 				return err
 			}
-			for _, f := range []float64{d.Probs.Persist, d.Probs.Refine, d.Probs.Concede, d.LogProb} {
-				if math.IsNaN(f) || math.IsInf(f, 0) {
-					return errNonFinite
-				}
+			nonFinite := math.IsNaN(d.LogProb) || math.IsInf(d.LogProb, 0)
+			for _, f := range d.Probs {
+				nonFinite = nonFinite || math.IsNaN(f) || math.IsInf(f, 0)
+			}
+			if nonFinite {
+				return errNonFinite
 			}
 		}
 	}

@@ -40,7 +40,7 @@ func TestEncoderMatchesJSON(t *testing.T) {
 			}
 			for range rng.IntN(4) {
 				res.Agents = append(res.Agents, Decision{Action: metapolicy.Action(rng.IntN(3)),
-					Probs:   Probs{Persist: pick(), Refine: pick(), Concede: pick()},
+					Probs:   Probs{pick(), pick(), pick()},
 					LogProb: -pick(), Answer: strs[rng.IntN(len(strs))], ConcedeTarget: strs[rng.IntN(len(strs))]})
 			}
 			return res

@@ -50,7 +50,7 @@ func ExampleServer() {
 	fmt.Println(resp.Status, out.FeatureVersion, out.Mode, "team answer", out.TeamAnswer)
 	for i, a := range out.Agents {
 		fmt.Printf("agent %d: %v (π = %.3f %.3f %.3f), concede target %q\n",
-			i, a.Action, a.Probs.Persist, a.Probs.Refine, a.Probs.Concede, a.ConcedeTarget)
+			i, a.Action, a.Probs[metapolicy.Persist], a.Probs[metapolicy.Refine], a.Probs[metapolicy.Concede], a.ConcedeTarget)
 	}
 	// Output:
 	// 200 OK mpdf-features/v1 greedy team answer 42

@@ -90,7 +90,7 @@ func TestServeDecoupledAttention(t *testing.T) {
 				if err := ref.Probs(&want, obs); err != nil {
 					t.Fatal(err)
 				}
-				p := [3]float64{dec.Probs.Persist, dec.Probs.Refine, dec.Probs.Concede}
+				p := [3]float64{dec.Probs[metapolicy.Persist], dec.Probs[metapolicy.Refine], dec.Probs[metapolicy.Concede]}
 				for k := range p {
 					if math.Abs(p[k]-want[k]) > 1e-6 {
 						t.Fatalf("%s: deliberation %d agent %d: probs %v, the policy's %v", filepath.Base(path), i, self, p, want)

@@ -88,7 +88,7 @@ func TestDecideDecoupled(t *testing.T) {
 					if err := ref.Probs(&want, obs); err != nil {
 						t.Fatal(err)
 					}
-					p := [3]float64{got.Probs.Persist, got.Probs.Refine, got.Probs.Concede}
+					p := [3]float64{got.Probs[metapolicy.Persist], got.Probs[metapolicy.Refine], got.Probs[metapolicy.Concede]}
 					for k := range p {
 						if math.Abs(p[k]-want[k]) > 1e-5 {
 							t.Fatalf("%s %s: deliberation %d agent %d: probs %v, the policy's %v", c.by, filepath.Base(path), i, self, p, want)
@@ -138,7 +138,7 @@ func TestDecideNoModelIsFallback(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := resp.Results[0].Agents[1].Probs
-		same := math.Abs(got.Persist-want[0]) < 1e-6 && math.Abs(got.Refine-want[1]) < 1e-6
+		same := math.Abs(got[metapolicy.Persist]-want[0]) < 1e-6 && math.Abs(got[metapolicy.Refine]-want[1]) < 1e-6
 		if same != c.want {
 			t.Errorf("agent of no model: probs %+v, %s's %v: same %v, want %v", got, c.name, want, same, c.want)
 		}

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // apiTypes are the Go types of the schemas of api/openapi.json.
@@ -57,6 +59,12 @@ type goField struct {
 // jsonFields lists the JSON fields of struct t as encoding/json sees them,
 // embedded structs flattened.
 func jsonFields(t reflect.Type, optional bool, out map[string]goField) {
+	if t.Kind() == reflect.Array { // metapolicy.ByName: keyed by the actions' names
+		for _, n := range metapolicy.Names() {
+			out[n] = goField{typ: t.Elem(), optional: optional}
+		}
+		return
+	}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -123,8 +131,14 @@ func checkType(t *testing.T, where string, s *specSchema, gt reflect.Type) {
 			return
 		}
 		checkType(t, where+"[]", s.Items, gt.Elem())
-	case gt.Kind() == reflect.Struct:
-		if ref := strings.TrimPrefix(s.Ref, "#/components/schemas/"); ref != gt.Name() {
+	case gt.Kind() == reflect.Struct || gt.Kind() == reflect.Array:
+		name := gt.Name()
+		for n, at := range apiTypes {
+			if at == gt {
+				name = n
+			}
+		}
+		if ref := strings.TrimPrefix(s.Ref, "#/components/schemas/"); ref != name {
 			t.Errorf("%s: $ref %q, the Go field is a %s", where, s.Ref, gt.Name())
 		}
 		return

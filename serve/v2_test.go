@@ -104,7 +104,7 @@ func TestServeV2MatchesMetapolicy(t *testing.T) {
 			if err := ref.Probs(&want, obs); err != nil {
 				t.Fatal(err)
 			}
-			p := [3]float64{dec.Probs.Persist, dec.Probs.Refine, dec.Probs.Concede}
+			p := [3]float64{dec.Probs[metapolicy.Persist], dec.Probs[metapolicy.Refine], dec.Probs[metapolicy.Concede]}
 			for k := range p {
 				if math.Abs(p[k]-want[k]) > 1e-5 {
 					t.Errorf("deliberation %d agent %d (history %v): probs %v, metapolicy %v", i, self, d.History != nil, p, want)
@@ -121,7 +121,7 @@ func TestServeV2MatchesMetapolicy(t *testing.T) {
 			continue
 		}
 		for self, dec := range got.Results[i].Agents {
-			if math.Abs(dec.Probs.Persist-without.Results[i].Agents[self].Probs.Persist) > 1e-6 {
+			if math.Abs(dec.Probs[metapolicy.Persist]-without.Results[i].Agents[self].Probs[metapolicy.Persist]) > 1e-6 {
 				differ++
 			}
 		}
@@ -237,7 +237,7 @@ func TestReloadSwitchesLayout(t *testing.T) {
 				if err := ref.Probs(&p, obs); err != nil {
 					t.Fatal(err)
 				}
-				if math.Abs(p[0]-dec.Probs.Persist) > 1e-5 || math.Abs(p[2]-dec.Probs.Concede) > 1e-5 {
+				if math.Abs(p[0]-dec.Probs[metapolicy.Persist]) > 1e-5 || math.Abs(p[2]-dec.Probs[metapolicy.Concede]) > 1e-5 {
 					t.Fatalf("%s deliberation %d agent %d: probs %+v, metapolicy %v", want, i, self, dec.Probs, p)
 				}
 			}

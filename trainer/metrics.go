@@ -1,5 +1,7 @@
 package trainer
 
+import "github.com/mpdf/mpdf/metapolicy"
+
 // The metrics.
 //
 // Step returns the metrics of design §4 as a Metrics value whose JSON keys
@@ -54,6 +56,9 @@ type Metrics struct {
 	LearningRate float64 `json:"learning_rate"` // the lr Adam used
 	StepTime     float64 `json:"step_time"`     // wall time of the step, seconds
 
+	// The action shares, one field per action (metrics.jsonl's and a
+	// checkpoint header's keys "actions/<name>", metapolicy's names);
+	// ActionShares lists them in action order.
 	ActPersist float64 `json:"actions/persist"` // share of rows with action persist
 	ActRefine  float64 `json:"actions/refine"`
 	ActConcede float64 `json:"actions/concede"`
@@ -69,9 +74,20 @@ func MetricNames() []string {
 		"reward", "reward_std", "frac_reward_zero_std",
 		"advantages/mean", "advantages/min", "advantages/max",
 		"grad_norm", "learning_rate", "step_time",
-		"actions/persist", "actions/refine", "actions/concede",
+		actionMetric(metapolicy.Persist), actionMetric(metapolicy.Refine), actionMetric(metapolicy.Concede),
 		"advantages/nonzero",
 	}
+}
+
+// actionMetric is the name of a's share: "actions/" and its name.
+func actionMetric(a metapolicy.Action) string { return "actions/" + a.String() }
+
+// ActionShares returns the action shares in action order. Its [...] array
+// has as many elements as Metrics has share fields: with another action
+// it fails to build until Metrics, MetricNames, AppendValues and
+// metricsFromValues gain its field.
+func (m *Metrics) ActionShares() [metapolicy.NumActions]float64 {
+	return [...]float64{m.ActPersist, m.ActRefine, m.ActConcede}
 }
 
 // AppendValues appends the metric values to dst in MetricNames order.

@@ -38,6 +38,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
 )
 
@@ -470,6 +471,9 @@ func (s *Stepper) batchMetrics(mt *Metrics, b *Samples, adv []float64, gs *group
 // one, is above 2. Three integer operations a row in the metrics loop were
 // a fifth of its work.
 func countActions(acts []uint8) (refine, concede, above int) {
+	// The bit tricks are for three actions: this fails to build otherwise.
+	var _ = [1]struct{}{}[metapolicy.NumActions-3]
+
 	const b0, b1, high = 0x0101010101010101, 0x0202020202020202, 0xfcfcfcfcfcfcfcfc
 	n := len(acts) &^ 7
 	bad := uint64(0)

@@ -4,7 +4,7 @@
 // is opened. Every text goes in as textContent, never as markup.
 (function () {
   var $ = function (id) { return document.getElementById(id); };
-  var PAGE = 50, ACTIONS = ["persist", "refine", "concede"];
+  var PAGE = 50, ACTIONS = ACTION_NAMES; // the actions' names, written in by view (metapolicy's list)
   var D = null, keys = [], order = [], at = 0;
   var texts = null, waiting = [];
   function el(tag, cls, text) {

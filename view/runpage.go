@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/mpdf/mpdf/checkpoints"
+	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/outfile"
 	"github.com/mpdf/mpdf/plots"
 	"github.com/mpdf/mpdf/trainer/run"
@@ -79,6 +80,9 @@ func WriteRun(w io.Writer, dir string) error {
 	case err != nil:
 		return fmt.Errorf("view: %w", err)
 	case len(curves.Step) > 0:
+		// plots.Curves holds one series per action as a field: another
+		// action needs its own series here (this fails to build until then).
+		var _ = [1]struct{}{}[metapolicy.NumActions-3]
 		p.Charts = append(p.Charts,
 			chart("reward", "mean reward per row", curves.Step, []series{{"reward", "#1f77b4", curves.Reward, band(curves.Min, curves.Max, 0)}}),
 			chart("KL", "KL(π ‖ π_ref)", curves.Step, []series{{"kl", "#d62728", curves.KL, band(curves.Min, curves.Max, 1)}}),

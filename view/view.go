@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
@@ -186,7 +188,29 @@ type page struct {
 var pageCSS string
 
 //go:embed page.js
-var pageJS string
+var pageJSSource string
+
+// pageJS is page.js with the actions' names written in where it reads
+// them (ACTION_NAMES), from metapolicy's list: the page knows no action by
+// hand.
+var pageJS = withActionNames(pageJSSource)
+
+// actionNamesMark is where page.js takes the actions' names, with the
+// comment that says so (the page's bytes predate it).
+const actionNamesMark = "ACTION_NAMES; // the actions' names, written in by view (metapolicy's list)"
+
+func withActionNames(js string) string {
+	names := metapolicy.Names()
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	out := strings.Replace(js, actionNamesMark, "["+strings.Join(q, ", ")+"];", 1)
+	if out == js {
+		panic("view: page.js does not read ACTION_NAMES")
+	}
+	return out
+}
 
 //go:embed page.html
 var pageHTML string
@@ -194,4 +218,6 @@ var pageHTML string
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"pct": func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) },
 	"f1":  func(x float64) string { return fmt.Sprintf("%.1f", x) },
+	// actions are the actions' names, the summary's share columns.
+	"actions": metapolicy.Names,
 }).Parse(pageHTML))

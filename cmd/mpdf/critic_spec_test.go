@@ -12,6 +12,7 @@ import (
 
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // ckptConfidence is the confidence source a checkpoint records.
@@ -104,9 +105,9 @@ func TestTrainCriticSpecResumeAndEval(t *testing.T) {
 			t.Errorf("%s: default eval differs from critic=on's (-critic=on +default):\n%s", name, d)
 		}
 	}
-	if on["threshold"].Actions.Persist == 0 || off["threshold"].Actions.Persist != 0 {
+	if on["threshold"].Actions[metapolicy.Persist] == 0 || off["threshold"].Actions[metapolicy.Persist] != 0 {
 		t.Errorf("threshold persists %.2f with the critic and %.2f without; want > 0 and 0 (the critic did not reach the states)",
-			on["threshold"].Actions.Persist, off["threshold"].Actions.Persist)
+			on["threshold"].Actions[metapolicy.Persist], off["threshold"].Actions[metapolicy.Persist])
 	}
 }
 

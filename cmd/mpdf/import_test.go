@@ -128,7 +128,7 @@ func TestEvalReplay(t *testing.T) {
 			t.Errorf("%s: %d episodes, %d scored, %d correct; want 3, 3, 3", r.Policy, r.Episodes, r.Scored, r.Correct)
 		}
 	}
-	if rs[0].Actions.Persist != 1 || rs[1].Actions.Refine != 1 {
+	if rs[0].Actions[metapolicy.Persist] != 1 || rs[1].Actions[metapolicy.Refine] != 1 {
 		t.Errorf("action shares %+v / %+v", rs[0].Actions, rs[1].Actions)
 	}
 	if rs[0].TokensPerTask >= rs[1].TokensPerTask {

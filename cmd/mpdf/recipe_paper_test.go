@@ -118,7 +118,7 @@ func TestTrainRecipePaper(t *testing.T) {
 			if err := want.Probs(&p, &obs); err != nil {
 				t.Fatal(err)
 			}
-			for k, v := range []float64{d.Probs.Persist, d.Probs.Refine, d.Probs.Concede} {
+			for k, v := range d.Probs {
 				if math.Abs(v-p[k]) > 1e-6 {
 					t.Errorf("%s: agent %d: served %v, checkpoint %v", filepath.Base(path), self, d.Probs, p)
 				}

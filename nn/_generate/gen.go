@@ -50,6 +50,11 @@ var (
 // size is the bytes of a float32.
 const size = 4
 
+// numActions is the policy's output width the loss kernels are unrolled
+// for (nn.NumActions; this module cannot import nn): nn/simd_amd64.go,
+// where the kernels are called, fails to build when nn.NumActions is not 3.
+const numActions = 3
+
 // probe selects the other output: the FMA-throughput probes of package
 // internal/peak instead of nn's kernels (go generate ./internal/peak).
 var probe = flag.Bool("probe", false, "emit internal/peak's FMA probes, not nn's kernels")
@@ -1607,7 +1612,7 @@ func lossVec512() {
 	// The next 16 rows.
 	ADDQ(ld16, zp)
 	ADDQ(ld16, dzp)
-	ADDQ(U32(16*3*size), refp)
+	ADDQ(U32(16*numActions*size), refp)
 	ADDQ(U8(16), actp)
 	ADDQ(U8(16*size), advp)
 	ADDQ(U8(16*size), behp)

@@ -215,10 +215,12 @@ type Result struct {
 	Files          []string // what was written to Dir
 }
 
-// Shares are the action shares of the sampled decisions (persist, refine,
-// concede), averaged over the first and the last fifth of the iterations of
-// the whole run (resumes included), from the metrics log.
-type Shares struct{ First, Last [3]float64 }
+// Shares are the action shares of the sampled decisions, in action order,
+// averaged over the first and the last fifth of the iterations of the
+// whole run (resumes included), from the metrics log.
+type Shares struct {
+	First, Last [metapolicy.NumActions]float64
+}
 
 // bestMetric resolves Config.BestMetric for a mode.
 func (c *Config) bestMetric(offline bool) (name string, higher bool, err error) {

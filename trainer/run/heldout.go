@@ -40,10 +40,15 @@ type HeldOut struct {
 	Greedy        bool    `json:"greedy,omitempty"`
 	TeamAccuracy  float64 `json:"team_accuracy"`
 	TokensPerTask float64 `json:"tokens_per_task"`
-	Persist       float64 `json:"persist"`
-	Refine        float64 `json:"refine"`
-	Concede       float64 `json:"concede"`
+	// The action shares, one field per action (metrics.jsonl's keys).
+	Persist float64 `json:"persist"`
+	Refine  float64 `json:"refine"`
+	Concede float64 `json:"concede"`
 }
+
+// HeldOut names its action shares as fields (metrics.jsonl's keys, between
+// tokens_per_task and the line's end): another action needs its own field.
+var _ = [1]struct{}{}[metapolicy.NumActions-3]
 
 // HeldOutPoint is a held-out point's line of metrics.jsonl: the policy
 // after Iter iterations (Step steps).
@@ -104,7 +109,7 @@ func (r *runner) heldOutPoint(ctx context.Context) error {
 	}
 	e := &res[0]
 	h := &HeldOut{Tasks: n, Greedy: r.cfg.Greedy, TeamAccuracy: e.Accuracy, TokensPerTask: e.TokensPerTask,
-		Persist: e.Actions.Persist, Refine: e.Actions.Refine, Concede: e.Actions.Concede}
+		Persist: e.Actions[metapolicy.Persist], Refine: e.Actions[metapolicy.Refine], Concede: e.Actions[metapolicy.Concede]}
 	var step int64
 	if r.rl != nil {
 		step = r.rl.Steps
@@ -167,7 +172,7 @@ func (c *RLChange) WriteText(w io.Writer) error {
 		"  actions persist %.3f → %.3f, refine %.3f → %.3f, concede %.3f → %.3f\n",
 		mode, d.Tasks, s.Accuracy, l.Accuracy, d.Accuracy.Estimate, d.Accuracy.Low, d.Accuracy.High,
 		s.TokensPerTask, l.TokensPerTask, d.Tokens.Estimate, d.Tokens.Low, d.Tokens.High, pct,
-		s.Actions.Persist, l.Actions.Persist, s.Actions.Refine, l.Actions.Refine, s.Actions.Concede, l.Actions.Concede)
+		s.Actions[metapolicy.Persist], l.Actions[metapolicy.Persist], s.Actions[metapolicy.Refine], l.Actions[metapolicy.Refine], s.Actions[metapolicy.Concede], l.Actions[metapolicy.Concede])
 	return err
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/outfile"
 	"github.com/mpdf/mpdf/plots"
 	"github.com/mpdf/mpdf/trainer"
@@ -80,7 +81,7 @@ type metricsLog struct {
 
 type iterShares struct {
 	iter    int
-	sum     [3]float64
+	sum     [metapolicy.NumActions]float64
 	nonzero float64 // sum of advantages/nonzero
 	n       int
 }
@@ -191,14 +192,18 @@ func (l *metricsLog) fold(s StepLine) {
 		return
 	}
 	m := &s.Metrics
-	l.curve.Add(s.Step, m.Reward, m.KL, m.Entropy, m.ActPersist, m.ActRefine, m.ActConcede)
+	sh := m.ActionShares()
+	// plots.Curves holds one series per action as a field (Persist, Refine,
+	// Concede; plots sits below metapolicy): another action needs its own.
+	var _ = [1]struct{}{}[metapolicy.NumActions-3]
+	l.curve.Add(s.Step, m.Reward, m.KL, m.Entropy, sh[metapolicy.Persist], sh[metapolicy.Refine], sh[metapolicy.Concede])
 	if k := len(l.iters); k == 0 || l.iters[k-1].iter != s.Iter {
 		l.iters = append(l.iters, iterShares{iter: s.Iter})
 	}
 	it := &l.iters[len(l.iters)-1]
-	it.sum[0] += m.ActPersist
-	it.sum[1] += m.ActRefine
-	it.sum[2] += m.ActConcede
+	for a, v := range sh {
+		it.sum[a] += v
+	}
 	it.nonzero += m.AdvNonZero
 	it.n++
 }
@@ -315,20 +320,24 @@ func (l *metricsLog) close() error {
 // shares averages each iteration's step action shares, then those over the
 // first and last fifth of the iterations; nil under two iterations.
 func (l *metricsLog) shares() *Shares {
-	per := make([][3]float64, 0, len(l.iters))
+	per := make([][metapolicy.NumActions]float64, 0, len(l.iters))
 	for _, it := range l.iters {
 		n := float64(it.n)
-		per = append(per, [3]float64{it.sum[0] / n, it.sum[1] / n, it.sum[2] / n})
+		var v [metapolicy.NumActions]float64
+		for a, s := range it.sum {
+			v[a] = s / n
+		}
+		per = append(per, v)
 	}
 	if len(per) < 2 {
 		return nil
 	}
 	k := (len(per) + 4) / 5
-	return &Shares{First: mean3(per[:k]), Last: mean3(per[len(per)-k:])}
+	return &Shares{First: meanShares(per[:k]), Last: meanShares(per[len(per)-k:])}
 }
 
-func mean3(s [][3]float64) [3]float64 {
-	var m [3]float64
+func meanShares(s [][metapolicy.NumActions]float64) [metapolicy.NumActions]float64 {
+	var m [metapolicy.NumActions]float64
 	for _, v := range s {
 		for i := range m {
 			m[i] += v[i] / float64(len(s))

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // WriteText writes the line that says what the supervised stage did.
@@ -32,8 +34,11 @@ func (r *Result) WriteText(w io.Writer, dir, envName string, seed uint64) error 
 	}
 	fmt.Fprintf(w, "RL: %d %s, %d steps (%d skipped) in %s\n", r.Iterations, unit, r.Steps, r.Skipped, r.RLTime.Round(time.Millisecond))
 	if a := r.Shares; a != nil && r.Mode == "online" {
-		fmt.Fprintf(w, "actions sampled, first → last fifth of RL: persist %.1f%% → %.1f%%, refine %.1f%% → %.1f%%, concede %.1f%% → %.1f%%\n",
-			100*a.First[0], 100*a.Last[0], 100*a.First[1], 100*a.Last[1], 100*a.First[2], 100*a.Last[2])
+		parts := make([]string, 0, metapolicy.NumActions)
+		for _, act := range metapolicy.Actions {
+			parts = append(parts, fmt.Sprintf("%s %.1f%% → %.1f%%", act, 100*a.First[act], 100*a.Last[act]))
+		}
+		fmt.Fprintf(w, "actions sampled, first → last fifth of RL: %s\n", strings.Join(parts, ", "))
 	}
 	if _, err := fmt.Fprintf(w, "wrote %s: %s\n", dir, strings.Join(r.Files, ", ")); err != nil || r.Eval == nil {
 		return err
