@@ -39,6 +39,6 @@
 //	study/signals     AUC of state features for correctness and for "refining now fixes the team"
 //	env/sim/calibrate the simulator fitted to transcripts and checked against them, statistics and feature signals
 //	serve             a trained policy as an HTTP/JSON service, with Prometheus metrics
-//	internal/cliflag  the command line's flag machinery: commands of flag structs, help files, the shared-flag table, binding, flag groups several commands share, renames, value adapters, errors in flag words
+//	internal/cliflag  the command line's flag machinery: commands of flag structs, help files, the shared-flag table, binding, flag groups several commands share, value adapters, errors in flag words
 //	cmd/mpdf          the command line: flags, help text and wiring only
 package mpdf

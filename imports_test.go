@@ -59,7 +59,7 @@ var layers = []layer{
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "trainer/teacher"}},
 	{"env/sim/calibrate", "the simulator fitted to transcripts and checked against them, statistics and feature signals", []string{"data", "data/transcript", "env", "env/sim", "internal/errmark", "metapolicy", "study/signals"}},
 	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
-	{"internal/cliflag", "the command line's flag machinery: commands of flag structs, help files, the shared-flag table, binding, flag groups several commands share, renames, value adapters, errors in flag words", []string{"answer", "data", "data/transcript", "env/replay", "env/sim", "internal/errmark", "metapolicy", "nn"}},
+	{"internal/cliflag", "the command line's flag machinery: commands of flag structs, help files, the shared-flag table, binding, flag groups several commands share, value adapters, errors in flag words", []string{"answer", "data", "data/transcript", "env/replay", "env/sim", "internal/errmark", "metapolicy", "nn"}},
 	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"answer", "checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "internal/cliflag", "internal/progress", "internal/version", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
 }
 

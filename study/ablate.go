@@ -261,7 +261,7 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 	merged.Config.Train = cfg.Train // the base recipe, not the SFT-only run's
 	merged.Rows = nil
 	merged.Learned = nil
-	var sftRows []Row
+	var sftRows []ResultRow
 	for _, r := range sft.Rows {
 		if r.Policy == learned {
 			r.Policy = SFTOnlyName
@@ -270,7 +270,7 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 		}
 		merged.Rows = append(merged.Rows, r)
 	}
-	byName := map[string][]Row{}
+	byName := map[string][]ResultRow{}
 	for i, st := range settings {
 		if sftFirst(kind) && i == 0 {
 			byName[st.Name] = sftRows
@@ -377,24 +377,24 @@ func (s *Study) pairedDelta(a, b string) (*stats.Interval, float64, error) {
 		seed uint64
 		task int
 	}
-	bRows := map[key]*Row{}
+	bRows := map[key]*ResultRow{}
 	for i := range s.Rows {
 		if r := &s.Rows[i]; r.Policy == b {
 			bRows[key{r.Seed, r.Index}] = r
 		}
 	}
 	// Rows in task then seed order, as Summarise numbers its clusters.
-	var pairs [][2]*Row
+	var pairs [][2]*ResultRow
 	for i := range s.Rows {
 		ra := &s.Rows[i]
 		if ra.Policy != a {
 			continue
 		}
 		if rb, ok := bRows[key{ra.Seed, ra.Index}]; ok {
-			pairs = append(pairs, [2]*Row{ra, rb})
+			pairs = append(pairs, [2]*ResultRow{ra, rb})
 		}
 	}
-	slices.SortStableFunc(pairs, func(p, q [2]*Row) int {
+	slices.SortStableFunc(pairs, func(p, q [2]*ResultRow) int {
 		return cmp.Or(cmp.Compare(p[0].Index, q[0].Index), cmp.Compare(p[0].Seed, q[0].Seed))
 	})
 	unit, _ := s.units()

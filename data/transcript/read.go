@@ -321,9 +321,9 @@ func eachDebate(dec *json.Decoder, name string, meta Meta, critic bool, rep *Rep
 func resolveMeta(name string, opts Options) (Meta, error) {
 	meta := ParseName(name)
 	if opts.Task != "" {
-		t, err := ParseTask(string(opts.Task))
+		t, err := answer.ParseKind(string(opts.Task))
 		if err != nil {
-			return meta, err
+			return meta, fmt.Errorf("transcript: %w", err)
 		}
 		meta.Task = t
 	}

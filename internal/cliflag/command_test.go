@@ -31,9 +31,8 @@ func (e *echoFlags) Run(cmd *cobra.Command, _ []string) error {
 
 // A command of a flag struct runs with its flags parsed, each command of
 // its own struct; an ExitError's code survives wrapping, and any other
-// error exits 1. AddHelp fills in the help from its files. (Finish,
-// which also needs the commands Renames names, is mpdf's: its tests run
-// it.)
+// error exits 1. AddHelp fills in the help from its files. (Finish is
+// mpdf's tests' to run, on the real commands.)
 func TestCommandAndHelp(t *testing.T) {
 	help := fstest.MapFS{"help/echo.txt": {Data: []byte("Say {what}\n---\nLong text.\n---\n  tool echo\n")}}
 	newRoot := func() *cobra.Command {

@@ -8,8 +8,8 @@ import "github.com/mpdf/mpdf/answer"
 // a flag in two commands must be here, with this type and default in each
 // (or the exception listed, with its reason), and each command's usage text
 // must say the words of Says. A new flag that means something else takes
-// another name; a renamed one keeps its old spelling for a release
-// (Renames).
+// another name; a flag renamed after a release keeps its old spelling for
+// one more, listed in CHANGELOG.md.
 type Shared struct {
 	Name    string
 	Type    string // pflag's type name, as the help shows it

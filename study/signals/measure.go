@@ -54,11 +54,6 @@ type Options struct {
 	Workers int
 }
 
-// Row is FeatureRow under its former name.
-//
-// Deprecated: use FeatureRow.
-type Row = FeatureRow
-
 // FeatureRow is one feature's AUCs: AUC[target][subset], NaN when a class is empty.
 type FeatureRow struct {
 	Feature string                          `json:"feature"`
