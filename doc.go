@@ -24,11 +24,13 @@
 //	metapolicy        actions, meta-cognitive state, consensus rules, featurizer, policies, baselines
 //	answer            one reader of model text: answers (gsm8k, mmlu, arithmetic, math) and profiles
 //	data              rollout formats (JSONL episodes/decisions), reader/writer, reward, packed shards
+//	stats/correctness how well each feature tells a right answer from a wrong one: its AUC over the decisions of episodes
 //	checkpoints       compressed checkpoint format, retention, safetensors interop
 //	data/transcript   reader of debate transcripts (LLM-Debate, DyLAN, LLM-Agora) into questions and episodes
 //	data/corpus       what a set of transcripts holds: the corpus table, the persist and debate baselines
 //	env               the environment interface, the episode runner, evaluation and verdict
 //	env/sim           the calibrated simulator: the default environment, its parameters and their fit
+//	env/sim/calibrate the simulator fitted to transcripts and checked against them, statistics and feature signals
 //	env/replay        recorded transcripts replayed as an environment; an --env spec (sim or replay) opened, an evaluation set up
 //	env/llm           live deliberations through an OpenAI-compatible chat-completions backend
 //	trainer           advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops
@@ -37,7 +39,6 @@
 //	view              deliberations and policies' decisions, a training run and a study's report, as self-contained HTML pages
 //	study             cross-validated study of learned policies against the baselines
 //	study/signals     AUC of state features for correctness and for "refining now fixes the team"
-//	env/sim/calibrate the simulator fitted to transcripts and checked against them, statistics and feature signals
 //	serve             a trained policy as an HTTP/JSON service, with Prometheus metrics
 //	internal/cliflag  the command line's flag machinery: commands of flag structs, help files, the shared-flag table, binding, flag groups several commands share, value adapters, errors in flag words
 //	cmd/mpdf          the command line: flags, help text and wiring only

@@ -12,6 +12,7 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/stats"
+	"github.com/mpdf/mpdf/stats/correctness"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
@@ -182,7 +183,7 @@ func Measure(e env.Env, pol metapolicy.Policy, o Options, cands []Candidate) (*R
 			}
 			var prevAns []string
 			isContested := false
-			return eachDecision(ep, v1, func(t, i int, _ *metapolicy.Observation) error {
+			return correctness.EachDecision(ep, v1, func(t, i int, _ *metapolicy.Observation) error {
 				if i == 0 {
 					prevAns = answers(ep, t-1)
 					isContested = len(votes(prevAns)) != 1 || slices.Contains(prevAns, "")
