@@ -15,6 +15,7 @@
 //	internal/errmark  an error marked with a sentinel (one may name a setting), its message unchanged, or a setting out of range named by its key: a library's errors a caller words
 //	internal/progress progress of long work on stderr: a bar on a terminal, plain lines elsewhere
 //	internal/jsonscan the byte-level JSON scanner of the fast paths (data's decision lines, serve's requests; transcripts' numbers)
+//	internal/cliflag  the command line's flag machinery, no domain package: commands of flag structs, help files, the shared-flag table, binding, value adapters, errors in flag words
 //	internal/peak     the machine's measured float32 multiply-add peak, for the update step's benchmarks' share of it
 //	nn                MLP parameters, Adam, fast batched CPU kernels of the update step
 //	stats             cluster-bootstrap confidence intervals and the AUC, plain Go
@@ -40,6 +41,5 @@
 //	study             cross-validated study of learned policies against the baselines
 //	study/signals     AUC of state features for correctness and for "refining now fixes the team"
 //	serve             a trained policy as an HTTP/JSON service, with Prometheus metrics
-//	internal/cliflag  the command line's flag machinery: commands of flag structs, help files, the shared-flag table, binding, flag groups several commands share, value adapters, errors in flag words
 //	cmd/mpdf          the command line: flags, help text and wiring only
 package mpdf

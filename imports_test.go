@@ -35,6 +35,7 @@ var layers = []layer{
 	{"internal/errmark", "an error marked with a sentinel (one may name a setting), its message unchanged, or a setting out of range named by its key: a library's errors a caller words", nil},
 	{"internal/progress", "progress of long work on stderr: a bar on a terminal, plain lines elsewhere", nil},
 	{"internal/jsonscan", "the byte-level JSON scanner of the fast paths (data's decision lines, serve's requests; transcripts' numbers)", nil},
+	{"internal/cliflag", "the command line's flag machinery, no domain package: commands of flag structs, help files, the shared-flag table, binding, value adapters, errors in flag words", []string{"internal/errmark", "internal/jsonscan"}},
 	{"internal/peak", "the machine's measured float32 multiply-add peak, for the update step's benchmarks' share of it", nil},
 	{"nn", "MLP parameters, Adam, fast batched CPU kernels of the update step", nil},
 	{"stats", "cluster-bootstrap confidence intervals and the AUC, plain Go", nil},
@@ -60,7 +61,6 @@ var layers = []layer{
 	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "env/sim", "internal/errmark", "internal/jsonscan", "internal/version", "metapolicy", "nn", "outfile", "plots", "stats", "trainer", "trainer/run", "view"}},
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "stats/correctness", "trainer/teacher"}},
 	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
-	{"internal/cliflag", "the command line's flag machinery: commands of flag structs, help files, the shared-flag table, binding, flag groups several commands share, value adapters, errors in flag words", []string{"answer", "data", "data/transcript", "env/replay", "env/sim", "internal/errmark", "metapolicy", "nn"}},
 	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"answer", "checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "internal/cliflag", "internal/progress", "internal/version", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
 }
 

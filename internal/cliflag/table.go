@@ -1,7 +1,5 @@
 package cliflag
 
-import "github.com/mpdf/mpdf/answer"
-
 // A Shared flag is one that more than one command has, with the one meaning
 // it has in all of them (issue 21: one meaning per flag, one word per
 // concept). cmd/mpdf's TestFlagsMeanOneThing holds every command to Table:
@@ -31,8 +29,10 @@ type Exception struct {
 	NoDefault          bool
 }
 
-// kindType is the type name of --kind, the task kinds.
-var kindType = new(answer.Kind).Type()
+// kindType is the type name of --kind, the task kinds: answer.Kind's Type,
+// written out so that this package imports no domain package (cmd/mpdf's
+// TestFlagsMeanOneThing holds every --kind to it).
+const kindType = "gsm8k|mmlu|arithmetic|math"
 
 // Table lists the flags of more than one command.
 var Table = []Shared{
