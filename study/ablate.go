@@ -236,7 +236,39 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 		lambda = cfg.Lambdas[0]
 	}
 	cfg.Lambdas = []float64{lambda}
-	learned := LearnedName(lambda)
+	merged, err := crossValidateSettings(e, cfg, kind, settings, LearnedName(lambda))
+	if err != nil {
+		return nil, err
+	}
+	sum, err := merged.Summarise()
+	if err != nil {
+		return nil, err
+	}
+	a := &Ablation{Kind: kind, Lambda: lambda, Study: merged, Summary: sum}
+	all := sum.Scopes[0]
+	stat := map[string]PolicyStats{}
+	for _, p := range all.Policies {
+		stat[p.Policy] = p
+		if slices.Contains(merged.Fixed, p.Policy) {
+			a.Baselines = append(a.Baselines, p)
+		}
+	}
+	if a.Rows, err = ablationRows(e, cfg, kind, settings, merged, stat); err != nil {
+		return nil, err
+	}
+	if kind == AblateRewardScale {
+		if a.Moves, err = AdvantageMoves(e, cfg.Train, lambda, merged.Rounds, cfg.Seed); err != nil {
+			return nil, fmt.Errorf("study: ablation %s: %w", kind, err)
+		}
+	}
+	return a, nil
+}
+
+// crossValidateSettings cross-validates the SFT-only run, then each
+// setting of the ablation (the learned policy alone), and merges their
+// rows into one study: the baselines once, the SFT-only run's learned
+// policy as SFTOnlyName and each setting's under its name.
+func crossValidateSettings(e env.Env, cfg Config, kind string, settings []Setting, learned string) (*Study, error) {
 	runs := len(settings) + 1
 	if sftFirst(kind) {
 		runs-- // its first setting is the SFT-only run
@@ -301,19 +333,14 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 		merged.Rows = append(merged.Rows, byName[st.Name]...)
 		merged.Learned = append(merged.Learned, st.Name)
 	}
-	sum, err := merged.Summarise()
-	if err != nil {
-		return nil, err
-	}
-	a := &Ablation{Kind: kind, Lambda: lambda, Study: &merged, Summary: sum}
-	all := sum.Scopes[0]
-	stat := map[string]PolicyStats{}
-	for _, p := range all.Policies {
-		stat[p.Policy] = p
-		if slices.Contains(merged.Fixed, p.Policy) {
-			a.Baselines = append(a.Baselines, p)
-		}
-	}
+	return &merged, nil
+}
+
+// ablationRows are the ablation's table: a row per setting, against its
+// reference setting (st.Ref), then one more against each of st.Also and
+// the baselines of st.AlsoFixed the study played.
+func ablationRows(e env.Env, cfg Config, kind string, settings []Setting, merged *Study, stat map[string]PolicyStats) ([]AblationRow, error) {
+	var rows []AblationRow
 	persistSFT := stat[SFTOnlyName].Persist
 	for i, st := range settings {
 		p := stat[st.Name]
@@ -323,19 +350,12 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 			row.Note = untrainedModels(e, cfg.GroupBy)
 		}
 		if st.Ref != i {
-			ref := settings[st.Ref].Name
-			d, dt, err := merged.pairedDelta(st.Name, ref)
-			if err != nil {
-				return nil, fmt.Errorf("study: ablation %s: %s − %s: %w", kind, st.Name, ref, err)
-			}
-			row.Ref, row.Delta, row.DeltaTokens = ref, d, dt
-			if kind == AblateRLSignal {
-				if row.DeltaTokensCI, err = merged.pairedTokens(st.Name, ref); err != nil {
-					return nil, err
-				}
+			var err error
+			if row, err = againstRef(merged, kind, row, settings[st.Ref].Name); err != nil {
+				return nil, err
 			}
 		}
-		a.Rows = append(a.Rows, row)
+		rows = append(rows, row)
 		refs := []string{}
 		for _, j := range st.Also {
 			refs = append(refs, settings[j].Name)
@@ -346,26 +366,31 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 			}
 		}
 		for _, ref := range refs {
-			d, dt, err := merged.pairedDelta(st.Name, ref)
+			also, err := againstRef(merged, kind, row, ref)
 			if err != nil {
-				return nil, fmt.Errorf("study: ablation %s: %s − %s: %w", kind, st.Name, ref, err)
+				return nil, err
 			}
-			also := row
-			also.Ref, also.Delta, also.DeltaTokens = ref, d, dt
-			if kind == AblateRLSignal {
-				if also.DeltaTokensCI, err = merged.pairedTokens(st.Name, ref); err != nil {
-					return nil, err
-				}
-			}
-			a.Rows = append(a.Rows, also)
+			rows = append(rows, also)
 		}
 	}
-	if kind == AblateRewardScale {
-		if a.Moves, err = AdvantageMoves(e, cfg.Train, lambda, merged.Rounds, cfg.Seed); err != nil {
-			return nil, fmt.Errorf("study: ablation %s: %w", kind, err)
+	return rows, nil
+}
+
+// againstRef is row compared with the policy ref: the paired accuracy
+// difference and the tokens' (with its interval in an rl-signal
+// ablation).
+func againstRef(merged *Study, kind string, row AblationRow, ref string) (AblationRow, error) {
+	d, dt, err := merged.pairedDelta(row.Setting, ref)
+	if err != nil {
+		return row, fmt.Errorf("study: ablation %s: %s − %s: %w", kind, row.Setting, ref, err)
+	}
+	row.Ref, row.Delta, row.DeltaTokens = ref, d, dt
+	if kind == AblateRLSignal {
+		if row.DeltaTokensCI, err = merged.pairedTokens(row.Setting, ref); err != nil {
+			return row, err
 		}
 	}
-	return a, nil
+	return row, nil
 }
 
 // pairedDelta is "policy a − policy b" in accuracy over the task × seed
