@@ -27,7 +27,7 @@ func TestGroups(t *testing.T) {
 	}
 
 	spec := "replay:a.json"
-	train := &cobra.Command{Use: "train", RunE: func(*cobra.Command, []string) error { return nil }}
+	train := &cobra.Command{Use: "train", SilenceErrors: true, SilenceUsage: true, RunE: func(*cobra.Command, []string) error { return nil }}
 	envKind(train, &spec)
 	envCritic(train, &spec)
 	train.SetArgs([]string{"--kind", "gsm8k", "--critic"})
