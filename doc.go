@@ -15,20 +15,23 @@
 //	internal/errmark  an error marked with a sentinel (one may name a setting), its message unchanged, or a setting out of range named by its key: a library's errors a caller words
 //	internal/progress progress of long work on stderr: a bar on a terminal, plain lines elsewhere
 //	internal/jsonscan the byte-level JSON scanner of the fast paths (data's decision lines, serve's requests; transcripts' numbers)
+//	internal/cliflag  the command line's flag machinery, no domain package: commands of flag structs, help files, the shared-flag table, binding, value adapters, errors in flag words
 //	internal/peak     the machine's measured float32 multiply-add peak, for the update step's benchmarks' share of it
 //	nn                MLP parameters, Adam, fast batched CPU kernels of the update step
 //	stats             cluster-bootstrap confidence intervals and the AUC, plain Go
 //	outfile           output files replaced whole (temp file, sync, rename) and run-directory locks
-//	plots             the figures as PNG: training curves, a study's accuracy-against-tokens plane
+//	plots             the figures as PNG: training curves, a study's accuracy-against-tokens plane, curves as bands over seeds
 //	autodiff          the same model and loss as a Gorgonia graph: the reference for the kernels
 //	metapolicy        actions, meta-cognitive state, consensus rules, featurizer, policies, baselines
 //	answer            one reader of model text: answers (gsm8k, mmlu, arithmetic, math) and profiles
 //	data              rollout formats (JSONL episodes/decisions), reader/writer, reward, packed shards
+//	stats/correctness how well each feature tells a right answer from a wrong one: its AUC over the decisions of episodes
 //	checkpoints       compressed checkpoint format, retention, safetensors interop
 //	data/transcript   reader of debate transcripts (LLM-Debate, DyLAN, LLM-Agora) into questions and episodes
 //	data/corpus       what a set of transcripts holds: the corpus table, the persist and debate baselines
 //	env               the environment interface, the episode runner, evaluation and verdict
 //	env/sim           the calibrated simulator: the default environment, its parameters and their fit
+//	env/sim/calibrate the simulator fitted to transcripts and checked against them, statistics and feature signals
 //	env/replay        recorded transcripts replayed as an environment; an --env spec (sim or replay) opened, an evaluation set up
 //	env/llm           live deliberations through an OpenAI-compatible chat-completions backend
 //	trainer           advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops
@@ -37,8 +40,6 @@
 //	view              deliberations and policies' decisions, a training run and a study's report, as self-contained HTML pages
 //	study             cross-validated study of learned policies against the baselines
 //	study/signals     AUC of state features for correctness and for "refining now fixes the team"
-//	env/sim/calibrate the simulator fitted to transcripts and checked against them, statistics and feature signals
 //	serve             a trained policy as an HTTP/JSON service, with Prometheus metrics
-//	internal/cliflag  the command line's flag machinery: commands of flag structs, help files, the shared-flag table, binding, flag groups several commands share, renames, value adapters, errors in flag words
 //	cmd/mpdf          the command line: flags, help text and wiring only
 package mpdf

@@ -70,42 +70,13 @@ func MergeShards(shards []string, out string, opts MergeOptions) (Merged, error)
 	if len(shards) == 0 {
 		return m, errors.New("no shards to merge")
 	}
-	recs := make([]*CollectShard, len(shards))
-	byIndex := map[int]int{}
-	for i, path := range shards {
-		if outfile.NotAnInput(out, path) != nil {
-			return m, fmt.Errorf("%s: the output is one of the shards", out)
-		}
-		r, err := ReadCollectShard(ShardRecordPath(path))
-		if errors.Is(err, fs.ErrNotExist) {
-			return m, errmark.Mark(fmt.Errorf("%s: no shard record %s beside it", path, ShardRecordPath(path)), ErrNoShardRecord)
-		}
-		if err != nil {
-			return m, err
-		}
-		if _, err := os.Lstat(SpoolPath(path)); err == nil {
-			return m, fmt.Errorf("%s was left mid-way: its finished episodes wait in %s, out of order (resume its collection first: it puts them in order and plays the missing ones)", path, SpoolPath(path))
-		}
-		if i > 0 {
-			if d := recs[0].Same(r); d != "" {
-				return m, fmt.Errorf("%s is not a shard of the collection of %s: %s", path, shards[0], d)
-			}
-		}
-		if j, dup := byIndex[r.Shard]; dup {
-			return m, fmt.Errorf("%s and %s are both shard %d/%d", shards[j], path, r.Shard, r.Shards)
-		}
-		byIndex[r.Shard] = i
-		recs[i] = r
+	recs, byIndex, err := readShardRecords(shards, out)
+	if err != nil {
+		return m, err
 	}
-	prov := MergeProvenance{Format: "mpdf-collect-merge", Version: 1, AllowOtherBuild: opts.AllowOtherBuild}
-	for i, r := range recs {
-		prov.Shards = append(prov.Shards, MergedShard{Path: shards[i], Shard: r.Shard, Build: r.Build})
-		if !slices.Contains(prov.Builds, r.Build) {
-			prov.Builds = append(prov.Builds, r.Build)
-		}
-		if r.Build != recs[0].Build && !opts.AllowOtherBuild {
-			return m, errmark.Mark(fmt.Errorf("%s was collected by %q, %s by %q", shards[0], recs[0].Build, shards[i], r.Build), ErrOtherBuild)
-		}
+	prov, err := mergeProvenance(shards, recs, opts)
+	if err != nil {
+		return m, err
 	}
 	n := recs[0].Shards
 	for k := range n {
@@ -113,31 +84,111 @@ func MergeShards(shards []string, out string, opts MergeOptions) (Merged, error)
 			return m, fmt.Errorf("shard %d/%d is missing (given: %d of %d shards)", k, n, len(shards), n)
 		}
 	}
-	// owner[t] is the input holding task t; every task in exactly one.
-	total := recs[0].TotalTasks
-	owner := make([]int32, total)
-	ids := make([]string, total)
-	for i := range owner {
-		owner[i] = -1
-	}
-	for i, r := range recs {
-		for _, t := range r.Tasks {
-			if owner[t.Index] >= 0 {
-				return m, fmt.Errorf("%s and %s both hold task %d", shards[owner[t.Index]], shards[i], t.Index)
-			}
-			owner[t.Index], ids[t.Index] = int32(i), t.ID
-		}
-	}
-	for t, o := range owner {
-		if o < 0 {
-			return m, fmt.Errorf("no shard holds task %d of %d", t, total)
-		}
+	owner, ids, err := taskOwners(shards, recs)
+	if err != nil {
+		return m, err
 	}
 	if !opts.Overwrite {
 		if _, err := os.Lstat(out); err == nil {
 			return m, errmark.Mark(fmt.Errorf("%s exists", out), ErrExists)
 		}
 	}
+	if m.Episodes, err = writeMerged(shards, recs, owner, ids, out, opts); err != nil {
+		return m, err
+	}
+	b, err := json.MarshalIndent(prov, "", "  ")
+	if err == nil {
+		err = outfile.WriteLine(MergeRecordPath(out), b)
+	}
+	if err != nil {
+		return m, fmt.Errorf("%s is merged, its provenance not: %w", out, err)
+	}
+	m.Shards, m.Tasks = n, len(owner)
+	return m, nil
+}
+
+// readShardRecords reads the record beside each shard, refusing the
+// output among the shards, a shard without its record or left mid-way,
+// one of another collection and a shard given twice; byIndex maps a
+// shard's index to its place in shards.
+func readShardRecords(shards []string, out string) (recs []*CollectShard, byIndex map[int]int, err error) {
+	recs = make([]*CollectShard, len(shards))
+	byIndex = map[int]int{}
+	for i, path := range shards {
+		if outfile.NotAnInput(out, path) != nil {
+			return nil, nil, fmt.Errorf("%s: the output is one of the shards", out)
+		}
+		r, err := ReadCollectShard(ShardRecordPath(path))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, errmark.Mark(fmt.Errorf("%s: no shard record %s beside it", path, ShardRecordPath(path)), ErrNoShardRecord)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := os.Lstat(SpoolPath(path)); err == nil {
+			return nil, nil, fmt.Errorf("%s was left mid-way: its finished episodes wait in %s, out of order (resume its collection first: it puts them in order and plays the missing ones)", path, SpoolPath(path))
+		}
+		if i > 0 {
+			if d := recs[0].Same(r); d != "" {
+				return nil, nil, fmt.Errorf("%s is not a shard of the collection of %s: %s", path, shards[0], d)
+			}
+		}
+		if j, dup := byIndex[r.Shard]; dup {
+			return nil, nil, fmt.Errorf("%s and %s are both shard %d/%d", shards[j], path, r.Shard, r.Shards)
+		}
+		byIndex[r.Shard] = i
+		recs[i] = r
+	}
+	return recs, byIndex, nil
+}
+
+// mergeProvenance is the merge's record: each shard and its build, and
+// the builds; shards of another build than the first are refused unless
+// opts allow them.
+func mergeProvenance(shards []string, recs []*CollectShard, opts MergeOptions) (MergeProvenance, error) {
+	prov := MergeProvenance{Format: "mpdf-collect-merge", Version: 1, AllowOtherBuild: opts.AllowOtherBuild}
+	for i, r := range recs {
+		prov.Shards = append(prov.Shards, MergedShard{Path: shards[i], Shard: r.Shard, Build: r.Build})
+		if !slices.Contains(prov.Builds, r.Build) {
+			prov.Builds = append(prov.Builds, r.Build)
+		}
+		if r.Build != recs[0].Build && !opts.AllowOtherBuild {
+			return prov, errmark.Mark(fmt.Errorf("%s was collected by %q, %s by %q", shards[0], recs[0].Build, shards[i], r.Build), ErrOtherBuild)
+		}
+	}
+	return prov, nil
+}
+
+// taskOwners are, for each task t of the collection, the shard holding it
+// (owner[t], a place in shards) and its id; every task in exactly one.
+func taskOwners(shards []string, recs []*CollectShard) (owner []int32, ids []string, err error) {
+	total := recs[0].TotalTasks
+	owner = make([]int32, total)
+	ids = make([]string, total)
+	for i := range owner {
+		owner[i] = -1
+	}
+	for i, r := range recs {
+		for _, t := range r.Tasks {
+			if owner[t.Index] >= 0 {
+				return nil, nil, fmt.Errorf("%s and %s both hold task %d", shards[owner[t.Index]], shards[i], t.Index)
+			}
+			owner[t.Index], ids[t.Index] = int32(i), t.ID
+		}
+	}
+	for t, o := range owner {
+		if o < 0 {
+			return nil, nil, fmt.Errorf("no shard holds task %d of %d", t, total)
+		}
+	}
+	return owner, ids, nil
+}
+
+// writeMerged writes out from the shards, task by task in the tasks
+// file's order, each episode its own compressed member, and returns the
+// episodes written; a shard that does not hold exactly its tasks'
+// episodes is refused and out is left as it was.
+func writeMerged(shards []string, recs []*CollectShard, owner []int32, ids []string, out string, opts MergeOptions) (int64, error) {
 	readers := make([]*Reader, len(shards))
 	defer func() {
 		for _, r := range readers {
@@ -150,18 +201,19 @@ func MergeShards(shards []string, out string, opts MergeOptions) (Merged, error)
 	for i, path := range shards {
 		r, err := Open([]string{path}, ropts)
 		if err != nil {
-			return m, err
+			return 0, err
 		}
 		readers[i] = r
 	}
 	w, err := Create(out)
 	if err != nil {
-		return m, err
+		return 0, err
 	}
 	w.SetMaxLineBytes(opts.MaxLineBytes)
 	eps := recs[0].Episodes
 	seen := map[string]bool{}
-	for t := range total {
+	var written int64
+	for t := range owner {
 		i := owner[t]
 		clear(seen)
 		for e := range eps {
@@ -177,33 +229,22 @@ func MergeShards(shards []string, out string, opts MergeOptions) (Merged, error)
 			}
 			if err != nil {
 				w.Abort()
-				return m, err
+				return written, err
 			}
 			seen[ep.ID] = true
-			m.Episodes++
+			written++
 		}
 	}
 	for i, r := range readers {
 		if _, err := r.Next(); err != io.EOF {
 			w.Abort()
 			if err == nil {
-				return m, fmt.Errorf("%s holds more episodes than its %d tasks × %d: not what a shard's collection writes", shards[i], len(recs[i].Tasks), eps)
+				return written, fmt.Errorf("%s holds more episodes than its %d tasks × %d: not what a shard's collection writes", shards[i], len(recs[i].Tasks), eps)
 			}
-			return m, fmt.Errorf("%s: %w", shards[i], err)
+			return written, fmt.Errorf("%s: %w", shards[i], err)
 		}
 	}
-	if err := w.Close(); err != nil {
-		return m, err
-	}
-	b, err := json.MarshalIndent(prov, "", "  ")
-	if err == nil {
-		err = outfile.WriteLine(MergeRecordPath(out), b)
-	}
-	if err != nil {
-		return m, fmt.Errorf("%s is merged, its provenance not: %w", out, err)
-	}
-	m.Shards, m.Tasks = n, total
-	return m, nil
+	return written, w.Close()
 }
 
 // nextEpisode reads the next record of a shard, which must be episode e

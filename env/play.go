@@ -345,13 +345,6 @@ type played struct {
 	err error
 }
 
-// Run is Play under its former name.
-//
-// Deprecated: use Play; Run will be removed.
-func Run(e Env, pol metapolicy.Policy, opts RunOptions, emit func(*data.Episode) error) error {
-	return Play(e, pol, opts, emit)
-}
-
 // Collect plays like Play and returns all episodes.
 func Collect(e Env, pol metapolicy.Policy, opts RunOptions) ([]data.Episode, error) {
 	var eps []data.Episode

@@ -103,118 +103,155 @@ func playsAs(p pairStat) bool {
 // explain writes the verdict's sentence: what to use, then why, each
 // difference with its interval and whether it is established.
 func explain(rows []VerdictRow, pairs [][]pairStat, lambda float64, d decision, front []int, beats func(a, b int) bool) string {
-	learned := 0
+	x := &explainer{rows: rows, pairs: pairs, lambda: lambda, netUnit: "points"}
 	for _, r := range rows {
 		if r.Learned {
-			learned++
+			x.learned++
 		}
 	}
-	name := func(i int) string {
-		if rows[i].Learned && learned == 1 {
-			return "this policy"
-		}
-		return rows[i].Policy
-	}
-	netUnit := "points"
 	if lambda != 0 {
-		netUnit = "net points"
-	}
-	diff := func(a, b int, net bool) string {
-		p, unit := pairs[a][b].acc, "points"
-		if net {
-			p, unit = pairs[a][b].net, netUnit
-		}
-		how := "not established"
-		if p.Low > 0 || p.High < 0 {
-			how = "established"
-		}
-		return fmt.Sprintf("%s − %s: %s %s [%s, %s], %s", name(a), name(b), signed(p.Estimate), unit, signed(p.Low), signed(p.High), how)
-	}
-	tokens := func(a, b int) string {
-		return fmt.Sprintf("%.0f vs %.0f tokens per task", rows[a].TokensPerTask, rows[b].TokensPerTask)
+		x.netUnit = "net points"
 	}
 	u := d.use
-	var why []string
-	said := map[int]bool{u: true}
+	x.said = map[int]bool{u: true}
+	as := x.playingAs()
+	x.dominated(d, u, as)
+	at := slices.Index(front, u)
+	x.cheaper(front[:at], front, u, beats)
+	x.dearer(front[at+1:], u)
+	// A learned policy on the frontier the sentence has not named yet.
+	for _, l := range front {
+		if rows[l].Learned && !x.said[l] {
+			x.why = append(x.why, x.diff(l, u, true))
+		}
+	}
+	return fmt.Sprintf("use %s: %s.", x.name(u), strings.Join(x.why, "; "))
+}
+
+// explainer builds the verdict's sentence: its clauses (why) and the rows
+// they have named (said).
+type explainer struct {
+	rows    []VerdictRow
+	pairs   [][]pairStat
+	lambda  float64
+	learned int    // learned rows
+	netUnit string // of a difference net of tokens
+	why     []string
+	said    map[int]bool
+}
+
+// name is row i's name in the sentence: "this policy" for the one learned
+// row.
+func (x *explainer) name(i int) string {
+	if x.rows[i].Learned && x.learned == 1 {
+		return "this policy"
+	}
+	return x.rows[i].Policy
+}
+
+// diff is "a − b" in accuracy (or net of tokens), its interval and
+// whether it is established.
+func (x *explainer) diff(a, b int, net bool) string {
+	p, unit := x.pairs[a][b].acc, "points"
+	if net {
+		p, unit = x.pairs[a][b].net, x.netUnit
+	}
+	how := "not established"
+	if p.Low > 0 || p.High < 0 {
+		how = "established"
+	}
+	return fmt.Sprintf("%s − %s: %s %s [%s, %s], %s", x.name(a), x.name(b), signed(p.Estimate), unit, signed(p.Low), signed(p.High), how)
+}
+
+func (x *explainer) tokens(a, b int) string {
+	return fmt.Sprintf("%.0f vs %.0f tokens per task", x.rows[a].TokensPerTask, x.rows[b].TokensPerTask)
+}
+
+// playingAs says each learned policy that is a baseline in all but name,
+// and returns the baseline each plays as.
+func (x *explainer) playingAs() map[int]int {
 	as := map[int]int{} // learned row → the baseline it plays as
-	// A learned policy that is a baseline in all but name.
-	for l := range rows {
-		if !rows[l].Learned {
+	for l := range x.rows {
+		if !x.rows[l].Learned {
 			continue
 		}
-		for b := range rows {
-			if !rows[b].Learned && playsAs(pairs[l][b]) {
-				why = append(why, fmt.Sprintf("%s plays as %s does (the same outcome on every question, the same tokens)", name(l), rows[b].Policy))
-				said[l], as[l] = true, b
+		for b := range x.rows {
+			if !x.rows[b].Learned && playsAs(x.pairs[l][b]) {
+				x.why = append(x.why, fmt.Sprintf("%s plays as %s does (the same outcome on every question, the same tokens)", x.name(l), x.rows[b].Policy))
+				x.said[l], as[l] = true, b
 				break
 			}
 		}
 	}
-	// The learned policies the rule did not pick, dominated: by whom (one
-	// clause per dominator).
+	return as
+}
+
+// dominated says the learned policies the rule did not pick, dominated:
+// by whom (one clause per dominator).
+func (x *explainer) dominated(d decision, u int, as map[int]int) {
 	var by []int
 	of := map[int][]string{}
-	for l := range rows {
+	for l := range x.rows {
 		k := d.dominator[l]
-		if b, ok := as[l]; !rows[l].Learned || l == u || k < 0 || ok && k == b {
+		if b, ok := as[l]; !x.rows[l].Learned || l == u || k < 0 || ok && k == b {
 			continue
 		}
 		if of[k] == nil {
 			by = append(by, k)
 		}
-		of[k] = append(of[k], fmt.Sprintf("%s; %s", diff(k, l, false), tokens(k, l)))
-		said[l], said[k] = true, true
+		of[k] = append(of[k], fmt.Sprintf("%s; %s", x.diff(k, l, false), x.tokens(k, l)))
+		x.said[l], x.said[k] = true, true
 	}
 	for _, k := range by {
-		why = append(why, fmt.Sprintf("%s is as accurate or more at fewer tokens (%s)", name(k), strings.Join(of[k], "; ")))
+		x.why = append(x.why, fmt.Sprintf("%s is as accurate or more at fewer tokens (%s)", x.name(k), strings.Join(of[k], "; ")))
 	}
-	// The cheaper frontier rows: each beaten, established, by some row.
-	at := slices.Index(front, u)
-	for _, c := range front[:at] {
+}
+
+// cheaper says the frontier rows cheaper than u: each beaten, established,
+// by some row of the frontier.
+func (x *explainer) cheaper(cheap, front []int, u int, beats func(a, b int) bool) {
+	for _, c := range cheap {
 		b := u
 		if !beats(u, c) {
 			for _, o := range front {
-				if beats(o, c) && (b == u || pairs[o][c].net.Estimate > pairs[b][c].net.Estimate) {
+				if beats(o, c) && (b == u || x.pairs[o][c].net.Estimate > x.pairs[b][c].net.Estimate) {
 					b = o
 				}
 			}
 		}
 		subj := "it"
 		if b != u {
-			subj = name(b)
+			subj = x.name(b)
 		}
-		why = append(why, fmt.Sprintf("%s beats %s (%s; %s)", subj, name(c), diff(b, c, true), tokens(b, c)))
-		said[c] = true
+		x.why = append(x.why, fmt.Sprintf("%s beats %s (%s; %s)", subj, x.name(c), x.diff(b, c, true), x.tokens(b, c)))
+		x.said[c] = true
 	}
-	// The dearer frontier rows: none beats it; the closest said.
+}
+
+// dearer says that none of the frontier rows dearer than u beats it, the
+// closest named.
+func (x *explainer) dearer(dear []int, u int) {
 	r := -1
-	for _, o := range front[at+1:] {
-		if r < 0 || pairs[o][u].net.Estimate > pairs[r][u].net.Estimate {
+	for _, o := range dear {
+		if r < 0 || x.pairs[o][u].net.Estimate > x.pairs[r][u].net.Estimate {
 			r = o
 		}
 	}
 	better := "more accurate"
-	if lambda != 0 {
+	if x.lambda != 0 {
 		better = "better at this price"
 	}
 	switch {
 	case r < 0:
-		why = append(why, "no row is more accurate")
-	case pairs[r][u].net.Estimate > 0:
-		why = append(why, fmt.Sprintf("no row is shown %s (%s; %s)", better, diff(r, u, true), tokens(r, u)))
-		said[r] = true
+		x.why = append(x.why, "no row is more accurate")
+	case x.pairs[r][u].net.Estimate > 0:
+		x.why = append(x.why, fmt.Sprintf("no row is shown %s (%s; %s)", better, x.diff(r, u, true), x.tokens(r, u)))
+		x.said[r] = true
 	default:
-		why = append(why, fmt.Sprintf("%s is more accurate (%s) but not worth its tokens at this price (%s; %s)",
-			name(r), diff(r, u, false), diff(r, u, true), tokens(r, u)))
-		said[r] = true
+		x.why = append(x.why, fmt.Sprintf("%s is more accurate (%s) but not worth its tokens at this price (%s; %s)",
+			x.name(r), x.diff(r, u, false), x.diff(r, u, true), x.tokens(r, u)))
+		x.said[r] = true
 	}
-	// A learned policy on the frontier the sentence has not named yet.
-	for _, l := range front {
-		if rows[l].Learned && !said[l] {
-			why = append(why, diff(l, u, true))
-		}
-	}
-	return fmt.Sprintf("use %s: %s.", name(u), strings.Join(why, "; "))
 }
 
 // signed writes x with its sign and one decimal, 0 as +0.0 whatever the

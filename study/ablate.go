@@ -239,7 +239,39 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 		lambda = cfg.Lambdas[0]
 	}
 	cfg.Lambdas = []float64{lambda}
-	learned := LearnedName(lambda)
+	merged, err := crossValidateSettings(e, cfg, kind, settings, LearnedName(lambda))
+	if err != nil {
+		return nil, err
+	}
+	sum, err := merged.Summarise()
+	if err != nil {
+		return nil, err
+	}
+	a := &Ablation{Kind: kind, Lambda: lambda, Study: merged, Summary: sum}
+	all := sum.Scopes[0]
+	stat := map[string]PolicyStats{}
+	for _, p := range all.Policies {
+		stat[p.Policy] = p
+		if slices.Contains(merged.Fixed, p.Policy) {
+			a.Baselines = append(a.Baselines, p)
+		}
+	}
+	if a.Rows, err = ablationRows(e, cfg, kind, settings, merged, stat); err != nil {
+		return nil, err
+	}
+	if kind == AblateRewardScale {
+		if a.Moves, err = AdvantageMoves(e, cfg.Train, lambda, merged.Rounds, cfg.Seed); err != nil {
+			return nil, fmt.Errorf("study: ablation %s: %w", kind, err)
+		}
+	}
+	return a, nil
+}
+
+// crossValidateSettings cross-validates the SFT-only run, then each
+// setting of the ablation (the learned policy alone), and merges their
+// rows into one study: the baselines once, the SFT-only run's learned
+// policy as SFTOnlyName and each setting's under its name.
+func crossValidateSettings(e env.Env, cfg Config, kind string, settings []Setting, learned string) (*Study, error) {
 	runs := len(settings) + 1
 	if sftFirst(kind) {
 		runs-- // its first setting is the SFT-only run
@@ -264,7 +296,7 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 	merged.Config.Train = cfg.Train // the base recipe, not the SFT-only run's
 	merged.Rows = nil
 	merged.Learned = nil
-	var sftRows []Row
+	var sftRows []ResultRow
 	for _, r := range sft.Rows {
 		if r.Policy == learned {
 			r.Policy = SFTOnlyName
@@ -273,7 +305,7 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 		}
 		merged.Rows = append(merged.Rows, r)
 	}
-	byName := map[string][]Row{}
+	byName := map[string][]ResultRow{}
 	for i, st := range settings {
 		if sftFirst(kind) && i == 0 {
 			byName[st.Name] = sftRows
@@ -304,19 +336,14 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 		merged.Rows = append(merged.Rows, byName[st.Name]...)
 		merged.Learned = append(merged.Learned, st.Name)
 	}
-	sum, err := merged.Summarise()
-	if err != nil {
-		return nil, err
-	}
-	a := &Ablation{Kind: kind, Lambda: lambda, Study: &merged, Summary: sum}
-	all := sum.Scopes[0]
-	stat := map[string]PolicyStats{}
-	for _, p := range all.Policies {
-		stat[p.Policy] = p
-		if slices.Contains(merged.Fixed, p.Policy) {
-			a.Baselines = append(a.Baselines, p)
-		}
-	}
+	return &merged, nil
+}
+
+// ablationRows are the ablation's table: a row per setting, against its
+// reference setting (st.Ref), then one more against each of st.Also and
+// the baselines of st.AlsoFixed the study played.
+func ablationRows(e env.Env, cfg Config, kind string, settings []Setting, merged *Study, stat map[string]PolicyStats) ([]AblationRow, error) {
+	var rows []AblationRow
 	persistSFT := stat[SFTOnlyName].Persist
 	for i, st := range settings {
 		p := stat[st.Name]
@@ -326,19 +353,12 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 			row.Note = untrainedModels(e, cfg.GroupBy)
 		}
 		if st.Ref != i {
-			ref := settings[st.Ref].Name
-			d, dt, err := merged.pairedDelta(st.Name, ref)
-			if err != nil {
-				return nil, fmt.Errorf("study: ablation %s: %s − %s: %w", kind, st.Name, ref, err)
-			}
-			row.Ref, row.Delta, row.DeltaTokens = ref, d, dt
-			if kind == AblateRLSignal {
-				if row.DeltaTokensCI, err = merged.pairedTokens(st.Name, ref); err != nil {
-					return nil, err
-				}
+			var err error
+			if row, err = againstRef(merged, kind, row, settings[st.Ref].Name); err != nil {
+				return nil, err
 			}
 		}
-		a.Rows = append(a.Rows, row)
+		rows = append(rows, row)
 		refs := []string{}
 		for _, j := range st.Also {
 			refs = append(refs, settings[j].Name)
@@ -349,26 +369,31 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 			}
 		}
 		for _, ref := range refs {
-			d, dt, err := merged.pairedDelta(st.Name, ref)
+			also, err := againstRef(merged, kind, row, ref)
 			if err != nil {
-				return nil, fmt.Errorf("study: ablation %s: %s − %s: %w", kind, st.Name, ref, err)
+				return nil, err
 			}
-			also := row
-			also.Ref, also.Delta, also.DeltaTokens = ref, d, dt
-			if kind == AblateRLSignal {
-				if also.DeltaTokensCI, err = merged.pairedTokens(st.Name, ref); err != nil {
-					return nil, err
-				}
-			}
-			a.Rows = append(a.Rows, also)
+			rows = append(rows, also)
 		}
 	}
-	if kind == AblateRewardScale {
-		if a.Moves, err = AdvantageMoves(e, cfg.Train, lambda, merged.Rounds, cfg.Seed); err != nil {
-			return nil, fmt.Errorf("study: ablation %s: %w", kind, err)
+	return rows, nil
+}
+
+// againstRef is row compared with the policy ref: the paired accuracy
+// difference and the tokens' (with its interval in an rl-signal
+// ablation).
+func againstRef(merged *Study, kind string, row AblationRow, ref string) (AblationRow, error) {
+	d, dt, err := merged.pairedDelta(row.Setting, ref)
+	if err != nil {
+		return row, fmt.Errorf("study: ablation %s: %s − %s: %w", kind, row.Setting, ref, err)
+	}
+	row.Ref, row.Delta, row.DeltaTokens = ref, d, dt
+	if kind == AblateRLSignal {
+		if row.DeltaTokensCI, err = merged.pairedTokens(row.Setting, ref); err != nil {
+			return row, err
 		}
 	}
-	return a, nil
+	return row, nil
 }
 
 // pairedDelta is "policy a − policy b" in accuracy over the task × seed
@@ -380,24 +405,24 @@ func (s *Study) pairedDelta(a, b string) (*stats.Interval, float64, error) {
 		seed uint64
 		task int
 	}
-	bRows := map[key]*Row{}
+	bRows := map[key]*ResultRow{}
 	for i := range s.Rows {
 		if r := &s.Rows[i]; r.Policy == b {
 			bRows[key{r.Seed, r.Index}] = r
 		}
 	}
 	// Rows in task then seed order, as Summarise numbers its clusters.
-	var pairs [][2]*Row
+	var pairs [][2]*ResultRow
 	for i := range s.Rows {
 		ra := &s.Rows[i]
 		if ra.Policy != a {
 			continue
 		}
 		if rb, ok := bRows[key{ra.Seed, ra.Index}]; ok {
-			pairs = append(pairs, [2]*Row{ra, rb})
+			pairs = append(pairs, [2]*ResultRow{ra, rb})
 		}
 	}
-	slices.SortStableFunc(pairs, func(p, q [2]*Row) int {
+	slices.SortStableFunc(pairs, func(p, q [2]*ResultRow) int {
 		return cmp.Or(cmp.Compare(p[0].Index, q[0].Index), cmp.Compare(p[0].Seed, q[0].Seed))
 	})
 	unit, _ := s.units()

@@ -62,24 +62,24 @@ func (s *Study) pairedTokens(a, b string) (*stats.Interval, error) {
 		seed uint64
 		task int
 	}
-	bRows := map[key]*Row{}
+	bRows := map[key]*ResultRow{}
 	for i := range s.Rows {
 		if r := &s.Rows[i]; r.Policy == b {
 			bRows[key{r.Seed, r.Index}] = r
 		}
 	}
-	var pairs [][2]*Row
+	var pairs [][2]*ResultRow
 	for i := range s.Rows {
 		if ra := &s.Rows[i]; ra.Policy == a {
 			if rb, ok := bRows[key{ra.Seed, ra.Index}]; ok {
-				pairs = append(pairs, [2]*Row{ra, rb})
+				pairs = append(pairs, [2]*ResultRow{ra, rb})
 			}
 		}
 	}
 	if len(pairs) == 0 {
 		return nil, nil
 	}
-	slices.SortStableFunc(pairs, func(p, q [2]*Row) int {
+	slices.SortStableFunc(pairs, func(p, q [2]*ResultRow) int {
 		return cmp.Or(cmp.Compare(p[0].Index, q[0].Index), cmp.Compare(p[0].Seed, q[0].Seed))
 	})
 	unit, _ := s.units()

@@ -256,32 +256,8 @@ func Compare(inputs []*Results, cfg CompareConfig) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	var fixed, learned []string
-	for _, p := range policies {
-		switch {
-		case p == OracleName:
-		case isLearned(units, p):
-			learned = append(learned, p)
-		default:
-			fixed = append(fixed, p)
-		}
-	}
-	if cfg.Policy == "" {
-		if len(learned) == 0 {
-			return nil, fmt.Errorf("study: compare: no learned policy in the rows; name one (policies: %s)", strings.Join(policies, ", "))
-		}
-		cfg.Policy = learned[0]
-	}
-	if cfg.Against == nil {
-		cfg.Against = slices.DeleteFunc(slices.Clone(fixed), func(p string) bool { return p == cfg.Policy })
-	}
-	if cfg.Among == nil {
-		cfg.Among = fixed
-	}
-	for _, p := range slices.Concat([]string{cfg.Policy}, cfg.Against, cfg.Among) {
-		if !slices.Contains(policies, p) {
-			return nil, fmt.Errorf("study: compare: policy %q not in the rows (policies: %s)", p, strings.Join(policies, ", "))
-		}
+	if cfg, err = comparedPolicies(cfg, units, policies); err != nil {
+		return nil, err
 	}
 	c := &Comparison{By: cfg.By, Policy: cfg.Policy, Against: cfg.Against, Rows: len(units), Bootstrap: cfg.Bootstrap}
 	for _, in := range inputs {
@@ -297,90 +273,20 @@ func Compare(inputs []*Results, cfg CompareConfig) (*Comparison, error) {
 	var pairs [][2]string
 	var partner map[pairKey]*unitRow
 	if cfg.Pair != nil {
-		c.Paired = cfg.Pair.Name
-		var pol []string
-		var punits []*unitRow
-		punits, partner, pol, err = rowsByKey([]*Results{cfg.Pair})
-		if err != nil {
+		if pairs, partner, err = pairWith(c, cfg, units, policies); err != nil {
 			return nil, err
 		}
-		if cfg.PairAgainst == nil {
-			for _, p := range policies {
-				if slices.Contains(pol, p) {
-					pairs = append(pairs, [2]string{p, p})
-				}
-			}
-			if len(pairs) == 0 {
-				return nil, fmt.Errorf("study: compare: %s has no policy in common with the compared rows", cfg.Pair.Name)
-			}
-		}
-		for _, q := range cfg.PairAgainst {
-			if !slices.Contains(pol, q) {
-				return nil, fmt.Errorf("study: compare: policy %q not in %s (policies: %s)", q, cfg.Pair.Name, strings.Join(pol, ", "))
-			}
-			pairs = append(pairs, [2]string{cfg.Policy, q})
-		}
-		used, err := checkPairs(units, partner, pairs, cfg.Pair.Name)
-		if err != nil {
-			return nil, err
-		}
-		for _, u := range punits {
-			if !used[u.key] {
-				c.PairedOff++
-			}
-		}
 	}
-
-	groups := []string{"all"}
-	if cfg.By != CompareAll {
-		var gs []string
-		for _, u := range units {
-			if g := groupOf(u, cfg.By); !slices.Contains(gs, g) {
-				gs = append(gs, g)
-			}
-		}
-		slices.Sort(gs)
-		groups = append(groups, gs...)
-	}
-	for _, g := range groups {
+	for _, g := range compareGroups(units, cfg.By) {
 		var sel []*unitRow
 		for _, u := range units {
 			if g == "all" || groupOf(u, cfg.By) == g {
 				sel = append(sel, u)
 			}
 		}
-		sc := CompareScope{Name: g, Rows: len(sel)}
-		for _, p := range policies {
-			ps, ok, err := policyStats(sel, p, cfg.Bootstrap)
-			if err != nil {
-				return nil, fmt.Errorf("study: compare: %s: %w", g, err)
-			}
-			if ok {
-				sc.Policies = append(sc.Policies, ps)
-			}
-		}
-		for _, o := range cfg.Against {
-			d, ok, err := pairedDiff(sel, cfg.Policy, o, cfg.Bootstrap, nil)
-			if err != nil {
-				return nil, fmt.Errorf("study: compare: %s: %w", g, err)
-			}
-			if ok {
-				sc.Diffs = append(sc.Diffs, d.Diff)
-			}
-		}
-		for _, pq := range pairs {
-			d, ok, err := pairedDiff(sel, pq[0], pq[1], cfg.Bootstrap, func(u *unitRow, _ string) *ResultRow {
-				if v := partner[u.key]; v != nil {
-					return v.by[pq[1]]
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, fmt.Errorf("study: compare: %s: paired with %s: %w", g, cfg.Pair.Name, err)
-			}
-			if ok {
-				sc.Paired = append(sc.Paired, CrossDiff{Policy: pq[0], Other: pq[1], Rows: d.rows, Accuracy: d.Accuracy, Tokens: d.Tokens})
-			}
+		sc, err := compareScope(g, sel, policies, pairs, partner, cfg)
+		if err != nil {
+			return nil, err
 		}
 		c.Scopes = append(c.Scopes, sc)
 	}
@@ -395,6 +301,138 @@ func Compare(inputs []*Results, cfg CompareConfig) (*Comparison, error) {
 		c.Ceilings = append(c.Ceilings, ce)
 	}
 	return c, nil
+}
+
+// comparedPolicies fills in cfg's policy (the first learned one), the
+// policies it is compared against (every other fixed protocol) and those
+// the ceiling picks among (every fixed protocol), and refuses a policy
+// not in the rows.
+func comparedPolicies(cfg CompareConfig, units []*unitRow, policies []string) (CompareConfig, error) {
+	var fixed, learned []string
+	for _, p := range policies {
+		switch {
+		case p == OracleName:
+		case isLearned(units, p):
+			learned = append(learned, p)
+		default:
+			fixed = append(fixed, p)
+		}
+	}
+	if cfg.Policy == "" {
+		if len(learned) == 0 {
+			return cfg, fmt.Errorf("study: compare: no learned policy in the rows; name one (policies: %s)", strings.Join(policies, ", "))
+		}
+		cfg.Policy = learned[0]
+	}
+	if cfg.Against == nil {
+		cfg.Against = slices.DeleteFunc(slices.Clone(fixed), func(p string) bool { return p == cfg.Policy })
+	}
+	if cfg.Among == nil {
+		cfg.Among = fixed
+	}
+	for _, p := range slices.Concat([]string{cfg.Policy}, cfg.Against, cfg.Among) {
+		if !slices.Contains(policies, p) {
+			return cfg, fmt.Errorf("study: compare: policy %q not in the rows (policies: %s)", p, strings.Join(policies, ", "))
+		}
+	}
+	return cfg, nil
+}
+
+// pairWith reads cfg.Pair, the study the rows are paired with: the pairs
+// of policies compared across the two (each policy with itself, or
+// cfg.Policy with each of cfg.PairAgainst) and the partner row of each
+// unit; it records in c the paired study's name and its rows left
+// unpaired.
+func pairWith(c *Comparison, cfg CompareConfig, units []*unitRow, policies []string) ([][2]string, map[pairKey]*unitRow, error) {
+	c.Paired = cfg.Pair.Name
+	punits, partner, pol, err := rowsByKey([]*Results{cfg.Pair})
+	if err != nil {
+		return nil, nil, err
+	}
+	var pairs [][2]string
+	if cfg.PairAgainst == nil {
+		for _, p := range policies {
+			if slices.Contains(pol, p) {
+				pairs = append(pairs, [2]string{p, p})
+			}
+		}
+		if len(pairs) == 0 {
+			return nil, nil, fmt.Errorf("study: compare: %s has no policy in common with the compared rows", cfg.Pair.Name)
+		}
+	}
+	for _, q := range cfg.PairAgainst {
+		if !slices.Contains(pol, q) {
+			return nil, nil, fmt.Errorf("study: compare: policy %q not in %s (policies: %s)", q, cfg.Pair.Name, strings.Join(pol, ", "))
+		}
+		pairs = append(pairs, [2]string{cfg.Policy, q})
+	}
+	used, err := checkPairs(units, partner, pairs, cfg.Pair.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, u := range punits {
+		if !used[u.key] {
+			c.PairedOff++
+		}
+	}
+	return pairs, partner, nil
+}
+
+// compareGroups are the scopes of a comparison: "all", then each group of
+// the rows by by, sorted.
+func compareGroups(units []*unitRow, by CompareBy) []string {
+	groups := []string{"all"}
+	if by != CompareAll {
+		var gs []string
+		for _, u := range units {
+			if g := groupOf(u, by); !slices.Contains(gs, g) {
+				gs = append(gs, g)
+			}
+		}
+		slices.Sort(gs)
+		groups = append(groups, gs...)
+	}
+	return groups
+}
+
+// compareScope is one scope's table: each policy's accuracy and tokens on
+// sel, cfg.Policy's paired differences against cfg.Against, and the pairs
+// across the paired study.
+func compareScope(g string, sel []*unitRow, policies []string, pairs [][2]string, partner map[pairKey]*unitRow, cfg CompareConfig) (CompareScope, error) {
+	sc := CompareScope{Name: g, Rows: len(sel)}
+	for _, p := range policies {
+		ps, ok, err := policyStats(sel, p, cfg.Bootstrap)
+		if err != nil {
+			return sc, fmt.Errorf("study: compare: %s: %w", g, err)
+		}
+		if ok {
+			sc.Policies = append(sc.Policies, ps)
+		}
+	}
+	for _, o := range cfg.Against {
+		d, ok, err := pairedDiff(sel, cfg.Policy, o, cfg.Bootstrap, nil)
+		if err != nil {
+			return sc, fmt.Errorf("study: compare: %s: %w", g, err)
+		}
+		if ok {
+			sc.Diffs = append(sc.Diffs, d.Diff)
+		}
+	}
+	for _, pq := range pairs {
+		d, ok, err := pairedDiff(sel, pq[0], pq[1], cfg.Bootstrap, func(u *unitRow, _ string) *ResultRow {
+			if v := partner[u.key]; v != nil {
+				return v.by[pq[1]]
+			}
+			return nil
+		})
+		if err != nil {
+			return sc, fmt.Errorf("study: compare: %s: paired with %s: %w", g, cfg.Pair.Name, err)
+		}
+		if ok {
+			sc.Paired = append(sc.Paired, CrossDiff{Policy: pq[0], Other: pq[1], Rows: d.rows, Accuracy: d.Accuracy, Tokens: d.Tokens})
+		}
+	}
+	return sc, nil
 }
 
 // isLearned reports whether p's rows carry a λ.

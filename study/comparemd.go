@@ -48,14 +48,24 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 			p.Accuracy.Estimate, p.Accuracy.Low, p.Accuracy.High, p.TokensPerTask, p.Persist, p.Refine, p.Concede)
 	}
 
+	c.writeByGroup(&b, all)
+	c.writePaired(&b, all, lvl)
+	c.writeCeilings(&b, lvl)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeByGroup writes each group's accuracy and tokens per policy, when
+// the comparison breaks its rows down.
+func (c *Comparison) writeByGroup(b *strings.Builder, all CompareScope) {
 	if len(c.Scopes) > 1 {
-		fmt.Fprintf(&b, "\n## Accuracy / tokens per task by %s\n\n| %s | tasks × seeds |", c.By, c.By)
+		fmt.Fprintf(b, "\n## Accuracy / tokens per task by %s\n\n| %s | tasks × seeds |", c.By, c.By)
 		for _, p := range all.Policies {
-			fmt.Fprintf(&b, " %s |", p.Policy)
+			fmt.Fprintf(b, " %s |", p.Policy)
 		}
-		fmt.Fprintf(&b, "\n|---|---:|%s\n", strings.Repeat("---:|", len(all.Policies)))
+		fmt.Fprintf(b, "\n|---|---:|%s\n", strings.Repeat("---:|", len(all.Policies)))
 		for _, sc := range c.Scopes {
-			fmt.Fprintf(&b, "| %s | %d |", sc.Name, sc.Rows)
+			fmt.Fprintf(b, "| %s | %d |", sc.Name, sc.Rows)
 			for _, p := range all.Policies {
 				cell := "—"
 				for _, q := range sc.Policies {
@@ -63,12 +73,17 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 						cell = fmt.Sprintf("%.3f / %.0f", q.Accuracy.Estimate, q.TokensPerTask)
 					}
 				}
-				fmt.Fprintf(&b, " %s |", cell)
+				fmt.Fprintf(b, " %s |", cell)
 			}
-			fmt.Fprintf(&b, "\n")
+			fmt.Fprintf(b, "\n")
 		}
 	}
 
+}
+
+// writePaired writes the paired differences of every scope: against the
+// baselines, and across the paired study (B).
+func (c *Comparison) writePaired(b *strings.Builder, all CompareScope, lvl string) {
 	var head []string
 	for _, d := range all.Diffs {
 		head = append(head, d.Learned+" − "+d.Other)
@@ -77,15 +92,15 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 		head = append(head, d.Policy+" − "+d.Other+" (B)")
 	}
 	if len(head) > 0 {
-		fmt.Fprintf(&b, "\n## Paired differences, points [%s CI]\n\n| %s |", lvl, scopeHead(c.By))
+		fmt.Fprintf(b, "\n## Paired differences, points [%s CI]\n\n| %s |", lvl, scopeHead(c.By))
 		for _, h := range head {
-			fmt.Fprintf(&b, " %s |", h)
+			fmt.Fprintf(b, " %s |", h)
 		}
-		fmt.Fprintf(&b, "\n|---|%s\n", strings.Repeat("---|", len(head)))
+		fmt.Fprintf(b, "\n|---|%s\n", strings.Repeat("---|", len(head)))
 		for _, sc := range c.Scopes {
-			fmt.Fprintf(&b, "| %s |", sc.Name)
+			fmt.Fprintf(b, "| %s |", sc.Name)
 			for _, d := range all.Diffs {
-				fmt.Fprintf(&b, " %s |", diffCell(sc.Diffs, d.Learned, d.Other))
+				fmt.Fprintf(b, " %s |", diffCell(sc.Diffs, d.Learned, d.Other))
 			}
 			for _, d := range all.Paired {
 				cell := "—"
@@ -94,43 +109,46 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 						cell = points(e.Accuracy)
 					}
 				}
-				fmt.Fprintf(&b, " %s |", cell)
+				fmt.Fprintf(b, " %s |", cell)
 			}
-			fmt.Fprintf(&b, "\n")
+			fmt.Fprintf(b, "\n")
 		}
 	}
 
+}
+
+// writeCeilings writes the hindsight ceilings, one fixed protocol per
+// group, and each ceiling's choices.
+func (c *Comparison) writeCeilings(b *strings.Builder, lvl string) {
 	if len(c.Ceilings) > 0 {
-		fmt.Fprintf(&b, "\n## Hindsight ceilings: one fixed protocol per group\n\n")
-		fmt.Fprintf(&b, "Per group the fixed protocol with the best accuracy on these very rows, chosen knowing the answers: an upper bound of a policy that picks one protocol per group, not a policy. Chosen among: %s.\n\n",
+		fmt.Fprintf(b, "\n## Hindsight ceilings: one fixed protocol per group\n\n")
+		fmt.Fprintf(b, "Per group the fixed protocol with the best accuracy on these very rows, chosen knowing the answers: an upper bound of a policy that picks one protocol per group, not a policy. Chosen among: %s.\n\n",
 			strings.Join(c.Ceilings[0].Among, ", "))
-		fmt.Fprintf(&b, "| ceiling | tasks × seeds | accuracy [%s CI] | tokens/task |", lvl)
+		fmt.Fprintf(b, "| ceiling | tasks × seeds | accuracy [%s CI] | tokens/task |", lvl)
 		dh := ceilingHead(c.Ceilings[0])
 		for _, h := range dh {
-			fmt.Fprintf(&b, " %s |", h)
+			fmt.Fprintf(b, " %s |", h)
 		}
-		fmt.Fprintf(&b, "\n|---|---:|---|---:|%s\n", strings.Repeat("---|", len(dh)))
+		fmt.Fprintf(b, "\n|---|---:|---|---:|%s\n", strings.Repeat("---|", len(dh)))
 		for _, ce := range c.Ceilings {
-			fmt.Fprintf(&b, "| %s | %d | %.3f [%.3f, %.3f] | %.0f |", ce.Name, ce.Rows, ce.Accuracy.Estimate, ce.Accuracy.Low, ce.Accuracy.High, ce.Tokens)
+			fmt.Fprintf(b, "| %s | %d | %.3f [%.3f, %.3f] | %.0f |", ce.Name, ce.Rows, ce.Accuracy.Estimate, ce.Accuracy.Low, ce.Accuracy.High, ce.Tokens)
 			for _, d := range ce.Diffs {
-				fmt.Fprintf(&b, " %s |", points(d.Accuracy))
+				fmt.Fprintf(b, " %s |", points(d.Accuracy))
 			}
-			fmt.Fprintf(&b, "\n")
+			fmt.Fprintf(b, "\n")
 		}
 		for _, ce := range c.Ceilings {
-			fmt.Fprintf(&b, "\n%s:", ce.Name)
+			fmt.Fprintf(b, "\n%s:", ce.Name)
 			for i, ch := range ce.Choices {
 				sep := ","
 				if i == 0 {
 					sep = ""
 				}
-				fmt.Fprintf(&b, "%s %s = %s (%.3f)", sep, ch.Group, ch.Protocol, ch.Accuracy)
+				fmt.Fprintf(b, "%s %s = %s (%.3f)", sep, ch.Group, ch.Protocol, ch.Accuracy)
 			}
-			fmt.Fprintf(&b, "\n")
+			fmt.Fprintf(b, "\n")
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func scopeHead(by CompareBy) string {

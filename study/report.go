@@ -151,36 +151,7 @@ func (s *Study) scope(model string, all bool, unit []int) (Scope, error) {
 	if all {
 		sc.Name = "all"
 	}
-	type key struct {
-		seed uint64
-		task int
-	}
-	by := map[string]map[key]*ResultRow{}
-	for i := range s.Rows {
-		r := &s.Rows[i]
-		if !all && r.Model != model {
-			continue
-		}
-		if by[r.Policy] == nil {
-			by[r.Policy] = map[key]*ResultRow{}
-		}
-		by[r.Policy][key{r.Seed, r.Index}] = r
-	}
-	// keys in row order, for deterministic sums
-	var keys []key
-	seen := map[key]bool{}
-	for _, r := range s.Rows {
-		k := key{r.Seed, r.Index}
-		if (all || r.Model == model) && !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
-		}
-	}
-	// Task order, not fold order: the bootstrap numbers clusters by first
-	// appearance, so the same rows give the same interval whatever the folds.
-	slices.SortFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(a.task, b.task), cmp.Compare(a.seed, b.seed))
-	})
+	by, keys := s.scopeRows(model, all)
 	// Every interval of the scope is drawn in one batch (they resample the
 	// same questions); named here for an error.
 	var reqs []stats.Paired
@@ -191,27 +162,7 @@ func (s *Study) scope(model string, all bool, unit []int) (Scope, error) {
 		if len(rows) == 0 {
 			continue
 		}
-		ps := PolicyStats{Policy: name, Oracle: name == OracleName}
-		var t policyTally
-		tasks, units := map[int]bool{}, map[int]bool{}
-		for _, k := range keys {
-			r, ok := rows[k]
-			if !ok {
-				continue
-			}
-			ps.Lambda = r.Lambda
-			if !t.add(r) {
-				continue
-			}
-			u := unit[r.Index]
-			t.cl = append(t.cl, u)
-			tasks[r.Index], units[u] = true, true
-		}
-		if ps.Oracle {
-			ps.Lambda = nil
-		}
-		ps.Tasks, ps.Units = len(tasks), len(units)
-		t.counts(&ps)
+		ps, t := scopePolicy(name, rows, keys, unit)
 		if len(t.x) > 0 {
 			reqs, named = append(reqs, stats.Paired{X: t.x, Cluster: t.cl}), append(named, name)
 		}
@@ -253,6 +204,71 @@ func (s *Study) scope(model string, all bool, unit []int) (Scope, error) {
 		*ivs[i] = iv
 	}
 	return sc, nil
+}
+
+// rowKey is a row's seed and task: its place in a scope.
+type rowKey struct {
+	seed uint64
+	task int
+}
+
+// scopeRows are the rows of model (or all rows) by policy and key, and
+// the keys in task order.
+func (s *Study) scopeRows(model string, all bool) (map[string]map[rowKey]*ResultRow, []rowKey) {
+	by := map[string]map[rowKey]*ResultRow{}
+	for i := range s.Rows {
+		r := &s.Rows[i]
+		if !all && r.Model != model {
+			continue
+		}
+		if by[r.Policy] == nil {
+			by[r.Policy] = map[rowKey]*ResultRow{}
+		}
+		by[r.Policy][rowKey{r.Seed, r.Index}] = r
+	}
+	// keys in row order, for deterministic sums
+	var keys []rowKey
+	seen := map[rowKey]bool{}
+	for _, r := range s.Rows {
+		k := rowKey{r.Seed, r.Index}
+		if (all || r.Model == model) && !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	// Task order, not fold order: the bootstrap numbers clusters by first
+	// appearance, so the same rows give the same interval whatever the folds.
+	slices.SortFunc(keys, func(a, b rowKey) int {
+		return cmp.Or(cmp.Compare(a.task, b.task), cmp.Compare(a.seed, b.seed))
+	})
+	return by, keys
+}
+
+// scopePolicy is one policy's statistics over its rows of a scope, in key
+// order, with the tally whose scores its accuracy interval resamples.
+func scopePolicy(name string, rows map[rowKey]*ResultRow, keys []rowKey, unit []int) (PolicyStats, policyTally) {
+	ps := PolicyStats{Policy: name, Oracle: name == OracleName}
+	var t policyTally
+	tasks, units := map[int]bool{}, map[int]bool{}
+	for _, k := range keys {
+		r, ok := rows[k]
+		if !ok {
+			continue
+		}
+		ps.Lambda = r.Lambda
+		if !t.add(r) {
+			continue
+		}
+		u := unit[r.Index]
+		t.cl = append(t.cl, u)
+		tasks[r.Index], units[u] = true, true
+	}
+	if ps.Oracle {
+		ps.Lambda = nil
+	}
+	ps.Tasks, ps.Units = len(tasks), len(units)
+	t.counts(&ps)
+	return ps, t
 }
 
 // pairedDiff is "a − b" over pairs of rows of one task and seed, in the

@@ -15,11 +15,6 @@ type Report struct {
 	Markdown []byte
 }
 
-// Run is CrossValidate under its former name.
-//
-// Deprecated: call Dir.CrossValidate, the verb that says what it does.
-func (d *Dir) Run(e env.Env, cfg Config) (*Report, error) { return d.CrossValidate(e, cfg) }
-
 // CrossValidate runs the study of cfg on e (CrossValidate) into d:
 // results.json, report.md, pareto.png and report.html. A study that fails
 // leaves d as it found it (Abandon).

@@ -147,11 +147,6 @@ func LearnedName(lambda float64) string {
 	return "mpdf λ=" + strconv.FormatFloat(lambda, 'g', -1, 64)
 }
 
-// Row is ResultRow under its former name.
-//
-// Deprecated: use ResultRow.
-type Row = ResultRow
-
 // ResultRow is one task × policy × seed: the test-side episodes of the task.
 type ResultRow struct {
 	Seed   uint64 `json:"seed"`
@@ -257,11 +252,6 @@ type job struct {
 	lambda float64
 	base   bool
 }
-
-// Run is CrossValidate under its former name.
-//
-// Deprecated: use CrossValidate; Run will be removed.
-func Run(e env.Env, cfg Config) (*Study, error) { return CrossValidate(e, cfg) }
 
 // CrossValidate runs the study on e: for each seed, it deals the tasks into folds;
 // for each fold it trains one policy per λ on the other folds (cfg.Trainer)

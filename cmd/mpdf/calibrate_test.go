@@ -8,7 +8,7 @@ import (
 
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/testenv"
-	"github.com/mpdf/mpdf/study/signals"
+	"github.com/mpdf/mpdf/stats/correctness"
 )
 
 // TestSimulateCalibrate fits the simulator to real transcripts from the
@@ -44,8 +44,8 @@ func TestSimulateCalibrate(t *testing.T) {
 func TestSimulateSignals(t *testing.T) {
 	js := mustRun(t, "simulate", "--signals", "--tasks", "50", "--json")
 	var got struct {
-		Decisions int                     `json:"decisions"`
-		Signals   []signals.FeatureSignal `json:"signals"`
+		Decisions int                         `json:"decisions"`
+		Signals   []correctness.FeatureSignal `json:"signals"`
 	}
 	if err := json.Unmarshal([]byte(js), &got); err != nil {
 		t.Fatal(err)

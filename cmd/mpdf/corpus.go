@@ -11,7 +11,7 @@ import (
 
 // corpusFlags are data corpus' flags.
 type corpusFlags struct {
-	tf     cliflag.Transcripts
+	tf     transcriptFlags
 	asJSON bool
 }
 

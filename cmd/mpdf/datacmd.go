@@ -60,7 +60,7 @@ func (fl *validateFlags) Run(cmd *cobra.Command, args []string) error {
 
 // packFlags are data pack's flags.
 type packFlags struct {
-	rf                             cliflag.Reward
+	rf                             rewardFlags
 	out, features                  string
 	shardRows, featureWidth, maxLn int
 	skipInvalid, asJSON            bool
@@ -99,7 +99,7 @@ func (fl *packFlags) Run(cmd *cobra.Command, args []string) error {
 
 // statsFlags are data stats' flags.
 type statsFlags struct {
-	rf      cliflag.Reward
+	rf      rewardFlags
 	asJSON  bool
 	maxLine int
 }

@@ -21,7 +21,7 @@ type evalFlags struct {
 // Add defines the flags on cmd: what is played and how, and the output's.
 func (fl *evalFlags) Add(cmd *cobra.Command) {
 	fl.addPlay(cmd)
-	cliflag.Kind(cmd.Flags(), &fl.cfg.Kind, "task of replayed transcripts (as a kind= part of --env)")
+	kindFlag(cmd.Flags(), &fl.cfg.Kind, "task of replayed transcripts (as a kind= part of --env)")
 	shared(cmd.Flags(), &fl.asJSON, "json", "", ": an array of results")
 }
 
@@ -43,8 +43,8 @@ func (fl *evalFlags) addPlay(cmd *cobra.Command) {
 	shared(f, &c.Lambda, "lambda", "", ": the verdict's price of tokens (0: accuracy alone)")
 	shared(f, &c.Workers, "workers", "")
 	shared(f, &fl.quiet, "quiet", "q")
-	cliflag.Sim(cmd.Flags(), &c.Sim)
-	cliflag.EnvCritic(cmd, &c.Env)
+	simFlags(cmd.Flags(), &c.Sim)
+	envCritic(cmd, &c.Env)
 }
 
 // Run opens the evaluation, plays it and prints.

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mpdf/mpdf/internal/cliflag"
-	"github.com/mpdf/mpdf/internal/testenv"
 )
 
 // flagUse is one command's flag.
@@ -21,14 +17,13 @@ type flagUse struct {
 	flag *pflag.Flag
 }
 
-// flagUses lists every command's flags under root by name: their old,
-// deprecated spellings left out, and --help and --version, which cobra
-// owns.
+// flagUses lists every command's flags under root by name, --help and
+// --version left out, which cobra owns.
 func flagUses(root *cobra.Command) map[string][]flagUse {
 	uses := map[string][]flagUse{}
 	for _, c := range allCommands(root) {
 		c.Flags().VisitAll(func(f *pflag.Flag) {
-			if f.Deprecated != "" || f.Name == "help" || f.Name == "version" {
+			if f.Name == "help" || f.Name == "version" {
 				return
 			}
 			uses[f.Name] = append(uses[f.Name], flagUse{c, f})
@@ -105,81 +100,29 @@ func TestFlagsMeanOneThing(t *testing.T) {
 	}
 }
 
-// The old spelling of each renamed flag still works, giving the same
-// value as the new one, with a deprecation warning on stderr that names
-// the new; the new one gives no warning. Both are parsed as the command
-// line is, by cobra, on the command that has them.
-func TestFlagRenames(t *testing.T) {
-	parse := func(r cliflag.Rename, name string) (*pflag.FlagSet, string) {
-		root := newRoot()
-		var out, errb bytes.Buffer
-		root.SetOut(&out)
-		root.SetErr(&errb)
-		c, _, err := root.Find(strings.Fields(r.Cmd)[1:])
-		if err != nil {
-			t.Fatal(err)
+// The spellings the renames of December 2026 replaced are gone, not kept
+// for a release (no release had them): each is an unknown flag, as cobra
+// says, on the command that had it.
+func TestOldSpellingsAreUnknown(t *testing.T) {
+	for _, r := range []struct{ cmd, old, name string }{
+		{"mpdf study", "group-by", "fold-by"},
+		{"mpdf study", "lambda", "lambdas"},
+		{"mpdf data hindsight", "group-by", "by"},
+		{"mpdf data hindsight", "lambda", "lambdas"},
+		{"mpdf collect", "tasks", "tasks-file"},
+		{"mpdf collect", "no-critic", "no-judge"},
+		{"mpdf collect", "backend", "api"},
+	} {
+		c, _, err := newRoot().Find(strings.Fields(r.cmd)[1:])
+		if err != nil || c.CommandPath() != r.cmd {
+			t.Fatalf("%s: %v", r.cmd, err)
 		}
-		if err := c.ParseFlags([]string{"--" + name + "=" + r.Example}); err != nil {
-			t.Fatalf("%s --%s=%s: %v", r.Cmd, name, r.Example, err)
+		if c.Flags().Lookup(r.name) == nil {
+			t.Errorf("%s: no --%s, the new spelling", r.cmd, r.name)
 		}
-		if out.Len() > 0 {
-			t.Errorf("%s --%s: %q on stdout", r.Cmd, name, out.String())
-		}
-		return c.Flags(), errb.String()
-	}
-	for _, r := range cliflag.Renames {
-		newFS, newErr := parse(r, r.Name)
-		oldFS, oldErr := parse(r, r.Old)
-		if newErr != "" {
-			t.Errorf("%s --%s: warns %q", r.Cmd, r.Name, newErr)
-		}
-		if want := "--" + r.Old + " has been deprecated, use --" + r.Name; !strings.Contains(oldErr, want) {
-			t.Errorf("%s --%s: stderr %q, want it to say %q", r.Cmd, r.Old, oldErr, want)
-		}
-		if !oldFS.Changed(r.Name) {
-			t.Errorf("%s --%s: --%s not marked given", r.Cmd, r.Old, r.Name)
-		}
-		got, want := oldFS.Lookup(r.Name).Value.String(), newFS.Lookup(r.Name).Value.String()
-		if want == newFS.Lookup(r.Name).DefValue {
-			t.Errorf("%s --%s: example %q is the default: the test cannot tell it was set", r.Cmd, r.Name, r.Example)
-		}
-		if got != want {
-			t.Errorf("%s: --%s=%s sets --%s to %q, --%s=%s to %q", r.Cmd, r.Old, r.Example, r.Name, got, r.Name, r.Example, want)
-		}
-		if f := oldFS.Lookup(r.Old); !f.Hidden {
-			t.Errorf("%s --%s: shown in the help", r.Cmd, r.Old)
-		}
-	}
-}
-
-// In a real process the old spellings print their warning on stderr and
-// give the same output as the new ones.
-func TestFlagRenamesBinary(t *testing.T) {
-	bin := mpdfBinary(t)
-	file := testenv.Debates(t, "slm-debate/gsm/gsm_*agents3*.json")[0]
-	run := func(args ...string) (string, string) {
-		cmd := exec.Command(bin, append([]string{"data", "hindsight", file, "-q", "--json"}, args...)...)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("mpdf data hindsight %v: %v\n%s", args, err, errb.String())
-		}
-		return out.String(), errb.String()
-	}
-	newOut, newErr := run("--lambdas", "0,1", "--by", "file")
-	oldOut, oldErr := run("--lambda", "0,1", "--group-by", "file")
-	if newOut != oldOut {
-		t.Errorf("old spellings print\n%s\nnew ones\n%s", oldOut, newOut)
-	}
-	if !strings.Contains(newOut, `"lambda": 1`) || !strings.Contains(newOut, filepath.Base(file)) {
-		t.Errorf("--lambdas 0,1 --by file: no λ=1 row by file in\n%s", newOut)
-	}
-	if newErr != "" {
-		t.Errorf("new spellings warn: %q", newErr)
-	}
-	for _, w := range []string{"--lambda has been deprecated, use --lambdas", "--group-by has been deprecated, use --by"} {
-		if !strings.Contains(oldErr, w) {
-			t.Errorf("old spellings: stderr %q does not say %q", oldErr, w)
+		err = c.ParseFlags([]string{"--" + r.old + "=1"})
+		if want := "unknown flag: --" + r.old; err == nil || err.Error() != want {
+			t.Errorf("%s --%s: error %v, want %q", r.cmd, r.old, err, want)
 		}
 	}
 }

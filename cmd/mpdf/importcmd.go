@@ -16,7 +16,7 @@ func init() {
 // importFlags are import's flags.
 type importFlags struct {
 	out                  string
-	tf                   cliflag.Transcripts
+	tf                   transcriptFlags
 	text, asJSON, critic bool
 	maxLine              int
 }

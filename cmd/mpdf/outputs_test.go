@@ -41,7 +41,7 @@ func TestOutputsAreFilesWeOwn(t *testing.T) {
 			{"simulate", "--tasks", "3", "-q", "--out", target},
 			{"import", tr, "--out", target},
 			{"export", ckpt, "--safetensors", target},
-			{"collect", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--tasks", tasks, "--policy", "debate", "-q", "--overwrite", "--out", target},
+			{"collect", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--tasks-file", tasks, "--policy", "debate", "-q", "--overwrite", "--out", target},
 		} {
 			_, err := runCmd(t, args...)
 			if err == nil || !strings.Contains(err.Error(), what) {

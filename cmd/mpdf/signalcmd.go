@@ -34,7 +34,7 @@ type signalFlags struct {
 func (fl *signalFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	shared(f, &fl.policy, "policy", "p", "; the behaviour whose decisions are measured")
-	cliflag.Kind(f, &fl.kind, "task of the transcripts")
+	kindFlag(f, &fl.kind, "task of the transcripts")
 	shared(f, &fl.episodes, "episodes", "")
 	shared(f, &fl.seed, "seed", "")
 	shared(f, &fl.asJSON, "json", "")
@@ -75,7 +75,7 @@ func (fl *hindsightFlags) Add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	fl.lambdas = []float64{0}
 	f.Var(cliflag.NewFloats(&fl.lambdas), "lambdas", usageOf("lambdas")+": one search with each")
-	cliflag.Kind(f, &fl.kind, "task of the transcripts")
+	kindFlag(f, &fl.kind, "task of the transcripts")
 	f.IntVar(&fl.maxExh, "max-exhaustive", teacher.DefaultMaxExhaustive, "most plans tried one by one per question")
 	shared(f, &fl.groupBy, "by", "", ": file or model (default: pooled only)")
 	shared(f, &fl.workers, "workers", "")

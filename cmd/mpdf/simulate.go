@@ -46,11 +46,11 @@ func (fl *simulateFlags) Add(cmd *cobra.Command) {
 	shared(f, &fl.quiet, "quiet", "q")
 	shared(f, &fl.asJSON, "json", "")
 	f.StringSliceVar(&fl.calibrate, "calibrate", nil, "fit the simulator to these LLM-Debate transcripts (globs) and print the fit, instead of playing")
-	cliflag.Kind(f, &fl.kind, "task of the --calibrate transcripts")
+	kindFlag(f, &fl.kind, "task of the --calibrate transcripts")
 	f.StringVar(&fl.paramsOut, "params-out", "", "with --calibrate: write the fitted parameters to this JSON file")
 	f.BoolVar(&fl.signals, "signals", false, "print each feature's AUC for correctness on the simulator's debate episodes, instead of playing")
 	cliflag.MaxLine(cmd, &fl.maxLine)
-	cliflag.Sim(cmd.Flags(), &fl.cfg)
+	simFlags(cmd.Flags(), &fl.cfg)
 }
 
 // Run plays, calibrates or measures, as the flags ask.

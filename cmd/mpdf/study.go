@@ -46,7 +46,7 @@ func (fl *studyFlags) Add(cmd *cobra.Command) {
 	fl.cfg, fl.cfg.Baselines = def, nil
 	f := cmd.Flags()
 	shared(f, &fl.env, "env", "")
-	cliflag.Kind(f, &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
+	kindFlag(f, &fl.kind, "task of replayed transcripts (as a kind= part of --env)")
 	shared(f, &fl.out, "out", "o", ": the study's directory of results.json, report.md, pareto.png and report.html")
 	shared(f, &fl.overwrite, "overwrite", "")
 	f.IntVar(&fl.cfg.Folds, "folds", def.Folds, "K of the K-fold split by question")
@@ -68,12 +68,12 @@ func (fl *studyFlags) Add(cmd *cobra.Command) {
 	f.StringVar(&fl.ablate, "ablate", "", "run an ablation instead of the study: estimator, tau, reward-scale, gamma, loss, team-size (the simulator at 3, 5 and 7 agents, or a replay's files by team size), agent-policy, arch (the MLP, the MLP on peers-v1 features, the attention network) or rl-signal (where RL on a replay gets a signal: credit, groups, γ, SFT, lr, iterations, KL; each against SFT alone and gate), each setting with the study's folds, seeds and paired intervals, at the first --lambdas (writes ablation.md, ablation.json, results.json); or stability: SoftRankPO, GRPO and Dr.GRPO trained once per seed on one split (fold 0 of --folds held out), the held-out accuracy every --eval-every iterations as a band over --seeds (writes stability.md, stability.json, stability.png)")
 	f.StringVar(&fl.cfg.Train.RewardNoise, "reward-noise", "", "heavy-tailed noise added to each training reward of the learned policies: student-t:NU:S (S times a Student-t draw with NU degrees of freedom; NU 1 is Cauchy); none by default")
 	shared(f, &fl.cfg.EvalEvery, "eval-every", "", "; with --ablate stability")
-	f.Var(cliflag.Hidden(&fl.cfg.Train.Hidden), "hidden", usageOf("hidden")+", e.g. 64,64")
+	f.Var(hiddenValue(&fl.cfg.Train.Hidden), "hidden", usageOf("hidden")+", e.g. 64,64")
 	shared(f, &fl.sftEpochs, "sft-epochs", "", " (0 skips it; not given: 5, on a replay 20 with the default pivotal teacher and 0 with a heuristic one, whose confidence is missing unless the text critic fills it; give it with critic=on)")
 	shared(f, &fl.cfg.Train.SFT.Labels, "sft-labels", "", ": a heuristic, hindsight, pivotal[:K] or pivotal:P (see mpdf train -h; not given: "+def.Train.SFT.Labels+" on the simulator, "+trainer.ReplayLabels+" on a replay)")
 	shared(f, &fl.cfg.Train.Features, "features", "", " (default: v1 on the simulator, v2 on a replay)")
-	f.Var(cliflag.AgentPolicy(&fl.cfg.Train.AgentPolicy), "agent-policy", usageOf("agent-policy")+" of the learned policies")
-	f.Var(cliflag.Loss(&fl.cfg.Train.Loss.Kind), "loss", usageOf("loss")+" of the learned policies (see mpdf train -h)")
+	f.Var(agentPolicyValue(&fl.cfg.Train.AgentPolicy), "agent-policy", usageOf("agent-policy")+" of the learned policies")
+	f.Var(lossValue(&fl.cfg.Train.Loss.Kind), "loss", usageOf("loss")+" of the learned policies (see mpdf train -h)")
 	shared(f, &fl.cfg.Bootstrap.Resamples, "resamples", "")
 	shared(f, &fl.cfg.Workers, "workers", "")
 	shared(f, &fl.quiet, "quiet", "q")
@@ -81,7 +81,7 @@ func (fl *studyFlags) Add(cmd *cobra.Command) {
 	shared(f, &fl.critic, "critic", "")
 	shared(f, &fl.shard, "shard", "", ": of the study's (seed, fold, λ) cells (cell i to shard i mod N), into --out, for mpdf study merge")
 	shared(f, &fl.resume, "resume", "", ": with --shard, keep the shard's finished cells (same flags as the first run)")
-	cliflag.Sim(cmd.Flags(), &fl.sim)
+	simFlags(cmd.Flags(), &fl.sim)
 }
 
 // Run opens the environment, runs the study into --out and prints

@@ -57,8 +57,8 @@ func (fl *trainFlags) Add(cmd *cobra.Command) {
 	shared(f, &fl.set.Env, "env", "", "; online runs (see mpdf eval -h)")
 	shared(f, &fl.set.HeldOut, "held-out", "", "; on a replay, of training, for the final evaluation")
 	shared(f, &fl.set.SplitSeed, "split-seed", "", " (replay; mpdf eval --split uses the same)")
-	cliflag.EnvKind(cmd, &fl.set.Env)
-	cliflag.EnvCritic(cmd, &fl.set.Env)
+	envKind(cmd, &fl.set.Env)
+	envCritic(cmd, &fl.set.Env)
 }
 
 // Run wires the flags into a run.Request, plans and runs it and prints.

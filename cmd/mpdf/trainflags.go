@@ -14,20 +14,20 @@ import (
 // so that flags win over the file and the file over the defaults.
 func bindConfig(fs *pflag.FlagSet, c *trainer.Config) {
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, usageOf("seed")+": initialisation, sampling, shuffling")
-	fs.Var(cliflag.Hidden(&c.Hidden), "hidden", usageOf("hidden")+", comma-separated")
+	fs.Var(hiddenValue(&c.Hidden), "hidden", usageOf("hidden")+", comma-separated")
 	fs.StringVar(&c.Activation, "activation", c.Activation, "hidden activation: tanh or relu")
 	fs.StringVar(&c.Backend, "backend", c.Backend, "loss and gradients: kernel (fast CPU kernels) or gorgonia (autodiff graph)")
 	fs.StringVar(&c.Estimator, "estimator", c.Estimator, "advantage estimator: softrank, grpo, drgrpo, rloo, reinforce")
 	fs.Float64Var(&c.Tau, "tau", c.Tau, "SoftRankPO temperature τ")
-	fs.Var(cliflag.Loss(&c.Loss.Kind), "loss", usageOf("loss"))
-	fs.Var(cliflag.AgentPolicy(&c.AgentPolicy), "agent-policy", usageOf("agent-policy")+"; each agent's network sees only its own observation; online only")
+	fs.Var(lossValue(&c.Loss.Kind), "loss", usageOf("loss"))
+	fs.Var(agentPolicyValue(&c.AgentPolicy), "agent-policy", usageOf("agent-policy")+"; each agent's network sees only its own observation; online only")
 	fs.Float64Var(&c.Loss.EpsLow, "eps-low", c.Loss.EpsLow, "ratio clip below, 1 − ε_low")
 	fs.Float64Var(&c.Loss.EpsHigh, "eps-high", c.Loss.EpsHigh, "ratio clip above, 1 + ε_high")
 	fs.Float64Var(&c.Loss.Beta, "beta", c.Loss.Beta, "KL penalty coefficient β (rank-match: the implicit reward's scale)")
 	fs.Float64Var(&c.Loss.Entropy, "entropy", c.Loss.Entropy, "entropy bonus coefficient c_H")
 	fs.Float64Var(&c.Adam.LR, "lr", c.Adam.LR, usageOf("lr"))
 	fs.Float64Var(&c.MaxGradNorm, "max-grad-norm", c.MaxGradNorm, "global gradient-norm clip (0: none)")
-	cliflag.BindReward(fs, &c.Reward)
+	bindReward(fs, &c.Reward)
 	fs.Var(creditFlag(&c.Credit), "credit", usageOf("credit")+"; recorded in checkpoints")
 	fs.Float64Var(&c.Reward.Gamma, "gamma", c.Reward.Gamma, usageOf("gamma")+"; per agent over its episode's later rounds, recorded in checkpoints")
 	fs.IntVar(&c.SFT.Epochs, "sft-epochs", c.SFT.Epochs, usageOf("sft-epochs")+" (0 skips it)")
@@ -63,7 +63,7 @@ func resolveConfig(base trainer.Config, path string, fs *pflag.FlagSet) (trainer
 	if err := cliflag.Overlay(fs, func(onto *pflag.FlagSet) { bindConfig(onto, &cfg) }); err != nil {
 		return cfg, err
 	}
-	if err := cliflag.CheckReward(cfg.Reward); err != nil {
+	if err := checkReward(cfg.Reward); err != nil {
 		return cfg, err
 	}
 	cfg.SettleFeatures(fs.Changed("features"))

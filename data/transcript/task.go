@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"fmt"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -9,36 +8,6 @@ import (
 
 	"github.com/mpdf/mpdf/answer"
 )
-
-// Task is answer.Kind under the name this package first gave it: the kind
-// of question a transcript holds, which picks the answer reading rules.
-//
-// Deprecated: use answer.Kind, the one kind type and spelling.
-type Task = answer.Kind
-
-// The tasks, answer's kinds under their former names.
-const (
-	// Deprecated: use answer.GSM8K.
-	GSM8K = answer.GSM8K
-	// Deprecated: use answer.MMLU.
-	MMLU = answer.MMLU
-	// Deprecated: use answer.Arithmetic.
-	Arithmetic = answer.Arithmetic
-	// Deprecated: use answer.Math.
-	Math = answer.Math
-)
-
-// ParseTask reads a task name (answer.ParseKind): "gsm8k" or "gsm", "mmlu",
-// "arithmetic", "math", any case.
-//
-// Deprecated: use answer.ParseKind.
-func ParseTask(s string) (Task, error) {
-	k, err := answer.ParseKind(s)
-	if err != nil {
-		return "", fmt.Errorf("transcript: %w", err)
-	}
-	return k, nil
-}
 
 // Meta is what a transcript's file name tells about it, read once by
 // ParseName (and overridden by Options) for the whole file. Zero values

@@ -116,7 +116,7 @@ func (p *collectPlan) inputs(cfg CollectConfig, client *Client, e *Env) (map[str
 		"max_tokens":     strconv.Itoa(client.cfg.MaxTokens),
 		"personas":       strconv.Itoa(len(e.opts.Personas)) + ":" + hex.EncodeToString(ps.Sum(nil)),
 		"concede_call":   strconv.FormatBool(e.opts.ConcedeCall),
-		"no_judge":       strconv.FormatBool(e.opts.NoJudge || e.opts.NoCritic),
+		"no_judge":       strconv.FormatBool(e.opts.NoJudge),
 		"no_seed":        strconv.FormatBool(e.opts.NoSeed),
 		"concede_tokens": strconv.Itoa(e.opts.ConcedeTokens),
 	}

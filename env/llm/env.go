@@ -35,11 +35,6 @@ type Options struct {
 	// NoJudge skips the judge call (the same model grading each answer,
 	// JudgePrompt): confidences are then missing.
 	NoJudge bool
-	// NoCritic is NoJudge's old name; either skips the judge.
-	//
-	// Deprecated: use NoJudge. ("Critic" now names only the arithmetic
-	// check of answer.Critic, never an LLM.)
-	NoCritic bool
 	// NoSeed sends no "seed" with the requests.
 	NoSeed bool
 }

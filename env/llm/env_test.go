@@ -268,8 +268,7 @@ func TestGameSeedsAreReproducible(t *testing.T) {
 
 func TestGameOptionsNoJudgeNoSeed(t *testing.T) {
 	for name, opts := range map[string]Options{
-		"NoJudge":  {NoJudge: true, NoSeed: true, Personas: []string{""}},
-		"NoCritic": {NoCritic: true, NoSeed: true, Personas: []string{""}}, // the deprecated name still works
+		"NoJudge": {NoJudge: true, NoSeed: true, Personas: []string{""}},
 	} {
 		s := newFakeServer(t, model)
 		e := newTestEnv(t, s, opts, nil)

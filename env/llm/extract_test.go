@@ -72,7 +72,4 @@ func TestPrompts(t *testing.T) {
 	if got := JudgePrompt("What is %S?", "sol %Q"); !strings.Contains(got, "Problem: What is %S?") || !strings.Contains(got, "```sol %Q```") {
 		t.Errorf("judge: %q", got)
 	}
-	if CriticPrompt("Q?", "S") != JudgePrompt("Q?", "S") { // the deprecated name
-		t.Error("CriticPrompt differs from JudgePrompt")
-	}
 }

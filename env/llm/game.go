@@ -87,16 +87,15 @@ const (
 	RoleJudge   = "judge" // the LLM grading an answer: the agent's confidence
 )
 
-// RoleCritic is the judge's role as episodes written before the rename
-// record it. It still means the judge: read roles with JudgeRole (or
-// CanonicalRole), not by comparing with either constant.
-//
-// Deprecated: new episodes record RoleJudge.
-const RoleCritic = "critic"
+// roleCritic is the judge's role as episodes written before the rename
+// record it (files, not code, still hold it): it reads as the judge
+// (JudgeRole, CanonicalRole), and the judge's call seeds derive from it
+// (seedRole).
+const roleCritic = "critic"
 
 // JudgeRole reports whether an exchange's role is the judge's: RoleJudge,
 // or "critic" as older builds wrote it.
-func JudgeRole(role string) bool { return role == RoleJudge || role == RoleCritic }
+func JudgeRole(role string) bool { return role == RoleJudge || role == roleCritic }
 
 // CanonicalRole returns role under its current name: "critic" (older
 // builds' judge) becomes RoleJudge; every other role is returned as is.
@@ -268,7 +267,7 @@ func (g *game) generate(ctx context.Context, round, agent int, role string, msgs
 	if force != "" {
 		turn.Answer = force
 	}
-	if g.e.opts.NoJudge || g.e.opts.NoCritic {
+	if g.e.opts.NoJudge {
 		return turn, nil
 	}
 	jmsgs := []Message{{Role: "user", Content: JudgePrompt(g.t.Question, StripThinking(text))}}
@@ -336,7 +335,7 @@ func EstimatePromptTokens(msgs []Message) int {
 // same seeds as before the rename.
 func seedRole(role string) string {
 	if role == RoleJudge {
-		return RoleCritic
+		return roleCritic
 	}
 	return role
 }

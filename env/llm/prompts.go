@@ -30,23 +30,6 @@ import (
 	"github.com/mpdf/mpdf/answer"
 )
 
-// Task kinds under their former names: they are the answer package's
-// kinds, one type and one spelling (Task.Kind accepts any name
-// answer.ParseKind reads: "gsm" is gsm8k). What each asks for and how its
-// answer is written: gsm8k a number, written \boxed{N} (GSM8K and other
-// math word problems); mmlu a letter among the options, written (X);
-// arithmetic an integer, stated at the end (LLM-Debate's arithmetic task);
-// math a LaTeX expression, written \boxed{...} (MATH competition problems).
-//
-// Deprecated: use answer.GSM8K, answer.MMLU, answer.Arithmetic and
-// answer.Math.
-const (
-	KindGSM        = answer.GSM8K
-	KindMMLU       = answer.MMLU
-	KindArithmetic = answer.Arithmetic
-	KindMath       = answer.Math
-)
-
 // Kinds names the task kinds, in the order help texts name them.
 var Kinds = []string{string(answer.GSM8K), string(answer.MMLU), string(answer.Arithmetic), string(answer.Math)}
 
@@ -158,8 +141,3 @@ func JudgePrompt(question, solution string) string {
 	}
 	return fill(judge, question, solution, "")
 }
-
-// CriticPrompt is JudgePrompt's old name.
-//
-// Deprecated: use JudgePrompt.
-func CriticPrompt(question, solution string) string { return JudgePrompt(question, solution) }

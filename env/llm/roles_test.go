@@ -33,7 +33,7 @@ func TestOldCriticRoleReadsAsJudge(t *testing.T) {
 		if len(got) != 2 || got[0] != RoleSolve || got[1] != RoleJudge || !JudgeRole(turn.Exchanges[1].Role) || JudgeRole(turn.Exchanges[0].Role) {
 			t.Errorf("agent %d: roles %q read as %q, want solve then the judge", i, roles(turn), got)
 		}
-		if turn.Exchanges[1].Role == RoleCritic {
+		if turn.Exchanges[1].Role == roleCritic {
 			judged++
 		}
 	}

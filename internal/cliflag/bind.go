@@ -1,12 +1,13 @@
 // Package cliflag is the command line's flag machinery, apart from the
 // commands that use it: Table, the flags several commands share with the
 // one meaning each has (Bind defines one, SetDefaults gives it the table's
-// default); Renames, old spellings kept working for a release; Parsed and
-// Floats, values a library parses; NumberError and InWords, errors in the
-// words of the flags; Command, a command made of a flag struct (Runner),
-// with AddHelp its help from files; the groups of flags several commands
-// bind the same way (Sim, Reward, Transcripts, EnvKind, MaxLine…). It
-// holds no command and no domain rule.
+// default); Parsed and Floats, values a library parses; NumberError and
+// InWords, errors in the words of the flags; Command, a command made of a
+// flag struct (Runner), with AddHelp its help from files; MaxLine and the
+// other values several commands bind the same way. It holds no command
+// and no domain rule, and imports no domain package: the flag groups over
+// library types (the simulator's, the reward's, --kind…) are cmd/mpdf's
+// (flaggroups.go).
 package cliflag
 
 import (

@@ -1,7 +1,6 @@
 package cliflag
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -64,25 +63,6 @@ func TestParsed(t *testing.T) {
 	}
 	if err := v.Set("12"); err != nil || n != 12 || v.String() != "12" || v.Type() != "count" {
 		t.Errorf("Set(12): %v, n %d, String %q, Type %q", err, n, v.String(), v.Type())
-	}
-}
-
-// The old spelling sets the new flag, marked given, and warns; it is
-// hidden from the help.
-func TestRenamed(t *testing.T) {
-	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	var warn bytes.Buffer
-	fs.SetOutput(&warn)
-	by := fs.String("by", "", "rows")
-	Renamed(fs, "group-by", "by")
-	if err := fs.Parse([]string{"--group-by", "file"}); err != nil {
-		t.Fatal(err)
-	}
-	if *by != "file" || !fs.Changed("by") || !fs.Lookup("group-by").Hidden {
-		t.Errorf("--by %q, changed %v, old hidden %v", *by, fs.Changed("by"), fs.Lookup("group-by").Hidden)
-	}
-	if !strings.Contains(warn.String(), "--group-by has been deprecated, use --by") {
-		t.Errorf("warning %q", warn.String())
 	}
 }
 
@@ -164,12 +144,11 @@ func TestGivenOverlay(t *testing.T) {
 }
 
 // A library's setting is worded as the command's flag of its key, and
-// only where the command has that flag under that name now.
+// only where the command has that flag (--rounds here: none).
 func TestSettingInFlags(t *testing.T) {
 	cmd := &cobra.Command{Use: "eval"}
 	cmd.Flags().Int("tasks", 0, "")
 	cmd.Flags().Int("episodes", 0, "")
-	Renamed(cmd.Flags(), "rounds", "episodes") // an old spelling only
 	cmd.Flags().Int("retries", 0, "")
 	Sets(cmd, "retries", "max_retries") // a flag named otherwise than its key
 	for key, want := range map[string]string{

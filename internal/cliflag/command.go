@@ -70,13 +70,11 @@ func AddHelp(c *cobra.Command, fsys fs.FS, vars *strings.Replacer) {
 }
 
 // Finish readies root once its commands are added: numbers' errors in
-// words (NumberError, which every command inherits), the renamed flags'
-// old spellings (AddRenames), the help from fsys (AddHelp), the shared
-// flags' defaults (SetDefaults) and every command's error through word
-// (WordErrors).
+// words (NumberError, which every command inherits), the help from fsys
+// (AddHelp), the shared flags' defaults (SetDefaults) and every command's
+// error through word (WordErrors).
 func Finish(root *cobra.Command, fsys fs.FS, vars *strings.Replacer, word func(*cobra.Command, error) error) {
 	root.SetFlagErrorFunc(NumberError)
-	AddRenames(root)
 	AddHelp(root, fsys, vars)
 	SetDefaults(root)
 	WordErrors(root, word)

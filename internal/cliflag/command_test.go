@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/mpdf/mpdf/data"
 )
 
 // echoFlags is a command's flag struct: Add defines --word, Run prints it.
@@ -31,9 +29,8 @@ func (e *echoFlags) Run(cmd *cobra.Command, _ []string) error {
 
 // A command of a flag struct runs with its flags parsed, each command of
 // its own struct; an ExitError's code survives wrapping, and any other
-// error exits 1. AddHelp fills in the help from its files. (Finish,
-// which also needs the commands Renames names, is mpdf's: its tests run
-// it.)
+// error exits 1. AddHelp fills in the help from its files. (Finish is
+// mpdf's tests' to run, on the real commands.)
 func TestCommandAndHelp(t *testing.T) {
 	help := fstest.MapFS{"help/echo.txt": {Data: []byte("Say {what}\n---\nLong text.\n---\n  tool echo\n")}}
 	newRoot := func() *cobra.Command {
@@ -118,48 +115,6 @@ func TestOptional(t *testing.T) {
 	}
 	if err := cmd.ParseFlags([]string{"--retries", "x"}); err == nil || *retries != 0 {
 		t.Errorf("bad value: %v, retries %d", err, *retries)
-	}
-}
-
-// The flag groups: the reward group takes data's defaults and words a
-// constant reward as its flags; --kind and --critic become parts of --env
-// before the command runs; a bad --layout is refused naming the flag.
-func TestGroups(t *testing.T) {
-	cmd := &cobra.Command{Use: "stats"}
-	var r Reward
-	r.Add(cmd)
-	if c, err := r.Config(); err != nil || c != data.DefaultRewardConfig() || r.Changed(cmd) {
-		t.Errorf("defaults: %+v, %v, changed %v", c, err, r.Changed(cmd))
-	}
-	if err := cmd.ParseFlags([]string{"--w-local", "0", "--w-global", "0", "--lambda", "0"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Config(); err == nil || !strings.HasPrefix(err.Error(), "--w-local, --w-global and --lambda are all 0") || !r.Changed(cmd) {
-		t.Errorf("constant reward: %v", err)
-	}
-
-	spec := "replay:a.json"
-	train := &cobra.Command{Use: "train", RunE: func(*cobra.Command, []string) error { return nil }}
-	EnvKind(train, &spec)
-	EnvCritic(train, &spec)
-	train.SetArgs([]string{"--kind", "gsm8k", "--critic"})
-	if err := train.Execute(); err != nil || spec != "replay:a.json,kind=gsm8k,critic=on" {
-		t.Errorf("--kind and --critic into --env: %q, %v", spec, err)
-	}
-	spec = "sim"
-	train.SetArgs([]string{"--kind", "math"})
-	if err := train.Execute(); err == nil || !strings.HasPrefix(err.Error(), "--kind math and --env: ") {
-		t.Errorf("--kind on the simulator: %v", err)
-	}
-
-	var tr Transcripts
-	imp := &cobra.Command{Use: "import"}
-	tr.Add(imp.Flags())
-	if err := imp.ParseFlags([]string{"--layout", "nope"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := tr.Inputs(nil); err == nil || !strings.HasPrefix(err.Error(), "--layout: ") {
-		t.Errorf("bad layout: %v", err)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // NumberError words a numeric flag's bad value for a user ("--seed "-5":
@@ -25,13 +25,13 @@ func NumberError(_ *cobra.Command, err error) error {
 		return err
 	}
 	if errors.Is(err, errNegative) {
-		return fmt.Errorf("--%s %s: %s", iv.GetFlag().Name, data.Clip(iv.GetValue()), errNegative)
+		return fmt.Errorf("--%s %s: %s", iv.GetFlag().Name, jsonscan.Clip(iv.GetValue()), errNegative)
 	}
-	msg := data.NumberMismatch(iv.GetValue(), kind)
+	msg := jsonscan.NumberMismatch(iv.GetValue(), kind)
 	if msg == "" {
 		return err
 	}
-	return fmt.Errorf("--%s %q: %s", iv.GetFlag().Name, data.Clip(iv.GetValue()), msg) // at most 100 bytes of it
+	return fmt.Errorf("--%s %q: %s", iv.GetFlag().Name, jsonscan.Clip(iv.GetValue()), msg) // at most 100 bytes of it
 }
 
 // numberKinds maps pflag's numeric value types to the kinds they hold.

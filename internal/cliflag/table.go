@@ -1,15 +1,13 @@
 package cliflag
 
-import "github.com/mpdf/mpdf/answer"
-
 // A Shared flag is one that more than one command has, with the one meaning
 // it has in all of them (issue 21: one meaning per flag, one word per
 // concept). cmd/mpdf's TestFlagsMeanOneThing holds every command to Table:
 // a flag in two commands must be here, with this type and default in each
 // (or the exception listed, with its reason), and each command's usage text
 // must say the words of Says. A new flag that means something else takes
-// another name; a renamed one keeps its old spelling for a release
-// (Renames).
+// another name; a flag renamed after a release keeps its old spelling for
+// one more, listed in CHANGELOG.md.
 type Shared struct {
 	Name    string
 	Type    string // pflag's type name, as the help shows it
@@ -31,8 +29,10 @@ type Exception struct {
 	NoDefault          bool
 }
 
-// kindType is the type name of --kind, the task kinds.
-var kindType = new(answer.Kind).Type()
+// kindType is the type name of --kind, the task kinds: answer.Kind's Type,
+// written out so that this package imports no domain package (cmd/mpdf's
+// TestFlagsMeanOneThing holds every --kind to it).
+const kindType = "gsm8k|mmlu|arithmetic|math"
 
 // Table lists the flags of more than one command.
 var Table = []Shared{

@@ -7,9 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-
-	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/nn"
 )
 
 // Parsed is a flag of a value that its library parses and prints: parse
@@ -119,15 +116,6 @@ func (v scaled) Set(s string) error {
 	}
 	*v.p = n << v.shift
 	return nil
-}
-
-// Hidden, Loss and AgentPolicy are the flags of the training config's
-// fields whose values their library parses and prints (train and study
-// bind them).
-func Hidden(p *[]int) pflag.Value { return Parsed(p, "sizes", nn.ParseHidden, nn.FormatHidden) }
-func Loss(p *string) pflag.Value  { return Parsed(p, "loss", nn.ParseLossKind, nn.LossName) }
-func AgentPolicy(p *string) pflag.Value {
-	return Parsed(p, "string", metapolicy.ParseAgentPolicyField, metapolicy.AgentPolicyName)
 }
 
 // OptionalInt and OptionalFloat are flags of a library's optional number,

@@ -60,8 +60,7 @@ func (r *rewritten) Unwrap() error { return r.error }
 // (*errmark.Setting) as the flag of cmd named by its key ("eval_tasks":
 // --eval-tasks 3: want ≥ 0), and an error marked as about a setting
 // (errmark.Of) with that flag before it (--held-out: ...); a setting no
-// flag of cmd sets (or only an old, renamed spelling) keeps the library's
-// words.
+// flag of cmd sets keeps the library's words.
 func SettingInFlags(cmd *cobra.Command, err error) error {
 	if key, ok := errmark.KeyOf(err); ok {
 		if name, ok := flagOf(cmd, key); ok {
@@ -96,12 +95,12 @@ func Sets(cmd *cobra.Command, name, key string) {
 // that says it sets it (Sets).
 func flagOf(cmd *cobra.Command, key string) (string, bool) {
 	name := strings.ReplaceAll(key, "_", "-")
-	if f := cmd.Flags().Lookup(name); f != nil {
-		return name, f.Deprecated == "" // an old spelling means another thing now
+	if cmd.Flags().Lookup(name) != nil {
+		return name, true
 	}
 	found := ""
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if k := f.Annotations[settingKey]; len(k) == 1 && k[0] == key && f.Deprecated == "" {
+		if k := f.Annotations[settingKey]; len(k) == 1 && k[0] == key {
 			found = f.Name
 		}
 	})

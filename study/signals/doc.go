@@ -39,9 +39,10 @@
 // candidate new ones computed from the episode's history (answer changes,
 // majority growth, margins, length and hedging relative to peers).
 //
-// [CorrectnessTally] is the target correct alone, over the featurizer's
-// features, on episodes read or played without replaying anything: the
-// simulator's calibration (package env/sim/calibrate) compares real and
-// simulated debates with it. It and [Measure] walk decisions the same
-// way, so the two report the same features of the same decisions.
+// stats/correctness' Tally is the target correct alone, over the
+// featurizer's features, on episodes read or played without replaying
+// anything: the simulator's calibration (package env/sim/calibrate)
+// compares real and simulated debates with it. It and [Measure] walk
+// decisions the same way (correctness.EachDecision), so the two report
+// the same features of the same decisions.
 package signals

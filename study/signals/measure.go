@@ -12,6 +12,7 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/stats"
+	"github.com/mpdf/mpdf/stats/correctness"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
 
@@ -53,11 +54,6 @@ type Options struct {
 	// Workers of env.Play (0: GOMAXPROCS).
 	Workers int
 }
-
-// Row is FeatureRow under its former name.
-//
-// Deprecated: use FeatureRow.
-type Row = FeatureRow
 
 // FeatureRow is one feature's AUCs: AUC[target][subset], NaN when a class is empty.
 type FeatureRow struct {
@@ -163,9 +159,7 @@ func Measure(e env.Env, pol metapolicy.Policy, o Options, cands []Candidate) (*R
 	}
 	eps := max(1, o.Episodes)
 	rep := &Report{Env: e.Name(), Policy: pol.Name()}
-	values := make([][]float64, len(cands))
-	var labels [][NumTargets]bool
-	var contested, pivotal []bool
+	m := measured{values: make([][]float64, len(cands))}
 	k := 0
 	v1 := make([]float64, metapolicy.FeatureWidth)
 	err := env.Play(e, pol, env.RunOptions{Tasks: tasks, Episodes: eps, Rounds: o.Rounds, Seed: o.Seed, Workers: o.Workers},
@@ -187,50 +181,78 @@ func Measure(e env.Env, pol metapolicy.Policy, o Options, cands []Candidate) (*R
 			}
 			var prevAns []string
 			isContested := false
-			return eachDecision(ep, v1, func(t, i int, _ *metapolicy.Observation) error {
+			return correctness.EachDecision(ep, v1, func(t, i int, _ *metapolicy.Observation) error {
 				if i == 0 {
 					prevAns = answers(ep, t-1)
 					isContested = len(votes(prevAns)) != 1 || slices.Contains(prevAns, "")
 				}
 				d := Decision{Ep: ep, Round: t, Agent: i, V1: v1}
 				for c := range cands {
-					values[c] = append(values[c], cands[c].Value(&d))
+					m.values[c] = append(m.values[c], cands[c].Value(&d))
 				}
-				var lab [NumTargets]bool
-				lab[TargetCorrect] = prevAns[i] == ep.Gold
-				var team [2]string // refine, persist
-				for a, act := range []metapolicy.Action{metapolicy.Refine, metapolicy.Persist} {
-					if *ep.Rounds[t].Turns[i].Action == act {
-						team[a] = data.TeamAnswer(ep.Rounds[t].Turns)
-						continue
-					}
-					alt := plan.Clone()
-					alt[t-1][i] = act
-					var err error
-					if team[a], err = teamAfter(e, task, alt, t); err != nil {
-						return err
-					}
+				lab, err := decisionLabels(e, task, ep, plan, t, i, prevAns[i])
+				if err != nil {
+					return err
 				}
-				lab[TargetFix] = team[0] == ep.Gold && team[1] != ep.Gold
-				lab[TargetBreak] = team[0] != ep.Gold && team[1] == ep.Gold
-				lab[TargetFixPivotal] = lab[TargetFix]
-				labels = append(labels, lab)
-				contested = append(contested, isContested)
-				pivotal = append(pivotal, lab[TargetFix] || lab[TargetBreak])
+				m.labels = append(m.labels, lab)
+				m.contested = append(m.contested, isContested)
+				m.pivotal = append(m.pivotal, lab[TargetFix] || lab[TargetBreak])
 				return nil
 			})
 		})
 	if err != nil {
 		return nil, err
 	}
-	for j, lab := range labels {
+	m.count(rep)
+	rep.Rows = m.rows(cands)
+	return rep, nil
+}
+
+// decisionLabels are the targets of agent i's decision in round t of ep
+// (task's, played by plan), prev its answer before it: correct, and, from
+// the team answer after the round with the agent refining and persisting
+// (the other replayed from a fresh Start), fix, break and fix|pivotal.
+func decisionLabels(e env.Env, task int, ep *data.Episode, plan teacher.Plan, t, i int, prev string) ([NumTargets]bool, error) {
+	var lab [NumTargets]bool
+	lab[TargetCorrect] = prev == ep.Gold
+	var team [2]string // refine, persist
+	for a, act := range []metapolicy.Action{metapolicy.Refine, metapolicy.Persist} {
+		if *ep.Rounds[t].Turns[i].Action == act {
+			team[a] = data.TeamAnswer(ep.Rounds[t].Turns)
+			continue
+		}
+		alt := plan.Clone()
+		alt[t-1][i] = act
+		var err error
+		if team[a], err = teamAfter(e, task, alt, t); err != nil {
+			return lab, err
+		}
+	}
+	lab[TargetFix] = team[0] == ep.Gold && team[1] != ep.Gold
+	lab[TargetBreak] = team[0] != ep.Gold && team[1] == ep.Gold
+	lab[TargetFixPivotal] = lab[TargetFix]
+	return lab, nil
+}
+
+// measured is what Measure gathers, one entry per decision: each
+// candidate's value, the targets, and whether the decision is contested
+// and pivotal.
+type measured struct {
+	values             [][]float64
+	labels             [][NumTargets]bool
+	contested, pivotal []bool
+}
+
+// count fills in rep's decisions and positives per target and subset.
+func (m *measured) count(rep *Report) {
+	for j, lab := range m.labels {
 		for s := range NumSubsets {
-			if s == SubsetContested && !contested[j] {
+			if s == SubsetContested && !m.contested[j] {
 				continue
 			}
 			rep.Decisions[s]++
 			for t := range NumTargets {
-				if t == TargetFixPivotal && !pivotal[j] {
+				if t == TargetFixPivotal && !m.pivotal[j] {
 					continue
 				}
 				if lab[t] {
@@ -239,25 +261,30 @@ func Measure(e env.Env, pol metapolicy.Policy, o Options, cands []Candidate) (*R
 			}
 		}
 	}
+}
+
+// rows are the candidates' AUCs for each target and subset.
+func (m *measured) rows(cands []Candidate) []FeatureRow {
+	var rows []FeatureRow
 	for c, cand := range cands {
 		row := FeatureRow{Feature: cand.Name, Doc: cand.Doc}
 		for t := range NumTargets {
 			for s := range NumSubsets {
 				var xs []float64
 				var ys []bool
-				for j, lab := range labels {
-					if s == SubsetContested && !contested[j] || t == TargetFixPivotal && !pivotal[j] {
+				for j, lab := range m.labels {
+					if s == SubsetContested && !m.contested[j] || t == TargetFixPivotal && !m.pivotal[j] {
 						continue
 					}
-					xs = append(xs, values[c][j])
+					xs = append(xs, m.values[c][j])
 					ys = append(ys, lab[t])
 				}
 				row.AUC[t][s] = AUC(xs, ys)
 			}
 		}
-		rep.Rows = append(rep.Rows, row)
+		rows = append(rows, row)
 	}
-	return rep, nil
+	return rows
 }
 
 // AUC is stats.AUC: NaN without a positive or a negative, or with a NaN score.

@@ -23,7 +23,7 @@ func TestRunAttention(t *testing.T) {
 			base.Train.Backend, base.Train.Arch, base.Train.AttnDim = backend, trainer.ArchAttention, 8
 			whole := base
 			whole.Dir = filepath.Join(t.TempDir(), "whole")
-			res, err := Run(context.Background(), whole, Hooks{})
+			res, err := Train(context.Background(), whole, Hooks{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,14 +49,14 @@ func TestRunAttention(t *testing.T) {
 			part := base
 			part.Dir = filepath.Join(t.TempDir(), "part")
 			part.Train.RL.Iterations = 1
-			if _, err := Run(context.Background(), part, Hooks{}); err != nil {
+			if _, err := Train(context.Background(), part, Hooks{}); err != nil {
 				t.Fatal(err)
 			}
 			if part.Resume, err = Latest(part.Dir); err != nil {
 				t.Fatal(err)
 			}
 			part.Train.RL.Iterations = base.Train.RL.Iterations
-			resumed, err := Run(context.Background(), part, Hooks{})
+			resumed, err := Train(context.Background(), part, Hooks{})
 			if err != nil {
 				t.Fatalf("resume: %v", err)
 			}

@@ -24,7 +24,7 @@ func TestRunRankMatch(t *testing.T) {
 			cfg.Train.Backend = backend
 			cfg.Train.Loss.Kind = nn.LossRankMatch
 			var iters []Iteration
-			res, err := Run(context.Background(), cfg, Hooks{Iteration: func(it Iteration) { iters = append(iters, it) }})
+			res, err := Train(context.Background(), cfg, Hooks{Iteration: func(it Iteration) { iters = append(iters, it) }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +58,7 @@ func TestRunRankMatch(t *testing.T) {
 				t.Error("the policy did not move from its reference")
 			}
 			cfg.Resume, cfg.Train.RL.Iterations = rs, cfg.Train.RL.Iterations+1
-			more, err := Run(context.Background(), cfg, Hooks{})
+			more, err := Train(context.Background(), cfg, Hooks{})
 			if err != nil {
 				t.Fatalf("resume: %v", err)
 			}

@@ -37,13 +37,6 @@ type runner struct {
 	res     Result
 }
 
-// Run is Train under its former name.
-//
-// Deprecated: use Train; Run will be removed.
-func Run(ctx context.Context, cfg Config, hooks Hooks) (*Result, error) {
-	return Train(ctx, cfg, hooks)
-}
-
 // Train trains a policy as cfg says: the supervised stage (unless resuming),
 // then RL online in cfg.Env or offline on cfg.Data, saving a checkpoint
 // after the supervised stage and after every iteration, and, online, a

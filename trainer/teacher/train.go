@@ -1,7 +1,7 @@
 package teacher
 
 // RunTeacher makes any of them (trainer.Config.SFT.Labels "hindsight",
-// "pivotal[:K]" or "pivotal:P") the supervised stage of a trainer/run.Run, the one
+// "pivotal[:K]" or "pivotal:P") the supervised stage of a trainer/run.Train, the one
 // training run of the project: `mpdf train --sft-labels pivotal` uses it
 // online. Train has study.Trainer's signature: that run in memory, the
 // teacher's clone then SoftRankPO (trainer.RL.Iterate, in the layout

@@ -11,7 +11,7 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/study/signals"
+	"github.com/mpdf/mpdf/stats/correctness"
 )
 
 // Options configure FromStats and Transcripts.
@@ -34,12 +34,12 @@ type Options struct {
 // debate episodes of the same team sizes and round counts, and every
 // feature's signal (AUC for correctness) on both.
 type Calibration struct {
-	Params       sim.Params              `json:"params"`
-	Rows         []sim.StatRow           `json:"rows"`
-	RealSignals  []signals.FeatureSignal `json:"real_signals"`
-	SimSignals   []signals.FeatureSignal `json:"sim_signals"`
-	RealEpisodes int                     `json:"real_episodes"`
-	SimEpisodes  int                     `json:"sim_episodes"`
+	Params       sim.Params                  `json:"params"`
+	Rows         []sim.StatRow               `json:"rows"`
+	RealSignals  []correctness.FeatureSignal `json:"real_signals"`
+	SimSignals   []correctness.FeatureSignal `json:"sim_signals"`
+	RealEpisodes int                         `json:"real_episodes"`
+	SimEpisodes  int                         `json:"sim_episodes"`
 }
 
 // FromStats fits the simulator to real debate statistics and signals
@@ -47,7 +47,7 @@ type Calibration struct {
 // fitted parameters — one per team size and round count of the real
 // episodes, opts.Scale tasks per real episode — and measures the same
 // statistics and signals on them.
-func FromStats(real *sim.DebateStats, realSignals *signals.CorrectnessTally, opts Options) (*Calibration, error) {
+func FromStats(real *sim.DebateStats, realSignals *correctness.Tally, opts Options) (*Calibration, error) {
 	p, err := sim.Fit(real)
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func FromStats(real *sim.DebateStats, realSignals *signals.CorrectnessTally, opt
 		return nil, err
 	}
 	var simStats sim.DebateStats
-	var simSig signals.CorrectnessTally
+	var simSig correctness.Tally
 	shapes := make([][2]int, 0, len(real.Shape))
 	for k := range real.Shape {
 		shapes = append(shapes, k)
@@ -119,7 +119,7 @@ func (c *Calibration) WriteTable(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w, "\nsignals: AUC of each feature for \"the agent's current answer is right\", debate episodes")
-	return signals.WriteFeatureSignals(w, []string{"real", "simulated"}, c.RealSignals, c.SimSignals)
+	return correctness.WriteTable(w, []string{"real", "simulated"}, c.RealSignals, c.SimSignals)
 }
 
 func num(x float64) string {

@@ -14,7 +14,7 @@ import (
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
-	"github.com/mpdf/mpdf/study/signals"
+	"github.com/mpdf/mpdf/stats/correctness"
 )
 
 // sharedCorpus is every shared debate transcript the embedded fit was made on.
@@ -40,7 +40,7 @@ func TestCalibrateReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stats sim.DebateStats
-	var sig signals.CorrectnessTally
+	var sig correctness.Tally
 	err = env.Play(s, debate(t), env.RunOptions{Rounds: 2, Seed: 1}, func(ep *data.Episode) error {
 		if err := stats.Add(ep); err != nil {
 			return err
@@ -110,7 +110,7 @@ func TestTranscriptsNeedRevisions(t *testing.T) {
 	}
 }
 
-// The simulator's signals are signals.MeasureCorrectness of its debate episodes, and
+// The simulator's signals are correctness.Tally's of its debate episodes, and
 // the text says which simulator, how many decisions and which seed.
 func TestMeasureSimulatorSignals(t *testing.T) {
 	opts := env.RunOptions{NumTasks: 20, Rounds: 2, Seed: 3, Workers: 2}
@@ -123,7 +123,9 @@ func TestMeasureSimulatorSignals(t *testing.T) {
 		t.Fatal(err)
 	}
 	debate, _ := metapolicy.NewHeuristic(metapolicy.HeuristicDebate)
-	want, n, err := signals.MeasureCorrectness(s, debate, opts)
+	var tally correctness.Tally
+	err = env.Play(s, debate, opts, tally.Add)
+	want, n := tally.Signals(), tally.Decisions()
 	if err != nil || got.Decisions != n || n == 0 || !slices.Equal(got.Signals, want) {
 		t.Errorf("signals %+v, want %d decisions %v (%v)", got, n, want, err)
 	}

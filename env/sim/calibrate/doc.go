@@ -8,9 +8,9 @@
 // what each feature tells of correctness on the simulator alone (mpdf
 // simulate --signals).
 //
-// The signals are package study/signals' [signals.CorrectnessTally]: one
+// The signals are package stats/correctness' [correctness.Tally]: one
 // path from decisions to feature AUCs for the simulator, the transcripts
-// and the signal study.
+// and the signal study (study/signals).
 //
 // # Method
 //
@@ -34,7 +34,7 @@
 // counts and reports every statistic and every feature's signal on both
 // sides (mpdf simulate --calibrate prints it).
 //
-// signals.CorrectnessTally measures what each feature of metapolicy.Featurize says
+// correctness.Tally measures what each feature of metapolicy.Featurize says
 // about correctness: the AUC of the feature as a score for "the agent's
 // current answer is the gold", over every decision of the episodes
 // tallied. On the calibrated simulator the agreement features (own_share,

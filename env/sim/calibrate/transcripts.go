@@ -8,14 +8,14 @@ import (
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/errmark"
-	"github.com/mpdf/mpdf/study/signals"
+	"github.com/mpdf/mpdf/stats/correctness"
 )
 
 // AddTranscripts reads transcript files one at a time (transcript.ReadFile
 // with topts) and adds every question's recorded debate
 // (transcript.ToEpisode) to the debate statistics and the signal tally,
 // either of which may be nil. It returns the files' reports.
-func AddTranscripts(paths []string, topts transcript.Options, stats *sim.DebateStats, sig *signals.CorrectnessTally) ([]transcript.Report, error) {
+func AddTranscripts(paths []string, topts transcript.Options, stats *sim.DebateStats, sig *correctness.Tally) ([]transcript.Report, error) {
 	var reps []transcript.Report
 	for _, p := range paths {
 		f, err := transcript.ReadFile(p, topts)
@@ -45,7 +45,7 @@ func AddTranscripts(paths []string, topts transcript.Options, stats *sim.DebateS
 // returns the fit, its check, and the files' reports.
 func Transcripts(paths []string, topts transcript.Options, opts Options) (*Calibration, []transcript.Report, error) {
 	var stats sim.DebateStats
-	var sig signals.CorrectnessTally
+	var sig correctness.Tally
 	reps, err := AddTranscripts(paths, topts, &stats, &sig)
 	if err != nil {
 		return nil, reps, err

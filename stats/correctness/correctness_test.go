@@ -1,4 +1,4 @@
-package signals
+package correctness
 
 import (
 	"math"
@@ -36,16 +36,16 @@ func TestAUC(t *testing.T) {
 	}
 }
 
-// TestCorrectnessTally: one decision per agent and round, labelled by the
+// TestTally: one decision per agent and round, labelled by the
 // agent's current answer; episodes without a gold are skipped.
-func TestCorrectnessTally(t *testing.T) {
+func TestTally(t *testing.T) {
 	ref := metapolicy.Refine
 	ep := data.Episode{ID: "e", Gold: "4", Agents: 2, Rounds: []data.Round{
 		{Turns: []data.Turn{{Answer: "4"}, {Answer: "5"}}},
 		{Turns: []data.Turn{{Answer: "4", Action: &ref}, {Answer: "4", Action: &ref}}},
 		{Turns: []data.Turn{{Answer: "4", Action: &ref}, {Answer: "4", Action: &ref}}},
 	}}
-	var s CorrectnessTally
+	var s Tally
 	if err := s.Add(&ep); err != nil {
 		t.Fatal(err)
 	}

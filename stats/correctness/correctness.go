@@ -1,4 +1,13 @@
-package signals
+// Package correctness measures how well each feature of the featurizer
+// (metapolicy.Featurize) tells an agent's right answer from a wrong one:
+// the AUC of its value over every decision of the episodes tallied (Tally),
+// read back or played, without replaying anything. The simulator's
+// calibration (env/sim/calibrate) compares real and simulated debates with
+// it; study/signals walks decisions the same way (EachDecision) for its
+// targets that need a replay, so both report the same features of the
+// same decisions. It lives beside stats, below the environments and the
+// study, so that the calibration depends on no study.
+package correctness
 
 import (
 	"fmt"
@@ -6,7 +15,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/mpdf/mpdf/data"
-	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/stats"
 )
@@ -21,13 +29,13 @@ type FeatureSignal struct {
 	AUC     float64 `json:"auc"`
 }
 
-// CorrectnessTally accumulates decisions for Signals: the target correct
-// of [Measure] over the current featurizer's features, on all decisions,
+// Tally accumulates decisions for Signals: study/signals' target correct
+// over the current featurizer's features, on all decisions,
 // without replaying anything, so that it runs on any episodes (a
 // simulator's, transcripts read back). The zero value is ready.
 // It keeps one value per feature and decision: memory grows with the
 // decisions tallied (26 numbers each).
-type CorrectnessTally struct {
+type Tally struct {
 	values    [metapolicy.FeatureWidth][]float32
 	labels    []bool
 	positives int
@@ -37,12 +45,12 @@ type CorrectnessTally struct {
 // features of what the agent observed (ep.Observation) and whether its
 // current answer, the one of round t−1, is the gold. An episode without a
 // gold is skipped.
-func (s *CorrectnessTally) Add(ep *data.Episode) error {
+func (s *Tally) Add(ep *data.Episode) error {
 	if ep.Gold == "" {
 		return nil
 	}
 	f := make([]float64, metapolicy.FeatureWidth)
-	return eachDecision(ep, f, func(_, i int, obs *metapolicy.Observation) error {
+	return EachDecision(ep, f, func(_, i int, obs *metapolicy.Observation) error {
 		for k, v := range f {
 			s.values[k] = append(s.values[k], float32(v))
 		}
@@ -56,12 +64,12 @@ func (s *CorrectnessTally) Add(ep *data.Episode) error {
 }
 
 // Decisions is the number of decisions tallied.
-func (s *CorrectnessTally) Decisions() int { return len(s.labels) }
+func (s *Tally) Decisions() int { return len(s.labels) }
 
 // Signals returns every feature's AUC, in layout order. With no right or
 // no wrong answer among the decisions every AUC is 0.5; a feature with a NaN
 // value has AUC NaN.
-func (s *CorrectnessTally) Signals() []FeatureSignal {
+func (s *Tally) Signals() []FeatureSignal {
 	out := make([]FeatureSignal, metapolicy.FeatureWidth)
 	for k := range out {
 		out[k] = FeatureSignal{Feature: metapolicy.FeatureName(k), AUC: auc(s.values[k], s.labels, s.positives)}
@@ -78,9 +86,9 @@ func auc(v []float32, label []bool, pos int) float64 {
 	return stats.AUC(v, label)
 }
 
-// WriteFeatureSignals writes one or more signal columns side by side: a header
+// WriteTable writes one or more signal columns side by side: a header
 // with the column names, then one row per feature.
-func WriteFeatureSignals(w io.Writer, names []string, cols ...[]FeatureSignal) error {
+func WriteTable(w io.Writer, names []string, cols ...[]FeatureSignal) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "feature")
 	for _, n := range names {
@@ -99,23 +107,13 @@ func WriteFeatureSignals(w io.Writer, names []string, cols ...[]FeatureSignal) e
 	return tw.Flush()
 }
 
-// MeasureCorrectness plays pol on e (env.Play with opts) and returns every
-// feature's signal over the decisions of its episodes: which features
-// carry information about correctness in that environment, and how much.
-func MeasureCorrectness(e env.Env, pol metapolicy.Policy, opts env.RunOptions) ([]FeatureSignal, int, error) {
-	var s CorrectnessTally
-	if err := env.Play(e, pol, opts, s.Add); err != nil {
-		return nil, 0, err
-	}
-	return s.Signals(), s.Decisions(), nil
-}
-
-// eachDecision calls fn for every decision of ep — agent i choosing its
+// EachDecision calls fn for every decision of ep — agent i choosing its
 // action of round t ≥ 1 from obs, what it observed — with v (of
-// metapolicy.FeatureWidth) holding obs featurized. The correctness tally
-// and Measure both walk episodes with it: one path from decisions to
-// features.
-func eachDecision(ep *data.Episode, v []float64, fn func(t, i int, obs *metapolicy.Observation) error) error {
+// metapolicy.FeatureWidth) holding obs featurized. Tally and
+// study/signals' Measure both walk episodes with it: one path from
+// decisions to features. (Its errors keep the "signals:" prefix they had
+// when it was study/signals'.)
+func EachDecision(ep *data.Episode, v []float64, fn func(t, i int, obs *metapolicy.Observation) error) error {
 	for t := 1; t < len(ep.Rounds); t++ {
 		for i := range ep.Agents {
 			obs := ep.Observation(t, i)
