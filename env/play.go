@@ -190,23 +190,11 @@ func Play(e Env, pol metapolicy.Policy, opts RunOptions, emit func(*data.Episode
 		}
 		return playBatch(e, pol, bp, p, ks, &opts)
 	}
-	done := 0
+	one := deliverTo(total, &opts, emit)
 	deliver := func(_ int, eps []played) error {
 		for _, r := range eps {
-			if r.err != nil {
-				return r.err
-			}
-			done++
-			if opts.Context != nil {
-				if err := opts.Context.Err(); err != nil {
-					return fmt.Errorf("env: stopped after %d of %d episodes: %w", done-1, total, err)
-				}
-			}
-			if err := emit(r.ep); err != nil {
+			if err := one(r); err != nil {
 				return err
-			}
-			if opts.Progress != nil {
-				opts.Progress(done, total)
 			}
 		}
 		return nil
@@ -222,22 +210,13 @@ func Play(e Env, pol metapolicy.Policy, opts RunOptions, emit func(*data.Episode
 	return runParallel(chunks, p.workers, play, deliver)
 }
 
-// playEach plays the episodes not skipped one per job; with
-// opts.Unordered it delivers each as it ends, else in task order.
-func playEach(e Env, pol metapolicy.Policy, p plan, opts *RunOptions, emit func(*data.Episode) error) error {
-	var ks []int // the episodes to play, by place in task-then-episode order
-	for j, task := range p.tasks {
-		for ep := range p.episodes {
-			if opts.Skip == nil || !opts.Skip(task, ep) {
-				ks = append(ks, j*p.episodes+ep)
-			}
-		}
-	}
-	total := len(ks)
-	bp := metapolicy.Batch(pol)
-	play := func(i int) played { return playBatch(e, pol, bp, p, ks[i:i+1], opts)[0] }
+// deliverTo returns what hands each played episode on, in the order it is
+// given: its error, a stop asked for (opts.Context), emit, then progress
+// out of total; the same whether Run plays batches in order or one
+// episode per job.
+func deliverTo(total int, opts *RunOptions, emit func(*data.Episode) error) func(played) error {
 	done := 0
-	deliver := func(_ int, r played) error {
+	return func(r played) error {
 		if r.err != nil {
 			return r.err
 		}
@@ -255,6 +234,24 @@ func playEach(e Env, pol metapolicy.Policy, p plan, opts *RunOptions, emit func(
 		}
 		return nil
 	}
+}
+
+// playEach plays the episodes not skipped one per job; with
+// opts.Unordered it delivers each as it ends, else in task order.
+func playEach(e Env, pol metapolicy.Policy, p plan, opts *RunOptions, emit func(*data.Episode) error) error {
+	var ks []int // the episodes to play, by place in task-then-episode order
+	for j, task := range p.tasks {
+		for ep := range p.episodes {
+			if opts.Skip == nil || !opts.Skip(task, ep) {
+				ks = append(ks, j*p.episodes+ep)
+			}
+		}
+	}
+	total := len(ks)
+	bp := metapolicy.Batch(pol)
+	play := func(i int) played { return playBatch(e, pol, bp, p, ks[i:i+1], opts)[0] }
+	one := deliverTo(total, opts, emit)
+	deliver := func(_ int, r played) error { return one(r) }
 	if total == 0 {
 		return nil
 	}
@@ -271,6 +268,7 @@ func playEach(e Env, pol metapolicy.Policy, p plan, opts *RunOptions, emit func(
 	}
 	// Unordered: an episode that ended is handed over even when the run is
 	// stopping (its calls are paid); only new episodes stop.
+	done := 0
 	return runUnordered(total, p.workers, play, func(_ int, r played) error {
 		if r.err != nil {
 			return r.err
