@@ -71,13 +71,7 @@ func newGateServer(t *testing.T, open int) *gateServer {
 			}
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"id": "c1", "object": "chat.completion", "model": req.Model,
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
-				"message": map[string]any{"role": "assistant", "content": "The total is \\boxed{42}."}}},
-			"usage": map[string]any{"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
-		})
+		answer42(w, req.Model)
 	}))
 	t.Cleanup(s.Close)
 	t.Cleanup(func() { close(release) }) // runs first: hung handlers return
@@ -365,13 +359,7 @@ func slowServer(t *testing.T, slow string) *gateServer {
 			}
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"id": "c1", "object": "chat.completion", "model": req.Model,
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
-				"message": map[string]any{"role": "assistant", "content": "The total is \\boxed{42}."}}},
-			"usage": map[string]any{"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
-		})
+		answer42(w, req.Model)
 	}))
 	t.Cleanup(s.Close)
 	t.Cleanup(func() { close(release) })
@@ -517,4 +505,16 @@ func TestCollectReplyCapAndNullContent(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "warning: 16 of 16 answers had null content") {
 		t.Errorf("null content: %v\n%s", err, b)
 	}
+}
+
+// answer42 writes the fake server's one chat completion: "The total is
+// \boxed{42}.", 60 tokens.
+func answer42(w http.ResponseWriter, model string) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": "c1", "object": "chat.completion", "model": model,
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": "The total is \\boxed{42}."}}},
+		"usage": map[string]any{"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
+	})
 }
