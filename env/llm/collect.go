@@ -205,6 +205,16 @@ func Collect(cfg CollectConfig) (*Collection, error) {
 	if cfg.Resume && cfg.Overwrite {
 		return nil, errors.New("llm: collect: Resume keeps Out's episodes, Overwrite replaces them: give one")
 	}
+	// Out and the cache are written; the tasks, the policy and the
+	// read-only caches are inputs a collection must not write over.
+	if err := outfile.NotAnInput(cfg.Out, append([]string{cfg.TasksFile, cfg.PolicyFile, cfg.Cache}, cfg.CacheFrom...)...); err != nil {
+		return nil, err
+	}
+	if cfg.Cache != "" {
+		if err := outfile.NotAnInput(cfg.Cache, append([]string{cfg.TasksFile, cfg.PolicyFile}, cfg.CacheFrom...)...); err != nil {
+			return nil, err
+		}
+	}
 	if err := cfg.resolve(); err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/outfile"
 )
 
 func collectConfig(t *testing.T, s *fakeServer, out string, tasks []Task) CollectConfig {
@@ -101,5 +102,41 @@ func TestCollectAndResume(t *testing.T) {
 	}
 	if _, err := os.Lstat(fresh); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a cancelled collection left its out: %v", err)
+	}
+}
+
+// Collect refuses an Out or a Cache that is one of its inputs (the tasks
+// file, a read-only cache, Out for the cache), before it touches either:
+// the input keeps its bytes.
+func TestCollectRefusesOutputOverInput(t *testing.T) {
+	s := newFakeServer(t, model)
+	dir := t.TempDir()
+	tasks := filepath.Join(dir, "tasks.jsonl")
+	body := []byte(`{"id":"t1","question":"What is 6*7?","gold":"42","kind":"gsm8k"}` + "\n")
+	if err := os.WriteFile(tasks, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.cache")
+	for _, c := range []struct {
+		name       string
+		out, cache string
+		from       []string
+	}{
+		{"out is the tasks file", tasks, "", nil},
+		{"out is the cache", filepath.Join(dir, "x.jsonl"), filepath.Join(dir, "x.jsonl"), nil},
+		{"cache is the tasks file", filepath.Join(dir, "y.jsonl"), tasks, nil},
+		{"cache is a read-only cache", filepath.Join(dir, "z.jsonl"), other, []string{other}},
+	} {
+		cfg := collectConfig(t, s, c.out, nil)
+		cfg.TasksFile, cfg.Cache, cfg.CacheFrom = tasks, c.cache, c.from
+		if _, err := Collect(cfg); !errors.Is(err, outfile.ErrOutputIsInput) {
+			t.Errorf("%s: %v, want ErrOutputIsInput", c.name, err)
+		}
+		if got, err := os.ReadFile(tasks); err != nil || string(got) != string(body) {
+			t.Errorf("%s: the tasks file now holds %q, %v", c.name, got, err)
+		}
+	}
+	if n := len(s.recorded()); n != 0 {
+		t.Errorf("%d calls paid for refused collections", n)
 	}
 }
