@@ -32,8 +32,9 @@
 //	env               the environment interface, the episode runner, evaluation and verdict
 //	env/sim           the calibrated simulator: the default environment, its parameters and their fit
 //	env/sim/calibrate the simulator fitted to transcripts and checked against them, statistics and feature signals
-//	env/replay        recorded transcripts replayed as an environment; an --env spec (sim or replay) opened, an evaluation set up
+//	env/replay        recorded transcripts replayed as an environment, built from questions or files; the replay spec
 //	env/llm           live deliberations through an OpenAI-compatible chat-completions backend
+//	env/open          an --env spec (sim or replay) opened, a training run's two sides split, an evaluation set up with its checkpoints' defaults
 //	trainer           advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops
 //	trainer/run       a training run: stages, checkpoints and resume, run directory, metrics log, curve
 //	trainer/teacher   hindsight search of the best joint plan per task; hindsight and pivotal labels

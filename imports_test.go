@@ -52,16 +52,17 @@ var layers = []layer{
 	{"env", "the environment interface, the episode runner, evaluation and verdict", []string{"data", "internal/errmark", "metapolicy", "stats"}},
 	{"env/sim", "the calibrated simulator: the default environment, its parameters and their fit", []string{"data", "env", "metapolicy"}},
 	{"env/sim/calibrate", "the simulator fitted to transcripts and checked against them, statistics and feature signals", []string{"data", "data/transcript", "env", "env/sim", "internal/errmark", "metapolicy", "stats/correctness"}},
-	{"env/replay", "recorded transcripts replayed as an environment; an --env spec (sim or replay) opened, an evaluation set up", []string{"answer", "checkpoints", "data", "data/transcript", "env", "env/sim", "internal/errmark", "metapolicy"}},
+	{"env/replay", "recorded transcripts replayed as an environment, built from questions or files; the replay spec", []string{"answer", "data", "data/transcript", "env", "metapolicy"}},
 	{"env/llm", "live deliberations through an OpenAI-compatible chat-completions backend", []string{"answer", "data", "env", "internal/errmark", "internal/jsonscan", "internal/version", "metapolicy", "outfile"}},
+	{"env/open", "an --env spec (sim or replay) opened, a training run's two sides split, an evaluation set up with its checkpoints' defaults", []string{"answer", "checkpoints", "data/transcript", "env", "env/replay", "env/sim", "internal/errmark", "metapolicy"}},
 	{"trainer", "advantage estimators (SoftRankPO & ablations), update step, SFT and RL loops", []string{"data", "env", "metapolicy", "nn"}},
 	{"trainer/run", "a training run: stages, checkpoints and resume, run directory, metrics log, curve", []string{"autodiff", "checkpoints", "data", "env", "internal/errmark", "internal/progress", "metapolicy", "nn", "outfile", "plots", "trainer"}},
 	{"trainer/teacher", "hindsight search of the best joint plan per task; hindsight and pivotal labels", []string{"data", "env", "internal/errmark", "metapolicy", "trainer", "trainer/run"}},
-	{"view", "deliberations and policies' decisions, a training run and a study's report, as self-contained HTML pages", []string{"answer", "checkpoints", "data", "data/transcript", "env", "env/replay", "internal/errmark", "metapolicy", "outfile", "plots", "trainer/run"}},
+	{"view", "deliberations and policies' decisions, a training run and a study's report, as self-contained HTML pages", []string{"answer", "checkpoints", "data", "data/transcript", "env", "env/open", "env/replay", "internal/errmark", "metapolicy", "outfile", "plots", "trainer/run"}},
 	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "env/sim", "internal/errmark", "internal/jsonscan", "internal/version", "metapolicy", "nn", "outfile", "plots", "stats", "trainer", "trainer/run", "view"}},
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "stats/correctness", "trainer/teacher"}},
 	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
-	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"answer", "checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/replay", "env/sim", "env/sim/calibrate", "internal/cliflag", "internal/progress", "internal/version", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
+	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"answer", "checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/open", "env/replay", "env/sim", "env/sim/calibrate", "internal/cliflag", "internal/progress", "internal/version", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
 }
 
 // owners lists, for each third-party import prefix, the directories of

@@ -452,6 +452,12 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 
+	badSFT(t, e, m, good, grad)
+	badForward(t, e, m, good)
+}
+
+// badSFT wants an error of SFTLossAndGrad for each broken input.
+func badSFT(t *testing.T, e *Engine[float64], m *nn.MLP[float64], good *nn.Batch[float64], grad []float64) {
 	sftCases := []struct {
 		name    string
 		grad    []float64
@@ -464,7 +470,7 @@ func TestBadInput(t *testing.T) {
 		{"NaN feature", grad, m, append([]float64{math.NaN()}, good.X[1:]...), good.Actions},
 		{"empty", grad, m, nil, nil},
 		{"short grad", grad[:3], m, good.X, good.Actions},
-		{"model with other sizes", grad, other([]int{5, 8, 3}, nn.Tanh), good.X, good.Actions},
+		{"model with other sizes", grad, randomModel([]int{5, 8, 3}, nn.Tanh, 1), good.X, good.Actions},
 	}
 	for _, c := range sftCases {
 		t.Run("sft/"+c.name, func(t *testing.T) {
@@ -475,7 +481,10 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
+}
 
+// badForward wants an error of Forward for each broken input.
+func badForward(t *testing.T, e *Engine[float64], m *nn.MLP[float64], good *nn.Batch[float64]) {
 	fwdCases := []struct {
 		name      string
 		logits, x []float64
@@ -485,7 +494,7 @@ func TestBadInput(t *testing.T) {
 		{"no rows", nil, nil, m},
 		{"short logits", make([]float64, 5), good.X[:10], m},
 		{"NaN feature", make([]float64, 3), []float64{1, 2, math.NaN(), 4, 5}, m},
-		{"model with other sizes", make([]float64, 3), good.X[:5], other([]int{5, 8, 3}, nn.Tanh)},
+		{"model with other sizes", make([]float64, 3), good.X[:5], randomModel([]int{5, 8, 3}, nn.Tanh, 1)},
 	}
 	for _, c := range fwdCases {
 		t.Run("forward/"+c.name, func(t *testing.T) {

@@ -45,101 +45,107 @@ func plus(c []bool, extra int) []bool {
 	return out
 }
 
+// verdictCase is one table of results, what Judge must say to use, and
+// what its sentence must and must not say.
+type verdictCase struct {
+	name   string
+	rs     Results
+	o      JudgeOptions
+	use    string
+	says   []string
+	absent []string
+}
+
+// verdictCases are TestVerdictRule's cases.
+var verdictCases = []verdictCase{{
+	// Issue 33's first: the policy plays as gate, and majority is as
+	// accurate (on other questions) for fewer tokens: majority, not gate.
+	name: "dominated",
+	rs: Results{
+		verdictResult("mpdf", pattern(200, 10, 7), 2295),
+		verdictResult("majority", shifted(200, 10, 7, 3), 897),
+		verdictResult("debate", pattern(200, 10, 7), 4000),
+		verdictResult("gate", pattern(200, 10, 7), 2295),
+	},
+	use: "majority",
+	says: []string{"use majority: this policy plays as gate does", "majority is as accurate or more at fewer tokens (majority − this policy: +0.0 points [",
+		"], not established; 897 vs 2295 tokens per task)", "no row is more accurate"},
+	absent: []string{"use gate"},
+}, {
+	// Equivalent rows: the policy plays as gate, until-consensus has
+	// gate's outcomes for fewer tokens: the cheapest of them.
+	name: "equivalent",
+	rs: Results{
+		verdictResult("mpdf", pattern(200, 10, 8), 2000),
+		verdictResult("majority", pattern(200, 10, 5), 900),
+		verdictResult("gate", pattern(200, 10, 8), 2000),
+		verdictResult("until-consensus", pattern(200, 10, 8), 1500),
+	},
+	use:  "until-consensus",
+	says: []string{"use until-consensus: this policy plays as gate does", "it beats majority (until-consensus − majority: +30.0 points [", "], established; 1500 vs 900"},
+}, {
+	// Issue 33's second: +2 points over majority with an interval
+	// that touches 0 is not established: majority, and said so.
+	name: "wide-interval",
+	rs: Results{
+		verdictResult("mpdf", plus(pattern(100, 10, 6), 2), 2002),
+		verdictResult("majority", pattern(100, 10, 6), 712),
+	},
+	use:    "majority",
+	says:   []string{"use majority: no row is shown more accurate (this policy − majority: +2.0 points [+0.0, +", "], not established; 2002 vs 712 tokens per task)"},
+	absent: []string{"as accurate as"},
+}, {
+	// A trade-off at λ = 0: ten points, established, are worth any
+	// tokens.
+	name: "trade-off λ 0",
+	rs: Results{
+		verdictResult("mpdf", pattern(300, 10, 8), 3000),
+		verdictResult("majority", pattern(300, 10, 7), 1000),
+	},
+	use:  "mpdf",
+	says: []string{"use this policy: it beats majority (this policy − majority: +10.0 points [", "], established; 3000 vs 1000", "no row is more accurate"},
+}, {
+	// The same at λ 0.1 (10 points per 1,000 tokens): 2,000 more
+	// tokens cost 20 points, more than the 10 gained.
+	name: "trade-off λ 0.1",
+	rs: Results{
+		verdictResult("mpdf", pattern(300, 10, 8), 3000),
+		verdictResult("majority", pattern(300, 10, 7), 1000),
+	},
+	o:    JudgeOptions{Lambda: 0.1},
+	use:  "majority",
+	says: []string{"use majority: this policy is more accurate (this policy − majority: +10.0 points [", "but not worth its tokens at this price (this policy − majority: -10.0 net points ["},
+}, {
+	// The policy more accurate than every baseline, and cheaper than
+	// all but majority, which it beats.
+	name: "learned-wins",
+	rs: Results{
+		verdictResult("mpdf", pattern(300, 10, 9), 1200),
+		verdictResult("majority", pattern(300, 10, 6), 1000),
+		verdictResult("debate", pattern(300, 10, 8), 5000),
+		verdictResult("gate", pattern(300, 10, 7), 2000),
+	},
+	use:  "mpdf",
+	says: []string{"use this policy: it beats majority (this policy − majority: +30.0 points [", "no row is more accurate"},
+}, {
+	// A chain: threshold beats majority, the policy's edge over
+	// threshold is not established: threshold (the simulator's case).
+	name: "established then not",
+	rs: Results{
+		verdictResult("mpdf", plus(pattern(300, 10, 8), 2), 9336),
+		verdictResult("majority", pattern(300, 10, 6), 993),
+		verdictResult("gate", pattern(300, 10, 7), 7881),
+		verdictResult("threshold", pattern(300, 10, 8), 3841),
+	},
+	o:    JudgeOptions{Confidence: true},
+	use:  "threshold",
+	says: []string{"use threshold: it beats majority (threshold − majority: +20.0 points [", "no row is shown more accurate (this policy − threshold: +0.7 points ["},
+}}
+
 // The decision rule (design §9.1) on constructed results: each case says
 // what must be used and what the sentence must say.
 func TestVerdictRule(t *testing.T) {
-	cases := []struct {
-		name   string
-		rs     Results
-		o      JudgeOptions
-		use    string
-		says   []string
-		absent []string
-	}{{
-		// Issue 33's first: the policy plays as gate, and majority is as
-		// accurate (on other questions) for fewer tokens: majority, not gate.
-		name: "dominated",
-		rs: Results{
-			verdictResult("mpdf", pattern(200, 10, 7), 2295),
-			verdictResult("majority", shifted(200, 10, 7, 3), 897),
-			verdictResult("debate", pattern(200, 10, 7), 4000),
-			verdictResult("gate", pattern(200, 10, 7), 2295),
-		},
-		use: "majority",
-		says: []string{"use majority: this policy plays as gate does", "majority is as accurate or more at fewer tokens (majority − this policy: +0.0 points [",
-			"], not established; 897 vs 2295 tokens per task)", "no row is more accurate"},
-		absent: []string{"use gate"},
-	}, {
-		// Equivalent rows: the policy plays as gate, until-consensus has
-		// gate's outcomes for fewer tokens: the cheapest of them.
-		name: "equivalent",
-		rs: Results{
-			verdictResult("mpdf", pattern(200, 10, 8), 2000),
-			verdictResult("majority", pattern(200, 10, 5), 900),
-			verdictResult("gate", pattern(200, 10, 8), 2000),
-			verdictResult("until-consensus", pattern(200, 10, 8), 1500),
-		},
-		use:  "until-consensus",
-		says: []string{"use until-consensus: this policy plays as gate does", "it beats majority (until-consensus − majority: +30.0 points [", "], established; 1500 vs 900"},
-	}, {
-		// Issue 33's second: +2 points over majority with an interval
-		// that touches 0 is not established: majority, and said so.
-		name: "wide-interval",
-		rs: Results{
-			verdictResult("mpdf", plus(pattern(100, 10, 6), 2), 2002),
-			verdictResult("majority", pattern(100, 10, 6), 712),
-		},
-		use:    "majority",
-		says:   []string{"use majority: no row is shown more accurate (this policy − majority: +2.0 points [+0.0, +", "], not established; 2002 vs 712 tokens per task)"},
-		absent: []string{"as accurate as"},
-	}, {
-		// A trade-off at λ = 0: ten points, established, are worth any
-		// tokens.
-		name: "trade-off λ 0",
-		rs: Results{
-			verdictResult("mpdf", pattern(300, 10, 8), 3000),
-			verdictResult("majority", pattern(300, 10, 7), 1000),
-		},
-		use:  "mpdf",
-		says: []string{"use this policy: it beats majority (this policy − majority: +10.0 points [", "], established; 3000 vs 1000", "no row is more accurate"},
-	}, {
-		// The same at λ 0.1 (10 points per 1,000 tokens): 2,000 more
-		// tokens cost 20 points, more than the 10 gained.
-		name: "trade-off λ 0.1",
-		rs: Results{
-			verdictResult("mpdf", pattern(300, 10, 8), 3000),
-			verdictResult("majority", pattern(300, 10, 7), 1000),
-		},
-		o:    JudgeOptions{Lambda: 0.1},
-		use:  "majority",
-		says: []string{"use majority: this policy is more accurate (this policy − majority: +10.0 points [", "but not worth its tokens at this price (this policy − majority: -10.0 net points ["},
-	}, {
-		// The policy more accurate than every baseline, and cheaper than
-		// all but majority, which it beats.
-		name: "learned-wins",
-		rs: Results{
-			verdictResult("mpdf", pattern(300, 10, 9), 1200),
-			verdictResult("majority", pattern(300, 10, 6), 1000),
-			verdictResult("debate", pattern(300, 10, 8), 5000),
-			verdictResult("gate", pattern(300, 10, 7), 2000),
-		},
-		use:  "mpdf",
-		says: []string{"use this policy: it beats majority (this policy − majority: +30.0 points [", "no row is more accurate"},
-	}, {
-		// A chain: threshold beats majority, the policy's edge over
-		// threshold is not established: threshold (the simulator's case).
-		name: "established then not",
-		rs: Results{
-			verdictResult("mpdf", plus(pattern(300, 10, 8), 2), 9336),
-			verdictResult("majority", pattern(300, 10, 6), 993),
-			verdictResult("gate", pattern(300, 10, 7), 7881),
-			verdictResult("threshold", pattern(300, 10, 8), 3841),
-		},
-		o:    JudgeOptions{Confidence: true},
-		use:  "threshold",
-		says: []string{"use threshold: it beats majority (threshold − majority: +20.0 points [", "no row is shown more accurate (this policy − threshold: +0.7 points ["},
-	}}
-	for _, c := range cases {
+	for _, c := range verdictCases {
 		t.Run(c.name, func(t *testing.T) {
 			v, err := Judge(c.rs, "mpdf", c.o)
 			if err != nil {

@@ -212,7 +212,6 @@ func TestNetsRankMatchStepMatchesPyTorch(t *testing.T) {
 func testNetsStepMatchesPyTorch(t *testing.T, loss nn.LossConfig) {
 	py, torchReference := testenv.Oracle(t)
 	const steps, K = 3, 3
-	dir := t.TempDir()
 	ref, err := nn.NewMLP[float32]([]int{metapolicy.FeatureWidth, 16, nn.NumActions}, nn.Tanh)
 	if err != nil {
 		t.Fatal(err)
@@ -234,37 +233,7 @@ func testNetsStepMatchesPyTorch(t *testing.T, loss nn.LossConfig) {
 	for i := range netOf {
 		netOf[i] = int32((i * 7 / 3) % K)
 	}
-	w0, dpath, w1 := filepath.Join(dir, "w0.safetensors"), filepath.Join(dir, "d.jsonl"), filepath.Join(dir, "w1.safetensors")
-	keys := []string{"slot:0", "slot:1", "slot:2"}
-	if err := checkpoints.SaveSafetensorsNets(w0, &checkpoints.Networks{By: metapolicy.AgentSlot, Keys: keys, Nets: nets, Fallback: ref},
-		map[string]string{"feature_version": metapolicy.FeatureVersion}); err != nil {
-		t.Fatal(err)
-	}
-	var lines []byte
-	for i, d := range ds {
-		rec := map[string]any{"features": d.Features, "action": d.Action.String(), "reward": d.Reward, "group": d.Group, "net": netOf[i]}
-		if d.LogProb != nil {
-			rec["logprob"] = *d.LogProb
-		}
-		b, err := json.Marshal(rec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(append(lines, b...), '\n')
-	}
-	if err := os.WriteFile(dpath, lines, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(py, torchReference, "step", "--dtype", oracleDType, "--nets", "--init", w0, "--decisions", dpath, "--out", w1,
-		"--steps", fmt.Sprint(steps), "--beta", fmt.Sprint(loss.Beta), "--entropy", fmt.Sprint(loss.Entropy),
-		"--eps-low", fmt.Sprint(loss.EpsLow), "--eps-high", fmt.Sprint(loss.EpsHigh), "--loss", nn.LossName(loss.Kind))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("torch_reference.py step --nets: %v\n%s", err, out)
-	}
-	_, want, _, err := checkpoints.LoadSafetensorsAny(w1)
-	if err != nil || want == nil {
-		t.Fatalf("oracle output: %v", err)
-	}
+	want := netsOracle(t, py, torchReference, ref, nets, ds, netOf, steps, loss)
 	kernel, err := NewKernelBackend(ref.Sizes, ref.Act, loss, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -313,6 +282,45 @@ func testNetsStepMatchesPyTorch(t *testing.T, loss nn.LossConfig) {
 	}
 }
 
+// netsOracle is what the PyTorch oracle makes of nets (one per slot, ref
+// the fallback and reference) after steps of loss on ds, row i trained by
+// net netOf[i].
+func netsOracle(t *testing.T, py, torchReference string, ref *nn.MLP[float32], nets []*nn.MLP[float32], ds []data.Decision, netOf []int32, steps int, loss nn.LossConfig) *checkpoints.Networks {
+	dir := t.TempDir()
+	w0, dpath, w1 := filepath.Join(dir, "w0.safetensors"), filepath.Join(dir, "d.jsonl"), filepath.Join(dir, "w1.safetensors")
+	keys := []string{"slot:0", "slot:1", "slot:2"}
+	if err := checkpoints.SaveSafetensorsNets(w0, &checkpoints.Networks{By: metapolicy.AgentSlot, Keys: keys, Nets: nets, Fallback: ref},
+		map[string]string{"feature_version": metapolicy.FeatureVersion}); err != nil {
+		t.Fatal(err)
+	}
+	var lines []byte
+	for i, d := range ds {
+		rec := map[string]any{"features": d.Features, "action": d.Action.String(), "reward": d.Reward, "group": d.Group, "net": netOf[i]}
+		if d.LogProb != nil {
+			rec["logprob"] = *d.LogProb
+		}
+		b, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(append(lines, b...), '\n')
+	}
+	if err := os.WriteFile(dpath, lines, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, torchReference, "step", "--dtype", oracleDType, "--nets", "--init", w0, "--decisions", dpath, "--out", w1,
+		"--steps", fmt.Sprint(steps), "--beta", fmt.Sprint(loss.Beta), "--entropy", fmt.Sprint(loss.Entropy),
+		"--eps-low", fmt.Sprint(loss.EpsLow), "--eps-high", fmt.Sprint(loss.EpsHigh), "--loss", nn.LossName(loss.Kind))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("torch_reference.py step --nets: %v\n%s", err, out)
+	}
+	_, want, _, err := checkpoints.LoadSafetensorsAny(w1)
+	if err != nil || want == nil {
+		t.Fatalf("oracle output: %v", err)
+	}
+	return want
+}
+
 // TestAttentionStepMatchesPyTorch is TestStepMatchesPyTorch for the
 // attention network (design §4): peers-v1 rows of teams of 2..8
 // (real featurizer output), both losses, both backends, K steps of Adam over
@@ -330,7 +338,6 @@ func TestAttentionStepMatchesPyTorch(t *testing.T) {
 func testAttentionStep(t *testing.T, loss nn.LossConfig) {
 	py, torchReference := testenv.Oracle(t)
 	const steps, d = 3, 8
-	dir := t.TempDir()
 	policy, err := nn.NewAttention[float32](d, []int{nn.AttnSelf + d, 24, 24, nn.NumActions}, nn.Tanh)
 	if err != nil {
 		t.Fatal(err)
@@ -340,72 +347,8 @@ func testAttentionStep(t *testing.T, loss nn.LossConfig) {
 		policy.Params[i] *= 4
 	}
 	ds := oracleDecisions(policy, 300)
-	// Real peers-v1 rows: teams of 2..8 agents, answers and confidences drawn.
-	rng := rand.New(rand.NewPCG(8, 9))
-	fz, _ := metapolicy.FeaturizerFor(metapolicy.FeatureVersionPeers)
-	for i := range ds {
-		n := 2 + rng.IntN(7)
-		obs := metapolicy.Observation{Self: rng.IntN(n), Round: 1 + rng.IntN(2), Rounds: 2}
-		for range n {
-			a := metapolicy.AgentState{Answer: fmt.Sprint(rng.IntN(3)), Confidence: rng.Float64(),
-				Profile: metapolicy.Profile{Tokens: rng.IntN(2000), Steps: rng.IntN(9), Hedges: rng.IntN(3), SelfConfidence: rng.Float64()}}
-			if rng.IntN(4) == 0 {
-				a.Confidence = metapolicy.Missing
-			}
-			if rng.IntN(4) == 0 {
-				a.Profile.SelfConfidence = metapolicy.Missing
-			}
-			if rng.IntN(6) == 0 {
-				a.Answer = ""
-			}
-			obs.Agents = append(obs.Agents, a)
-		}
-		if err := fz.Featurize(ds[i].Features, &obs); err != nil {
-			t.Fatal(err)
-		}
-		x := make([]float32, nn.AttnIn)
-		for k, v := range ds[i].Features {
-			x[k] = float32(v)
-		}
-		if ds[i].LogProb != nil { // behaviour near the policy's, as oracleDecisions draws it
-			var z, lp [nn.NumActions]float32
-			policy.Logits(z[:], x)
-			nn.LogSoftmaxTo(lp[:], z[:])
-			v := math.Min(float64(lp[ds[i].Action])+0.6*rng.NormFloat64(), -1e-3)
-			ds[i].LogProb = &v
-		}
-	}
-
-	w0, dpath, w1 := filepath.Join(dir, "w0.safetensors"), filepath.Join(dir, "d.jsonl"), filepath.Join(dir, "w1.safetensors")
-	if err := checkpoints.SaveSafetensors(w0, policy, map[string]string{"feature_version": metapolicy.FeatureVersionPeers}); err != nil {
-		t.Fatal(err)
-	}
-	w, err := data.Create(dpath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range ds {
-		if err := w.WriteDecision(&ds[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(py, torchReference, "step", "--dtype", oracleDType, "--arch", "attention", "--attn-dim", fmt.Sprint(d),
-		"--init", w0, "--decisions", dpath, "--out", w1,
-		"--steps", fmt.Sprint(steps), "--beta", fmt.Sprint(loss.Beta), "--entropy", fmt.Sprint(loss.Entropy),
-		"--eps-low", fmt.Sprint(loss.EpsLow), "--eps-high", fmt.Sprint(loss.EpsHigh), "--loss", nn.LossName(loss.Kind))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("torch_reference.py step --arch attention: %v\n%s", err, out)
-	}
-	want, meta, err := checkpoints.LoadSafetensors(w1, checkpoints.WithFeatureVersion(metapolicy.FeatureVersionPeers))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want.Attn != d || meta["arch"] != "attention" {
-		t.Fatalf("oracle output: attention width %d, metadata %v", want.Attn, meta)
-	}
+	peerRows(t, policy, ds)
+	want := attentionOracle(t, py, torchReference, policy, d, ds, steps, loss)
 	kernel, err := NewKernelBackendAttn(d, policy.Sizes, policy.Act, loss, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -475,4 +418,81 @@ func testAttentionStep(t *testing.T, loss nn.LossConfig) {
 			compareParamsTol(t, g0, w1, w0, map[string]float64{"kernel": 1e-5, "gorgonia": 1e-4}[name])
 		})
 	}
+}
+
+// peerRows makes the rows of ds real peers-v1 rows: teams of 2..8 agents,
+// answers and confidences drawn, and behaviour log-probabilities near the
+// policy's where a row has one, as oracleDecisions draws them.
+func peerRows(t *testing.T, policy *nn.MLP[float32], ds []data.Decision) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	fz, _ := metapolicy.FeaturizerFor(metapolicy.FeatureVersionPeers)
+	for i := range ds {
+		n := 2 + rng.IntN(7)
+		obs := metapolicy.Observation{Self: rng.IntN(n), Round: 1 + rng.IntN(2), Rounds: 2}
+		for range n {
+			a := metapolicy.AgentState{Answer: fmt.Sprint(rng.IntN(3)), Confidence: rng.Float64(),
+				Profile: metapolicy.Profile{Tokens: rng.IntN(2000), Steps: rng.IntN(9), Hedges: rng.IntN(3), SelfConfidence: rng.Float64()}}
+			if rng.IntN(4) == 0 {
+				a.Confidence = metapolicy.Missing
+			}
+			if rng.IntN(4) == 0 {
+				a.Profile.SelfConfidence = metapolicy.Missing
+			}
+			if rng.IntN(6) == 0 {
+				a.Answer = ""
+			}
+			obs.Agents = append(obs.Agents, a)
+		}
+		if err := fz.Featurize(ds[i].Features, &obs); err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float32, nn.AttnIn)
+		for k, v := range ds[i].Features {
+			x[k] = float32(v)
+		}
+		if ds[i].LogProb != nil { // behaviour near the policy's, as oracleDecisions draws it
+			var z, lp [nn.NumActions]float32
+			policy.Logits(z[:], x)
+			nn.LogSoftmaxTo(lp[:], z[:])
+			v := math.Min(float64(lp[ds[i].Action])+0.6*rng.NormFloat64(), -1e-3)
+			ds[i].LogProb = &v
+		}
+	}
+}
+
+// attentionOracle is the PyTorch oracle's attention policy (width d) after
+// steps of loss on ds from policy.
+func attentionOracle(t *testing.T, py, torchReference string, policy *nn.MLP[float32], d int, ds []data.Decision, steps int, loss nn.LossConfig) *nn.MLP[float32] {
+	dir := t.TempDir()
+	w0, dpath, w1 := filepath.Join(dir, "w0.safetensors"), filepath.Join(dir, "d.jsonl"), filepath.Join(dir, "w1.safetensors")
+	if err := checkpoints.SaveSafetensors(w0, policy, map[string]string{"feature_version": metapolicy.FeatureVersionPeers}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := data.Create(dpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ds {
+		if err := w.WriteDecision(&ds[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, torchReference, "step", "--dtype", oracleDType, "--arch", "attention", "--attn-dim", fmt.Sprint(d),
+		"--init", w0, "--decisions", dpath, "--out", w1,
+		"--steps", fmt.Sprint(steps), "--beta", fmt.Sprint(loss.Beta), "--entropy", fmt.Sprint(loss.Entropy),
+		"--eps-low", fmt.Sprint(loss.EpsLow), "--eps-high", fmt.Sprint(loss.EpsHigh), "--loss", nn.LossName(loss.Kind))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("torch_reference.py step --arch attention: %v\n%s", err, out)
+	}
+	want, meta, err := checkpoints.LoadSafetensors(w1, checkpoints.WithFeatureVersion(metapolicy.FeatureVersionPeers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Attn != d || meta["arch"] != "attention" {
+		t.Fatalf("oracle output: attention width %d, metadata %v", want.Attn, meta)
+	}
+	return want
 }

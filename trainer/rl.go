@@ -145,21 +145,9 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 		return UpdateResult{}, err
 	}
 	full := *batch
-	r.logp = grow(r.logp, n)
-	full.LogProb = r.logp
-	missing := batch.LogProb == nil
-	for i := 0; i < n && !missing; i++ {
-		missing = math.IsNaN(batch.LogProb[i])
-	}
-	if missing {
-		if err := r.stepper.NetsLogProbsTo(full.LogProb, batch.Features, batch.Actions, batch.Nets); err != nil {
-			return UpdateResult{}, err
-		}
-	}
-	for i := range full.LogProb {
-		if batch.LogProb != nil && !math.IsNaN(batch.LogProb[i]) {
-			full.LogProb[i] = batch.LogProb[i]
-		}
+	var err error
+	if full.LogProb, err = r.behaviourLogProbs(batch); err != nil {
+		return UpdateResult{}, err
 	}
 	// π_ref is frozen: its log-probabilities serve every update epoch; so
 	// do the advantages, since minibatches hold whole groups.
@@ -170,23 +158,8 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 	}
 	r.adv = grow(r.adv, n)
 	full.Adv = r.adv
-	r.groups.build(batch.Groups)
-	switch {
-	case batch.Counter != nil:
-		if err := r.counterfactualAdvantages(full.Adv, batch, &r.groups); err != nil {
-			return UpdateResult{}, err
-		}
-	case r.cfg.Credit != "":
-		return UpdateResult{}, fmt.Errorf("trainer: credit %s: the batch has no counterfactual rewards", r.cfg.Credit)
-	default:
-		if err := r.groups.advantages(full.Adv, batch.Rewards, r.stepper.est); err != nil {
-			return UpdateResult{}, err
-		}
-		// So are the groups' reward statistics, which the steps report.
-		r.gstd, r.gzero = grow(r.gstd, r.groups.len()), grow(r.gzero, r.groups.len())
-		for g := range r.groups.len() {
-			r.gstd[g], r.gzero[g] = r.groups.groupStat(g, batch.Rewards)
-		}
+	if err := r.advantagesTo(full.Adv, batch); err != nil {
+		return UpdateResult{}, err
 	}
 	var res UpdateResult
 	var acc metricsMean
@@ -236,6 +209,51 @@ func (r *RL) Update(batch *Samples) (UpdateResult, error) {
 	}
 	res.Metrics = acc.mean()
 	return res, nil
+}
+
+// behaviourLogProbs are the log-probabilities μ of the batch's actions:
+// the batch's own where it has them, the policy's now where it has none
+// (LogProb nil or NaN).
+func (r *RL) behaviourLogProbs(batch *Samples) ([]float64, error) {
+	n := batch.Len()
+	r.logp = grow(r.logp, n)
+	missing := batch.LogProb == nil
+	for i := 0; i < n && !missing; i++ {
+		missing = math.IsNaN(batch.LogProb[i])
+	}
+	if missing {
+		if err := r.stepper.NetsLogProbsTo(r.logp, batch.Features, batch.Actions, batch.Nets); err != nil {
+			return nil, err
+		}
+	}
+	for i := range r.logp {
+		if batch.LogProb != nil && !math.IsNaN(batch.LogProb[i]) {
+			r.logp[i] = batch.LogProb[i]
+		}
+	}
+	return r.logp, nil
+}
+
+// advantagesTo writes the batch's advantages to adv: against the
+// counterfactual rewards when the batch has them, else ranked in their
+// groups by the estimator, with the groups' reward statistics the steps
+// report.
+func (r *RL) advantagesTo(adv []float64, batch *Samples) error {
+	r.groups.build(batch.Groups)
+	switch {
+	case batch.Counter != nil:
+		return r.counterfactualAdvantages(adv, batch, &r.groups)
+	case r.cfg.Credit != "":
+		return fmt.Errorf("trainer: credit %s: the batch has no counterfactual rewards", r.cfg.Credit)
+	}
+	if err := r.groups.advantages(adv, batch.Rewards, r.stepper.est); err != nil {
+		return err
+	}
+	r.gstd, r.gzero = grow(r.gstd, r.groups.len()), grow(r.gzero, r.groups.len())
+	for g := range r.groups.len() {
+		r.gstd[g], r.gzero[g] = r.groups.groupStat(g, batch.Rewards)
+	}
+	return nil
 }
 
 // summary is the group statistics of a minibatch of the given groups (in

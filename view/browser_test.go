@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/env"
-	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/open"
 	"github.com/mpdf/mpdf/internal/browser"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/study"
@@ -104,7 +104,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("view", func(t *testing.T) {
 		// One transcript file: a row per task id, however a viewer groups
 		// a question debated in several files.
-		e, rounds, err := replay.OpenEnv("replay:"+debates+"/slm-debate/gsm/gsm_Qwen3-14B_*_agents3_*.json", replay.EnvConfig{})
+		e, rounds, err := open.Env("replay:"+debates+"/slm-debate/gsm/gsm_Qwen3-14B_*_agents3_*.json", open.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mpdf/mpdf/env"
-	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/open"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
@@ -12,7 +12,7 @@ import (
 // on one bar over all of them; nil: none), and returns the runs with the
 // page's options for them: a title naming the environment, tasks,
 // episodes, rounds and seed, and the confidence's source.
-func PlayEvaluation(ev *replay.Evaluation, progress func(done, total int)) ([]Run, Options, error) {
+func PlayEvaluation(ev *open.Evaluation, progress func(done, total int)) ([]Run, Options, error) {
 	var runs []Run
 	err := ev.Each(progress, func(p metapolicy.Policy, opts env.RunOptions) error {
 		rs, err := Play(ev.Env, []metapolicy.Policy{p}, opts)
@@ -20,7 +20,7 @@ func PlayEvaluation(ev *replay.Evaluation, progress func(done, total int)) ([]Ru
 		return err
 	})
 	o := Options{
-		Title:      fmt.Sprintf("%s: %d tasks × %d episodes, %d rounds, seed %d", replay.Title(ev.Env), len(ev.List), ev.Episodes, ev.Rounds, ev.Seed),
+		Title:      fmt.Sprintf("%s: %d tasks × %d episodes, %d rounds, seed %d", open.Title(ev.Env), len(ev.List), ev.Episodes, ev.Rounds, ev.Seed),
 		Confidence: ev.ConfidenceSource(),
 	}
 	if err != nil {
@@ -33,7 +33,7 @@ func PlayEvaluation(ev *replay.Evaluation, progress func(done, total int)) ([]Ru
 // verdicts are the verdict lines (env.Judge, as mpdf eval judges) of each
 // learned policy of ev that the runs can judge: how it played, and what to
 // use.
-func verdicts(ev *replay.Evaluation, runs []Run) ([]string, error) {
+func verdicts(ev *open.Evaluation, runs []Run) ([]string, error) {
 	rs := make(env.Results, len(runs))
 	for i, r := range runs {
 		t := env.Tally{Policy: r.Policy}

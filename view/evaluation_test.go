@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/checkpoints"
-	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/open"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
@@ -15,7 +15,7 @@ import (
 // PlayEvaluation plays every policy of the evaluation and titles the page
 // with what was played.
 func TestPlayEvaluation(t *testing.T) {
-	ev, err := replay.OpenEvaluation(replay.EvalConfig{Env: "sim", EnvGiven: true, EnvConfig: replay.EnvConfig{Sim: sim.Config{Tasks: 5, Seed: 2}}, Tasks: 3, Seed: 4, Workers: 1})
+	ev, err := open.Eval(open.EvalConfig{Env: "sim", EnvGiven: true, Config: open.Config{Sim: sim.Config{Tasks: 5, Seed: 2}}, Tasks: 3, Seed: 4, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestPlayEvaluationVerdict(t *testing.T) {
 	if err := checkpoints.Save(path, &checkpoints.Checkpoint{Header: checkpoints.Header{FeatureVersion: metapolicy.FeatureVersion}, Policy: m}); err != nil {
 		t.Fatal(err)
 	}
-	ev, err := replay.OpenEvaluation(replay.EvalConfig{Env: "sim", EnvGiven: true, EnvConfig: replay.EnvConfig{Sim: sim.Config{Tasks: 20, Seed: 2}},
+	ev, err := open.Eval(open.EvalConfig{Env: "sim", EnvGiven: true, Config: open.Config{Sim: sim.Config{Tasks: 20, Seed: 2}},
 		Policies: []string{path}, Seed: 4, Workers: 1, Greedy: true})
 	if err != nil {
 		t.Fatal(err)

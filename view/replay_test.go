@@ -8,6 +8,7 @@ import (
 
 	"github.com/mpdf/mpdf/data/transcript"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/open"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/view"
@@ -19,7 +20,7 @@ import (
 func playReplay(t *testing.T, names ...string) (*replay.Env, []view.Run, *view.Unpacked) {
 	t.Helper()
 	spec := "replay:" + testenv.Shared(t, "data", "debates") + "/slm-debate/gsm/*agents3*.json"
-	e, rounds, err := replay.OpenEnv(spec, replay.EnvConfig{})
+	e, rounds, err := open.Env(spec, open.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
-	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/open"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/view"
@@ -54,7 +54,7 @@ func summaryOf(t *testing.T, page []byte) []view.Summary {
 // tasks and seed.
 func TestSameNumbersAsEval(t *testing.T) {
 	spec := "replay:" + testenv.Shared(t, "data", "debates") + "/slm-debate/gsm/*agents3*.json"
-	e, rounds, err := replay.OpenEnv(spec, replay.EnvConfig{})
+	e, rounds, err := open.Env(spec, open.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/mpdf/mpdf/env/open"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/internal/progress"
@@ -12,9 +13,9 @@ func init() {
 	register[evalFlags]("eval [--env sim|"+replay.Syntax+"] [--policy SPEC,...] [flags]", cobra.NoArgs)
 }
 
-// evalFlags are eval's flags: what is played (replay.EvalConfig) and how.
+// evalFlags are eval's flags: what is played (open.EvalConfig) and how.
 type evalFlags struct {
-	cfg           replay.EvalConfig
+	cfg           open.EvalConfig
 	quiet, asJSON bool
 }
 
@@ -65,11 +66,11 @@ func (fl *evalFlags) Run(cmd *cobra.Command, _ []string) error {
 	return ev.WriteText(cmd.OutOrStdout(), results)
 }
 
-// open opens what the flags say to play (replay.OpenEvaluation), with the
+// open opens what the flags say to play (open.Eval), with the
 // checkpoints' defaults said on stderr.
-func (fl *evalFlags) open(cmd *cobra.Command) (*replay.Evaluation, error) {
+func (fl *evalFlags) open(cmd *cobra.Command) (*open.Evaluation, error) {
 	c, f := fl.cfg, cmd.Flags()
 	c.EnvGiven, c.HeldOutGiven, c.SplitSeedGiven, c.GreedyGiven = f.Changed("env"), f.Changed("held-out"), f.Changed("split-seed"), f.Changed("greedy")
 	c.Notes, c.Log = cmd.ErrOrStderr(), cliflag.LogUnless(fl.quiet, cmd.ErrOrStderr())
-	return replay.OpenEvaluation(c)
+	return open.Eval(c)
 }

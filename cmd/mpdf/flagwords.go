@@ -9,7 +9,7 @@ import (
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/llm"
-	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/open"
 	"github.com/mpdf/mpdf/env/sim/calibrate"
 	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/serve"
@@ -27,10 +27,10 @@ var flagWords = []cliflag.Word{
 	{Err: llm.ErrNoModel, Format: "%s (set --model or " + llm.EnvModel[0] + ")"},
 	{Err: llm.ErrNoBaseURL, Format: "%s (set --base-url or " + llm.EnvBaseURL[0] + ")"},
 	{Err: calibrate.ErrFiles, Format: "--calibrate: %s"},
-	{Err: replay.ErrEmptySide, Format: "%s: check --held-out"},
+	{Err: open.ErrEmptySide, Format: "%s: check --held-out"},
 	{Err: env.ErrNoCounterfactual, Format: "%s: --credit counterfactual and baseline need --env replay:..."},
-	{Err: replay.ErrEnvConfig, Format: "--%s"},
-	{Err: replay.ErrNoPolicy, Format: "%s: give --policy, or drop --no-baselines"},
+	{Err: open.ErrConfig, Format: "--%s"},
+	{Err: open.ErrNoPolicy, Format: "%s: give --policy, or drop --no-baselines"},
 	{Err: checkpoints.ErrForeign, Format: "%s or start a new --out"},
 	{Err: checkpoints.ErrTrainedEnvs, Format: "%s: give --env"},
 	{Err: checkpoints.ErrTrainedCritics, Format: "%s: add critic=on or critic=off to --env"},

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/data"
+	"github.com/mpdf/mpdf/env/open"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/serve"
 	"github.com/mpdf/mpdf/trainer/run"
@@ -19,8 +20,8 @@ func TestFlagWords(t *testing.T) {
 	cfg := serve.Config{MaxBodyBytes: -1 << 10}
 	serr := cfg.Validate()
 	_, _, rerr := run.ParseBestMetric("bogus", false)
-	_, _, eerr := replay.OpenEnv("bogus", replay.EnvConfig{})
-	_, terr := replay.Tasks(nil, "", 0, 0, -1)
+	_, _, eerr := open.Env("bogus", open.Config{})
+	_, terr := open.Tasks(nil, "", 0, 0, -1)
 	for _, c := range []struct {
 		path string
 		err  error

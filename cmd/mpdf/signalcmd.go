@@ -9,6 +9,7 @@ import (
 	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/data/transcript"
+	"github.com/mpdf/mpdf/env/open"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/internal/progress"
@@ -19,7 +20,7 @@ import (
 // openReplay loads transcript files (globs allowed) as a replay, with its
 // readability reports on cmd's stderr unless quiet.
 func openReplay(cmd *cobra.Command, args []string, kind answer.Kind, quiet bool, opts ...replay.Option) (*replay.Env, error) {
-	return replay.Open(replay.Spec{Globs: args, Options: transcript.Options{Task: kind}}, cliflag.LogUnless(quiet, cmd.ErrOrStderr()), opts...)
+	return open.Replay(replay.Spec{Globs: args, Options: transcript.Options{Task: kind}}, cliflag.LogUnless(quiet, cmd.ErrOrStderr()), opts...)
 }
 
 // signalFlags are data signal's flags.

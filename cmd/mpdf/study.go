@@ -9,6 +9,7 @@ import (
 
 	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/open"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/cliflag"
@@ -88,7 +89,7 @@ func (fl *studyFlags) Add(cmd *cobra.Command) {
 // its report.
 func (fl *studyFlags) Run(cmd *cobra.Command, _ []string) error {
 	fl.cfg.GroupBy = study.GroupBy(fl.groupBy)
-	e, _, err := replay.OpenEnv(fl.env, replay.EnvConfig{Sim: fl.sim, Kind: fl.kind, Critic: fl.critic, Log: cliflag.LogUnless(fl.quiet, cmd.ErrOrStderr())})
+	e, _, err := open.Env(fl.env, open.Config{Sim: fl.sim, Kind: fl.kind, Critic: fl.critic, Log: cliflag.LogUnless(fl.quiet, cmd.ErrOrStderr())})
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mpdf/mpdf/env/replay"
+	"github.com/mpdf/mpdf/env/open"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/trainer"
@@ -122,8 +122,8 @@ func (fl *trainFlags) online(cmd *cobra.Command, rc *run.Config, b run.Base) err
 		rc.Notes = append(rc.Notes, recipeNote(stderr, cmd.Flags(), b.Recipe))
 	}
 	var err error
-	ec := replay.EnvConfig{Sim: sim.Config{Seed: rc.Train.Seed}, Log: cliflag.LogUnless(fl.quiet, stderr)}
-	rc.Env, rc.HeldOutEnv, err = replay.OpenTraining(fl.set.Env, ec, fl.set.HeldOut, fl.set.SplitSeed, &rc.Train.RL.Rounds, cmd.OutOrStdout())
+	ec := open.Config{Sim: sim.Config{Seed: rc.Train.Seed}, Log: cliflag.LogUnless(fl.quiet, stderr)}
+	rc.Env, rc.HeldOutEnv, err = open.Training(fl.set.Env, ec, fl.set.HeldOut, fl.set.SplitSeed, &rc.Train.RL.Rounds, cmd.OutOrStdout())
 	if err != nil {
 		return err
 	}

@@ -4,16 +4,14 @@
 // so that a policy can be trained on some recorded questions and evaluated
 // on held-out ones without calling a model.
 //
-//	sp, err := replay.ParseSpec("replay:runs/gsm_*.json,critic=on") // the --env of mpdf train, eval, study
-//	e, err := replay.Open(sp, os.Stderr)                           // readability reports to stderr
-//	train, test, err := e.Split(0.3, 1)                            // by question, never on both sides
+//	e, reps, err := replay.Load(paths, transcript.Options{}) // reps: each file's readability
+//	train, test, err := e.Split(0.3, 1)                      // by question, never on both sides
 //	err = env.Play(e, policy, env.RunOptions{Tasks: test, Seed: 1}, emit)
 //
-// [OpenEnv] opens whatever a spec names — the simulator ("sim") or a
-// replay — as mpdf eval, train and study do; [OpenSplit] and
-// [OpenTraining] open a training run's two sides, [OpenEvaluation] what
-// mpdf eval plays, [Tasks] one side of an evaluation's split. [Load] and
-// [New] build an [Env] from paths or from questions already read.
+// [Load] and [New] build an [Env] from paths or from questions already
+// read. Opening an environment from its spec — the simulator ("sim") or a
+// replay's globs — a training run's two sides and an evaluation is the
+// job of package env/open, above this one and env/sim.
 //
 // # What each action does
 //

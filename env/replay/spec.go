@@ -11,6 +11,10 @@ import (
 // SpecPrefix starts an environment spec that names a replay.
 const SpecPrefix = "replay:"
 
+// Syntax is the replay form of an environment spec, for help texts and
+// errors.
+const Syntax = "replay:GLOB[,GLOB...][,kind=K][,layout=L][,critic=on|off]"
+
 // Spec is what a replay environment spec says, the --env value of the
 // command line: "replay:" then comma-separated parts, each a file or a
 // glob, or one of

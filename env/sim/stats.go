@@ -136,6 +136,15 @@ func (s *DebateStats) Add(ep *data.Episode) error {
 	if q := first[0].Tokens - first[0].Profile.Tokens; q > 0 {
 		s.question.add(math.Log(float64(q)))
 	}
+	s.addProtocols(ep)
+	s.addRevisions(ep)
+	return nil
+}
+
+// addProtocols counts the teams majority (round 0's vote) and debate (the
+// last round's) get right, overall and of teams split in round 0.
+func (s *DebateStats) addProtocols(ep *data.Episode) {
+	gold, first := ep.Gold, ep.Rounds[0].Turns
 	majority := data.TeamAnswer(first) == gold
 	debate := data.TeamAnswer(ep.Rounds[len(ep.Rounds)-1].Turns) == gold
 	if majority {
@@ -157,6 +166,11 @@ func (s *DebateStats) Add(ep *data.Episode) error {
 			s.splitDebate++
 		}
 	}
+}
+
+// addRevisions counts the refines of an episode's rounds after round 0.
+func (s *DebateStats) addRevisions(ep *data.Episode) {
+	gold, first := ep.Gold, ep.Rounds[0].Turns
 	for t := 1; t < len(ep.Rounds); t++ {
 		prev, cur := ep.Rounds[t-1].Turns, ep.Rounds[t].Turns
 		for i := range cur {
@@ -177,7 +191,6 @@ func (s *DebateStats) Add(ep *data.Episode) error {
 			s.revision(i, prev, &cur[i], gold, first[i].Tokens-first[i].Profile.Tokens)
 		}
 	}
-	return nil
 }
 
 // answer tallies one answer's readability and profile; phase is 0 for

@@ -94,13 +94,23 @@ func Candidates() []Candidate {
 	for k, name := range v1Names {
 		cs = append(cs, Candidate{Name: "v1." + name, Doc: metapolicy.FeatureVersion, Value: func(d *Decision) float64 { return d.V1[k] }})
 	}
-	own := func(d *Decision, t int) string { return d.Ep.Rounds[t].Turns[d.Agent].Answer }
-	cs = append(cs,
-		Candidate{"changed_last", "own answer changed in the last round (0 in round 1)", func(d *Decision) float64 {
+	cs = append(cs, changeCandidates()...)
+	cs = append(cs, voteCandidates()...)
+	cs = append(cs, profileCandidates()...)
+	return append(cs, criticCandidates()...)
+}
+
+// own is the deciding agent's answer in round t.
+func own(d *Decision, t int) string { return d.Ep.Rounds[t].Turns[d.Agent].Answer }
+
+// changeCandidates say how answers moved over the rounds so far.
+func changeCandidates() []Candidate {
+	return []Candidate{
+		{"changed_last", "own answer changed in the last round (0 in round 1)", func(d *Decision) float64 {
 			t := d.Round - 1
 			return flag(t >= 1 && own(d, t) != own(d, t-1))
 		}},
-		Candidate{"changes", "own answer changes so far / rounds", func(d *Decision) float64 {
+		{"changes", "own answer changes so far / rounds", func(d *Decision) float64 {
 			c := 0
 			for t := 1; t < d.Round; t++ {
 				if own(d, t) != own(d, t-1) {
@@ -109,14 +119,14 @@ func Candidates() []Candidate {
 			}
 			return float64(c) / float64(len(d.Ep.Rounds)-1)
 		}},
-		Candidate{"own_is_r0", "own answer is its round-0 answer", func(d *Decision) float64 {
+		{"own_is_r0", "own answer is its round-0 answer", func(d *Decision) float64 {
 			return flag(own(d, d.Round-1) == own(d, 0))
 		}},
-		Candidate{"own_is_r0_team", "own answer is the round-0 team answer", func(d *Decision) float64 {
+		{"own_is_r0_team", "own answer is the round-0 team answer", func(d *Decision) float64 {
 			a := own(d, d.Round-1)
 			return flag(a != "" && a == data.TeamAnswer(d.Ep.Rounds[0].Turns))
 		}},
-		Candidate{"peers_changed", "share of peers whose answer changed in the last round", func(d *Decision) float64 {
+		{"peers_changed", "share of peers whose answer changed in the last round", func(d *Decision) float64 {
 			t := d.Round - 1
 			if t < 1 {
 				return 0
@@ -130,7 +140,7 @@ func Candidates() []Candidate {
 			}
 			return float64(c) / float64(len(now)-1)
 		}},
-		Candidate{"majority_delta", "plurality share now minus one round earlier (0 in round 1)", func(d *Decision) float64 {
+		{"majority_delta", "plurality share now minus one round earlier (0 in round 1)", func(d *Decision) float64 {
 			t := d.Round - 1
 			if t < 1 {
 				return 0
@@ -139,7 +149,7 @@ func Candidates() []Candidate {
 			b, _ := topTwo(votes(answers(d.Ep, t-1)))
 			return float64(a-b) / float64(d.Ep.Agents)
 		}},
-		Candidate{"own_support_delta", "share holding own answer now minus one round earlier", func(d *Decision) float64 {
+		{"own_support_delta", "share holding own answer now minus one round earlier", func(d *Decision) float64 {
 			t := d.Round - 1
 			if t < 1 {
 				return 0
@@ -150,15 +160,21 @@ func Candidates() []Candidate {
 			}
 			return float64(votes(answers(d.Ep, t))[a]-votes(answers(d.Ep, t-1))[a]) / float64(d.Ep.Agents)
 		}},
-		Candidate{"team_stable", "team answer unchanged by the last round (1 in round 1)", func(d *Decision) float64 {
+		{"team_stable", "team answer unchanged by the last round (1 in round 1)", func(d *Decision) float64 {
 			t := d.Round - 1
 			return flag(t < 1 || data.TeamAnswer(d.Ep.Rounds[t].Turns) == data.TeamAnswer(d.Ep.Rounds[t-1].Turns))
 		}},
-		Candidate{"margin", "(top votes − second votes) / N", func(d *Decision) float64 {
+	}
+}
+
+// voteCandidates say how the answers held now are split.
+func voteCandidates() []Candidate {
+	return []Candidate{
+		{"margin", "(top votes − second votes) / N", func(d *Decision) float64 {
 			a, b := topTwo(votes(answers(d.Ep, d.Round-1)))
 			return float64(a-b) / float64(d.Ep.Agents)
 		}},
-		Candidate{"own_margin", "(own votes − best other answer's votes) / N", func(d *Decision) float64 {
+		{"own_margin", "(own votes − best other answer's votes) / N", func(d *Decision) float64 {
 			v := votes(answers(d.Ep, d.Round-1))
 			a := own(d, d.Round-1)
 			best := 0
@@ -169,32 +185,38 @@ func Candidates() []Candidate {
 			}
 			return float64(v[a]-best) / float64(d.Ep.Agents)
 		}},
-		Candidate{"rel_tokens", "log-tokens of own answer minus the peers' mean", func(d *Decision) float64 {
+	}
+}
+
+// profileCandidates read the text's profile: its tokens, steps and hedges
+// against the peers', and its stated confidence.
+func profileCandidates() []Candidate {
+	return []Candidate{
+		{"rel_tokens", "log-tokens of own answer minus the peers' mean", func(d *Decision) float64 {
 			me := &d.Ep.Rounds[d.Round-1].Turns[d.Agent]
 			return squash(me.Profile.Tokens, 4096) - peerMean(d, func(t *data.Turn) float64 { return squash(t.Profile.Tokens, 4096) })
 		}},
-		Candidate{"rel_steps", "log-steps of own answer minus the peers' mean", func(d *Decision) float64 {
+		{"rel_steps", "log-steps of own answer minus the peers' mean", func(d *Decision) float64 {
 			me := &d.Ep.Rounds[d.Round-1].Turns[d.Agent]
 			return squash(me.Profile.Steps, 64) - peerMean(d, func(t *data.Turn) float64 { return squash(t.Profile.Steps, 64) })
 		}},
-		Candidate{"rel_hedges", "log-hedges of own answer minus the peers' mean", func(d *Decision) float64 {
+		{"rel_hedges", "log-hedges of own answer minus the peers' mean", func(d *Decision) float64 {
 			me := &d.Ep.Rounds[d.Round-1].Turns[d.Agent]
 			return squash(me.Profile.Hedges, 16) - peerMean(d, func(t *data.Turn) float64 { return squash(t.Profile.Hedges, 16) })
 		}},
-		Candidate{"peer_hedges", "mean log-hedges of the peers", func(d *Decision) float64 {
+		{"peer_hedges", "mean log-hedges of the peers", func(d *Decision) float64 {
 			return peerMean(d, func(t *data.Turn) float64 { return squash(t.Profile.Hedges, 16) })
 		}},
-		Candidate{"self_conf_stated", "own answer states a confidence", func(d *Decision) float64 {
+		{"self_conf_stated", "own answer states a confidence", func(d *Decision) float64 {
 			return flag(d.Ep.Rounds[d.Round-1].Turns[d.Agent].Profile.SelfConfidence != nil)
 		}},
-		Candidate{"self_conf", "stated confidence, 0.5 when none is stated", func(d *Decision) float64 {
+		{"self_conf", "stated confidence, 0.5 when none is stated", func(d *Decision) float64 {
 			if c := d.Ep.Rounds[d.Round-1].Turns[d.Agent].Profile.SelfConfidence; c != nil {
 				return *c
 			}
 			return 0.5
 		}},
-	)
-	return append(cs, criticCandidates()...)
+	}
 }
 
 // kindOf is the answer kind of an episode whose task is a transcript

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/checkpoints"
+	"github.com/mpdf/mpdf/env/open"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -124,7 +125,7 @@ func TestRunAgentPolicyModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := replay.Open(sp, nil)
+	e, err := open.Replay(sp, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

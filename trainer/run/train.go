@@ -122,13 +122,28 @@ func Train(ctx context.Context, cfg Config, hooks Hooks) (res *Result, err error
 	}
 	defer r.metrics.close()
 
-	if r.hooks.Start != nil {
-		s := Start{Config: r.cfg.Train, Mode: r.res.Mode, Step: step, Iter: r.iter, Features: r.policy.In()}
-		if cfg.Resume != nil {
-			s.Resumed = cfg.Resume.Path
-		}
-		r.hooks.Start(s)
+	r.start(step)
+	if err := r.play(ctx, offline); err != nil {
+		return nil, err
 	}
+	return r.result()
+}
+
+// start tells hooks.Start what the run begins from.
+func (r *runner) start(step int64) {
+	if r.hooks.Start == nil {
+		return
+	}
+	s := Start{Config: r.cfg.Train, Mode: r.res.Mode, Step: step, Iter: r.iter, Features: r.policy.In()}
+	if r.cfg.Resume != nil {
+		s.Resumed = r.cfg.Resume.Path
+	}
+	r.hooks.Start(s)
+}
+
+// play runs the stages, offline or online.
+func (r *runner) play(ctx context.Context, offline bool) error {
+	var err error
 	if offline {
 		err = r.offline(ctx)
 	} else {
@@ -138,12 +153,19 @@ func Train(ctx context.Context, cfg Config, hooks Hooks) (res *Result, err error
 		// Stopped or failed: the log ends where the last checkpoint does,
 		// without the steps no checkpoint holds or a line torn by a
 		// failed write.
-		return nil, errors.Join(err, r.metrics.rewind())
+		return errors.Join(err, r.metrics.rewind())
 	}
+	return nil
+}
+
+// result closes the metrics log and returns the run's result with the
+// trained policy and its networks.
+func (r *runner) result() (*Result, error) {
 	if err := r.metrics.close(); err != nil {
 		return nil, err
 	}
 	r.res.Policy = r.policy
+	var err error
 	if r.res.Networks, err = r.networks(); err != nil {
 		return nil, err
 	}

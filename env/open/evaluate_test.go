@@ -1,4 +1,4 @@
-package replay
+package open
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 // An evaluation scores every policy it opened, and writes the heading,
 // a row per policy and the verdicts.
 func TestEvaluationEvaluate(t *testing.T) {
-	ev, err := OpenEvaluation(EvalConfig{Env: "sim", EnvGiven: true, EnvConfig: EnvConfig{Sim: sim.Config{Tasks: 6, Seed: 2}}, Tasks: 4, Seed: 1, Workers: 1})
+	ev, err := Eval(EvalConfig{Env: "sim", EnvGiven: true, Config: Config{Sim: sim.Config{Tasks: 6, Seed: 2}}, Tasks: 4, Seed: 1, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

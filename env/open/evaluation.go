@@ -1,4 +1,4 @@
-package replay
+package open
 
 import (
 	"errors"
@@ -9,18 +9,19 @@ import (
 
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
 // EvalConfig says what an evaluation plays (mpdf eval, mpdf view): the
 // environment spec, the policy specs and the tasks. Where the user gave no
-// environment, critic or split, OpenEvaluation takes the learned
+// environment, critic or split, Eval takes the learned
 // checkpoints': a policy is scored where and on what it did not train.
 type EvalConfig struct {
-	Env      string // an environment spec: sim or Syntax
+	Env      string // an environment spec: sim or replay.Syntax
 	EnvGiven bool   // Env was given, not the default
-	EnvConfig
+	Config
 	Policies    []string // policy specs (checkpoints.ResolvePolicy)
 	NoBaselines bool     // play only Policies, without the heuristic baselines
 	Rounds      int      // 0: the environment's default
@@ -57,11 +58,11 @@ type Evaluation struct {
 	List     []int
 }
 
-// OpenEvaluation opens the environment, resolves the policies (each file
+// Eval opens the environment, resolves the policies (each file
 // read once) with the baselines the environment can play and lists the
 // tasks, defaulting the environment, critic and split to the learned
 // checkpoints' as mpdf eval's help says.
-func OpenEvaluation(c EvalConfig) (*Evaluation, error) {
+func Eval(c EvalConfig) (*Evaluation, error) {
 	if c.Episodes < 0 {
 		return nil, errmark.Bad("replay: evaluation", "episodes", c.Episodes, "want ≥ 0 (0: 1)")
 	}
@@ -74,7 +75,7 @@ func OpenEvaluation(c EvalConfig) (*Evaluation, error) {
 			return nil, err
 		}
 	}
-	e, defRounds, err := OpenEnv(c.Env, c.EnvConfig)
+	e, defRounds, err := Env(c.Env, c.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +87,7 @@ func OpenEvaluation(c EvalConfig) (*Evaluation, error) {
 		c.Rounds = defRounds
 	}
 	c.Episodes = max(c.Episodes, 1)
-	if r, ok := e.(*Env); ok {
+	if r, ok := e.(*replay.Env); ok {
 		if !c.GreedyGiven && slices.ContainsFunc(pols, func(p checkpoints.Resolved) bool { return p.Learned }) {
 			c.Greedy = true
 			note(c.Notes, "eval: learned policies play greedy on a replay, as train and study judge them (--greedy=false samples)\n")
@@ -119,7 +120,7 @@ func (ev *Evaluation) Learned() []string {
 // Confidence reports whether the agents played state a confidence: in the
 // simulator, or on a replay with the text critic.
 func (ev *Evaluation) Confidence() bool {
-	r, ok := ev.Env.(*Env)
+	r, ok := ev.Env.(*replay.Env)
 	return !ok || r.Critic()
 }
 
@@ -210,8 +211,8 @@ func trainedEnv(log io.Writer, pols []checkpoints.Resolved, def string) (string,
 // says, with a warning for each checkpoint whose run read the confidence
 // otherwise (checkpoints.CriticMismatch); checkpoints that disagree need
 // the spec to say.
-func trainedCritic(log io.Writer, r *Env, spec string, pols []checkpoints.Resolved) (env.Env, error) {
-	sp, err := ParseSpec(spec)
+func trainedCritic(log io.Writer, r *replay.Env, spec string, pols []checkpoints.Resolved) (env.Env, error) {
+	sp, err := replay.ParseSpec(spec)
 	if err != nil {
 		return nil, errmark.Mark(err, ErrSpec)
 	}
@@ -233,7 +234,7 @@ func trainedCritic(log io.Writer, r *Env, spec string, pols []checkpoints.Resolv
 		return r, err
 	}
 	note(log, "eval: %s trained with the text critic (critic=on in its env spec): playing the replay with it (critic=off in the spec plays without)\n", strings.Join(with, ", "))
-	return r.With(WithCritic(true))
+	return r.With(replay.WithCritic(true))
 }
 
 // trainedSplit defaults the split to the held-out side of the replay split
@@ -260,7 +261,7 @@ func (c *EvalConfig) trainedSplit(pols []checkpoints.Resolved) error {
 	c.Split = "test"
 	note(c.Notes, "eval: %s trained on %s with %.2f of the questions held out (split seed %d): evaluating on the held-out side (split all plays every question)\n",
 		from, sp.Env, c.HeldOut, c.SplitSeed)
-	if !SameFiles(sp.Env, c.Env) {
+	if !sameFiles(sp.Env, c.Env) {
 		note(c.Notes, "eval: warning: the env spec %s is not the run's %s: the split holds out the same questions only on the same files\n", c.Env, sp.Env)
 	}
 	return nil
@@ -276,7 +277,7 @@ func note(log io.Writer, format string, args ...any) {
 // ConfidenceSource says where the confidence of a replay's turns comes
 // from, for a report: "" in the simulator, whose agents state one.
 func (ev *Evaluation) ConfidenceSource() string {
-	switch r, ok := ev.Env.(*Env); {
+	switch r, ok := ev.Env.(*replay.Env); {
 	case !ok:
 		return ""
 	case r.Critic():

@@ -1,4 +1,4 @@
-package replay_test
+package open_test
 
 import (
 	"fmt"
@@ -6,18 +6,19 @@ import (
 
 	"github.com/mpdf/mpdf/checkpoints"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/open"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
-// Open replays the transcripts an environment spec names — the --env of
+// Replay replays the transcripts an environment spec names — the --env of
 // mpdf train and eval — ready for env.Play or a training run.
-func ExampleOpen() {
+func ExampleReplay() {
 	sp, err := replay.ParseSpec("replay:../../data/transcript/testdata/gsm_*.json,critic=on")
 	if err != nil {
 		panic(err)
 	}
-	e, err := replay.Open(sp, nil) // nil: no readability reports
+	e, err := open.Replay(sp, nil) // nil: no readability reports
 	if err != nil {
 		panic(err)
 	}
@@ -32,7 +33,7 @@ func ExampleOpen() {
 
 // What mpdf eval does, through the library: resolve the policies, open the
 // environment a spec names, take one side of a split, play and judge.
-func ExampleOpenEnv() {
+func ExampleEnv() {
 	var pols []metapolicy.Policy
 	for _, spec := range []string{"majority", "gate"} {
 		p, err := checkpoints.ResolvePolicy(spec) // or a .mpdf / .safetensors file
@@ -42,11 +43,11 @@ func ExampleOpenEnv() {
 		pols = append(pols, p.Policy)
 	}
 	spec := "replay:" + filepath.Join("..", "..", "data", "transcript", "testdata", "*.json")
-	e, rounds, err := replay.OpenEnv(spec, replay.EnvConfig{}) // or "sim"
+	e, rounds, err := open.Env(spec, open.Config{}) // or "sim"
 	if err != nil {
 		panic(err)
 	}
-	tasks, err := replay.Tasks(e, "all", 0.3, 0, 0)
+	tasks, err := open.Tasks(e, "all", 0.3, 0, 0)
 	if err != nil {
 		panic(err)
 	}
@@ -54,7 +55,7 @@ func ExampleOpenEnv() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(replay.Title(e), "rounds", rounds)
+	fmt.Println(open.Title(e), "rounds", rounds)
 	for _, r := range rs {
 		fmt.Printf("%s: %d of %d correct\n", r.Policy, r.Correct, r.Scored)
 	}

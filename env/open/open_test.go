@@ -1,4 +1,4 @@
-package replay
+package open
 
 import (
 	"errors"
@@ -10,66 +10,67 @@ import (
 
 	"github.com/mpdf/mpdf/answer"
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/env/sim"
 )
 
-// OpenEnv opens the simulator or a replay by its spec, with a kind and a
+// Env opens the simulator or a replay by its spec, with a kind and a
 // critic that may repeat the spec, not contradict it; its errors say which
-// field and spec, marked ErrSpec or ErrEnvConfig.
-func TestOpenEnv(t *testing.T) {
+// field and spec, marked ErrSpec or ErrConfig.
+func TestEnv(t *testing.T) {
 	src := filepath.Join("..", "..", "data", "transcript", "testdata")
 	spec := "replay:" + filepath.Join(src, "gsm_*.json")
-	e, rounds, err := OpenEnv("sim", EnvConfig{Sim: sim.Config{Seed: 1}})
+	e, rounds, err := Env("sim", Config{Sim: sim.Config{Seed: 1}})
 	if _, ok := e.(*sim.Simulator); !ok || rounds != env.DefaultRounds || err != nil {
 		t.Errorf("sim: %T, %d rounds, %v", e, rounds, err)
 	}
 	var log strings.Builder
-	e, rounds, err = OpenEnv(spec, EnvConfig{Kind: answer.GSM8K, Critic: true, Log: &log})
+	e, rounds, err = Env(spec, Config{Kind: answer.GSM8K, Critic: true, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, ok := e.(*Env); !ok || !r.Critic() || rounds != r.Rounds() || log.Len() == 0 {
+	if r, ok := e.(*replay.Env); !ok || !r.Critic() || rounds != r.Rounds() || log.Len() == 0 {
 		t.Errorf("replay: %T, %d rounds, log %q", e, rounds, log.String())
 	}
 	for _, c := range []struct {
 		spec string
-		cfg  EnvConfig
+		cfg  Config
 		want string
 		mark error
 	}{
-		{"sim", EnvConfig{Critic: true}, "critic: only a replay", ErrEnvConfig},
-		{"replay:", EnvConfig{}, "replay: spec", ErrSpec},
-		{spec + ",kind=gsm8k", EnvConfig{Kind: answer.MMLU}, "kind mmlu and " + spec + ",kind=gsm8k: two tasks", ErrEnvConfig},
-		{spec + ",critic=off", EnvConfig{Critic: true}, "critic and " + spec + ",critic=off (critic=off): give one", ErrEnvConfig},
-		{"replay:" + filepath.Join(src, "none_*.json"), EnvConfig{}, "replay:" + filepath.Join(src, "none_*.json") + ": ", ErrSpec},
-		{"bogus", EnvConfig{}, `"bogus": want sim or replay:`, ErrSpec},
+		{"sim", Config{Critic: true}, "critic: only a replay", ErrConfig},
+		{"replay:", Config{}, "replay: spec", ErrSpec},
+		{spec + ",kind=gsm8k", Config{Kind: answer.MMLU}, "kind mmlu and " + spec + ",kind=gsm8k: two tasks", ErrConfig},
+		{spec + ",critic=off", Config{Critic: true}, "critic and " + spec + ",critic=off (critic=off): give one", ErrConfig},
+		{"replay:" + filepath.Join(src, "none_*.json"), Config{}, "replay:" + filepath.Join(src, "none_*.json") + ": ", ErrSpec},
+		{"bogus", Config{}, `"bogus": want sim or replay:`, ErrSpec},
 	} {
-		_, _, err := OpenEnv(c.spec, c.cfg)
+		_, _, err := Env(c.spec, c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, c.mark) {
-			t.Errorf("OpenEnv(%q, %+v): %v, want %q marked %v", c.spec, c.cfg, err, c.want, c.mark)
+			t.Errorf("Env(%q, %+v): %v, want %q marked %v", c.spec, c.cfg, err, c.want, c.mark)
 		}
 		if strings.Contains(err.Error(), "--") {
-			t.Errorf("OpenEnv(%q, %+v): %v names a flag", c.spec, c.cfg, err)
+			t.Errorf("Env(%q, %+v): %v names a flag", c.spec, c.cfg, err)
 		}
 	}
 	if got := Title(e); got != e.Name() {
 		t.Errorf("Title of one file: %q, want its name %q", got, e.Name())
 	}
-	two, _, err := OpenEnv("replay:"+filepath.Join(src, "*.json"), EnvConfig{})
+	two, _, err := Env("replay:"+filepath.Join(src, "*.json"), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := Title(two), fmt.Sprintf("replay of 2 files (%d tasks, ", two.NumTasks()); !strings.HasPrefix(got, want) || !strings.HasSuffix(got, " distinct questions)") {
 		t.Errorf("Title of two files: %q, want %q", got, want)
 	}
-	if !SameFiles(spec+",critic=on", spec) || SameFiles(spec, spec+",kind=math") || SameFiles(spec, "replay:x.json") {
-		t.Error("SameFiles: wrong")
+	if !sameFiles(spec+",critic=on", spec) || sameFiles(spec, spec+",kind=math") || sameFiles(spec, "replay:x.json") {
+		t.Error("sameFiles: wrong")
 	}
 }
 
-// Tasks takes one side of the split, or all, then the first n; OpenSplit
+// Tasks takes one side of the split, or all, then the first n; Split
 // opens the two sides of the same split.
-func TestTasksAndOpenSplit(t *testing.T) {
+func TestTasksAndSplit(t *testing.T) {
 	sim, err := sim.New(sim.Config{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +79,7 @@ func TestTasksAndOpenSplit(t *testing.T) {
 	if err != nil || len(all) != sim.NumTasks() {
 		t.Fatalf("all: %d tasks, %v", len(all), err)
 	}
-	_, test, _ := Split(sim.NumTasks(), 0.3, 1)
+	_, test, _ := replay.Split(sim.NumTasks(), 0.3, 1)
 	if got, err := Tasks(sim, "test", 0.3, 1, 5); err != nil || !slices.Equal(got, test[:5]) {
 		t.Errorf("test side: %v, %v", got, err)
 	}
@@ -89,14 +90,14 @@ func TestTasksAndOpenSplit(t *testing.T) {
 	}
 
 	src := filepath.Join("..", "..", "data", "transcript", "testdata")
-	tr, te, rounds, err := OpenSplit("replay:"+filepath.Join(src, "gsm_*.json"), EnvConfig{}, 0.5, 0)
+	tr, te, rounds, err := Split("replay:"+filepath.Join(src, "gsm_*.json"), Config{}, 0.5, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if tr.NumTasks()+te.NumTasks() != 2 || rounds < 1 {
 		t.Errorf("replay split: %d + %d tasks, %d rounds", tr.NumTasks(), te.NumTasks(), rounds)
 	}
-	if _, _, rounds, err := OpenSplit("sim", EnvConfig{}, 0.5, 0); err != nil || rounds != 0 {
+	if _, _, rounds, err := Split("sim", Config{}, 0.5, 0); err != nil || rounds != 0 {
 		t.Errorf("sim: %d rounds, %v", rounds, err)
 	}
 }
