@@ -246,44 +246,94 @@ func lossVec512() {
 	TEXT(name, NOSPLIT, fmt.Sprintf("func(z, dz *float32, ld int, ref *float32, act *uint8, adv, beh *float32, m int, k *[%d][16]float32, idx *[2][16]int32, out *[3][8]float32) (clipLow, clipHigh int)", kcCount))
 	Pragma("noescape")
 	Doc(name + " is the float32 loss on AVX-512, on the rows in place.")
-	zp := Load(Param("z"), GP64())
-	dzp := Load(Param("dz"), GP64())
-	ld16 := Load(Param("ld"), GP64())
-	SHLQ(U8(4), ld16) // 16 rows of z and dz
-	refp := Load(Param("ref"), GP64())
-	actp := Load(Param("act"), GP64())
-	advp := Load(Param("adv"), GP64())
-	behp := Load(Param("beh"), GP64())
-	m := Load(Param("m"), GP64())
-	kp := Load(Param("k"), GP64())
-	lowN, highN := GP64(), GP64()
-	XORQ(lowN, lowN)
-	XORQ(highN, highN)
-	polS, klS, entS := ZMM(), ZMM(), ZMM()
-	VPXORD(polS, polS, polS)
-	VPXORD(klS, klS, klS)
-	VPXORD(entS, entS, entS)
-	idxZ, idxQ := ZMM(), ZMM()
-	ip := Load(Param("idx"), GP64()) // the gathers' byte offsets of 16 rows of z and of ref
-	VMOVDQU32(Mem{Base: ip}, idxZ)
-	VMOVDQU32(Mem{Base: ip, Disp: 64}, idxQ)
-	lc := lc16
-	TESTQ(m, m)
+	r := loadLossRows512()
+	TESTQ(r.m, r.m)
 	JZ(LabelRef(name + "_done"))
 
 	Label(name + "_loop")
-	// kv: the min(16, m) valid rows.
+	kv := validRows16(r.m)
+	valid, a, adv, beh := ZMM(), ZMM(), ZMM(), ZMM()
+	VMOVUPS_Z(lc16(lkOne), kv, valid)
+	VPMOVZXBD_Z(Mem{Base: r.actp}, kv, a)
+	VCVTDQ2PS(a, a)
+	VMOVUPS_Z(Mem{Base: r.advp}, kv, adv)
+	VMOVUPS_Z(Mem{Base: r.behp}, kv, beh)
+	lossGroup(v16, r.io(kv, valid, a, adv, beh))
+	// The next 16 rows.
+	ADDQ(r.ld16, r.zp)
+	ADDQ(r.ld16, r.dzp)
+	ADDQ(U32(16*numActions*size), r.refp)
+	ADDQ(U8(16), r.actp)
+	ADDQ(U8(16*size), r.advp)
+	ADDQ(U8(16*size), r.behp)
+	SUBQ(U8(16), r.m)
+	JA(LabelRef(name + "_loop"))
+
+	Label(name + "_done")
+	op := Load(Param("out"), GP64())
+	VEXTRACTF64X4(U8(0), r.polS, Mem{Base: op})
+	VEXTRACTF64X4(U8(0), r.klS, Mem{Base: op, Disp: 32})
+	VEXTRACTF64X4(U8(0), r.entS, Mem{Base: op, Disp: 64})
+	Store(r.lowN, ReturnIndex(0))
+	Store(r.highN, ReturnIndex(1))
+	VZEROUPPER()
+	RET()
+}
+
+// lossRows512 is lossRowsAVX512's arguments and running sums in
+// registers.
+type lossRows512 struct {
+	zp, dzp, ld16, refp, actp, advp, behp, m, kp Register
+	lowN, highN                                  GPVirtual
+	polS, klS, entS                              VecVirtual
+	idxZ, idxQ                                   VecVirtual // the gathers' byte offsets of 16 rows of z and of ref
+}
+
+// loadLossRows512 loads the arguments and zeroes the sums and counts.
+func loadLossRows512() lossRows512 {
+	var r lossRows512
+	r.zp = Load(Param("z"), GP64())
+	r.dzp = Load(Param("dz"), GP64())
+	r.ld16 = Load(Param("ld"), GP64())
+	SHLQ(U8(4), r.ld16) // 16 rows of z and dz
+	r.refp = Load(Param("ref"), GP64())
+	r.actp = Load(Param("act"), GP64())
+	r.advp = Load(Param("adv"), GP64())
+	r.behp = Load(Param("beh"), GP64())
+	r.m = Load(Param("m"), GP64())
+	r.kp = Load(Param("k"), GP64())
+	r.lowN, r.highN = GP64(), GP64()
+	XORQ(r.lowN, r.lowN)
+	XORQ(r.highN, r.highN)
+	r.polS, r.klS, r.entS = ZMM(), ZMM(), ZMM()
+	VPXORD(r.polS, r.polS, r.polS)
+	VPXORD(r.klS, r.klS, r.klS)
+	VPXORD(r.entS, r.entS, r.entS)
+	r.idxZ, r.idxQ = ZMM(), ZMM()
+	ip := Load(Param("idx"), GP64())
+	VMOVDQU32(Mem{Base: ip}, r.idxZ)
+	VMOVDQU32(Mem{Base: ip, Disp: 64}, r.idxQ)
+	return r
+}
+
+// validRows16 is the mask of the min(16, m) valid rows.
+func validRows16(m Register) Register {
 	kv := K()
-	{
-		n, one, mk := GP64(), GP64(), GP64()
-		MOVQ(U32(16), n)
-		CMPQ(m, n)
-		CMOVQLT(m, n)
-		MOVQ(U32(1), one)
-		SHLXQ(n, one, mk)
-		DECQ(mk)
-		KMOVW(mk.As32(), kv)
-	}
+	n, one, mk := GP64(), GP64(), GP64()
+	MOVQ(U32(16), n)
+	CMPQ(m, n)
+	CMOVQLT(m, n)
+	MOVQ(U32(1), one)
+	SHLXQ(n, one, mk)
+	DECQ(mk)
+	KMOVW(mk.As32(), kv)
+	return kv
+}
+
+// io is lossGroup's input and output on 16 rows in place: the logits and
+// the reference gathered from their rows, the other columns the registers
+// given, the gradient scattered into the rows of dz.
+func (r lossRows512) io(kv Register, valid, a, adv, beh VecVirtual) lossIO {
 	gather := func(base Register, idx VecVirtual, off int) VecVirtual {
 		g, v := K(), ZMM()
 		KMOVW(kv, g)
@@ -291,20 +341,14 @@ func lossVec512() {
 		VGATHERDPS(Mem{Base: base, Index: idx, Scale: 1, Disp: off}, g, v)
 		return v
 	}
-	valid, a, adv, beh := ZMM(), ZMM(), ZMM(), ZMM()
-	VMOVUPS_Z(lc(lkOne), kv, valid)
-	VPMOVZXBD_Z(Mem{Base: actp}, kv, a)
-	VCVTDQ2PS(a, a)
-	VMOVUPS_Z(Mem{Base: advp}, kv, adv)
-	VMOVUPS_Z(Mem{Base: behp}, kv, beh)
-	lossGroup(v16, lossIO{
-		kc: func(i int) Mem { return Mem{Base: kp, Disp: 64 * i} },
+	return lossIO{
+		kc: func(i int) Mem { return Mem{Base: r.kp, Disp: 64 * i} },
 		col: func(c int) Op {
 			switch c {
 			case colZ0, colZ1, colZ2:
-				return gather(zp, idxZ, 4*(c-colZ0))
+				return gather(r.zp, r.idxZ, 4*(c-colZ0))
 			case colQ0, colQ1, colQ2:
-				return gather(refp, idxQ, 4*(c-colQ0))
+				return gather(r.refp, r.idxQ, 4*(c-colQ0))
 			case colA:
 				return a
 			case colAdv:
@@ -322,28 +366,9 @@ func lossVec512() {
 		grad: func(i int, g VecVirtual) {
 			ks := K()
 			KMOVW(kv, ks)
-			VSCATTERDPS(g, ks, Mem{Base: dzp, Index: idxZ, Scale: 1, Disp: 4 * i})
+			VSCATTERDPS(g, ks, Mem{Base: r.dzp, Index: r.idxZ, Scale: 1, Disp: 4 * i})
 		},
-		polS: polS, klS: klS, entS: entS,
-		lowN: lowN, highN: highN,
-	})
-	// The next 16 rows.
-	ADDQ(ld16, zp)
-	ADDQ(ld16, dzp)
-	ADDQ(U32(16*numActions*size), refp)
-	ADDQ(U8(16), actp)
-	ADDQ(U8(16*size), advp)
-	ADDQ(U8(16*size), behp)
-	SUBQ(U8(16), m)
-	JA(LabelRef(name + "_loop"))
-
-	Label(name + "_done")
-	op := Load(Param("out"), GP64())
-	VEXTRACTF64X4(U8(0), polS, Mem{Base: op})
-	VEXTRACTF64X4(U8(0), klS, Mem{Base: op, Disp: 32})
-	VEXTRACTF64X4(U8(0), entS, Mem{Base: op, Disp: 64})
-	Store(lowN, ReturnIndex(0))
-	Store(highN, ReturnIndex(1))
-	VZEROUPPER()
-	RET()
+		polS: r.polS, klS: r.klS, entS: r.entS,
+		lowN: r.lowN, highN: r.highN,
+	}
 }

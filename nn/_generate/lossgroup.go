@@ -31,10 +31,37 @@ type lossIO struct {
 // AVX-512): written once for both kernels so that they stay lane for lane
 // the same operations (nn's tests hold lossAVX512 to lossAVX2's bits).
 // avo's register allocator breaks ties by the order registers are created
-// in, so moving a vs.vec() changes the registers chosen (not the results).
+// in, so moving a vs.vec() changes the registers chosen (not the results):
+// the phases below run, and make their registers, in the order of the
+// formulas.
 func lossGroup(vs vset, io lossIO) {
-	lc, kc, col := vs.c, io.kc, io.col
-	// Softmax and log-softmax of the three logits.
+	g := &lossRows{vs: vs, io: io}
+	g.softmax()
+	g.klEntropy()
+	u := g.clipTerm()
+	g.addSums(u)
+	g.dLp()
+	g.clipCounts()
+	g.gradient()
+}
+
+// lossRows is one group's values as lossGroup's phases hand them on.
+type lossRows struct {
+	vs vset
+	io lossIO
+
+	l, p       []VecVirtual // log-probabilities and probabilities
+	lk, pk, dk [3]Op        // l, p and d kept for the gradient
+	klv, ent   VecVirtual   // KL to the reference and entropy
+	raw, rho   VecVirtual   // the log-ratio to the behaviour policy, its clamped exp
+	in, t      Register     // masks
+	f          VecVirtual   // the clip term's factor; then dLp
+}
+
+// softmax computes the softmax and log-softmax of the three logits and
+// keeps both for the gradient.
+func (g *lossRows) softmax() {
+	vs, lc, col := g.vs, g.vs.c, g.io.col
 	y := []VecVirtual{vs.inReg(col(colZ0)), vs.inReg(col(colZ1)), vs.inReg(col(colZ2))}
 	mx := vs.vec()
 	VMAXPS(y[1], y[0], mx)
@@ -59,19 +86,23 @@ func lossGroup(vs vset, io lossIO) {
 	}
 	ls := vs.vec()
 	logV(vs, sum, ls)
-	var lk, pk, dk [3]Op // l, p and d kept for the gradient
 	for i := range y {
 		VSUBPS(ls, y[i], y[i]) // l = z − logsumexp
-		lk[i] = io.keep(y[i], scratchL+i)
-		pk[i] = io.keep(e[i], 3+i)
+		g.lk[i] = g.io.keep(y[i], scratchL+i)
+		g.pk[i] = g.io.keep(e[i], 3+i)
 	}
-	l, p := y, e
-	// KL to the reference and entropy.
+	g.l, g.p = y, e
+}
+
+// klEntropy computes the KL to the reference and the entropy, keeping the
+// log-ratios d for the gradient.
+func (g *lossRows) klEntropy() {
+	vs, l, p := g.vs, g.l, g.p
 	klv, ent := vs.vec(), vs.vec()
 	d := []VecVirtual{vs.vec(), vs.vec(), vs.vec()}
 	for i := range l {
-		VSUBPS(col(colQ0+i), l[i], d[i])
-		dk[i] = io.keep(d[i], 6+i)
+		VSUBPS(g.io.col(colQ0+i), l[i], d[i])
+		g.dk[i] = g.io.keep(d[i], 6+i)
 		if i == 0 {
 			VMULPS(d[i], p[i], klv)
 			VMULPS(l[i], p[i], ent)
@@ -80,41 +111,48 @@ func lossGroup(vs vset, io lossIO) {
 			VFMADD231PS(l[i], p[i], ent)
 		}
 	}
-	vs.xor(lc(lkSign), ent, ent)
+	vs.xor(vs.c(lkSign), ent, ent)
+	g.klv, g.ent = klv, ent
+}
 
-	// oneHot sets o to the one-hot of the action for action i, by
-	// arithmetic, exact for a ∈ {0, 1, 2}: (1−a)(2−a)/2, a(2−a), a(a−1)/2.
-	oneHot := func(i int, o VecVirtual) {
-		a, t := vs.inReg(col(colA)), vs.vec()
-		switch i {
-		case 0:
-			VMOVUPS(lc(lkOne), o)
-			VSUBPS(a, o, o)
-			VMOVUPS(lc(lkTwo), t)
-			VSUBPS(a, t, t)
-			VMULPS(t, o, o)
-			VMULPS(lc(lkHalf), o, o)
-		case 1:
-			VMOVUPS(lc(lkTwo), o)
-			VSUBPS(a, o, o)
-			VMULPS(a, o, o)
-		case 2:
-			VSUBPS(lc(lkOne), a, o)
-			VMULPS(a, o, o)
-			VMULPS(lc(lkHalf), o, o)
-		}
+// oneHot sets o to the one-hot of the action for action i, by
+// arithmetic, exact for a ∈ {0, 1, 2}: (1−a)(2−a)/2, a(2−a), a(a−1)/2.
+func (g *lossRows) oneHot(i int, o VecVirtual) {
+	vs, lc := g.vs, g.vs.c
+	a, t := vs.inReg(g.io.col(colA)), vs.vec()
+	switch i {
+	case 0:
+		VMOVUPS(lc(lkOne), o)
+		VSUBPS(a, o, o)
+		VMOVUPS(lc(lkTwo), t)
+		VSUBPS(a, t, t)
+		VMULPS(t, o, o)
+		VMULPS(lc(lkHalf), o, o)
+	case 1:
+		VMOVUPS(lc(lkTwo), o)
+		VSUBPS(a, o, o)
+		VMULPS(a, o, o)
+	case 2:
+		VSUBPS(lc(lkOne), a, o)
+		VMULPS(a, o, o)
+		VMULPS(lc(lkHalf), o, o)
 	}
+}
+
+// clipTerm computes the clipped ratio term min(ρA, clip(ρ)A), returned,
+// and f, the factor of ∂L_clip/∂ρ.
+func (g *lossRows) clipTerm() VecVirtual {
+	vs, lc, kc, col := g.vs, g.vs.c, g.io.kc, g.io.col
 	la := vs.vec()
-	for i := range l {
+	for i := range g.l {
 		o := vs.vec()
-		oneHot(i, o)
+		g.oneHot(i, o)
 		if i == 0 {
-			VMULPS(o, l[i], la)
+			VMULPS(o, g.l[i], la)
 		} else {
-			VFMADD231PS(o, l[i], la)
+			VFMADD231PS(o, g.l[i], la)
 		}
 	}
-	// The clipped ratio term.
 	raw := la
 	VSUBPS(col(colBeh), la, raw)
 	rho, rr := vs.vec(), vs.vec()
@@ -143,10 +181,18 @@ func lossGroup(vs vset, io lossIO) {
 	vs.masked(tie, lc(lkHalf), f)
 	vs.blend(in, lc(lkOne), f)
 	VMINPS(v, u, u)
+	g.raw, g.rho, g.in, g.t, g.f = raw, rho, in, t, f
+	return u
+}
+
+// addSums adds the valid rows' policy loss (−u), KL and entropy into the
+// sums.
+func (g *lossRows) addSums(u VecVirtual) {
+	col, io, klv, ent := g.io.col, g.io, g.klv, g.ent
 	VFNMADD231PS(col(colValid), u, io.polS) // polS −= min(u, v)·valid
 	VFMADD231PS(col(colValid), klv, io.klS)
 	VFMADD231PS(col(colValid), ent, io.entS)
-	if vs.lanes == 16 {
+	if g.vs.lanes == 16 {
 		// Rows 8–15 into the low half, added after rows 0–7 as
 		// lossVecAVX2's next group of 8 is.
 		valid := col(colValid)
@@ -159,19 +205,28 @@ func lossGroup(vs vset, io lossIO) {
 		VFMADD231PS(vh, kh, io.klS)
 		VFMADD231PS(vh, eh, io.entS)
 	}
-	// dLp = −A·f·ρ where the raw log-ratio is within ±20, else 0.
-	dlp := f
-	VMULPS(rho, dlp, dlp)
-	VMULPS(col(colAdv), dlp, dlp)
+}
+
+// dLp turns f into dLp = −A·f·ρ where the raw log-ratio is within ±20,
+// else 0.
+func (g *lossRows) dLp() {
+	vs, lc, t, dlp := g.vs, g.vs.c, g.t, g.f
+	VMULPS(g.rho, dlp, dlp)
+	VMULPS(g.io.col(colAdv), dlp, dlp)
 	vs.xor(lc(lkSign), dlp, dlp)
-	VCMPPS(U8(cmpGE), lc(lkM20), raw, t)
+	VCMPPS(U8(cmpGE), lc(lkM20), g.raw, t)
 	vs.masked(t, dlp, dlp)
-	VCMPPS(U8(cmpLE), lc(lkP20), raw, t)
+	VCMPPS(U8(cmpLE), lc(lkP20), g.raw, t)
 	vs.masked(t, dlp, dlp)
-	// Clip counts over the valid rows.
+}
+
+// clipCounts adds the valid rows clipped low (ρ below the range with
+// A > 0) and high (above it with A < 0) to the counts.
+func (g *lossRows) clipCounts() {
+	vs, kc, io, in, t, rho := g.vs, g.io.kc, g.io, g.in, g.t, g.rho
 	zero := vs.vec()
 	vs.xor(zero, zero, zero)
-	adv := vs.inReg(col(colAdv))
+	adv := vs.inReg(io.col(colAdv))
 	cnt := GP64()
 	VCMPPS(U8(cmpLT), kc(kcLo), rho, t)
 	VCMPPS(U8(cmpLT), zero, adv, in)
@@ -188,21 +243,25 @@ func lossGroup(vs vset, io lossIO) {
 	vs.movmsk(t, cnt)
 	POPCNTL(cnt.As32(), cnt.As32())
 	ADDQ(cnt, io.highN)
-	// Gradient: g_i = (β(d_i − KL) + c_H(l_i + H) − dLp)·p_i + dLp·onehot_i,
-	// scaled by 1/B.
+}
+
+// gradient stores g_i = (β(d_i − KL) + c_H(l_i + H) − dLp)·p_i +
+// dLp·onehot_i, scaled by 1/B.
+func (g *lossRows) gradient() {
+	vs, kc, dlp := g.vs, g.io.kc, g.f
 	for i := 0; i < 3; i++ {
-		g, s, o := vs.vec(), vs.vec(), vs.vec()
-		vmov(dk[i], g)
-		VSUBPS(klv, g, g)
-		VMULPS(kc(kcBeta), g, g)
-		vmov(lk[i], s)
-		VADDPS(ent, s, s)
-		VFMADD231PS(kc(kcEntropy), s, g)
-		VSUBPS(dlp, g, g)
-		VMULPS(pk[i], g, g)
-		oneHot(i, o)
-		VFMADD231PS(o, dlp, g)
-		VMULPS(kc(kcScale), g, g)
-		io.grad(i, g)
+		gv, s, o := vs.vec(), vs.vec(), vs.vec()
+		vmov(g.dk[i], gv)
+		VSUBPS(g.klv, gv, gv)
+		VMULPS(kc(kcBeta), gv, gv)
+		vmov(g.lk[i], s)
+		VADDPS(g.ent, s, s)
+		VFMADD231PS(kc(kcEntropy), s, gv)
+		VSUBPS(dlp, gv, gv)
+		VMULPS(g.pk[i], gv, gv)
+		g.oneHot(i, o)
+		VFMADD231PS(o, dlp, gv)
+		VMULPS(kc(kcScale), gv, gv)
+		g.io.grad(i, gv)
 	}
 }
