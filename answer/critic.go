@@ -649,116 +649,151 @@ func tokenize(text string) ([]tok, string) {
 	// Each token takes a byte at least: one allocation, as large as the
 	// read text's tokens can be, costs less than growing (32 bytes a byte,
 	// and the text is at most MaxCriticBytes).
-	ts := make([]tok, 0, len(s)+2)
-	space := true
-	emit := func(t tok) {
-		t.glued = !space
-		ts = append(grow(ts), t)
-		space = false
-	}
-	lineStart := func() bool { return len(ts) == 0 || ts[len(ts)-1].kind == tBreak && ts[len(ts)-1].nl }
+	z := tokenizer{s: s, ts: make([]tok, 0, len(s)+2), space: true}
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == '\n':
-			emit(tok{kind: tBreak, nl: true, off: i, end: i + 1})
-			space = true
+			z.emit(tok{kind: tBreak, nl: true, off: i, end: i + 1})
+			z.space = true
 			i++
 		case c == ' ' || c == '\t' || c == '\r' || c == '$':
-			space = true
+			z.space = true
 			i++
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && isDigit(s[i+1]):
-			i = readNumber(s, i, &ts, space)
-			space = false
+			i = readNumber(s, i, &z.ts, z.space)
+			z.space = false
 		case c == '\\':
-			j := i + 1
-			for j < len(s) && isLetter(s[j]) {
-				j++
-			}
-			name := s[i+1 : j]
-			switch {
-			case name == "" && j < len(s) && s[j] == '%':
-				if n := len(ts); n > 0 && ts[n-1].kind == tNum && !ts[n-1].pct && ts[n-1].end == i {
-					markPct(&ts[n-1], j+1)
-				}
-				j++
-			case name == "":
-				j = min(j+1, len(s)) // \, \; \! \$ \( \[ ...: spacing and delimiters
-				space = true
-				i = j
-				continue
-			default:
-				if op, ok := latexOps[name]; ok {
-					if op != 0 {
-						emit(tok{kind: tOp, op: op, off: i, end: j})
-					} else {
-						emit(tok{kind: tBreak, off: i, end: j})
-					}
-				} else {
-					emit(tok{kind: tVar, off: i, end: j})
-				}
-			}
-			space = true
-			i = j
+			i = z.command(i)
 		case isLetter(c) || c >= utf8.RuneSelf && startsLetter(s[i:]):
-			j := i
-			digits := false
-			for j < len(s) {
-				if isLetter(s[j]) || s[j] == '\'' {
-					j++
-				} else if isDigit(s[j]) || s[j] == '_' {
-					digits = true
-					j++
-				} else if s[j] >= utf8.RuneSelf && startsLetter(s[j:]) {
-					_, w := utf8.DecodeRuneInString(s[j:])
-					j += w
-				} else {
-					break
-				}
-			}
-			w := s[i:j]
-			if !isASCII(w) {
-				w = strings.ToLower(w) // only its length and "a", "i" count here
-			}
-			kind := tWord
-			if digits || len(w) == 1 && w != "a" && w != "i" && w != "A" && w != "I" || j < len(s) && s[j] == '^' {
-				kind = tVar
-			}
-			emit(tok{kind: kind, off: i, end: j})
-			i = j
+			i = z.word(i)
 		default:
-			r, w := utf8.DecodeRuneInString(s[i:])
-			t := tok{kind: tBreak, off: i, end: i + w}
-			switch r {
-			case '+', '-', '−', '*', '×', '·', '⋅', '/', '÷', '^':
-				t.kind, t.op = tOp, opOf(r)
-				if r == '*' && i+1 < len(s) && s[i+1] == '*' { // markdown bold
-					for i < len(s) && s[i] == '*' {
-						i++
-					}
-					space = true
-					continue
-				}
-				if (t.op == '*' || t.op == '-' || t.op == '+') && lineStart() && i+w < len(s) && s[i+w] == ' ' {
-					t.kind = tBreak // a bullet
-				}
-			case '=':
-				t.kind = tEq
-				if i+1 < len(s) && (s[i+1] == '=' || s[i+1] == '>') {
-					t.kind, t.end = tBreak, i+2
-				} else if n := len(ts); n > 0 && ts[n-1].end == i && ts[n-1].kind == tBreak && strings.ContainsAny(s[ts[n-1].off:i], "<>!:") {
-					t.kind = tBreak
-				}
-			case '(', '[', '{':
-				t.kind = tLParen
-			case ')', ']', '}':
-				t.kind = tRParen
-			}
-			emit(t)
-			i = t.end
+			i = z.symbol(i)
 		}
 	}
-	return joinLines(ts), s
+	return joinLines(z.ts), s
+}
+
+// tokenizer is tokenize's state: the text, the tokens so far, and whether
+// a space (or the start) comes before the next token.
+type tokenizer struct {
+	s     string
+	ts    []tok
+	space bool
+}
+
+// emit appends t, glued to the token before unless a space came between.
+func (z *tokenizer) emit(t tok) {
+	t.glued = !z.space
+	z.ts = append(grow(z.ts), t)
+	z.space = false
+}
+
+// lineStart reports whether the next token starts a line.
+func (z *tokenizer) lineStart() bool {
+	ts := z.ts
+	return len(ts) == 0 || ts[len(ts)-1].kind == tBreak && ts[len(ts)-1].nl
+}
+
+// command reads the LaTeX command at s[i] = '\\' and returns the index
+// after it: an operator, a break or a variable (latexOps), a percent sign
+// marking the number before, or spacing and delimiters.
+func (z *tokenizer) command(i int) int {
+	s := z.s
+	j := i + 1
+	for j < len(s) && isLetter(s[j]) {
+		j++
+	}
+	name := s[i+1 : j]
+	switch {
+	case name == "" && j < len(s) && s[j] == '%':
+		if n := len(z.ts); n > 0 && z.ts[n-1].kind == tNum && !z.ts[n-1].pct && z.ts[n-1].end == i {
+			markPct(&z.ts[n-1], j+1)
+		}
+		j++
+	case name == "":
+		j = min(j+1, len(s)) // \, \; \! \$ \( \[ ...: spacing and delimiters
+	default:
+		if op, ok := latexOps[name]; ok {
+			if op != 0 {
+				z.emit(tok{kind: tOp, op: op, off: i, end: j})
+			} else {
+				z.emit(tok{kind: tBreak, off: i, end: j})
+			}
+		} else {
+			z.emit(tok{kind: tVar, off: i, end: j})
+		}
+	}
+	z.space = true
+	return j
+}
+
+// word reads the word starting at s[i], a letter, and returns the index
+// after it: a variable when it holds digits or '_', is one letter other
+// than "a" and "I", or has an exponent; else a word.
+func (z *tokenizer) word(i int) int {
+	s := z.s
+	j := i
+	digits := false
+	for j < len(s) {
+		if isLetter(s[j]) || s[j] == '\'' {
+			j++
+		} else if isDigit(s[j]) || s[j] == '_' {
+			digits = true
+			j++
+		} else if s[j] >= utf8.RuneSelf && startsLetter(s[j:]) {
+			_, w := utf8.DecodeRuneInString(s[j:])
+			j += w
+		} else {
+			break
+		}
+	}
+	w := s[i:j]
+	if !isASCII(w) {
+		w = strings.ToLower(w) // only its length and "a", "i" count here
+	}
+	kind := tWord
+	if digits || len(w) == 1 && w != "a" && w != "i" && w != "A" && w != "I" || j < len(s) && s[j] == '^' {
+		kind = tVar
+	}
+	z.emit(tok{kind: kind, off: i, end: j})
+	return j
+}
+
+// symbol reads the character at s[i] and returns the index after it: an
+// operator (or a bullet, or markdown bold, skipped), an equals sign (or a
+// break: "==", "=>", "<=", "!="...), a parenthesis, or a break.
+func (z *tokenizer) symbol(i int) int {
+	s := z.s
+	r, w := utf8.DecodeRuneInString(s[i:])
+	t := tok{kind: tBreak, off: i, end: i + w}
+	switch r {
+	case '+', '-', '−', '*', '×', '·', '⋅', '/', '÷', '^':
+		t.kind, t.op = tOp, opOf(r)
+		if r == '*' && i+1 < len(s) && s[i+1] == '*' { // markdown bold
+			for i < len(s) && s[i] == '*' {
+				i++
+			}
+			z.space = true
+			return i
+		}
+		if (t.op == '*' || t.op == '-' || t.op == '+') && z.lineStart() && i+w < len(s) && s[i+w] == ' ' {
+			t.kind = tBreak // a bullet
+		}
+	case '=':
+		t.kind = tEq
+		if i+1 < len(s) && (s[i+1] == '=' || s[i+1] == '>') {
+			t.kind, t.end = tBreak, i+2
+		} else if n := len(z.ts); n > 0 && z.ts[n-1].end == i && z.ts[n-1].kind == tBreak && strings.ContainsAny(s[z.ts[n-1].off:i], "<>!:") {
+			t.kind = tBreak
+		}
+	case '(', '[', '{':
+		t.kind = tLParen
+	case ')', ']', '}':
+		t.kind = tRParen
+	}
+	z.emit(t)
+	return t.end
 }
 
 // joinLines drops the line ends that do not end an expression: before a

@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -125,4 +126,26 @@ func FuzzCheckArithmetic(f *testing.F) {
 			t.Fatalf("%q: critic %v outside [0, 1]", s, c)
 		}
 	})
+}
+
+// criticBenchText is a worked solution of the kinds the critic reads:
+// words, numbers with units and percentages, LaTeX fractions and
+// operators, markdown bullets and bold, Unicode operators and letters.
+const criticBenchText = `**Step 1:** Janet's ducks lay 16 eggs per day. She eats 3 for breakfast
+and bakes muffins with 4, so 16 - 3 - 4 = 9 eggs are left.
+- Each egg sells for $2, so she makes 9 × 2 = 18 dollars a day.
+- Over a week: \(18 \times 7 = 126\) dollars.
+The share kept is \frac{9}{16} = 0.5625, i.e. 56.25\% of the eggs; 0.25 × 100 = 25%.
+Let x be the price: 2x + 3 = 7 ⇒ x = 2. Déjà vu: 1,000 / 8 = 125 and (3 + 4) · 5 = 35.
+`
+
+// BenchmarkTokenize reads criticBenchText ×16 (about 6 KiB) into the
+// critic's tokens.
+func BenchmarkTokenize(b *testing.B) {
+	text := strings.Repeat(criticBenchText, 16)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for range b.N {
+		tokenize(text)
+	}
 }

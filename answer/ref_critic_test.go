@@ -1,6 +1,8 @@
 // Code kept verbatim from the answer reader before its caps (commit dad23c3),
 // every top-level name prefixed "ref": the oracle TestReadSharedUnchanged and
-// FuzzRead hold Read to. It is quadratic on hostile text; tests only.
+// FuzzRead hold Read to. It is quadratic on hostile text; tests only. One
+// change since: reftokenize's closures became reftokenizer's methods (the
+// same statements), to keep every function under 100 lines.
 
 package answer
 
@@ -517,113 +519,140 @@ var reflatexOps = map[string]byte{
 // index (text with its LaTeX rewritten).
 func reftokenize(text string) ([]reftok, string) {
 	s := reflaTeX(text)
-	var ts []reftok
-	space := true
-	emit := func(t reftok) {
-		t.glued = !space
-		ts = append(ts, t)
-		space = false
-	}
-	lineStart := func() bool { return len(ts) == 0 || ts[len(ts)-1].kind == reftBreak && ts[len(ts)-1].nl }
+	z := reftokenizer{s: s, space: true}
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == '\n':
-			emit(reftok{kind: reftBreak, nl: true, off: i, end: i + 1})
-			space = true
+			z.emit(reftok{kind: reftBreak, nl: true, off: i, end: i + 1})
+			z.space = true
 			i++
 		case c == ' ' || c == '\t' || c == '\r' || c == '$':
-			space = true
+			z.space = true
 			i++
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && refisDigit(s[i+1]):
-			i = refreadNumber(s, i, &ts, space)
-			space = false
+			i = refreadNumber(s, i, &z.ts, z.space)
+			z.space = false
 		case c == '\\':
-			j := i + 1
-			for j < len(s) && refisLetter(s[j]) {
-				j++
-			}
-			name := s[i+1 : j]
-			switch {
-			case name == "" && j < len(s) && s[j] == '%':
-				if n := len(ts); n > 0 && ts[n-1].kind == reftNum && !ts[n-1].pct && ts[n-1].end == i {
-					refmarkPct(&ts[n-1], j+1)
-				}
-				j++
-			case name == "":
-				j = min(j+1, len(s)) // \, \; \! \$ \( \[ ...: spacing and delimiters
-				space = true
-				i = j
-				continue
-			default:
-				if op, ok := reflatexOps[name]; ok {
-					if op != 0 {
-						emit(reftok{kind: reftOp, op: op, off: i, end: j})
-					} else {
-						emit(reftok{kind: reftBreak, off: i, end: j})
-					}
-				} else {
-					emit(reftok{kind: reftVar, word: name, off: i, end: j})
-				}
-			}
-			space = true
-			i = j
+			i = z.command(i)
 		case refisLetter(c) || c >= utf8.RuneSelf && refstartsLetter(s[i:]):
-			j := i
-			digits := false
-			for j < len(s) {
-				if refisLetter(s[j]) || s[j] == '\'' {
-					j++
-				} else if refisDigit(s[j]) || s[j] == '_' {
-					digits = true
-					j++
-				} else if s[j] >= utf8.RuneSelf && refstartsLetter(s[j:]) {
-					_, w := utf8.DecodeRuneInString(s[j:])
-					j += w
-				} else {
-					break
-				}
-			}
-			w := strings.ToLower(s[i:j])
-			kind := reftWord
-			if digits || len(w) == 1 && w != "a" && w != "i" || j < len(s) && s[j] == '^' {
-				kind = reftVar
-			}
-			emit(reftok{kind: kind, word: w, off: i, end: j})
-			i = j
+			i = z.word(i)
 		default:
-			r, w := utf8.DecodeRuneInString(s[i:])
-			t := reftok{kind: reftBreak, off: i, end: i + w}
-			switch r {
-			case '+', '-', '−', '*', '×', '·', '⋅', '/', '÷', '^':
-				t.kind, t.op = reftOp, refopOf(r)
-				if r == '*' && i+1 < len(s) && s[i+1] == '*' { // markdown bold
-					for i < len(s) && s[i] == '*' {
-						i++
-					}
-					space = true
-					continue
-				}
-				if (t.op == '*' || t.op == '-' || t.op == '+') && lineStart() && i+w < len(s) && s[i+w] == ' ' {
-					t.kind = reftBreak // a bullet
-				}
-			case '=':
-				t.kind = reftEq
-				if i+1 < len(s) && (s[i+1] == '=' || s[i+1] == '>') {
-					t.kind, t.end = reftBreak, i+2
-				} else if n := len(ts); n > 0 && ts[n-1].end == i && ts[n-1].kind == reftBreak && strings.ContainsAny(s[ts[n-1].off:i], "<>!:") {
-					t.kind = reftBreak
-				}
-			case '(', '[', '{':
-				t.kind = reftLParen
-			case ')', ']', '}':
-				t.kind = reftRParen
-			}
-			emit(t)
-			i = t.end
+			i = z.symbol(i)
 		}
 	}
-	return refjoinLines(ts), s
+	return refjoinLines(z.ts), s
+}
+
+// reftokenizer is reftokenize's state (its closures' variables before
+// the cut into the methods below).
+type reftokenizer struct {
+	s     string
+	ts    []reftok
+	space bool
+}
+
+func (z *reftokenizer) emit(t reftok) {
+	t.glued = !z.space
+	z.ts = append(z.ts, t)
+	z.space = false
+}
+
+func (z *reftokenizer) lineStart() bool {
+	ts := z.ts
+	return len(ts) == 0 || ts[len(ts)-1].kind == reftBreak && ts[len(ts)-1].nl
+}
+
+// command reads the LaTeX command at s[i] and returns the index after it.
+func (z *reftokenizer) command(i int) int {
+	s := z.s
+	j := i + 1
+	for j < len(s) && refisLetter(s[j]) {
+		j++
+	}
+	name := s[i+1 : j]
+	switch {
+	case name == "" && j < len(s) && s[j] == '%':
+		if n := len(z.ts); n > 0 && z.ts[n-1].kind == reftNum && !z.ts[n-1].pct && z.ts[n-1].end == i {
+			refmarkPct(&z.ts[n-1], j+1)
+		}
+		j++
+	case name == "":
+		j = min(j+1, len(s)) // \, \; \! \$ \( \[ ...: spacing and delimiters
+	default:
+		if op, ok := reflatexOps[name]; ok {
+			if op != 0 {
+				z.emit(reftok{kind: reftOp, op: op, off: i, end: j})
+			} else {
+				z.emit(reftok{kind: reftBreak, off: i, end: j})
+			}
+		} else {
+			z.emit(reftok{kind: reftVar, word: name, off: i, end: j})
+		}
+	}
+	z.space = true
+	return j
+}
+
+// word reads the word starting at s[i] and returns the index after it.
+func (z *reftokenizer) word(i int) int {
+	s := z.s
+	j := i
+	digits := false
+	for j < len(s) {
+		if refisLetter(s[j]) || s[j] == '\'' {
+			j++
+		} else if refisDigit(s[j]) || s[j] == '_' {
+			digits = true
+			j++
+		} else if s[j] >= utf8.RuneSelf && refstartsLetter(s[j:]) {
+			_, w := utf8.DecodeRuneInString(s[j:])
+			j += w
+		} else {
+			break
+		}
+	}
+	w := strings.ToLower(s[i:j])
+	kind := reftWord
+	if digits || len(w) == 1 && w != "a" && w != "i" || j < len(s) && s[j] == '^' {
+		kind = reftVar
+	}
+	z.emit(reftok{kind: kind, word: w, off: i, end: j})
+	return j
+}
+
+// symbol reads the character at s[i] and returns the index after it.
+func (z *reftokenizer) symbol(i int) int {
+	s := z.s
+	r, w := utf8.DecodeRuneInString(s[i:])
+	t := reftok{kind: reftBreak, off: i, end: i + w}
+	switch r {
+	case '+', '-', '−', '*', '×', '·', '⋅', '/', '÷', '^':
+		t.kind, t.op = reftOp, refopOf(r)
+		if r == '*' && i+1 < len(s) && s[i+1] == '*' { // markdown bold
+			for i < len(s) && s[i] == '*' {
+				i++
+			}
+			z.space = true
+			return i
+		}
+		if (t.op == '*' || t.op == '-' || t.op == '+') && z.lineStart() && i+w < len(s) && s[i+w] == ' ' {
+			t.kind = reftBreak // a bullet
+		}
+	case '=':
+		t.kind = reftEq
+		if i+1 < len(s) && (s[i+1] == '=' || s[i+1] == '>') {
+			t.kind, t.end = reftBreak, i+2
+		} else if n := len(z.ts); n > 0 && z.ts[n-1].end == i && z.ts[n-1].kind == reftBreak && strings.ContainsAny(s[z.ts[n-1].off:i], "<>!:") {
+			t.kind = reftBreak
+		}
+	case '(', '[', '{':
+		t.kind = reftLParen
+	case ')', ']', '}':
+		t.kind = reftRParen
+	}
+	z.emit(t)
+	return t.end
 }
 
 // joinLines drops the line ends that do not end an expression: before a

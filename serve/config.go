@@ -2,10 +2,99 @@ package serve
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"runtime/debug"
 	"time"
 )
+
+// Config configures a Server. Zero values take the defaults below.
+type Config struct {
+	// PolicyPath is the policy file served (see LoadPolicy) and re-read by
+	// Reload. Empty: the policy is given with SetPolicy.
+	PolicyPath string
+	// MaxBodyBytes bounds a request body (default 1 MiB: a batch of about
+	// 10⁴ decisions); a longer one gets 413.
+	MaxBodyBytes int64
+	// MaxInflight bounds the decide requests served at once (default 64);
+	// one more gets 429 at once (health checks and metrics are not
+	// limited). With MaxBodyBytes it bounds memory.
+	MaxInflight int
+	// MaxConns bounds the open connections (default: as many as 1/16 of
+	// MaxMemory holds at 32 KiB each, 1024 for 512 MiB). Each is counted
+	// at 32 KiB out of the budget whether idle or not; at the cap a new
+	// connection takes the place of the one idle longest (conns.go).
+	MaxConns int
+	// Timeouts of the HTTP server: reading the headers (default 5 s), the
+	// whole request (10 s; a client sending its body slower is cut off),
+	// writing the response (10 s), idle keep-alive connections (60 s).
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// ShutdownTimeout bounds how long Serve waits for in-flight requests
+	// once its context is done (default 10 s).
+	ShutdownTimeout time.Duration
+	// RequestTimeout bounds a decide request's work, body read included,
+	// from the handler's start (default WriteTimeout × 4/5): past it the
+	// work stops (between deliberations) and the client gets 503 (kind
+	// timeout, Retry-After), written before the write timeout would cut
+	// the connection. Work also stops
+	// when the client goes away. It must be shorter than WriteTimeout.
+	RequestTimeout time.Duration
+	// MaxMemory is the server's memory budget in bytes (default 512 MiB):
+	// a decide request is admitted only when its estimated memory (see
+	// budget.go: proportional to its body, by its shape) fits in what the
+	// requests in flight leave of it; beyond, 503 with Retry-After, and a
+	// request that alone would not fit gets 413. TuneRuntime also sets the
+	// garbage collector's soft limit from it.
+	MaxMemory int64
+	// GOGC, when > 0, is the garbage collector's target percentage that
+	// TuneRuntime sets (as the GOGC environment variable).
+	GOGC int
+	// Critic fills the confidence of an agent given as raw text without
+	// one with the critic's read from the text (answer.Read's Critic, the
+	// reader a replay or import with the critic uses): for a policy
+	// trained on a replay with critic=on. Off by default: the confidence
+	// is then what the request gives, missing when absent. A policy whose
+	// checkpoint says otherwise (checkpoints.ConfidenceSource) is served
+	// anyway, with a warning logged and in PolicyInfo.Warnings.
+	Critic bool
+	// AllowReload lets POST /v1/reload re-read PolicyPath (off by
+	// default: any process that reaches the port could make the server
+	// re-read its file). Even then a reload is taken only as an
+	// application/json request without an Origin header: never from a web
+	// page. SIGHUP (ListenAndServe) and Reload reload whatever it says.
+	AllowReload bool
+	// Log receives start, reload and shutdown events; nil discards them.
+	Log *slog.Logger
+}
+
+func (c *Config) defaults() {
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = 1 << 20
+	}
+	if c.MaxInflight <= 0 {
+		c.MaxInflight = 64
+	}
+	def(&c.ReadHeaderTimeout, 5*time.Second)
+	def(&c.ReadTimeout, 10*time.Second)
+	def(&c.WriteTimeout, 10*time.Second)
+	def(&c.IdleTimeout, 60*time.Second)
+	def(&c.ShutdownTimeout, 10*time.Second)
+	def(&c.RequestTimeout, c.WriteTimeout*4/5)
+	if c.MaxMemory <= 0 {
+		c.MaxMemory = defaultMaxMemory
+	}
+	if c.MaxConns <= 0 {
+		c.MaxConns = defaultMaxConns(c.MaxMemory)
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+}
 
 // Validate reports the first setting of c that no server can run with:
 // a negative size, count, timeout or memory budget (zero means the

@@ -68,68 +68,17 @@ func (p *Policy) DecideWith(req *DecideRequest, o DecideOptions) (*DecideRespons
 // valid until the arena is put back. It stops, with errStopped's error,
 // when st says so: st is checked between deliberations.
 func (p *Policy) decide(st stopper, req *DecideRequest, ds []delib, a *arena) (*DecideResponse, error) {
-	var resp *DecideResponse
-	if a != nil {
-		resp = &a.resp
-	} else {
-		resp = new(DecideResponse)
-	}
-	*resp = DecideResponse{FeatureVersion: p.info.FeatureVersion, Policy: p.info.Name, Step: p.info.Step, Mode: modeGreedy}
-	var seed uint64
-	if req.Mode == modeSample {
-		resp.Mode = modeSample
-		if req.Seed != nil {
-			seed = *req.Seed
-		} else {
-			seed = rand.Uint64()
-		}
-		resp.Seed = new(uint64)
-		*resp.Seed = seed
-	}
-
+	resp, seed := p.newResponse(req, a)
 	rows := 0
 	for i := range ds {
 		rows += len(ds[i].agents)
 	}
-	const out = metapolicy.NumActions
-	in := p.fz.Width
 	sc := scratchPool.Get().(*scratch)
 	defer sc.put()
-	x, logits, targets := sc.size(rows, in)
-	teams := sc.teams[:0]
-	sc.nets = sc.nets[:0]
-	r := 0
-	for i := range ds {
-		if i%stopEvery == 0 && st.stop() {
-			return nil, errStopped
-		}
-		if testHookDeliberation != nil {
-			testHookDeliberation()
-		}
-		d := &ds[i]
-		n := len(d.agents)
-		if cap(sc.f) < n*in {
-			sc.f = make([]float64, n*in)
-		}
-		f := sc.f[:n*in]
-		obs := &sc.obs // in the scratch: the featurizer is a func value, so obs escapes
-		*obs = metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents, History: d.history}
-		team, err := p.fz.Team(f, targets[r:r+n], obs)
-		if err != nil {
-			return nil, fmt.Errorf("serve: deliberation %d: %w", i, err)
-		}
-		teams = append(teams, team)
-		for k, v := range f {
-			x[r*in+k] = float32(v)
-		}
-		if p.dec != nil {
-			for self := range d.agents {
-				sc.nets = append(sc.nets, p.dec.netOf(self, d.agents))
-			}
-		}
-		r += n
+	x, logits, targets := sc.size(rows, p.fz.Width)
+	if err := p.featurize(st, ds, sc, x, targets); err != nil {
+		return nil, err
 	}
-	sc.teams = teams
 	if p.dec != nil {
 		p.forwardNets(logits, x, sc.nets, sc)
 	} else {
@@ -145,21 +94,102 @@ func (p *Policy) decide(st stopper, req *DecideRequest, ds []delib, a *arena) (*
 	} else {
 		results, decisions = make([]Result, len(ds)), make([]Decision, rows)
 	}
-	probs := &sc.probs // in the scratch, as obs: both go through an interface
-	var logp [out]float32
-	r = 0
+	if err := p.draw(st, ds, sc, logits, targets, resp.Mode, seed, results, decisions); err != nil {
+		return nil, err
+	}
+	if req.Deliberations == nil {
+		resp.Result = &results[0]
+	} else {
+		resp.Results = results
+	}
+	return resp, nil
+}
+
+// newResponse starts the response (the arena's when there is one): the
+// policy's identity and the mode, with sample mode's seed, the request's or
+// a random one, which it also returns.
+func (p *Policy) newResponse(req *DecideRequest, a *arena) (resp *DecideResponse, seed uint64) {
+	if a != nil {
+		resp = &a.resp
+	} else {
+		resp = new(DecideResponse)
+	}
+	*resp = DecideResponse{FeatureVersion: p.info.FeatureVersion, Policy: p.info.Name, Step: p.info.Step, Mode: modeGreedy}
+	if req.Mode == modeSample {
+		resp.Mode = modeSample
+		if req.Seed != nil {
+			seed = *req.Seed
+		} else {
+			seed = rand.Uint64()
+		}
+		resp.Seed = new(uint64)
+		*resp.Seed = seed
+	}
+	return resp, seed
+}
+
+// featurize writes every agent's feature row into x and concede target
+// into targets, a deliberation at a time, and the team answers into
+// sc.teams; for a decoupled policy each row's network into sc.nets.
+func (p *Policy) featurize(st stopper, ds []delib, sc *scratch, x []float32, targets []string) error {
+	in := p.fz.Width
+	teams := sc.teams[:0]
+	sc.nets = sc.nets[:0]
+	r := 0
 	for i := range ds {
 		if i%stopEvery == 0 && st.stop() {
-			return nil, errStopped
+			return errStopped
+		}
+		if testHookDeliberation != nil {
+			testHookDeliberation()
 		}
 		d := &ds[i]
 		n := len(d.agents)
-		res := Result{ID: d.id, TeamAnswer: teams[i], Agents: decisions[r : r+n : r+n]}
+		if cap(sc.f) < n*in {
+			sc.f = make([]float64, n*in)
+		}
+		f := sc.f[:n*in]
+		obs := &sc.obs // in the scratch: the featurizer is a func value, so obs escapes
+		*obs = metapolicy.Observation{Round: d.round, Rounds: d.rounds, Agents: d.agents, History: d.history}
+		team, err := p.fz.Team(f, targets[r:r+n], obs)
+		if err != nil {
+			return fmt.Errorf("serve: deliberation %d: %w", i, err)
+		}
+		teams = append(teams, team)
+		for k, v := range f {
+			x[r*in+k] = float32(v)
+		}
+		if p.dec != nil {
+			for self := range d.agents {
+				sc.nets = append(sc.nets, p.dec.netOf(self, d.agents))
+			}
+		}
+		r += n
+	}
+	sc.teams = teams
+	return nil
+}
+
+// draw turns the logits into each deliberation's result and its agents'
+// decisions: greedy, or in sample mode drawn from PCG(seed, i) for
+// deliberation i.
+func (p *Policy) draw(st stopper, ds []delib, sc *scratch, logits []float32, targets []string, mode string, seed uint64, results []Result, decisions []Decision) error {
+	const out = metapolicy.NumActions
+	probs := &sc.probs // in the scratch, as obs: both go through an interface
+	var logp [out]float32
+	r := 0
+	for i := range ds {
+		if i%stopEvery == 0 && st.stop() {
+			return errStopped
+		}
+		d := &ds[i]
+		n := len(d.agents)
+		res := Result{ID: d.id, TeamAnswer: sc.teams[i], Agents: decisions[r : r+n : r+n]}
 		if d.history == nil && d.round > 0 && p.fz.Version == metapolicy.FeatureVersionV2 {
 			res.FeaturesIncomplete = HistoryMissing
 		}
 		var rng *rand.Rand
-		if resp.Mode == modeSample {
+		if mode == modeSample {
 			rng = rand.New(rand.NewPCG(seed, uint64(i)))
 		}
 		obs := &sc.obs
@@ -179,7 +209,7 @@ func (p *Policy) decide(st stopper, req *DecideRequest, ds []delib, a *arena) (*
 				a, lp, err = metapolicy.Greedy(probs, obs)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("serve: deliberation %d agent %d: %w", i, self, err)
+				return fmt.Errorf("serve: deliberation %d agent %d: %w", i, self, err)
 			}
 			decisions[r] = Decision{
 				Action:        a,
@@ -192,12 +222,7 @@ func (p *Policy) decide(st stopper, req *DecideRequest, ds []delib, a *arena) (*
 		}
 		results[i] = res
 	}
-	if req.Deliberations == nil {
-		resp.Result = &results[0]
-	} else {
-		resp.Results = results
-	}
-	return resp, nil
+	return nil
 }
 
 // testHookDeliberation, when set (by tests only), runs before each

@@ -76,152 +76,200 @@ func TestShardedCollectMergesToTheUnshardedBytes(t *testing.T) {
 	for _, ext := range []string{".jsonl", ".jsonl.gz", ".jsonl.zst"} {
 		t.Run(ext, func(t *testing.T) {
 			dir := t.TempDir()
-			tasks := crashTasks(t, dir, 10)
-			single := filepath.Join(dir, "single"+ext)
-			runBin(t, bin, shardArgs(srv, tasks, single)...)
-
-			const n = 3
-			shards := make([]string, n)
-			cmds := make([]*exec.Cmd, n)
-			outs := make([]bytes.Buffer, n)
-			for k := range n {
-				shards[k] = filepath.Join(dir, fmt.Sprintf("part-%d%s", k, ext))
-				cmds[k] = exec.Command(bin, shardArgs(srv, tasks, shards[k], "--shard", fmt.Sprintf("%d/%d", k, n))...)
-				cmds[k].Stdout, cmds[k].Stderr = &outs[k], &outs[k]
-				if err := cmds[k].Start(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			played := 0
-			for k, c := range cmds {
-				if err := c.Wait(); err != nil {
-					t.Fatalf("shard %d: %v\n%s", k, err, outs[k].String())
-				}
-				ids, _, _ := countEpisodes(shards[k])
-				for _, id := range ids {
-					if got := data.ShardOf(id, n); got != k {
-						t.Errorf("shard %d played task %s, which is shard %d's", k, id, got)
-					}
-				}
-				played += len(ids)
-			}
-			if played != 20 {
-				t.Fatalf("the shards played %d episodes, want 10 tasks × 2", played)
-			}
-			merged := filepath.Join(dir, "merged"+ext)
-			// Given in any order.
-			joined := filepath.Join(dir, "joined"+ext+".cache")
-			say := runBin(t, bin, "data", "merge", shards[2], shards[0], shards[1], "--out", merged, "--cache-out", joined)
-			if !strings.Contains(say, "merged 3 shards: 20 episodes of 10 tasks") || !strings.Contains(say, "joined 3 shard caches into "+joined) {
-				t.Errorf("merge said %q", say)
-			}
-			// The joined cache answers an unsharded re-run entirely.
-			rerun := filepath.Join(dir, "rerun"+ext)
-			say = runBin(t, bin, shardArgs(srv, tasks, rerun, "--cache-from", joined)...)
-			if !regexp.MustCompile(`calls: [1-9]\d* requests, 0 attempts`).MatchString(say) || !strings.Contains(say, ", 0 added") {
-				t.Errorf("a re-run reading the joined cache said:\n%s", say)
-			}
-			if a, b := mustRead(t, single), mustRead(t, rerun); !bytes.Equal(a, b) {
-				t.Error("the re-run from the joined cache differs from the single run")
-			}
-			a, _ := os.ReadFile(single)
-			b, _ := os.ReadFile(merged)
-			if !bytes.Equal(a, b) {
-				t.Fatalf("merged %d bytes differ from the single run's %d", len(b), len(a))
-			}
-
-			refused := func(why, want string, args ...string) {
-				t.Helper()
-				out := filepath.Join(dir, "refused"+ext)
-				b, err := exec.Command(bin, append(append([]string{"data", "merge"}, args...), "--out", out)...).CombinedOutput()
-				if err == nil || !strings.Contains(string(b), want) {
-					t.Errorf("merge of %s: %v\n%s\nwant an error saying %q", why, err, b, want)
-				}
-				if _, err := os.Stat(out); err == nil {
-					t.Errorf("merge of %s wrote its output", why)
-				}
-			}
-			refused("a missing shard", "shard 1/3 is missing", shards[0], shards[2])
-			refused("a repeated shard", shards[0]+" and "+shards[0]+" are both shard 0/3", shards[0], shards[1], shards[0])
-			// A shard of another collection: another seed.
-			foreign := filepath.Join(dir, "foreign"+ext)
-			runBin(t, bin, shardArgs(srv, tasks, foreign, "--shard", "1/3", "--seed", "9")...)
-			refused("a foreign shard", foreign+" is not a shard of the collection of "+shards[0]+`: seed "9", not "1"`, shards[0], foreign, shards[2])
-			// A shard of another mpdf build: its record names the build.
-			build := filepath.Join(dir, "build"+ext)
-			if b, err := os.ReadFile(shards[2]); err != nil || os.WriteFile(build, b, 0o644) != nil {
-				t.Fatal(err)
-			}
-			rec, err := data.ReadCollectShard(data.ShardRecordPath(shards[2]))
-			if err != nil || !strings.HasPrefix(rec.Build, "mpdf ") || strings.Contains(rec.Build, "executable") {
-				t.Fatalf("shard record without the mpdf build, or naming its executable: %v %v", err, rec)
-			}
-			mine := rec.Build
-			rec.Build = "mpdf v9.9.9 go1.99 amd64"
-			if err := data.WriteCollectShard(data.ShardRecordPath(build), rec); err != nil {
-				t.Fatal(err)
-			}
-			refused("a shard of another build", fmt.Sprintf("%s was collected by %q, %s by %q: merge shards of one build, or give --allow-other-build", shards[0], mine, build, rec.Build), shards[0], shards[1], build)
-			// Told to, it merges them, and the provenance says so.
-			other := filepath.Join(dir, "otherbuild"+ext)
-			runBin(t, bin, "data", "merge", shards[0], shards[1], build, "--out", other, "--allow-other-build")
-			if a, b := mustRead(t, single), mustRead(t, other); !bytes.Equal(a, b) {
-				t.Error("the merge across builds differs from the single run")
-			}
-			if prov := string(mustRead(t, data.MergeRecordPath(other))); !strings.Contains(prov, `"allow_other_build": true`) || !strings.Contains(prov, rec.Build) || !strings.Contains(prov, mine) {
-				t.Errorf("the merged provenance does not record both builds and the override:\n%s", prov)
-			}
-			// Shards of another N.
-			other = filepath.Join(dir, "other"+ext)
-			runBin(t, bin, shardArgs(srv, tasks, other, "--shard", "1/4")...)
-			refused("shards of different N", other+" is not a shard of the collection of "+shards[0]+": 4 shards, not 3", shards[0], other, shards[2])
-			// An unsharded output has no record.
-			refused("an unsharded output", single+": no shard record", single)
-			refused("an unsharded output", "not the output of collect --shard", single)
-
+			c := &shardCase{t: t, bin: bin, srv: srv, dir: dir, ext: ext,
+				tasks: crashTasks(t, dir, 10), single: filepath.Join(dir, "single"+ext), merged: filepath.Join(dir, "merged"+ext)}
+			runBin(t, bin, shardArgs(srv, c.tasks, c.single)...)
+			c.collectShards()
+			c.mergeAndRerun()
+			c.refusesOtherShards()
 			if ext != ".jsonl" {
 				return
 			}
-			// A shard stopped early (its last episode lost) is refused, and
-			// --resume completes it to the same bytes.
-			full, _ := os.ReadFile(shards[1])
-			lines := bytes.SplitAfter(bytes.TrimSuffix(full, []byte("\n")), []byte("\n"))
-			os.WriteFile(shards[1], bytes.Join(lines[:len(lines)-1], nil), 0o644)
-			refused("an incomplete shard", shards[1]+" ends before episode 1 of task", shards[0], shards[1], shards[2])
-			// Resuming with another shard or flags is refused.
-			if b, err := exec.Command(bin, shardArgs(srv, tasks, shards[1], "--shard", "2/3", "--resume")...).CombinedOutput(); err == nil ||
-				!strings.Contains(string(b), "is shard 1/3, this run 2/3") {
-				t.Errorf("resume as another shard: %v\n%s", err, b)
-			}
-			if b, err := exec.Command(bin, shardArgs(srv, tasks, shards[1], "--shard", "1/3", "--resume", "--rounds", "3")...).CombinedOutput(); err == nil ||
-				!strings.Contains(string(b), `rounds "3", not "2"`) {
-				t.Errorf("resume with other flags: %v\n%s", err, b)
-			}
-			runBin(t, bin, shardArgs(srv, tasks, shards[1], "--shard", "1/3", "--resume")...)
-			if again, _ := os.ReadFile(shards[1]); !bytes.Equal(again, full) {
-				t.Fatal("the resumed shard differs from the uninterrupted one")
-			}
-			runBin(t, bin, "data", "merge", shards[0], shards[1], shards[2], "--out", merged, "--overwrite")
-			if b, _ := os.ReadFile(merged); !bytes.Equal(a, b) {
-				t.Fatal("the merge after the resume differs from the single run")
-			}
-			// An existing output is refused without --overwrite, and an
-			// output that is one of the shards always.
-			if b, err := exec.Command(bin, "data", "merge", shards[0], shards[1], shards[2], "--out", merged).CombinedOutput(); err == nil ||
-				!strings.Contains(string(b), merged+" exists: --overwrite replaces it") {
-				t.Errorf("merge over an existing output: %v\n%s", err, b)
-			}
-			if b, err := exec.Command(bin, "data", "merge", shards[0], shards[1], shards[2], "--out", shards[1], "--overwrite").CombinedOutput(); err == nil ||
-				!strings.Contains(string(b), "the output is one of the shards") {
-				t.Errorf("merge into a shard: %v\n%s", err, b)
-			}
-			// An unsharded collection over a shard's output drops its
-			// record, which no longer describes the file.
-			runBin(t, bin, shardArgs(srv, tasks, shards[1], "--overwrite")...)
-			if _, err := os.Stat(data.ShardRecordPath(shards[1])); err == nil {
-				t.Error("an unsharded collect --overwrite kept the shard record")
-			}
+			c.resumesAnIncompleteShard()
+			c.guardsTheOutputs()
 		})
+	}
+}
+
+// shardCase is one output format's run of
+// TestShardedCollectMergesToTheUnshardedBytes: the unsharded collection
+// (single), its three shards and their merge.
+type shardCase struct {
+	t              *testing.T
+	bin            string
+	srv            *httptest.Server
+	dir, ext       string
+	tasks          string
+	single, merged string
+	shards         []string
+}
+
+// shardCount is the shards the tests collect.
+const shardCount = 3
+
+// collectShards runs the three shard processes at once and checks that
+// each played its own tasks, 20 episodes in all.
+func (c *shardCase) collectShards() {
+	t, n := c.t, shardCount
+	c.shards = make([]string, n)
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]bytes.Buffer, n)
+	for k := range n {
+		c.shards[k] = filepath.Join(c.dir, fmt.Sprintf("part-%d%s", k, c.ext))
+		cmds[k] = exec.Command(c.bin, shardArgs(c.srv, c.tasks, c.shards[k], "--shard", fmt.Sprintf("%d/%d", k, n))...)
+		cmds[k].Stdout, cmds[k].Stderr = &outs[k], &outs[k]
+		if err := cmds[k].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	played := 0
+	for k, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("shard %d: %v\n%s", k, err, outs[k].String())
+		}
+		ids, _, _ := countEpisodes(c.shards[k])
+		for _, id := range ids {
+			if got := data.ShardOf(id, n); got != k {
+				t.Errorf("shard %d played task %s, which is shard %d's", k, id, got)
+			}
+		}
+		played += len(ids)
+	}
+	if played != 20 {
+		t.Fatalf("the shards played %d episodes, want 10 tasks × 2", played)
+	}
+}
+
+// mergeAndRerun merges the shards, given in any order, into the single
+// run's bytes, and their caches into one that answers an unsharded re-run
+// entirely.
+func (c *shardCase) mergeAndRerun() {
+	t, shards := c.t, c.shards
+	joined := filepath.Join(c.dir, "joined"+c.ext+".cache")
+	say := runBin(t, c.bin, "data", "merge", shards[2], shards[0], shards[1], "--out", c.merged, "--cache-out", joined)
+	if !strings.Contains(say, "merged 3 shards: 20 episodes of 10 tasks") || !strings.Contains(say, "joined 3 shard caches into "+joined) {
+		t.Errorf("merge said %q", say)
+	}
+	rerun := filepath.Join(c.dir, "rerun"+c.ext)
+	say = runBin(t, c.bin, shardArgs(c.srv, c.tasks, rerun, "--cache-from", joined)...)
+	if !regexp.MustCompile(`calls: [1-9]\d* requests, 0 attempts`).MatchString(say) || !strings.Contains(say, ", 0 added") {
+		t.Errorf("a re-run reading the joined cache said:\n%s", say)
+	}
+	if a, b := mustRead(t, c.single), mustRead(t, rerun); !bytes.Equal(a, b) {
+		t.Error("the re-run from the joined cache differs from the single run")
+	}
+	a, _ := os.ReadFile(c.single)
+	b, _ := os.ReadFile(c.merged)
+	if !bytes.Equal(a, b) {
+		t.Fatalf("merged %d bytes differ from the single run's %d", len(b), len(a))
+	}
+}
+
+// refused checks that data merge of args fails saying want, and writes no
+// output.
+func (c *shardCase) refused(why, want string, args ...string) {
+	t := c.t
+	t.Helper()
+	out := filepath.Join(c.dir, "refused"+c.ext)
+	b, err := exec.Command(c.bin, append(append([]string{"data", "merge"}, args...), "--out", out)...).CombinedOutput()
+	if err == nil || !strings.Contains(string(b), want) {
+		t.Errorf("merge of %s: %v\n%s\nwant an error saying %q", why, err, b, want)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("merge of %s wrote its output", why)
+	}
+}
+
+// refusesOtherShards checks that a missing, repeated or foreign shard, one
+// of another build (unless allowed), of another N, or an unsharded output
+// is refused, naming it.
+func (c *shardCase) refusesOtherShards() {
+	t, bin, shards, ext := c.t, c.bin, c.shards, c.ext
+	c.refused("a missing shard", "shard 1/3 is missing", shards[0], shards[2])
+	c.refused("a repeated shard", shards[0]+" and "+shards[0]+" are both shard 0/3", shards[0], shards[1], shards[0])
+	// A shard of another collection: another seed.
+	foreign := filepath.Join(c.dir, "foreign"+ext)
+	runBin(t, bin, shardArgs(c.srv, c.tasks, foreign, "--shard", "1/3", "--seed", "9")...)
+	c.refused("a foreign shard", foreign+" is not a shard of the collection of "+shards[0]+`: seed "9", not "1"`, shards[0], foreign, shards[2])
+	// A shard of another mpdf build: its record names the build.
+	build := filepath.Join(c.dir, "build"+ext)
+	if b, err := os.ReadFile(shards[2]); err != nil || os.WriteFile(build, b, 0o644) != nil {
+		t.Fatal(err)
+	}
+	rec, err := data.ReadCollectShard(data.ShardRecordPath(shards[2]))
+	if err != nil || !strings.HasPrefix(rec.Build, "mpdf ") || strings.Contains(rec.Build, "executable") {
+		t.Fatalf("shard record without the mpdf build, or naming its executable: %v %v", err, rec)
+	}
+	mine := rec.Build
+	rec.Build = "mpdf v9.9.9 go1.99 amd64"
+	if err := data.WriteCollectShard(data.ShardRecordPath(build), rec); err != nil {
+		t.Fatal(err)
+	}
+	c.refused("a shard of another build", fmt.Sprintf("%s was collected by %q, %s by %q: merge shards of one build, or give --allow-other-build", shards[0], mine, build, rec.Build), shards[0], shards[1], build)
+	// Told to, it merges them, and the provenance says so.
+	other := filepath.Join(c.dir, "otherbuild"+ext)
+	runBin(t, bin, "data", "merge", shards[0], shards[1], build, "--out", other, "--allow-other-build")
+	if a, b := mustRead(t, c.single), mustRead(t, other); !bytes.Equal(a, b) {
+		t.Error("the merge across builds differs from the single run")
+	}
+	if prov := string(mustRead(t, data.MergeRecordPath(other))); !strings.Contains(prov, `"allow_other_build": true`) || !strings.Contains(prov, rec.Build) || !strings.Contains(prov, mine) {
+		t.Errorf("the merged provenance does not record both builds and the override:\n%s", prov)
+	}
+	// Shards of another N.
+	other = filepath.Join(c.dir, "other"+ext)
+	runBin(t, bin, shardArgs(c.srv, c.tasks, other, "--shard", "1/4")...)
+	c.refused("shards of different N", other+" is not a shard of the collection of "+shards[0]+": 4 shards, not 3", shards[0], other, shards[2])
+	// An unsharded output has no record.
+	c.refused("an unsharded output", c.single+": no shard record", c.single)
+	c.refused("an unsharded output", "not the output of collect --shard", c.single)
+}
+
+// resumesAnIncompleteShard checks that a shard stopped early (its last
+// episode lost) is refused, that resuming it as another shard or with
+// other flags is refused, and that --resume completes it to the same
+// bytes, which merge to the single run's.
+func (c *shardCase) resumesAnIncompleteShard() {
+	t, bin, shards := c.t, c.bin, c.shards
+	full, _ := os.ReadFile(shards[1])
+	lines := bytes.SplitAfter(bytes.TrimSuffix(full, []byte("\n")), []byte("\n"))
+	os.WriteFile(shards[1], bytes.Join(lines[:len(lines)-1], nil), 0o644)
+	c.refused("an incomplete shard", shards[1]+" ends before episode 1 of task", shards[0], shards[1], shards[2])
+	if b, err := exec.Command(bin, shardArgs(c.srv, c.tasks, shards[1], "--shard", "2/3", "--resume")...).CombinedOutput(); err == nil ||
+		!strings.Contains(string(b), "is shard 1/3, this run 2/3") {
+		t.Errorf("resume as another shard: %v\n%s", err, b)
+	}
+	if b, err := exec.Command(bin, shardArgs(c.srv, c.tasks, shards[1], "--shard", "1/3", "--resume", "--rounds", "3")...).CombinedOutput(); err == nil ||
+		!strings.Contains(string(b), `rounds "3", not "2"`) {
+		t.Errorf("resume with other flags: %v\n%s", err, b)
+	}
+	runBin(t, bin, shardArgs(c.srv, c.tasks, shards[1], "--shard", "1/3", "--resume")...)
+	if again, _ := os.ReadFile(shards[1]); !bytes.Equal(again, full) {
+		t.Fatal("the resumed shard differs from the uninterrupted one")
+	}
+	runBin(t, bin, "data", "merge", shards[0], shards[1], shards[2], "--out", c.merged, "--overwrite")
+	a, _ := os.ReadFile(c.single)
+	if b, _ := os.ReadFile(c.merged); !bytes.Equal(a, b) {
+		t.Fatal("the merge after the resume differs from the single run")
+	}
+}
+
+// guardsTheOutputs checks that an existing merge output is refused
+// without --overwrite, and an output that is one of the shards always; and
+// that an unsharded collection over a shard's output drops its record,
+// which no longer describes the file.
+func (c *shardCase) guardsTheOutputs() {
+	t, bin, shards, merged := c.t, c.bin, c.shards, c.merged
+	if b, err := exec.Command(bin, "data", "merge", shards[0], shards[1], shards[2], "--out", merged).CombinedOutput(); err == nil ||
+		!strings.Contains(string(b), merged+" exists: --overwrite replaces it") {
+		t.Errorf("merge over an existing output: %v\n%s", err, b)
+	}
+	if b, err := exec.Command(bin, "data", "merge", shards[0], shards[1], shards[2], "--out", shards[1], "--overwrite").CombinedOutput(); err == nil ||
+		!strings.Contains(string(b), "the output is one of the shards") {
+		t.Errorf("merge into a shard: %v\n%s", err, b)
+	}
+	runBin(t, bin, shardArgs(c.srv, c.tasks, shards[1], "--overwrite")...)
+	if _, err := os.Stat(data.ShardRecordPath(shards[1])); err == nil {
+		t.Error("an unsharded collect --overwrite kept the shard record")
 	}
 }
 

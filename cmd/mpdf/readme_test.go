@@ -467,8 +467,16 @@ func TestReadmeQuickstart(t *testing.T) {
 			}
 		}
 	}
+	if outside := outsideRuns(t, work); len(outside) > 0 {
+		t.Errorf("the quickstart wrote outside runs/: %v", outside)
+	}
+}
+
+// outsideRuns lists, sorted, what work holds outside its runs/ directory.
+func outsideRuns(t *testing.T, work string) []string {
+	t.Helper()
 	var outside []string
-	err = filepath.WalkDir(work, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(work, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -486,9 +494,7 @@ func TestReadmeQuickstart(t *testing.T) {
 		t.Fatal(err)
 	}
 	sort.Strings(outside)
-	if len(outside) > 0 {
-		t.Errorf("the quickstart wrote outside runs/: %v", outside)
-	}
+	return outside
 }
 
 // tail returns the last n lines of b.

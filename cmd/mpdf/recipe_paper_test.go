@@ -82,48 +82,7 @@ func TestTrainRecipePaper(t *testing.T) {
 		t.Fatalf("best.mpdf loads as %T, want a decoupled policy", want)
 	}
 	for _, path := range []string{exported, best} {
-		s, err := serve.New(serve.Config{PolicyPath: path})
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs := httptest.NewServer(s)
-		answers := []string{"12", "12", "7", "3"}
-		conf := []float64{0.9, 0.4, 0.6, 0.2}
-		var req serve.DecideRequest
-		req.Round, req.Rounds = 1, 3
-		for i := range answers {
-			a, c := answers[i], conf[i]
-			req.Agents = append(req.Agents, serve.Agent{Answer: &a, Confidence: &c})
-		}
-		body, _ := json.Marshal(&req)
-		resp, err := http.Post(hs.URL+"/v1/decide", "application/json", bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got serve.DecideResponse
-		err = json.NewDecoder(resp.Body).Decode(&got)
-		resp.Body.Close()
-		hs.Close()
-		if err != nil || resp.StatusCode != http.StatusOK || got.Result == nil {
-			t.Fatalf("%s: POST /v1/decide: %d, %v, %+v", path, resp.StatusCode, err, got)
-		}
-		obs := metapolicy.Observation{Round: 1, Rounds: 3}
-		for i := range answers {
-			obs.Agents = append(obs.Agents, metapolicy.AgentState{Answer: answers[i], Confidence: conf[i],
-				Profile: metapolicy.Profile{SelfConfidence: metapolicy.Missing}})
-		}
-		for self, d := range got.Result.Agents {
-			obs.Self = self
-			var p [metapolicy.NumActions]float64
-			if err := want.Probs(&p, &obs); err != nil {
-				t.Fatal(err)
-			}
-			for k, v := range d.Probs {
-				if math.Abs(v-p[k]) > 1e-6 {
-					t.Errorf("%s: agent %d: served %v, checkpoint %v", filepath.Base(path), self, d.Probs, p)
-				}
-			}
-		}
+		checkServedProbs(t, path, want)
 	}
 
 	// eval and view play it.
@@ -162,5 +121,53 @@ func TestStudyRecipePaper(t *testing.T) {
 	}
 	if want := "- recipe paper: agent policy slot, arch attention, loss clip, estimator softrank, τ 0.8, γ 0.9, features mpdf-features/peers-v1"; !bytes.Contains(b, []byte(want)) {
 		t.Errorf("report.md lacks %q:\n%s", want, b)
+	}
+}
+
+// checkServedProbs serves the policy at path over HTTP and holds each
+// agent's served probabilities, for a four-agent deliberation, to want's.
+func checkServedProbs(t *testing.T, path string, want metapolicy.Policy) {
+	t.Helper()
+	s, err := serve.New(serve.Config{PolicyPath: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	answers := []string{"12", "12", "7", "3"}
+	conf := []float64{0.9, 0.4, 0.6, 0.2}
+	var req serve.DecideRequest
+	req.Round, req.Rounds = 1, 3
+	for i := range answers {
+		a, c := answers[i], conf[i]
+		req.Agents = append(req.Agents, serve.Agent{Answer: &a, Confidence: &c})
+	}
+	body, _ := json.Marshal(&req)
+	resp, err := http.Post(hs.URL+"/v1/decide", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got serve.DecideResponse
+	err = json.NewDecoder(resp.Body).Decode(&got)
+	resp.Body.Close()
+	hs.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || got.Result == nil {
+		t.Fatalf("%s: POST /v1/decide: %d, %v, %+v", path, resp.StatusCode, err, got)
+	}
+	obs := metapolicy.Observation{Round: 1, Rounds: 3}
+	for i := range answers {
+		obs.Agents = append(obs.Agents, metapolicy.AgentState{Answer: answers[i], Confidence: conf[i],
+			Profile: metapolicy.Profile{SelfConfidence: metapolicy.Missing}})
+	}
+	for self, d := range got.Result.Agents {
+		obs.Self = self
+		var p [metapolicy.NumActions]float64
+		if err := want.Probs(&p, &obs); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range d.Probs {
+			if math.Abs(v-p[k]) > 1e-6 {
+				t.Errorf("%s: agent %d: served %v, checkpoint %v", filepath.Base(path), self, d.Probs, p)
+			}
+		}
 	}
 }
