@@ -48,8 +48,8 @@ type studySummary struct {
 	// Verdicts are the study's verdict lines (study.VerdictLine), which
 	// the page opens with, as report.md does.
 	Verdicts []studyVerdict `json:"verdicts"`
-	Notes  []string `json:"notes"`
-	Config struct {
+	Notes    []string       `json:"notes"`
+	Config   struct {
 		Seeds     int `json:"seeds"`
 		Bootstrap struct {
 			Resamples int
