@@ -113,3 +113,36 @@ func ExamplePlacement_Place() {
 	// {X0:107 Y0:44 X1:147 Y1:56} leader=false
 	// {X0:55 Y0:44 X1:95 Y1:56} leader=false
 }
+
+// The study figure's labels (pareto.png) on the numbers of the shared
+// GSM8K corpus's study (mpdf study --env 'replay:…/gsm/*.json', all
+// models), where majority sat on λ=0.1 and λ=0.5 and gate on λ=0: as
+// drawn, no two overlap and each stays in the data area.
+func TestParetoLabelsApart(t *testing.T) {
+	pts := []Point{
+		{Name: "majority", Tokens: 1355, Accuracy: 0.888, Low: 0.823, High: 0.950},
+		{Name: "debate", Tokens: 18119, Accuracy: 0.888, Low: 0.823, High: 0.942},
+		{Name: "gate", Tokens: 11317, Accuracy: 0.888, Low: 0.823, High: 0.942},
+		{Name: "until-consensus", Tokens: 8793, Accuracy: 0.885, Low: 0.819, High: 0.938},
+		{Name: "random", Tokens: 6240, Accuracy: 0.858, Low: 0.792, High: 0.918},
+		{Name: "oracle (hindsight)", Tokens: 1671, Accuracy: 0.908, Low: 0.846, High: 0.958},
+		{Name: "mpdf λ=0", Tokens: 11120, Accuracy: 0.888, Low: 0.823, High: 0.942, Learned: true},
+		{Name: "mpdf λ=0.1", Tokens: 1389, Accuracy: 0.872, Low: 0.803, High: 0.933, Learned: true},
+		{Name: "mpdf λ=0.5", Tokens: 1386, Accuracy: 0.872, Low: 0.803, High: 0.933, Learned: true},
+	}
+	_, l, err := drawPareto("test", pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.placed) != len(pts) {
+		t.Fatalf("%d labels placed for %d points", len(l.placed), len(pts))
+	}
+	var ls []Label
+	for i, p := range l.placed {
+		ls = append(ls, Label{W: p.Box.X1 - p.Box.X0, H: p.Box.Y1 - p.Box.Y0})
+		if l.names[i] == "" {
+			t.Errorf("label %d has no text", i)
+		}
+	}
+	checkPlaced(t, ls, l.placed, l.bounds)
+}
