@@ -144,3 +144,33 @@ func TestReportLinksResolve(t *testing.T) {
 		}
 	}
 }
+
+// A verdict's names reach the page escaped, in the headline as in the
+// line; a line of another shape than the study writes shows as it is,
+// with no headline made up from it.
+func TestReportVerdictEscaped(t *testing.T) {
+	sum := `{"env":"sim","scopes":[{"name":"all","level":0.95,"policies":[{"policy":"<i>p</i>","lambda":0,"rows":1,"accuracy":{"estimate":1,"low":1,"high":1},"tokens_per_task":5}]}],
+	"verdicts":[{"policy":"<i>p</i>","use":"<script>u</script>","line":"<i>p</i>, played greedy — verdict (λ 0, accuracy alone): use <script>u</script>: it beats <b>m</b> (figures); this policy wins."},
+	{"policy":"all λ","use":"x","line":"<b>not</b> a verdict line"}]}`
+	var b strings.Builder
+	if err := view.WriteReport(&b, []byte(sum), []byte(`[]`)); err != nil {
+		t.Fatal(err)
+	}
+	p := b.String()
+	for _, bad := range []string{"<i>p", "<script>u", "<b>m", "<b>not"} {
+		if strings.Contains(p, bad) {
+			t.Errorf("page holds %q unescaped", bad)
+		}
+	}
+	heads := regexp.MustCompile(`<p class="head">(.*?)</p>`).FindAllStringSubmatch(p, -1)
+	if len(heads) != 1 {
+		t.Fatalf("%d headlines, want 1 (the second line is not a verdict's)", len(heads))
+	}
+	want := "<i>p</i> (λ 0, accuracy alone): use <script>u</script> — it beats <b>m</b>; <i>p</i> wins."
+	if got := html.UnescapeString(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(heads[0][1], "")); got != want {
+		t.Errorf("headline %q, want %q", got, want)
+	}
+	if !strings.Contains(p, "&lt;b&gt;not&lt;/b&gt; a verdict line") {
+		t.Error("the line of another shape is not shown as it is")
+	}
+}
