@@ -37,7 +37,28 @@ func TestBrowserReportReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	openClean(t, p, filepath.Join(sdir, view.ReportName))
+	seeHeadlines(t, p, &sum)
+	seeLabelsApart(t, p, &sum)
+	seeLinksOpen(t, p, &sum)
+	shot, err := p.Screenshot(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saveArtifact(t, "report-1400-top.png", shot)
+	screenshot(t, p, "report-1400.png")
+	if err := p.Eval(`document.getElementById("s0").scrollIntoView()`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if shot, err = p.Screenshot(false); err != nil {
+		t.Fatal(err)
+	}
+	saveArtifact(t, "report-1400-chart.png", shot)
+}
 
+// seeHeadlines checks the verdict's headlines on the first screen, one per
+// verdict line, each saying which policy to use.
+func seeHeadlines(t *testing.T, p *browser.Page, sum *study.Summary) {
+	t.Helper()
 	var top struct {
 		Heads  []string
 		Bottom float64 // of the last headline, in CSS pixels from the top
@@ -61,7 +82,12 @@ func TestBrowserReportReadable(t *testing.T) {
 	if top.Bottom <= 0 || top.Bottom > top.Screen {
 		t.Errorf("the last headline ends at %.0f px, below the first screen (%.0f px)", top.Bottom, top.Screen)
 	}
+}
 
+// seeLabelsApart checks each chart's labels as rendered: inside the plot's
+// frame, no two overlapping.
+func seeLabelsApart(t *testing.T, p *browser.Page, sum *study.Summary) {
+	t.Helper()
 	type rect struct{ L, T, R, B float64 }
 	var charts []struct {
 		ID     string
@@ -97,7 +123,13 @@ func TestBrowserReportReadable(t *testing.T) {
 			}
 		}
 	}
+}
 
+// seeLinksOpen checks that every link opens an element of the page (the
+// study writes no other page to link to), and that there is one to each
+// scope.
+func seeLinksOpen(t *testing.T, p *browser.Page, sum *study.Summary) {
+	t.Helper()
 	var links []struct {
 		Href string
 		Ok   bool
@@ -112,25 +144,10 @@ func TestBrowserReportReadable(t *testing.T) {
 		t.Errorf("%d links, want at least one to each of the %d scopes", len(links), len(sum.Scopes))
 	}
 	for _, l := range links {
-		// The study writes no page but report.html: a link opens a part
-		// of it.
 		if !l.Ok {
 			t.Errorf("link %q opens no element of the page", l.Href)
 		}
 	}
-	shot, err := p.Screenshot(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	saveArtifact(t, "report-1400-top.png", shot)
-	screenshot(t, p, "report-1400.png")
-	if err := p.Eval(`document.getElementById("s0").scrollIntoView()`, nil); err != nil {
-		t.Fatal(err)
-	}
-	if shot, err = p.Screenshot(false); err != nil {
-		t.Fatal(err)
-	}
-	saveArtifact(t, "report-1400-chart.png", shot)
 }
 
 // saveArtifact keeps a screenshot of the visible screen in the artifacts
