@@ -117,7 +117,7 @@ func TestBrowser(t *testing.T) {
 		if err := view.Write(&page, runs, view.Options{Title: "browser test"}); err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join(dir, view.ReportViewName)
+		path := filepath.Join(dir, "view.html")
 		if err := os.WriteFile(path, page.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}

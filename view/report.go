@@ -22,22 +22,14 @@ import (
 // import cycle. Its tables print the numbers with report.md's formats, cell
 // for cell (TestReportHTMLMatchesMarkdown).
 
-// ReportName is the page's file name beside report.md; ReportViewName the
-// viewer page its question links open (written by the command the page
-// shows, into the same directory).
-const (
-	ReportName     = "report.html"
-	ReportViewName = "view.html"
-)
+// ReportName is the page's file name beside report.md.
+const ReportName = "report.html"
 
-// Caps of the report: the questions listed per paired difference and side
-// (won / lost; fewer when the page would be over DefaultReportMaxBytes),
-// and the transcript files its viewer command names. The counts are always
-// complete; the lists say how many they leave out.
-const (
-	MaxReportQuestions = 25
-	maxViewFiles       = 40
-)
+// MaxReportQuestions caps the questions listed per paired difference and
+// side (won / lost; fewer when the page would be over
+// DefaultReportMaxBytes). The counts are always complete; the lists say
+// how many they leave out.
+const MaxReportQuestions = 25
 
 // DefaultReportMaxBytes is the report's size budget: a few tables, charts
 // and capped lists, far below it.
@@ -55,17 +47,23 @@ type studySummary struct {
 	Unscored  int          `json:"unscored_rows"`
 	// Verdicts are the study's verdict lines (study.VerdictLine), which
 	// the page opens with, as report.md does.
-	Verdicts []struct {
-		Line string `json:"line"`
-	} `json:"verdicts"`
-	Notes  []string `json:"notes"`
-	Config struct {
+	Verdicts []studyVerdict `json:"verdicts"`
+	Notes    []string       `json:"notes"`
+	Config   struct {
 		Seeds     int `json:"seeds"`
 		Bootstrap struct {
 			Resamples int
 			Seed      uint64
 		} `json:"bootstrap"`
 	} `json:"config"`
+}
+
+// studyVerdict is one verdict line: the learned policy judged ("all λ"
+// pooled), the row to use, and the line mpdf study prints.
+type studyVerdict struct {
+	Policy string `json:"policy"`
+	Use    string `json:"use"`
+	Line   string `json:"line"`
 }
 
 type interval struct {
@@ -125,7 +123,7 @@ type studyRow = StudyRow
 // JSON mpdf study --json prints) and its rows (results.json): per scope
 // (all models, then each model) report.md's tables, the accuracy–tokens
 // frontier as an inline SVG chart, and per paired difference the
-// questions where the learned policy won or lost, linked into the viewer.
+// questions where the learned policy won or lost.
 // It writes nothing when the input does not parse or the page is over
 // DefaultReportMaxBytes.
 func WriteReport(w io.Writer, summary, results []byte) error {
@@ -209,16 +207,12 @@ func renderReport(w io.Writer, sum *studySummary, rows []studyRow, budget int) e
 
 // reportPage is what report.html renders.
 type reportPage struct {
-	Verdict   []string
-	Facts     []string
-	Scopes    []reportScope
-	ViewCmd   string
-	ViewNote  string
-	ViewName  string
-	Rows      int // table rows, for the filter's count
-	CSS       template.CSS
-	JS        template.JS
-	Questions bool // some difference lists a question
+	Verdict []verdictHeadline
+	Facts   []string
+	Scopes  []reportScope
+	Rows    int // table rows, for the filter's count
+	CSS     template.CSS
+	JS      template.JS
 }
 
 type reportScope struct {
@@ -266,7 +260,7 @@ func levelPercent(level float64) string { return fmt.Sprintf("%.4g%%", 100*level
 // buildReport lays out the page, listing up to list questions per
 // difference and side.
 func buildReport(sum *studySummary, rows []studyRow, list int) *reportPage {
-	p := &reportPage{CSS: template.CSS(reportCSS), JS: template.JS(reportJS), ViewName: ReportViewName}
+	p := &reportPage{CSS: template.CSS(reportCSS), JS: template.JS(reportJS)}
 	models := make([]string, len(sum.Models))
 	for i, m := range sum.Models {
 		if m == "" {
@@ -285,11 +279,8 @@ func buildReport(sum *studySummary, rows []studyRow, list int) *reportPage {
 	}
 	p.Facts = append(p.Facts, sum.Notes...)
 	for _, v := range sum.Verdicts {
-		p.Verdict = append(p.Verdict, v.Line)
+		p.Verdict = append(p.Verdict, headline(v))
 	}
-	files := map[string]bool{}
-	var fileList []string
-	var others []string
 	for i, sc := range sum.Scopes {
 		rs := reportScope{ID: fmt.Sprintf("s%d", i), Title: scopeTitle(sc.Name), Level: levelPercent(sc.Level)}
 		for _, ps := range sc.Policies {
@@ -303,42 +294,13 @@ func buildReport(sum *studySummary, rows []studyRow, list int) *reportPage {
 			rs.Diffs = append(rs.Diffs, []string{d.Learned, d.Other, fmt.Sprintf("%+.1f", 100*d.Accuracy.Estimate),
 				fmt.Sprintf("[%+.1f, %+.1f]", 100*d.Accuracy.Low, 100*d.Accuracy.High), fmt.Sprintf("%+.0f", d.Tokens)})
 			rs.DiffNames = append(rs.DiffNames, d.Learned+" "+d.Other)
-			b := questionsBehind(rows, sc.Name, d.Learned, d.Other, list)
-			for _, q := range slices.Concat(b.WonQ, b.LostQ) {
-				if q.File != "" && !files[q.File] {
-					files[q.File] = true
-					fileList = append(fileList, q.File)
-				}
-			}
-			if len(b.WonQ)+len(b.LostQ) > 0 {
-				p.Questions = true
-				if !slices.Contains(others, d.Other) && !isOracle(sc, d.Other) {
-					others = append(others, d.Other)
-				}
-			}
-			rs.Behind = append(rs.Behind, b)
+			rs.Behind = append(rs.Behind, questionsBehind(rows, sc.Name, d.Learned, d.Other, list))
 		}
 		p.Rows += len(rs.Policies) + len(rs.Diffs)
 		rs.Chart = frontier(rs.ID, sc)
 		p.Scopes = append(p.Scopes, rs)
 	}
-	var ordered []string
-	for _, ps := range sum.Scopes[0].Policies {
-		if slices.Contains(others, ps.Policy) {
-			ordered = append(ordered, ps.Policy)
-		}
-	}
-	p.ViewCmd, p.ViewNote = viewCommand(sum.Env, fileList, ordered)
 	return p
-}
-
-func isOracle(sc studyScope, name string) bool {
-	for _, ps := range sc.Policies {
-		if ps.Policy == name {
-			return ps.Oracle
-		}
-	}
-	return false
 }
 
 // shortEnv abbreviates a replay's list of files, as report.md does.
@@ -438,54 +400,6 @@ func abs(x float64) float64 {
 	return x
 }
 
-// viewCommand is the command that writes the viewer page the report's
-// question links open, and what it shows. A study keeps no learned
-// policy (each fold trains its own, in memory), so the viewer plays the
-// baselines the differences are against on the questions' transcript
-// files; a link's fragment (#task=ID) names the question. The study
-// records transcript files by name, not directory: the command reads them
-// from $T, which the user sets.
-func viewCommand(env string, files, others []string) (cmd, note string) {
-	pols := strings.Join(others, ",")
-	if pols == "" {
-		pols = "majority"
-	}
-	var target string
-	switch {
-	case strings.HasPrefix(env, "replay:") && len(files) > 0 && len(files) <= maxViewFiles:
-		paths := make([]string, len(files))
-		for i, f := range files {
-			paths[i] = "$T/" + doubleQuoted(f)
-		}
-		target = `"replay:` + strings.Join(paths, ",") + `"`
-	case strings.HasPrefix(env, "replay:"):
-		target = `"replay:$T/*.json"`
-		if len(files) > 0 {
-			note = fmt.Sprintf("The questions come from %d transcript files; the command replays the whole directory. ", len(files))
-		}
-	case env == "simulator":
-		target = "sim"
-		note = "Give the study's --sim-* flags too. "
-	default:
-		target = shellQuote(env)
-	}
-	cmd = fmt.Sprintf("mpdf view --env %s --policy %s --out %s", target, shellQuote(pols), ReportViewName)
-	if strings.HasPrefix(env, "replay:") {
-		cmd = "T=the/directory/of/the/transcripts  # the study records their names only\n" + cmd
-	}
-	note += "Run it in this directory, with the study's --env options (critic=on, kind=…) if it had any. " +
-		"A study keeps no learned policy — each fold trains its own in memory — so the viewer shows the baselines' decisions and the recorded debate on each question; " +
-		"to see a learned policy's, train one with mpdf train and add its checkpoint to --policy. " +
-		"The viewer plays with its own seeds: a sampled policy may decide otherwise than in the study."
-	return cmd, note
-}
-
-// doubleQuoted escapes s for the inside of a POSIX shell's double quotes.
-func doubleQuoted(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`")
-	return r.Replace(s)
-}
-
 // baseName is a transcript file's name without its directory, for the
 // lists.
 func baseName(path string) string {
@@ -508,13 +422,3 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	"base": baseName,
 	"add":  func(a, b int) int { return a + b },
 }).Parse(reportHTML))
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./,:=+@", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}

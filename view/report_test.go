@@ -36,6 +36,13 @@ func learnedByLambda(train env.Env, cfg trainer.Config) (metapolicy.Policy, erro
 // agents (five models, so report.md has per-model scopes) and writes its
 // directory.
 func reportStudy(t testing.TB) string {
+	dir, _ := reportStudySummary(t)
+	return dir
+}
+
+// reportStudySummary is reportStudy, with the study's summary as JSON
+// (what mpdf study --json prints; the page is made from it).
+func reportStudySummary(t testing.TB) (string, []byte) {
 	t.Helper()
 	e, _, err := replay.Load(testenv.Debates(t, "slm-debate/gsm/*agents3*.json"), transcript.Options{})
 	if err != nil {
@@ -56,7 +63,11 @@ func reportStudy(t testing.TB) string {
 	if err := s.WriteDir(dir, sum); err != nil {
 		t.Fatal(err)
 	}
-	return dir
+	var js bytes.Buffer
+	if err := sum.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	return dir, js.Bytes()
 }
 
 var (
@@ -102,7 +113,8 @@ func mdTables(md string) (headings []string, rows [][]string) {
 
 // TestReportHTMLMatchesMarkdown: report.html, written beside report.md by
 // the study, has report.md's scopes and tables, cell for cell, and lists
-// questions behind the differences linked into the viewer.
+// questions behind the differences (by id: the study writes no viewer
+// page to link to).
 func TestReportHTMLMatchesMarkdown(t *testing.T) {
 	dir := reportStudy(t)
 	md, err := os.ReadFile(filepath.Join(dir, study.ReportName))
@@ -118,8 +130,8 @@ func TestReportHTMLMatchesMarkdown(t *testing.T) {
 	if len(mh) < 3 || len(mr) < 10 {
 		t.Fatalf("report.md has %d scopes and %d table rows: the study is too small to test with\n%s", len(mh), len(mr), md)
 	}
-	if want := append(mh, "Opening a question in the viewer"); fmt.Sprint(hh) != fmt.Sprint(want) {
-		t.Errorf("scopes:\nhtml %q\nmd   %q", hh, want)
+	if fmt.Sprint(hh) != fmt.Sprint(mh) {
+		t.Errorf("scopes:\nhtml %q\nmd   %q", hh, mh)
 	}
 	if len(hr) != len(mr) {
 		t.Fatalf("report.html has %d table rows, report.md %d", len(hr), len(mr))
@@ -130,7 +142,7 @@ func TestReportHTMLMatchesMarkdown(t *testing.T) {
 		}
 	}
 	p := string(page)
-	for _, want := range []string{`<svg id="chart-s0"`, `<polyline points=`, `href="view.html#task=`, "mpdf view --env "} {
+	for _, want := range []string{`<svg id="chart-s0"`, `<polyline points=`, `<li><code>gsm8k:`} {
 		if !strings.Contains(p, want) {
 			t.Errorf("report.html lacks %s", want)
 		}
@@ -166,8 +178,7 @@ func TestReportEscapes(t *testing.T) {
 }
 
 // TestReportDeterministic: the same study, run on one worker or three,
-// writes the same report.html; on the simulator (no transcript files) the
-// viewer command plays the study's environment.
+// writes the same report.html.
 func TestReportDeterministic(t *testing.T) {
 	e, err := sim.New(sim.Config{Tasks: 30, Seed: 3})
 	if err != nil {
@@ -197,22 +208,19 @@ func TestReportDeterministic(t *testing.T) {
 	if !bytes.Equal(pages[0], pages[1]) {
 		t.Error("same study on 1 and 3 workers: report.html differs")
 	}
-	if want := "mpdf view --env sim --policy persist,debate,random --out view.html"; !bytes.Contains(pages[0], []byte(html.EscapeString(want))) {
-		t.Errorf("report.html lacks the viewer command %q", want)
-	}
 }
 
 // TestReportShortensLists: a study with many models and differences
 // lists fewer questions per difference rather than write no page; the
-// counts stay whole. (Eight models against a tenth of the budget: the
-// page of 80 models against the whole budget, at a tenth of the test's
+// counts stay whole. (Ten models against a tenth of the budget: the
+// page of 100 models against the whole budget, at a tenth of the test's
 // time.)
 func TestReportShortensLists(t *testing.T) {
 	others := []string{"persist", "debate", "majority", "random", "gate"}
 	var sum, rows strings.Builder
 	sum.WriteString(`{"env":"replay:a.json,b.json","scopes":[`)
 	rows.WriteString(`[`)
-	for m := range 8 {
+	for m := range 10 {
 		model := fmt.Sprintf("model-%02d-with-a-long-name", m)
 		if m > 0 {
 			sum.WriteString(",")

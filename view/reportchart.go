@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mpdf/mpdf/plots"
 )
 
 // The frontier chart is SVG written here, not drawn by the page's script:
@@ -31,16 +33,7 @@ func frontier(id string, sc studyScope) template.HTML {
 	if len(sc.Policies) == 0 {
 		return ""
 	}
-	x0, x1 := math.Inf(1), math.Inf(-1)
-	y0, y1 := math.Inf(1), math.Inf(-1)
-	for _, p := range sc.Policies {
-		x0, x1 = min(x0, p.Tokens), max(x1, p.Tokens)
-		y0, y1 = min(y0, p.Accuracy.Low, p.Accuracy.Estimate), max(y1, p.Accuracy.High, p.Accuracy.Estimate)
-	}
-	xt, x0, x1 := niceTicks(x0, x1)
-	yt, y0, y1 := niceTicks(max(0, y0), min(1, y1))
-	sx := func(v float64) float64 { return frPadL + (v-x0)/(x1-x0)*frPlotW }
-	sy := func(v float64) float64 { return frPadT + (y1-v)/(y1-y0)*frPlotH }
+	xt, yt, sx, sy := frontierAxes(sc)
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg id="chart-%s" class="chart" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="accuracy against tokens per task, %s">`,
 		id, frW, frH, frW, frH, html.EscapeString(scopeTitle(sc.Name)))
@@ -73,25 +66,10 @@ func frontier(id string, sc studyScope) template.HTML {
 		}
 		fmt.Fprintf(&b, `<polyline points="%s" class="curve" stroke="%s"/>`, strings.Join(pts, " "), frLearned)
 	}
-	// Points that fall on one spot (a learned policy that plays as a
-	// baseline) share one label, written by the last, drawn on top.
-	labels := make([]string, len(sc.Policies))
-	spot := map[string]int{}
-	for i, p := range sc.Policies {
-		label := p.Policy
-		if p.Lambda != nil {
-			label = "λ=" + strconv.FormatFloat(*p.Lambda, 'g', -1, 64)
-		}
-		k := fmt.Sprintf("%.0f,%.0f", sx(p.Tokens), sy(p.Accuracy.Estimate))
-		if j, ok := spot[k]; ok {
-			label = labels[j] + ", " + label
-			labels[j] = ""
-		}
-		spot[k], labels[i] = i, label
-	}
+	labels, placed := frontierLabels(sc, sx, sy)
 	for i, p := range sc.Policies {
 		x, y := sx(p.Tokens), sy(p.Accuracy.Estimate)
-		color, label := frFixed, labels[i]
+		color := frFixed
 		switch {
 		case p.Oracle:
 			color = frOracle
@@ -108,10 +86,33 @@ func frontier(id string, sc studyScope) template.HTML {
 		} else {
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="5" fill="%s"/>`, x, y, color)
 		}
-		if label != "" {
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="lbl" fill="%s">%s</text>`, x+8, y-6, color, html.EscapeString(label))
-		}
 		b.WriteString(`</g>`)
+	}
+	// The labels after every point, so that no point is drawn over one;
+	// a label away from its point has a leader line from the point's
+	// edge.
+	for i, p := range sc.Policies {
+		if labels[i] == "" {
+			continue
+		}
+		color := frFixed
+		switch {
+		case p.Oracle:
+			color = frOracle
+		case p.Lambda != nil:
+			color = frLearned
+		}
+		pl := placed[i]
+		if pl.Leader {
+			x, y := sx(p.Tokens), sy(p.Accuracy.Estimate)
+			dx, dy := pl.Anchor.X-x, pl.Anchor.Y-y
+			if d := math.Hypot(dx, dy); d > frMarker {
+				fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" class="leader"/>`,
+					x+dx/d*frMarker, y+dy/d*frMarker, pl.Anchor.X, pl.Anchor.Y, color)
+			}
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="lbl" fill="%s" data-row="%s-p%d">%s</text>`,
+			pl.Box.X0+frLabelPad, pl.Box.Y1-frLabelDescent, color, id, i, html.EscapeString(labels[i]))
 	}
 	// Legend, right of the plot.
 	lx := frPadL + frPlotW + 16
@@ -122,6 +123,96 @@ func frontier(id string, sc studyScope) template.HTML {
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }
+
+// Label geometry: the font size of .lbl (report.css), the room left
+// around a label's text, the part of its box below the baseline, and the
+// radius of a point's marker.
+const (
+	frFont         = 11.0
+	frLabelPad     = 1.5
+	frLabelDescent = 4.0
+	frMarker       = 6.0
+)
+
+// frontierLabels are the points' labels and where they go. Points that
+// fall on one spot (a learned policy that plays as a baseline) share one
+// label, given to the last of them; each label is placed beside its point
+// where it overlaps no other label, no point and if it can no interval bar
+// (plots.Placement), inside the plot's frame.
+func frontierLabels(sc studyScope, sx, sy func(float64) float64) ([]string, []plots.Placed) {
+	labels := make([]string, len(sc.Policies))
+	spot := map[string]int{}
+	for i, p := range sc.Policies {
+		label := p.Policy
+		if p.Lambda != nil {
+			label = "λ=" + strconv.FormatFloat(*p.Lambda, 'g', -1, 64)
+		}
+		k := fmt.Sprintf("%.0f,%.0f", sx(p.Tokens), sy(p.Accuracy.Estimate))
+		if j, ok := spot[k]; ok {
+			label = labels[j] + ", " + label
+			labels[j] = ""
+		}
+		spot[k], labels[i] = i, label
+	}
+	var ls []plots.Label
+	var at []int // the policy of each label
+	var markers, bars []plots.Box
+	for i, p := range sc.Policies {
+		x, y := sx(p.Tokens), sy(p.Accuracy.Estimate)
+		markers = append(markers, plots.Box{X0: x - frMarker, Y0: y - frMarker, X1: x + frMarker, Y1: y + frMarker})
+		bars = append(bars, plots.Box{X0: x - 1, Y0: sy(p.Accuracy.High), X1: x + 1, Y1: sy(p.Accuracy.Low)})
+		if labels[i] != "" {
+			ls = append(ls, plots.Label{X: x, Y: y, W: textWidth(labels[i], frFont) + 2*frLabelPad, H: frFont + 2*frLabelPad + 2})
+			at = append(at, i)
+		}
+	}
+	got := plots.DefaultPlacement.Place(ls, markers, bars, frontierFrame)
+	placed := make([]plots.Placed, len(sc.Policies))
+	for k, i := range at {
+		placed[i] = got[k]
+	}
+	return labels, placed
+}
+
+// textWidth is a generous estimate of the width of s in a sans-serif
+// font of size px (DejaVu Sans, among the widest, in em per glyph): the
+// page's labels are placed by it, and a label drawn wider than its box
+// could touch its neighbour.
+func textWidth(s string, px float64) float64 {
+	em := 0.0
+	for _, r := range s {
+		switch {
+		case strings.ContainsRune("iljtfr.,:;'!|() ", r):
+			em += 0.40
+		case strings.ContainsRune("mwMW", r):
+			em += 1.0
+		case r >= 'A' && r <= 'Z':
+			em += 0.76
+		default:
+			em += 0.66
+		}
+	}
+	return em * px
+}
+
+// frontierAxes are the chart's ticks, and its scales from tokens and
+// accuracy to SVG units.
+func frontierAxes(sc studyScope) (xt, yt []float64, sx, sy func(float64) float64) {
+	x0, x1 := math.Inf(1), math.Inf(-1)
+	y0, y1 := math.Inf(1), math.Inf(-1)
+	for _, p := range sc.Policies {
+		x0, x1 = min(x0, p.Tokens), max(x1, p.Tokens)
+		y0, y1 = min(y0, p.Accuracy.Low, p.Accuracy.Estimate), max(y1, p.Accuracy.High, p.Accuracy.Estimate)
+	}
+	xt, x0, x1 = niceTicks(x0, x1)
+	yt, y0, y1 = niceTicks(max(0, y0), min(1, y1))
+	sx = func(v float64) float64 { return frPadL + (v-x0)/(x1-x0)*frPlotW }
+	sy = func(v float64) float64 { return frPadT + (y1-v)/(y1-y0)*frPlotH }
+	return xt, yt, sx, sy
+}
+
+// frontierFrame is the plot's frame, in which the labels stay.
+var frontierFrame = plots.Box{X0: frPadL, Y0: frPadT, X1: frPadL + frPlotW, Y1: frPadT + frPlotH}
 
 // niceTicks returns about five round tick values covering [lo, hi], and the
 // axis range they span.

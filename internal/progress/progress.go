@@ -1,7 +1,7 @@
 // Package progress reports the progress of long work on stderr: a redrawn
-// bar with an ETA on a terminal, a plain line every few seconds elsewhere
-// (CI logs, files), nothing when quiet. Set may be called from worker
-// goroutines.
+// bar on a terminal, a plain line every few seconds elsewhere (CI logs,
+// files), nothing when quiet; both with an ETA once the total is known and
+// enough is done (eta.go). Set may be called from worker goroutines.
 package progress
 
 import (
@@ -19,18 +19,21 @@ import (
 // terminal (CI logs, files): a redrawn bar there would fill the log.
 const plainEvery = 10 * time.Second
 
-// A Bar reports progress on stderr: a redrawn bar with an ETA on a
-// terminal, a plain line at most every plainEvery (and one at the end)
-// elsewhere, nothing when quiet.
+// A Bar reports progress on stderr: a redrawn bar on a terminal, a plain
+// line at most every plainEvery (and one at the end) elsewhere, nothing
+// when quiet; with an ETA when its total is known.
 type Bar struct {
 	pb *progressbar.ProgressBar // on a terminal
 
-	mu          sync.Mutex // plain mode: Set may come from worker goroutines
+	mu          sync.Mutex // Set may come from worker goroutines
 	w           io.Writer
 	desc        string
 	total, done int
 	start, last time.Time
 	finished    bool
+	now         func() time.Time // the clock (a test's own)
+	eta         eta
+	shown       string // the terminal bar's description: desc and the ETA
 }
 
 // New returns a progress bar on stderr for total units of work.
@@ -43,14 +46,22 @@ func New(total int, desc string, quiet bool) *Bar {
 
 // NewTo writes to w, redrawing only when w is a terminal.
 func NewTo(w io.Writer, terminal bool, total int, desc string) *Bar {
-	b := &Bar{w: w, desc: desc, total: total, start: time.Now()}
-	b.last = b.start
+	return newClocked(w, terminal, total, desc, time.Now)
+}
+
+// newClocked is NewTo on the clock now.
+func newClocked(w io.Writer, terminal bool, total int, desc string, now func() time.Time) *Bar {
+	b := &Bar{w: w, desc: desc, total: total, now: now, start: now(), shown: desc}
+	b.last, b.eta.start, b.eta.at = b.start, b.start, b.start
 	if terminal {
+		// The bar shows the elapsed time; the ETA is ours (the bar's own
+		// is the mean rate since the start), after the description.
 		b.pb = progressbar.NewOptions(total,
 			progressbar.OptionSetWriter(w),
 			progressbar.OptionSetDescription(desc),
 			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetPredictTime(false),
+			progressbar.OptionSetElapsedTime(true),
 			progressbar.OptionShowElapsedTimeOnFinish(),
 			progressbar.OptionSetWidth(24),
 			progressbar.OptionThrottle(100_000_000), // at most 10 redraws a second
@@ -62,13 +73,29 @@ func NewTo(w io.Writer, terminal bool, total int, desc string) *Bar {
 
 // Describe sets the text shown before the count.
 func (b *Bar) Describe(desc string) {
-	if b.pb != nil {
-		b.pb.Describe(desc)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.desc = desc
+	b.redescribe(b.etaSuffix(b.now()))
+}
+
+// etaSuffix is the ETA as the bar shows it after its description
+// (", ETA 3m10s"), or "" when there is none to show; the caller holds mu.
+func (b *Bar) etaSuffix(now time.Time) string {
+	if d, ok := b.eta.left(now, b.done, b.total); ok {
+		return ", ETA " + etaText(d)
+	}
+	return ""
+}
+
+// redescribe gives the terminal bar its description and ETA when they
+// changed; the caller holds mu.
+func (b *Bar) redescribe(suffix string) {
+	if b.pb == nil || b.desc+suffix == b.shown {
 		return
 	}
-	b.mu.Lock()
-	b.desc = desc
-	b.mu.Unlock()
+	b.shown = b.desc + suffix
+	b.pb.Describe(b.shown)
 }
 
 // Add moves the bar n units on.
@@ -84,23 +111,27 @@ func (b *Bar) Set(done int) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.done = done
+	now := b.now()
+	b.eta.observe(now, done)
+	suffix := b.etaSuffix(now)
 	if b.pb != nil {
+		b.redescribe(suffix)
 		return b.pb.Set(done)
 	}
-	if now := time.Now(); now.Sub(b.last) >= plainEvery {
+	if now.Sub(b.last) >= plainEvery {
 		b.last = now
-		return b.line("")
+		return b.line(now, suffix)
 	}
 	return nil
 }
 
 // line prints the plain progress line; the caller holds mu.
-func (b *Bar) line(suffix string) error {
+func (b *Bar) line(now time.Time, suffix string) error {
 	pct := 100.0
 	if b.total > 0 {
 		pct = 100 * float64(b.done) / float64(b.total)
 	}
-	_, err := fmt.Fprintf(b.w, "%s: %d/%d (%.0f%%) %s%s\n", b.desc, b.done, b.total, pct, time.Since(b.start).Round(time.Second), suffix)
+	_, err := fmt.Fprintf(b.w, "%s: %d/%d (%.0f%%) %s%s\n", b.desc, b.done, b.total, pct, now.Sub(b.start).Round(time.Second), suffix)
 	return err
 }
 
@@ -121,22 +152,20 @@ func (b *Bar) end(suffix string, how func(*progressbar.ProgressBar) error) error
 	}
 	b.finished = true
 	if b.pb != nil {
+		b.redescribe("")
 		return how(b.pb)
 	}
-	return b.line(suffix)
+	return b.line(b.now(), suffix)
 }
 
 // SetTotal changes the amount of work, for work whose size is known late.
 func (b *Bar) SetTotal(total int) {
-	if b.pb != nil {
-		if b.pb.GetMax() != total {
-			b.pb.ChangeMax(total)
-		}
-		return
-	}
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.total = total
-	b.mu.Unlock()
+	if b.pb != nil && b.pb.GetMax() != total {
+		b.pb.ChangeMax(total)
+	}
 }
 
 // Func returns a progress callback (done, total) that moves b, offset by
