@@ -24,6 +24,11 @@
     if (texts) e.textContent = texts[i]; else waiting.push([e, i]);
   }
   function f2(x) { return x.toFixed(2); }
+  // key is what the search box matches in a row: the question's text, its
+  // id, gold, model, kind and source.
+  function key(r, question) {
+    return [question, r.t, r.g, D.models[r.m], D.kinds[r.k], D.sources[r.s]].join("\n").toLowerCase();
+  }
   // share is a policy's share of right episodes on a row; NaN when none is scored.
   function share(r, k) { return r.c[k] / r.n[k]; }
   function keep(i, f) {
@@ -61,18 +66,36 @@
     $("prev").disabled = at === 0;
     $("next").disabled = end >= order.length;
   }
+  // outcome is a policy's verdict on a row: ✓ all its episodes right, ✗
+  // none, right/scored when mixed, ? with no gold; and the chip's class.
+  function outcome(r, k) {
+    if (!r.n[k]) return ["?", "un"];
+    if (r.c[k] === r.n[k]) return [r.n[k] > 1 ? "✓ " + r.c[k] + "/" + r.n[k] : "✓", "ok"];
+    if (r.c[k] === 0) return [r.n[k] > 1 ? "✗ 0/" + r.n[k] : "✗", "no"];
+    return [r.c[k] + "/" + r.n[k], "mix"];
+  }
+  // row is a question's line in the list: its opening words, then id,
+  // gold and each policy's outcome and tokens, all visible unopened.
   function row(i) {
-    var r = D.rows[i], d = el("details", "q"), s = el("summary");
+    var r = D.rows[i], d = el("details", "q"), s = el("summary"), meta = el("span", "meta");
     d.dataset.i = i;
-    s.appendChild(el("b", "", r.t));
-    s.appendChild(document.createTextNode(" gold "));
-    s.appendChild(el("code", "", r.g));
+    s.appendChild(el("span", "qo", r.o || "(no question text)"));
+    meta.appendChild(el("code", "id", r.t));
+    meta.appendChild(document.createTextNode(" gold "));
+    meta.appendChild(el("code", "gold", r.g || "(none)"));
     D.policies.forEach(function (p, k) {
-      s.appendChild(document.createTextNode(" "));
-      s.appendChild(el("span", "m " + (r.c[k] === r.n[k] ? "ok" : "no"), p + " " + r.c[k] + "/" + r.n[k]));
+      var o = outcome(r, k), c = el("span", "m " + o[1]);
+      c.dataset.k = k;
+      c.appendChild(el("b", "", p));
+      c.appendChild(document.createTextNode(" " + o[0] + " · " + r.pt[k] + " tok"));
+      meta.appendChild(document.createTextNode(" "));
+      meta.appendChild(c);
     });
-    s.appendChild(el("span", "tok", " " + r.tok + " tok "));
-    s.appendChild(el("span", "src", [D.models[r.m], D.kinds[r.k], D.sources[r.s]].filter(Boolean).join(" · ")));
+    var src = el("span", "src", [D.models[r.m], D.kinds[r.k], D.sources[r.s]].filter(Boolean).join(" · "));
+    src.title = src.textContent; // the source may be cut to the line
+    meta.appendChild(document.createTextNode(" "));
+    meta.appendChild(src);
+    s.appendChild(meta);
     d.appendChild(s);
     d.addEventListener("toggle", function () {
       if (d.open && d.childNodes.length === 1) body(d, r);
@@ -84,7 +107,8 @@
     var cols = d.appendChild(el("div", "cols"));
     r.e.forEach(function (eps, k) {
       var col = cols.appendChild(el("div", "col"));
-      col.appendChild(el("h3", "", D.policies[k] + " · " + r.pt[k] + " tok"));
+      col.dataset.k = k;
+      col.appendChild(el("h3", "", D.policies[k] + " · " + r.pt[k] + " tok" + (D.rule[k] ? " · a deterministic rule (its π is its action)" : "")));
       eps.forEach(function (ep) { col.appendChild(episode(ep)); });
     });
   }
@@ -146,7 +170,7 @@
     $("pb").selectedIndex = b < 0 ? 0 : b;
     options($("model"), D.models);
     options($("kind"), D.kinds);
-    keys = D.rows.map(function (r) { return [r.t, r.g, D.models[r.m], D.kinds[r.k], D.sources[r.s]].join(" ").toLowerCase(); });
+    keys = D.rows.map(function (r) { return key(r, r.o); });
     ["show", "pa", "pb", "model", "kind", "q", "sort"].forEach(function (id) { $(id).addEventListener("input", update); });
     $("prev").addEventListener("click", function () { at = Math.max(0, at - PAGE); render(); });
     $("next").addEventListener("click", function () { if (at + PAGE < order.length) { at += PAGE; render(); } });
@@ -169,6 +193,9 @@
     texts = t;
     waiting.forEach(function (w) { w[0].textContent = texts[w[1]]; });
     waiting = [];
+    // The search now reads the whole question, not only its opening.
+    keys = D.rows.map(function (r) { return key(r, r.q >= 0 ? texts[r.q] : ""); });
+    if ($("q").value) update();
     document.body.dataset.textsMs = Math.round(performance.now());
     document.body.dataset.texts = "1";
   }).catch(function (err) {
