@@ -42,18 +42,22 @@
     return true;
   }
   function update() {
-    var f = { show: $("show").value, a: +$("pa").value, b: +$("pb").value, model: $("model").value,
+    order = filtered();
+    at = 0;
+    render();
+  }
+  // filtered is the rows the controls select, in the order they ask.
+  function filtered() {
+    var out = [], f = { show: $("show").value, a: +$("pa").value, b: +$("pb").value, model: $("model").value,
       kind: $("kind").value, q: $("q").value.toLowerCase() };
-    order = [];
-    for (var i = 0; i < D.rows.length; i++) if (keep(i, f)) order.push(i);
+    for (var i = 0; i < D.rows.length; i++) if (keep(i, f)) out.push(i);
     var s = $("sort").value;
     if (s !== "order") {
       var sign = /desc$/.test(s) ? -1 : 1, a = f.a;
       var tok = /^a-/.test(s) ? function (i) { return D.rows[i].pt[a]; } : function (i) { return D.rows[i].tok; };
-      order.sort(function (x, y) { return sign * (tok(x) - tok(y)) || x - y; });
+      out.sort(function (x, y) { return sign * (tok(x) - tok(y)) || x - y; });
     }
-    at = 0;
-    render();
+    return out;
   }
   function render() {
     var list = $("list"), end = Math.min(at + PAGE, order.length), frag = document.createDocumentFragment();
@@ -108,7 +112,7 @@
     r.e.forEach(function (eps, k) {
       var col = cols.appendChild(el("div", "col"));
       col.dataset.k = k;
-      col.appendChild(el("h3", "", D.policies[k] + " · " + r.pt[k] + " tok" + (D.rule[k] ? " · a deterministic rule (its π is its action)" : "")));
+      col.appendChild(el("h3", "", D.policies[k] + " · " + r.pt[k] + " tok" + (D.rule[k] ? " · deterministic rule: no π" : "")));
       eps.forEach(function (ep) { col.appendChild(episode(ep)); });
     });
   }
@@ -136,11 +140,16 @@
       td.appendChild(document.createTextNode(" "));
       td.appendChild(el("i", "", ACTIONS[u[1]]));
       var p = u[5];
-      if (Array.isArray(p)) td.appendChild(el("span", "pi", " p=" + f2(p[u[1]]) + " π=" + p.map(f2).join("/")));
-      else if (p !== undefined) td.appendChild(el("span", "pi", " p=" + f2(p)));
+      if (Array.isArray(p)) {
+        // π's shares may break a line after each slash, not within a number.
+        var pi = td.appendChild(el("span", "pi", "p=" + f2(p[u[1]]) + " π="));
+        p.forEach(function (x, j) {
+          if (j) { pi.appendChild(document.createTextNode("/")); pi.appendChild(el("wbr")); }
+          pi.appendChild(document.createTextNode(f2(x)));
+        });
+      } else if (p !== undefined) td.appendChild(el("span", "pi", "p=" + f2(p)));
     }
-    td.appendChild(el("br"));
-    td.appendChild(el("small", "", "conf " + (u[2] < 0 ? "missing" : f2(u[2])) + " · " + u[3] + " tok"));
+    td.appendChild(el("small", "ct", "conf " + (u[2] < 0 ? "missing" : f2(u[2])) + " · " + u[3] + " tok"));
     if (u[4] >= 0) {
       var dt = td.appendChild(el("details"));
       dt.appendChild(el("summary", "", "text"));
@@ -195,7 +204,9 @@
     waiting = [];
     // The search now reads the whole question, not only its opening.
     keys = D.rows.map(function (r) { return key(r, r.q >= 0 ? texts[r.q] : ""); });
-    if ($("q").value) update();
+    // Drawn again only if that changes the rows (an opened row stays open).
+    var now = filtered();
+    if (now.join() !== order.join()) update();
     document.body.dataset.textsMs = Math.round(performance.now());
     document.body.dataset.texts = "1";
   }).catch(function (err) {
