@@ -42,6 +42,7 @@ func testViewer(t *testing.T, b *browser.Browser, dir, debates string) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer p.Close()
 			openClean(t, p, path)
 			viewerList(t, p, runs)
 			if width == 1400 {
@@ -57,6 +58,7 @@ func testViewer(t *testing.T, b *browser.Browser, dir, debates string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer p.Close()
 	t.Run("filter", func(t *testing.T) {
 		openClean(t, p, path)
 		viewerFilterID(t, p, runs)
