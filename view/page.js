@@ -83,7 +83,7 @@
   function row(i) {
     var r = D.rows[i], d = el("details", "q"), s = el("summary"), meta = el("span", "meta");
     d.dataset.i = i;
-    s.appendChild(el("span", "qo", r.o || "(no question text)"));
+    s.appendChild(el("span", "qo", r.o || r.t)); // the id heads a question recorded without its text
     meta.appendChild(el("code", "id", r.t));
     meta.appendChild(document.createTextNode(" gold "));
     meta.appendChild(el("code", "gold", r.g || "(none)"));
