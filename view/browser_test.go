@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mpdf/mpdf/env"
-	"github.com/mpdf/mpdf/env/open"
 	"github.com/mpdf/mpdf/internal/browser"
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/study"
@@ -101,81 +99,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	t.Run("view", func(t *testing.T) {
-		// One transcript file: a row per task id, however a viewer groups
-		// a question debated in several files.
-		e, rounds, err := open.Env("replay:"+debates+"/slm-debate/gsm/gsm_Qwen3-14B_*_agents3_*.json", open.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs, err := view.Play(e, policies(t, "majority", "gate", "random"),
-			env.RunOptions{NumTasks: 20, Episodes: 1, Rounds: rounds, Seed: 7, Workers: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var page bytes.Buffer
-		if err := view.Write(&page, runs, view.Options{Title: "browser test"}); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, "view.html")
-		if err := os.WriteFile(path, page.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		// The filter term: the start of the first task id ("gsm8k:4" of
-		// "gsm8k:4ec5e5a37705"), which no source (file names) contains,
-		// so the expected rows are the tasks whose id contains it.
-		first := runs[0].Episodes[0]
-		colon := strings.IndexByte(first.Task, ':')
-		if colon < 0 {
-			t.Fatalf("task id %q has no kind prefix", first.Task)
-		}
-		term := first.Task[:colon+2]
-		want := 0
-		seen := map[string]bool{}
-		for _, ep := range runs[0].Episodes {
-			if strings.Contains(ep.Source, term) {
-				t.Fatalf("the source %.80q contains the filter term %q: pick another", ep.Source, term)
-			}
-			if !seen[ep.Task] {
-				seen[ep.Task] = true
-				if strings.Contains(ep.Task, term) {
-					want++
-				}
-			}
-		}
-		if want == 0 || want == len(seen) {
-			t.Fatalf("%d of %d tasks match %q: the filter would not be tested", want, len(seen), term)
-		}
-		openClean(t, p, path)
-		if n := shown(t, p, ""); n != len(seen) {
-			t.Errorf("unfiltered: %d questions shown, want %d", n, len(seen))
-		}
-		if n := shown(t, p, strings.ToUpper(term)); n != want {
-			t.Errorf("filtered by %q: %d questions shown, want %d", term, n, want)
-		}
-		shown(t, p, "")
-		screenshot(t, p, "view.png")
-		// A study report's link, view.html#task=ID, opens on that question.
-		if err := p.Open("about:blank"); err != nil {
-			t.Fatal(err)
-		}
-		openClean(t, p, path+"#task="+first.Task)
-		var open struct {
-			Count string
-			Open  int
-		}
-		if err := p.Eval(`new Promise(function (resolve) {
-			(function wait() {
-				if (document.body.dataset.ready !== "1") { setTimeout(wait, 20); return; }
-				resolve({Count: document.getElementById("count").textContent, Open: document.querySelectorAll("details.q[open]").length});
-			})();
-		})`, &open); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.HasPrefix(open.Count, "1 of ") || open.Open != 1 {
-			t.Errorf("view.html#task=%s: #count %q and %d questions open, want 1 shown and open", first.Task, open.Count, open.Open)
-		}
-	})
+	t.Run("view", func(t *testing.T) { testViewer(t, b, dir, debates) })
 
 	t.Run("run", func(t *testing.T) {
 		path, err := view.WriteRunPage(trainRun(t), "")

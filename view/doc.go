@@ -13,9 +13,11 @@
 // [Read] and [Group] make a [Run] per policy from episode files; [Play]
 // plays policies on an environment and keeps each action's full
 // distribution. The page has a summary of each policy scored by env.Tally
-// (the numbers mpdf eval prints) and lists filtered (policies disagree, A
-// won or lost against B, model, kind, text) and sorted (tokens) by a small
-// embedded script. [WriteRunPage] writes a training run's page ([WriteRun]:
+// (the numbers mpdf eval prints; a strip of bars and a table) and lists,
+// each question's line showing its opening words and every policy's
+// outcome and tokens, filtered (policies disagree, A won or lost against
+// B, model, kind, words of the question or its ids) and sorted (tokens)
+// by a small embedded script. [WriteRunPage] writes a training run's page ([WriteRun]:
 // the curves of metrics.jsonl as inline SVG, the final evaluation and
 // verdict, the checkpoint's provenance); [WriteReport] a study's
 // report.html.

@@ -12,6 +12,7 @@ import (
 // Unpacked is a page's packed questions read back (pack.go), for tests.
 type Unpacked struct {
 	Policies, Models, Kinds, Sources, Confs []string
+	Rule                                    []bool
 	Rows                                    []URow
 	Texts                                   []string
 }
@@ -23,6 +24,7 @@ type URow struct {
 	Kind     int          `json:"k"`
 	Source   int          `json:"s"`
 	Text     int          `json:"q"`
+	Opening  string       `json:"o"`
 	Total    int64        `json:"tok"`
 	Disagree bool         `json:"d"`
 	Correct  []int        `json:"c"`

@@ -24,6 +24,11 @@
     if (texts) e.textContent = texts[i]; else waiting.push([e, i]);
   }
   function f2(x) { return x.toFixed(2); }
+  // key is what the search box matches in a row: the question's text, its
+  // id, gold, model, kind and source.
+  function key(r, question) {
+    return [question, r.t, r.g, D.models[r.m], D.kinds[r.k], D.sources[r.s]].join("\n").toLowerCase();
+  }
   // share is a policy's share of right episodes on a row; NaN when none is scored.
   function share(r, k) { return r.c[k] / r.n[k]; }
   function keep(i, f) {
@@ -37,18 +42,22 @@
     return true;
   }
   function update() {
-    var f = { show: $("show").value, a: +$("pa").value, b: +$("pb").value, model: $("model").value,
+    order = filtered();
+    at = 0;
+    render();
+  }
+  // filtered is the rows the controls select, in the order they ask.
+  function filtered() {
+    var out = [], f = { show: $("show").value, a: +$("pa").value, b: +$("pb").value, model: $("model").value,
       kind: $("kind").value, q: $("q").value.toLowerCase() };
-    order = [];
-    for (var i = 0; i < D.rows.length; i++) if (keep(i, f)) order.push(i);
+    for (var i = 0; i < D.rows.length; i++) if (keep(i, f)) out.push(i);
     var s = $("sort").value;
     if (s !== "order") {
       var sign = /desc$/.test(s) ? -1 : 1, a = f.a;
       var tok = /^a-/.test(s) ? function (i) { return D.rows[i].pt[a]; } : function (i) { return D.rows[i].tok; };
-      order.sort(function (x, y) { return sign * (tok(x) - tok(y)) || x - y; });
+      out.sort(function (x, y) { return sign * (tok(x) - tok(y)) || x - y; });
     }
-    at = 0;
-    render();
+    return out;
   }
   function render() {
     var list = $("list"), end = Math.min(at + PAGE, order.length), frag = document.createDocumentFragment();
@@ -61,18 +70,36 @@
     $("prev").disabled = at === 0;
     $("next").disabled = end >= order.length;
   }
+  // outcome is a policy's verdict on a row: ✓ all its episodes right, ✗
+  // none, right/scored when mixed, ? with no gold; and the chip's class.
+  function outcome(r, k) {
+    if (!r.n[k]) return ["?", "un"];
+    if (r.c[k] === r.n[k]) return [r.n[k] > 1 ? "✓ " + r.c[k] + "/" + r.n[k] : "✓", "ok"];
+    if (r.c[k] === 0) return [r.n[k] > 1 ? "✗ 0/" + r.n[k] : "✗", "no"];
+    return [r.c[k] + "/" + r.n[k], "mix"];
+  }
+  // row is a question's line in the list: its opening words, then id,
+  // gold and each policy's outcome and tokens, all visible unopened.
   function row(i) {
-    var r = D.rows[i], d = el("details", "q"), s = el("summary");
+    var r = D.rows[i], d = el("details", "q"), s = el("summary"), meta = el("span", "meta");
     d.dataset.i = i;
-    s.appendChild(el("b", "", r.t));
-    s.appendChild(document.createTextNode(" gold "));
-    s.appendChild(el("code", "", r.g));
+    s.appendChild(el("span", "qo", r.o || r.t)); // the id heads a question recorded without its text
+    meta.appendChild(el("code", "id", r.t));
+    meta.appendChild(document.createTextNode(" gold "));
+    meta.appendChild(el("code", "gold", r.g || "(none)"));
     D.policies.forEach(function (p, k) {
-      s.appendChild(document.createTextNode(" "));
-      s.appendChild(el("span", "m " + (r.c[k] === r.n[k] ? "ok" : "no"), p + " " + r.c[k] + "/" + r.n[k]));
+      var o = outcome(r, k), c = el("span", "m " + o[1]);
+      c.dataset.k = k;
+      c.appendChild(el("b", "", p));
+      c.appendChild(document.createTextNode(" " + o[0] + " · " + r.pt[k] + " tok"));
+      meta.appendChild(document.createTextNode(" "));
+      meta.appendChild(c);
     });
-    s.appendChild(el("span", "tok", " " + r.tok + " tok "));
-    s.appendChild(el("span", "src", [D.models[r.m], D.kinds[r.k], D.sources[r.s]].filter(Boolean).join(" · ")));
+    var src = el("span", "src", [D.models[r.m], D.kinds[r.k], D.sources[r.s]].filter(Boolean).join(" · "));
+    src.title = src.textContent; // the source may be cut to the line
+    meta.appendChild(document.createTextNode(" "));
+    meta.appendChild(src);
+    s.appendChild(meta);
     d.appendChild(s);
     d.addEventListener("toggle", function () {
       if (d.open && d.childNodes.length === 1) body(d, r);
@@ -84,7 +111,8 @@
     var cols = d.appendChild(el("div", "cols"));
     r.e.forEach(function (eps, k) {
       var col = cols.appendChild(el("div", "col"));
-      col.appendChild(el("h3", "", D.policies[k] + " · " + r.pt[k] + " tok"));
+      col.dataset.k = k;
+      col.appendChild(el("h3", "", D.policies[k] + " · " + r.pt[k] + " tok" + (D.rule[k] ? " · deterministic rule: no π" : "")));
       eps.forEach(function (ep) { col.appendChild(episode(ep)); });
     });
   }
@@ -112,11 +140,16 @@
       td.appendChild(document.createTextNode(" "));
       td.appendChild(el("i", "", ACTIONS[u[1]]));
       var p = u[5];
-      if (Array.isArray(p)) td.appendChild(el("span", "pi", " p=" + f2(p[u[1]]) + " π=" + p.map(f2).join("/")));
-      else if (p !== undefined) td.appendChild(el("span", "pi", " p=" + f2(p)));
+      if (Array.isArray(p)) {
+        // π's shares may break a line after each slash, not within a number.
+        var pi = td.appendChild(el("span", "pi", "p=" + f2(p[u[1]]) + " π="));
+        p.forEach(function (x, j) {
+          if (j) { pi.appendChild(document.createTextNode("/")); pi.appendChild(el("wbr")); }
+          pi.appendChild(document.createTextNode(f2(x)));
+        });
+      } else if (p !== undefined) td.appendChild(el("span", "pi", "p=" + f2(p)));
     }
-    td.appendChild(el("br"));
-    td.appendChild(el("small", "", "conf " + (u[2] < 0 ? "missing" : f2(u[2])) + " · " + u[3] + " tok"));
+    td.appendChild(el("small", "ct", "conf " + (u[2] < 0 ? "missing" : f2(u[2])) + " · " + u[3] + " tok"));
     if (u[4] >= 0) {
       var dt = td.appendChild(el("details"));
       dt.appendChild(el("summary", "", "text"));
@@ -146,7 +179,7 @@
     $("pb").selectedIndex = b < 0 ? 0 : b;
     options($("model"), D.models);
     options($("kind"), D.kinds);
-    keys = D.rows.map(function (r) { return [r.t, r.g, D.models[r.m], D.kinds[r.k], D.sources[r.s]].join(" ").toLowerCase(); });
+    keys = D.rows.map(function (r) { return key(r, r.o); });
     ["show", "pa", "pb", "model", "kind", "q", "sort"].forEach(function (id) { $(id).addEventListener("input", update); });
     $("prev").addEventListener("click", function () { at = Math.max(0, at - PAGE); render(); });
     $("next").addEventListener("click", function () { if (at + PAGE < order.length) { at += PAGE; render(); } });
@@ -169,6 +202,11 @@
     texts = t;
     waiting.forEach(function (w) { w[0].textContent = texts[w[1]]; });
     waiting = [];
+    // The search now reads the whole question, not only its opening.
+    keys = D.rows.map(function (r) { return key(r, r.q >= 0 ? texts[r.q] : ""); });
+    // Drawn again only if that changes the rows (an opened row stays open).
+    var now = filtered();
+    if (now.join() !== order.join()) update();
     document.body.dataset.textsMs = Math.round(performance.now());
     document.body.dataset.texts = "1";
   }).catch(function (err) {

@@ -3,6 +3,7 @@ package view_test
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,7 +122,7 @@ func TestReplayTextsOnce(t *testing.T) {
 // TestPlayedDistributions: each played action shows the policy's full
 // distribution, whose mass on the action is the probability the episode
 // records (exp of its log-probability): the distribution is the one the
-// action was drawn from.
+// action was drawn from; a deterministic rule's (gate's) are left out.
 func TestPlayedDistributions(t *testing.T) {
 	_, runs, u := playReplay(t, "random", "gate")
 	n := 0
@@ -136,7 +137,15 @@ func TestPlayedDistributions(t *testing.T) {
 					if got, want := p[*tu.Action], math.Exp(*tu.LogProb); math.Abs(got-want) > 1e-12 {
 						t.Fatalf("%s round %d agent %d: π(%v) = %v, recorded %v", ep.ID, t1, a, *tu.Action, got, want)
 					}
-					shown := u.Rows[i].Cols[k][0].Rounds[t1].Turns[a][5].([]any)
+					turn := u.Rows[i].Cols[k][0].Rounds[t1].Turns[a]
+					if u.Rule[k] { // gate: a deterministic rule, whose π is its action
+						if len(turn) != 5 || p[*tu.Action] != 1 {
+							t.Fatalf("%s round %d agent %d: a deterministic rule's turn %v, π %v: want no probabilities", ep.ID, t1, a, turn, p)
+						}
+						n++
+						continue
+					}
+					shown := turn[5].([]any)
 					if len(shown) != 3 || math.Abs(shown[*tu.Action].(float64)-p[*tu.Action]) > 5e-4 {
 						t.Fatalf("%s round %d agent %d: page shows %v, π %v", ep.ID, t1, a, shown, p)
 					}
@@ -147,5 +156,8 @@ func TestPlayedDistributions(t *testing.T) {
 	}
 	if n < 100 {
 		t.Errorf("%d actions checked", n)
+	}
+	if !slices.Equal(u.Rule, []bool{false, true}) {
+		t.Errorf("deterministic rules %v of %v: want gate's alone", u.Rule, u.Policies)
 	}
 }

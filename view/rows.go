@@ -30,7 +30,12 @@ type model struct {
 	// Fixed says which policies are fixed protocols (heuristics, or a
 	// recorded debate), so that the page compares a learned one (A) with
 	// one of them (B) first.
-	Fixed   []bool   `json:"fixed"`
+	Fixed []bool `json:"fixed"`
+	// Rule says which policies are deterministic rules (every probability
+	// they gave is 0 or 1: deterministic): their probabilities say nothing
+	// their action does not, so the page leaves them out (a learned
+	// policy's, or random's, stay).
+	Rule    []bool   `json:"rule"`
 	Models  []string `json:"models"`
 	Kinds   []string `json:"kinds"`
 	Sources []string `json:"sources"`
@@ -49,7 +54,10 @@ type row struct {
 	Kind   int    `json:"k"`
 	Source int    `json:"s"`
 	Text   int    `json:"q"` // the question's text in texts; -1 none
-	Total  int64  `json:"tok"`
+	// Opening is the question's opening words (opening), shown in the
+	// list before the texts are unpacked and without opening the row.
+	Opening string `json:"o"`
+	Total   int64  `json:"tok"`
 	// Disagree: some policy's share of right episodes differs from the
 	// first policy's.
 	Disagree bool `json:"d"`
@@ -131,6 +139,8 @@ func build(runs []Run, confidence string) (*model, []Summary, error) {
 	for k, r := range runs {
 		m.Policies = append(m.Policies, r.Policy)
 		m.Fixed = append(m.Fixed, fixed(r.Policy))
+		rule := deterministic(r)
+		m.Rule = append(m.Rule, rule)
 		t := env.Tally{Policy: r.Policy}
 		if r.Probs != nil && len(r.Probs) != len(r.Episodes) {
 			return nil, nil, fmt.Errorf("view: policy %s: %d distributions for %d episodes", r.Policy, len(r.Probs), len(r.Episodes))
@@ -148,20 +158,20 @@ func build(runs []Run, confidence string) (*model, []Summary, error) {
 				m.Rows = append(m.Rows, row{
 					Task: cutTo(ep.Task, maxFieldBytes), Gold: cutTo(ep.Gold, maxFieldBytes),
 					Model: m.name("m", model), Kind: m.name("k", kind), Source: m.name("s", cutTo(ep.Source, maxFieldBytes)),
-					Text:    m.text(ep.Question),
+					Text: m.text(ep.Question), Opening: opening(ep.Question),
 					Correct: make([]int, len(runs)), Scored: make([]int, len(runs)),
 					Tokens: make([]int64, len(runs)), Cols: make([][]episode, len(runs)),
 				})
 			}
 			var probs [][][metapolicy.NumActions]float64
-			if r.Probs != nil {
+			if r.Probs != nil && !rule {
 				probs = r.Probs[e]
 			}
 			conf := confidence
 			if conf == "" {
 				conf = confidenceSource(ep.Source)
 			}
-			v, tokens, right, err := m.convert(ep, probs, m.name("c", conf))
+			v, tokens, right, err := m.convert(ep, probs, !rule, m.name("c", conf))
 			if err != nil {
 				return nil, nil, fmt.Errorf("view: policy %s: %w", r.Policy, err)
 			}
@@ -192,6 +202,73 @@ func build(runs []Run, confidence string) (*model, []Summary, error) {
 		}
 	}
 	return m, sums, nil
+}
+
+// deterministic reports whether every probability r gave its actions (its
+// distributions, else the chosen actions' recorded probabilities) is 0 or
+// 1, and it gave some: a rule such as majority or gate, whose π=0/1/0
+// shows only the action again. Random's, or a learned policy's, are not.
+func deterministic(r Run) bool {
+	some := false
+	for _, ep := range r.Probs {
+		for _, rd := range ep {
+			for _, p := range rd {
+				for _, x := range p {
+					if x != 0 && x != 1 {
+						return false
+					}
+					some = true
+				}
+			}
+		}
+	}
+	if r.Probs != nil {
+		return some
+	}
+	for _, ep := range r.Episodes {
+		for _, rd := range ep.Rounds {
+			for _, t := range rd.Turns {
+				if t.Action != nil && t.LogProb != nil {
+					if *t.LogProb != 0 {
+						return false
+					}
+					some = true
+				}
+			}
+		}
+	}
+	return some
+}
+
+// maxOpeningBytes caps a question's opening words in the list: two lines
+// at the page's width. A page of 2,450 questions carries about 0.2 MB
+// more for them (pack.go).
+const maxOpeningBytes = 200
+
+// opening is the first words of a question, its spaces and line breaks
+// each made one space, cut to maxOpeningBytes at a word's end (at a
+// character's when a word is longer) and then marked with "…".
+func opening(q string) string {
+	n := min(len(q), 4*maxOpeningBytes) // enough for the cap however q is spaced
+	for n < len(q) && n > 0 && !utf8.RuneStart(q[n]) {
+		n--
+	}
+	head := q[:n]
+	s := strings.Join(strings.Fields(head), " ")
+	if len(s) <= maxOpeningBytes && len(head) == len(q) {
+		return s
+	}
+	if len(s) > maxOpeningBytes {
+		n = maxOpeningBytes
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		if sp := strings.LastIndexByte(s[:n], ' '); sp > maxOpeningBytes/2 {
+			n = sp
+		}
+		s = s[:n]
+	}
+	return s + "…"
 }
 
 // fixed reports whether a policy name is a fixed protocol's.
@@ -239,8 +316,9 @@ func (m *model) text(s string) int {
 
 // convert is one episode as the page shows it, its tokens and whether
 // its final team answer is the gold. Tally.Add has checked its shape;
-// probs, when given, are the distributions behind its actions (Run.Probs).
-func (m *model) convert(ep *data.Episode, probs [][][metapolicy.NumActions]float64, conf int) (episode, int64, bool, error) {
+// probs, when given, are the distributions behind its actions (Run.Probs);
+// withProbs false leaves every probability out (a deterministic rule's).
+func (m *model) convert(ep *data.Episode, probs [][][metapolicy.NumActions]float64, withProbs bool, conf int) (episode, int64, bool, error) {
 	if probs != nil && len(probs) != len(ep.Rounds)-1 {
 		return episode{}, 0, false, fmt.Errorf("%s: distributions of %d rounds, want %d", ep.ID, len(probs), len(ep.Rounds)-1)
 	}
@@ -264,6 +342,7 @@ func (m *model) convert(ep *data.Episode, probs [][][metapolicy.NumActions]float
 			if t.Action != nil {
 				v.Action = int(*t.Action)
 				switch {
+				case !withProbs:
 				case r > 0 && probs != nil:
 					v.Probs = probs[r-1][a][:]
 				case t.LogProb != nil:

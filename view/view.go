@@ -156,7 +156,7 @@ func Write(w io.Writer, runs []Run, o Options) error {
 	if err != nil {
 		return err
 	}
-	p := page{Title: o.Title, Summary: sum, Verdict: o.Verdict, CSS: template.CSS(pageCSS), JS: template.JS(pageJS)}
+	p := page{Title: o.Title, Summary: sum, Bars: bars(sum), Verdict: o.Verdict, CSS: template.CSS(pageCSS), JS: template.JS(pageJS)}
 	if p.Data, p.Texts, err = m.pack(); err != nil {
 		return err
 	}
@@ -178,6 +178,7 @@ func Write(w io.Writer, runs []Run, o Options) error {
 type page struct {
 	Title       string
 	Summary     []Summary
+	Bars        []bar // the summary strip
 	Verdict     []string
 	Data, Texts string
 	CSS         template.CSS

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html"
 	"math"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,6 +102,75 @@ func TestSameNumbersAsEval(t *testing.T) {
 			t.Errorf("summary table has no row for %s", w.Policy)
 		}
 	}
+	sameStrip(t, page.Bytes(), want)
+	u, err := view.Unpack(page.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRows(t, u, want)
+}
+
+// stripRE is one policy's line of the summary strip: name, accuracy and
+// interval (the title), the accuracy bar and interval line, the accuracy
+// shown, the tokens bar and the tokens shown.
+var stripRE = regexp.MustCompile(`<span class="pn" title="[^"]*">([^<]*)</span><span class="track" title="accuracy ([^,]*), 95% CI ([^–]*)–([^"]*)"><span class="fill acc" style="width:([0-9.]+)%"></span><span class="ci" style="left:([0-9.]+)%;width:([0-9.]+)%"></span></span><span class="val">([^<]*)</span><span class="track"><span class="fill tok" style="width:([0-9.]+)%"></span></span><span class="val">([^<]*)</span>`)
+
+// sameStrip: the summary strip's figures and bars are eval's numbers:
+// accuracy and interval as the table prints them, the bars' lengths the
+// accuracy and the tokens against the most any policy spent.
+func sameStrip(t *testing.T, page []byte, want env.Results) {
+	t.Helper()
+	lines := stripRE.FindAllSubmatch(page, -1)
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines in the summary strip, %d policies evaluated", len(lines), len(want))
+	}
+	most := 0.0
+	for _, w := range want {
+		most = math.Max(most, w.TokensPerTask)
+	}
+	pct := func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+	num := func(b []byte) float64 {
+		x, err := strconv.ParseFloat(string(b), 64)
+		if err != nil {
+			t.Fatalf("strip: %q is not a number", b)
+		}
+		return x
+	}
+	for i, w := range want {
+		l := lines[i]
+		got := []string{html.UnescapeString(string(l[1])), string(l[2]), string(l[3]), string(l[4]), string(l[8]), string(l[10])}
+		exp := []string{w.Policy, pct(w.Accuracy), pct(w.CILow), pct(w.CIHigh), pct(w.Accuracy), fmt.Sprintf("%.1f", w.TokensPerTask)}
+		if !slices.Equal(got, exp) {
+			t.Errorf("strip line %d shows %q, eval %q", i, got, exp)
+		}
+		bars := [][2]float64{{num(l[5]), 100 * w.Accuracy}, {num(l[6]), 100 * w.CILow}, {num(l[7]), 100 * (w.CIHigh - w.CILow)}, {num(l[9]), 100 * w.TokensPerTask / most}}
+		for j, b := range bars {
+			if math.Abs(b[0]-b[1]) > 0.05 {
+				t.Errorf("strip line %d (%s): bar %d is %.1f%% long, want %.2f%%", i, w.Policy, j, b[0], b[1])
+			}
+		}
+	}
+}
+
+// sameRows: the list's per-question outcomes and tokens add up to eval's
+// accuracy and tokens per episode for every policy.
+func sameRows(t *testing.T, u *view.Unpacked, want env.Results) {
+	t.Helper()
+	for k, w := range want {
+		var correct, scored int
+		var tokens int64
+		for _, r := range u.Rows {
+			correct += r.Correct[k]
+			scored += r.Scored[k]
+			tokens += r.Tokens[k]
+		}
+		if acc := float64(correct) / float64(scored); acc != w.Accuracy || scored != w.Scored {
+			t.Errorf("%s: the rows say %d of %d right (%v), eval %d of %d (%v)", w.Policy, correct, scored, acc, w.Correct, w.Scored, w.Accuracy)
+		}
+		if tok := float64(tokens) / float64(w.Episodes); tok != w.TokensPerTask {
+			t.Errorf("%s: the rows' tokens make %v per episode, eval %v", w.Policy, tok, w.TokensPerTask)
+		}
+	}
 }
 
 // hostile is a model text that would run script if it were not escaped.
@@ -164,7 +236,7 @@ func TestEscapesModelText(t *testing.T) {
 	}
 	r := u.Rows[0]
 	if r.Task != hostile || r.Gold != hostile || u.Policies[0] != hostile || u.Sources[r.Source] != hostile ||
-		u.Texts[r.Text] != hostile || r.Cols[0][0].Rounds[1].Turns[1][0] != hostile {
+		u.Texts[r.Text] != hostile || r.Opening != hostile || r.Cols[0][0].Rounds[1].Turns[1][0] != hostile {
 		t.Errorf("hostile values not read back intact: %+v", u)
 	}
 }

@@ -221,6 +221,7 @@ func (b *Browser) Close() error {
 type Page struct {
 	b       *Browser
 	session string
+	target  string
 	loaded  chan struct{}
 	// problems are the console errors, uncaught exceptions and failed
 	// loads the page reported (guarded by b.mu).
@@ -241,7 +242,7 @@ func (b *Browser) NewPage(width, height int) (*Page, error) {
 	if err := b.call("", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &att); err != nil {
 		return nil, err
 	}
-	p := &Page{b: b, session: att.SessionID, loaded: make(chan struct{}, 1)}
+	p := &Page{b: b, session: att.SessionID, target: target.TargetID, loaded: make(chan struct{}, 1)}
 	b.mu.Lock()
 	b.pages[p.session] = p
 	b.mu.Unlock()
@@ -253,6 +254,17 @@ func (b *Browser) NewPage(width, height int) (*Page, error) {
 	err := b.call(p.session, "Emulation.setDeviceMetricsOverride",
 		map[string]any{"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}, nil)
 	return p, err
+}
+
+// Close closes the tab. A test that opens a page beside another closes
+// it when done: Chromium draws no frame for a tab left behind a newer one,
+// and a screenshot of it waits for one (CallTimeout).
+func (p *Page) Close() error {
+	err := p.b.call("", "Target.closeTarget", map[string]any{"targetId": p.target}, nil)
+	p.b.mu.Lock()
+	delete(p.b.pages, p.session)
+	p.b.mu.Unlock()
+	return err
 }
 
 // event records what the page reports (called with b.mu held).

@@ -57,3 +57,38 @@ func TestProblemsAreReported(t *testing.T) {
 		t.Errorf("Screenshot: %d bytes, %v", len(png), err)
 	}
 }
+
+// TestClosePage: a page opened beside another and closed leaves the first
+// one whole (a whole-page screenshot answers: a tab behind a newer one
+// draws no frame).
+func TestClosePage(t *testing.T) {
+	chromium := testenv.Chromium(t)
+	dir := t.TempDir()
+	b, err := browser.Start(chromium, filepath.Join(dir, "profile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	first, err := b.NewPage(800, 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "p.html")
+	os.WriteFile(page, []byte(`<!DOCTYPE html><html><body><p>7</p></body></html>`), 0o644)
+	second, err := b.NewPage(1400, 900)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Open("file://" + page); err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Open("file://" + page); err != nil {
+		t.Fatal(err)
+	}
+	if png, err := first.Screenshot(true); err != nil || !strings.HasPrefix(string(png), "\x89PNG") {
+		t.Errorf("Screenshot of the first page: %d bytes, %v", len(png), err)
+	}
+}
