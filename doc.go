@@ -38,7 +38,12 @@
 //	trainer/run       a training run: stages, checkpoints and resume, run directory, metrics log, curve
 //	trainer/teacher   hindsight search of the best joint plan per task; hindsight and pivotal labels
 //	view              deliberations and policies' decisions, a training run and a study's report, as self-contained HTML pages
-//	study             cross-validated study of learned policies against the baselines
+//	study/internal/parallela study's independent cells or runs on a fixed number of goroutines, results by index
+//	study             cross-validated study of learned policies against the baselines: the plan and its cells, the rows, report, verdict and directory
+//	study/compare     studies' results.json compared: per kind or model, paired across studies, hindsight ceilings
+//	study/shards      a study's cells split between processes and merged back to the unsharded study's bytes
+//	study/ablate      the ablations (settings cross-validated with the study's folds) and the stability study's curves
+//	study/internal/studytestwhat the tests of study's rooms share: a trainer that trains nothing, the shared transcripts
 //	study/signals     AUC of state features for correctness and for "refining now fixes the team"
 //	serve             a trained policy as an HTTP/JSON service, with Prometheus metrics
 //	cmd/mpdf          the command line: flags, help text and wiring only
