@@ -354,21 +354,11 @@ func NewPlan(e env.Env, cfg Config) (*Plan, error) {
 	for _, l := range cfg.Lambdas {
 		s.Learned = append(s.Learned, LearnedName(l))
 	}
-	var jobs []Cell
-	for k := range cfg.Seeds {
-		seed := cfg.Seed + uint64(k)
-		folds, names, err := Folds(s.Tasks, cfg.Folds, cfg.GroupBy, seed)
-		if err != nil {
-			return nil, err
-		}
-		s.Folds = names
-		for f, test := range folds {
-			jobs = append(jobs, Cell{Seed: seed, Fold: f, Test: test, Baselines: true})
-			for _, l := range cfg.Lambdas {
-				jobs = append(jobs, Cell{Seed: seed, Fold: f, Test: test, Lambda: l})
-			}
-		}
+	jobs, names, err := s.cells()
+	if err != nil {
+		return nil, err
 	}
+	s.Folds = names
 	return &Plan{Study: s, Config: cfg, Cells: jobs, bases: bases}, nil
 }
 
@@ -399,13 +389,22 @@ func (s *Study) baselines() ([]metapolicy.Policy, error) {
 // Config and Tasks: what a merge of shards needs to put their rows in
 // CrossValidate's order and check each cell holds its fold's rows.
 func (s *Study) Cells() ([]Cell, error) {
+	jobs, _, err := s.cells()
+	return jobs, err
+}
+
+// cells is Cells with the folds' names (the last seed's: every seed's are
+// the same).
+func (s *Study) cells() ([]Cell, []string, error) {
 	var jobs []Cell
+	var names []string
 	for k := range s.Config.Seeds {
 		seed := s.Config.Seed + uint64(k)
-		folds, _, err := Folds(s.Tasks, s.Config.Folds, s.Config.GroupBy, seed)
+		folds, n, err := Folds(s.Tasks, s.Config.Folds, s.Config.GroupBy, seed)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		names = n
 		for f, test := range folds {
 			jobs = append(jobs, Cell{Seed: seed, Fold: f, Test: test, Baselines: true})
 			for _, l := range s.Config.Lambdas {
@@ -413,7 +412,7 @@ func (s *Study) Cells() ([]Cell, error) {
 			}
 		}
 	}
-	return jobs, nil
+	return jobs, names, nil
 }
 
 // runJob plays one cell's policies on its fold.

@@ -12,7 +12,7 @@ import (
 )
 
 // CrossValidateOrAblate runs into d the study of cfg on e
-// (Dir.CrossValidate) or, when ablate names one, that ablation
+// (study.Dir.CrossValidate) or, when ablate names one, that ablation
 // (RunAblation), or the stability study (RunStabilityInto). On an error the Written is nil.
 func CrossValidateOrAblate(d *study.Dir, e env.Env, cfg study.Config, ablate string) (study.Written, error) {
 	if ablate == AblateStability {

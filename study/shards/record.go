@@ -85,8 +85,9 @@ type ShardCell struct {
 // baselinesCell is ShardCell.Policy of a fold's baselines.
 const baselinesCell = "baselines"
 
-// cellOrder returns each job's cell number (ShardRule): plan lists, per
-// seed and fold, the baselines job then the learned ones.
+// cellOrder returns each cell's number (ShardRule), the cells listed in
+// study.NewPlan's order: per seed and fold, the baselines then the
+// learned ones.
 func cellOrder(jobs []study.Cell) []int {
 	cell := make([]int, len(jobs))
 	n := 0
@@ -105,7 +106,7 @@ func cellOrder(jobs []study.Cell) []int {
 	return cell
 }
 
-// policyOf is the ShardCell.Policy of a job.
+// policyOf is the ShardCell.Policy of a cell.
 func policyOf(j study.Cell) string {
 	if j.Baselines {
 		return baselinesCell
