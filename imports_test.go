@@ -59,10 +59,15 @@ var layers = []layer{
 	{"trainer/run", "a training run: stages, checkpoints and resume, run directory, metrics log, curve", []string{"autodiff", "checkpoints", "data", "env", "internal/errmark", "internal/progress", "metapolicy", "nn", "outfile", "plots", "trainer"}},
 	{"trainer/teacher", "hindsight search of the best joint plan per task; hindsight and pivotal labels", []string{"data", "env", "internal/errmark", "metapolicy", "trainer", "trainer/run"}},
 	{"view", "deliberations and policies' decisions, a training run and a study's report, as self-contained HTML pages", []string{"answer", "checkpoints", "data", "data/transcript", "env", "env/open", "env/replay", "internal/errmark", "metapolicy", "outfile", "plots", "trainer/run"}},
-	{"study", "cross-validated study of learned policies against the baselines", []string{"data", "data/transcript", "env", "env/replay", "env/sim", "internal/errmark", "internal/jsonscan", "internal/version", "metapolicy", "nn", "outfile", "plots", "stats", "trainer", "trainer/run", "view"}},
+	{"study/internal/parallel", "a study's independent cells or runs on a fixed number of goroutines, results by index", nil},
+	{"study", "cross-validated study of learned policies against the baselines: the plan and its cells, the rows, report, verdict and directory", []string{"data", "data/transcript", "env", "env/replay", "metapolicy", "nn", "outfile", "plots", "stats", "study/internal/parallel", "trainer", "trainer/run", "view"}},
+	{"study/compare", "studies' results.json compared: per kind or model, paired across studies, hindsight ceilings", []string{"internal/jsonscan", "stats", "study"}},
+	{"study/shards", "a study's cells split between processes and merged back to the unsharded study's bytes", []string{"data", "env", "env/replay", "internal/errmark", "internal/jsonscan", "internal/version", "metapolicy", "outfile", "study", "study/internal/parallel"}},
+	{"study/ablate", "the ablations (settings cross-validated with the study's folds) and the stability study's curves", []string{"data", "env", "env/replay", "env/sim", "metapolicy", "nn", "outfile", "plots", "stats", "study", "study/internal/parallel", "trainer", "trainer/run"}},
+	{"study/internal/studytest", "what the tests of study's rooms share: a trainer that trains nothing, the shared transcripts", []string{"data/transcript", "env", "env/replay", "internal/testenv", "metapolicy", "study", "trainer"}},
 	{"study/signals", "AUC of state features for correctness and for \"refining now fixes the team\"", []string{"answer", "data", "env", "metapolicy", "stats", "stats/correctness", "trainer/teacher"}},
 	{"serve", "a trained policy as an HTTP/JSON service, with Prometheus metrics", []string{"answer", "checkpoints", "data", "internal/jsonscan", "metapolicy", "nn"}},
-	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"answer", "checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/open", "env/replay", "env/sim", "env/sim/calibrate", "internal/cliflag", "internal/progress", "internal/version", "metapolicy", "nn", "outfile", "serve", "study", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
+	{"cmd/mpdf", "the command line: flags, help text and wiring only", []string{"answer", "checkpoints", "data", "data/corpus", "data/transcript", "env", "env/llm", "env/open", "env/replay", "env/sim", "env/sim/calibrate", "internal/cliflag", "internal/progress", "internal/version", "metapolicy", "nn", "outfile", "serve", "study", "study/ablate", "study/compare", "study/shards", "study/signals", "trainer", "trainer/run", "trainer/teacher", "view"}},
 }
 
 // owners lists, for each third-party import prefix, the directories of
@@ -233,25 +238,37 @@ const (
 func readmeBlock() string {
 	var b strings.Builder
 	b.WriteString(readmeBegin + "\n```\n")
+	w := dirWidth()
 	for _, l := range layers {
-		fmt.Fprintf(&b, "%-18s%s\n", l.dir, l.about)
+		fmt.Fprintf(&b, "%-*s%s\n", w, l.dir, l.about)
 		if len(l.imports) > 0 {
-			fmt.Fprintf(&b, "%-18s  imports %s\n", "", strings.Join(l.imports, ", "))
+			fmt.Fprintf(&b, "%-*s  imports %s\n", w, "", strings.Join(l.imports, ", "))
 		}
 	}
 	b.WriteString("```\n" + readmeEnd)
 	return b.String()
 }
 
+// dirWidth is the directory column's width: the longest directory and two
+// spaces, so a long name never runs into its description.
+func dirWidth() int {
+	w := 0
+	for _, l := range layers {
+		w = max(w, len(l.dir))
+	}
+	return w + 2
+}
+
 // docBlock renders the table for doc.go's package comment.
 func docBlock() string {
 	var b strings.Builder
 	b.WriteString(docBegin)
+	w := dirWidth()
 	for _, l := range layers {
 		if l.dir == "." {
 			continue
 		}
-		fmt.Fprintf(&b, "//\t%-18s%s\n", l.dir, l.about)
+		fmt.Fprintf(&b, "//\t%-*s%s\n", w, l.dir, l.about)
 	}
 	b.WriteString(docEnd)
 	return b.String()

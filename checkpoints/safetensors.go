@@ -143,75 +143,15 @@ func marshalSafetensors(m *nn.MLP[float32], meta map[string]string) ([]byte, err
 // marshalGroups writes networks nets, network k's tensors prefixed
 // groups[k] + "." ("" for none); all have m = nets[0]'s shape.
 func marshalGroups(groups []string, nets []*nn.MLP[float32], meta map[string]string) ([]byte, error) {
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("checkpoints: safetensors: "+format, args...)
+	if err := checkGroups(groups, nets); err != nil {
+		return nil, err
 	}
-	m := nets[0]
-	for k, m := range nets {
-		what := "model"
-		if groups[k] != "" {
-			what = "network " + groups[k]
-		}
-		if m == nil {
-			return nil, fail("%s is nil", what)
-		}
-		if err := checkModel(m.Sizes, m.Act); err != nil {
-			return nil, fail("%s: %v", what, err)
-		}
-		if n, err := nn.ParamCount(m.Sizes, m.Attn); err != nil || len(m.Params) != n {
-			return nil, fail("%s: %d params, sizes %v (attention width %d) need %d", what, len(m.Params), m.Sizes, m.Attn, n)
-		}
-		if !slices.Equal(m.Sizes, nets[0].Sizes) || m.Act != nets[0].Act || m.Attn != nets[0].Attn {
-			return nil, fail("%s: %v %v, the first network's %v %v", what, m.Sizes, m.Act, nets[0].Sizes, nets[0].Act)
-		}
-		if err := checkFinite(m.Params, false); err != nil {
-			return nil, fail("%s: params%v", what, err)
-		}
-	}
-	md := map[string]string{MetaFeatureVersion: metapolicy.FeatureVersion}
-	for k, v := range meta {
-		md[k] = v
-	}
-	own := map[string]string{MetaActivation: m.Act.String(), MetaFormat: "pt"}
-	if m.Attn > 0 {
-		own[MetaArch], own[MetaAttnDim] = ArchAttention, strconv.Itoa(m.Attn)
-	} else if v, ok := md[MetaArch]; ok && v != "mlp" {
-		return nil, fail("metadata %s=%q contradicts the model's %q", MetaArch, v, "mlp")
-	}
-	for k, want := range own {
-		if v, ok := md[k]; ok && v != want {
-			return nil, fail("metadata %s=%q contradicts the model's %q", k, v, want)
-		}
-		md[k] = want
+	md, err := groupMetadata(nets[0], meta)
+	if err != nil {
+		return nil, err
 	}
 	keys := slices.Sorted(maps.Keys(md))
-	for _, k := range keys {
-		if !utf8.ValidString(k) || !utf8.ValidString(md[k]) {
-			return nil, fail("metadata %q: not valid UTF-8", k)
-		}
-	}
-
-	type tensor struct {
-		name  string
-		shape []int
-		data  []float32
-	}
-	var ts []tensor
-	for k, m := range nets {
-		prefix := ""
-		if groups[k] != "" {
-			prefix = groups[k] + "."
-		}
-		for i, name := range attnNames[:min(m.Attn, 1)*len(attnNames)] {
-			ts = append(ts, tensor{prefix + name, nn.AttnTensorShape(m.Attn, i), m.AttnTensor(i)})
-		}
-		for i := range m.Layers() {
-			ts = append(ts,
-				tensor{fmt.Sprintf("%slayers.%d.weight", prefix, i), []int{m.Sizes[i+1], m.Sizes[i]}, m.Weight(i)},
-				tensor{fmt.Sprintf("%slayers.%d.bias", prefix, i), []int{m.Sizes[i+1]}, m.Bias(i)})
-		}
-	}
-	slices.SortFunc(ts, func(a, b tensor) int { return strings.Compare(a.name, b.name) })
+	ts := groupTensors(groups, nets)
 
 	// The header, spelled as Python's json.dumps(separators=(",", ":")) does.
 	var h bytes.Buffer
@@ -253,6 +193,95 @@ func marshalGroups(groups []string, nets []*nn.MLP[float32], meta map[string]str
 		}
 	}
 	return out, nil
+}
+
+// failST is an error of writing a safetensors file.
+func failST(format string, args ...any) error {
+	return fmt.Errorf("checkpoints: safetensors: "+format, args...)
+}
+
+// checkGroups checks each network of nets (named by groups) is whole,
+// finite and of nets[0]'s shape.
+func checkGroups(groups []string, nets []*nn.MLP[float32]) error {
+	for k, m := range nets {
+		what := "model"
+		if groups[k] != "" {
+			what = "network " + groups[k]
+		}
+		if m == nil {
+			return failST("%s is nil", what)
+		}
+		if err := checkModel(m.Sizes, m.Act); err != nil {
+			return failST("%s: %v", what, err)
+		}
+		if n, err := nn.ParamCount(m.Sizes, m.Attn); err != nil || len(m.Params) != n {
+			return failST("%s: %d params, sizes %v (attention width %d) need %d", what, len(m.Params), m.Sizes, m.Attn, n)
+		}
+		if !slices.Equal(m.Sizes, nets[0].Sizes) || m.Act != nets[0].Act || m.Attn != nets[0].Attn {
+			return failST("%s: %v %v, the first network's %v %v", what, m.Sizes, m.Act, nets[0].Sizes, nets[0].Act)
+		}
+		if err := checkFinite(m.Params, false); err != nil {
+			return failST("%s: params%v", what, err)
+		}
+	}
+	return nil
+}
+
+// groupMetadata is the file's metadata: meta over the feature version,
+// with m's own keys (activation, format, architecture), which meta may
+// repeat but not contradict; every key and value valid UTF-8.
+func groupMetadata(m *nn.MLP[float32], meta map[string]string) (map[string]string, error) {
+	md := map[string]string{MetaFeatureVersion: metapolicy.FeatureVersion}
+	for k, v := range meta {
+		md[k] = v
+	}
+	own := map[string]string{MetaActivation: m.Act.String(), MetaFormat: "pt"}
+	if m.Attn > 0 {
+		own[MetaArch], own[MetaAttnDim] = ArchAttention, strconv.Itoa(m.Attn)
+	} else if v, ok := md[MetaArch]; ok && v != "mlp" {
+		return nil, failST("metadata %s=%q contradicts the model's %q", MetaArch, v, "mlp")
+	}
+	for k, want := range own {
+		if v, ok := md[k]; ok && v != want {
+			return nil, failST("metadata %s=%q contradicts the model's %q", k, v, want)
+		}
+		md[k] = want
+	}
+	for _, k := range slices.Sorted(maps.Keys(md)) {
+		if !utf8.ValidString(k) || !utf8.ValidString(md[k]) {
+			return nil, failST("metadata %q: not valid UTF-8", k)
+		}
+	}
+	return md, nil
+}
+
+// outTensor is a tensor to write: its name, shape and values.
+type outTensor struct {
+	name  string
+	shape []int
+	data  []float32
+}
+
+// groupTensors lists the tensors of nets, network k's prefixed groups[k]
+// + "." ("" for none), sorted by name.
+func groupTensors(groups []string, nets []*nn.MLP[float32]) []outTensor {
+	var ts []outTensor
+	for k, m := range nets {
+		prefix := ""
+		if groups[k] != "" {
+			prefix = groups[k] + "."
+		}
+		for i, name := range attnNames[:min(m.Attn, 1)*len(attnNames)] {
+			ts = append(ts, outTensor{prefix + name, nn.AttnTensorShape(m.Attn, i), m.AttnTensor(i)})
+		}
+		for i := range m.Layers() {
+			ts = append(ts,
+				outTensor{fmt.Sprintf("%slayers.%d.weight", prefix, i), []int{m.Sizes[i+1], m.Sizes[i]}, m.Weight(i)},
+				outTensor{fmt.Sprintf("%slayers.%d.bias", prefix, i), []int{m.Sizes[i+1]}, m.Bias(i)})
+		}
+	}
+	slices.SortFunc(ts, func(a, b outTensor) int { return strings.Compare(a.name, b.name) })
+	return ts
 }
 
 // pyQuote writes s as a JSON string the way Python's json module does with
@@ -311,39 +340,9 @@ func readSafetensors(r io.Reader, size int64, opts []Option) (map[string]*nn.MLP
 	if err != nil {
 		return nil, nil, err
 	}
-	var lenBuf [8]byte
-	if n, err := io.ReadFull(r, lenBuf[:]); err != nil {
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, nil, errf(ErrTruncated, "%d bytes, shorter than the 8-byte header length", n)
-		}
-		return nil, nil, fmt.Errorf("read: %w", err)
-	}
-	hlen := binary.LittleEndian.Uint64(lenBuf[:])
-	switch {
-	case hlen > maxSafetensorsHeader || hlen > uint64(o.maxBytes):
-		return nil, nil, errf(ErrTooLarge, "offset 0: header of %d bytes, limit %d", hlen, min(maxSafetensorsHeader, o.maxBytes))
-	case hlen < 2:
-		return nil, nil, errf(ErrCorrupt, "offset 0: header of %d bytes", hlen)
-	case size >= 0 && 8+int64(hlen) > size:
-		return nil, nil, errf(ErrTruncated, "%d bytes, the header alone announces %d", size, 8+hlen)
-	}
-	head, err := readN(r, int64(hlen), size >= 0)
+	hlen, raw, meta, err := readSTHeader(r, size, o.maxBytes)
 	if err != nil {
 		return nil, nil, err
-	}
-	if head[0] != '{' {
-		return nil, nil, errf(ErrCorrupt, "offset 8: header starts with %q, want '{'", head[0])
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(head, &raw); err != nil {
-		return nil, nil, errf(ErrCorrupt, "offset 8: header JSON: %v", err)
-	}
-	var meta map[string]string
-	if mr, ok := raw[metadataKey]; ok {
-		if err := json.Unmarshal(mr, &meta); err != nil {
-			return nil, nil, errf(ErrCorrupt, "header: %s: %v", metadataKey, err)
-		}
-		delete(raw, metadataKey)
 	}
 	ts, sizes, attn, total, err := checkTensors(raw, uint64(o.maxBytes))
 	if err != nil {
@@ -411,6 +410,45 @@ func readSafetensors(r io.Reader, size int64, opts []Option) (map[string]*nn.MLP
 		}
 	}
 	return nets, meta, nil
+}
+
+// readSTHeader reads a safetensors file's header from r (size: the file's
+// length, -1 for a stream; maxBytes: the caller's limit): its length, its
+// tensor entries, and its metadata (taken out of the entries).
+func readSTHeader(r io.Reader, size, maxBytes int64) (hlen uint64, raw map[string]json.RawMessage, meta map[string]string, err error) {
+	var lenBuf [8]byte
+	if n, err := io.ReadFull(r, lenBuf[:]); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return 0, nil, nil, errf(ErrTruncated, "%d bytes, shorter than the 8-byte header length", n)
+		}
+		return 0, nil, nil, fmt.Errorf("read: %w", err)
+	}
+	hlen = binary.LittleEndian.Uint64(lenBuf[:])
+	switch {
+	case hlen > maxSafetensorsHeader || hlen > uint64(maxBytes):
+		return 0, nil, nil, errf(ErrTooLarge, "offset 0: header of %d bytes, limit %d", hlen, min(maxSafetensorsHeader, maxBytes))
+	case hlen < 2:
+		return 0, nil, nil, errf(ErrCorrupt, "offset 0: header of %d bytes", hlen)
+	case size >= 0 && 8+int64(hlen) > size:
+		return 0, nil, nil, errf(ErrTruncated, "%d bytes, the header alone announces %d", size, 8+hlen)
+	}
+	head, err := readN(r, int64(hlen), size >= 0)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	if head[0] != '{' {
+		return 0, nil, nil, errf(ErrCorrupt, "offset 8: header starts with %q, want '{'", head[0])
+	}
+	if err := json.Unmarshal(head, &raw); err != nil {
+		return 0, nil, nil, errf(ErrCorrupt, "offset 8: header JSON: %v", err)
+	}
+	if mr, ok := raw[metadataKey]; ok {
+		if err := json.Unmarshal(mr, &meta); err != nil {
+			return 0, nil, nil, errf(ErrCorrupt, "header: %s: %v", metadataKey, err)
+		}
+		delete(raw, metadataKey)
+	}
+	return hlen, raw, meta, nil
 }
 
 // checkArch checks the metadata's MetaArch and MetaAttnDim against the

@@ -25,32 +25,7 @@ func TestCommittedRecordsSurviveATornEnd(t *testing.T) {
 	for _, name := range []string{"c.jsonl", "c.jsonl.gz", "c.jsonl.zst"} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := filepath.Join(dir, name)
-			w, err := Create(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var sizes []int64 // file size after each commit
-			for _, ep := range eps {
-				if err := w.WriteEpisode(ep); err != nil {
-					t.Fatal(err)
-				}
-				if err := w.Commit(); err != nil {
-					t.Fatal(err)
-				}
-				fi, err := os.Stat(path) // visible at the target from the first Commit
-				if err != nil {
-					t.Fatal(err)
-				}
-				sizes = append(sizes, fi.Size())
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			full, _ := os.ReadFile(path)
-			if int64(len(full)) != sizes[4] {
-				t.Fatalf("Close added %d bytes after the last Commit", int64(len(full))-sizes[4])
-			}
+			full, sizes := writeCommitted(t, filepath.Join(dir, name), eps)
 			// Cut at a commit boundary: 3 whole records, nothing rejected.
 			cut := filepath.Join(dir, "cut-"+name)
 			os.WriteFile(cut, full[:sizes[2]], 0o644)
@@ -76,52 +51,7 @@ func TestCommittedRecordsSurviveATornEnd(t *testing.T) {
 			if !e.Torn || e.Line != 4 || !strings.Contains(e.Error(), "torn") || !strings.Contains(e.Error(), "cut-"+name+":4") {
 				t.Errorf("torn end reported as %v (torn %v); want a Torn error at line 4", e, e.Torn)
 			}
-			// Cut anywhere: the records committed before the cut are read,
-			// and what follows is a torn end, never a fatal read error.
-			for n := 1; n < len(full); n += max(1, len(full)/199) {
-				os.WriteFile(cut, full[:n], 0o644)
-				whole := 0
-				for whole < len(sizes) && sizes[whole] <= int64(n) {
-					whole++
-				}
-				rd, _ := Open([]string{cut}, ReaderOptions{Skip: true})
-				got := 0
-				for {
-					rec, err := rd.Next()
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						t.Fatalf("cut at byte %d of %d: %v", n, len(full), err)
-					}
-					if rec.Episode.ID != eps[got].ID {
-						t.Fatalf("cut at byte %d: record %d is %s, want %s", n, got, rec.Episode.ID, eps[got].ID)
-					}
-					got++
-				}
-				c := rd.Counts()
-				rd.Close()
-				if !strings.Contains(name, ".") || strings.HasSuffix(name, ".jsonl") {
-					// Plain: a last line whole but for its newline reads.
-					if whole < len(sizes) && int64(n) == sizes[whole]-1 {
-						whole++
-					}
-				}
-				wantGot := whole
-				if strings.HasSuffix(name, ".gz") && got == whole+1 && whole < len(sizes) && int64(n) >= sizes[whole]-32 {
-					// Cut at the end of a member (its last deflate bytes
-					// or its 8-byte trailer): the record's bytes are all
-					// there and read; the end is still reported torn.
-					wantGot++
-				}
-				torn := int64(1)
-				if whole > 0 && (int64(n) == sizes[whole-1] || int64(n) == sizes[whole-1]-1) {
-					torn = 0
-				}
-				if got != wantGot || c.Rejected != torn {
-					t.Fatalf("cut at byte %d of %d: %d records, %d rejected; want %d and %d", n, len(full), got, c.Rejected, wantGot, torn)
-				}
-			}
+			checkCutAnywhere(t, name, cut, full, sizes, eps)
 			// Without Skip the torn end is Next's error, not silence.
 			rd, _ := Open([]string{cut}, ReaderOptions{})
 			defer rd.Close()
@@ -303,4 +233,87 @@ func TestContinue(t *testing.T) {
 		t.Fatalf("Continue of a missing file: %+v, %v", c, err)
 	}
 	w.Close()
+}
+
+// writeCommitted writes eps to path, committing after each, and returns
+// the file's bytes and its size after each commit.
+func writeCommitted(t *testing.T, path string, eps []*Episode) (full []byte, sizes []int64) {
+	t.Helper()
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ep := range eps {
+		if err := w.WriteEpisode(ep); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path) // visible at the target from the first Commit
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, fi.Size())
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	full, _ = os.ReadFile(path)
+	if int64(len(full)) != sizes[len(sizes)-1] {
+		t.Fatalf("Close added %d bytes after the last Commit", int64(len(full))-sizes[len(sizes)-1])
+	}
+	return full, sizes
+}
+
+// checkCutAnywhere cuts the file full (named name; sizes after each
+// commit of eps) at bytes throughout into cut: the records committed
+// before the cut are read, and what follows is a torn end, never a fatal
+// read error.
+func checkCutAnywhere(t *testing.T, name, cut string, full []byte, sizes []int64, eps []*Episode) {
+	t.Helper()
+	for n := 1; n < len(full); n += max(1, len(full)/199) {
+		os.WriteFile(cut, full[:n], 0o644)
+		whole := 0
+		for whole < len(sizes) && sizes[whole] <= int64(n) {
+			whole++
+		}
+		rd, _ := Open([]string{cut}, ReaderOptions{Skip: true})
+		got := 0
+		for {
+			rec, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("cut at byte %d of %d: %v", n, len(full), err)
+			}
+			if rec.Episode.ID != eps[got].ID {
+				t.Fatalf("cut at byte %d: record %d is %s, want %s", n, got, rec.Episode.ID, eps[got].ID)
+			}
+			got++
+		}
+		c := rd.Counts()
+		rd.Close()
+		if !strings.Contains(name, ".") || strings.HasSuffix(name, ".jsonl") {
+			// Plain: a last line whole but for its newline reads.
+			if whole < len(sizes) && int64(n) == sizes[whole]-1 {
+				whole++
+			}
+		}
+		wantGot := whole
+		if strings.HasSuffix(name, ".gz") && got == whole+1 && whole < len(sizes) && int64(n) >= sizes[whole]-32 {
+			// Cut at the end of a member (its last deflate bytes
+			// or its 8-byte trailer): the record's bytes are all
+			// there and read; the end is still reported torn.
+			wantGot++
+		}
+		torn := int64(1)
+		if whole > 0 && (int64(n) == sizes[whole-1] || int64(n) == sizes[whole-1]-1) {
+			torn = 0
+		}
+		if got != wantGot || c.Rejected != torn {
+			t.Fatalf("cut at byte %d of %d: %d records, %d rejected; want %d and %d", n, len(full), got, c.Rejected, wantGot, torn)
+		}
+	}
 }

@@ -99,34 +99,9 @@ func newShardEncoder() (*zstd.Encoder, error) {
 // records the SHA-256 of every source. Rejected records stop the packing
 // unless r skips them; their count is in the manifest either way.
 func WritePack(dir string, r *Reader, opts PackOptions) (m *Manifest, err error) {
-	if !r.opts.Hash {
-		return nil, errors.New("data: pack: the reader must be opened with ReaderOptions.Hash for provenance")
-	}
-	if opts.RowsPerShard < 0 {
-		return nil, fmt.Errorf("data: pack: rows per shard %d, want ≥ 0", opts.RowsPerShard)
-	}
-	if opts.RowsPerShard == 0 {
-		opts.RowsPerShard = DefaultRowsPerShard
-	}
-	if opts.BlockRows < 0 {
-		return nil, fmt.Errorf("data: pack: block rows %d, want ≥ 0", opts.BlockRows)
-	}
-	if opts.BlockRows == 0 {
-		opts.BlockRows = PackBlockRows
-	}
-	stream, err := NewDecisionStream(r, opts.Reward)
+	stream, err := packStream(r, &opts)
 	if err != nil {
 		return nil, err
-	}
-	stream.BatchRows = opts.RowsPerShard
-	if opts.FeatureVersion != "" {
-		// The layout the episodes are featurized in (peers-v1 for the
-		// attention network, say), recorded in the manifest.
-		fz, err := metapolicy.FeaturizerFor(opts.FeatureVersion)
-		if err != nil {
-			return nil, fmt.Errorf("data: pack: %w", err)
-		}
-		stream.Layout = fz
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("data: pack: %w", err)
@@ -191,21 +166,66 @@ func WritePack(dir string, r *Reader, opts PackOptions) (m *Manifest, err error)
 	if m.FeatureVersion == "" && m.Stream.FromRecords == 0 {
 		m.FeatureVersion = metapolicy.FeatureVersion
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("data: pack: %w", err)
-	}
-	tmp := filepath.Join(dir, ManifestName+".tmp")
-	written = append(written, tmp)
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return nil, fmt.Errorf("data: pack: %w", err)
-	}
-	final := filepath.Join(dir, ManifestName)
-	written = append(written, final)
-	if err := os.Rename(tmp, final); err != nil {
-		return nil, fmt.Errorf("data: pack: %w", err)
+	if err := writeManifest(dir, m, &written); err != nil {
+		return nil, err
 	}
 	return m, nil
+}
+
+// packStream checks opts, sets its defaults, and opens the decision
+// stream WritePack reads r through.
+func packStream(r *Reader, opts *PackOptions) (*DecisionStream, error) {
+	if !r.opts.Hash {
+		return nil, errors.New("data: pack: the reader must be opened with ReaderOptions.Hash for provenance")
+	}
+	if opts.RowsPerShard < 0 {
+		return nil, fmt.Errorf("data: pack: rows per shard %d, want ≥ 0", opts.RowsPerShard)
+	}
+	if opts.RowsPerShard == 0 {
+		opts.RowsPerShard = DefaultRowsPerShard
+	}
+	if opts.BlockRows < 0 {
+		return nil, fmt.Errorf("data: pack: block rows %d, want ≥ 0", opts.BlockRows)
+	}
+	if opts.BlockRows == 0 {
+		opts.BlockRows = PackBlockRows
+	}
+	stream, err := NewDecisionStream(r, opts.Reward)
+	if err != nil {
+		return nil, err
+	}
+	stream.BatchRows = opts.RowsPerShard
+	if opts.FeatureVersion != "" {
+		// The layout the episodes are featurized in (peers-v1 for the
+		// attention network, say), recorded in the manifest.
+		fz, err := metapolicy.FeaturizerFor(opts.FeatureVersion)
+		if err != nil {
+			return nil, fmt.Errorf("data: pack: %w", err)
+		}
+		stream.Layout = fz
+	}
+	return stream, nil
+}
+
+// writeManifest writes m into dir, through a temporary file renamed over
+// ManifestName, adding each path it creates to written (removed by
+// WritePack when it fails).
+func writeManifest(dir string, m *Manifest, written *[]string) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("data: pack: %w", err)
+	}
+	tmp := filepath.Join(dir, ManifestName+".tmp")
+	*written = append(*written, tmp)
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("data: pack: %w", err)
+	}
+	final := filepath.Join(dir, ManifestName)
+	*written = append(*written, final)
+	if err := os.Rename(tmp, final); err != nil {
+		return fmt.Errorf("data: pack: %w", err)
+	}
+	return nil
 }
 
 // toolVersion is "mpdf" and the version of this module in the build.

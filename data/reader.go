@@ -296,21 +296,8 @@ func (r *Reader) Next() (Record, error) {
 		r.counts.Read++
 		src.stats.Read++
 		var rec Record
-		switch {
-		case re != nil:
-		case tooLong && r.scan.at >= 0:
-			re = fieldErr("line", "a string of more than %d bytes, the limit per text, starts at byte %d of the line; the line (%d bytes) is skipped unread",
-				MaxTextBytes, r.scan.at+1, n)
-		case tooLong:
-			re = fieldErr("line", "%d bytes, over the limit of %d (MaxLineBytes)", n, r.opts.MaxLineBytes)
-		default:
-			rec, re = decodeLine(line, r.width)
-			if re != nil && unended {
-				// The last line has no newline and does not read: most
-				// likely cut by a writer that was stopped mid-write.
-				re.Torn = true
-				re.Reason += "; the file ends here without a newline: a torn last record (was its writer killed?)"
-			}
+		if re == nil {
+			rec, re = r.decode(line, n, tooLong, unended)
 		}
 		if re != nil && src.lineNo == 1 && r.layout != "" {
 			// Not a bad record: the wrong kind of file. It is not
@@ -335,21 +322,48 @@ func (r *Reader) Next() (Record, error) {
 			}
 			continue
 		}
-		r.counts.Accepted++
-		src.stats.Accepted++
-		if rec.Decision != nil {
-			r.counts.Decisions++
-			if r.width == 0 {
-				r.width = len(rec.Decision.Features)
-			}
-		} else {
-			r.counts.Episodes++
-		}
-		rec.Pos = Pos{src.name, src.lineNo}
-		if rec.Episode != nil {
-			r.checkID(rec.Episode.ID, rec.Pos)
-		}
+		r.accept(src, &rec)
 		return rec, nil
+	}
+}
+
+// decode reads one line of n bytes (tooLong: over the limit, unread;
+// unended: the file's last, without a newline) into a record, or says
+// why it is rejected.
+func (r *Reader) decode(line []byte, n int, tooLong, unended bool) (Record, *RecordError) {
+	switch {
+	case tooLong && r.scan.at >= 0:
+		return Record{}, fieldErr("line", "a string of more than %d bytes, the limit per text, starts at byte %d of the line; the line (%d bytes) is skipped unread",
+			MaxTextBytes, r.scan.at+1, n)
+	case tooLong:
+		return Record{}, fieldErr("line", "%d bytes, over the limit of %d (MaxLineBytes)", n, r.opts.MaxLineBytes)
+	}
+	rec, re := decodeLine(line, r.width)
+	if re != nil && unended {
+		// The last line has no newline and does not read: most
+		// likely cut by a writer that was stopped mid-write.
+		re.Torn = true
+		re.Reason += "; the file ends here without a newline: a torn last record (was its writer killed?)"
+	}
+	return rec, re
+}
+
+// accept counts rec, read from src's current line, as accepted and sets
+// its position.
+func (r *Reader) accept(src *input, rec *Record) {
+	r.counts.Accepted++
+	src.stats.Accepted++
+	if rec.Decision != nil {
+		r.counts.Decisions++
+		if r.width == 0 {
+			r.width = len(rec.Decision.Features)
+		}
+	} else {
+		r.counts.Episodes++
+	}
+	rec.Pos = Pos{src.name, src.lineNo}
+	if rec.Episode != nil {
+		r.checkID(rec.Episode.ID, rec.Pos)
 	}
 }
 

@@ -9,17 +9,22 @@ import (
 	"github.com/mpdf/mpdf/metapolicy"
 )
 
-func TestRewards(t *testing.T) {
+// rewardCase is one episode of TestRewards and the rewards it must get.
+type rewardCase struct {
+	name    string
+	gold    string
+	answers [][]string
+	conf    [][]float64
+	tokens  [][]int // per round ≥ 1, nil = 0
+	cfg     RewardConfig
+	want    [][]float64 // rounds ≥ 1
+}
+
+// teamRewardCases are the local and global terms of the default weights:
+// an agent's own answer, and the team's answer with and without it.
+func teamRewardCases() []rewardCase {
 	const m = -1 // missing confidence
-	tests := []struct {
-		name    string
-		gold    string
-		answers [][]string
-		conf    [][]float64
-		tokens  [][]int // per round ≥ 1, nil = 0
-		cfg     RewardConfig
-		want    [][]float64 // rounds ≥ 1
-	}{{
+	return []rewardCase{{
 		// agent 0 becomes correct (local +1); the team is right with or
 		// without any one agent, so no global term.
 		name:    "local gain",
@@ -76,7 +81,12 @@ func TestRewards(t *testing.T) {
 		// to agent 0's right "4" (global −1). Round 2: team "4" right,
 		// and still right without any one agent; agent 1 gained (+1).
 		want: [][]float64{{1, -1, -1}, {0, 1, 0}},
-	}, {
+	}}
+}
+
+// weightedRewardCases are the weights, the token cost and their defaults.
+func weightedRewardCases() []rewardCase {
+	return []rewardCase{{
 		name:    "weights",
 		gold:    "4",
 		answers: [][]string{{"5", "5", "4"}, {"4", "5", "4"}},
@@ -107,7 +117,10 @@ func TestRewards(t *testing.T) {
 		// (without it, 1–1 tie → agent 1 "5" wrong → global 1).
 		want: [][]float64{{2, 0, 0}},
 	}}
-	for _, tc := range tests {
+}
+
+func TestRewards(t *testing.T) {
+	for _, tc := range append(teamRewardCases(), weightedRewardCases()...) {
 		t.Run(tc.name, func(t *testing.T) {
 			ep := episodeOf(tc.gold, tc.answers, tc.conf)
 			for t1, row := range tc.tokens {

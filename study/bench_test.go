@@ -17,7 +17,7 @@ func BenchmarkStudyFold(b *testing.B) {
 		b.Fatal(err)
 	}
 	cfg := DefaultConfig()
-	if err := cfg.resolve(); err != nil {
+	if err := cfg.FillDefaults(); err != nil {
 		b.Fatal(err)
 	}
 	cfg.Baselines = env.Baselines(e)
@@ -28,10 +28,10 @@ func BenchmarkStudyFold(b *testing.B) {
 	}
 	rounds := e.Rounds()
 	for b.Loop() {
-		if _, err := s.runJob(e, &cfg, bases, rounds, job{seed: 1, fold: 0, test: folds[0], base: true}); err != nil {
+		if _, err := s.runJob(e, &cfg, bases, rounds, Cell{Seed: 1, Fold: 0, Test: folds[0], Baselines: true}); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.runJob(e, &cfg, bases, rounds, job{seed: 1, fold: 0, test: folds[0]}); err != nil {
+		if _, err := s.runJob(e, &cfg, bases, rounds, Cell{Seed: 1, Fold: 0, Test: folds[0]}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -37,15 +37,23 @@
 // question and paired differences "learned − baseline". The same Config
 // and Env give the same bytes.
 //
-// # Shards, ablations and comparisons
+// # Rooms by job
 //
-// [RunShard] runs shard K of N of a study's cells into a directory's
-// record, resumable; [MergeShards] joins the N records into the [Study]
-// CrossValidate would have returned, byte for byte (`mpdf study --shard
-// K/N`, `mpdf study merge`). [Ablate] runs one of the ablations
-// ([AblationNames]) with the study's folds. [Compare] works on
-// results.json files alone ([ReadResults]): it pools studies, breaks
-// accuracy and tokens down by kind or model, pairs one study's rows with
-// another's by file, task and seed, and adds hindsight ceilings (`mpdf
-// study compare`).
+// This package is the cross-validation the others use: [NewPlan] deals a
+// study into its cells ([Cell]: one fold's baselines, or one learned
+// policy per seed, fold and λ), [Plan.Run] plays one, [CrossValidate]
+// runs them all. Three packages beside it each hold one job:
+//
+//   - study/shards: RunShard runs shard K of N of a study's cells into a
+//     directory's record, resumable; MergeShards joins the N records into
+//     the [Study] CrossValidate would have returned, byte for byte (`mpdf
+//     study --shard K/N`, `mpdf study merge`).
+//   - study/ablate: Ablate runs one of the ablations (AblationNames) with
+//     the study's folds, RunStability the stability study's curves;
+//     CrossValidateOrAblate writes a study or either into a [Dir] (`mpdf
+//     study --ablate`).
+//   - study/compare: Compare works on results.json files alone
+//     (ReadResults): it pools studies, breaks accuracy and tokens down by
+//     kind or model, pairs one study's rows with another's by file, task
+//     and seed, and adds hindsight ceilings (`mpdf study compare`).
 package study

@@ -25,6 +25,14 @@ const (
 	LockName = "study.lock"
 )
 
+// Files the other jobs write into a study directory, which OpenDir's
+// overwrite removes too.
+const (
+	AblationReportName = "ablation.md"      // study/ablate's report (Ablation.WriteMarkdown)
+	AblationJSONName   = "ablation.json"    // study/ablate's result (Ablation.WriteJSON)
+	ShardName          = "study-shard.json" // a study shard's record (study/shards)
+)
+
 // ErrNotEmpty is wrapped by OpenDir's error for a directory that holds
 // files, without overwrite.
 var ErrNotEmpty = outfile.ErrNotEmpty
@@ -32,15 +40,6 @@ var ErrNotEmpty = outfile.ErrNotEmpty
 // ErrLocked is wrapped by OpenDir's error when another process writes the
 // directory.
 var ErrLocked = errors.New("study directory in use")
-
-// The refusals of MergeShards that its caller words in its own terms.
-var (
-	// ErrNoShardRecord: a directory has no shard record (ShardName), so
-	// it is not a shard's output.
-	ErrNoShardRecord = errors.New("no shard record")
-	// ErrShardUnfinished: a shard stopped before all its cells were done.
-	ErrShardUnfinished = errors.New("shard not finished")
-)
 
 // isStudyFile reports whether name is a file a study writes (or a
 // temporary file of one): what overwrite may remove.
@@ -71,16 +70,34 @@ type Dir struct{ d *outfile.Dir }
 // pareto.png, report.html and their temporary files). Close releases it.
 // Call Check first, so that a bad config never touches the directory.
 func OpenDir(dir string, overwrite bool) (*Dir, error) {
+	d, err := LockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Fresh(overwrite); err != nil {
+		d.Abandon()
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	return d, nil
+}
+
+// LockDir takes dir as OpenDir does (created when missing, locked) and
+// leaves what it holds: a shard that resumes keeps its record.
+func LockDir(dir string) (*Dir, error) {
 	d, err := outfile.OpenOwnedDir(dir, LockName, "study", ErrLocked)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.Fresh(overwrite, isStudyFile); err != nil {
-		d.Abandon()
-		return nil, fmt.Errorf("study: %w", err)
-	}
 	return &Dir{d: d}, nil
 }
+
+// Fresh refuses a held directory that holds files with an error wrapping
+// ErrNotEmpty, unless overwrite, which removes only the files a study
+// writes (OpenDir).
+func (d *Dir) Fresh(overwrite bool) error { return d.d.Fresh(overwrite, isStudyFile) }
+
+// Path is the held directory.
+func (d *Dir) Path() string { return d.d.Path }
 
 // Write writes the study's four files (WriteDir) into the held directory.
 func (d *Dir) Write(s *Study, sum *Summary) error { return s.WriteDir(d.d.Path, sum) }

@@ -246,9 +246,9 @@ func (s *Study) scopeRows(model string, all bool) (map[string]map[rowKey]*Result
 
 // scopePolicy is one policy's statistics over its rows of a scope, in key
 // order, with the tally whose scores its accuracy interval resamples.
-func scopePolicy(name string, rows map[rowKey]*ResultRow, keys []rowKey, unit []int) (PolicyStats, policyTally) {
+func scopePolicy(name string, rows map[rowKey]*ResultRow, keys []rowKey, unit []int) (PolicyStats, PolicyTally) {
 	ps := PolicyStats{Policy: name, Oracle: name == OracleName}
-	var t policyTally
+	var t PolicyTally
 	tasks, units := map[int]bool{}, map[int]bool{}
 	for _, k := range keys {
 		r, ok := rows[k]
@@ -256,7 +256,7 @@ func scopePolicy(name string, rows map[rowKey]*ResultRow, keys []rowKey, unit []
 			continue
 		}
 		ps.Lambda = r.Lambda
-		if !t.add(r) {
+		if !t.Add(r) {
 			continue
 		}
 		u := unit[r.Index]
@@ -352,7 +352,7 @@ func (sum *Summary) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "\n## What ran\n\n")
 	}
-	fmt.Fprintf(&b, "- environment: `%s`\n", shorten(sum.Env))
+	fmt.Fprintf(&b, "- environment: `%s`\n", ShortEnv(sum.Env))
 	fmt.Fprintf(&b, "- %d tasks, %d distinct questions, models: %s; up to %d deliberation rounds (a replayed task plays the rounds it recorded)\n",
 		sum.Tasks, sum.Questions, strings.Join(quoteAll(sum.Models), ", "), sum.Rounds)
 	if c.GroupBy == ByModel {
@@ -371,7 +371,7 @@ func (sum *Summary) WriteMarkdown(w io.Writer) error {
 			t.Agents(), cmp.Or(t.Arch, "mlp"), nn.LossName(t.Loss.Kind), t.Estimator, t.Tau, t.Reward.Gamma, cmp.Or(t.FeatureLayout(), "the default"))
 	}
 	fmt.Fprintf(&b, "- intervals: %s percentile bootstrap, %d resamples of questions (seed %d); accuracy is over task × seed rows\n",
-		percent(c.Bootstrap.Level), c.Bootstrap.Resamples, c.Bootstrap.Seed)
+		Percent(c.Bootstrap.Level), c.Bootstrap.Resamples, c.Bootstrap.Seed)
 	fmt.Fprintf(&b, "- `%s` is a ceiling, not a policy: per task the best fixed protocol (random excluded), chosen knowing the answer\n", OracleName)
 	if sum.Unscored > 0 {
 		fmt.Fprintf(&b, "- %d rows have no readable gold answer: counted in tokens and actions, not in accuracy\n", sum.Unscored)
@@ -389,7 +389,7 @@ func (sum *Summary) WriteMarkdown(w io.Writer) error {
 			title = "Model " + sc.Name
 		}
 		fmt.Fprintf(&b, "\n## %s\n\n", title)
-		fmt.Fprintf(&b, "| policy | tasks × seeds | accuracy | %s CI | tokens/task | persist | refine | concede |\n", percent(c.Bootstrap.Level))
+		fmt.Fprintf(&b, "| policy | tasks × seeds | accuracy | %s CI | tokens/task | persist | refine | concede |\n", Percent(c.Bootstrap.Level))
 		fmt.Fprintf(&b, "|---|---:|---:|---|---:|---:|---:|---:|\n")
 		for _, p := range sc.Policies {
 			name := p.Policy
@@ -401,7 +401,7 @@ func (sum *Summary) WriteMarkdown(w io.Writer) error {
 		}
 		if len(sc.Diffs) > 0 {
 			fmt.Fprintf(&b, "\nlearned − other, paired by task and seed (accuracy in points):\n\n")
-			fmt.Fprintf(&b, "| learned | other | Δ accuracy | %s CI | Δ tokens/task |\n|---|---|---:|---|---:|\n", percent(c.Bootstrap.Level))
+			fmt.Fprintf(&b, "| learned | other | Δ accuracy | %s CI | Δ tokens/task |\n|---|---|---:|---|---:|\n", Percent(c.Bootstrap.Level))
 			for _, d := range sc.Diffs {
 				fmt.Fprintf(&b, "| %s | %s | %+.1f | [%+.1f, %+.1f] | %+.0f |\n", d.Learned, d.Other,
 					100*d.Accuracy.Estimate, 100*d.Accuracy.Low, 100*d.Accuracy.High, d.Tokens)
@@ -423,8 +423,8 @@ func quoteAll(ss []string) []string {
 	return out
 }
 
-// shorten abbreviates a replay's list of files.
-func shorten(name string) string {
+// ShortEnv abbreviates a replay's list of files: an environment as a report names it.
+func ShortEnv(name string) string {
 	if n := strings.Count(name, ","); strings.HasPrefix(name, "replay:") && n > 0 {
 		return fmt.Sprintf("replay of %d files", n+1)
 	}
@@ -440,22 +440,22 @@ func (sc *Scope) WritePareto(w io.Writer) error {
 		pts[i] = plots.Point{Name: ps.Policy, Tokens: ps.TokensPerTask, Accuracy: ps.Accuracy.Estimate,
 			Low: ps.Accuracy.Low, High: ps.Accuracy.High, Learned: ps.Lambda != nil}
 	}
-	title := fmt.Sprintf("accuracy vs tokens per task (%s; bars: %s bootstrap by question)", sc.Name, percent(sc.Level))
+	title := fmt.Sprintf("accuracy vs tokens per task (%s; bars: %s bootstrap by question)", sc.Name, Percent(sc.Level))
 	return plots.WritePareto(w, title, pts)
 }
 
-// percent prints an interval level as a percentage: 0.95 → "95%", 0.975 →
+// Percent prints an interval level as a percentage: 0.95 → "95%", 0.975 →
 // "97.5%".
-func percent(level float64) string {
+func Percent(level float64) string {
 	return fmt.Sprintf("%.4g%%", 100*level) // 4 digits: 100·0.9 is 90.00000000000001
 }
 
-// policyTally pools one policy's rows into a PolicyStats, for scope (a
-// study's report) and policyStats (compare): episodes, tokens and
-// decisions over every row, accuracy samples over the scored ones. The
-// caller appends each sample's question cluster to cl right after add
-// reports it scored, so x and cl stay aligned.
-type policyTally struct {
+// PolicyTally pools one policy's rows into a PolicyStats, for scope (a
+// study's report) and study/compare: episodes, tokens and decisions over
+// every row, accuracy samples over the scored ones. The caller adds each
+// sample's question cluster (Cluster) right after Add reports it scored,
+// so the samples and their clusters stay aligned.
+type PolicyTally struct {
 	x        []float64
 	cl       []int
 	episodes int
@@ -463,9 +463,9 @@ type policyTally struct {
 	acts     [3]int
 }
 
-// add counts r, and reports whether it was scored (its accuracy then
+// Add counts r, and reports whether it was scored (its accuracy then
 // appended to x).
-func (t *policyTally) add(r *ResultRow) bool {
+func (t *PolicyTally) Add(r *ResultRow) bool {
 	t.episodes += r.Episodes
 	t.tokens += r.Tokens
 	t.acts[0] += r.Persist
@@ -474,13 +474,16 @@ func (t *policyTally) add(r *ResultRow) bool {
 	if r.Scored == 0 {
 		return false
 	}
-	t.x = append(t.x, acc(r))
+	t.x = append(t.x, r.Accuracy())
 	return true
 }
 
-// fill sets ps's rows, accuracy interval (b over x, clustered by cl),
+// Cluster appends the question cluster of the sample Add last appended.
+func (t *PolicyTally) Cluster(c int) { t.cl = append(t.cl, c) }
+
+// Fill sets ps's rows, accuracy interval (b over x, clustered by cl),
 // tokens per task and decision shares.
-func (t *policyTally) fill(ps *PolicyStats, b stats.Bootstrap) error {
+func (t *PolicyTally) Fill(ps *PolicyStats, b stats.Bootstrap) error {
 	t.counts(ps)
 	if len(t.x) > 0 {
 		iv, err := b.Mean(t.x, t.cl)
@@ -493,7 +496,7 @@ func (t *policyTally) fill(ps *PolicyStats, b stats.Bootstrap) error {
 }
 
 // counts sets what fill sets but the accuracy interval.
-func (t *policyTally) counts(ps *PolicyStats) {
+func (t *PolicyTally) counts(ps *PolicyStats) {
 	ps.Rows = len(t.x)
 	ps.TokensPerTask = float64(t.tokens) / float64(max(1, t.episodes))
 	if d := float64(t.acts[0] + t.acts[1] + t.acts[2]); d > 0 {

@@ -24,7 +24,7 @@ func TestReportLevelAndUnscored(t *testing.T) {
 				Episodes: 1, Scored: scored, Correct: correct, Tokens: 10})
 		}
 	}
-	rows = append(rows, oracle(rows, []string{"persist", "debate"})...)
+	rows = append(rows, Oracle(rows, []string{"persist", "debate"})...)
 	s := &Study{Config: cfg, Env: "test", Rounds: 2, Rows: rows,
 		Learned: []string{LearnedName(0)}, Fixed: []string{"persist", "debate"}}
 	for task := range 4 {
@@ -45,7 +45,7 @@ func TestReportLevelAndUnscored(t *testing.T) {
 	if strings.Contains(md, "95%") || strings.Count(md, "| 90% CI |") != 2 || !strings.Contains(md, "- intervals: 90% percentile") {
 		t.Errorf("report at level 0.9 does not say 90%% everywhere:\n%s", md)
 	}
-	if got := percent(0.975); got != "97.5%" {
-		t.Errorf("percent(0.975) = %q", got)
+	if got := Percent(0.975); got != "97.5%" {
+		t.Errorf("Percent(0.975) = %q", got)
 	}
 }

@@ -14,7 +14,7 @@ type Teacher struct {
 	Handles func(labels string) bool
 	Train   Trainer
 	// Run is the same teacher as a run.Teacher (teacher.RunTeacher), for
-	// RunStability; nil leaves Config.RunTeacher unset.
+	// ablate.RunStability; nil leaves Config.RunTeacher unset.
 	Run func(trainer.Config) (*run.Teacher, error)
 }
 

@@ -1,9 +1,6 @@
 package study
 
 import (
-	"bytes"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -44,50 +41,11 @@ func TestResolveTeacher(t *testing.T) {
 	}
 }
 
-// The lines a command prints name the files written and the counts.
+// The line a command prints names the files written and the count
+// (study/ablate and study/shards test theirs).
 func TestWrittenLines(t *testing.T) {
 	r := &Report{Study: &Study{Rows: make([]ResultRow, 3)}}
 	if got, want := r.Wrote("out", 1500*time.Millisecond), "study: 3 rows in 2s; wrote out/{results.json,report.md,pareto.png,report.html}"; got != want {
 		t.Errorf("report: %q, want %q", got, want)
-	}
-	a := &Ablation{Kind: "tau", Rows: make([]AblationRow, 2)}
-	if got, want := a.Wrote("d", 0), "study: ablation tau: 2 settings in 0s; wrote d/{ablation.md,ablation.json,results.json}"; got != want {
-		t.Errorf("ablation: %q, want %q", got, want)
-	}
-	var b bytes.Buffer
-	s := &ShardRun{Record: &ShardRecord{Shard: 1, Shards: 4, Cells: 12}, Path: "d/shard.json", Kept: 1, Ran: 2, ShardCells: 3}
-	if err := s.WriteText(&b); err != nil || !strings.HasPrefix(b.String(), "study shard 1/4: 3 of the study's 12 cells (kept 1, ran 2); wrote d/shard.json\n") {
-		t.Errorf("shard: %q, %v", b.String(), err)
-	}
-}
-
-// A study's bar starts at its jobs, an ablation's at 1, each with its
-// label; a failed run gives no Written (not a nil pointer in one), and an
-// unknown ablation leaves the directory empty.
-func TestCrossValidateOrAblate(t *testing.T) {
-	c := DefaultConfig()
-	if total, label := c.Work(""); total != c.Jobs() || label != "study (folds × seeds × policies)" {
-		t.Errorf("study: %d %q", total, label)
-	}
-	if total, label := c.Work("tau"); total != 1 || label != "ablation tau (settings × folds × seeds)" {
-		t.Errorf("ablation: %d %q", total, label)
-	}
-	e := must(sim.New(sim.Config{Tasks: 20, Seed: 1}))
-	for _, ablate := range []string{"", "no-such"} {
-		dir := t.TempDir()
-		d, err := OpenDir(dir, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bad := c
-		bad.Folds = 1
-		w, err := d.CrossValidateOrAblate(e, bad, ablate)
-		d.Close()
-		if err == nil || w != nil {
-			t.Errorf("ablate %q, 1 fold: %v, %v; want an error and no Written", ablate, w, err)
-		}
-		if names, _ := os.ReadDir(dir); len(names) > 0 {
-			t.Errorf("ablate %q: left %v in the directory", ablate, names)
-		}
 	}
 }

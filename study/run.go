@@ -3,6 +3,7 @@ package study
 import (
 	"bytes"
 	"errors"
+	"io"
 
 	"github.com/mpdf/mpdf/env"
 )
@@ -37,20 +38,19 @@ func (d *Dir) CrossValidate(e env.Env, cfg Config) (*Report, error) {
 	return &Report{Study: s, Summary: sum, Markdown: md.Bytes()}, nil
 }
 
-// RunAblation runs the ablation kind of cfg on e (Ablate) into d:
-// ablation.md, ablation.json and results.json, returned with
-// ablation.md's bytes. An ablation that fails leaves d as it found it.
-func (d *Dir) RunAblation(e env.Env, cfg Config, kind string) (*Ablation, []byte, error) {
-	a, err := Ablate(e, cfg, kind)
+// Publish writes the study's files into the held directory and prints
+// its verdict lines to w (its summary as JSON with asJSON): what mpdf
+// study and mpdf study merge end with.
+func (d *Dir) Publish(s *Study, w io.Writer, asJSON bool) error {
+	sum, err := s.Summarise()
 	if err != nil {
-		return nil, nil, errors.Join(err, d.Abandon())
+		return err
 	}
-	if err := d.WriteAblation(a); err != nil {
-		return nil, nil, err
+	if err := d.Write(s, sum); err != nil {
+		return err
 	}
-	var md bytes.Buffer
-	if err := a.WriteMarkdown(&md); err != nil {
-		return nil, nil, err
+	if asJSON {
+		return sum.WriteJSON(w)
 	}
-	return a, md.Bytes(), nil
+	return sum.WriteVerdict(w)
 }

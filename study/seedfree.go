@@ -22,12 +22,12 @@ type seedFree struct{ rows sync.Map }
 type seedFreeKey struct{ base, task int }
 
 // playBase appends the rows of baseline p (number b of the study's, named
-// name) on job j's test tasks to rows: those a seed-free earlier job
+// name) on cell j's test tasks to rows: those a seed-free earlier cell
 // played from cache, the others by env.Play with opts (the cache is told
 // of those that prove seed-free).
-func (s *Study) playBase(e env.Env, cfg *Config, opts env.RunOptions, b int, p metapolicy.Policy, name string, j job, rows []ResultRow) ([]ResultRow, error) {
+func (s *Study) playBase(e env.Env, cfg *Config, opts env.RunOptions, b int, p metapolicy.Policy, name string, j Cell, rows []ResultRow) ([]ResultRow, error) {
 	var todo []int
-	for _, t := range j.test {
+	for _, t := range j.Test {
 		if _, ok := s.free.rows.Load(seedFreeKey{b, t}); !ok {
 			todo = append(todo, t)
 		}
@@ -44,7 +44,7 @@ func (s *Study) playBase(e env.Env, cfg *Config, opts env.RunOptions, b int, p m
 			i := k / cfg.Episodes
 			if k%cfg.Episodes == 0 {
 				t := todo[i]
-				played[i] = ResultRow{Seed: j.seed, Fold: j.fold, Task: ep.Task, Index: t, Model: s.Tasks[t].Model, File: s.Tasks[t].File, Policy: name}
+				played[i] = ResultRow{Seed: j.Seed, Fold: j.Fold, Task: ep.Task, Index: t, Model: s.Tasks[t].Model, File: s.Tasks[t].File, Policy: name}
 			}
 			k++
 			tally(&played[i], ep)
@@ -56,7 +56,7 @@ func (s *Study) playBase(e env.Env, cfg *Config, opts env.RunOptions, b int, p m
 		}
 	}
 	k := 0
-	for _, t := range j.test {
+	for _, t := range j.Test {
 		if k < len(todo) && todo[k] == t {
 			if free[k] {
 				r := played[k]
@@ -69,7 +69,7 @@ func (s *Study) playBase(e env.Env, cfg *Config, opts env.RunOptions, b int, p m
 		}
 		v, _ := s.free.rows.Load(seedFreeKey{b, t})
 		r := v.(ResultRow)
-		r.Seed, r.Fold = j.seed, j.fold
+		r.Seed, r.Fold = j.Seed, j.Fold
 		rows = append(rows, r)
 	}
 	return rows, nil

@@ -37,15 +37,16 @@ func TestSeedFreeBaselinesAsPlayed(t *testing.T) {
 	for _, e := range []env.Env{replayed, s} {
 		cfg := Config{Folds: 3, Seeds: 3, Lambdas: []float64{0}, Episodes: 2,
 			Baselines: []string{"majority", "random", "gate", "until-consensus"}, Trainer: constTrainer("debate"), Workers: 1}
-		st, c, bases, jobs, err := plan(e, cfg)
+		p, err := NewPlan(e, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
+		st, c, bases, jobs := p.Study, p.Config, p.bases, p.Cells
 		ref := *st
 		ref.free = nil
 		compared := 0
 		for _, j := range slices.Backward(jobs) {
-			if !j.base {
+			if !j.Baselines {
 				continue
 			}
 			got, err := st.runJob(e, &c, bases, st.Rounds, j)
@@ -57,7 +58,7 @@ func TestSeedFreeBaselinesAsPlayed(t *testing.T) {
 				t.Fatal(err)
 			}
 			if d := cmp.Diff(want, got); d != "" {
-				t.Fatalf("%s: seed %d fold %d: the baselines' rows differ from playing them (-played +seed-free):\n%s", e.Name(), j.seed, j.fold, d)
+				t.Fatalf("%s: seed %d fold %d: the baselines' rows differ from playing them (-played +seed-free):\n%s", e.Name(), j.Seed, j.Fold, d)
 			}
 			compared += len(got)
 		}

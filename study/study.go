@@ -5,14 +5,13 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
 	"github.com/mpdf/mpdf/data"
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/stats"
+	"github.com/mpdf/mpdf/study/internal/parallel"
 	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/run"
 )
@@ -59,11 +58,11 @@ type Config struct {
 
 	// Trainer trains a fold's policy; nil means TrainInMemory.
 	Trainer Trainer `json:"-"`
-	// EvalEvery is RunStability's period of held-out points, in RL
+	// EvalEvery is ablate.RunStability's period of held-out points, in RL
 	// iterations (0: run.DefaultEvalEvery); the study itself takes none.
 	EvalEvery int `json:"eval_every,omitempty"`
 	// RunTeacher, when set, labels the supervised stage of the runs
-	// RunStability trains (whose held-out points need the run itself, not
+	// ablate.RunStability trains (whose held-out points need the run itself, not
 	// a Trainer's policy): Resolve sets it with Trainer.
 	RunTeacher func(trainer.Config) (*run.Teacher, error) `json:"-"`
 	// Workers is the number of folds run at once (0: GOMAXPROCS); the
@@ -167,6 +166,13 @@ type ResultRow struct {
 	Concede  int      `json:"concede"`
 }
 
+// Accuracy is r's share of scored episodes answered right (r must have
+// one scored).
+func (r *ResultRow) Accuracy() float64 { return float64(r.Correct) / float64(r.Scored) }
+
+// TokensPerEpisode is r's tokens per episode.
+func (r *ResultRow) TokensPerEpisode() float64 { return float64(r.Tokens) / float64(r.Episodes) }
+
 // Study is a finished study: its configuration, the tasks, and the rows.
 type Study struct {
 	Config  Config      `json:"config"`
@@ -196,7 +202,10 @@ func (c Config) Jobs() int {
 	return jobs
 }
 
-func (c *Config) resolve() error {
+// FillDefaults sets what c leaves zero to DefaultConfig's (the trainer
+// TrainInMemory, the workers one per CPU) and checks the result: what
+// CrossValidate does with its Config first.
+func (c *Config) FillDefaults() error {
 	d := DefaultConfig()
 	if c.Folds == 0 {
 		c.Folds = d.Folds
@@ -243,14 +252,27 @@ func (c *Config) resolve() error {
 	return nil
 }
 
-// job is one unit of work: the baselines of one fold of one seed (lambda
-// < 0), or one learned policy.
-type job struct {
-	seed   uint64
-	fold   int
-	test   []int
-	lambda float64
-	base   bool
+// A Cell is one unit of CrossValidate's work: one learned policy (seed,
+// fold, λ: a training run, then its test episodes) or one fold's
+// baselines (seed, fold: test episodes only; the oracle's rows are drawn
+// from theirs).
+type Cell struct {
+	Seed      uint64
+	Fold      int
+	Test      []int // the fold's tasks: the test side
+	Lambda    float64
+	Baselines bool // the fold's baselines, not a learned policy
+}
+
+// A Plan is a study resolved and dealt into its cells before any of them
+// runs (NewPlan): CrossValidate runs them all, a shard (study/shards) its
+// share.
+type Plan struct {
+	Study  *Study // the study without its rows
+	Config Config // resolved (FillDefaults, the environment's baselines)
+	// Cells are listed per seed and fold: the baselines, then each λ.
+	Cells []Cell
+	bases []metapolicy.Policy
 }
 
 // CrossValidate runs the study on e: for each seed, it deals the tasks into folds;
@@ -265,25 +287,25 @@ type job struct {
 // one- and three-round files, a one-round task's agents do not refine
 // again and pay their last answer's tokens twice.
 func CrossValidate(e env.Env, cfg Config) (*Study, error) {
-	s, cfg, bases, jobs, err := plan(e, cfg)
+	p, err := NewPlan(e, cfg)
 	if err != nil {
 		return nil, err
 	}
-	rounds := s.Rounds
+	s, jobs := p.Study, p.Cells
 	out := make([][]ResultRow, len(jobs))
-	err = parallel(len(jobs), cfg.Workers, func(i int) error {
-		rows, err := s.runJob(e, &cfg, bases, rounds, jobs[i])
+	err = parallel.Do(len(jobs), p.Config.Workers, func(i int) error {
+		rows, err := p.Run(e, jobs[i])
 		out[i] = rows
 		return err
-	}, cfg.Progress)
+	}, p.Config.Progress)
 	if err != nil {
 		return nil, err
 	}
 	orc := make([][]ResultRow, len(jobs))
 	n := 0
 	for i, rows := range out {
-		if jobs[i].base {
-			orc[i] = oracle(rows, s.Fixed)
+		if jobs[i].Baselines {
+			orc[i] = Oracle(rows, s.Fixed)
 		}
 		n += len(rows) + len(orc[i])
 	}
@@ -298,14 +320,14 @@ func CrossValidate(e env.Env, cfg Config) (*Study, error) {
 // config, the baselines, the folds), without running: a caller checks
 // before it touches an output directory.
 func Check(e env.Env, cfg Config) error {
-	_, _, _, _, err := plan(e, cfg)
+	_, err := NewPlan(e, cfg)
 	return err
 }
 
-// plan resolves cfg and lists CrossValidate's jobs.
-func plan(e env.Env, cfg Config) (*Study, Config, []metapolicy.Policy, []job, error) {
-	if err := cfg.resolve(); err != nil {
-		return nil, cfg, nil, nil, err
+// NewPlan resolves cfg for e and lists CrossValidate's cells.
+func NewPlan(e env.Env, cfg Config) (*Plan, error) {
+	if err := cfg.FillDefaults(); err != nil {
+		return nil, err
 	}
 	var notes []string
 	if cfg.Baselines == nil {
@@ -327,27 +349,24 @@ func plan(e env.Env, cfg Config) (*Study, Config, []metapolicy.Policy, []job, er
 	s := &Study{Config: cfg, Env: e.Name(), Rounds: rounds, Tasks: Describe(e), Notes: notes, free: &seedFree{}}
 	bases, err := s.baselines()
 	if err != nil {
-		return nil, cfg, nil, nil, err
+		return nil, err
 	}
 	for _, l := range cfg.Lambdas {
 		s.Learned = append(s.Learned, LearnedName(l))
 	}
-	var jobs []job
-	for k := range cfg.Seeds {
-		seed := cfg.Seed + uint64(k)
-		folds, names, err := Folds(s.Tasks, cfg.Folds, cfg.GroupBy, seed)
-		if err != nil {
-			return nil, cfg, nil, nil, err
-		}
-		s.Folds = names
-		for f, test := range folds {
-			jobs = append(jobs, job{seed: seed, fold: f, test: test, base: true})
-			for _, l := range cfg.Lambdas {
-				jobs = append(jobs, job{seed: seed, fold: f, test: test, lambda: l})
-			}
-		}
+	jobs, names, err := s.cells()
+	if err != nil {
+		return nil, err
 	}
-	return s, cfg, bases, jobs, nil
+	s.Folds = names
+	return &Plan{Study: s, Config: cfg, Cells: jobs, bases: bases}, nil
+}
+
+// Run plays one cell of p on e (trains its policy first, for a learned
+// one) and returns its rows: the fold's tasks in order, once per policy.
+// Cells may run at once.
+func (p *Plan) Run(e env.Env, c Cell) ([]ResultRow, error) {
+	return p.Study.runJob(e, &p.Config, p.bases, p.Study.Rounds, c)
 }
 
 // baselines parses the configured baselines and records their names.
@@ -365,24 +384,55 @@ func (s *Study) baselines() ([]metapolicy.Policy, error) {
 	return bases, nil
 }
 
-// runJob plays one job's policies on its fold.
-func (s *Study) runJob(e env.Env, cfg *Config, bases []metapolicy.Policy, rounds int, j job) ([]ResultRow, error) {
-	opts := env.RunOptions{Tasks: j.test, Episodes: cfg.Episodes, Rounds: rounds, Seed: evalSeed(j.seed), Workers: 1}
-	rows := make([]ResultRow, 0, len(j.test)*max(1, len(bases)))
+// Cells lists the study's cells in NewPlan's order (seed, fold, then
+// baselines and each λ) with their folds' tasks, dealt again from s's
+// Config and Tasks: what a merge of shards needs to put their rows in
+// CrossValidate's order and check each cell holds its fold's rows.
+func (s *Study) Cells() ([]Cell, error) {
+	jobs, _, err := s.cells()
+	return jobs, err
+}
+
+// cells is Cells with the folds' names (the last seed's: every seed's are
+// the same).
+func (s *Study) cells() ([]Cell, []string, error) {
+	var jobs []Cell
+	var names []string
+	for k := range s.Config.Seeds {
+		seed := s.Config.Seed + uint64(k)
+		folds, n, err := Folds(s.Tasks, s.Config.Folds, s.Config.GroupBy, seed)
+		if err != nil {
+			return nil, nil, err
+		}
+		names = n
+		for f, test := range folds {
+			jobs = append(jobs, Cell{Seed: seed, Fold: f, Test: test, Baselines: true})
+			for _, l := range s.Config.Lambdas {
+				jobs = append(jobs, Cell{Seed: seed, Fold: f, Test: test, Lambda: l})
+			}
+		}
+	}
+	return jobs, names, nil
+}
+
+// runJob plays one cell's policies on its fold.
+func (s *Study) runJob(e env.Env, cfg *Config, bases []metapolicy.Policy, rounds int, j Cell) ([]ResultRow, error) {
+	opts := env.RunOptions{Tasks: j.Test, Episodes: cfg.Episodes, Rounds: rounds, Seed: EvalSeed(j.Seed), Workers: 1}
+	rows := make([]ResultRow, 0, len(j.Test)*max(1, len(bases)))
 	play := func(p metapolicy.Policy, name string, lambda *float64) error {
 		n := len(rows)
 		k := 0
 		return env.Play(e, p, opts, func(ep *data.Episode) error {
 			if k%cfg.Episodes == 0 {
-				t := j.test[k/cfg.Episodes]
-				rows = append(rows, ResultRow{Seed: j.seed, Fold: j.fold, Task: ep.Task, Index: t, Model: s.Tasks[t].Model, File: s.Tasks[t].File, Policy: name, Lambda: lambda})
+				t := j.Test[k/cfg.Episodes]
+				rows = append(rows, ResultRow{Seed: j.Seed, Fold: j.Fold, Task: ep.Task, Index: t, Model: s.Tasks[t].Model, File: s.Tasks[t].File, Policy: name, Lambda: lambda})
 			}
 			k++
 			tally(&rows[n+(k-1)/cfg.Episodes], ep)
 			return nil
 		})
 	}
-	if j.base {
+	if j.Baselines {
 		for i, p := range bases {
 			var err error
 			if s.free != nil {
@@ -391,30 +441,30 @@ func (s *Study) runJob(e env.Env, cfg *Config, bases []metapolicy.Policy, rounds
 				err = play(p, s.Fixed[i], nil)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("study: seed %d: fold %d: %w", j.seed, j.fold, err)
+				return nil, fmt.Errorf("study: seed %d: fold %d: %w", j.Seed, j.Fold, err)
 			}
 		}
 		return rows, nil
 	}
 	tc := cfg.Train
-	tc.Seed, tc.Reward.Lambda, tc.RL.Rounds = j.seed, j.lambda, rounds
-	pol, err := cfg.Trainer(subset{Env: e, tasks: complement(len(s.Tasks), j.test)}, tc)
+	tc.Seed, tc.Reward.Lambda, tc.RL.Rounds = j.Seed, j.Lambda, rounds
+	pol, err := cfg.Trainer(subset{Env: e, tasks: Complement(len(s.Tasks), j.Test)}, tc)
 	if err != nil {
-		return nil, fmt.Errorf("study: seed %d: fold %d: λ %v: %w", j.seed, j.fold, j.lambda, err)
+		return nil, fmt.Errorf("study: seed %d: fold %d: λ %v: %w", j.Seed, j.Fold, j.Lambda, err)
 	}
 	if cfg.Greedy {
 		pol = metapolicy.GreedyPolicy{Policy: pol}
 	}
-	l := j.lambda
+	l := j.Lambda
 	if err := play(pol, LearnedName(l), &l); err != nil {
-		return nil, fmt.Errorf("study: seed %d: fold %d: λ %v: %w", j.seed, j.fold, j.lambda, err)
+		return nil, fmt.Errorf("study: seed %d: fold %d: λ %v: %w", j.Seed, j.Fold, j.Lambda, err)
 	}
 	return rows, nil
 }
 
-// evalSeed is the episode seed of the test side for a study seed, apart
+// EvalSeed is the episode seed of the test side for a study seed, apart
 // from the training seeds derived from it.
-func evalSeed(seed uint64) uint64 { return seed ^ 0x6576616c00000000 } // "eval"
+func EvalSeed(seed uint64) uint64 { return seed ^ 0x6576616c00000000 } // "eval"
 
 // tally adds one episode to its row.
 func tally(r *ResultRow, ep *data.Episode) {
@@ -444,11 +494,11 @@ func tally(r *ResultRow, ep *data.Episode) {
 	}
 }
 
-// oracle returns the hindsight oracle's rows of one fold: for each task,
+// Oracle returns the hindsight oracle's rows of one fold: for each task,
 // the row of the fixed protocol (random excluded: it is not one protocol)
 // with the most correct episodes, fewest tokens on a tie, then the first
 // in baseline order.
-func oracle(rows []ResultRow, fixed []string) []ResultRow {
+func Oracle(rows []ResultRow, fixed []string) []ResultRow {
 	best := map[int]int{} // task → index in rows
 	var order []int
 	for i, r := range rows {
@@ -473,47 +523,6 @@ func oracle(rows []ResultRow, fixed []string) []ResultRow {
 		out = append(out, r)
 	}
 	return out
-}
-
-// parallel runs do(0..n−1) on workers goroutines, calls progress after
-// each (from the calling goroutine), and returns the first error.
-func parallel(n, workers int, do func(int) error, progress func(done, total int)) error {
-	jobs := make(chan int)
-	done := make(chan error)
-	var failed atomic.Bool // after an error, the remaining jobs are skipped
-	var wg sync.WaitGroup
-	for range min(workers, n) {
-		wg.Go(func() {
-			for i := range jobs {
-				if failed.Load() {
-					done <- nil
-					continue
-				}
-				err := do(i)
-				if err != nil {
-					failed.Store(true)
-				}
-				done <- err
-			}
-		})
-	}
-	go func() {
-		for i := range n {
-			jobs <- i
-		}
-		close(jobs)
-	}()
-	var first error
-	for k := range n {
-		if err := <-done; err != nil && first == nil {
-			first = err
-		}
-		if progress != nil {
-			progress(k+1, n)
-		}
-	}
-	wg.Wait()
-	return first
 }
 
 // RecipeGiven says which of the replay recipe's settings a user gave

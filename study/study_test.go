@@ -123,10 +123,17 @@ func TestOracleTakesBestFixedProtocol(t *testing.T) {
 		{Index: 0, Policy: "random", Correct: 1, Tokens: 5},
 		{Index: 1, Policy: "random", Correct: 1, Tokens: 5},
 	}
-	got := oracle(rows, []string{"persist", "debate", "random"})
+	got := Oracle(rows, []string{"persist", "debate", "random"})
 	if len(got) != 2 || got[0].Tokens != 90 || got[1].Tokens != 10 || got[0].Policy != OracleName {
 		t.Errorf("oracle rows %+v: want debate's row for task 0 (only right one), persist's for task 1 (cheaper tie); never random", got)
 	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // constTrainer "trains" a fixed heuristic: enough to test the plumbing.

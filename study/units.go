@@ -147,8 +147,9 @@ func Folds(info []TaskInfo, k int, by GroupBy, seed uint64) (folds [][]int, name
 	return nil, nil, fmt.Errorf("study: folds by %q, want %q or %q", by, ByQuestion, ByModel)
 }
 
-// complement returns the tasks 0..n−1 not in fold (ascending).
-func complement(n int, fold []int) []int {
+// Complement returns the tasks 0..n−1 not in fold (ascending): the
+// training side of a fold.
+func Complement(n int, fold []int) []int {
 	in := make([]bool, n)
 	for _, t := range fold {
 		in[t] = true
@@ -161,6 +162,10 @@ func complement(n int, fold []int) []int {
 	}
 	return out
 }
+
+// Subset is e restricted to its tasks listed (renumbered from 0): the
+// training side of a fold (Complement), or its test side.
+func Subset(e env.Env, tasks []int) env.Env { return subset{Env: e, tasks: tasks} }
 
 // subset is an Env restricted to some tasks of another, renumbered from 0:
 // the training side of a fold.

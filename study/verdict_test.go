@@ -93,10 +93,11 @@ func TestStudyDropsThresholdWithoutConfidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _, _, _, err := plan(e, Config{Folds: 2, Seeds: 1, Lambdas: []float64{0}})
+	p, err := NewPlan(e, Config{Folds: 2, Seeds: 1, Lambdas: []float64{0}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := p.Study
 	if slices.Contains(s.Fixed, metapolicy.HeuristicThreshold) || !slices.Contains(s.Fixed, metapolicy.HeuristicDebate) ||
 		len(s.Notes) != 1 || !strings.Contains(s.Notes[0], "threshold left out") {
 		t.Errorf("baselines %v, notes %q: want threshold left out and said", s.Fixed, s.Notes)
@@ -105,9 +106,10 @@ func TestStudyDropsThresholdWithoutConfidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, _, _, _, err = plan(c, Config{Folds: 2, Seeds: 1, Lambdas: []float64{0}}); err != nil {
+	if p, err = NewPlan(c, Config{Folds: 2, Seeds: 1, Lambdas: []float64{0}}); err != nil {
 		t.Fatal(err)
 	}
+	s = p.Study
 	if !slices.Contains(s.Fixed, metapolicy.HeuristicThreshold) || len(s.Notes) != 0 {
 		t.Errorf("critic on: baselines %v, notes %q: want threshold kept", s.Fixed, s.Notes)
 	}

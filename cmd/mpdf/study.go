@@ -15,6 +15,7 @@ import (
 	"github.com/mpdf/mpdf/internal/cliflag"
 	"github.com/mpdf/mpdf/internal/progress"
 	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/study/ablate"
 	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/teacher"
 )
@@ -116,8 +117,8 @@ func (fl *studyFlags) Run(cmd *cobra.Command, _ []string) error {
 			namedRecipeNote(cmd.ErrOrStderr(), "study", fl.recipe, false, fl.cfg.RecipeSet, f)
 		}
 	}
-	if fl.ablate != "" && fl.ablate != study.AblateStability {
-		if _, err := study.AblationSettings(fl.ablate); err != nil {
+	if fl.ablate != "" && fl.ablate != ablate.AblateStability {
+		if _, err := ablate.AblationSettings(fl.ablate); err != nil {
 			return fmt.Errorf("--ablate: %w", err)
 		}
 		// A flag the ablation sweeps would be silently overridden by each
@@ -140,12 +141,12 @@ func (fl *studyFlags) Run(cmd *cobra.Command, _ []string) error {
 // runStudyDir runs the study, or the ablation of --ablate, into dir on one
 // progress bar, and prints what it wrote.
 func runStudyDir(cmd *cobra.Command, e env.Env, fl *studyFlags, dir *study.Dir) error {
-	total, label := fl.cfg.Work(fl.ablate)
+	total, label := ablate.Work(fl.cfg, fl.ablate)
 	bar := progress.New(total, label, fl.quiet)
 	cfg := fl.cfg
 	cfg.Progress = bar.Grow()
 	start := time.Now()
-	r, err := dir.CrossValidateOrAblate(e, cfg, fl.ablate)
+	r, err := ablate.CrossValidateOrAblate(dir, e, cfg, fl.ablate)
 	bar.Done(err)
 	if err != nil {
 		return err
@@ -156,8 +157,8 @@ func runStudyDir(cmd *cobra.Command, e env.Env, fl *studyFlags, dir *study.Dir) 
 	return r.WriteOut(cmd.OutOrStdout(), fl.asJSON)
 }
 
-// ablationFlags are the study flags each ablation sweeps (study.Ablate*).
+// ablationFlags are the study flags each ablation sweeps (ablate.Ablate*).
 var ablationFlags = map[string]string{
-	study.AblateGamma: "gamma", study.AblateLoss: "loss", study.AblateAgentPolicy: "agent-policy",
-	study.AblateTeamSize: "agents", study.AblateArch: "features",
+	ablate.AblateGamma: "gamma", ablate.AblateLoss: "loss", ablate.AblateAgentPolicy: "agent-policy",
+	ablate.AblateTeamSize: "agents", ablate.AblateArch: "features",
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mpdf/mpdf/internal/testenv"
 	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/study/shards"
 )
 
 // studyFiles are the files a merged study must share byte for byte with
@@ -81,9 +82,9 @@ func TestShardedStudyMergesToTheUnshardedBytes(t *testing.T) {
 			dir := t.TempDir()
 			single := filepath.Join(dir, "single")
 			report := runBin(t, bin, append(append([]string{"study"}, tc.args...), "--out", single)...)
-			shards := runShards(t, bin, dir, tc.n, tc.args)
+			dirs := runShards(t, bin, dir, tc.n, tc.args)
 			merged := filepath.Join(dir, "merged")
-			rev := append([]string{"study", "merge"}, shards...)
+			rev := append([]string{"study", "merge"}, dirs...)
 			for i, j := 2, len(rev)-1; i < j; i, j = i+1, j-1 { // given in any order
 				rev[i], rev[j] = rev[j], rev[i]
 			}
@@ -97,7 +98,7 @@ func TestShardedStudyMergesToTheUnshardedBytes(t *testing.T) {
 
 	// The refusals, on the simulator's shards.
 	dir := t.TempDir()
-	shards := runShards(t, bin, dir, 3, simStudy)
+	dirs := runShards(t, bin, dir, 3, simStudy)
 	refused := func(why, want string, args ...string) {
 		t.Helper()
 		out := filepath.Join(dir, "refused")
@@ -109,28 +110,28 @@ func TestShardedStudyMergesToTheUnshardedBytes(t *testing.T) {
 			t.Errorf("merge of %s wrote its output", why)
 		}
 	}
-	refused("a missing shard", "shard 1/3 is missing", shards[0], shards[2])
-	refused("a repeated shard", shards[0]+" and "+shards[0]+" are both shard 0/3", shards[0], shards[1], shards[0])
+	refused("a missing shard", "shard 1/3 is missing", dirs[0], dirs[2])
+	refused("a repeated shard", dirs[0]+" and "+dirs[0]+" are both shard 0/3", dirs[0], dirs[1], dirs[0])
 	foreign := filepath.Join(dir, "foreign")
 	runBin(t, bin, append(append([]string{"study"}, simStudy...), "--shard", "1/3", "--resamples", "300", "--out", foreign)...)
-	refused("a shard of other flags", foreign+" is not a shard of the study of "+shards[0]+": other config (other study flags)", shards[0], foreign, shards[2])
+	refused("a shard of other flags", foreign+" is not a shard of the study of "+dirs[0]+": other config (other study flags)", dirs[0], foreign, dirs[2])
 	otherSim := filepath.Join(dir, "other-sim")
 	runBin(t, bin, append(append([]string{"study"}, simStudy...), "--shard", "1/3", "--sim-seed", "7", "--out", otherSim)...)
-	refused("a shard of other data", otherSim+" is not a shard of the study of "+shards[0]+": other play (the environment plays otherwise)", shards[0], otherSim, shards[2])
+	refused("a shard of other data", otherSim+" is not a shard of the study of "+dirs[0]+": other play (the environment plays otherwise)", dirs[0], otherSim, dirs[2])
 	otherN := filepath.Join(dir, "other-n")
 	runBin(t, bin, append(append([]string{"study"}, simStudy...), "--shard", "1/4", "--out", otherN)...)
-	refused("a shard of another N", otherN+" is not a shard of the study of "+shards[0]+": 4 shards, not 3", shards[0], otherN, shards[2])
+	refused("a shard of another N", otherN+" is not a shard of the study of "+dirs[0]+": 4 shards, not 3", dirs[0], otherN, dirs[2])
 	unsharded := filepath.Join(dir, "unsharded")
 	runBin(t, bin, append(append([]string{"study"}, simStudy...), "--out", unsharded)...)
-	refused("an unsharded study", unsharded+": no study-shard.json", shards[0], unsharded, shards[2])
-	if b, err := exec.Command(bin, "study", "merge", shards[0], shards[1], shards[2], "--out", shards[1], "--overwrite").CombinedOutput(); err == nil ||
+	refused("an unsharded study", unsharded+": no study-shard.json", dirs[0], unsharded, dirs[2])
+	if b, err := exec.Command(bin, "study", "merge", dirs[0], dirs[1], dirs[2], "--out", dirs[1], "--overwrite").CombinedOutput(); err == nil ||
 		!strings.Contains(string(b), "the output is one of the shards") {
 		t.Errorf("merge into a shard: %v\n%s", err, b)
 	}
 
 	// A shard whose last cell is lost is refused until resumed; a resume
 	// as another shard or with other flags is refused.
-	rec := study.ShardPath(shards[1])
+	rec := shards.ShardPath(dirs[1])
 	full, _ := os.ReadFile(rec)
 	var r map[string]json.RawMessage
 	json.Unmarshal(full, &r)
@@ -139,9 +140,9 @@ func TestShardedStudyMergesToTheUnshardedBytes(t *testing.T) {
 	r["done"], _ = json.Marshal(done[:len(done)-1])
 	cut, _ := json.Marshal(r)
 	os.WriteFile(rec, cut, 0o644)
-	refused("an unfinished shard", shards[1]+": shard 1/3 has 1 of its cells not done", shards[0], shards[1], shards[2])
+	refused("an unfinished shard", dirs[1]+": shard 1/3 has 1 of its cells not done", dirs[0], dirs[1], dirs[2])
 	resume := func(args ...string) ([]byte, error) {
-		return exec.Command(bin, append(append(append([]string{"study"}, simStudy...), "--out", shards[1], "--resume"), args...)...).CombinedOutput()
+		return exec.Command(bin, append(append(append([]string{"study"}, simStudy...), "--out", dirs[1], "--resume"), args...)...).CombinedOutput()
 	}
 	if b, err := resume("--shard", "2/3"); err == nil || !strings.Contains(string(b), "is shard 1/3, this run 2/3") {
 		t.Errorf("resume as another shard: %v\n%s", err, b)
@@ -149,7 +150,7 @@ func TestShardedStudyMergesToTheUnshardedBytes(t *testing.T) {
 	if b, err := resume("--shard", "1/3", "--resamples", "300"); err == nil || !strings.Contains(string(b), "is a shard of another study: other config") {
 		t.Errorf("resume with other flags: %v\n%s", err, b)
 	}
-	if b, err := exec.Command(bin, append(append([]string{"study"}, simStudy...), "--out", shards[1], "--shard", "1/3")...).CombinedOutput(); err == nil ||
+	if b, err := exec.Command(bin, append(append([]string{"study"}, simStudy...), "--out", dirs[1], "--shard", "1/3")...).CombinedOutput(); err == nil ||
 		!strings.Contains(string(b), "--resume to continue this shard") {
 		t.Errorf("a shard rerun into its directory without --resume: %v\n%s", err, b)
 	}
@@ -164,7 +165,7 @@ func TestShardedStudyMergesToTheUnshardedBytes(t *testing.T) {
 		t.Error("the resumed shard's record differs from the uninterrupted one's")
 	}
 	merged := filepath.Join(dir, "merged")
-	runBin(t, bin, "study", "merge", shards[0], shards[1], shards[2], "--out", merged)
+	runBin(t, bin, "study", "merge", dirs[0], dirs[1], dirs[2], "--out", merged)
 	sameStudy(t, unsharded, merged)
 }
 
@@ -178,9 +179,9 @@ func TestStudyShardKilledResumes(t *testing.T) {
 		"--iterations", "60", "--tasks-per-iter", "16", "--episodes-per-task", "4", "--resamples", "200", "--workers", "1", "-q"}
 	single := filepath.Join(dir, "single")
 	runBin(t, bin, append(append([]string{"study"}, args...), "--out", single)...)
-	shards := []string{filepath.Join(dir, "shard-0"), filepath.Join(dir, "shard-1")}
-	runBin(t, bin, append(append([]string{"study"}, args...), "--shard", "0/2", "--out", shards[0])...)
-	cmd := exec.Command(bin, append(append([]string{"study"}, args...), "--shard", "1/2", "--out", shards[1])...)
+	dirs := []string{filepath.Join(dir, "shard-0"), filepath.Join(dir, "shard-1")}
+	runBin(t, bin, append(append([]string{"study"}, args...), "--shard", "0/2", "--out", dirs[0])...)
+	cmd := exec.Command(bin, append(append([]string{"study"}, args...), "--shard", "1/2", "--out", dirs[1])...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -193,13 +194,13 @@ func TestStudyShardKilledResumes(t *testing.T) {
 			t.Fatalf("the shard ended (%v) before it was killed: give it more work", err)
 		case <-time.After(5 * time.Millisecond):
 		}
-		if r, err := study.ReadShard(shards[1]); err == nil {
+		if r, err := shards.ReadShard(dirs[1]); err == nil {
 			kept = len(r.Done)
 		}
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-exited
-	r, err := study.ReadShard(shards[1])
+	r, err := shards.ReadShard(dirs[1])
 	if err != nil {
 		t.Fatalf("the killed shard's record: %v", err)
 	}
@@ -208,14 +209,14 @@ func TestStudyShardKilledResumes(t *testing.T) {
 		t.Fatal("the shard finished before the kill")
 	}
 	merged := filepath.Join(dir, "merged")
-	b, err := exec.Command(bin, "study", "merge", shards[0], shards[1], "--out", merged).CombinedOutput()
-	if err == nil || !strings.Contains(string(b), shards[1]+": shard 1/2 has") || !strings.Contains(string(b), "resume it first (mpdf study with its --shard, --resume and the same flags)") {
+	b, err := exec.Command(bin, "study", "merge", dirs[0], dirs[1], "--out", merged).CombinedOutput()
+	if err == nil || !strings.Contains(string(b), dirs[1]+": shard 1/2 has") || !strings.Contains(string(b), "resume it first (mpdf study with its --shard, --resume and the same flags)") {
 		t.Errorf("merge with a killed shard: %v\n%s", err, b)
 	}
-	say := runBin(t, bin, append(append([]string{"study"}, args...), "--shard", "1/2", "--resume", "--out", shards[1])...)
+	say := runBin(t, bin, append(append([]string{"study"}, args...), "--shard", "1/2", "--resume", "--out", dirs[1])...)
 	if want := fmt.Sprintf("(kept %d, ran %d)", kept, 9-kept); !strings.Contains(say, want) {
 		t.Errorf("the resumed shard said %q, want %q", say, want)
 	}
-	runBin(t, bin, "study", "merge", shards[0], shards[1], "--out", merged)
+	runBin(t, bin, "study", "merge", dirs[0], dirs[1], "--out", merged)
 	sameStudy(t, single, merged)
 }

@@ -4,19 +4,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/study/compare"
 )
 
 // compareFlags are study compare's flags.
 type compareFlags struct {
 	by, pair string
-	cfg      study.CompareConfig
+	cfg      compare.CompareConfig
 	ceilings []string
 	asJSON   bool
 }
 
 // Add defines the flags on cmd.
 func (fl *compareFlags) Add(cmd *cobra.Command) {
-	fl.cfg = study.CompareConfig{Bootstrap: study.DefaultConfig().Bootstrap}
+	fl.cfg = compare.CompareConfig{Bootstrap: study.DefaultConfig().Bootstrap}
 	f := cmd.Flags()
 	shared(f, &fl.by, "by", "", ": kind, model or model-kind (after all rows)")
 	shared(f, &fl.cfg.Policy, "policy", "p", "; here the name of the one compared, as results.json has it (default: the first learned policy)")
@@ -30,17 +31,17 @@ func (fl *compareFlags) Add(cmd *cobra.Command) {
 }
 
 // Run reads the studies' results and prints their comparison
-// (study.CompareFiles).
+// (compare.CompareFiles).
 func (fl *compareFlags) Run(cmd *cobra.Command, args []string) error {
 	cfg := fl.cfg
 	var err error
-	if cfg.By, err = study.ParseCompareBy(fl.by); err != nil {
+	if cfg.By, err = compare.ParseCompareBy(fl.by); err != nil {
 		return err
 	}
-	if cfg.Ceilings, err = study.ParseCeilings(fl.ceilings); err != nil {
+	if cfg.Ceilings, err = compare.ParseCeilings(fl.ceilings); err != nil {
 		return err
 	}
-	c, err := study.CompareFiles(args, fl.pair, cfg)
+	c, err := compare.CompareFiles(args, fl.pair, cfg)
 	if err != nil {
 		return err
 	}

@@ -10,9 +10,10 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/internal/progress"
 	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/study/shards"
 )
 
-// runStudyShard runs the --shard of a study into --out (study.RunShard).
+// runStudyShard runs the --shard of a study into --out (shards.RunShard).
 func runStudyShard(cmd *cobra.Command, e env.Env, fl *studyFlags) error {
 	if fl.shard == "" {
 		return errors.New("--resume continues a --shard run: give --shard K/N")
@@ -27,7 +28,7 @@ func runStudyShard(cmd *cobra.Command, e env.Env, fl *studyFlags) error {
 	bar := progress.New(0, fmt.Sprintf("study shard %d/%d (cells)", k, n), fl.quiet)
 	cfg := fl.cfg
 	cfg.Progress = bar.Grow()
-	r, err := study.RunShard(e, cfg, fl.out, study.ShardOptions{Shard: k, Shards: n, Resume: fl.resume, Overwrite: fl.overwrite})
+	r, err := shards.RunShard(e, cfg, fl.out, shards.ShardOptions{Shard: k, Shards: n, Resume: fl.resume, Overwrite: fl.overwrite})
 	bar.Done(err)
 	if err != nil {
 		return err
@@ -50,9 +51,9 @@ func (fl *studyMergeFlags) Add(cmd *cobra.Command) {
 }
 
 // Run merges the study shards args name into --out and prints its report
-// (study.MergeShards, study.Dir.Publish).
+// (shards.MergeShards, study.Dir.Publish).
 func (fl *studyMergeFlags) Run(cmd *cobra.Command, args []string) error {
-	s, err := study.MergeShards(args, fl.out)
+	s, err := shards.MergeShards(args, fl.out)
 	if err != nil {
 		return err
 	}

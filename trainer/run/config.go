@@ -63,7 +63,7 @@ type Config struct {
 	EvalEvery int
 	// CurveSeed is the episode seed of the held-out points; 0 is
 	// Train.Seed + 7, the final evaluation's. A caller comparing runs of
-	// several training seeds (study.RunStability) gives them one, so
+	// several training seeds (study/ablate's RunStability) gives them one, so
 	// that their points play the same episodes.
 	CurveSeed uint64
 	// MetricsEvery is the grain of metrics.jsonl: MetricsEveryStep or

@@ -1,4 +1,4 @@
-package study
+package compare
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mpdf/mpdf/stats"
+	"github.com/mpdf/mpdf/study"
 )
 
 // CompareBy names the groups a comparison breaks its rows into, and the
@@ -83,11 +84,11 @@ type CrossDiff struct {
 // CompareScope is the comparison over one group of rows ("all" or a kind,
 // a model, a model × kind).
 type CompareScope struct {
-	Name     string        `json:"name"`
-	Rows     int           `json:"rows"` // task × seed rows
-	Policies []PolicyStats `json:"policies"`
-	Diffs    []Diff        `json:"diffs"`
-	Paired   []CrossDiff   `json:"paired,omitempty"`
+	Name     string              `json:"name"`
+	Rows     int                 `json:"rows"` // task × seed rows
+	Policies []study.PolicyStats `json:"policies"`
+	Diffs    []study.Diff        `json:"diffs"`
+	Paired   []CrossDiff         `json:"paired,omitempty"`
 }
 
 // Choice is a ceiling's protocol for one group.
@@ -112,7 +113,7 @@ type Ceiling struct {
 	Rows     int            `json:"rows"`
 	Accuracy stats.Interval `json:"accuracy"`
 	Tokens   float64        `json:"tokens_per_task"`
-	Diffs    []Diff         `json:"diffs"`
+	Diffs    []study.Diff   `json:"diffs"`
 }
 
 // Comparison is what Compare found.
@@ -148,7 +149,7 @@ type unitRow struct {
 	in, index   int // input and task index: the order of the rows
 	model, kind string
 	cluster     string // the task id: one question, one cluster
-	by          map[string]*ResultRow
+	by          map[string]*study.ResultRow
 	name        string // input name, for errors
 }
 
@@ -182,7 +183,7 @@ func rowsByKey(inputs []*Results) ([]*unitRow, map[pairKey]*unitRow, []string, e
 			u := index[k]
 			if u == nil {
 				kind, _, _ := strings.Cut(r.Task, ":")
-				u = &unitRow{key: k, in: in, index: r.Index, model: r.Model, kind: kind, cluster: r.Task, by: map[string]*ResultRow{}, name: res.Name}
+				u = &unitRow{key: k, in: in, index: r.Index, model: r.Model, kind: kind, cluster: r.Task, by: map[string]*study.ResultRow{}, name: res.Name}
 				index[k] = u
 				units = append(units, u)
 			}
@@ -226,12 +227,6 @@ func groupOf(u *unitRow, by CompareBy) string {
 	return "all"
 }
 
-// acc is a row's accuracy (it must be scored).
-func acc(r *ResultRow) float64 { return float64(r.Correct) / float64(r.Scored) }
-
-// perTask is a row's tokens per episode.
-func perTask(r *ResultRow) float64 { return float64(r.Tokens) / float64(r.Episodes) }
-
 // Compare pools the rows of one or more studies (their results.json, read
 // by ReadResults) and reports, over all rows and per group of cfg.By, each
 // policy's accuracy with the bootstrap interval resampled by question
@@ -250,7 +245,7 @@ func Compare(inputs []*Results, cfg CompareConfig) (*Comparison, error) {
 		return nil, fmt.Errorf("study: compare: no results to compare")
 	}
 	if cfg.Bootstrap == (stats.Bootstrap{}) {
-		cfg.Bootstrap = DefaultConfig().Bootstrap
+		cfg.Bootstrap = study.DefaultConfig().Bootstrap
 	}
 	units, _, policies, err := rowsByKey(inputs)
 	if err != nil {
@@ -311,7 +306,7 @@ func comparedPolicies(cfg CompareConfig, units []*unitRow, policies []string) (C
 	var fixed, learned []string
 	for _, p := range policies {
 		switch {
-		case p == OracleName:
+		case p == study.OracleName:
 		case isLearned(units, p):
 			learned = append(learned, p)
 		default:
@@ -419,7 +414,7 @@ func compareScope(g string, sel []*unitRow, policies []string, pairs [][2]string
 		}
 	}
 	for _, pq := range pairs {
-		d, ok, err := pairedDiff(sel, pq[0], pq[1], cfg.Bootstrap, func(u *unitRow, _ string) *ResultRow {
+		d, ok, err := pairedDiff(sel, pq[0], pq[1], cfg.Bootstrap, func(u *unitRow, _ string) *study.ResultRow {
 			if v := partner[u.key]; v != nil {
 				return v.by[pq[1]]
 			}
@@ -472,9 +467,9 @@ func checkPairs(units []*unitRow, partner map[pairKey]*unitRow, pairs [][2]strin
 }
 
 // policyStats pools p's rows among units (ok false when it has none).
-func policyStats(units []*unitRow, p string, b stats.Bootstrap) (PolicyStats, bool, error) {
-	ps := PolicyStats{Policy: p, Oracle: p == OracleName}
-	var t policyTally
+func policyStats(units []*unitRow, p string, b stats.Bootstrap) (study.PolicyStats, bool, error) {
+	ps := study.PolicyStats{Policy: p, Oracle: p == study.OracleName}
+	var t study.PolicyTally
 	label := map[string]int{}
 	tasks, qs := map[pairKey]bool{}, map[string]bool{}
 	found := false
@@ -487,10 +482,10 @@ func policyStats(units []*unitRow, p string, b stats.Bootstrap) (PolicyStats, bo
 		if !ps.Oracle {
 			ps.Lambda = r.Lambda
 		}
-		if !t.add(r) {
+		if !t.Add(r) {
 			continue
 		}
-		t.cl = append(t.cl, clusterLabel(label, u.cluster))
+		t.Cluster(clusterLabel(label, u.cluster))
 		k := u.key
 		k.seed = 0
 		tasks[k], qs[u.cluster] = true, true
@@ -499,7 +494,7 @@ func policyStats(units []*unitRow, p string, b stats.Bootstrap) (PolicyStats, bo
 		return ps, false, nil
 	}
 	ps.Tasks, ps.Units = len(tasks), len(qs)
-	if err := t.fill(&ps, b); err != nil {
+	if err := t.Fill(&ps, b); err != nil {
 		return ps, false, fmt.Errorf("%s: %w", p, err)
 	}
 	return ps, true, nil
@@ -516,20 +511,20 @@ func clusterLabel(label map[string]int, c string) int {
 
 // countedDiff is a Diff with the number of scored pairs.
 type countedDiff struct {
-	Diff
+	study.Diff
 	rows int
 }
 
 // pairedDiff is "p − o" over units holding both (o's row found by other
 // when set, else in the same unit): accuracy over the pairs both scored,
 // tokens per task over all pairs, as report.md's differences.
-func pairedDiff(units []*unitRow, p, o string, b stats.Bootstrap, other func(*unitRow, string) *ResultRow) (countedDiff, bool, error) {
+func pairedDiff(units []*unitRow, p, o string, b stats.Bootstrap, other func(*unitRow, string) *study.ResultRow) (countedDiff, bool, error) {
 	var x, y, dt []float64
 	var cl []int
 	label := map[string]int{}
 	for _, u := range units {
 		a := u.by[p]
-		var r *ResultRow
+		var r *study.ResultRow
 		if other != nil {
 			r = other(u, o)
 		} else {
@@ -538,12 +533,12 @@ func pairedDiff(units []*unitRow, p, o string, b stats.Bootstrap, other func(*un
 		if a == nil || r == nil {
 			continue
 		}
-		dt = append(dt, perTask(a)-perTask(r))
+		dt = append(dt, a.TokensPerEpisode()-r.TokensPerEpisode())
 		if a.Scored == 0 || r.Scored == 0 {
 			continue
 		}
-		x = append(x, acc(a))
-		y = append(y, acc(r))
+		x = append(x, a.Accuracy())
+		y = append(y, r.Accuracy())
 		cl = append(cl, clusterLabel(label, u.cluster))
 	}
 	if len(x) == 0 {
@@ -557,7 +552,7 @@ func pairedDiff(units []*unitRow, p, o string, b stats.Bootstrap, other func(*un
 	for _, v := range dt {
 		sum += v
 	}
-	return countedDiff{Diff{Learned: p, Other: o, Accuracy: iv, Tokens: sum / float64(len(dt))}, len(x)}, true, nil
+	return countedDiff{study.Diff{Learned: p, Other: o, Accuracy: iv, Tokens: sum / float64(len(dt))}, len(x)}, true, nil
 }
 
 // CeilingName names the ceiling conditioned on by.
@@ -596,10 +591,10 @@ func ceiling(units []*unitRow, by CompareBy, cfg CompareConfig) (Ceiling, error)
 				if r == nil {
 					continue
 				}
-				tok += perTask(r)
+				tok += r.TokensPerEpisode()
 				m++
 				if r.Scored > 0 {
-					s += acc(r)
+					s += r.Accuracy()
 					n++
 				}
 			}

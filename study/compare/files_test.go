@@ -1,4 +1,4 @@
-package study
+package compare
 
 import (
 	"path/filepath"

@@ -1,4 +1,4 @@
-package study
+package ablate
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/study/internal/studytest"
 	"github.com/mpdf/mpdf/trainer"
 )
 
@@ -94,7 +96,7 @@ func TestAblateGammaStub(t *testing.T) {
 		}
 		return metapolicy.ParseHeuristic("random")
 	}
-	cfg := Config{Folds: 3, Seeds: 2, Episodes: 2, Lambdas: []float64{0.1, 0.5}, Baselines: []string{"debate", "majority"}, Trainer: stub, Workers: 2}
+	cfg := study.Config{Folds: 3, Seeds: 2, Episodes: 2, Lambdas: []float64{0.1, 0.5}, Baselines: []string{"debate", "majority"}, Trainer: stub, Workers: 2}
 	a, err := Ablate(sim, cfg, AblateGamma)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +108,7 @@ func TestAblateGammaStub(t *testing.T) {
 	if seen[0] != 12 || seen[0.5] != 6 || seen[0.9] != 6 || seen[1] != 6 {
 		t.Errorf("trainer calls by γ: %v", seen)
 	}
-	var debate PolicyStats
+	var debate study.PolicyStats
 	for _, p := range a.Baselines {
 		if p.Policy == "debate" {
 			debate = p
@@ -156,7 +158,7 @@ func TestAblateRewardScaleDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultConfig()
+	cfg := study.DefaultConfig()
 	cfg.Folds, cfg.Seeds, cfg.Lambdas, cfg.Baselines = 2, 1, []float64{0}, []string{"debate"}
 	cfg.Train.SFT.Epochs = 1
 	cfg.Train.RL.Iterations, cfg.Train.RL.TasksPerIter, cfg.Train.RL.EpisodesPerTask = 1, 4, 2
@@ -214,7 +216,7 @@ func TestAblateArchStub(t *testing.T) {
 		}
 		return metapolicy.ParseHeuristic("debate")
 	}
-	a, err := Ablate(sim, Config{Folds: 2, Seeds: 2, Episodes: 1, Baselines: []string{"debate"}, Trainer: stub, Workers: 2}, AblateArch)
+	a, err := Ablate(sim, study.Config{Folds: 2, Seeds: 2, Episodes: 1, Baselines: []string{"debate"}, Trainer: stub, Workers: 2}, AblateArch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +261,7 @@ func TestAblateRLSignalStub(t *testing.T) {
 		}
 		return metapolicy.ParseHeuristic("gate")
 	}
-	a, err := Ablate(sim, Config{Folds: 2, Seeds: 2, Episodes: 1, Baselines: []string{"gate"}, Trainer: stub, Workers: 2}, AblateRLSignal)
+	a, err := Ablate(sim, study.Config{Folds: 2, Seeds: 2, Episodes: 1, Baselines: []string{"gate"}, Trainer: stub, Workers: 2}, AblateRLSignal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,14 +308,14 @@ func TestUntrainedModelsMarked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := untrainedModels(s, ByQuestion); !strings.HasPrefix(n, "trained nothing: the agents name no model") {
+	if n := untrainedModels(s, study.ByQuestion); !strings.HasPrefix(n, "trained nothing: the agents name no model") {
 		t.Errorf("simulator: %q", n)
 	}
-	r := shared(t, "slm-debate/gsm/*Qwen3-0.6B*agents3*.json")
-	if n := untrainedModels(r, ByQuestion); n != "" {
+	r := studytest.Shared(t, "slm-debate/gsm/*Qwen3-0.6B*agents3*.json")
+	if n := untrainedModels(r, study.ByQuestion); n != "" {
 		t.Errorf("replay by question: %q, want no note", n)
 	}
-	if n := untrainedModels(r, ByModel); !strings.Contains(n, "the folds are the models") {
+	if n := untrainedModels(r, study.ByModel); !strings.Contains(n, "the folds are the models") {
 		t.Errorf("replay by model: %q", n)
 	}
 }

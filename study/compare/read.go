@@ -1,4 +1,4 @@
-package study
+package compare
 
 import (
 	"encoding/json"
@@ -10,13 +10,14 @@ import (
 	"strings"
 
 	"github.com/mpdf/mpdf/internal/jsonscan"
+	"github.com/mpdf/mpdf/study"
 )
 
 // Results is the rows of one study read back from its results.json
 // (WriteResults), with the name they were read from.
 type Results struct {
 	Name string
-	Rows []ResultRow
+	Rows []study.ResultRow
 }
 
 // ReadResultsFile reads a study's results.json (ReadResults).
@@ -65,7 +66,7 @@ func ReadResults(r io.Reader, name string) (*Results, error) {
 	for dec.More() {
 		off := dec.InputOffset()
 		i := len(res.Rows)
-		var row ResultRow
+		var row study.ResultRow
 		if err := dec.Decode(&row); err != nil {
 			return nil, fail(off, i, "%s", jsonReason(err))
 		}

@@ -1,15 +1,17 @@
-package study
+package shards
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 	"sync"
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/internal/errmark"
-	"github.com/mpdf/mpdf/outfile"
+	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/study/internal/parallel"
 )
 
 // ShardOptions says which shard RunShard runs and how it treats its
@@ -39,30 +41,31 @@ type ShardRun struct {
 var ErrShardNotEmpty = errors.New("a shard's directory is not empty")
 
 // RunShard runs shard o.Shard of o.Shards of the study CrossValidate(e,
-// cfg) would run: its cells (ShardRule), into dir's record (ShardName),
+// cfg) would run: its cells (ShardRule), into dir's record (study.ShardName),
 // rewritten atomically as each cell ends, so that a shard stopped at any
 // point keeps its finished cells for o.Resume. It holds dir as a study
 // does (OpenDir's lock and rules). cfg.Progress counts this run's cells.
-func RunShard(e env.Env, cfg Config, dir string, o ShardOptions) (*ShardRun, error) {
+func RunShard(e env.Env, cfg study.Config, dir string, o ShardOptions) (*ShardRun, error) {
 	if o.Shards < 1 || o.Shard < 0 || o.Shard >= o.Shards {
 		return nil, fmt.Errorf("study: shard %d/%d: want 0 ≤ K < N", o.Shard, o.Shards)
 	}
 	if o.Resume && o.Overwrite {
 		return nil, errors.New("study: resume keeps a shard's cells, overwrite removes them: give one")
 	}
-	s, cfg, bases, jobs, err := plan(e, cfg)
+	p, err := study.NewPlan(e, cfg)
 	if err != nil {
 		return nil, err
 	}
+	s, cfg, jobs := p.Study, p.Config, p.Cells
 	inputs, err := shardInputs(e, s, &cfg)
 	if err != nil {
 		return nil, err
 	}
-	d, err := lockDir(dir)
+	d, err := study.LockDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer d.Unlock()
+	defer d.Close()
 	path := ShardPath(dir)
 	cells := cellOrder(jobs)
 	rec := &ShardRecord{Format: shardFormat, Version: shardVersion, Shard: o.Shard, Shards: o.Shards, Rule: ShardRule,
@@ -86,7 +89,7 @@ func RunShard(e env.Env, cfg Config, dir string, o ShardOptions) (*ShardRun, err
 			rec.Done = old.Done
 			run.Kept = len(old.Done)
 		}
-	} else if err := d.Fresh(o.Overwrite, isStudyFile); errors.Is(err, ErrNotEmpty) {
+	} else if err := d.Fresh(o.Overwrite); errors.Is(err, study.ErrNotEmpty) {
 		// a shard's own remedy: not ErrNotEmpty's, whose callers word it for a study
 		return nil, errmark.Mark(fmt.Errorf("study: %v", err), ErrShardNotEmpty)
 	} else if err != nil {
@@ -112,15 +115,15 @@ func RunShard(e env.Env, cfg Config, dir string, o ShardOptions) (*ShardRun, err
 		return nil, fmt.Errorf("study: %w", err)
 	}
 	var mu sync.Mutex
-	err = parallel(len(todo), cfg.Workers, func(k int) error {
+	err = parallel.Do(len(todo), cfg.Workers, func(k int) error {
 		j := jobs[todo[k]]
-		rows, err := s.runJob(e, &cfg, bases, s.Rounds, j)
+		rows, err := p.Run(e, j)
 		if err != nil {
 			return err
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		c := ShardCell{Cell: cells[todo[k]], Seed: j.seed, Fold: j.fold, Policy: policyOf(j), Rows: rows}
+		c := ShardCell{Cell: cells[todo[k]], Seed: j.Seed, Fold: j.Fold, Policy: policyOf(j), Rows: rows}
 		at, _ := slices.BinarySearchFunc(rec.Done, c.Cell, func(a ShardCell, n int) int { return a.Cell - n })
 		rec.Done = slices.Insert(rec.Done, at, c)
 		run.Ran++
@@ -132,7 +135,10 @@ func RunShard(e env.Env, cfg Config, dir string, o ShardOptions) (*ShardRun, err
 	return run, err
 }
 
-// lockDir creates dir when missing and takes its study lock.
-func lockDir(dir string) (*outfile.Dir, error) {
-	return outfile.OpenOwnedDir(dir, LockName, "study", ErrLocked)
+// WriteText says what the shard run did: its cells, kept and run, and
+// its record's file.
+func (r *ShardRun) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "study shard %d/%d: %d of the study's %d cells (kept %d, ran %d); wrote %s\n",
+		r.Record.Shard, r.Record.Shards, r.ShardCells, r.Record.Cells, r.Kept, r.Ran, r.Path)
+	return err
 }

@@ -1,4 +1,4 @@
-package study
+package ablate
 
 import (
 	"fmt"

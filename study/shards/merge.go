@@ -1,20 +1,29 @@
-package study
+package shards
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/mpdf/mpdf/internal/errmark"
+	"github.com/mpdf/mpdf/study"
+)
+
+// The refusals of MergeShards that its caller words in its own terms.
+var (
+	// ErrNoShardRecord: a directory has no shard record (study.ShardName),
+	// so it is not a shard's output.
+	ErrNoShardRecord = errors.New("no shard record")
+	// ErrShardUnfinished: a shard stopped before all its cells were done.
+	ErrShardUnfinished = errors.New("shard not finished")
 )
 
 // MergeShards joins the records of a study's N shards (RunShard; each
-// path a shard's directory or its ShardName file, in any order) into the
+// path a shard's directory or its study.ShardName file, in any order) into the
 // Study CrossValidate would have returned: the same rows in the same
 // order, the oracle's drawn again from each fold's baselines, so that its
 // results.json, report.md and pareto.png are byte for byte the unsharded
@@ -23,7 +32,7 @@ import (
 // (other inputs: flags, data, build), and a shard with cells not done
 // (resume it first). out, the merged study's directory, must not be one of
 // the shards'.
-func MergeShards(paths []string, out string) (*Study, error) {
+func MergeShards(paths []string, out string) (*study.Study, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("study: no shards to merge")
 	}
@@ -36,7 +45,7 @@ func MergeShards(paths []string, out string) (*Study, error) {
 		}
 		r, err := ReadShard(path)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, errmark.Mark(fmt.Errorf("study: %s: no %s", path, ShardName), ErrNoShardRecord)
+			return nil, errmark.Mark(fmt.Errorf("study: %s: no %s", path, study.ShardName), ErrNoShardRecord)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("study: %w", err)
@@ -81,14 +90,14 @@ func MergeShards(paths []string, out string) (*Study, error) {
 		}
 	}
 	h := &recs[0].Study
-	s := &Study{Config: h.Config, Env: h.Env, Rounds: h.Rounds, Tasks: h.Tasks, Folds: h.Folds, Learned: h.Learned, Fixed: h.Fixed, Notes: h.Notes}
+	s := &study.Study{Config: h.Config, Env: h.Env, Rounds: h.Rounds, Tasks: h.Tasks, Folds: h.Folds, Learned: h.Learned, Fixed: h.Fixed, Notes: h.Notes}
 	cells := map[int]*ShardCell{}
 	for _, r := range recs {
 		for i := range r.Done {
 			cells[r.Done[i].Cell] = &r.Done[i]
 		}
 	}
-	jobs, err := s.cellJobs()
+	jobs, err := s.Cells()
 	if err != nil {
 		return nil, fmt.Errorf("study: %s: %w", paths[0], err)
 	}
@@ -99,49 +108,27 @@ func MergeShards(paths []string, out string) (*Study, error) {
 	for i, j := range jobs {
 		c := cells[order[i]]
 		path := paths[byShard[order[i]%n]]
-		if c.Seed != j.seed || c.Fold != j.fold || c.Policy != policyOf(j) {
+		if c.Seed != j.Seed || c.Fold != j.Fold || c.Policy != policyOf(j) {
 			return nil, fmt.Errorf("study: %s: cell %d is seed %d, fold %d, %s; the study plans seed %d, fold %d, %s there",
-				path, c.Cell, c.Seed, c.Fold, c.Policy, j.seed, j.fold, policyOf(j))
+				path, c.Cell, c.Seed, c.Fold, c.Policy, j.Seed, j.Fold, policyOf(j))
 		}
 		policies := 1
-		if j.base {
+		if j.Baselines {
 			policies = len(s.Fixed)
 		}
-		if err := checkCellTasks(c, j.test, policies); err != nil {
+		if err := checkCellTasks(c, j.Test, policies); err != nil {
 			return nil, fmt.Errorf("study: %s: %w", path, err)
 		}
 		s.Rows = append(s.Rows, c.Rows...)
-		if j.base {
-			s.Rows = append(s.Rows, oracle(c.Rows, s.Fixed)...)
+		if j.Baselines {
+			s.Rows = append(s.Rows, study.Oracle(c.Rows, s.Fixed)...)
 		}
 	}
 	return s, nil
 }
 
-// cellJobs lists the study's cells in plan's order (seed, fold, then
-// baselines and each λ) with their folds' tasks, dealt again from the
-// header's tasks: what a merge needs to put the shards' rows in
-// CrossValidate's order and check each cell holds its fold's rows.
-func (s *Study) cellJobs() ([]job, error) {
-	var jobs []job
-	for k := range s.Config.Seeds {
-		seed := s.Config.Seed + uint64(k)
-		folds, _, err := Folds(s.Tasks, s.Config.Folds, s.Config.GroupBy, seed)
-		if err != nil {
-			return nil, err
-		}
-		for f, test := range folds {
-			jobs = append(jobs, job{seed: seed, fold: f, test: test, base: true})
-			for _, l := range s.Config.Lambdas {
-				jobs = append(jobs, job{seed: seed, fold: f, test: test, lambda: l})
-			}
-		}
-	}
-	return jobs, nil
-}
-
 // checkCellTasks checks a cell's rows are its fold's tasks in order, once
-// for each of its policies, as runJob writes them.
+// for each of its policies, as study.Plan.Run writes them.
 func checkCellTasks(c *ShardCell, test []int, policies int) error {
 	if len(c.Rows) != len(test)*policies {
 		return fmt.Errorf("cell %d (seed %d, fold %d, %s): %d rows, want %d: the fold's %d tasks × %d policies",
@@ -161,7 +148,7 @@ func sameDir(path, out string) bool {
 	if out == "" {
 		return false
 	}
-	if filepath.Base(path) == ShardName {
+	if filepath.Base(path) == study.ShardName {
 		path = filepath.Dir(path)
 	}
 	a, errA := os.Stat(path)
@@ -170,21 +157,4 @@ func sameDir(path, out string) bool {
 		return os.SameFile(a, b)
 	}
 	return filepath.Clean(path) == filepath.Clean(out)
-}
-
-// Publish writes the study's files into the held directory and prints
-// its verdict lines to w (its summary as JSON with asJSON): what mpdf
-// study and mpdf study merge end with.
-func (d *Dir) Publish(s *Study, w io.Writer, asJSON bool) error {
-	sum, err := s.Summarise()
-	if err != nil {
-		return err
-	}
-	if err := d.Write(s, sum); err != nil {
-		return err
-	}
-	if asJSON {
-		return sum.WriteJSON(w)
-	}
-	return sum.WriteVerdict(w)
 }

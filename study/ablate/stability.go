@@ -1,4 +1,4 @@
-package study
+package ablate
 
 // The stability study (issue 32, item 4): how steadily SoftRankPO, GRPO
 // and Dr.GRPO learn across training seeds, seen as the held-out accuracy
@@ -27,6 +27,8 @@ import (
 	"github.com/mpdf/mpdf/env/replay"
 	"github.com/mpdf/mpdf/outfile"
 	"github.com/mpdf/mpdf/plots"
+	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/study/internal/parallel"
 	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/run"
 )
@@ -104,8 +106,8 @@ const maxStabilityEval = 200
 // spread is the training's, not the sampling of the test episodes'). cfg.RunTeacher, when set, labels the supervised stage (the
 // replay's pivotal teacher). Runs go cfg.Workers at a time; the result
 // does not depend on it.
-func RunStability(e env.Env, cfg Config) (*Stability, error) {
-	if err := cfg.resolve(); err != nil {
+func RunStability(e env.Env, cfg study.Config) (*Stability, error) {
+	if err := cfg.FillDefaults(); err != nil {
 		return nil, err
 	}
 	evalEvery := cfg.EvalEvery
@@ -122,8 +124,8 @@ func RunStability(e env.Env, cfg Config) (*Stability, error) {
 			rounds = r.Rounds()
 		}
 	}
-	info := Describe(e)
-	folds, _, err := Folds(info, cfg.Folds, cfg.GroupBy, cfg.Seed)
+	info := study.Describe(e)
+	folds, _, err := study.Folds(info, cfg.Folds, cfg.GroupBy, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -131,8 +133,8 @@ func RunStability(e env.Env, cfg Config) (*Stability, error) {
 	// A sample across the held-out side, not its first files.
 	rand.New(rand.NewPCG(cfg.Seed, 0x737461626c65)).Shuffle(len(held), func(i, j int) { held[i], held[j] = held[j], held[i] }) // "stable"
 	nEval := min(len(held), maxStabilityEval)
-	trainSide := subset{Env: e, tasks: complement(len(info), folds[0])}
-	heldSide := subset{Env: e, tasks: held[:nEval]}
+	trainSide := study.Subset(e, study.Complement(len(info), folds[0]))
+	heldSide := study.Subset(e, held[:nEval])
 	s := &Stability{Env: e.Name(), Lambda: cfg.Lambdas[0], RewardNoise: cfg.Train.RewardNoise, Transform: cfg.Train.RewardTransform,
 		TrainTasks: trainSide.NumTasks(), HeldOutTasks: len(folds[0]), EvalTasks: nEval, Greedy: cfg.Greedy, Train: cfg.Train}
 	for k := range cfg.Seeds {
@@ -149,7 +151,7 @@ func RunStability(e env.Env, cfg Config) (*Stability, error) {
 		}
 	}
 	s.Curves = make([]StabilityCurve, len(jobs))
-	err = parallel(len(jobs), cfg.Workers, func(i int) error {
+	err = parallel.Do(len(jobs), cfg.Workers, func(i int) error {
 		j := jobs[i]
 		tc := cfg.Train
 		tc.Estimator, tc.Seed, tc.Reward.Lambda, tc.RL.Rounds = j.est, j.seed, s.Lambda, rounds
@@ -158,7 +160,7 @@ func RunStability(e env.Env, cfg Config) (*Stability, error) {
 			return fmt.Errorf("study: stability: %s: %w", j.est, err)
 		}
 		rc := run.Config{Train: tc, Env: trainSide, HeldOutEnv: heldSide, EvalTasks: nEval, EvalEvery: evalEvery,
-			CurveSeed: evalSeed(cfg.Seed), Greedy: cfg.Greedy, Threads: 1}
+			CurveSeed: study.EvalSeed(cfg.Seed), Greedy: cfg.Greedy, Threads: 1}
 		if cfg.RunTeacher != nil && tc.SFT.Epochs > 0 {
 			t, err := cfg.RunTeacher(tc)
 			if err != nil {
@@ -329,22 +331,22 @@ func (s *Stability) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-// RunStability runs the stability study of cfg on e (RunStability) into
-// d: stability.json, stability.md and stability.png, each atomically. A
-// study that fails leaves d as it found it.
-func (d *Dir) RunStability(e env.Env, cfg Config) (*Stability, error) {
+// RunStabilityInto runs the stability study of cfg on e (RunStability)
+// into d: stability.json, stability.md and stability.png, each
+// atomically. A study that fails leaves d as it found it.
+func RunStabilityInto(d *study.Dir, e env.Env, cfg study.Config) (*Stability, error) {
 	s, err := RunStability(e, cfg)
 	if err != nil {
 		return nil, errors.Join(err, d.Abandon())
 	}
-	if err := os.MkdirAll(d.d.Path, 0o755); err != nil {
+	if err := os.MkdirAll(d.Path(), 0o755); err != nil {
 		return nil, err
 	}
 	for _, f := range []struct {
 		name  string
 		write func(io.Writer) error
 	}{{StabilityJSONName, s.WriteJSON}, {StabilityMDName, s.WriteMarkdown}, {StabilityPNGName, s.WritePNG}} {
-		if err := outfile.WriteFile(filepath.Join(d.d.Path, f.name), f.write); err != nil {
+		if err := outfile.WriteFile(filepath.Join(d.Path(), f.name), f.write); err != nil {
 			return nil, err
 		}
 	}

@@ -1,4 +1,4 @@
-package study
+package ablate
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/study"
 )
 
 // TeamSizes is the team-size ablation's grid on the simulator: the sizes
@@ -43,7 +44,7 @@ func SplitByTeamSize(e env.Env) ([]TeamEnv, error) {
 	}
 	var out []TeamEnv
 	for n, tasks := range by {
-		out = append(out, TeamEnv{Agents: n, Env: subset{Env: e, tasks: tasks}})
+		out = append(out, TeamEnv{Agents: n, Env: study.Subset(e, tasks)})
 	}
 	slices.SortFunc(out, func(a, b TeamEnv) int { return cmp.Compare(a.Agents, b.Agents) })
 	return out, nil
@@ -57,7 +58,7 @@ func SplitByTeamSize(e env.Env) ([]TeamEnv, error) {
 // shares after SFT and after RL. Teams are trained and tested apart: a
 // size's policy never sees another size's tasks. The rows of every team
 // (results.json) are named "POLICY (N agents)".
-func AblateTeams(teams []TeamEnv, cfg Config) (*Ablation, error) {
+func AblateTeams(teams []TeamEnv, cfg study.Config) (*Ablation, error) {
 	if len(teams) == 0 {
 		return nil, fmt.Errorf("study: ablation %s: no teams", AblateTeamSize)
 	}
@@ -82,7 +83,7 @@ func AblateTeams(teams []TeamEnv, cfg Config) (*Ablation, error) {
 		row := a.Rows[0]
 		row.Setting = fmt.Sprintf("%d agents", tm.Agents)
 		if slices.Contains(a.Study.Fixed, ref) {
-			d, dt, err := a.Study.pairedDelta(a.Rows[0].Setting, ref)
+			d, dt, err := a.Study.PairedDelta(a.Rows[0].Setting, ref)
 			if err != nil {
 				return nil, fmt.Errorf("study: ablation %s: %d agents: %w", AblateTeamSize, tm.Agents, err)
 			}
@@ -130,7 +131,7 @@ func AblateTeams(teams []TeamEnv, cfg Config) (*Ablation, error) {
 		}
 		tasks += len(a.Study.Tasks)
 	}
-	out.Summary.Env = shorten(out.Summary.Env) + " by team size: " + strings.Join(envs, ", ")
+	out.Summary.Env = study.ShortEnv(out.Summary.Env) + " by team size: " + strings.Join(envs, ", ")
 	// Each team's pooled tables are in its rows above; one team's scopes
 	// would read as all of them.
 	out.Summary.Scopes = nil

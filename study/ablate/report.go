@@ -1,4 +1,4 @@
-package study
+package ablate
 
 import (
 	"encoding/json"
@@ -8,27 +8,22 @@ import (
 	"strings"
 
 	"github.com/mpdf/mpdf/outfile"
+	"github.com/mpdf/mpdf/study"
 )
 
-// Files an ablation writes into its study directory (Dir.WriteAblation),
-// next to the rows of every setting in ResultsName.
-const (
-	AblationReportName = "ablation.md"
-	AblationJSONName   = "ablation.json"
-)
-
-// WriteAblation writes the ablation's report, its JSON and the rows of
-// every setting (results.json, whose policies are the settings' names)
-// into the held directory, each file atomically.
-func (d *Dir) WriteAblation(a *Ablation) error {
-	dir := d.d.Path
-	if err := outfile.WriteFile(filepath.Join(dir, ResultsName), a.Study.WriteResults); err != nil {
+// WriteDir writes the ablation's report (study.AblationReportName), its
+// JSON (study.AblationJSONName) and the rows of every setting
+// (results.json, whose policies are the settings' names) into the held
+// directory d, each file atomically.
+func (a *Ablation) WriteDir(d *study.Dir) error {
+	dir := d.Path()
+	if err := outfile.WriteFile(filepath.Join(dir, study.ResultsName), a.Study.WriteResults); err != nil {
 		return err
 	}
-	if err := outfile.WriteFile(filepath.Join(dir, AblationJSONName), a.WriteJSON); err != nil {
+	if err := outfile.WriteFile(filepath.Join(dir, study.AblationJSONName), a.WriteJSON); err != nil {
 		return err
 	}
-	return outfile.WriteFile(filepath.Join(dir, AblationReportName), a.WriteMarkdown)
+	return outfile.WriteFile(filepath.Join(dir, study.AblationReportName), a.WriteMarkdown)
 }
 
 // WriteJSON writes the ablation as indented JSON.
@@ -45,12 +40,12 @@ func (a *Ablation) WriteMarkdown(w io.Writer) error {
 	sum := a.Summary
 	c := &sum.Config
 	t := &c.Train
-	lv := percent(c.Bootstrap.Level)
+	lv := study.Percent(c.Bootstrap.Level)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# mpdf ablation: %s\n\n", a.Kind)
 	fmt.Fprintf(&b, "- environment: `%s`; %d tasks, %d distinct questions; up to %d deliberation rounds\n",
-		shorten(sum.Env), sum.Tasks, sum.Questions, sum.Rounds)
-	if c.GroupBy == ByModel {
+		study.ShortEnv(sum.Env), sum.Tasks, sum.Questions, sum.Rounds)
+	if c.GroupBy == study.ByModel {
 		fmt.Fprintf(&b, "- folds: leave one model out (%d folds)", len(sum.Folds))
 	} else {
 		fmt.Fprintf(&b, "- folds: %d by question", c.Folds)

@@ -1,7 +1,6 @@
-package study
+package ablate
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
 	"github.com/mpdf/mpdf/stats"
+	"github.com/mpdf/mpdf/study"
 	"github.com/mpdf/mpdf/trainer"
 )
 
@@ -187,14 +187,14 @@ type Ablation struct {
 	Rows   []AblationRow `json:"rows"`
 	// Baselines are the fixed protocols on the same tasks and seeds, for
 	// context (played once).
-	Baselines []PolicyStats `json:"baselines"`
+	Baselines []study.PolicyStats `json:"baselines"`
 	// Moves is the reward-scale ablation's account of how each
 	// estimator's advantages move under each transform.
 	Moves []AdvantageMove `json:"advantage_moves,omitempty"`
 	// Study holds every row: the baselines', the SFT-only policy's
 	// (policy SFTOnlyName) and each setting's (policy: its name).
-	Study   *Study   `json:"-"`
-	Summary *Summary `json:"summary"`
+	Study   *study.Study   `json:"-"`
+	Summary *study.Summary `json:"summary"`
 }
 
 // Ablate runs ablation kind on e: the study of cfg (its folds, seeds,
@@ -208,7 +208,7 @@ type Ablation struct {
 //
 // The team-size ablation plays one study per team size (TeamsOf e,
 // AblateTeams).
-func Ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
+func Ablate(e env.Env, cfg study.Config, kind string) (*Ablation, error) {
 	if kind == AblateStability {
 		return nil, fmt.Errorf("study: %s is curves over seeds, not a table of settings: RunStability", kind)
 	}
@@ -223,7 +223,7 @@ func Ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 }
 
 // ablate is Ablate of one environment.
-func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
+func ablate(e env.Env, cfg study.Config, kind string) (*Ablation, error) {
 	settings, err := AblationSettings(kind)
 	if err != nil {
 		return nil, err
@@ -231,7 +231,7 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 	if cfg.Lambdas == nil {
 		cfg.Lambdas = []float64{0}
 	}
-	if err := cfg.resolve(); err != nil {
+	if err := cfg.FillDefaults(); err != nil {
 		return nil, err
 	}
 	lambda := 0.0
@@ -239,7 +239,7 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 		lambda = cfg.Lambdas[0]
 	}
 	cfg.Lambdas = []float64{lambda}
-	merged, err := crossValidateSettings(e, cfg, kind, settings, LearnedName(lambda))
+	merged, err := crossValidateSettings(e, cfg, kind, settings, study.LearnedName(lambda))
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +249,7 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 	}
 	a := &Ablation{Kind: kind, Lambda: lambda, Study: merged, Summary: sum}
 	all := sum.Scopes[0]
-	stat := map[string]PolicyStats{}
+	stat := map[string]study.PolicyStats{}
 	for _, p := range all.Policies {
 		stat[p.Policy] = p
 		if slices.Contains(merged.Fixed, p.Policy) {
@@ -271,18 +271,18 @@ func ablate(e env.Env, cfg Config, kind string) (*Ablation, error) {
 // setting of the ablation (the learned policy alone), and merges their
 // rows into one study: the baselines once, the SFT-only run's learned
 // policy as SFTOnlyName and each setting's under its name.
-func crossValidateSettings(e env.Env, cfg Config, kind string, settings []Setting, learned string) (*Study, error) {
+func crossValidateSettings(e env.Env, cfg study.Config, kind string, settings []Setting, learned string) (*study.Study, error) {
 	runs := len(settings) + 1
 	if sftFirst(kind) {
 		runs-- // its first setting is the SFT-only run
 	}
 	progress := cfg.Progress
 	k := 0
-	run := func(c Config) (*Study, error) {
+	run := func(c study.Config) (*study.Study, error) {
 		if progress != nil {
 			c.Progress = func(done, total int) { progress(k*total+done, runs*total) }
 		}
-		s, err := CrossValidate(e, c)
+		s, err := study.CrossValidate(e, c)
 		k++
 		return s, err
 	}
@@ -296,7 +296,7 @@ func crossValidateSettings(e env.Env, cfg Config, kind string, settings []Settin
 	merged.Config.Train = cfg.Train // the base recipe, not the SFT-only run's
 	merged.Rows = nil
 	merged.Learned = nil
-	var sftRows []ResultRow
+	var sftRows []study.ResultRow
 	for _, r := range sft.Rows {
 		if r.Policy == learned {
 			r.Policy = SFTOnlyName
@@ -305,7 +305,7 @@ func crossValidateSettings(e env.Env, cfg Config, kind string, settings []Settin
 		}
 		merged.Rows = append(merged.Rows, r)
 	}
-	byName := map[string][]ResultRow{}
+	byName := map[string][]study.ResultRow{}
 	for i, st := range settings {
 		if sftFirst(kind) && i == 0 {
 			byName[st.Name] = sftRows
@@ -342,7 +342,7 @@ func crossValidateSettings(e env.Env, cfg Config, kind string, settings []Settin
 // ablationRows are the ablation's table: a row per setting, against its
 // reference setting (st.Ref), then one more against each of st.Also and
 // the baselines of st.AlsoFixed the study played.
-func ablationRows(e env.Env, cfg Config, kind string, settings []Setting, merged *Study, stat map[string]PolicyStats) ([]AblationRow, error) {
+func ablationRows(e env.Env, cfg study.Config, kind string, settings []Setting, merged *study.Study, stat map[string]study.PolicyStats) ([]AblationRow, error) {
 	var rows []AblationRow
 	persistSFT := stat[SFTOnlyName].Persist
 	for i, st := range settings {
@@ -382,51 +382,18 @@ func ablationRows(e env.Env, cfg Config, kind string, settings []Setting, merged
 // againstRef is row compared with the policy ref: the paired accuracy
 // difference and the tokens' (with its interval in an rl-signal
 // ablation).
-func againstRef(merged *Study, kind string, row AblationRow, ref string) (AblationRow, error) {
-	d, dt, err := merged.pairedDelta(row.Setting, ref)
+func againstRef(merged *study.Study, kind string, row AblationRow, ref string) (AblationRow, error) {
+	d, dt, err := merged.PairedDelta(row.Setting, ref)
 	if err != nil {
 		return row, fmt.Errorf("study: ablation %s: %s − %s: %w", kind, row.Setting, ref, err)
 	}
 	row.Ref, row.Delta, row.DeltaTokens = ref, d, dt
 	if kind == AblateRLSignal {
-		if row.DeltaTokensCI, err = merged.pairedTokens(row.Setting, ref); err != nil {
+		if row.DeltaTokensCI, err = merged.PairedTokens(row.Setting, ref); err != nil {
 			return row, err
 		}
 	}
 	return row, nil
-}
-
-// pairedDelta is "policy a − policy b" in accuracy over the task × seed
-// rows both have scored, with the study's bootstrap by question (as
-// Summarise's Diffs), and the mean difference of tokens per task; nil
-// when they share no scored row.
-func (s *Study) pairedDelta(a, b string) (*stats.Interval, float64, error) {
-	type key struct {
-		seed uint64
-		task int
-	}
-	bRows := map[key]*ResultRow{}
-	for i := range s.Rows {
-		if r := &s.Rows[i]; r.Policy == b {
-			bRows[key{r.Seed, r.Index}] = r
-		}
-	}
-	// Rows in task then seed order, as Summarise numbers its clusters.
-	var pairs [][2]*ResultRow
-	for i := range s.Rows {
-		ra := &s.Rows[i]
-		if ra.Policy != a {
-			continue
-		}
-		if rb, ok := bRows[key{ra.Seed, ra.Index}]; ok {
-			pairs = append(pairs, [2]*ResultRow{ra, rb})
-		}
-	}
-	slices.SortStableFunc(pairs, func(p, q [2]*ResultRow) int {
-		return cmp.Or(cmp.Compare(p[0].Index, q[0].Index), cmp.Compare(p[0].Seed, q[0].Seed))
-	})
-	unit, _ := s.units()
-	return s.pairedDiff(pairs, unit)
 }
 
 // untrainedModels is the note of the agent-policy ablation's model row
@@ -434,11 +401,11 @@ func (s *Study) pairedDelta(a, b string) (*stats.Interval, float64, error) {
 // environment's agents name no model (the simulator's), so the untrained
 // fallback network decides for every agent; or the folds are the models,
 // so each test fold's model had no network trained. "" otherwise.
-func untrainedModels(e env.Env, by GroupBy) string {
+func untrainedModels(e env.Env, by study.GroupBy) string {
 	if _, ok := e.(*replay.Env); !ok {
 		return "trained nothing: the agents name no model, so the untrained fallback network decided for all of them"
 	}
-	if by == ByModel {
+	if by == study.ByModel {
 		return "trained nothing: the folds are the models, so each test fold's model has no network trained and the untrained fallback decided"
 	}
 	return ""

@@ -1,4 +1,4 @@
-package study
+package compare
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mpdf/mpdf/study"
 )
 
 var (
@@ -59,7 +61,7 @@ func FuzzReadResults(f *testing.F) {
 			}
 		}
 		var b1, b2 bytes.Buffer
-		if err := (&Study{Rows: res.Rows}).WriteResults(&b1); err != nil {
+		if err := (&study.Study{Rows: res.Rows}).WriteResults(&b1); err != nil {
 			t.Fatalf("accepted rows WriteResults cannot write: %v", err)
 		}
 		back, err := ReadResults(bytes.NewReader(b1.Bytes()), "again")
@@ -69,7 +71,7 @@ func FuzzReadResults(f *testing.F) {
 		if d := cmp.Diff(res.Rows, back.Rows); d != "" {
 			t.Fatalf("read → write → read differs (-first +second):\n%s", d)
 		}
-		(&Study{Rows: back.Rows}).WriteResults(&b2)
+		(&study.Study{Rows: back.Rows}).WriteResults(&b2)
 		if !bytes.Equal(b1.Bytes(), b2.Bytes()) {
 			t.Fatalf("the same rows wrote different bytes")
 		}

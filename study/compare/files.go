@@ -1,4 +1,4 @@
-package study
+package compare
 
 // CompareFiles reads the results files paths (ReadResultsFile), and pair
 // as cfg.Pair unless it is "", then compares them (Compare).

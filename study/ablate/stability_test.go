@@ -1,4 +1,4 @@
-package study
+package ablate
 
 import (
 	"bytes"
@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/study"
 )
 
 // stabilityConfig is a study small enough for a test: 3 iterations of 4
 // tasks × 2 episodes, a point every 2 iterations (0, 2 and the last, 3).
-func stabilityConfig(seeds, workers int) Config {
-	c := DefaultConfig()
+func stabilityConfig(seeds, workers int) study.Config {
+	c := study.DefaultConfig()
 	c.Folds, c.Seeds, c.Lambdas, c.Workers, c.EvalEvery = 3, seeds, []float64{0}, workers, 2
 	c.Train.SFT.Epochs = 1
 	c.Train.RL.Iterations, c.Train.RL.TasksPerIter, c.Train.RL.EpisodesPerTask = 3, 4, 2
@@ -74,12 +75,12 @@ func TestRunStability(t *testing.T) {
 	}
 
 	dir := filepath.Join(t.TempDir(), "out")
-	d, err := OpenDir(dir, false)
+	d, err := study.OpenDir(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	w, err := d.CrossValidateOrAblate(e, stabilityConfig(3, 2), AblateStability)
+	w, err := CrossValidateOrAblate(d, e, stabilityConfig(3, 2), AblateStability)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestStabilityBands(t *testing.T) {
 
 func TestAblateRefusesStability(t *testing.T) {
 	e := must(sim.New(sim.Config{Tasks: 10, Seed: 1}))
-	if _, err := Ablate(e, DefaultConfig(), AblateStability); err == nil || !strings.Contains(err.Error(), "RunStability") {
+	if _, err := Ablate(e, study.DefaultConfig(), AblateStability); err == nil || !strings.Contains(err.Error(), "RunStability") {
 		t.Errorf("Ablate stability: %v", err)
 	}
 	c := stabilityConfig(2, 1)

@@ -1,10 +1,12 @@
-package study
+package shards
 
 import (
 	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mpdf/mpdf/study"
 )
 
 // MergeShards says what is wrong in its own words, marked for its caller
@@ -12,7 +14,7 @@ import (
 func TestMergeShardsMarks(t *testing.T) {
 	dir := t.TempDir()
 	_, err := MergeShards([]string{dir}, filepath.Join(t.TempDir(), "out"))
-	if !errors.Is(err, ErrNoShardRecord) || !strings.Contains(err.Error(), "no "+ShardName) || strings.Contains(err.Error(), "--") {
+	if !errors.Is(err, ErrNoShardRecord) || !strings.Contains(err.Error(), "no "+study.ShardName) || strings.Contains(err.Error(), "--") {
 		t.Errorf("a directory without its shard record: %v, want ErrNoShardRecord in library words", err)
 	}
 }

@@ -1,4 +1,4 @@
-package study
+package compare
 
 import (
 	"bytes"
@@ -9,19 +9,21 @@ import (
 
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/stats"
+	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/study/internal/studytest"
 )
 
 // handRows builds a study's rows: for each seed and task, one row per
 // policy with correct = right(policy, task, seed) and tokens given by tok.
 // Tasks 0–3 are gsm8k (model A for 0,1; B for 2,3), 4–5 mmlu (model B).
-func handRows(seeds []uint64, policies []string, right func(p string, task int, seed uint64) bool, tok func(p string) int64) []ResultRow {
+func handRows(seeds []uint64, policies []string, right func(p string, task int, seed uint64) bool, tok func(p string) int64) []study.ResultRow {
 	kinds := []string{"gsm8k", "gsm8k", "gsm8k", "gsm8k", "mmlu", "mmlu"}
 	models := []string{"A", "A", "B", "B", "B", "B"}
-	var rows []ResultRow
+	var rows []study.ResultRow
 	for _, s := range seeds {
 		for _, p := range policies {
 			for task := range kinds {
-				r := ResultRow{Seed: s, Task: fmt.Sprintf("%s:q%d", kinds[task], task), Index: task, Model: models[task],
+				r := study.ResultRow{Seed: s, Task: fmt.Sprintf("%s:q%d", kinds[task], task), Index: task, Model: models[task],
 					File: fmt.Sprintf("%s_%s.json", kinds[task], models[task]), Policy: p, Episodes: 1, Scored: 1, Tokens: tok(p)}
 				if strings.HasPrefix(p, "mpdf") {
 					l := 0.0
@@ -37,10 +39,10 @@ func handRows(seeds []uint64, policies []string, right func(p string, task int, 
 	return rows
 }
 
-var handPolicies = []string{"majority", "gate", LearnedName(0)}
+var handPolicies = []string{"majority", "gate", study.LearnedName(0)}
 
 func handTokens(p string) int64 {
-	return map[string]int64{"majority": 100, "gate": 300, LearnedName(0): 200}[p]
+	return map[string]int64{"majority": 100, "gate": 300, study.LearnedName(0): 200}[p]
 }
 
 // right answers: majority gets gsm8k of model A and all mmlu; gate gets
@@ -78,12 +80,12 @@ func TestCompareByKindAndModel(t *testing.T) {
 		acc    map[string]float64
 		diffVs map[string]float64 // learned − other
 	}{
-		{CompareAll, "all", 12, map[string]float64{"majority": 4.0 / 6, "gate": 4.0 / 6, LearnedName(0): 0.5}, map[string]float64{"majority": 0.5 - 4.0/6, "gate": 0.5 - 4.0/6}},
-		{CompareKind, "gsm8k", 8, map[string]float64{"majority": 0.5, "gate": 1, LearnedName(0): 0.5}, map[string]float64{"majority": 0, "gate": -0.5}},
-		{CompareKind, "mmlu", 4, map[string]float64{"majority": 1, "gate": 0, LearnedName(0): 0.5}, map[string]float64{"majority": -0.5, "gate": 0.5}},
-		{CompareModel, "A", 4, map[string]float64{"majority": 1, "gate": 1, LearnedName(0): 0.5}, map[string]float64{"majority": -0.5, "gate": -0.5}},
-		{CompareModel, "B", 8, map[string]float64{"majority": 0.5, "gate": 0.5, LearnedName(0): 0.5}, map[string]float64{"majority": 0, "gate": 0}},
-		{CompareModelKind, "B × gsm8k", 4, map[string]float64{"majority": 0, "gate": 1, LearnedName(0): 0.5}, map[string]float64{"majority": 0.5, "gate": -0.5}},
+		{CompareAll, "all", 12, map[string]float64{"majority": 4.0 / 6, "gate": 4.0 / 6, study.LearnedName(0): 0.5}, map[string]float64{"majority": 0.5 - 4.0/6, "gate": 0.5 - 4.0/6}},
+		{CompareKind, "gsm8k", 8, map[string]float64{"majority": 0.5, "gate": 1, study.LearnedName(0): 0.5}, map[string]float64{"majority": 0, "gate": -0.5}},
+		{CompareKind, "mmlu", 4, map[string]float64{"majority": 1, "gate": 0, study.LearnedName(0): 0.5}, map[string]float64{"majority": -0.5, "gate": 0.5}},
+		{CompareModel, "A", 4, map[string]float64{"majority": 1, "gate": 1, study.LearnedName(0): 0.5}, map[string]float64{"majority": -0.5, "gate": -0.5}},
+		{CompareModel, "B", 8, map[string]float64{"majority": 0.5, "gate": 0.5, study.LearnedName(0): 0.5}, map[string]float64{"majority": 0, "gate": 0}},
+		{CompareModelKind, "B × gsm8k", 4, map[string]float64{"majority": 0, "gate": 1, study.LearnedName(0): 0.5}, map[string]float64{"majority": 0.5, "gate": -0.5}},
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.by)+"/"+tc.group, func(t *testing.T) {
@@ -91,7 +93,7 @@ func TestCompareByKindAndModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Policy != LearnedName(0) || len(c.Against) != 2 || c.Against[0] != "majority" || c.Against[1] != "gate" {
+			if c.Policy != study.LearnedName(0) || len(c.Against) != 2 || c.Against[0] != "majority" || c.Against[1] != "gate" {
 				t.Fatalf("defaults: policy %q against %q, want the learned one against majority, gate", c.Policy, c.Against)
 			}
 			sc := find(t, c.Scopes, func(s CompareScope) bool { return s.Name == tc.group })
@@ -99,7 +101,7 @@ func TestCompareByKindAndModel(t *testing.T) {
 				t.Errorf("%d rows, want %d", sc.Rows, tc.rows)
 			}
 			for p, want := range tc.acc {
-				ps := find(t, sc.Policies, func(s PolicyStats) bool { return s.Policy == p })
+				ps := find(t, sc.Policies, func(s study.PolicyStats) bool { return s.Policy == p })
 				if !near(ps.Accuracy.Estimate, want) || ps.Rows != tc.rows {
 					t.Errorf("%s: accuracy %v over %d rows, want %v over %d", p, ps.Accuracy.Estimate, ps.Rows, want, tc.rows)
 				}
@@ -108,9 +110,9 @@ func TestCompareByKindAndModel(t *testing.T) {
 				}
 			}
 			for o, want := range tc.diffVs {
-				d := find(t, sc.Diffs, func(d Diff) bool { return d.Other == o })
-				if !near(d.Accuracy.Estimate, want) || !near(d.Tokens, float64(handTokens(LearnedName(0))-handTokens(o))) {
-					t.Errorf("− %s: %+v, want accuracy %v, tokens %v", o, d, want, handTokens(LearnedName(0))-handTokens(o))
+				d := find(t, sc.Diffs, func(d study.Diff) bool { return d.Other == o })
+				if !near(d.Accuracy.Estimate, want) || !near(d.Tokens, float64(handTokens(study.LearnedName(0))-handTokens(o))) {
+					t.Errorf("− %s: %+v, want accuracy %v, tokens %v", o, d, want, handTokens(study.LearnedName(0))-handTokens(o))
 				}
 			}
 		})
@@ -124,10 +126,10 @@ func TestCompareMatchesSummarise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Folds: 3, Seeds: 2, Lambdas: []float64{0}, Episodes: 2,
-		Baselines: []string{"persist", "debate"}, Trainer: constTrainer("gate"), Workers: 2,
+	cfg := study.Config{Folds: 3, Seeds: 2, Lambdas: []float64{0}, Episodes: 2,
+		Baselines: []string{"persist", "debate"}, Trainer: studytest.ConstTrainer("gate"), Workers: 2,
 		Bootstrap: stats.Bootstrap{Resamples: 300, Level: 0.9, Seed: 4}}
-	s, err := CrossValidate(sim, cfg)
+	s, err := study.CrossValidate(sim, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +145,7 @@ func TestCompareMatchesSummarise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Compare([]*Results{res}, CompareConfig{Bootstrap: cfg.Bootstrap, Against: []string{"persist", "debate", OracleName}})
+	c, err := Compare([]*Results{res}, CompareConfig{Bootstrap: cfg.Bootstrap, Against: []string{"persist", "debate", study.OracleName}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +175,7 @@ func TestComparePairAcrossStudies(t *testing.T) {
 	// B: the same tasks, in another order of task indices (another Env's
 	// numbering), where the learned policy gets every task right.
 	bRows := handRows([]uint64{1, 2}, handPolicies, func(p string, task int, s uint64) bool {
-		return p == LearnedName(0) || handRight(p, task, s)
+		return p == study.LearnedName(0) || handRight(p, task, s)
 	}, handTokens)
 	for i := range bRows {
 		bRows[i].Index = 100 - bRows[i].Index
@@ -190,7 +192,7 @@ func TestComparePairAcrossStudies(t *testing.T) {
 	}
 	for _, d := range all.Paired {
 		want := 0.0
-		if d.Policy == LearnedName(0) {
+		if d.Policy == study.LearnedName(0) {
 			want = -0.5 // a: 6 of 12, b: 12 of 12
 		}
 		if d.Policy != d.Other || !near(d.Accuracy.Estimate, want) || d.Rows != 12 {
@@ -207,15 +209,15 @@ func TestComparePairAcrossStudies(t *testing.T) {
 	}
 
 	// Rows that do not pair are refused: another seed, another task.
-	for name, mutate := range map[string]func([]ResultRow){
-		"seed": func(r []ResultRow) {
+	for name, mutate := range map[string]func([]study.ResultRow){
+		"seed": func(r []study.ResultRow) {
 			for i := range r {
 				r[i].Seed += 10
 			}
 		},
-		"task": func(r []ResultRow) { r[0].Task = "gsm8k:other" },
+		"task": func(r []study.ResultRow) { r[0].Task = "gsm8k:other" },
 	} {
-		rows := append([]ResultRow(nil), bRows...)
+		rows := append([]study.ResultRow(nil), bRows...)
 		mutate(rows)
 		_, err := Compare([]*Results{a}, CompareConfig{Pair: &Results{Name: "b", Rows: rows}})
 		if err == nil || !strings.Contains(err.Error(), "do not pair") {
@@ -234,7 +236,7 @@ func TestComparePairAcrossStudies(t *testing.T) {
 
 func TestComparePoolsStudies(t *testing.T) {
 	rows := handRows([]uint64{1}, handPolicies, handRight, handTokens)
-	var gsm, mmlu []ResultRow
+	var gsm, mmlu []study.ResultRow
 	for _, r := range rows {
 		if strings.HasPrefix(r.Task, "gsm8k") {
 			gsm = append(gsm, r)
@@ -290,7 +292,7 @@ func TestCompareCeiling(t *testing.T) {
 			t.Errorf("%s: choices %q accuracy %v rows %d, want %q, %v, 12", tc.by, ch, ce.Accuracy.Estimate, ce.Rows, tc.choices, tc.acc)
 		}
 		if len(ce.Diffs) != 2 || ce.Diffs[0].Other != "gate" || !near(ce.Diffs[0].Accuracy.Estimate, tc.acc-4.0/6) ||
-			ce.Diffs[1].Learned != LearnedName(0) || !near(ce.Diffs[1].Accuracy.Estimate, 0.5-tc.acc) {
+			ce.Diffs[1].Learned != study.LearnedName(0) || !near(ce.Diffs[1].Accuracy.Estimate, 0.5-tc.acc) {
 			t.Errorf("%s: diffs %+v", tc.by, ce.Diffs)
 		}
 	}

@@ -1,4 +1,4 @@
-package study
+package compare
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mpdf/mpdf/stats"
+	"github.com/mpdf/mpdf/study"
 )
 
 // WriteJSON writes the comparison as indented JSON.
@@ -22,7 +23,7 @@ func (c *Comparison) WriteJSON(w io.Writer) error {
 // group; then the hindsight ceilings.
 func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	lvl := percent(c.Bootstrap.Level)
+	lvl := study.Percent(c.Bootstrap.Level)
 	fmt.Fprintf(&b, "# mpdf study compare\n\n")
 	for i, in := range c.Inputs {
 		verb := "- compared:"
@@ -174,7 +175,7 @@ func ceilingHead(ce Ceiling) []string {
 	return out
 }
 
-func diffCell(ds []Diff, l, o string) string {
+func diffCell(ds []study.Diff, l, o string) string {
 	for _, d := range ds {
 		if d.Learned == l && d.Other == o {
 			return points(d.Accuracy)

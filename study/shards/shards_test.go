@@ -1,4 +1,4 @@
-package study
+package shards
 
 import (
 	"bytes"
@@ -9,19 +9,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
+	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/study/internal/studytest"
 )
 
 // The partition deals the learned (training) cells out first, round
 // robin, so that shards differ by at most one of them; every cell is in
 // exactly one shard.
 func TestCellOrderBalancesTraining(t *testing.T) {
-	var jobs []job
+	var jobs []study.Cell
 	for seed := range uint64(3) {
 		for f := range 5 {
-			jobs = append(jobs, job{seed: seed, fold: f, base: true})
+			jobs = append(jobs, study.Cell{Seed: seed, Fold: f, Baselines: true})
 			for _, l := range []float64{0, 0.1, 0.5} {
-				jobs = append(jobs, job{seed: seed, fold: f, lambda: l})
+				jobs = append(jobs, study.Cell{Seed: seed, Fold: f, Lambda: l})
 			}
 		}
 	}
@@ -36,7 +39,7 @@ func TestCellOrderBalancesTraining(t *testing.T) {
 	for _, n := range []int{1, 2, 4, 7, 16, 60, 61} {
 		train := make([]int, n)
 		for i, j := range jobs {
-			if !j.base {
+			if !j.Baselines {
 				train[cells[i]%n]++
 			}
 		}
@@ -58,9 +61,9 @@ func TestShardsMergeToCrossValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Folds: 4, Seeds: 2, Lambdas: []float64{0, 1}, Episodes: 2,
-		Baselines: []string{"persist", "debate", "random"}, Trainer: constTrainer("debate"), Workers: 2}
-	whole, err := CrossValidate(e, cfg)
+	cfg := study.Config{Folds: 4, Seeds: 2, Lambdas: []float64{0, 1}, Episodes: 2,
+		Baselines: []string{"persist", "debate", "random"}, Trainer: studytest.ConstTrainer("debate"), Workers: 2}
+	whole, err := study.CrossValidate(e, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +85,7 @@ func TestShardsMergeToCrossValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bytesOf := func(s *Study) []byte {
+	bytesOf := func(s *study.Study) []byte {
 		var b bytes.Buffer
 		sum, err := s.Summarise()
 		if err != nil {
@@ -95,11 +98,17 @@ func TestShardsMergeToCrossValidate(t *testing.T) {
 	if !bytes.Equal(bytesOf(whole), bytesOf(merged)) {
 		t.Fatal("the merged shards' results and report differ from CrossValidate's")
 	}
+	full := checkResume(t, e, cfg, paths)
+	checkMergeRefuses(t, e, cfg, paths, full)
+}
 
-	// Drop shard 1's last cell: the merge refuses it; a resume runs that
-	// one cell and gives the same record.
+// checkResume drops shard 1's last cell: the merge refuses it; a resume
+// runs that one cell and gives the same record, whose bytes it returns.
+func checkResume(t *testing.T, e env.Env, cfg study.Config, paths []string) (full []byte) {
+	t.Helper()
+	n := len(paths)
 	rec := ShardPath(paths[1])
-	full, _ := os.ReadFile(rec)
+	full, _ = os.ReadFile(rec)
 	r, err := ReadShard(paths[1])
 	if err != nil {
 		t.Fatal(err)
@@ -121,6 +130,15 @@ func TestShardsMergeToCrossValidate(t *testing.T) {
 	if again, _ := os.ReadFile(rec); !bytes.Equal(again, full) {
 		t.Error("the resumed record differs from the uninterrupted one")
 	}
+	return full
+}
+
+// checkMergeRefuses breaks the shards' records one way at a time (full is
+// shard 1's record as written) and checks the merge, or the reading, refuses
+// each, naming the shard.
+func checkMergeRefuses(t *testing.T, e env.Env, cfg study.Config, paths []string, full []byte) {
+	t.Helper()
+	n := len(paths)
 
 	// A cell that lost a row is refused by the merge, naming the shard.
 	short, err := ReadShard(paths[0])
@@ -149,6 +167,7 @@ func TestShardsMergeToCrossValidate(t *testing.T) {
 	}
 
 	// A record whose rows point outside the tasks is refused on reading.
+	rec := ShardPath(paths[1])
 	var raw map[string]any
 	json.Unmarshal(full, &raw)
 	raw["done"].([]any)[0].(map[string]any)["rows"].([]any)[0].(map[string]any)["index"] = 4000

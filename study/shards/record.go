@@ -1,4 +1,4 @@
-package study
+package shards
 
 import (
 	"bytes"
@@ -21,20 +21,8 @@ import (
 	"github.com/mpdf/mpdf/internal/version"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/outfile"
+	"github.com/mpdf/mpdf/study"
 )
-
-// A study shard is one of N processes that split a study's cells between
-// them (mpdf study --shard K/N): RunShard runs its cells and records them,
-// with what shapes their rows, in ShardName in its directory; MergeShards
-// checks the N records agree and joins them into the Study one process
-// would have run, row for row.
-//
-// A cell is one unit of CrossValidate's work: one learned policy (seed,
-// fold, λ: a training run, then its test episodes) or one fold's baselines
-// (seed, fold: test episodes only, and the oracle drawn from them).
-
-// ShardName is the file a study shard writes in its directory.
-const ShardName = "study-shard.json"
 
 // ShardRule names the partition of the cells. The cells are numbered
 // learned ones first — seed by seed, fold by fold, λ in the order given —
@@ -52,7 +40,7 @@ const (
 	maxShardBytes = 1 << 30
 )
 
-// ShardRecord is what a study shard writes (ShardName): which shard it is,
+// ShardRecord is what a study shard writes (study.ShardName): which shard it is,
 // the inputs that shape the study's rows, the study's header, and the
 // cells done so far, each with its rows.
 type ShardRecord struct {
@@ -74,42 +62,43 @@ type ShardRecord struct {
 
 // ShardStudy is a Study without its rows.
 type ShardStudy struct {
-	Config  Config     `json:"config"`
-	Env     string     `json:"env"`
-	Rounds  int        `json:"rounds"`
-	Tasks   []TaskInfo `json:"tasks"`
-	Folds   []string   `json:"folds"`
-	Learned []string   `json:"learned"`
-	Fixed   []string   `json:"baselines"`
-	Notes   []string   `json:"notes,omitempty"` // Study.Notes
+	Config  study.Config     `json:"config"`
+	Env     string           `json:"env"`
+	Rounds  int              `json:"rounds"`
+	Tasks   []study.TaskInfo `json:"tasks"`
+	Folds   []string         `json:"folds"`
+	Learned []string         `json:"learned"`
+	Fixed   []string         `json:"baselines"`
+	Notes   []string         `json:"notes,omitempty"` // Study.Notes
 }
 
 // ShardCell is one finished cell and its rows (the oracle's rows of a
 // baselines cell are not stored: the merge draws them again).
 type ShardCell struct {
-	Cell   int         `json:"cell"`
-	Seed   uint64      `json:"seed"`
-	Fold   int         `json:"fold"`
-	Policy string      `json:"policy"` // a learned policy's name, or "baselines"
-	Rows   []ResultRow `json:"rows"`
+	Cell   int               `json:"cell"`
+	Seed   uint64            `json:"seed"`
+	Fold   int               `json:"fold"`
+	Policy string            `json:"policy"` // a learned policy's name, or "baselines"
+	Rows   []study.ResultRow `json:"rows"`
 }
 
 // baselinesCell is ShardCell.Policy of a fold's baselines.
 const baselinesCell = "baselines"
 
-// cellOrder returns each job's cell number (ShardRule): plan lists, per
-// seed and fold, the baselines job then the learned ones.
-func cellOrder(jobs []job) []int {
+// cellOrder returns each cell's number (ShardRule), the cells listed in
+// study.NewPlan's order: per seed and fold, the baselines then the
+// learned ones.
+func cellOrder(jobs []study.Cell) []int {
 	cell := make([]int, len(jobs))
 	n := 0
 	for i, j := range jobs {
-		if !j.base {
+		if !j.Baselines {
 			cell[i] = n
 			n++
 		}
 	}
 	for i, j := range jobs {
-		if j.base {
+		if j.Baselines {
 			cell[i] = n
 			n++
 		}
@@ -117,12 +106,12 @@ func cellOrder(jobs []job) []int {
 	return cell
 }
 
-// policyOf is the ShardCell.Policy of a job.
-func policyOf(j job) string {
-	if j.base {
+// policyOf is the ShardCell.Policy of a cell.
+func policyOf(j study.Cell) string {
+	if j.Baselines {
 		return baselinesCell
 	}
-	return LearnedName(j.lambda)
+	return study.LearnedName(j.Lambda)
 }
 
 // ShardInputs returns what shapes a study's rows, for a shard's record:
@@ -136,15 +125,15 @@ func policyOf(j job) string {
 // Env) and the episodes the first baseline plays, one per task ("play",
 // which catches any other setting of the environment: the simulator's, the
 // critic, the task kind).
-func ShardInputs(e env.Env, cfg Config) (map[string]string, error) {
-	s, cfg, _, _, err := plan(e, cfg)
+func ShardInputs(e env.Env, cfg study.Config) (map[string]string, error) {
+	p, err := study.NewPlan(e, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return shardInputs(e, s, &cfg)
+	return shardInputs(e, p.Study, &p.Config)
 }
 
-func shardInputs(e env.Env, s *Study, cfg *Config) (map[string]string, error) {
+func shardInputs(e env.Env, s *study.Study, cfg *study.Config) (map[string]string, error) {
 	in := map[string]string{"mpdf": version.Build(), "trainer": funcName(cfg.Trainer)}
 	var err error
 	if in["config"], err = hashJSON(cfg); err != nil {
@@ -163,7 +152,7 @@ func shardInputs(e env.Env, s *Study, cfg *Config) (map[string]string, error) {
 	return in, nil
 }
 
-func funcName(f Trainer) string {
+func funcName(f study.Trainer) string {
 	if f == nil {
 		return ""
 	}
@@ -202,7 +191,7 @@ func hashData(e env.Env) (string, error) {
 }
 
 // hashPlay hashes one episode per task of the first baseline.
-func hashPlay(e env.Env, s *Study, cfg *Config) (string, error) {
+func hashPlay(e env.Env, s *study.Study, cfg *study.Config) (string, error) {
 	if len(cfg.Baselines) == 0 {
 		return "", nil
 	}
@@ -212,7 +201,7 @@ func hashPlay(e env.Env, s *Study, cfg *Config) (string, error) {
 	}
 	h := sha256.New()
 	enc := json.NewEncoder(h)
-	opts := env.RunOptions{Episodes: 1, Rounds: s.Rounds, Seed: evalSeed(cfg.Seed), Workers: 1}
+	opts := env.RunOptions{Episodes: 1, Rounds: s.Rounds, Seed: study.EvalSeed(cfg.Seed), Workers: 1}
 	err = env.Play(e, p, opts, func(ep *data.Episode) error { return enc.Encode(ep) })
 	if err != nil {
 		return "", fmt.Errorf("study: shard inputs: %w", err)
@@ -272,7 +261,7 @@ func writeRecord(path string, r *ShardRecord) error {
 }
 
 // ReadShard reads and checks the shard record at path: a study shard's
-// directory or its ShardName file.
+// directory or its study.ShardName file.
 func ReadShard(path string) (*ShardRecord, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = ShardPath(path)
@@ -304,7 +293,7 @@ func ReadShard(path string) (*ShardRecord, error) {
 }
 
 // ShardPath is the record of the study shard in dir.
-func ShardPath(dir string) string { return filepath.Join(dir, ShardName) }
+func ShardPath(dir string) string { return filepath.Join(dir, study.ShardName) }
 
 // check refuses a record that is not one RunShard writes: its shard, its
 // cells' numbers and their rows' tasks.

@@ -1,4 +1,4 @@
-package study
+package ablate
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/metapolicy"
+	"github.com/mpdf/mpdf/study"
+	"github.com/mpdf/mpdf/study/internal/studytest"
 	"github.com/mpdf/mpdf/trainer"
 )
 
@@ -27,7 +29,7 @@ func TestAblateTeamsStub(t *testing.T) {
 		}
 		return metapolicy.ParseHeuristic("debate")
 	}
-	cfg := Config{Folds: 2, Seeds: 2, Baselines: []string{"majority", "debate"}, Trainer: stub, Workers: 2}
+	cfg := study.Config{Folds: 2, Seeds: 2, Baselines: []string{"majority", "debate"}, Trainer: stub, Workers: 2}
 	a, err := Ablate(s, cfg, AblateTeamSize)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +43,7 @@ func TestAblateTeamsStub(t *testing.T) {
 		if r.Setting != fmt.Sprintf("%d agents", n) || r.Ref != wantRef || r.Delta == nil || r.Delta.Estimate != 0 || r.PersistSFT != 1 {
 			t.Errorf("row %d: %+v, want %d agents, Δ 0 vs %s, persist after SFT 1", i, r, n, wantRef)
 		}
-		var debate *PolicyStats
+		var debate *study.PolicyStats
 		for j := range a.Baselines {
 			if a.Baselines[j].Policy == wantRef {
 				debate = &a.Baselines[j]
@@ -82,7 +84,7 @@ func TestAblateTeamsStub(t *testing.T) {
 // A replay of 3- and 5-agent transcripts splits into its two teams; one
 // size alone is refused.
 func TestTeamsOfReplay(t *testing.T) {
-	e := shared(t, "slm-debate/gsm/gsm_Qwen3-0.6B_*agents[35]_*.json*")
+	e := studytest.Shared(t, "slm-debate/gsm/gsm_Qwen3-0.6B_*agents[35]_*.json*")
 	teams, err := TeamsOf(e)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +92,7 @@ func TestTeamsOfReplay(t *testing.T) {
 	if len(teams) != 2 || teams[0].Agents != 3 || teams[1].Agents != 5 || teams[0].Env.NumTasks()+teams[1].Env.NumTasks() != e.NumTasks() {
 		t.Fatalf("teams %+v of %d tasks", teams, e.NumTasks())
 	}
-	if _, err := TeamsOf(shared(t, "slm-debate/gsm/gsm_Qwen3-0.6B_*agents3_*.json*")); err == nil || !strings.Contains(err.Error(), "several team sizes") {
+	if _, err := TeamsOf(studytest.Shared(t, "slm-debate/gsm/gsm_Qwen3-0.6B_*agents3_*.json*")); err == nil || !strings.Contains(err.Error(), "several team sizes") {
 		t.Errorf("one team size: %v", err)
 	}
 	if _, err := TeamsOf(must(sim.New(sim.Config{Tasks: 5, Skills: []float64{0, 1, 2}}))); err == nil || !strings.Contains(err.Error(), "per-agent skills") {
