@@ -218,21 +218,21 @@ type runsEntry struct {
 
 // runsPage is what the index's template renders.
 type runsPage struct {
-	Title, Dir   string
-	Rows         []runsRow
-	ConfigKeys   []string
-	MoreKeys     int
-	Charts       []template.HTML
-	ChartData    map[string]*chartData
-	Skipped      []Skipped
-	More         int
-	Truncated    bool
-	Smoothing    float64
-	Marker       template.HTML
-	CSS          template.CSS
-	JS           template.JS
-	Same         []kv
-	ShownAtOpen  int
+	Title, Dir  string
+	Rows        []runsRow
+	ConfigKeys  []string
+	MoreKeys    int
+	Charts      []template.HTML
+	ChartData   map[string]*chartData
+	Skipped     []Skipped
+	More        int
+	Truncated   bool
+	Smoothing   float64
+	Marker      template.HTML
+	CSS         template.CSS
+	JS          template.JS
+	Same        []kv
+	ShownAtOpen int
 }
 
 // runsRow is a run's row of the index.
