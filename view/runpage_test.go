@@ -9,8 +9,8 @@ import (
 	"html"
 	"math"
 	"os"
-	"regexp"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
