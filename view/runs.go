@@ -83,12 +83,12 @@ func WriteRunsIndex(dir, out string) (*RunsIndex, error) {
 	if out == "" {
 		out = filepath.Join(dir, RunsIndexName)
 	}
-	if err := notOverOther(out); err != nil {
-		return nil, err
-	}
 	var page bytes.Buffer
 	idx, err := WriteRuns(&page, dir)
 	if err != nil {
+		return nil, err
+	}
+	if err := notOverOther(out); err != nil {
 		return nil, err
 	}
 	idx.Path = out
