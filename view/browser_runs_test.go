@@ -36,7 +36,13 @@ func TestBrowserRunPages(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	t.Run("run", func(t *testing.T) {
+	t.Run("run", func(t *testing.T) { browserRunPage(t, p) })
+	t.Run("runs", func(t *testing.T) { browserRunsIndex(t, p) })
+}
+
+// browserRunPage checks the run page as TestBrowserRunPages says.
+func browserRunPage(t *testing.T, p *browser.Page) {
+	{
 		dir := trainRun(t)
 		writeViewer(t, filepath.Join(dir, view.RunViewName))
 		path, err := view.WriteRunPage(dir, "")
@@ -126,9 +132,12 @@ func TestBrowserRunPages(t *testing.T) {
 		if !strings.HasPrefix(count, "5 ") {
 			t.Errorf("the viewer shows %q, want its 5 questions", count)
 		}
-	})
+	}
+}
 
-	t.Run("runs", func(t *testing.T) {
+// browserRunsIndex checks the index of runs as TestBrowserRunPages says.
+func browserRunsIndex(t *testing.T, p *browser.Page) {
+	{
 		dir := runsDir(t)
 		idx, err := view.WriteRunsIndex(dir, "")
 		if err != nil {
@@ -176,7 +185,7 @@ func TestBrowserRunPages(t *testing.T) {
 			t.Errorf("lines visible per run: %v, after unticking r0 %v, after ticking it again %v; want 4 each, then r0's hidden", before, after, again)
 		}
 		screenshot(t, p, "runs-index.png")
-	})
+	}
 }
 
 // writeViewer writes the viewer page of two heuristics on 5 simulated

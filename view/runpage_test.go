@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/mpdf/mpdf/checkpoints"
+	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/run"
@@ -85,30 +86,8 @@ func TestRunPage(t *testing.T) {
 	if want := `<p class="verdict" id="verdict-sentence">` + escape(v.Line()) + `</p>`; !strings.Contains(page, want) {
 		t.Errorf("the page lacks the verdict's sentence %q", v.Line())
 	}
-	// The verdict's chart: a point per row at its accuracy and tokens.
-	pts := regexp.MustCompile(`<g class="vp" data-policy="([^"]*)" data-accuracy="([^"]*)" data-tokens="([^"]*)">`).FindAllStringSubmatch(page, -1)
-	if len(pts) != len(v.Rows) {
-		t.Fatalf("%d points in the verdict's chart, want %d (its rows)", len(pts), len(v.Rows))
-	}
-	for i, r := range v.Rows {
-		if pts[i][1] != escape(r.Policy) || pts[i][2] != fmt.Sprint(r.Accuracy) || pts[i][3] != fmt.Sprint(r.TokensPerTask) {
-			t.Errorf("verdict point %d: %q, want %s at accuracy %v, %v tokens", i, pts[i][1:], r.Policy, r.Accuracy, r.TokensPerTask)
-		}
-	}
-	// The verdict's and the results' tables: the text report's cells
-	// (env.Verdict.WriteTable's and env.Results.WriteTable's formats).
+	checkVerdict(t, page, v)
 	cells := tableCells(page)
-	for _, r := range v.Rows {
-		want := []string{r.Policy, fmt.Sprintf("%.3f", r.Accuracy), fmt.Sprintf("[%.3f, %.3f]", r.CILow, r.CIHigh), fmt.Sprintf("%.0f", r.TokensPerTask)}
-		if d := r.DeltaAccuracy; d != nil {
-			want = append(want, fmt.Sprintf("%+.1f [%+.1f, %+.1f]", d.Estimate, d.Low, d.High), fmt.Sprintf("%+.0f", r.DeltaTokens.Estimate))
-		}
-		for _, c := range want {
-			if !cells[c] {
-				t.Errorf("verdict row %s: the table lacks %q", r.Policy, c)
-			}
-		}
-	}
 	for _, r := range ef.Results {
 		for _, c := range []string{fmt.Sprintf("%.3f", r.Accuracy), fmt.Sprintf("[%.3f, %.3f]", r.CILow, r.CIHigh), fmt.Sprintf("%.0f", r.TokensPerTask)} {
 			if !cells[c] {
@@ -173,6 +152,37 @@ func TestRunPage(t *testing.T) {
 		t.Error("the page links somewhere, but the run has no viewer page")
 	}
 	selfContained(t, page)
+}
+
+// checkVerdict: the verdict's chart has a point per row at its accuracy
+// and tokens, and its table the text report's cells
+// (env.Verdict.WriteTable's formats).
+func checkVerdict(t *testing.T, page string, v *env.Verdict) {
+	t.Helper()
+	// The verdict's chart: a point per row at its accuracy and tokens.
+	pts := regexp.MustCompile(`<g class="vp" data-policy="([^"]*)" data-accuracy="([^"]*)" data-tokens="([^"]*)">`).FindAllStringSubmatch(page, -1)
+	if len(pts) != len(v.Rows) {
+		t.Fatalf("%d points in the verdict's chart, want %d (its rows)", len(pts), len(v.Rows))
+	}
+	for i, r := range v.Rows {
+		if pts[i][1] != escape(r.Policy) || pts[i][2] != fmt.Sprint(r.Accuracy) || pts[i][3] != fmt.Sprint(r.TokensPerTask) {
+			t.Errorf("verdict point %d: %q, want %s at accuracy %v, %v tokens", i, pts[i][1:], r.Policy, r.Accuracy, r.TokensPerTask)
+		}
+	}
+	// The verdict's and the results' tables: the text report's cells
+	// (env.Verdict.WriteTable's and env.Results.WriteTable's formats).
+	cells := tableCells(page)
+	for _, r := range v.Rows {
+		want := []string{r.Policy, fmt.Sprintf("%.3f", r.Accuracy), fmt.Sprintf("[%.3f, %.3f]", r.CILow, r.CIHigh), fmt.Sprintf("%.0f", r.TokensPerTask)}
+		if d := r.DeltaAccuracy; d != nil {
+			want = append(want, fmt.Sprintf("%+.1f [%+.1f, %+.1f]", d.Estimate, d.Low, d.High), fmt.Sprintf("%+.0f", r.DeltaTokens.Estimate))
+		}
+		for _, c := range want {
+			if !cells[c] {
+				t.Errorf("verdict row %s: the table lacks %q", r.Policy, c)
+			}
+		}
+	}
 }
 
 // selfContained fails on anything on the page that could load: a script
