@@ -157,6 +157,11 @@ func learningCharts(d *runData) []*lineChart {
 		for _, h := range l.HeldOut {
 			it, acc, tok = append(it, float64(h.Iter)), append(acc, h.HeldOut.TeamAccuracy), append(tok, h.HeldOut.TokensPerTask)
 		}
+		if len(it) > plots.DefaultMaxPoints { // a point every Config.EvalEvery iterations of a very long run
+			x := it
+			it, acc = buckets(x, acc, plots.DefaultMaxPoints)
+			_, tok = buckets(x, tok, plots.DefaultMaxPoints)
+		}
 		out = append(out,
 			&lineChart{ID: "heldout-accuracy", Title: "held-out accuracy", XLabel: "RL iteration", X: it, Scale: yShare,
 				Caption: fmt.Sprintf("team accuracy on %d held-out tasks, one episode each, by RL iteration (0: the supervised policy)", l.HeldOut[0].HeldOut.Tasks),
@@ -170,9 +175,14 @@ func learningCharts(d *runData) []*lineChart {
 		for i, v := range l.Iter {
 			it[i] = float64(v + 1)
 		}
+		caption := "share of decisions with a non-zero advantage (the decisions a step can move), by RL iteration"
+		nz := l.NonZero
+		if len(it) > plots.DefaultMaxPoints { // one point an iteration: a long run's are bucketed as the step curves are
+			it, nz = buckets(it, nz, plots.DefaultMaxPoints)
+			caption += fmt.Sprintf(" (%d points: means of buckets of iterations)", plots.DefaultMaxPoints)
+		}
 		out = append(out, &lineChart{ID: "nonzero", Title: "non-zero advantages", XLabel: "RL iteration", X: it, Scale: yShare,
-			Caption: "share of decisions with a non-zero advantage (the decisions a step can move), by RL iteration",
-			Series:  []series{{Name: "advantages/nonzero", Color: "#2ca02c", Y: l.NonZero}}})
+			Caption: caption, Series: []series{{Name: "advantages/nonzero", Color: "#2ca02c", Y: nz}}})
 	}
 	if len(d.CkptStep) > 0 {
 		out = append(out,
