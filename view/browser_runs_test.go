@@ -1,17 +1,15 @@
 package view_test
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/mpdf/mpdf/env"
-	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/internal/browser"
 	"github.com/mpdf/mpdf/internal/testenv"
-	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/trainer/run"
 	"github.com/mpdf/mpdf/view"
 )
@@ -43,8 +41,10 @@ func TestBrowserRunPages(t *testing.T) {
 // browserRunPage checks the run page as TestBrowserRunPages says.
 func browserRunPage(t *testing.T, p *browser.Page) {
 	{
-		dir := trainRun(t)
-		writeViewer(t, filepath.Join(dir, view.RunViewName))
+		dir, res := trainRunResult(t)
+		if _, err := view.WriteRunViewer(dir, res); err != nil {
+			t.Fatal(err)
+		}
 		path, err := view.WriteRunPage(dir, "")
 		if err != nil {
 			t.Fatal(err)
@@ -129,8 +129,8 @@ func browserRunPage(t *testing.T, p *browser.Page) {
 		})`, &count); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(count, "5 ") {
-			t.Errorf("the viewer shows %q, want its 5 questions", count)
+		if !strings.HasPrefix(count, fmt.Sprintf("%d ", res.EvalTasks)) {
+			t.Errorf("the viewer shows %q, want the evaluation's %d questions", count, res.EvalTasks)
 		}
 	}
 }
@@ -185,31 +185,6 @@ func browserRunsIndex(t *testing.T, p *browser.Page) {
 			t.Errorf("lines visible per run: %v, after unticking r0 %v, after ticking it again %v; want 4 each, then r0's hidden", before, after, again)
 		}
 		screenshot(t, p, "runs-index.png")
-	}
-}
-
-// writeViewer writes the viewer page of two heuristics on 5 simulated
-// questions to path.
-func writeViewer(t *testing.T, path string) {
-	t.Helper()
-	e, err := sim.New(sim.Config{Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pols []metapolicy.Policy
-	for _, n := range []string{"majority", "gate"} {
-		h, err := metapolicy.NewHeuristic(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pols = append(pols, h)
-	}
-	runs, err := view.Play(e, pols, env.RunOptions{NumTasks: 5, Episodes: 1, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := view.WriteFile(path, runs, view.Options{Title: "final evaluation"}); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -26,6 +26,13 @@ import (
 // with its final evaluation.
 func trainRun(t *testing.T) string {
 	t.Helper()
+	dir, _ := trainRunResult(t)
+	return dir
+}
+
+// trainRunResult is trainRun with what run.Train returned.
+func trainRunResult(t *testing.T) (string, *run.Result) {
+	t.Helper()
 	cfg := trainer.DefaultConfig()
 	cfg.Hidden = []int{8}
 	cfg.SFT.Epochs = 1
@@ -40,11 +47,55 @@ func trainRun(t *testing.T) string {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	_, err = run.Train(context.Background(), run.Config{Train: cfg, Env: train, EnvName: "sim", HeldOutEnv: held, EvalTasks: 20, Dir: dir}, run.Hooks{})
+	res, err := run.Train(context.Background(), run.Config{Train: cfg, Env: train, EnvName: "sim", HeldOutEnv: held, EvalTasks: 20, Dir: dir}, run.Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dir
+	return dir, res
+}
+
+// TestRunViewer: the viewer of a run's final evaluation shows the
+// evaluation's own episodes: per policy, the accuracy, interval and
+// tokens per task of eval.json; and the run page then links to it.
+func TestRunViewer(t *testing.T) {
+	dir, res := trainRunResult(t)
+	path, err := view.WriteRunViewer(dir, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path != filepath.Join(dir, view.RunViewName) {
+		t.Fatalf("written to %q", path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="summary">(.*?)</script>`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("the viewer has no summary island")
+	}
+	var got []env.Result
+	if err := json.Unmarshal(m[1], &got); err != nil {
+		t.Fatal(err)
+	}
+	ef := readEval(t, dir)
+	if len(got) != len(ef.Results) || len(got) < 5 {
+		t.Fatalf("the viewer has %d policies, eval.json %d", len(got), len(ef.Results))
+	}
+	for i, w := range ef.Results {
+		g := got[i]
+		if g.Policy != w.Policy || fmt.Sprintf("%.3f %.3f %.3f %.3f", g.Accuracy, g.CILow, g.CIHigh, g.TokensPerTask) != fmt.Sprintf("%.3f %.3f %.3f %.3f", w.Accuracy, w.CILow, w.CIHigh, w.TokensPerTask) {
+			t.Errorf("policy %d: viewer %s %.3f [%.3f, %.3f] %.3f tokens, eval.json %s %.3f [%.3f, %.3f] %.3f", i,
+				g.Policy, g.Accuracy, g.CILow, g.CIHigh, g.TokensPerTask, w.Policy, w.Accuracy, w.CILow, w.CIHigh, w.TokensPerTask)
+		}
+	}
+	var page bytes.Buffer
+	if err := view.WriteRun(&page, dir); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), `<a id="viewer-link" href="view.html">`) {
+		t.Error("the run page does not link to the viewer")
+	}
 }
 
 // TestRunPage: the page of a run directory leads with the verdict of its

@@ -31,11 +31,6 @@ const (
 	maxConfigDepth     = 16
 )
 
-// RunViewName is the viewer page of a run's final evaluation, when the
-// run's directory holds one (mpdf view … --out RUN_DIR/view.html): the run
-// page links to it, and only then.
-const RunViewName = "view.html"
-
 // runData is what a run's directory holds, read once for its page and for
 // the index of runs.
 type runData struct {
