@@ -13,12 +13,13 @@ var (
 // LabelBox is a placed label's box.
 type LabelBox struct{ X, Y, W, H float64 }
 
-// PlaceLabels places labels of the given texts at the points (x, y) in
-// the plot (x0, y0)–(x1, y1), as the verdict's chart does.
+// PlaceLabels places labels of the given texts at the points (x, y),
+// each with a whisker 20 px up and down, in the plot (x0, y0)–(x1, y1),
+// as the verdict's chart does.
 func PlaceLabels(x, y []float64, texts []string, x0, y0, x1, y1 float64) []LabelBox {
 	pts := make([]labelPoint, len(x))
 	for i := range x {
-		pts[i] = labelPoint{X: x[i], Y: y[i], Text: texts[i]}
+		pts[i] = labelPoint{X: x[i], Y: y[i], Top: y[i] - 20, Bottom: y[i] + 20, Text: texts[i]}
 	}
 	var out []LabelBox
 	for _, b := range placeLabels(pts, x0, y0, x1, y1) {

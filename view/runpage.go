@@ -223,8 +223,16 @@ func (p *runPage) setEval(ef *run.EvalFile) error {
 		return err
 	}
 	if v := ef.Verdict; v != nil && len(v.Rows) > 0 {
-		p.Verdict = &verdictPart{Line: v.Line(), Use: v.Use, Chart: verdictChart(v), Rows: verdictRows(v),
-			Head: fmt.Sprintf("%s against the fixed protocols (%sΔ paired by question over %d questions, %.0f%% bootstrap intervals)", v.Policy, playNote(v.Play), v.Tasks, 100*v.Level)}
+		line := v.Line()
+		prefix := strings.TrimSuffix(line, v.Sentence)
+		head, rest, ok := strings.Cut(v.Sentence, ": ")
+		if !ok || prefix == line {
+			prefix, head, rest = line, "", ""
+		} else {
+			rest = ": " + rest
+		}
+		p.Verdict = &verdictPart{Line: line, Prefix: prefix, Head: head, Rest: rest, Use: v.Use, Chart: verdictChart(v), Rows: verdictRows(v),
+			Table: fmt.Sprintf("%s against the fixed protocols (%sΔ paired by question over %d questions, %.0f%% bootstrap intervals)", v.Policy, playNote(v.Play), v.Tasks, 100*v.Level)}
 		t.WriteByte('\n')
 		if err := v.WriteTable(&t); err != nil {
 			return err
@@ -255,9 +263,12 @@ func playNote(play string) string {
 
 // verdictPart is the verdict as the page shows it.
 type verdictPart struct {
-	Line, Use, Head string
-	Chart           template.HTML
-	Rows            []verdictRow
+	// Line is the verdict's line (env.Verdict.Line), shown as Prefix
+	// ("verdict (λ …): "), Head ("use threshold", emphasised) and Rest.
+	Line, Prefix, Head, Rest string
+	Use, Table               string
+	Chart                    template.HTML
+	Rows                     []verdictRow
 }
 
 // verdictRow is a row of the verdict's table, its cells in the formats of

@@ -134,8 +134,9 @@ func TestRunPage(t *testing.T) {
 	if v == nil {
 		t.Fatal("eval.json has no verdict")
 	}
-	if want := `<p class="verdict" id="verdict-sentence">` + escape(v.Line()) + `</p>`; !strings.Contains(page, want) {
-		t.Errorf("the page lacks the verdict's sentence %q", v.Line())
+	sentence := regexp.MustCompile(`<p class="verdict" id="verdict-sentence">(.*?)</p>`).FindStringSubmatch(page)
+	if sentence == nil || html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(sentence[1], "")) != v.Line() || !strings.Contains(sentence[1], "<strong>use "+escape(v.Use)+"</strong>") {
+		t.Errorf("the page's verdict %q, want the line %q with its use emphasised", sentence, v.Line())
 	}
 	checkVerdict(t, page, v)
 	cells := tableCells(page)

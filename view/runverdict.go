@@ -55,7 +55,7 @@ func verdictChart(v *env.Verdict) template.HTML {
 	fmt.Fprintf(&b, `<text x="12" y="%.1f" class="a" text-anchor="middle" transform="rotate(-90 12 %.1f)">accuracy</text>`, vPadT+ph/2, vPadT+ph/2)
 	pts := make([]labelPoint, len(v.Rows))
 	for i, r := range v.Rows {
-		pts[i] = labelPoint{X: px(r.TokensPerTask), Y: py(r.Accuracy), Text: r.Policy}
+		pts[i] = labelPoint{X: px(r.TokensPerTask), Y: py(r.Accuracy), Top: py(r.CIHigh), Bottom: py(r.CILow), Text: r.Policy}
 	}
 	boxes := placeLabels(pts, vPadL, vPadT, vPadL+pw, vPadT+ph)
 	for i, r := range v.Rows {
@@ -90,10 +90,11 @@ func verdictChart(v *env.Verdict) template.HTML {
 	return template.HTML(b.String()) // numbers, fixed colours and escaped names only
 }
 
-// labelPoint is a point to label, in pixels.
+// labelPoint is a point to label, in pixels, with its whisker's ends
+// (Top, Bottom: the point's own Y when it has none).
 type labelPoint struct {
-	X, Y float64
-	Text string
+	X, Y, Top, Bottom float64
+	Text              string
 }
 
 // labelBox is where a label went: its top-left corner, and whether it
@@ -106,7 +107,8 @@ type labelBox struct {
 // placeLabels places each point's label so that no two overlap and none
 // leaves the plot (x0, y0)–(x1, y1): to the right of its point, else to
 // its left, else the nearest free slot above or below on either side
-// (with a leader line). Points are placed top to bottom; a label with no
+// (with a leader line), clear of every marker and whisker. Points are
+// placed top to bottom; a label with no
 // free slot keeps the right side (it cannot happen with the verdict's
 // few rows in a chart this size). Widths are estimated from the
 // characters, generously.
@@ -127,8 +129,12 @@ func placeLabels(pts []labelPoint, x0, y0, x1, y1 float64) []labelBox {
 				return false
 			}
 		}
-		for _, q := range pts { // nor over a point's marker
+		for _, q := range pts { // nor over a point's marker or whisker
 			if q.X+6 > c.X && q.X-6 < c.X+c.W && q.Y+6 > c.Y && q.Y-6 < c.Y+labelH {
+				return false
+			}
+			top, bottom := min(q.Top, q.Y), max(q.Bottom, q.Y)
+			if q.X+2 > c.X && q.X-2 < c.X+c.W && bottom > c.Y && top < c.Y+labelH {
 				return false
 			}
 		}
