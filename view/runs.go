@@ -83,8 +83,17 @@ func WriteRunsIndex(dir, out string) (*RunsIndex, error) {
 	if out == "" {
 		out = filepath.Join(dir, RunsIndexName)
 	}
+	// The runs' links are relative to the index's own directory.
+	base := ""
+	if ad, err := filepath.Abs(dir); err == nil {
+		if ao, err := filepath.Abs(out); err == nil {
+			if rel, err := filepath.Rel(filepath.Dir(ao), ad); err == nil {
+				base = filepath.ToSlash(rel)
+			}
+		}
+	}
 	var page bytes.Buffer
-	idx, err := WriteRuns(&page, dir)
+	idx, err := writeRuns(&page, dir, base)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +138,12 @@ func notOverOther(out string) error {
 // go deeper than 4 levels. It refuses dir when dir is itself a run, or
 // when the page would be over DefaultRunsMaxBytes (ErrOverBudget).
 func WriteRuns(w io.Writer, dir string) (*RunsIndex, error) {
+	return writeRuns(w, dir, ".")
+}
+
+// writeRuns is WriteRuns with the runs' links relative to base, the
+// directory of runs as seen from the page ("": no links).
+func writeRuns(w io.Writer, dir, base string) (*RunsIndex, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("view: %w", err)
@@ -155,7 +170,7 @@ func WriteRuns(w io.Writer, dir string) (*RunsIndex, error) {
 		idx.Runs = append(idx.Runs, rel)
 		runs = append(runs, runsEntry{Dir: rel, Data: d, HasPage: regular(root, path.Join(rel, RunPageName))})
 	}
-	p := buildRunsPage(dir, runs, idx)
+	p := buildRunsPage(dir, base, runs, idx)
 	var buf bytes.Buffer
 	if err := runsTemplate.Execute(&buf, p); err != nil {
 		return nil, fmt.Errorf("view: render: %w", err)
@@ -239,6 +254,7 @@ type runsPage struct {
 type runsRow struct {
 	ID, Dir, Color string
 	Page           string // its run page, relative to the index, when it has one
+	Viewer         string // its final evaluation's viewer, likewise
 	Shown          bool
 	Use, Sentence  string
 	Accuracy, CI   string
@@ -252,7 +268,7 @@ type runsRow struct {
 // palette colours the runs (cycling past ten).
 var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
 
-func buildRunsPage(dir string, runs []runsEntry, idx *RunsIndex) *runsPage {
+func buildRunsPage(dir, base string, runs []runsEntry, idx *RunsIndex) *runsPage {
 	p := &runsPage{Title: "runs in " + dir, Dir: dir, Skipped: idx.Skipped, More: idx.More, Truncated: idx.Truncated,
 		Smoothing: DefaultSmoothing, Marker: template.HTML(runsMarker), CSS: template.CSS(runCSS + runsCSS), JS: template.JS(runJS + runsJS),
 		ChartData: map[string]*chartData{}, ShownAtOpen: min(len(runs), runsShownAtOpen)}
@@ -269,8 +285,11 @@ func buildRunsPage(dir string, runs []runsEntry, idx *RunsIndex) *runsPage {
 		id := fmt.Sprintf("r%d", i)
 		color := palette[i%len(palette)]
 		row := runsRow{ID: id, Dir: r.Dir, Color: color, Shown: i < runsShownAtOpen, Use: "—", Accuracy: "—", CI: "", Tokens: "—", BestHeldOut: "—", LastHeldOut: "—", Steps: "—"}
-		if r.HasPage {
-			row.Page = "./" + r.Dir + "/" + RunPageName
+		if r.HasPage && base != "" {
+			row.Page = "./" + path.Join(base, r.Dir, RunPageName)
+		}
+		if r.Data.HasViewer && base != "" {
+			row.Viewer = "./" + path.Join(base, r.Dir, RunViewName)
 		}
 		d := r.Data
 		if ev := d.Eval; ev != nil && ev.Verdict != nil {

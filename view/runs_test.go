@@ -159,6 +159,14 @@ func TestRunsIndex(t *testing.T) {
 			t.Errorf("%s: no link %s to its page", rel, want)
 		}
 	}
+	// Written elsewhere, its links still lead to the runs' pages.
+	elsewhere := filepath.Join(filepath.Dir(dir), "elsewhere.html")
+	if _, err := view.WriteRunsIndex(dir, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(elsewhere); !strings.Contains(string(b), `href="./`+filepath.Base(dir)+`/h8/index.html"`) {
+		t.Error("an index written outside the directory of runs does not link to their pages")
+	}
 	// Written again over its own index: fine. Over another file, or in a
 	// run's own directory: refused, nothing written.
 	if _, err := view.WriteRunsIndex(dir, ""); err != nil {
