@@ -167,6 +167,9 @@ func checkpointFiles(root *os.Root, rel string) ([]string, error) {
 func openRegular(root *os.Root, name string) (*os.File, error) {
 	fi, err := root.Stat(name)
 	if err != nil {
+		if li, lerr := root.Lstat(name); !errors.Is(err, fs.ErrNotExist) && lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%s: a symbolic link leading out of the directory: not followed", name)
+		}
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {

@@ -183,10 +183,12 @@ func writeRuns(w io.Writer, dir, base string) (*RunsIndex, error) {
 	return idx, err
 }
 
-// isRun reports whether rel in root holds a run's file, a regular one.
+// isRun reports whether rel in root holds a run's file (of any type: one
+// that is a link out of the directory, or no regular file, makes the run
+// listed as skipped, not left out unsaid).
 func isRun(root *os.Root, rel string) bool {
 	for _, name := range []string{run.MetricsName, run.EvalName, "best.mpdf"} {
-		if fi, err := root.Lstat(path.Join(rel, name)); err == nil && fi.Mode().IsRegular() {
+		if _, err := root.Lstat(path.Join(rel, name)); err == nil {
 			return true
 		}
 	}

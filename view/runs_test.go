@@ -44,8 +44,9 @@ func trainInto(t *testing.T, dir string, hidden int) {
 
 // runsDir is a directory of runs: two trained runs (hidden widths 8 and
 // 16), one under a name that is markup, and hostile ones — a bad
-// metrics.jsonl line, an eval.json linked out of the directory, a run
-// directory that is a link — and a file that is no run.
+// metrics.jsonl line, an eval.json linked out of the directory, a
+// metrics.jsonl that is such a link, a run directory that is a link — and
+// a file that is no run.
 func runsDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -70,6 +71,13 @@ func runsDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(filepath.Join(out, run.EvalName), filepath.Join(linked, run.EvalName)); err != nil {
+		t.Fatal(err)
+	}
+	escape := filepath.Join(dir, "escape")
+	if err := os.MkdirAll(escape, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(out, run.EvalName), filepath.Join(escape, run.MetricsName)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(filepath.Join(dir, "h8"), filepath.Join(dir, "alias")); err != nil {
@@ -100,8 +108,9 @@ func TestRunsIndex(t *testing.T) {
 	for _, s := range idx.Skipped {
 		reasons[s.Dir] = s.Reason
 	}
-	if len(idx.Skipped) != 2 || !strings.Contains(reasons["bad"], "bad/metrics.jsonl:2") || !strings.Contains(reasons["linked"], "linked/eval.json") {
-		t.Errorf("skipped %q, want bad (metrics.jsonl:2) and linked (eval.json)", idx.Skipped)
+	if len(idx.Skipped) != 3 || !strings.Contains(reasons["bad"], "bad/metrics.jsonl:2") || !strings.Contains(reasons["linked"], "linked/eval.json: a symbolic link leading out") ||
+		!strings.Contains(reasons["escape"], "escape/metrics.jsonl: a symbolic link leading out") {
+		t.Errorf("skipped %q, want bad (metrics.jsonl:2), linked (eval.json) and escape (metrics.jsonl), the last two links out", idx.Skipped)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, view.RunsIndexName))
 	if err != nil {
