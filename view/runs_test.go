@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/env/sim"
 	"github.com/mpdf/mpdf/trainer"
 	"github.com/mpdf/mpdf/trainer/run"
@@ -217,3 +219,22 @@ func readEval(t *testing.T, dir string) run.EvalFile {
 }
 
 var jsonUnmarshal = json.Unmarshal
+
+// TestRunsIndexBudget: an index over its budget (a run's eval.json with a
+// 3 MB verdict, shown twice) is refused, and nothing is written.
+func TestRunsIndexBudget(t *testing.T) {
+	dir := t.TempDir()
+	rdir := filepath.Join(dir, "big")
+	if err := os.MkdirAll(rdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ef := run.EvalFile{Env: "sim", Verdict: &env.Verdict{Policy: "mpdf", Use: "mpdf", Sentence: strings.Repeat("s", 3<<20),
+		Rows: []env.VerdictRow{{Policy: "mpdf", Learned: true, Accuracy: 0.5}}}}
+	writeJSON(t, filepath.Join(rdir, run.EvalName), ef)
+	if _, err := view.WriteRunsIndex(dir, ""); !errors.Is(err, view.ErrOverBudget) {
+		t.Errorf("a 6 MB index: err %v, want ErrOverBudget", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, view.RunsIndexName)); !os.IsNotExist(err) {
+		t.Errorf("an index over its budget was written (stat: %v)", err)
+	}
+}
