@@ -53,8 +53,9 @@ const (
 	runsShownAtOpen = 10 // the runs whose lines show when the page opens
 )
 
-// DefaultRunsMaxBytes is the index's size budget: 50 runs of four
-// overlaid curves of at most 300 points are under 2 MB.
+// DefaultRunsMaxBytes is the index's size budget: the index of 50 copies
+// of the default run (mpdf train --out DIR, 1,280 steps, 9 held-out
+// points) is 1.03 MB, written in 0.7 s.
 const DefaultRunsMaxBytes = 5 << 20
 
 // Skipped is a run directory the index leaves out, and why.
