@@ -170,6 +170,15 @@ func TestRunsIndex(t *testing.T) {
 			t.Errorf("%s: no link %s to its page", rel, want)
 		}
 	}
+	checkIndexOutputs(t, dir)
+}
+
+// checkIndexOutputs: an index written outside the directory of runs still
+// links to their pages; one written again over its own index is fine;
+// over another file, or in a run's own directory, it is refused and
+// nothing is written.
+func checkIndexOutputs(t *testing.T, dir string) {
+	t.Helper()
 	// Written elsewhere, its links still lead to the runs' pages.
 	elsewhere := filepath.Join(filepath.Dir(dir), "elsewhere.html")
 	if _, err := view.WriteRunsIndex(dir, elsewhere); err != nil {
