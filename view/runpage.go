@@ -3,20 +3,15 @@ package view
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"html"
 	"html/template"
 	"io"
-	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
-	"github.com/mpdf/mpdf/checkpoints"
+	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/internal/errmark"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/outfile"
 	"github.com/mpdf/mpdf/plots"
@@ -26,9 +21,12 @@ import (
 // RunPageName is the page WriteRunPage writes into a run directory.
 const RunPageName = run.PageName
 
-// maxCheckpointPoints caps the checkpoints whose headers the evaluation
-// curve reads (the latest ones; a run keeps run.Config.Keep of them).
-const maxCheckpointPoints = 1000
+// DefaultRunMaxBytes is the run page's size budget. Its largest part is
+// the per-step curves, at most plots.DefaultMaxPoints points a series
+// whatever the run's length (a bucket's mean and range past that): 2,000
+// points of 6 series, drawn raw and smoothed with their numbers, are
+// under 1 MB; the default run's page is 0.3 MB.
+const DefaultRunMaxBytes = 2 << 20
 
 // IsRunDir reports whether path is a training run's directory: a
 // directory holding metrics.jsonl or best.mpdf (trainer/run's layout).
@@ -62,179 +60,140 @@ func WriteRunPage(dir, out string) (string, error) {
 }
 
 // WriteRun renders the page of the training run in dir to w, one
-// self-contained HTML file like the deliberations page: the curves of
-// metrics.jsonl (reward, KL, entropy and action shares, as curve.png draws
-// them) and the training rollouts' team accuracy and tokens at each kept
-// checkpoint, as inline SVG; the final evaluation and verdict of
-// eval.json as mpdf train printed them; and the provenance of best.mpdf
-// (or of the latest checkpoint) as mpdf inspect prints it. A part whose
-// file is absent says so; a file that does not read is an error.
+// self-contained HTML file: on top the verdict of eval.json as a sentence,
+// its policies on an accuracy–tokens chart and in a table, what RL changed
+// against the supervised policy, and the final evaluation's table; then
+// the held-out points of metrics.jsonl (accuracy and tokens per RL
+// iteration) and the per-step curves (reward, KL, entropy, action
+// shares), drawn smoothed with a slider for the smoothing; then the
+// provenance of best.mpdf (or of the latest checkpoint) as tables. It
+// links to the viewer of the final evaluation when dir holds one
+// (RunViewName). A part whose file is absent says so; a file that does
+// not read is an error naming it (and its line); no file is read through
+// a symbolic link leading out of dir. A page over DefaultRunMaxBytes is
+// refused (ErrOverBudget).
 func WriteRun(w io.Writer, dir string) error {
-	p := runPage{Title: "training run " + filepath.Base(filepath.Clean(dir)), Dir: dir, CSS: template.CSS(pageCSS)}
-	if b, err := os.ReadFile(filepath.Join(dir, "run.json")); err == nil {
-		p.RunJSON = strings.TrimSpace(string(b))
-	}
-	curves, err := run.ReadCurves(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return fmt.Errorf("view: %w", err)
-	case len(curves.Step) > 0:
-		// plots.Curves holds one series per action as a field: another
-		// action needs its own series here (this fails to build until then).
-		var _ = [1]struct{}{}[metapolicy.NumActions-3]
-		p.Charts = append(p.Charts,
-			chart("reward", "mean reward per row", curves.Step, []series{{"reward", "#1f77b4", curves.Reward, band(curves.Min, curves.Max, 0)}}),
-			chart("KL", "KL(π ‖ π_ref)", curves.Step, []series{{"kl", "#d62728", curves.KL, band(curves.Min, curves.Max, 1)}}),
-			chart("entropy", "H(π)", curves.Step, []series{{"entropy", "#2ca02c", curves.Entropy, band(curves.Min, curves.Max, 2)}}),
-			chart("actions", "action shares", curves.Step, []series{
-				{"persist", "#1f77b4", curves.Persist, nil}, {"refine", "#ff7f0e", curves.Refine, nil}, {"concede", "#9467bd", curves.Concede, nil}}),
-		)
-	}
-	if c, err := learningCurves(dir); err != nil {
-		return err
-	} else if c != nil {
-		p.Charts = append(p.Charts, c...)
-	}
-	if c, err := checkpointCurves(dir); err != nil {
-		return err
-	} else if c != nil {
-		p.Charts = append(p.Charts, c...)
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, run.EvalName)); err == nil {
-		var ef run.EvalFile
-		if err := json.Unmarshal(b, &ef); err != nil {
-			return fmt.Errorf("view: %s: %w", filepath.Join(dir, run.EvalName), err)
-		}
-		var t bytes.Buffer
-		played := ""
-		if ef.Checkpoint != "" {
-			played = fmt.Sprintf(", %s (step %d)", ef.Checkpoint, ef.Step)
-		}
-		fmt.Fprintf(&t, "evaluation on %d held-out tasks of %s, %d episodes each, seed %d%s:\n", ef.Tasks, ef.Env, ef.Episodes, ef.Seed, played)
-		if err := ef.Results.WriteTable(&t); err != nil {
-			return err
-		}
-		if ef.Verdict != nil {
-			t.WriteByte('\n')
-			if err := ef.Verdict.WriteTable(&t); err != nil {
-				return err
-			}
-		}
-		if ef.RLChange != nil {
-			t.WriteByte('\n')
-			if err := ef.RLChange.WriteText(&t); err != nil {
-				return err
-			}
-		}
-		for _, n := range ef.Notes {
-			fmt.Fprintf(&t, "note: %s\n", n)
-		}
-		p.Eval = t.String()
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("view: %w", err)
-	}
-	if ck := provenanceFile(dir); ck != "" {
-		d, err := checkpoints.Inspect(ck)
-		if err != nil {
-			return fmt.Errorf("view: %w", err)
-		}
-		var t bytes.Buffer
-		if err := d.WriteText(&t); err != nil {
-			return err
-		}
-		p.Checkpoint, p.Provenance = filepath.Base(ck), t.String()
-	}
-	if len(p.Charts) == 0 && p.Eval == "" && p.Provenance == "" {
-		return fmt.Errorf("view: %s: no metrics.jsonl, eval.json or checkpoint: not a training run's directory", dir)
-	}
-	return runTemplate.Execute(w, p)
-}
-
-// provenanceFile is best.mpdf, else the latest checkpoint, else "".
-func provenanceFile(dir string) string {
-	if best := filepath.Join(dir, "best.mpdf"); fileExists(best) {
-		return best
-	}
-	if latest, err := checkpoints.Latest(dir); err == nil && latest != "" {
-		return latest
-	}
-	return ""
-}
-
-func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
-// checkpointCurves draws the training rollouts' team accuracy and tokens
-// per episode that each kept checkpoint recorded (online runs record
-// them), the latest maxCheckpointPoints; nil when none records them.
-func checkpointCurves(dir string) ([]template.HTML, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "ckpt-*.mpdf"))
+	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("view: %w", err)
 	}
-	sort.Strings(paths) // ckpt-%08d: by step
-	if len(paths) > maxCheckpointPoints {
-		paths = paths[len(paths)-maxCheckpointPoints:]
+	defer root.Close()
+	d, err := readRunData(root, ".")
+	if err != nil {
+		return fmt.Errorf("view: %s: %w", dir, err)
 	}
-	var steps, acc, tok []float64
-	for _, p := range paths {
-		h, err := checkpoints.ReadHeader(p)
-		if err != nil {
-			return nil, fmt.Errorf("view: %w", err)
+	p := runPage{Title: "training run " + filepath.Base(filepath.Clean(dir)), Dir: dir, CSS: template.CSS(runCSS), JS: template.JS(runJS),
+		RunJSON: d.RunJSON, Smoothing: DefaultSmoothing, Viewer: d.HasViewer, ViewerName: RunViewName}
+	p.Charts = map[string]*chartData{}
+	add := func(dst *[]template.HTML, c *lineChart) {
+		h, data := c.render()
+		*dst = append(*dst, h)
+		if data != nil {
+			p.Charts[c.ID] = data
 		}
-		a, okA := h.Metrics["team_accuracy"]
-		t, okT := h.Metrics["tokens_per_episode"]
-		if !okA || !okT {
-			continue
+	}
+	if c := d.Curves; c != nil && len(c.Step) > 0 {
+		for _, lc := range stepCharts(c) {
+			add(&p.StepCharts, lc)
 		}
-		steps, acc, tok = append(steps, float64(h.Step)), append(acc, a), append(tok, t)
 	}
-	if len(steps) == 0 {
-		return nil, nil
+	for _, lc := range learningCharts(d) {
+		add(&p.HeldOutCharts, lc)
 	}
-	return []template.HTML{
-		chart("team accuracy", "team accuracy of the training rollouts, per kept checkpoint", steps, []series{{"team_accuracy", "#1f77b4", acc, nil}}),
-		chart("tokens", "tokens per episode of the training rollouts, per kept checkpoint", steps, []series{{"tokens_per_episode", "#ff7f0e", tok, nil}}),
-	}, nil
+	if ef := d.Eval; ef != nil {
+		if err := p.setEval(ef); err != nil {
+			return err
+		}
+	}
+	if d.Info != nil {
+		p.Checkpoint = d.Checkpoint
+		p.Provenance = provenanceRows(d)
+		p.Metrics = metricRows(d.Info.Metrics)
+		p.Config = d.Config
+		var t bytes.Buffer
+		if err := d.Info.WriteText(&t); err != nil {
+			return err
+		}
+		p.ProvenanceText = t.String()
+	}
+	var buf bytes.Buffer
+	if err := runTemplate.Execute(&buf, p); err != nil {
+		return fmt.Errorf("view: render: %w", err)
+	}
+	if buf.Len() > DefaultRunMaxBytes {
+		size, limit := sizePair(buf.Len(), DefaultRunMaxBytes)
+		return errmark.Mark(fmt.Errorf("view: %s: the run page would be %s, over its budget of %s", dir, size, limit), ErrOverBudget)
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
 }
 
-// learningCurves are the charts of whether RL learns (run.ReadLearning):
-// the held-out points' accuracy and tokens, and the share of decisions
-// with a non-zero advantage per iteration; nil when metrics.jsonl has
-// none.
-func learningCurves(dir string) ([]template.HTML, error) {
-	l, err := run.ReadLearning(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("view: %w", err)
+// stepCharts are the per-step curves of metrics.jsonl (curve.png's),
+// smoothed.
+func stepCharts(c *plots.Curves) []*lineChart {
+	// plots.Curves holds one series per action as a field: another
+	// action needs its own series here (this fails to build until then).
+	var _ = [1]struct{}{}[metapolicy.NumActions-3]
+	return []*lineChart{
+		{ID: "reward", Title: "reward", Caption: "mean reward per row, per optimiser step", XLabel: "step", X: c.Step, Scale: ySigned, Smooth: true,
+			Series: []series{{Name: "reward", Color: "#1f77b4", Y: c.Reward, Band: band(c.Min, c.Max, 0)}}},
+		{ID: "kl", Title: "KL", Caption: "KL(π ‖ π_ref), the distance to the supervised policy, per step", XLabel: "step", X: c.Step, Scale: yCount, Smooth: true,
+			Series: []series{{Name: "kl", Color: "#d62728", Y: c.KL, Band: band(c.Min, c.Max, 1)}}},
+		{ID: "entropy", Title: "entropy", Caption: "H(π), the entropy of the policy's actions, per step", XLabel: "step", X: c.Step, Scale: yCount, Smooth: true,
+			Series: []series{{Name: "entropy", Color: "#2ca02c", Y: c.Entropy, Band: band(c.Min, c.Max, 2)}}},
+		{ID: "actions", Title: "action shares", Caption: "the share of each action sampled, per step", XLabel: "step", X: c.Step, Scale: yShare, Smooth: true, Legend: true,
+			Series: []series{{Name: "persist", Color: "#1f77b4", Y: c.Persist}, {Name: "refine", Color: "#ff7f0e", Y: c.Refine}, {Name: "concede", Color: "#9467bd", Y: c.Concede}}},
 	}
-	var out []template.HTML
-	if len(l.HeldOut) > 1 {
+}
+
+// learningCharts are the held-out points (accuracy and tokens per RL
+// iteration) and the share of decisions with a non-zero advantage, or
+// where metrics.jsonl has no held-out point, the training rollouts'
+// accuracy and tokens at each kept checkpoint.
+func learningCharts(d *runData) []*lineChart {
+	var out []*lineChart
+	if l := d.Learning; l != nil && len(l.HeldOut) > 0 {
 		var it, acc, tok []float64
 		for _, h := range l.HeldOut {
 			it, acc, tok = append(it, float64(h.Iter)), append(acc, h.HeldOut.TeamAccuracy), append(tok, h.HeldOut.TokensPerTask)
 		}
+		if len(it) > plots.DefaultMaxPoints { // a point every Config.EvalEvery iterations of a very long run
+			x := it
+			it, acc = buckets(x, acc, plots.DefaultMaxPoints)
+			_, tok = buckets(x, tok, plots.DefaultMaxPoints)
+		}
 		out = append(out,
-			chart("held-out accuracy", fmt.Sprintf("team accuracy on %d held-out tasks, by RL iteration (0: the supervised policy)", l.HeldOut[0].HeldOut.Tasks), it, []series{{"heldout/team_accuracy", "#1f77b4", acc, nil}}),
-			chart("held-out tokens", "tokens per task on the held-out tasks, by RL iteration", it, []series{{"heldout/tokens_per_task", "#ff7f0e", tok, nil}}))
+			&lineChart{ID: "heldout-accuracy", Title: "held-out accuracy", XLabel: "RL iteration", X: it, Scale: yShare,
+				Caption: fmt.Sprintf("team accuracy on %d held-out tasks, one episode each, by RL iteration (0: the supervised policy)", l.HeldOut[0].HeldOut.Tasks),
+				Series:  []series{{Name: "heldout/team_accuracy", Color: "#1f77b4", Y: acc}}},
+			&lineChart{ID: "heldout-tokens", Title: "held-out tokens", XLabel: "RL iteration", X: it, Scale: yCount,
+				Caption: "tokens per task on the held-out tasks, by RL iteration",
+				Series:  []series{{Name: "heldout/tokens_per_task", Color: "#ff7f0e", Y: tok}}})
 	}
-	if len(l.Iter) > 1 {
+	if l := d.Learning; l != nil && len(l.Iter) > 1 {
 		it := make([]float64, len(l.Iter))
 		for i, v := range l.Iter {
 			it[i] = float64(v + 1)
 		}
-		out = append(out, chart("non-zero advantages", "share of decisions with a non-zero advantage, by RL iteration", it, []series{{"advantages/nonzero", "#2ca02c", l.NonZero, nil}}))
+		caption := "share of decisions with a non-zero advantage (the decisions a step can move), by RL iteration"
+		nz := l.NonZero
+		if len(it) > plots.DefaultMaxPoints { // one point an iteration: a long run's are bucketed as the step curves are
+			it, nz = buckets(it, nz, plots.DefaultMaxPoints)
+			caption += fmt.Sprintf(" (%d points: means of buckets of iterations)", plots.DefaultMaxPoints)
+		}
+		out = append(out, &lineChart{ID: "nonzero", Title: "non-zero advantages", XLabel: "RL iteration", X: it, Scale: yShare,
+			Caption: caption, Series: []series{{Name: "advantages/nonzero", Color: "#2ca02c", Y: nz}}})
 	}
-	return out, nil
-}
-
-// series is one line of a chart, with an optional band (lo, hi).
-type series struct {
-	Name, Color string
-	Y           []float64
-	Band        *[2][]float64
+	if len(d.CkptStep) > 0 {
+		out = append(out,
+			&lineChart{ID: "ckpt-accuracy", Title: "team accuracy", XLabel: "step", X: d.CkptStep, Scale: yShare,
+				Caption: "team accuracy of the training rollouts, per kept checkpoint",
+				Series:  []series{{Name: "team_accuracy", Color: "#1f77b4", Y: d.CkptAccuracy}}},
+			&lineChart{ID: "ckpt-tokens", Title: "tokens", XLabel: "step", X: d.CkptStep, Scale: yCount,
+				Caption: "tokens per episode of the training rollouts, per kept checkpoint",
+				Series:  []series{{Name: "tokens_per_episode", Color: "#ff7f0e", Y: d.CkptTokens}}})
+	}
+	return out
 }
 
 // band is series i of the curves' ranges (reward, KL, entropy), or nil.
@@ -247,101 +206,193 @@ func band(lo, hi *plots.Curves, i int) *[2][]float64 {
 	return &[2][]float64{l, h}
 }
 
-// Chart geometry, in SVG pixels.
-const (
-	chartW, chartH         = 460, 230
-	padL, padR, padT, padB = 58, 12, 26, 34
-	plotW, plotH           = chartW - padL - padR, chartH - padT - padB
-	pointsWithMarks        = 60 // a series this short gets a circle (with its numbers on hover) per point
-)
-
-// chart is an inline SVG line chart of the series over x: axes with the
-// ranges, a legend, bands where given, and the numbers on hover (the last
-// value of each line; each point of a short series). Only numbers and
-// escaped names go into it.
-func chart(title, caption string, x []float64, ss []series) template.HTML {
-	x0, x1 := span(x)
-	var ys [][]float64
-	for _, s := range ss {
-		ys = append(ys, s.Y)
-		if s.Band != nil {
-			ys = append(ys, s.Band[0], s.Band[1])
+// setEval fills the page's evaluation part from eval.json: the verdict's
+// sentence, chart and table, what RL changed, the results' table, and the
+// text mpdf train printed.
+func (p *runPage) setEval(ef *run.EvalFile) error {
+	played := ""
+	if ef.Checkpoint != "" {
+		played = fmt.Sprintf(", %s (step %d)", ef.Checkpoint, ef.Step)
+	}
+	p.EvalHead = fmt.Sprintf("evaluation on %d held-out tasks of %s, %d episodes each, seed %d%s", ef.Tasks, ef.Env, ef.Episodes, ef.Seed, played)
+	p.Results = resultRows(ef.Results)
+	p.Notes = ef.Notes
+	var t bytes.Buffer
+	t.WriteString(p.EvalHead + ":\n")
+	if err := ef.Results.WriteTable(&t); err != nil {
+		return err
+	}
+	if v := ef.Verdict; v != nil && len(v.Rows) > 0 {
+		line := v.Line()
+		prefix := strings.TrimSuffix(line, v.Sentence)
+		head, rest, ok := strings.Cut(v.Sentence, ": ")
+		if !ok || prefix == line {
+			prefix, head, rest = line, "", ""
+		} else {
+			rest = ": " + rest
+		}
+		p.Verdict = &verdictPart{Line: line, Prefix: prefix, Head: head, Rest: rest, Use: v.Use, Chart: verdictChart(v), Rows: verdictRows(v),
+			Table: fmt.Sprintf("%s against the fixed protocols (%sΔ paired by question over %d questions, %.0f%% bootstrap intervals)", v.Policy, playNote(v.Play), v.Tasks, 100*v.Level)}
+		t.WriteByte('\n')
+		if err := v.WriteTable(&t); err != nil {
+			return err
 		}
 	}
-	y0, y1 := span(ys...)
-	px := func(v float64) float64 { return padL + (v-x0)/(x1-x0)*plotW }
-	py := func(v float64) float64 { return padT + (1-(v-y0)/(y1-y0))*plotH }
-	var b strings.Builder
-	fmt.Fprintf(&b, `<figure class="chart"><svg width="%d" height="%d" viewBox="0 0 %d %d" role="img">`, chartW, chartH, chartW, chartH)
-	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(caption))
-	fmt.Fprintf(&b, `<text x="%d" y="16" class="t">%s</text>`, padL, html.EscapeString(title))
-	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#bbb"/>`, padL, padT, plotW, plotH)
-	fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="a" text-anchor="end">%s</text>`, padL-4, py(y1)+4, num(y1))
-	fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="a" text-anchor="end">%s</text>`, padL-4, py(y0), num(y0))
-	fmt.Fprintf(&b, `<text x="%d" y="%d" class="a">%s</text>`, padL, chartH-18, num(x0))
-	fmt.Fprintf(&b, `<text x="%d" y="%d" class="a" text-anchor="end">%s</text>`, chartW-padR, chartH-18, num(x1))
-	fmt.Fprintf(&b, `<text x="%d" y="%d" class="a" text-anchor="middle">step</text>`, padL+plotW/2, chartH-18)
-	for i, s := range ss {
-		if s.Band != nil {
-			b.WriteString(`<polygon fill="` + s.Color + `" fill-opacity="0.15" stroke="none" points="`)
-			for j := range x {
-				fmt.Fprintf(&b, "%.1f,%.1f ", px(x[j]), py(s.Band[1][j]))
-			}
-			for j := len(x) - 1; j >= 0; j-- {
-				fmt.Fprintf(&b, "%.1f,%.1f ", px(x[j]), py(s.Band[0][j]))
-			}
-			b.WriteString(`"/>`)
+	if c := ef.RLChange; c != nil {
+		p.RLChange = rlChangeRows(c)
+		p.RLChangeTasks = c.Delta.Tasks
+		t.WriteByte('\n')
+		if err := c.WriteText(&t); err != nil {
+			return err
 		}
-		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="`, s.Color)
-		for j := range x {
-			fmt.Fprintf(&b, "%.1f,%.1f ", px(x[j]), py(s.Y[j]))
-		}
-		last := len(x) - 1
-		fmt.Fprintf(&b, `"><title>%s: %s at step %s (last)</title></polyline>`, html.EscapeString(s.Name), num(s.Y[last]), num(x[last]))
-		if len(x) <= pointsWithMarks {
-			for j := range x {
-				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s: %s at step %s</title></circle>`,
-					px(x[j]), py(s.Y[j]), s.Color, html.EscapeString(s.Name), num(s.Y[j]), num(x[j]))
-			}
-		}
-		fmt.Fprintf(&b, `<text x="%d" y="%d" class="a" fill="%s">%s</text>`, padL+8+i*100, chartH-4, s.Color, html.EscapeString(s.Name))
 	}
-	fmt.Fprintf(&b, `</svg><figcaption>%s</figcaption></figure>`, html.EscapeString(caption))
-	return template.HTML(b.String()) // numbers, fixed colours and escaped names only
+	for _, n := range ef.Notes {
+		fmt.Fprintf(&t, "note: %s\n", n)
+	}
+	p.EvalText = t.String()
+	return nil
 }
 
-// span is the range of the finite values, widened when empty or flat.
-func span(vs ...[]float64) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, v := range vs {
-		for _, x := range v {
-			if !math.IsNaN(x) && !math.IsInf(x, 0) {
-				lo, hi = min(lo, x), max(hi, x)
-			}
-		}
+func playNote(play string) string {
+	switch play {
+	case env.PlayGreedy, env.PlaySampled:
+		return "played " + play + "; "
 	}
-	switch {
-	case lo > hi:
-		return 0, 1
-	case lo == hi:
-		return lo - 0.5, hi + 0.5
-	}
-	return lo, hi
+	return ""
 }
 
-// num is a chart label: a few significant digits.
-func num(x float64) string { return fmt.Sprintf("%.3g", x) }
+// verdictPart is the verdict as the page shows it.
+type verdictPart struct {
+	// Line is the verdict's line (env.Verdict.Line), shown as Prefix
+	// ("verdict (λ …): "), Head ("use threshold", emphasised) and Rest.
+	Line, Prefix, Head, Rest string
+	Use, Table               string
+	Chart                    template.HTML
+	Rows                     []verdictRow
+}
+
+// verdictRow is a row of the verdict's table, its cells in the formats of
+// env.Verdict.WriteTable.
+type verdictRow struct {
+	Frontier, Learned, Use         bool
+	Policy, Accuracy, CI, Tokens   string
+	DeltaAccuracy, DeltaTokens, By string
+}
+
+func verdictRows(v *env.Verdict) []verdictRow {
+	var out []verdictRow
+	for _, r := range v.Rows {
+		row := verdictRow{Frontier: r.Frontier, Learned: r.Learned, Use: r.Policy == v.Use, Policy: r.Policy,
+			Accuracy: fmt.Sprintf("%.3f", r.Accuracy), CI: fmt.Sprintf("[%.3f, %.3f]", r.CILow, r.CIHigh),
+			Tokens: fmt.Sprintf("%.0f", r.TokensPerTask), DeltaAccuracy: "—", DeltaTokens: "—", By: r.DominatedBy}
+		if d := r.DeltaAccuracy; d != nil {
+			row.DeltaAccuracy = fmt.Sprintf("%+.1f [%+.1f, %+.1f]", d.Estimate, d.Low, d.High)
+		}
+		if d := r.DeltaTokens; d != nil {
+			row.DeltaTokens = fmt.Sprintf("%+.0f", d.Estimate)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// resultRows are the final evaluation's rows in the formats of
+// env.Results.WriteTable: policy, episodes, accuracy, 95% CI, round 0,
+// tokens/task, then the action shares.
+func resultRows(rs env.Results) [][]string {
+	var out [][]string
+	for _, r := range rs {
+		row := []string{r.Policy, fmt.Sprint(r.Episodes), fmt.Sprintf("%.3f", r.Accuracy), fmt.Sprintf("[%.3f, %.3f]", r.CILow, r.CIHigh),
+			fmt.Sprintf("%.3f", r.Round0Accuracy), fmt.Sprintf("%.0f", r.TokensPerTask)}
+		for _, v := range r.Actions {
+			row = append(row, fmt.Sprintf("%.3f", v))
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// rlChangeRows are RLChange's numbers as rows: what, supervised, RL, the
+// paired difference with its interval (run.RLChange.WriteText's formats).
+func rlChangeRows(c *run.RLChange) [][]string {
+	s, l, d := &c.SFT, &c.RL, &c.Delta
+	rows := [][]string{
+		{"accuracy", fmt.Sprintf("%.3f", s.Accuracy), fmt.Sprintf("%.3f", l.Accuracy), fmt.Sprintf("%+.1f [%+.1f, %+.1f] points", d.Accuracy.Estimate, d.Accuracy.Low, d.Accuracy.High)},
+		{"tokens/task", fmt.Sprintf("%.0f", s.TokensPerTask), fmt.Sprintf("%.0f", l.TokensPerTask), fmt.Sprintf("%+.0f [%+.0f, %+.0f]", d.Tokens.Estimate, d.Tokens.Low, d.Tokens.High)},
+	}
+	for a, name := range metapolicy.Names() {
+		rows = append(rows, []string{name, fmt.Sprintf("%.3f", s.Actions[a]), fmt.Sprintf("%.3f", l.Actions[a]), ""})
+	}
+	return rows
+}
+
+// provenanceRows are the checkpoint's description (mpdf inspect's) as
+// rows of a table.
+func provenanceRows(d *runData) []kv {
+	i := d.Info
+	rows := []kv{
+		{"file", fmt.Sprintf("%s (%d bytes)", d.Checkpoint, i.Bytes)},
+		{"feature version", i.FeatureVersion},
+		{"step", fmt.Sprint(i.Step)},
+		{"seed", fmt.Sprint(i.Seed)},
+		{"policy", i.Policy.String()},
+	}
+	if len(i.Networks) > 0 {
+		rows = append(rows, kv{"networks", strings.Join(i.Networks, ", ")})
+	}
+	ref := "none"
+	if i.Reference != nil {
+		ref = i.Reference.String()
+	}
+	rows = append(rows, kv{"reference (π_ref)", ref})
+	adam := "none (weights only)"
+	if a := i.Adam; a != nil {
+		adam = fmt.Sprintf("step %d, lr %g, beta1 %g, beta2 %g, eps %g", a.Step, a.Config.LR, a.Config.Beta1, a.Config.Beta2, a.Config.Eps)
+	}
+	rows = append(rows, kv{"adam state", adam}, kv{"confidence source", i.ConfidenceSource})
+	for _, e := range d.RunJSON {
+		rows = append(rows, kv{"run.json " + e.Key, e.Value})
+	}
+	return rows
+}
+
+// metricRows are a checkpoint's metrics, by name.
+func metricRows(m map[string]float64) []kv {
+	var out []kv
+	for _, k := range sortedKeys(m) {
+		out = append(out, kv{k, fmt.Sprintf("%.6g", m[k])})
+	}
+	return out
+}
 
 // runPage is what the run template renders.
 type runPage struct {
-	Title, Dir, RunJSON    string
-	Charts                 []template.HTML
-	Eval                   string
-	Checkpoint, Provenance string
-	CSS                    template.CSS
+	Title, Dir                  string
+	RunJSON                     []kv
+	Verdict                     *verdictPart
+	EvalHead, EvalText          string
+	Results                     [][]string
+	RLChange                    [][]string
+	RLChangeTasks               int
+	Notes                       []string
+	Viewer                      bool
+	ViewerName                  string
+	HeldOutCharts, StepCharts   []template.HTML
+	Charts                      map[string]*chartData
+	Smoothing                   float64
+	Checkpoint, ProvenanceText  string
+	Provenance, Metrics, Config []kv
+	CSS                         template.CSS
+	JS                          template.JS
 }
 
 //go:embed runpage.html
 var runHTML string
 
-var runTemplate = template.Must(template.New("run").Parse(runHTML))
+//go:embed runpage.css
+var runCSS string
+
+//go:embed runpage.js
+var runJS string
+
+var runTemplate = template.Must(template.New("run").Funcs(template.FuncMap{"actions": metapolicy.Names}).Parse(runHTML))

@@ -94,6 +94,11 @@ func (fl *trainFlags) Run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	if fl.out != "" {
+		if path, err := view.WriteRunViewer(fl.out, res); err != nil {
+			return err
+		} else if path != "" {
+			res.Files = append(res.Files, view.RunViewName)
+		}
 		if _, err := view.WriteRunPage(fl.out, ""); err != nil {
 			return err
 		}

@@ -212,7 +212,20 @@ type Result struct {
 	// it (no best kept).
 	EvalCheckpoint string
 	EvalStep       int64
-	Files          []string // what was written to Dir
+	// EvalPlay is what the final evaluation played, to play it again
+	// (the same episodes: a viewer of its questions); nil when none ran.
+	EvalPlay *EvalPlay
+	Files    []string // what was written to Dir
+}
+
+// EvalPlay is what a final evaluation played: the held-out environment,
+// the policies (the learned one sampled and greedy, then the baselines)
+// and the options (tasks, episodes, rounds, seed; no progress or context),
+// so that env.Play of each policy gives the evaluation's own episodes.
+type EvalPlay struct {
+	Env      env.Env
+	Policies []metapolicy.Policy
+	Options  env.RunOptions
 }
 
 // Shares are the action shares of the sampled decisions, in action order,

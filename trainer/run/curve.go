@@ -35,3 +35,17 @@ func ReadCurves(dir string) (*plots.Curves, error) {
 	}
 	return l.curve.Curves(), nil
 }
+
+// ReadLog reads a metrics.jsonl from r in one pass, named name in its
+// errors: the curves ReadCurves reads and the Learning ReadLearning reads.
+// Memory is bounded whatever r's length (a line over 64 KiB is an error,
+// the curves are at most plots.DefaultMaxPoints points a series); a torn
+// last line ends the log. For a reader that opens the file itself (no
+// symlink out of a directory of runs, say).
+func ReadLog(r io.Reader, name string) (*plots.Curves, *Learning, error) {
+	var l metricsLog
+	if err := l.loadFrom(r, name, math.MaxInt64, nil); err != nil {
+		return nil, nil, fmt.Errorf("run: %w", err)
+	}
+	return l.curve.Curves(), l.learning(), nil
+}

@@ -28,6 +28,10 @@ const (
 	// and mpdf train at the end of a run), drawn from the files above:
 	// Overwrite removes it with them.
 	PageName = "index.html"
+	// ViewName is the viewer page of the final evaluation's questions
+	// (package view, written by mpdf train beside the run's page), which
+	// the run's page links to.
+	ViewName = "view.html"
 )
 
 // ErrNotEmpty is wrapped by the error Train returns for a fresh run into a
@@ -39,14 +43,14 @@ var ErrNotEmpty = outfile.ErrNotEmpty
 // file of one), which Overwrite may remove.
 func isRunFile(name string) bool {
 	switch name {
-	case MetricsName, CurveName, WeightsName, EvalName, PageName, LockName, IdentityName, "best.mpdf":
+	case MetricsName, CurveName, WeightsName, EvalName, PageName, ViewName, LockName, IdentityName, "best.mpdf":
 		return true
 	}
 	base := strings.TrimPrefix(name, ".")
 	return strings.HasPrefix(base, "ckpt-") || strings.HasPrefix(base, "best.mpdf") ||
 		strings.HasPrefix(base, MetricsName) || strings.HasPrefix(base, WeightsName) ||
 		strings.HasPrefix(base, CurveName) || strings.HasPrefix(base, EvalName) ||
-		strings.HasPrefix(base, IdentityName) || strings.HasPrefix(base, PageName)
+		strings.HasPrefix(base, IdentityName) || strings.HasPrefix(base, PageName) || strings.HasPrefix(base, ViewName)
 }
 
 // prepareFresh makes sure a fresh run does not mix with what its locked

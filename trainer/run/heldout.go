@@ -196,10 +196,15 @@ func ReadLearning(dir string) (*Learning, error) {
 	if err := l.load(path, math.MaxInt64, nil); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
+	return l.learning(), nil
+}
+
+// learning is what the folded lines say of whether RL learns.
+func (l *metricsLog) learning() *Learning {
 	out := &Learning{HeldOut: l.heldOut}
 	for _, it := range l.iters {
 		out.Iter = append(out.Iter, it.iter)
 		out.NonZero = append(out.NonZero, it.nonzero/float64(it.n))
 	}
-	return out, nil
+	return out
 }

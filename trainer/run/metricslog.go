@@ -128,18 +128,23 @@ func (l *metricsLog) load(path string, step int64, w io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	return l.loadFrom(f, path, step, w)
+}
+
+// loadFrom is load's reading of r, the log named name in its errors.
+func (l *metricsLog) loadFrom(r io.Reader, name string, step int64, w io.Writer) error {
+	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; ; n++ {
 		line, err := readLine(br)
 		if err == io.EOF { // no further newline: "" or the torn line of a killed writer
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", path, n, err)
+			return fmt.Errorf("%s:%d: %w", name, n, err)
 		}
 		var s StepLine
 		if err := json.Unmarshal(line, &s); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, n, err)
+			return fmt.Errorf("%s:%d: %w", name, n, err)
 		}
 		if s.Step > step {
 			return nil

@@ -164,6 +164,9 @@ func (r *runner) evaluate(ctx context.Context, fz metapolicy.Featurizer) error {
 		Progress: func(done, total int) { r.progress("eval", done, total, "eval") },
 		Context:  ctx,
 	}
+	again := opts
+	again.Progress, again.Context = nil, nil
+	r.res.EvalPlay = &EvalPlay{Env: held, Policies: policies, Options: again}
 	res, err := env.Evaluate(held, policies, opts)
 	if err == nil {
 		judgedRow := &res[0]

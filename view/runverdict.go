@@ -1,0 +1,174 @@
+package view
+
+import (
+	"fmt"
+	"html"
+	"html/template"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mpdf/mpdf/env"
+)
+
+// Geometry of the verdict's accuracy–tokens chart, in SVG pixels.
+const (
+	verdictW, verdictH = 520, 300
+	vPadL, vPadR       = 58, 26
+	vPadT, vPadB       = 16, 40
+	labelH             = 13  // a label's height (11px text)
+	labelCharW         = 6.6 // a label character's width, generous
+)
+
+// verdictChart draws the verdict's rows (env.Verdict.Rows) as points:
+// tokens per task across, accuracy up with its 95% interval as a whisker;
+// the learned policy in blue, the fixed protocols grey; a row on the
+// accuracy–tokens frontier filled, a dominated one hollow; the row the
+// verdict says to use ringed. Each point is labelled with its policy, the
+// labels placed so that none overlaps another (placeLabels).
+func verdictChart(v *env.Verdict) template.HTML {
+	var acc, tok [][]float64
+	for _, r := range v.Rows {
+		acc = append(acc, []float64{r.Accuracy, r.CILow, r.CIHigh})
+		tok = append(tok, []float64{r.TokensPerTask})
+	}
+	y0, y1 := yRange(yShare, acc...)
+	_, x1 := yRange(yCount, tok...)
+	_, x1 = yRange(yCount, []float64{x1 * 1.1}) // room for the rightmost label
+	pw, ph := float64(verdictW-vPadL-vPadR), float64(verdictH-vPadT-vPadB)
+	px := func(t float64) float64 { return vPadL + t/x1*pw }
+	py := func(a float64) float64 { return vPadT + (1-(a-y0)/(y1-y0))*ph }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<figure class="chart vchart"><svg id="verdict-chart" width="%d" height="%d" viewBox="0 0 %d %d" role="img">`, verdictW, verdictH, verdictW, verdictH)
+	b.WriteString(`<title>accuracy against tokens per task, one point per policy of the verdict</title>`)
+	for _, a := range ticks(y0, y1) {
+		fmt.Fprintf(&b, `<line x1="%d" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#eee"/>`, vPadL, vPadL+pw, py(a), py(a))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="a" text-anchor="end">%s</text>`, vPadL-4, py(a)+4, num(a))
+	}
+	for _, t := range ticks(0, x1) {
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%.1f" stroke="#eee"/>`, px(t), px(t), vPadT, vPadT+ph)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="a" text-anchor="middle">%s</text>`, px(t), vPadT+ph+14, num(t))
+	}
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%.0f" fill="none" stroke="#bbb"/>`, vPadL, vPadT, pw, ph)
+	fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="a" text-anchor="middle">tokens per task</text>`, vPadL+pw/2, verdictH-6)
+	fmt.Fprintf(&b, `<text x="12" y="%.1f" class="a" text-anchor="middle" transform="rotate(-90 12 %.1f)">accuracy</text>`, vPadT+ph/2, vPadT+ph/2)
+	pts := make([]labelPoint, len(v.Rows))
+	for i, r := range v.Rows {
+		pts[i] = labelPoint{X: px(r.TokensPerTask), Y: py(r.Accuracy), Top: py(r.CIHigh), Bottom: py(r.CILow), Text: r.Policy}
+	}
+	boxes := placeLabels(pts, vPadL, vPadT, vPadL+pw, vPadT+ph)
+	for i, r := range v.Rows {
+		color := "#777"
+		if r.Learned {
+			color = "#1f77b4"
+		}
+		fill := color
+		if !r.Frontier {
+			fill = "#fff"
+		}
+		tip := fmt.Sprintf("%s: accuracy %.3f [%.3f, %.3f], %.0f tokens per task", r.Policy, r.Accuracy, r.CILow, r.CIHigh, r.TokensPerTask)
+		if r.Frontier {
+			tip += ", on the frontier"
+		} else if r.DominatedBy != "" {
+			tip += ", dominated by " + r.DominatedBy
+		}
+		fmt.Fprintf(&b, `<g class="vp" data-policy="%s" data-accuracy="%s" data-tokens="%s"><title>%s</title>`,
+			html.EscapeString(r.Policy), strconv.FormatFloat(r.Accuracy, 'g', -1, 64), strconv.FormatFloat(r.TokensPerTask, 'g', -1, 64), html.EscapeString(tip))
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s"/>`, pts[i].X, pts[i].X, py(r.CILow), py(r.CIHigh), color)
+		if r.Policy == v.Use {
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="8" fill="none" stroke="#e6a700" stroke-width="2.5"/>`, pts[i].X, pts[i].Y)
+		}
+		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4.5" fill="%s" stroke="%s" stroke-width="1.5"/>`, pts[i].X, pts[i].Y, fill, color)
+		l := boxes[i]
+		if l.Leader {
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#bbb"/>`, pts[i].X, pts[i].Y, l.AnchorX, l.Y+labelH/2)
+		}
+		fmt.Fprintf(&b, `<text class="vl" x="%.1f" y="%.1f" fill="%s">%s</text></g>`, l.X, l.Y+labelH-3, color, html.EscapeString(r.Policy))
+	}
+	b.WriteString(`</svg><figcaption>Each policy of the verdict: tokens per task across, accuracy up, the whisker its 95% interval. Blue: the learned policy; filled: on the accuracy–tokens frontier; ringed: the one the verdict says to use.</figcaption></figure>`)
+	return template.HTML(b.String()) // numbers, fixed colours and escaped names only
+}
+
+// labelPoint is a point to label, in pixels, with its whisker's ends
+// (Top, Bottom: the point's own Y when it has none).
+type labelPoint struct {
+	X, Y, Top, Bottom float64
+	Text              string
+}
+
+// labelBox is where a label went: its top-left corner, and whether it
+// sits away from its point (a leader line joins them, from AnchorX).
+type labelBox struct {
+	X, Y, W, AnchorX float64
+	Leader           bool
+}
+
+// placeLabels places each point's label so that no two overlap and none
+// leaves the plot (x0, y0)–(x1, y1): to the right of its point, else to
+// its left, else the nearest free slot above or below on either side
+// (with a leader line), clear of every marker and whisker. Points are
+// placed top to bottom; a label with no
+// free slot keeps the right side (it cannot happen with the verdict's
+// few rows in a chart this size). Widths are estimated from the
+// characters, generously.
+func placeLabels(pts []labelPoint, x0, y0, x1, y1 float64) []labelBox {
+	order := make([]int, len(pts))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return pts[order[a]].Y < pts[order[b]].Y })
+	out := make([]labelBox, len(pts))
+	var placed []labelBox
+	free := func(c labelBox) bool {
+		if c.X < x0+1 || c.X+c.W > x1-1 || c.Y < y0+1 || c.Y+labelH > y1-1 {
+			return false
+		}
+		for _, p := range placed {
+			if c.X < p.X+p.W && p.X < c.X+c.W && c.Y < p.Y+labelH && p.Y < c.Y+labelH {
+				return false
+			}
+		}
+		for _, q := range pts { // nor over a point's marker or whisker
+			if q.X+6 > c.X && q.X-6 < c.X+c.W && q.Y+6 > c.Y && q.Y-6 < c.Y+labelH {
+				return false
+			}
+			top, bottom := min(q.Top, q.Y), max(q.Bottom, q.Y)
+			if q.X+2 > c.X && q.X-2 < c.X+c.W && bottom > c.Y && top < c.Y+labelH {
+				return false
+			}
+		}
+		return true
+	}
+	for _, i := range order {
+		p := pts[i]
+		w := float64(utf8.RuneCountInString(p.Text))*labelCharW + 2
+		right := labelBox{X: p.X + 12, Y: p.Y - labelH/2, W: w, AnchorX: p.X + 12}
+		left := labelBox{X: p.X - 12 - w, Y: p.Y - labelH/2, W: w, AnchorX: p.X - 12}
+		best := right
+		switch {
+		case free(right):
+		case free(left):
+			best = left
+		default:
+			found := false
+			for d := float64(labelH); d < 12*labelH && !found; d += 3 {
+				for _, c := range []labelBox{right, left} {
+					for _, dy := range []float64{d, -d} {
+						c := labelBox{X: c.X, Y: c.Y + dy, W: c.W, AnchorX: c.AnchorX, Leader: true}
+						if free(c) {
+							best, found = c, true
+							break
+						}
+					}
+					if found {
+						break
+					}
+				}
+			}
+		}
+		out[i] = best
+		placed = append(placed, best)
+	}
+	return out
+}
