@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mpdf/mpdf/env"
+	"github.com/mpdf/mpdf/plots"
 )
 
 // Geometry of the verdict's accuracy–tokens chart, in SVG pixels.
@@ -82,7 +83,7 @@ func verdictChart(v *env.Verdict) template.HTML {
 		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4.5" fill="%s" stroke="%s" stroke-width="1.5"/>`, pts[i].X, pts[i].Y, fill, color)
 		l := boxes[i]
 		if l.Leader {
-			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#bbb"/>`, pts[i].X, pts[i].Y, l.AnchorX, l.Y+labelH/2)
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#bbb"/>`, pts[i].X, pts[i].Y, l.AnchorX, l.AnchorY)
 		}
 		fmt.Fprintf(&b, `<text class="vl" x="%.1f" y="%.1f" fill="%s">%s</text></g>`, l.X, l.Y+labelH-3, color, html.EscapeString(r.Policy))
 	}
@@ -98,77 +99,36 @@ type labelPoint struct {
 }
 
 // labelBox is where a label went: its top-left corner, and whether it
-// sits away from its point (a leader line joins them, from AnchorX).
+// sits away from its point (a leader line joins them, to AnchorX, AnchorY).
 type labelBox struct {
-	X, Y, W, AnchorX float64
-	Leader           bool
+	X, Y, W, AnchorX, AnchorY float64
+	Leader                    bool
 }
 
-// placeLabels places each point's label so that no two overlap and none
-// leaves the plot (x0, y0)–(x1, y1): to the right of its point, else to
-// its left, else the nearest free slot above or below on either side
-// (with a leader line), clear of every marker and whisker. Points are
-// placed top to bottom; a label with no
-// free slot keeps the right side (it cannot happen with the verdict's
-// few rows in a chart this size). Widths are estimated from the
-// characters, generously.
+// placeLabels places each point's label with plots' placement (the study
+// report's rule: the nearest free spot, no two labels overlapping, none
+// leaving the plot (x0, y0)–(x1, y1), clear of every marker, a whisker
+// crossed only where going round it costs more), points taken top to
+// bottom. Widths are estimated from the characters, generously.
 func placeLabels(pts []labelPoint, x0, y0, x1, y1 float64) []labelBox {
 	order := make([]int, len(pts))
 	for i := range order {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return pts[order[a]].Y < pts[order[b]].Y })
-	out := make([]labelBox, len(pts))
-	var placed []labelBox
-	free := func(c labelBox) bool {
-		if c.X < x0+1 || c.X+c.W > x1-1 || c.Y < y0+1 || c.Y+labelH > y1-1 {
-			return false
-		}
-		for _, p := range placed {
-			if c.X < p.X+p.W && p.X < c.X+c.W && c.Y < p.Y+labelH && p.Y < c.Y+labelH {
-				return false
-			}
-		}
-		for _, q := range pts { // nor over a point's marker or whisker
-			if q.X+6 > c.X && q.X-6 < c.X+c.W && q.Y+6 > c.Y && q.Y-6 < c.Y+labelH {
-				return false
-			}
-			top, bottom := min(q.Top, q.Y), max(q.Bottom, q.Y)
-			if q.X+2 > c.X && q.X-2 < c.X+c.W && bottom > c.Y && top < c.Y+labelH {
-				return false
-			}
-		}
-		return true
-	}
-	for _, i := range order {
+	labels := make([]plots.Label, len(pts))
+	var markers, lines []plots.Box
+	for k, i := range order {
 		p := pts[i]
-		w := float64(utf8.RuneCountInString(p.Text))*labelCharW + 2
-		right := labelBox{X: p.X + 12, Y: p.Y - labelH/2, W: w, AnchorX: p.X + 12}
-		left := labelBox{X: p.X - 12 - w, Y: p.Y - labelH/2, W: w, AnchorX: p.X - 12}
-		best := right
-		switch {
-		case free(right):
-		case free(left):
-			best = left
-		default:
-			found := false
-			for d := float64(labelH); d < 12*labelH && !found; d += 3 {
-				for _, c := range []labelBox{right, left} {
-					for _, dy := range []float64{d, -d} {
-						c := labelBox{X: c.X, Y: c.Y + dy, W: c.W, AnchorX: c.AnchorX, Leader: true}
-						if free(c) {
-							best, found = c, true
-							break
-						}
-					}
-					if found {
-						break
-					}
-				}
-			}
-		}
-		out[i] = best
-		placed = append(placed, best)
+		labels[k] = plots.Label{X: p.X, Y: p.Y, W: float64(utf8.RuneCountInString(p.Text))*labelCharW + 2, H: labelH}
+		markers = append(markers, plots.Box{X0: p.X - 6, Y0: p.Y - 6, X1: p.X + 6, Y1: p.Y + 6})
+		lines = append(lines, plots.Box{X0: p.X - 4, Y0: min(p.Top, p.Y), X1: p.X + 4, Y1: max(p.Bottom, p.Y)})
+	}
+	placed := plots.DefaultPlacement.Place(labels, markers, lines, plots.Box{X0: x0 + 1, Y0: y0 + 1, X1: x1 - 1, Y1: y1 - 1})
+	out := make([]labelBox, len(pts))
+	for k, i := range order {
+		b := placed[k]
+		out[i] = labelBox{X: b.Box.X0, Y: b.Box.Y0, W: b.Box.X1 - b.Box.X0, AnchorX: b.Anchor.X, AnchorY: b.Anchor.Y, Leader: b.Leader}
 	}
 	return out
 }
