@@ -18,9 +18,12 @@
 // outcome and tokens, filtered (policies disagree, A won or lost against
 // B, model, kind, words of the question or its ids) and sorted (tokens)
 // by a small embedded script. [WriteRunPage] writes a training run's page ([WriteRun]:
-// the curves of metrics.jsonl as inline SVG, the final evaluation and
-// verdict, the checkpoint's provenance); [WriteReport] a study's
-// report.html.
+// the verdict as a sentence and an accuracy–tokens chart, the held-out
+// points per RL iteration and the smoothed curves of metrics.jsonl as
+// inline SVG, the final evaluation, the checkpoint's provenance as
+// tables, a link to the run's view.html); [WriteRunsIndex] the runs under
+// a directory side by side (mpdf runs); [WriteReport] a study's
+// report.html, opening with its verdict per λ.
 //
 // # Guarantees
 //
@@ -34,5 +37,5 @@
 // bytes. A page over its size budget ([Options].MaxBytes,
 // [DefaultMaxBytes], 5 MiB: a mail attachment) is refused ([ErrOverBudget])
 // rather than written; the largest case measured, every shared transcript
-// under five policies, is 89% of it (pack.go has the sizes and times).
+// under five policies, is 91% of it (pack.go has the sizes and times).
 package view
