@@ -46,7 +46,7 @@ var layers = []layer{
 	{"answer", "one reader of model text: answers (gsm8k, mmlu, arithmetic, math) and profiles", nil},
 	{"data", "rollout formats (JSONL episodes/decisions), reader/writer, reward, packed shards", []string{"answer", "internal/errmark", "internal/jsonscan", "internal/version", "metapolicy", "outfile"}},
 	{"stats/correctness", "how well each feature tells a right answer from a wrong one: its AUC over the decisions of episodes", []string{"data", "metapolicy", "stats"}},
-	{"checkpoints", "compressed checkpoint format, retention, safetensors interop", []string{"internal/errmark", "metapolicy", "nn", "outfile"}},
+	{"checkpoints", "compressed checkpoint format, retention, safetensors interop", []string{"internal/errmark", "internal/jsonscan", "metapolicy", "nn", "outfile"}},
 	{"data/transcript", "reader of debate transcripts (LLM-Debate, DyLAN, LLM-Agora) into questions and episodes", []string{"answer", "data", "internal/jsonscan", "metapolicy"}},
 	{"data/corpus", "what a set of transcripts holds: the corpus table, the persist and debate baselines", []string{"answer", "data/transcript", "metapolicy"}},
 	{"env", "the environment interface, the episode runner, evaluation and verdict", []string{"data", "internal/errmark", "metapolicy", "stats"}},

@@ -22,6 +22,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/mpdf/mpdf/internal/jsonscan"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
 )
@@ -279,6 +280,12 @@ func decodeBody(body []byte, featureVersion string) (*Checkpoint, error) {
 // parseHeader decodes the JSON header, the bytes at body offset 4.
 func parseHeader(b []byte) (*diskHeader, error) {
 	var h diskHeader
+	// Strict first (jsonscan): a key given twice or matching a field only
+	// regardless of case, or bad UTF-8, is refused, not resolved by
+	// encoding/json's last-wins and case folding.
+	if err := jsonscan.CheckStrict(b, &h); err != nil {
+		return nil, errf(ErrCorrupt, "body offset 4: header JSON: %v", err)
+	}
 	if err := json.Unmarshal(b, &h); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {

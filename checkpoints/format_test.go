@@ -298,6 +298,8 @@ func TestCorruptBodies(t *testing.T) {
 		{"nan-weight", nanAt(3), "policy at body offset +0: [3] is NaN"},
 		{"header-length", append([]byte{0xff, 0xff, 0, 0}, body[4:]...), "header of"},
 		{"json", replace(`"step"`, `"step`), "header JSON"},
+		{"key-twice", replace(`"sizes":[6,8,3]`, `"sizes":[6,8,3],"sizes":[6,8,3]`), "given twice"},
+		{"key-case", replace(`"rng_bytes"`, `"RNG_bytes"`), "case-sensitive"},
 		{"sizes", replace(`"sizes":[6,8,3]`, `"sizes":[6,9,3]`), "needs"},
 		{"huge-sizes", replace(`"sizes":[6,8,3]`, `"sizes":[1073741824,1073741824,3]`), "needs more than"},
 		{"zero-size", replace(`"sizes":[6,8,3]`, `"sizes":[6,0,3]`), "size 1 is 0"},

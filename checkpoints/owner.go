@@ -19,6 +19,8 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/mpdf/mpdf/internal/jsonscan"
 )
 
 // ErrForeign is wrapped by the error for a checkpoint of another run found
@@ -101,6 +103,9 @@ func readHeader(path string, opts []Option) (*Header, error) {
 		return nil, errf(ErrCorrupt, "body offset 4: header of %d bytes, the frame yields %d (%v)", hlen, len(js), err)
 	}
 	var h diskHeader
+	if err := jsonscan.CheckStrict(js, &h); err != nil { // as parseHeader
+		return nil, errf(ErrCorrupt, "body offset 4: header JSON: %v", err)
+	}
 	if err := json.Unmarshal(js, &h); err != nil {
 		return nil, errf(ErrCorrupt, "body offset 4: header JSON: %v", err)
 	}

@@ -47,6 +47,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mpdf/mpdf/internal/jsonscan"
 	"github.com/mpdf/mpdf/metapolicy"
 	"github.com/mpdf/mpdf/nn"
 )
@@ -438,6 +439,12 @@ func readSTHeader(r io.Reader, size, maxBytes int64) (hlen uint64, raw map[strin
 	}
 	if head[0] != '{' {
 		return 0, nil, nil, errf(ErrCorrupt, "offset 8: header starts with %q, want '{'", head[0])
+	}
+	// Strict first (jsonscan): a tensor named twice, or invalid UTF-8 or
+	// a lone surrogate in a name, is refused rather than left to
+	// encoding/json, which keeps the last value and replaces bad bytes.
+	if err := jsonscan.CheckStrict(head, &raw); err != nil {
+		return 0, nil, nil, errf(ErrCorrupt, "offset 8: header JSON: %v", err)
 	}
 	if err := json.Unmarshal(head, &raw); err != nil {
 		return 0, nil, nil, errf(ErrCorrupt, "offset 8: header JSON: %v", err)

@@ -147,6 +147,8 @@ func TestSafetensorsImportErrors(t *testing.T) {
 		{"tiny-header", append(binary.LittleEndian.AppendUint64(nil, 1), '{'), nil, ErrCorrupt, "header of 1 bytes"},
 		{"not-object", append(binary.LittleEndian.AppendUint64(nil, 8), "[1,2]   "...), nil, ErrCorrupt, "want '{'"},
 		{"bad-json", append(binary.LittleEndian.AppendUint64(nil, 8), "{1,2}   "...), nil, ErrCorrupt, "header JSON"},
+		{"named-twice", stHeader(`{"layers.0.bias":{"dtype":"F32","shape":[2],"data_offsets":[24,32]},"layers.0.bias":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`), nil, ErrCorrupt, "given twice"},
+		{"lone-surrogate", stHeader(`{"layers.0.bias\udc00":{"dtype":"F32","shape":[2],"data_offsets":[24,32]}}`), nil, ErrCorrupt, "surrogate"},
 		{"dtype", build(with(func(h map[string]any) { h["layers.0.bias"] = entry("F16", []int{2}, 24, 28) }), data[:28]), nil, ErrCorrupt, `dtype "F16"`},
 		{"name", build(with(func(h map[string]any) { h["0.weight"] = entry("F32", []int{1}, 32, 36) }), make([]byte, 36)), nil, ErrCorrupt, `"0.weight"`},
 		{"leading-zero", build(with(func(h map[string]any) { h["layers.01.bias"] = entry("F32", []int{1}, 32, 36) }), make([]byte, 36)), nil, ErrCorrupt, "layers.01"},
@@ -201,4 +203,9 @@ func TestSafetensorsFiles(t *testing.T) {
 		t.Fatalf("LoadSafetensors (-want +got):\n%s", d)
 	}
 	assertNoTemp(t, dir)
+}
+
+// stHeader is a safetensors file of the header json and no data.
+func stHeader(json string) []byte {
+	return append(binary.LittleEndian.AppendUint64(nil, uint64(len(json))), json...)
 }
