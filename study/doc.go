@@ -44,8 +44,8 @@
 // policy per seed, fold and λ), [Plan.Run] plays one, [CrossValidate]
 // runs them all. Three packages beside it each hold one job:
 //
-//   - study/shards: RunShard runs shard K of N of a study's cells into a
-//     directory's record, resumable; MergeShards joins the N records into
+//   - study/shards: Run runs shard K of N of a study's cells into a
+//     directory's record, resumable; Merge joins the N records into
 //     the [Study] CrossValidate would have returned, byte for byte (`mpdf
 //     study --shard K/N`, `mpdf study merge`).
 //   - study/ablate: Ablate runs one of the ablations (AblationNames) with

@@ -50,11 +50,11 @@ var flagWords = []cliflag.Word{
 	{Cmd: "mpdf train", Err: run.ErrSingleBehaviour, Format: "%s. Train on the transcripts online instead, with --env 'replay:FILES' (the replay plays every action), or give --allow-single-behaviour to train on these rollouts anyway"},
 	{Cmd: "mpdf simulate", Err: env.ErrTasks, Format: "%s (raise --sim-tasks)"},
 	{Cmd: "mpdf view", Err: view.ErrOverBudget, Format: "%s: give --tasks N"},
-	{Err: shards.ErrNoShardRecord, Format: "%s: not the output of mpdf study --shard"},
-	{Err: shards.ErrShardUnfinished, Format: "%s (mpdf study with its --shard, --resume and the same flags)"},
+	{Err: shards.ErrNoRecord, Format: "%s: not the output of mpdf study --shard"},
+	{Err: shards.ErrUnfinished, Format: "%s (mpdf study with its --shard, --resume and the same flags)"},
 	{Cmd: "mpdf study", Err: study.ErrLocked, Format: "%s, or give another --out"},
 	{Cmd: "mpdf study", Err: study.ErrNotEmpty, Format: "--out: %s: give a new --out, or --overwrite to replace that study's files"},
-	{Cmd: "mpdf study", Err: shards.ErrShardNotEmpty, Format: "--out: %s: give a new --out, --resume to continue this shard, or --overwrite to replace it"},
+	{Cmd: "mpdf study", Err: shards.ErrNotEmpty, Format: "--out: %s: give a new --out, --resume to continue this shard, or --overwrite to replace it"},
 }
 
 // inFlagWords words err, an error of cmd, in flag words: flagWords'

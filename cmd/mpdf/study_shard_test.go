@@ -131,7 +131,7 @@ func TestShardedStudyMergesToTheUnshardedBytes(t *testing.T) {
 
 	// A shard whose last cell is lost is refused until resumed; a resume
 	// as another shard or with other flags is refused.
-	rec := shards.ShardPath(dirs[1])
+	rec := shards.RecordPath(dirs[1])
 	full, _ := os.ReadFile(rec)
 	var r map[string]json.RawMessage
 	json.Unmarshal(full, &r)
@@ -194,13 +194,13 @@ func TestStudyShardKilledResumes(t *testing.T) {
 			t.Fatalf("the shard ended (%v) before it was killed: give it more work", err)
 		case <-time.After(5 * time.Millisecond):
 		}
-		if r, err := shards.ReadShard(dirs[1]); err == nil {
+		if r, err := shards.ReadRecord(dirs[1]); err == nil {
 			kept = len(r.Done)
 		}
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-exited
-	r, err := shards.ReadShard(dirs[1])
+	r, err := shards.ReadRecord(dirs[1])
 	if err != nil {
 		t.Fatalf("the killed shard's record: %v", err)
 	}

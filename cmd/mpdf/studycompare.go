@@ -10,14 +10,14 @@ import (
 // compareFlags are study compare's flags.
 type compareFlags struct {
 	by, pair string
-	cfg      compare.CompareConfig
+	cfg      compare.Config
 	ceilings []string
 	asJSON   bool
 }
 
 // Add defines the flags on cmd.
 func (fl *compareFlags) Add(cmd *cobra.Command) {
-	fl.cfg = compare.CompareConfig{Bootstrap: study.DefaultConfig().Bootstrap}
+	fl.cfg = compare.Config{Bootstrap: study.DefaultConfig().Bootstrap}
 	f := cmd.Flags()
 	shared(f, &fl.by, "by", "", ": kind, model or model-kind (after all rows)")
 	shared(f, &fl.cfg.Policy, "policy", "p", "; here the name of the one compared, as results.json has it (default: the first learned policy)")
@@ -31,17 +31,17 @@ func (fl *compareFlags) Add(cmd *cobra.Command) {
 }
 
 // Run reads the studies' results and prints their comparison
-// (compare.CompareFiles).
+// (compare.Files).
 func (fl *compareFlags) Run(cmd *cobra.Command, args []string) error {
 	cfg := fl.cfg
 	var err error
-	if cfg.By, err = compare.ParseCompareBy(fl.by); err != nil {
+	if cfg.By, err = compare.ParseBy(fl.by); err != nil {
 		return err
 	}
 	if cfg.Ceilings, err = compare.ParseCeilings(fl.ceilings); err != nil {
 		return err
 	}
-	c, err := compare.CompareFiles(args, fl.pair, cfg)
+	c, err := compare.Files(args, fl.pair, cfg)
 	if err != nil {
 		return err
 	}

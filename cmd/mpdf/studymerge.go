@@ -13,7 +13,7 @@ import (
 	"github.com/mpdf/mpdf/study/shards"
 )
 
-// runStudyShard runs the --shard of a study into --out (shards.RunShard).
+// runStudyShard runs the --shard of a study into --out (shards.Run).
 func runStudyShard(cmd *cobra.Command, e env.Env, fl *studyFlags) error {
 	if fl.shard == "" {
 		return errors.New("--resume continues a --shard run: give --shard K/N")
@@ -28,7 +28,7 @@ func runStudyShard(cmd *cobra.Command, e env.Env, fl *studyFlags) error {
 	bar := progress.New(0, fmt.Sprintf("study shard %d/%d (cells)", k, n), fl.quiet)
 	cfg := fl.cfg
 	cfg.Progress = bar.Grow()
-	r, err := shards.RunShard(e, cfg, fl.out, shards.ShardOptions{Shard: k, Shards: n, Resume: fl.resume, Overwrite: fl.overwrite})
+	r, err := shards.Run(e, cfg, fl.out, shards.Options{Shard: k, Shards: n, Resume: fl.resume, Overwrite: fl.overwrite})
 	bar.Done(err)
 	if err != nil {
 		return err
@@ -51,9 +51,9 @@ func (fl *studyMergeFlags) Add(cmd *cobra.Command) {
 }
 
 // Run merges the study shards args name into --out and prints its report
-// (shards.MergeShards, study.Dir.Publish).
+// (shards.Merge, study.Dir.Publish).
 func (fl *studyMergeFlags) Run(cmd *cobra.Command, args []string) error {
-	s, err := shards.MergeShards(args, fl.out)
+	s, err := shards.Merge(args, fl.out)
 	if err != nil {
 		return err
 	}

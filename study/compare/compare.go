@@ -11,39 +11,39 @@ import (
 	"github.com/mpdf/mpdf/study"
 )
 
-// CompareBy names the groups a comparison breaks its rows into, and the
+// By names the groups a comparison breaks its rows into, and the
 // groups a hindsight ceiling chooses one protocol for.
-type CompareBy string
+type By string
 
 const (
-	CompareAll       CompareBy = ""           // no break-down: all rows
-	CompareKind      CompareBy = "kind"       // the task kind: the task id before ":" (gsm8k, mmlu, …)
-	CompareModel     CompareBy = "model"      // the model of the transcript (ResultRow.Model)
-	CompareModelKind CompareBy = "model×kind" // both
+	Overall     By = ""           // no break-down: all rows
+	ByKind      By = "kind"       // the task kind: the task id before ":" (gsm8k, mmlu, …)
+	ByModel     By = "model"      // the model of the transcript (ResultRow.Model)
+	ByModelKind By = "model×kind" // both
 )
 
-// ParseCompareBy reads a group name: "" or all, kind, model, or
+// ParseBy reads a group name: "" or all, kind, model, or
 // model×kind (also written model-kind, model+kind or model*kind).
-func ParseCompareBy(s string) (CompareBy, error) {
+func ParseBy(s string) (By, error) {
 	switch s {
 	case "", "all":
-		return CompareAll, nil
+		return Overall, nil
 	case "kind":
-		return CompareKind, nil
+		return ByKind, nil
 	case "model":
-		return CompareModel, nil
+		return ByModel, nil
 	case "model×kind", "model-kind", "model+kind", "model*kind":
-		return CompareModelKind, nil
+		return ByModelKind, nil
 	}
 	return "", fmt.Errorf("study: compare: group by %q, want kind, model or model-kind", s)
 }
 
-// CompareConfig says what Compare reports. The zero value compares the
+// Config says what Compare reports. The zero value compares the
 // first learned policy with every fixed protocol over all rows.
-type CompareConfig struct {
+type Config struct {
 	// By breaks the rows down by kind, model or model×kind, after the
 	// pooled scope "all".
-	By CompareBy
+	By By
 	// Policy is the policy whose paired differences are reported; "" is
 	// the first learned policy (a row with a λ).
 	Policy string
@@ -61,7 +61,7 @@ type CompareConfig struct {
 	// Ceilings are the groups of the hindsight ceilings: per group the
 	// fixed protocol of Among with the best accuracy on these very rows,
 	// an upper bound of a policy that picks one protocol per group.
-	Ceilings []CompareBy
+	Ceilings []By
 	// Among are the fixed protocols a ceiling chooses from; nil is every
 	// fixed protocol of the rows.
 	Among []string
@@ -81,9 +81,9 @@ type CrossDiff struct {
 	Tokens   float64        `json:"tokens_per_task"`
 }
 
-// CompareScope is the comparison over one group of rows ("all" or a kind,
+// Scope is the comparison over one group of rows ("all" or a kind,
 // a model, a model × kind).
-type CompareScope struct {
+type Scope struct {
 	Name     string              `json:"name"`
 	Rows     int                 `json:"rows"` // task × seed rows
 	Policies []study.PolicyStats `json:"policies"`
@@ -103,10 +103,10 @@ type Choice struct {
 // or model × kind) the fixed protocol with the best accuracy on the
 // compared rows themselves, chosen in hindsight — an upper bound of a
 // policy that picks one protocol per group, not a policy. Diffs are the
-// ceiling − each of CompareConfig.Against, then Policy − the ceiling, paired
+// ceiling − each of Config.Against, then Policy − the ceiling, paired
 // by task and seed.
 type Ceiling struct {
-	By       CompareBy      `json:"by"`
+	By       By             `json:"by"`
 	Name     string         `json:"name"`
 	Among    []string       `json:"among"`
 	Choices  []Choice       `json:"choices"`
@@ -122,13 +122,13 @@ type Comparison struct {
 	InputRows []int           `json:"input_rows"`
 	Paired    string          `json:"paired,omitempty"`
 	PairedOff int             `json:"paired_rows_unused,omitempty"` // task × seed rows of the paired study no compared row pairs with
-	By        CompareBy       `json:"by"`
+	By        By              `json:"by"`
 	Policy    string          `json:"policy"`
 	Against   []string        `json:"against"`
 	Rows      int             `json:"rows"` // task × seed rows, pooled
 	Questions int             `json:"questions"`
 	Bootstrap stats.Bootstrap `json:"bootstrap"`
-	Scopes    []CompareScope  `json:"scopes"`
+	Scopes    []Scope         `json:"scopes"`
 	Ceilings  []Ceiling       `json:"ceilings,omitempty"`
 }
 
@@ -208,7 +208,7 @@ func fileOr(f string) string {
 }
 
 // groupOf names u's group under by.
-func groupOf(u *unitRow, by CompareBy) string {
+func groupOf(u *unitRow, by By) string {
 	model, kind := u.model, u.kind
 	if model == "" {
 		model = "unknown"
@@ -217,11 +217,11 @@ func groupOf(u *unitRow, by CompareBy) string {
 		kind = "unknown"
 	}
 	switch by {
-	case CompareKind:
+	case ByKind:
 		return kind
-	case CompareModel:
+	case ByModel:
 		return model
-	case CompareModelKind:
+	case ByModelKind:
 		return model + " × " + kind
 	}
 	return "all"
@@ -240,7 +240,7 @@ func groupOf(u *unitRow, by CompareBy) string {
 // question, the study's unit, which it equals unless a question's text
 // differs between files in case or white space only). The same inputs and
 // config give the same Comparison.
-func Compare(inputs []*Results, cfg CompareConfig) (*Comparison, error) {
+func Compare(inputs []*Results, cfg Config) (*Comparison, error) {
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("study: compare: no results to compare")
 	}
@@ -286,7 +286,7 @@ func Compare(inputs []*Results, cfg CompareConfig) (*Comparison, error) {
 		c.Scopes = append(c.Scopes, sc)
 	}
 	for _, by := range cfg.Ceilings {
-		if by == CompareAll {
+		if by == Overall {
 			continue
 		}
 		ce, err := ceiling(units, by, cfg)
@@ -302,7 +302,7 @@ func Compare(inputs []*Results, cfg CompareConfig) (*Comparison, error) {
 // policies it is compared against (every other fixed protocol) and those
 // the ceiling picks among (every fixed protocol), and refuses a policy
 // not in the rows.
-func comparedPolicies(cfg CompareConfig, units []*unitRow, policies []string) (CompareConfig, error) {
+func comparedPolicies(cfg Config, units []*unitRow, policies []string) (Config, error) {
 	var fixed, learned []string
 	for _, p := range policies {
 		switch {
@@ -338,7 +338,7 @@ func comparedPolicies(cfg CompareConfig, units []*unitRow, policies []string) (C
 // cfg.Policy with each of cfg.PairAgainst) and the partner row of each
 // unit; it records in c the paired study's name and its rows left
 // unpaired.
-func pairWith(c *Comparison, cfg CompareConfig, units []*unitRow, policies []string) ([][2]string, map[pairKey]*unitRow, error) {
+func pairWith(c *Comparison, cfg Config, units []*unitRow, policies []string) ([][2]string, map[pairKey]*unitRow, error) {
 	c.Paired = cfg.Pair.Name
 	punits, partner, pol, err := rowsByKey([]*Results{cfg.Pair})
 	if err != nil {
@@ -375,9 +375,9 @@ func pairWith(c *Comparison, cfg CompareConfig, units []*unitRow, policies []str
 
 // compareGroups are the scopes of a comparison: "all", then each group of
 // the rows by by, sorted.
-func compareGroups(units []*unitRow, by CompareBy) []string {
+func compareGroups(units []*unitRow, by By) []string {
 	groups := []string{"all"}
-	if by != CompareAll {
+	if by != Overall {
 		var gs []string
 		for _, u := range units {
 			if g := groupOf(u, by); !slices.Contains(gs, g) {
@@ -393,8 +393,8 @@ func compareGroups(units []*unitRow, by CompareBy) []string {
 // compareScope is one scope's table: each policy's accuracy and tokens on
 // sel, cfg.Policy's paired differences against cfg.Against, and the pairs
 // across the paired study.
-func compareScope(g string, sel []*unitRow, policies []string, pairs [][2]string, partner map[pairKey]*unitRow, cfg CompareConfig) (CompareScope, error) {
-	sc := CompareScope{Name: g, Rows: len(sel)}
+func compareScope(g string, sel []*unitRow, policies []string, pairs [][2]string, partner map[pairKey]*unitRow, cfg Config) (Scope, error) {
+	sc := Scope{Name: g, Rows: len(sel)}
 	for _, p := range policies {
 		ps, ok, err := policyStats(sel, p, cfg.Bootstrap)
 		if err != nil {
@@ -556,14 +556,14 @@ func pairedDiff(units []*unitRow, p, o string, b stats.Bootstrap, other func(*un
 }
 
 // CeilingName names the ceiling conditioned on by.
-func CeilingName(by CompareBy) string {
+func CeilingName(by By) string {
 	return "best fixed protocol per " + string(by) + " (hindsight)"
 }
 
 // ceiling chooses, per group of by, the protocol of cfg.Among with the
 // best mean accuracy on the group's scored rows (fewer tokens per task on
 // a tie, then the first in Among), and scores that choice as one policy.
-func ceiling(units []*unitRow, by CompareBy, cfg CompareConfig) (Ceiling, error) {
+func ceiling(units []*unitRow, by By, cfg Config) (Ceiling, error) {
 	name := CeilingName(by)
 	ce := Ceiling{By: by, Name: name, Among: cfg.Among}
 	if len(cfg.Among) == 0 {

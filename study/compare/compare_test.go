@@ -74,29 +74,29 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 func TestCompareByKindAndModel(t *testing.T) {
 	res := &Results{Name: "a", Rows: handRows([]uint64{1, 2}, handPolicies, handRight, handTokens)}
 	tests := []struct {
-		by     CompareBy
+		by     By
 		group  string
 		rows   int
 		acc    map[string]float64
 		diffVs map[string]float64 // learned − other
 	}{
-		{CompareAll, "all", 12, map[string]float64{"majority": 4.0 / 6, "gate": 4.0 / 6, study.LearnedName(0): 0.5}, map[string]float64{"majority": 0.5 - 4.0/6, "gate": 0.5 - 4.0/6}},
-		{CompareKind, "gsm8k", 8, map[string]float64{"majority": 0.5, "gate": 1, study.LearnedName(0): 0.5}, map[string]float64{"majority": 0, "gate": -0.5}},
-		{CompareKind, "mmlu", 4, map[string]float64{"majority": 1, "gate": 0, study.LearnedName(0): 0.5}, map[string]float64{"majority": -0.5, "gate": 0.5}},
-		{CompareModel, "A", 4, map[string]float64{"majority": 1, "gate": 1, study.LearnedName(0): 0.5}, map[string]float64{"majority": -0.5, "gate": -0.5}},
-		{CompareModel, "B", 8, map[string]float64{"majority": 0.5, "gate": 0.5, study.LearnedName(0): 0.5}, map[string]float64{"majority": 0, "gate": 0}},
-		{CompareModelKind, "B × gsm8k", 4, map[string]float64{"majority": 0, "gate": 1, study.LearnedName(0): 0.5}, map[string]float64{"majority": 0.5, "gate": -0.5}},
+		{Overall, "all", 12, map[string]float64{"majority": 4.0 / 6, "gate": 4.0 / 6, study.LearnedName(0): 0.5}, map[string]float64{"majority": 0.5 - 4.0/6, "gate": 0.5 - 4.0/6}},
+		{ByKind, "gsm8k", 8, map[string]float64{"majority": 0.5, "gate": 1, study.LearnedName(0): 0.5}, map[string]float64{"majority": 0, "gate": -0.5}},
+		{ByKind, "mmlu", 4, map[string]float64{"majority": 1, "gate": 0, study.LearnedName(0): 0.5}, map[string]float64{"majority": -0.5, "gate": 0.5}},
+		{ByModel, "A", 4, map[string]float64{"majority": 1, "gate": 1, study.LearnedName(0): 0.5}, map[string]float64{"majority": -0.5, "gate": -0.5}},
+		{ByModel, "B", 8, map[string]float64{"majority": 0.5, "gate": 0.5, study.LearnedName(0): 0.5}, map[string]float64{"majority": 0, "gate": 0}},
+		{ByModelKind, "B × gsm8k", 4, map[string]float64{"majority": 0, "gate": 1, study.LearnedName(0): 0.5}, map[string]float64{"majority": 0.5, "gate": -0.5}},
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.by)+"/"+tc.group, func(t *testing.T) {
-			c, err := Compare([]*Results{res}, CompareConfig{By: tc.by})
+			c, err := Compare([]*Results{res}, Config{By: tc.by})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if c.Policy != study.LearnedName(0) || len(c.Against) != 2 || c.Against[0] != "majority" || c.Against[1] != "gate" {
 				t.Fatalf("defaults: policy %q against %q, want the learned one against majority, gate", c.Policy, c.Against)
 			}
-			sc := find(t, c.Scopes, func(s CompareScope) bool { return s.Name == tc.group })
+			sc := find(t, c.Scopes, func(s Scope) bool { return s.Name == tc.group })
 			if sc.Rows != tc.rows {
 				t.Errorf("%d rows, want %d", sc.Rows, tc.rows)
 			}
@@ -145,7 +145,7 @@ func TestCompareMatchesSummarise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Compare([]*Results{res}, CompareConfig{Bootstrap: cfg.Bootstrap, Against: []string{"persist", "debate", study.OracleName}})
+	c, err := Compare([]*Results{res}, Config{Bootstrap: cfg.Bootstrap, Against: []string{"persist", "debate", study.OracleName}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestComparePairAcrossStudies(t *testing.T) {
 	}
 	b := &Results{Name: "b", Rows: bRows}
 
-	c, err := Compare([]*Results{a}, CompareConfig{Pair: b, By: CompareKind})
+	c, err := Compare([]*Results{a}, Config{Pair: b, By: ByKind})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestComparePairAcrossStudies(t *testing.T) {
 		}
 	}
 	// --policy gate --pair-against majority: gate in a − majority in b.
-	c, err = Compare([]*Results{a}, CompareConfig{Pair: b, Policy: "gate", PairAgainst: []string{"majority"}})
+	c, err = Compare([]*Results{a}, Config{Pair: b, Policy: "gate", PairAgainst: []string{"majority"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,13 +219,13 @@ func TestComparePairAcrossStudies(t *testing.T) {
 	} {
 		rows := append([]study.ResultRow(nil), bRows...)
 		mutate(rows)
-		_, err := Compare([]*Results{a}, CompareConfig{Pair: &Results{Name: "b", Rows: rows}})
+		_, err := Compare([]*Results{a}, Config{Pair: &Results{Name: "b", Rows: rows}})
 		if err == nil || !strings.Contains(err.Error(), "do not pair") {
 			t.Errorf("%s: err %v, want rows do not pair", name, err)
 		}
 	}
 	// A subset pairs with the whole; the rest of the whole is counted.
-	c, err = Compare([]*Results{{Name: "a0", Rows: a.Rows[:6]}}, CompareConfig{Pair: b, Policy: "majority", PairAgainst: []string{"majority"}})
+	c, err = Compare([]*Results{{Name: "a0", Rows: a.Rows[:6]}}, Config{Pair: b, Policy: "majority", PairAgainst: []string{"majority"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,11 +245,11 @@ func TestComparePoolsStudies(t *testing.T) {
 			mmlu = append(mmlu, r)
 		}
 	}
-	whole, err := Compare([]*Results{{Name: "all", Rows: rows}}, CompareConfig{})
+	whole, err := Compare([]*Results{{Name: "all", Rows: rows}}, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pooled, err := Compare([]*Results{{Name: "gsm", Rows: gsm}, {Name: "mmlu", Rows: mmlu}}, CompareConfig{})
+	pooled, err := Compare([]*Results{{Name: "gsm", Rows: gsm}, {Name: "mmlu", Rows: mmlu}}, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestComparePoolsStudies(t *testing.T) {
 			t.Errorf("pooled %+v, whole %+v", q, p)
 		}
 	}
-	_, err = Compare([]*Results{{Name: "gsm", Rows: gsm}, {Name: "gsm again", Rows: gsm}}, CompareConfig{})
+	_, err = Compare([]*Results{{Name: "gsm", Rows: gsm}, {Name: "gsm again", Rows: gsm}}, Config{})
 	if err == nil || !strings.Contains(err.Error(), "distinct rows") {
 		t.Errorf("the same study twice: err %v, want refused", err)
 	}
@@ -267,20 +267,20 @@ func TestComparePoolsStudies(t *testing.T) {
 func TestCompareCeiling(t *testing.T) {
 	res := &Results{Name: "a", Rows: handRows([]uint64{1, 2}, handPolicies, handRight, handTokens)}
 	// gate listed first: a tie goes to the cheaper protocol, not the first.
-	cfg := CompareConfig{Ceilings: []CompareBy{CompareModel, CompareKind, CompareModelKind}, Against: []string{"gate"}, Among: []string{"gate", "majority"}}
+	cfg := Config{Ceilings: []By{ByModel, ByKind, ByModelKind}, Against: []string{"gate"}, Among: []string{"gate", "majority"}}
 	c, err := Compare([]*Results{res}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		by      CompareBy
+		by      By
 		choices string
 		acc     float64
 	}{
 		// model A: majority and gate both 1, majority cheaper; B: both ½, majority cheaper.
-		{CompareModel, "A=majority B=majority", 4.0 / 6},
-		{CompareKind, "gsm8k=gate mmlu=majority", 1},
-		{CompareModelKind, "A × gsm8k=majority B × gsm8k=gate B × mmlu=majority", 1},
+		{ByModel, "A=majority B=majority", 4.0 / 6},
+		{ByKind, "gsm8k=gate mmlu=majority", 1},
+		{ByModelKind, "A × gsm8k=majority B × gsm8k=gate B × mmlu=majority", 1},
 	}
 	for i, tc := range tests {
 		ce := c.Ceilings[i]

@@ -1,8 +1,8 @@
 package compare
 
-// CompareFiles reads the results files paths (ReadResultsFile), and pair
+// Files reads the results files paths (ReadResultsFile), and pair
 // as cfg.Pair unless it is "", then compares them (Compare).
-func CompareFiles(paths []string, pair string, cfg CompareConfig) (*Comparison, error) {
+func Files(paths []string, pair string, cfg Config) (*Comparison, error) {
 	inputs := make([]*Results, 0, len(paths))
 	for _, path := range paths {
 		r, err := ReadResultsFile(path)
@@ -21,11 +21,11 @@ func CompareFiles(paths []string, pair string, cfg CompareConfig) (*Comparison, 
 }
 
 // ParseCeilings parses the scopes of hindsight ceilings, each as
-// ParseCompareBy does: CompareConfig.Ceilings.
-func ParseCeilings(scopes []string) ([]CompareBy, error) {
-	var out []CompareBy
+// ParseBy does: Config.Ceilings.
+func ParseCeilings(scopes []string) ([]By, error) {
+	var out []By
 	for _, s := range scopes {
-		c, err := ParseCompareBy(s)
+		c, err := ParseBy(s)
 		if err != nil {
 			return nil, err
 		}

@@ -58,7 +58,7 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 
 // writeByGroup writes each group's accuracy and tokens per policy, when
 // the comparison breaks its rows down.
-func (c *Comparison) writeByGroup(b *strings.Builder, all CompareScope) {
+func (c *Comparison) writeByGroup(b *strings.Builder, all Scope) {
 	if len(c.Scopes) > 1 {
 		fmt.Fprintf(b, "\n## Accuracy / tokens per task by %s\n\n| %s | tasks × seeds |", c.By, c.By)
 		for _, p := range all.Policies {
@@ -84,7 +84,7 @@ func (c *Comparison) writeByGroup(b *strings.Builder, all CompareScope) {
 
 // writePaired writes the paired differences of every scope: against the
 // baselines, and across the paired study (B).
-func (c *Comparison) writePaired(b *strings.Builder, all CompareScope, lvl string) {
+func (c *Comparison) writePaired(b *strings.Builder, all Scope, lvl string) {
 	var head []string
 	for _, d := range all.Diffs {
 		head = append(head, d.Learned+" − "+d.Other)
@@ -152,8 +152,8 @@ func (c *Comparison) writeCeilings(b *strings.Builder, lvl string) {
 	}
 }
 
-func scopeHead(by CompareBy) string {
-	if by == CompareAll {
+func scopeHead(by By) string {
+	if by == Overall {
 		return "rows"
 	}
 	return string(by)

@@ -13,16 +13,16 @@ import (
 	"github.com/mpdf/mpdf/study"
 )
 
-// The refusals of MergeShards that its caller words in its own terms.
+// The refusals of Merge that its caller words in its own terms.
 var (
-	// ErrNoShardRecord: a directory has no shard record (study.ShardName),
+	// ErrNoRecord: a directory has no shard record (study.ShardName),
 	// so it is not a shard's output.
-	ErrNoShardRecord = errors.New("no shard record")
-	// ErrShardUnfinished: a shard stopped before all its cells were done.
-	ErrShardUnfinished = errors.New("shard not finished")
+	ErrNoRecord = errors.New("no shard record")
+	// ErrUnfinished: a shard stopped before all its cells were done.
+	ErrUnfinished = errors.New("shard not finished")
 )
 
-// MergeShards joins the records of a study's N shards (RunShard; each
+// Merge joins the records of a study's N shards (Run; each
 // path a shard's directory or its study.ShardName file, in any order) into the
 // Study CrossValidate would have returned: the same rows in the same
 // order, the oracle's drawn again from each fold's baselines, so that its
@@ -32,20 +32,20 @@ var (
 // (other inputs: flags, data, build), and a shard with cells not done
 // (resume it first). out, the merged study's directory, must not be one of
 // the shards'.
-func MergeShards(paths []string, out string) (*study.Study, error) {
+func Merge(paths []string, out string) (*study.Study, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("study: no shards to merge")
 	}
-	recs := make([]*ShardRecord, len(paths))
+	recs := make([]*Record, len(paths))
 	byShard := map[int]int{}
 	var head []byte
 	for i, path := range paths {
 		if sameDir(path, out) {
 			return nil, fmt.Errorf("study: %s: the output is one of the shards", out)
 		}
-		r, err := ReadShard(path)
+		r, err := ReadRecord(path)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, errmark.Mark(fmt.Errorf("study: %s: no %s", path, study.ShardName), ErrNoShardRecord)
+			return nil, errmark.Mark(fmt.Errorf("study: %s: no %s", path, study.ShardName), ErrNoRecord)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("study: %w", err)
@@ -78,7 +78,7 @@ func MergeShards(paths []string, out string) (*study.Study, error) {
 		}
 		if n := r.todo(); n > 0 {
 			return nil, errmark.Mark(fmt.Errorf("study: %s: shard %d/%d has %d of its cells not done (stopped early): resume it first",
-				path, r.Shard, r.Shards, n), ErrShardUnfinished)
+				path, r.Shard, r.Shards, n), ErrUnfinished)
 		}
 		byShard[r.Shard] = i
 		recs[i] = r
@@ -91,7 +91,7 @@ func MergeShards(paths []string, out string) (*study.Study, error) {
 	}
 	h := &recs[0].Study
 	s := &study.Study{Config: h.Config, Env: h.Env, Rounds: h.Rounds, Tasks: h.Tasks, Folds: h.Folds, Learned: h.Learned, Fixed: h.Fixed, Notes: h.Notes}
-	cells := map[int]*ShardCell{}
+	cells := map[int]*Cell{}
 	for _, r := range recs {
 		for i := range r.Done {
 			cells[r.Done[i].Cell] = &r.Done[i]
@@ -129,7 +129,7 @@ func MergeShards(paths []string, out string) (*study.Study, error) {
 
 // checkCellTasks checks a cell's rows are its fold's tasks in order, once
 // for each of its policies, as study.Plan.Run writes them.
-func checkCellTasks(c *ShardCell, test []int, policies int) error {
+func checkCellTasks(c *Cell, test []int, policies int) error {
 	if len(c.Rows) != len(test)*policies {
 		return fmt.Errorf("cell %d (seed %d, fold %d, %s): %d rows, want %d: the fold's %d tasks × %d policies",
 			c.Cell, c.Seed, c.Fold, c.Policy, len(c.Rows), len(test)*policies, len(test), policies)

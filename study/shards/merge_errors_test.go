@@ -9,12 +9,12 @@ import (
 	"github.com/mpdf/mpdf/study"
 )
 
-// MergeShards says what is wrong in its own words, marked for its caller
+// Merge says what is wrong in its own words, marked for its caller
 // to word (the command line names its flags): no flag in the message.
-func TestMergeShardsMarks(t *testing.T) {
+func TestMergeMarks(t *testing.T) {
 	dir := t.TempDir()
-	_, err := MergeShards([]string{dir}, filepath.Join(t.TempDir(), "out"))
-	if !errors.Is(err, ErrNoShardRecord) || !strings.Contains(err.Error(), "no "+study.ShardName) || strings.Contains(err.Error(), "--") {
-		t.Errorf("a directory without its shard record: %v, want ErrNoShardRecord in library words", err)
+	_, err := Merge([]string{dir}, filepath.Join(t.TempDir(), "out"))
+	if !errors.Is(err, ErrNoRecord) || !strings.Contains(err.Error(), "no "+study.ShardName) || strings.Contains(err.Error(), "--") {
+		t.Errorf("a directory without its shard record: %v, want ErrNoRecord in library words", err)
 	}
 }

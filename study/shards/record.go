@@ -24,13 +24,13 @@ import (
 	"github.com/mpdf/mpdf/study"
 )
 
-// ShardRule names the partition of the cells. The cells are numbered
+// Rule names the partition of the cells. The cells are numbered
 // learned ones first — seed by seed, fold by fold, λ in the order given —
 // then the baselines cells, seed by seed and fold by fold; cell i belongs
 // to shard i mod N. Training cells, the costly ones, are so dealt out
 // evenly (they differ by at most one between shards), the cheap baselines
 // cells after them.
-const ShardRule = "cell i mod shards; cells: learned (seed, fold, λ), then baselines (seed, fold)"
+const Rule = "cell i mod shards; cells: learned (seed, fold, λ), then baselines (seed, fold)"
 
 const (
 	shardFormat  = "mpdf-study-shard"
@@ -40,28 +40,28 @@ const (
 	maxShardBytes = 1 << 30
 )
 
-// ShardRecord is what a study shard writes (study.ShardName): which shard it is,
+// Record is what a study shard writes (study.ShardName): which shard it is,
 // the inputs that shape the study's rows, the study's header, and the
 // cells done so far, each with its rows.
-type ShardRecord struct {
+type Record struct {
 	Format  string `json:"format"`  // "mpdf-study-shard"
 	Version int    `json:"version"` // 1
 	Shard   int    `json:"shard"`   // K, 0 ≤ K < Shards
 	Shards  int    `json:"shards"`  // N
-	Rule    string `json:"rule"`    // ShardRule
+	Rule    string `json:"rule"`    // Rule
 	Cells   int    `json:"cells"`   // cells of the whole study
-	// Inputs hash what shapes the rows (ShardInputs): every shard of a
+	// Inputs hash what shapes the rows (Inputs): every shard of a
 	// study has the same.
 	Inputs map[string]string `json:"inputs"`
 	// Study is the header every shard shares: what the merged Study
 	// holds besides its rows.
-	Study ShardStudy `json:"study"`
+	Study Header `json:"study"`
 	// Done are the finished cells, by cell number.
-	Done []ShardCell `json:"done"`
+	Done []Cell `json:"done"`
 }
 
-// ShardStudy is a Study without its rows.
-type ShardStudy struct {
+// Header is a Study without its rows.
+type Header struct {
 	Config  study.Config     `json:"config"`
 	Env     string           `json:"env"`
 	Rounds  int              `json:"rounds"`
@@ -72,9 +72,9 @@ type ShardStudy struct {
 	Notes   []string         `json:"notes,omitempty"` // Study.Notes
 }
 
-// ShardCell is one finished cell and its rows (the oracle's rows of a
+// Cell is one finished cell and its rows (the oracle's rows of a
 // baselines cell are not stored: the merge draws them again).
-type ShardCell struct {
+type Cell struct {
 	Cell   int               `json:"cell"`
 	Seed   uint64            `json:"seed"`
 	Fold   int               `json:"fold"`
@@ -82,10 +82,10 @@ type ShardCell struct {
 	Rows   []study.ResultRow `json:"rows"`
 }
 
-// baselinesCell is ShardCell.Policy of a fold's baselines.
+// baselinesCell is Cell.Policy of a fold's baselines.
 const baselinesCell = "baselines"
 
-// cellOrder returns each cell's number (ShardRule), the cells listed in
+// cellOrder returns each cell's number (Rule), the cells listed in
 // study.NewPlan's order: per seed and fold, the baselines then the
 // learned ones.
 func cellOrder(jobs []study.Cell) []int {
@@ -106,7 +106,7 @@ func cellOrder(jobs []study.Cell) []int {
 	return cell
 }
 
-// policyOf is the ShardCell.Policy of a cell.
+// policyOf is the Cell.Policy of a cell.
 func policyOf(j study.Cell) string {
 	if j.Baselines {
 		return baselinesCell
@@ -114,7 +114,7 @@ func policyOf(j study.Cell) string {
 	return study.LearnedName(j.Lambda)
 }
 
-// ShardInputs returns what shapes a study's rows, for a shard's record:
+// Inputs returns what shapes a study's rows, for a shard's record:
 // the mpdf build ("mpdf", named: module version, VCS revision and Go
 // version, or the executable's SHA-256, as version.Build says), the
 // training function ("trainer", named), and SHA-256 hashes (hex) of the
@@ -125,7 +125,7 @@ func policyOf(j study.Cell) string {
 // Env) and the episodes the first baseline plays, one per task ("play",
 // which catches any other setting of the environment: the simulator's, the
 // critic, the task kind).
-func ShardInputs(e env.Env, cfg study.Config) (map[string]string, error) {
+func Inputs(e env.Env, cfg study.Config) (map[string]string, error) {
 	p, err := study.NewPlan(e, cfg)
 	if err != nil {
 		return nil, err
@@ -252,7 +252,7 @@ func inputWords(keys []string) string {
 }
 
 // writeRecord writes r to path atomically.
-func writeRecord(path string, r *ShardRecord) error {
+func writeRecord(path string, r *Record) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -260,11 +260,11 @@ func writeRecord(path string, r *ShardRecord) error {
 	return outfile.WriteLine(path, b)
 }
 
-// ReadShard reads and checks the shard record at path: a study shard's
+// ReadRecord reads and checks the shard record at path: a study shard's
 // directory or its study.ShardName file.
-func ReadShard(path string) (*ShardRecord, error) {
+func ReadRecord(path string) (*Record, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = ShardPath(path)
+		path = RecordPath(path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -274,7 +274,7 @@ func ReadShard(path string) (*ShardRecord, error) {
 	if fi, err := f.Stat(); err == nil && fi.Size() > maxShardBytes {
 		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit of a study shard record (split the study into more shards)", path, fi.Size(), maxShardBytes)
 	}
-	var r ShardRecord
+	var r Record
 	b, err := io.ReadAll(io.LimitReader(f, maxShardBytes))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -292,13 +292,13 @@ func ReadShard(path string) (*ShardRecord, error) {
 	return &r, nil
 }
 
-// ShardPath is the record of the study shard in dir.
-func ShardPath(dir string) string { return filepath.Join(dir, study.ShardName) }
+// RecordPath is the record of the study shard in dir.
+func RecordPath(dir string) string { return filepath.Join(dir, study.ShardName) }
 
-// check refuses a record that is not one RunShard writes: its shard, its
+// check refuses a record that is not one Run writes: its shard, its
 // cells' numbers and their rows' tasks.
-func (r *ShardRecord) check() error {
-	if err := (data.ShardHead{Format: r.Format, Version: r.Version, Rule: r.Rule, Shard: r.Shard, Shards: r.Shards}).Check(shardFormat, shardVersion, ShardRule); err != nil {
+func (r *Record) check() error {
+	if err := (data.ShardHead{Format: r.Format, Version: r.Version, Rule: r.Rule, Shard: r.Shard, Shards: r.Shards}).Check(shardFormat, shardVersion, Rule); err != nil {
 		return err
 	}
 	if r.Cells < 0 {
@@ -327,7 +327,7 @@ func (r *ShardRecord) check() error {
 }
 
 // todo is the number of the shard's cells not done.
-func (r *ShardRecord) todo() int {
+func (r *Record) todo() int {
 	mine := 0
 	if r.Cells > r.Shard {
 		mine = (r.Cells-r.Shard-1)/r.Shards + 1

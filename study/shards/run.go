@@ -14,9 +14,9 @@ import (
 	"github.com/mpdf/mpdf/study/internal/parallel"
 )
 
-// ShardOptions says which shard RunShard runs and how it treats its
+// Options says which shard Run runs and how it treats its
 // directory.
-type ShardOptions struct {
+type Options struct {
 	Shard, Shards int // K of N, 0 ≤ K < N
 	// Resume keeps the cells a record in the directory holds (the same
 	// shard of the same study, or it is refused) and runs the others; with
@@ -27,25 +27,25 @@ type ShardOptions struct {
 	Overwrite bool
 }
 
-// ShardRun is what RunShard did.
-type ShardRun struct {
-	Record     *ShardRecord
+// Result is what Run did.
+type Result struct {
+	Record     *Record
 	Path       string // the record's file
 	Kept, Ran  int    // cells kept from a resumed record, cells run now
 	ShardCells int    // the shard's cells (the study has Record.Cells)
 }
 
-// ErrShardNotEmpty is RunShard's error for a directory that holds other
+// ErrNotEmpty is Run's error for a directory that holds other
 // files than a study's, without Resume or Overwrite: where OpenDir's would
 // be ErrNotEmpty, a shard can also go on (Resume).
-var ErrShardNotEmpty = errors.New("a shard's directory is not empty")
+var ErrNotEmpty = errors.New("a shard's directory is not empty")
 
-// RunShard runs shard o.Shard of o.Shards of the study CrossValidate(e,
-// cfg) would run: its cells (ShardRule), into dir's record (study.ShardName),
+// Run runs shard o.Shard of o.Shards of the study CrossValidate(e,
+// cfg) would run: its cells (Rule), into dir's record (study.ShardName),
 // rewritten atomically as each cell ends, so that a shard stopped at any
 // point keeps its finished cells for o.Resume. It holds dir as a study
 // does (OpenDir's lock and rules). cfg.Progress counts this run's cells.
-func RunShard(e env.Env, cfg study.Config, dir string, o ShardOptions) (*ShardRun, error) {
+func Run(e env.Env, cfg study.Config, dir string, o Options) (*Result, error) {
 	if o.Shards < 1 || o.Shard < 0 || o.Shard >= o.Shards {
 		return nil, fmt.Errorf("study: shard %d/%d: want 0 ≤ K < N", o.Shard, o.Shards)
 	}
@@ -66,14 +66,14 @@ func RunShard(e env.Env, cfg study.Config, dir string, o ShardOptions) (*ShardRu
 		return nil, err
 	}
 	defer d.Close()
-	path := ShardPath(dir)
+	path := RecordPath(dir)
 	cells := cellOrder(jobs)
-	rec := &ShardRecord{Format: shardFormat, Version: shardVersion, Shard: o.Shard, Shards: o.Shards, Rule: ShardRule,
-		Cells: len(jobs), Inputs: inputs, Study: ShardStudy{Config: cfg, Env: s.Env, Rounds: s.Rounds, Tasks: s.Tasks,
-			Folds: s.Folds, Learned: s.Learned, Fixed: s.Fixed, Notes: s.Notes}, Done: []ShardCell{}}
-	run := &ShardRun{Record: rec, Path: path}
+	rec := &Record{Format: shardFormat, Version: shardVersion, Shard: o.Shard, Shards: o.Shards, Rule: Rule,
+		Cells: len(jobs), Inputs: inputs, Study: Header{Config: cfg, Env: s.Env, Rounds: s.Rounds, Tasks: s.Tasks,
+			Folds: s.Folds, Learned: s.Learned, Fixed: s.Fixed, Notes: s.Notes}, Done: []Cell{}}
+	run := &Result{Record: rec, Path: path}
 	if o.Resume {
-		old, err := ReadShard(path)
+		old, err := ReadRecord(path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
@@ -91,7 +91,7 @@ func RunShard(e env.Env, cfg study.Config, dir string, o ShardOptions) (*ShardRu
 		}
 	} else if err := d.Fresh(o.Overwrite); errors.Is(err, study.ErrNotEmpty) {
 		// a shard's own remedy: not ErrNotEmpty's, whose callers word it for a study
-		return nil, errmark.Mark(fmt.Errorf("study: %v", err), ErrShardNotEmpty)
+		return nil, errmark.Mark(fmt.Errorf("study: %v", err), ErrNotEmpty)
 	} else if err != nil {
 		return nil, fmt.Errorf("study: %w", err)
 	}
@@ -123,8 +123,8 @@ func RunShard(e env.Env, cfg study.Config, dir string, o ShardOptions) (*ShardRu
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		c := ShardCell{Cell: cells[todo[k]], Seed: j.Seed, Fold: j.Fold, Policy: policyOf(j), Rows: rows}
-		at, _ := slices.BinarySearchFunc(rec.Done, c.Cell, func(a ShardCell, n int) int { return a.Cell - n })
+		c := Cell{Cell: cells[todo[k]], Seed: j.Seed, Fold: j.Fold, Policy: policyOf(j), Rows: rows}
+		at, _ := slices.BinarySearchFunc(rec.Done, c.Cell, func(a Cell, n int) int { return a.Cell - n })
 		rec.Done = slices.Insert(rec.Done, at, c)
 		run.Ran++
 		if err := writeRecord(path, rec); err != nil {
@@ -137,7 +137,7 @@ func RunShard(e env.Env, cfg study.Config, dir string, o ShardOptions) (*ShardRu
 
 // WriteText says what the shard run did: its cells, kept and run, and
 // its record's file.
-func (r *ShardRun) WriteText(w io.Writer) error {
+func (r *Result) WriteText(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "study shard %d/%d: %d of the study's %d cells (kept %d, ran %d); wrote %s\n",
 		r.Record.Shard, r.Record.Shards, r.ShardCells, r.Record.Cells, r.Kept, r.Ran, r.Path)
 	return err

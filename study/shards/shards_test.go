@@ -53,7 +53,7 @@ func TestCellOrderBalancesTraining(t *testing.T) {
 	}
 }
 
-// RunShard's shards, merged, are CrossValidate's study: the same rows and
+// Run's shards, merged, are CrossValidate's study: the same rows and
 // report bytes; a resumed shard keeps its cells; the merge refuses a shard
 // with cells missing, naming it.
 func TestShardsMergeToCrossValidate(t *testing.T) {
@@ -72,7 +72,7 @@ func TestShardsMergeToCrossValidate(t *testing.T) {
 	var paths []string
 	for k := range n {
 		p := filepath.Join(dir, fmt.Sprint("shard-", k))
-		r, err := RunShard(e, cfg, p, ShardOptions{Shard: k, Shards: n})
+		r, err := Run(e, cfg, p, Options{Shard: k, Shards: n})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +81,7 @@ func TestShardsMergeToCrossValidate(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	merged, err := MergeShards([]string{paths[2], paths[0], paths[1]}, filepath.Join(dir, "out"))
+	merged, err := Merge([]string{paths[2], paths[0], paths[1]}, filepath.Join(dir, "out"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,9 +107,9 @@ func TestShardsMergeToCrossValidate(t *testing.T) {
 func checkResume(t *testing.T, e env.Env, cfg study.Config, paths []string) (full []byte) {
 	t.Helper()
 	n := len(paths)
-	rec := ShardPath(paths[1])
+	rec := RecordPath(paths[1])
 	full, _ = os.ReadFile(rec)
-	r, err := ReadShard(paths[1])
+	r, err := ReadRecord(paths[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,10 +117,10 @@ func checkResume(t *testing.T, e env.Env, cfg study.Config, paths []string) (ful
 	if err := writeRecord(rec, r); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := MergeShards(paths, ""); err == nil || !strings.Contains(err.Error(), paths[1]+": shard 1/3 has 1 of its cells not done") {
+	if _, err := Merge(paths, ""); err == nil || !strings.Contains(err.Error(), paths[1]+": shard 1/3 has 1 of its cells not done") {
 		t.Errorf("merge with a cell missing: %v", err)
 	}
-	res, err := RunShard(e, cfg, paths[1], ShardOptions{Shard: 1, Shards: n, Resume: true})
+	res, err := Run(e, cfg, paths[1], Options{Shard: 1, Shards: n, Resume: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,39 +141,39 @@ func checkMergeRefuses(t *testing.T, e env.Env, cfg study.Config, paths []string
 	n := len(paths)
 
 	// A cell that lost a row is refused by the merge, naming the shard.
-	short, err := ReadShard(paths[0])
+	short, err := ReadRecord(paths[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	short.Done[0].Rows = short.Done[0].Rows[1:]
-	writeRecord(ShardPath(paths[0]), short)
-	if _, err := MergeShards(paths, ""); err == nil || !strings.Contains(err.Error(), paths[0]+": cell 0 (seed 0, fold 0, mpdf λ=0): 9 rows, want 10") {
+	writeRecord(RecordPath(paths[0]), short)
+	if _, err := Merge(paths, ""); err == nil || !strings.Contains(err.Error(), paths[0]+": cell 0 (seed 0, fold 0, mpdf λ=0): 9 rows, want 10") {
 		t.Errorf("merge with a row missing: %v", err)
 	}
 	short.Done[0].Rows = nil
-	if _, err := RunShard(e, cfg, paths[0], ShardOptions{Shard: 0, Shards: n, Overwrite: true}); err != nil {
+	if _, err := Run(e, cfg, paths[0], Options{Shard: 0, Shards: n, Overwrite: true}); err != nil {
 		t.Fatal(err)
 	}
 
 	// A shard of another mpdf build is refused, naming it and the build.
-	other, err := ReadShard(paths[2])
+	other, err := ReadRecord(paths[2])
 	if err != nil {
 		t.Fatal(err)
 	}
 	other.Inputs["mpdf"] = "mpdf v9.9.9 go1.99"
-	writeRecord(ShardPath(paths[2]), other)
-	if _, err := MergeShards(paths, ""); err == nil || !strings.Contains(err.Error(), paths[2]+" is not a shard of the study of "+paths[0]+": other mpdf (another mpdf build)") {
+	writeRecord(RecordPath(paths[2]), other)
+	if _, err := Merge(paths, ""); err == nil || !strings.Contains(err.Error(), paths[2]+" is not a shard of the study of "+paths[0]+": other mpdf (another mpdf build)") {
 		t.Errorf("merge with a shard of another build: %v", err)
 	}
 
 	// A record whose rows point outside the tasks is refused on reading.
-	rec := ShardPath(paths[1])
+	rec := RecordPath(paths[1])
 	var raw map[string]any
 	json.Unmarshal(full, &raw)
 	raw["done"].([]any)[0].(map[string]any)["rows"].([]any)[0].(map[string]any)["index"] = 4000
 	b, _ := json.Marshal(raw)
 	os.WriteFile(rec, b, 0o644)
-	if _, err := ReadShard(paths[1]); err == nil || !strings.Contains(err.Error(), "rows[0]: task 4000") {
+	if _, err := ReadRecord(paths[1]); err == nil || !strings.Contains(err.Error(), "rows[0]: task 4000") {
 		t.Errorf("a row of task 4000 of 40: %v", err)
 	}
 	// So is one of another policy than its cell's.
@@ -181,7 +181,7 @@ func checkMergeRefuses(t *testing.T, e env.Env, cfg study.Config, paths []string
 	raw["done"].([]any)[0].(map[string]any)["rows"].([]any)[0].(map[string]any)["policy"] = "gate"
 	b, _ = json.Marshal(raw)
 	os.WriteFile(rec, b, 0o644)
-	if _, err := ReadShard(paths[1]); err == nil || !strings.Contains(err.Error(), `rows[0]: policy "gate" in a cell of`) {
+	if _, err := ReadRecord(paths[1]); err == nil || !strings.Contains(err.Error(), `rows[0]: policy "gate" in a cell of`) {
 		t.Errorf("a row of another policy: %v", err)
 	}
 }
