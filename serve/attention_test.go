@@ -69,7 +69,7 @@ func TestServeAttention(t *testing.T) {
 			if err := ref.Probs(&want, obs); err != nil {
 				t.Fatal(err)
 			}
-			p := [3]float64{dec.Probs[metapolicy.Persist], dec.Probs[metapolicy.Refine], dec.Probs[metapolicy.Concede]}
+			p := [metapolicy.NumActions]float64(dec.Probs)
 			for k := range p {
 				if math.Abs(p[k]-want[k]) > 1e-6 {
 					t.Fatalf("deliberation %d agent %d: probs %v, metapolicy %v", i, self, p, want)

@@ -119,7 +119,7 @@ func checkServedEqualsReplay(t *testing.T, states [][]metapolicy.AgentState, req
 				t.Fatal(err)
 			}
 			dec := resp.Results[i].Agents[k]
-			q := [3]float64{dec.Probs[metapolicy.Persist], dec.Probs[metapolicy.Refine], dec.Probs[metapolicy.Concede]}
+			q := [metapolicy.NumActions]float64(dec.Probs)
 			best := metapolicy.Persist
 			for a := range p {
 				if math.Abs(p[a]-q[a]) > 1e-5 {

@@ -57,7 +57,7 @@ func TestDecideMatchesMetapolicy(t *testing.T) {
 			if err := ref.Probs(&want, obs); err != nil {
 				t.Fatal(err)
 			}
-			p := [3]float64{got.Probs[metapolicy.Persist], got.Probs[metapolicy.Refine], got.Probs[metapolicy.Concede]}
+			p := [metapolicy.NumActions]float64(got.Probs)
 			for k := range p {
 				if math.Abs(p[k]-want[k]) > 1e-5 {
 					t.Errorf("deliberation %d agent %d: probs %v, metapolicy %v", i, self, p, want)
@@ -151,8 +151,8 @@ func TestSampleFollowsProbs(t *testing.T) {
 	resp := decodeResp(t, body)
 	for self := range d.Agents {
 		pr := resp.Results[0].Agents[self].Probs
-		p := [3]float64{pr[metapolicy.Persist], pr[metapolicy.Refine], pr[metapolicy.Concede]}
-		var count [3]float64
+		p := [metapolicy.NumActions]float64(pr)
+		var count [metapolicy.NumActions]float64
 		for _, r := range resp.Results {
 			count[r.Agents[self].Action]++
 		}

@@ -109,7 +109,7 @@ func checkDecoupledProbs(t *testing.T, name string, nets []*nn.MLP[float32], fz 
 			if err := ref.Probs(&want, obs); err != nil {
 				t.Fatal(err)
 			}
-			p := [3]float64{dec.Probs[metapolicy.Persist], dec.Probs[metapolicy.Refine], dec.Probs[metapolicy.Concede]}
+			p := [metapolicy.NumActions]float64(dec.Probs)
 			for k := range p {
 				if math.Abs(p[k]-want[k]) > 1e-6 {
 					t.Fatalf("%s: deliberation %d agent %d: probs %v, the policy's %v", name, i, self, p, want)

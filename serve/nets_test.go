@@ -88,7 +88,7 @@ func TestDecideDecoupled(t *testing.T) {
 					if err := ref.Probs(&want, obs); err != nil {
 						t.Fatal(err)
 					}
-					p := [3]float64{got.Probs[metapolicy.Persist], got.Probs[metapolicy.Refine], got.Probs[metapolicy.Concede]}
+					p := [metapolicy.NumActions]float64(got.Probs)
 					for k := range p {
 						if math.Abs(p[k]-want[k]) > 1e-5 {
 							t.Fatalf("%s %s: deliberation %d agent %d: probs %v, the policy's %v", c.by, filepath.Base(path), i, self, p, want)

@@ -104,7 +104,7 @@ func TestServeV2MatchesMetapolicy(t *testing.T) {
 			if err := ref.Probs(&want, obs); err != nil {
 				t.Fatal(err)
 			}
-			p := [3]float64{dec.Probs[metapolicy.Persist], dec.Probs[metapolicy.Refine], dec.Probs[metapolicy.Concede]}
+			p := [metapolicy.NumActions]float64(dec.Probs)
 			for k := range p {
 				if math.Abs(p[k]-want[k]) > 1e-5 {
 					t.Errorf("deliberation %d agent %d (history %v): probs %v, metapolicy %v", i, self, d.History != nil, p, want)
