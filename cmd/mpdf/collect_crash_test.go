@@ -42,14 +42,8 @@ func newGateServer(t *testing.T, open int) *gateServer {
 	s := &gateServer{open: open, questions: map[string]int{}}
 	release := make(chan struct{})
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model    string `json:"model"`
-			Messages []struct {
-				Content string `json:"content"`
-			} `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
-			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+		req, ok := decodeChat(w, r)
+		if !ok {
 			return
 		}
 		s.mu.Lock()
@@ -334,20 +328,11 @@ func slowServer(t *testing.T, slow string) *gateServer {
 	s := &gateServer{open: -1, questions: map[string]int{}}
 	release := make(chan struct{})
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model    string `json:"model"`
-			Messages []struct {
-				Content string `json:"content"`
-			} `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
-			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+		req, ok := decodeChat(w, r)
+		if !ok {
 			return
 		}
-		q := ""
-		if i := strings.Index(req.Messages[0].Content, "Q-"); i >= 0 {
-			q = req.Messages[0].Content[i : i+4]
-		}
+		q := req.question()
 		s.mu.Lock()
 		s.served++
 		s.questions[q]++
@@ -451,20 +436,11 @@ func taskIDs(from, to int) []string {
 // "content": null.
 func contentServer(t *testing.T, reply func(q string) *string) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model    string `json:"model"`
-			Messages []struct {
-				Content string `json:"content"`
-			} `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
-			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+		req, ok := decodeChat(w, r)
+		if !ok {
 			return
 		}
-		q := ""
-		if i := strings.Index(req.Messages[0].Content, "Q-"); i >= 0 {
-			q = req.Messages[0].Content[i : i+4]
-		}
+		q := req.question()
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"model": req.Model,
 			"choices": []any{map[string]any{"finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": reply(q)}}}})
@@ -517,4 +493,32 @@ func answer42(w http.ResponseWriter, model string) {
 			"message": map[string]any{"role": "assistant", "content": "The total is \\boxed{42}."}}},
 		"usage": map[string]any{"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
 	})
+}
+
+// chatRequest is what the fake servers read of a chat-completions request.
+type chatRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Content string `json:"content"`
+	} `json:"messages"`
+}
+
+// decodeChat reads r's request, answering 400 (and false) to one that
+// does not decode or holds no message.
+func decodeChat(w http.ResponseWriter, r *http.Request) (chatRequest, bool) {
+	var req chatRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
+		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+		return req, false
+	}
+	return req, true
+}
+
+// question is the task's "Q-nn" marker in the first message, "" when it
+// has none.
+func (req chatRequest) question() string {
+	if i := strings.Index(req.Messages[0].Content, "Q-"); i >= 0 {
+		return req.Messages[0].Content[i : i+4]
+	}
+	return ""
 }
