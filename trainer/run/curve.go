@@ -25,6 +25,16 @@ func writeCurve(ctx context.Context, path string, c *plots.Curves) error {
 // point a bucket of steps, with its range). A torn last line (a killed
 // writer) ends the log; a line that does not read is an error naming it.
 func ReadCurves(dir string) (*plots.Curves, error) {
+	l, err := readLogDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return l.curve.Curves(), nil
+}
+
+// readLogDir reads the metrics.jsonl of the run directory dir whole
+// (ReadCurves, ReadLearning).
+func readLogDir(dir string) (*metricsLog, error) {
 	var l metricsLog
 	path := filepath.Join(dir, MetricsName)
 	if _, err := os.Stat(path); err != nil {
@@ -33,7 +43,7 @@ func ReadCurves(dir string) (*plots.Curves, error) {
 	if err := l.load(path, math.MaxInt64, nil); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	return l.curve.Curves(), nil
+	return &l, nil
 }
 
 // ReadLog reads a metrics.jsonl from r in one pass, named name in its

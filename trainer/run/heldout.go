@@ -16,9 +16,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/metapolicy"
@@ -188,13 +185,9 @@ type Learning struct {
 // ReadLearning reads Learning from the metrics.jsonl of the run directory
 // dir (ReadCurves' reading: a torn last line ends the log).
 func ReadLearning(dir string) (*Learning, error) {
-	var l metricsLog
-	path := filepath.Join(dir, MetricsName)
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	if err := l.load(path, math.MaxInt64, nil); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
+	l, err := readLogDir(dir)
+	if err != nil {
+		return nil, err
 	}
 	return l.learning(), nil
 }
