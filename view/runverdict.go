@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mpdf/mpdf/env"
 	"github.com/mpdf/mpdf/plots"
@@ -18,8 +17,8 @@ const (
 	verdictW, verdictH = 520, 300
 	vPadL, vPadR       = 58, 26
 	vPadT, vPadB       = 16, 40
-	labelH             = 13  // a label's height (11px text)
-	labelCharW         = 6.6 // a label character's width, generous
+	labelH             = 13 // a label's height (11px text)
+	labelFont          = 11 // a label's font size
 )
 
 // verdictChart draws the verdict's rows (env.Verdict.Rows) as points:
@@ -109,7 +108,7 @@ type labelBox struct {
 // report's rule: the nearest free spot, no two labels overlapping, none
 // leaving the plot (x0, y0)–(x1, y1), clear of every marker, a whisker
 // crossed only where going round it costs more), points taken top to
-// bottom. Widths are estimated from the characters, generously.
+// bottom. Widths are textWidth's estimate, as the study report's.
 func placeLabels(pts []labelPoint, x0, y0, x1, y1 float64) []labelBox {
 	order := make([]int, len(pts))
 	for i := range order {
@@ -120,7 +119,7 @@ func placeLabels(pts []labelPoint, x0, y0, x1, y1 float64) []labelBox {
 	var markers, lines []plots.Box
 	for k, i := range order {
 		p := pts[i]
-		labels[k] = plots.Label{X: p.X, Y: p.Y, W: float64(utf8.RuneCountInString(p.Text))*labelCharW + 2, H: labelH}
+		labels[k] = plots.Label{X: p.X, Y: p.Y, W: textWidth(p.Text, labelFont) + 2, H: labelH}
 		markers = append(markers, plots.Box{X0: p.X - 6, Y0: p.Y - 6, X1: p.X + 6, Y1: p.Y + 6})
 		lines = append(lines, plots.Box{X0: p.X - 4, Y0: min(p.Top, p.Y), X1: p.X + 4, Y1: max(p.Bottom, p.Y)})
 	}
